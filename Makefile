@@ -1,0 +1,39 @@
+# wattbench: `make run` (the main job) and `make test` (the suite) set themselves up on a fresh clone.
+VENV    ?= .venv
+PYTHON  ?= python3
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+CORES   ?= 8
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: setup run test test-fast bench dag clean
+
+# torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
+$(STAMP): pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[torch,dev]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(BIN)/snakemake --cores $(CORES)
+
+dag: setup
+	$(BIN)/snakemake -n
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: setup
+	$(BIN)/python -m pipeline bench
+
+clean:
+	rm -rf results reports logs benchmarks .snakemake

@@ -1,0 +1,22 @@
+# wattbench: `snakemake --cores 8` runs the whole benchmark; `snakemake -n` previews the DAG.
+# Thin by design: the config is validated once, the rules live in pipeline/rules/, all logic in pipeline/.
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from pipeline.config import validate
+import pipeline.workflow as wf
+
+configfile: "config.yaml"
+
+CFG = validate(config)
+
+include: "pipeline/rules/wattbot.smk"
+
+
+rule all:
+    input:
+        "reports/index.md",
+        "reports/wattbot/leaderboard.csv",
+        "reports/wattbot/submission.csv",

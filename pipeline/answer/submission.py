@@ -1,0 +1,37 @@
+"""Answers -> the Kaggle submission format (the 9 columns of test_Q.csv, ids in input order)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from pipeline.datasets.wattbot import format_ref_ids
+
+COLUMNS = ("id", "question", "answer", "answer_value", "answer_unit", "ref_id", "ref_url",
+           "supporting_materials", "explanation")
+BLANK = "is_blank"
+
+
+def submission_frame(questions: pd.DataFrame, answers: list[dict], urls: dict[str, str]) -> pd.DataFrame:
+    """One row per question in input order; an abstention follows the WattBot convention of
+    ``is_blank`` in every evidence field. A question with no answer record is an error."""
+    by_id = {a["id"]: a for a in answers}
+    missing = [q for q in questions["id"] if q not in by_id]
+    if missing:
+        raise ValueError(f"no answer for question id(s) {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")
+    rows = []
+    for q in questions.itertuples(index=False):
+        a = by_id[q.id]
+        if a["is_blank"]:
+            rows.append((q.id, q.question, a["answer"], BLANK, q.answer_unit, BLANK, BLANK, BLANK, BLANK))
+            continue
+        refs = a["ref_id"]
+        ref_urls = [urls.get(r, "") for r in refs]
+        rows.append((q.id, q.question, a["answer"], a["answer_value"], q.answer_unit, format_ref_ids(refs),
+                     format_ref_ids(ref_urls), a["supporting_materials"] or BLANK,
+                     a["explanation"].strip() or BLANK))
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def write_submission(df: pd.DataFrame, path) -> None:
+    from pipeline.provenance import atomic_write_text
+
+    atomic_write_text(path, df.to_csv(index=False, lineterminator="\n"))

@@ -1,0 +1,206 @@
+"""``python -m pipeline <verb>``: one verb per stage, used by the Snakemake rules and by people.
+
+Rules pass the config slice that shapes an output as JSON (``--params``), so Snakemake
+tracks it and a changed parameter reruns exactly that branch. The CLI is glue: it reads
+files, calls a stage function, writes outputs atomically with a manifest beside them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+log = logging.getLogger("wattbench")
+
+
+def _json(text: str) -> dict:
+    return json.loads(text)
+
+
+def cmd_ingest(a) -> None:
+    from pipeline.datasets.ingest import ingest
+
+    splits = dict(s.split("=", 1) for s in a.split)
+    outs = dict(s.split("=", 1) for s in a.out_split)
+    print(json.dumps(ingest(a.metadata, splits, a.metadata_out, outs)))
+
+
+def cmd_tree(a) -> None:
+    from pipeline.parse.document import parse_document
+    from pipeline.provenance import write_manifest
+
+    tree = parse_document(a.source, a.doc_id, a.title)
+    tree.check()
+    tree.save(a.out)
+    write_manifest(a.out, {"parser": Path(a.source).suffix.lstrip(".")}, [a.source])
+
+
+def cmd_index(a) -> None:
+    from pipeline.index.build import build_index
+
+    p = _json(a.params)
+    trees = sorted(str(x) for x in Path(a.trees).glob("*.json")) if Path(a.trees).is_dir() else a.trees.split(",")
+    stats = build_index(trees, a.out, p["index"], p["embedding"], a.cache_dir, p)
+    print(json.dumps(stats))
+
+
+def cmd_retrieve(a) -> None:
+    import pandas as pd
+
+    from pipeline.provenance import atomic_write_jsonl, write_manifest
+    from pipeline.retrieve.dense import retrieve
+
+    p = _json(a.params)
+    questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
+    rows = retrieve(a.index, questions, p["retrieval"], p["upstream"]["embedding"], a.cache_dir)
+    atomic_write_jsonl(a.out, rows)
+    write_manifest(a.out, p, [a.index, a.questions])
+
+
+def cmd_answer(a) -> None:
+    import pandas as pd
+
+    from pipeline.answer.run import answer_split
+    from pipeline.answer.submission import submission_frame, write_submission
+    from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
+
+    p = _json(a.params)
+    questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
+    meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
+    answers = answer_split(read_jsonl(a.retrieval), questions, p["answering"], p.get("llm", {}), a.cache_dir,
+                           set(meta["id"]))
+    atomic_write_jsonl(a.out, answers)
+    write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
+    failures = [r["id"] for r in answers if r.get("failure")]
+    write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures)
+    if failures:
+        log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
+
+
+def cmd_score(a) -> None:
+    from pipeline.score.wattbot import score_files
+
+    result = score_files(a.solution, a.submission, a.profile)
+    text = json.dumps(result, indent=1, sort_keys=True)
+    if a.out:
+        from pipeline.provenance import atomic_write_text
+
+        atomic_write_text(a.out, text + "\n")
+    else:
+        print(text)
+    if result.get("missing_ids") or result.get("extra_ids"):
+        print(f"warning: {len(result.get('missing_ids', []))} missing and {len(result.get('extra_ids', []))} "
+              f"extra id(s) in {a.submission}", file=sys.stderr)
+
+
+def cmd_evaluate(a) -> None:
+    from pipeline.score.evaluate import evaluate_variant
+
+    evaluate_variant(a.solution, a.submission, a.retrieval, a.answers, a.out, a.per_question)
+
+
+def cmd_report(a) -> None:
+    from pipeline.report.build import build_reports
+
+    build_reports(_json(a.params), a.scores, a.submissions, a.reports)
+
+
+def cmd_fetch(a) -> None:
+    from pipeline.datasets.fetch import fetch_pdfs
+
+    print(json.dumps(fetch_pdfs(a.metadata, a.out_dir, a.status, timeout_s=a.timeout)))
+
+
+def cmd_bench(a) -> None:
+    from pipeline.bench import run_bench
+
+    run_bench(a.config, a.docs, a.queries)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
+    ap.add_argument("-v", "--verbose", action="store_true")
+    sub = ap.add_subparsers(dest="verb", required=True)
+
+    s = sub.add_parser("ingest", help="validate WattBot inputs, write clean UTF-8 copies")
+    s.add_argument("--metadata", required=True)
+    s.add_argument("--metadata-out", required=True)
+    s.add_argument("--split", action="append", default=[], help="NAME=PATH, repeatable")
+    s.add_argument("--out-split", action="append", default=[], help="NAME=PATH, repeatable")
+    s.set_defaults(fn=cmd_ingest)
+
+    s = sub.add_parser("tree", help="parse one document (corpus JSON, PDF or text) into a DocTree JSON")
+    s.add_argument("--source", required=True)
+    s.add_argument("--doc-id", required=True)
+    s.add_argument("--title", default=None)
+    s.add_argument("--out", required=True)
+    s.set_defaults(fn=cmd_tree)
+
+    s = sub.add_parser("index", help="build one index variant")
+    s.add_argument("--trees", required=True, help="a folder of tree JSONs or a comma-separated list")
+    s.add_argument("--params", required=True)
+    s.add_argument("--cache-dir", required=True)
+    s.add_argument("--out", required=True)
+    s.set_defaults(fn=cmd_index)
+
+    s = sub.add_parser("retrieve", help="dense retrieval for one split")
+    for flag in ("--index", "--questions", "--params", "--cache-dir", "--out"):
+        s.add_argument(flag, required=True)
+    s.set_defaults(fn=cmd_retrieve)
+
+    s = sub.add_parser("answer", help="answer one split with one answering variant")
+    for flag in ("--retrieval", "--questions", "--metadata", "--params", "--cache-dir", "--out", "--out-csv"):
+        s.add_argument(flag, required=True)
+    s.set_defaults(fn=cmd_answer)
+
+    s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric)")
+    s.add_argument("--solution", required=True)
+    s.add_argument("--submission", required=True)
+    s.add_argument("--profile", default="wattbot2025", choices=("wattbot2025", "wattbot2026"))
+    s.add_argument("--out", default=None, help="write the JSON here instead of printing it")
+    s.set_defaults(fn=cmd_score)
+
+    s = sub.add_parser("evaluate", help="score one answering variant (both profiles + retrieval recall)")
+    for flag in ("--solution", "--submission", "--retrieval", "--answers", "--out", "--per-question"):
+        s.add_argument(flag, required=True)
+    s.set_defaults(fn=cmd_evaluate)
+
+    s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
+    s.add_argument("--params", required=True)
+    s.add_argument("--scores", nargs="+", required=True)
+    s.add_argument("--submissions", nargs="+", required=True)
+    s.add_argument("--reports", required=True)
+    s.set_defaults(fn=cmd_report)
+
+    s = sub.add_parser("fetch", help="download the WattBot PDFs (needs internet; offline it says so and exits 0)")
+    s.add_argument("--metadata", required=True)
+    s.add_argument("--out-dir", required=True)
+    s.add_argument("--status", required=True)
+    s.add_argument("--timeout", type=float, default=30)
+    s.set_defaults(fn=cmd_fetch)
+
+    s = sub.add_parser("bench", help="print indexing and encoder throughput and retrieval latency")
+    s.add_argument("--config", default="config.yaml")
+    s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
+    s.add_argument("--queries", type=int, default=41)
+    s.set_defaults(fn=cmd_bench)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        args.fn(args)
+    except (ValueError, FileNotFoundError) as exc:  # bad input: one clear line, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,112 @@
+"""Load, validate and slice the run configuration.
+
+Validation happens once at start-up (the Snakefile calls :func:`validate`), so a typo fails
+before any work with a message that names the bad key, not deep inside a rule.
+"""
+from __future__ import annotations
+
+import copy
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from pipeline.provenance import stable_hash
+
+LEVELS_BY_KIND = {"tree": {"document", "section", "paragraph", "sentence"}, "chunks": {"chunk"}}
+
+
+class ConfigError(ValueError):
+    """A bad config value; the message names the key."""
+
+
+def _schema() -> dict:
+    text = resources.files("pipeline").joinpath("schemas/config.schema.yaml").read_text()
+    return yaml.safe_load(text)
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    return path or "<top level>"
+
+
+def validate(cfg: dict) -> dict:
+    """Check ``cfg`` against the schema and its cross-references; return it resolved.
+
+    Resolution expands ``{data_root}`` in the WattBot paths. The input dict is not modified.
+    """
+    cfg = copy.deepcopy(dict(cfg))
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        raise ConfigError(f"config key '{_key_path(e)}': {e.message}")
+    for name, variant in cfg["retrieval"].items():
+        index = variant["index"]
+        if index not in cfg["indexes"]:
+            raise ConfigError(f"config key 'retrieval.{name}.index': unknown index '{index}' (have {sorted(cfg['indexes'])})")
+        kind = cfg["indexes"][index]["kind"]
+        variant.setdefault("levels", ["chunk"] if kind == "chunks" else ["sentence", "paragraph"])
+        variant.setdefault("expand", "none" if kind == "chunks" else "paragraph")
+        bad = set(variant["levels"]) - LEVELS_BY_KIND[kind]
+        if bad:
+            raise ConfigError(f"config key 'retrieval.{name}.levels': {sorted(bad)} not in a '{kind}' index")
+        if kind == "chunks" and variant["expand"] != "none":
+            raise ConfigError(f"config key 'retrieval.{name}.expand': chunks have no parents to expand to")
+    for name, variant in cfg["answering"].items():
+        if variant["retrieval"] not in cfg["retrieval"]:
+            raise ConfigError(
+                f"config key 'answering.{name}.retrieval': unknown retrieval variant '{variant['retrieval']}'"
+            )
+        if variant["backend"] == "llm" and "model" not in variant:
+            raise ConfigError(f"config key 'answering.{name}.model': required when backend is llm")
+    if cfg["default_variant"] not in cfg["answering"]:
+        raise ConfigError(f"config key 'default_variant': '{cfg['default_variant']}' is not an answering variant")
+    splits = cfg["wattbot"]["splits"]
+    if cfg["wattbot"]["score_split"] not in splits:
+        raise ConfigError(f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits")
+    for name, idx in cfg["indexes"].items():
+        if idx["kind"] == "chunks":
+            idx.setdefault("chunk_tokens", 512)
+            idx.setdefault("overlap_tokens", 64)
+            if idx["overlap_tokens"] >= idx["chunk_tokens"]:
+                raise ConfigError(f"config key 'indexes.{name}.overlap_tokens': must be below chunk_tokens")
+    cfg.setdefault("llm", {})
+    cfg["llm"] = {"mode": "live", "timeout_s": 120, "max_retries": 3, **cfg["llm"]}
+    cfg["embedding"] = {"batch_size": 64, "max_tokens": 512, "threads": 2, **cfg["embedding"]}
+    wb = cfg["wattbot"]
+    wb["dir"] = wb["dir"].format(data_root=cfg["data_root"])
+    wb.setdefault("pdf_dir", None)
+    wb.setdefault("fetch_dir", "data/pdfs")
+    return cfg
+
+
+def load_config(path: str | Path = "config.yaml", overrides: dict | None = None) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        cfg = yaml.safe_load(fh)
+    cfg.update(overrides or {})
+    return validate(cfg)
+
+
+# --- slices: the part of the config that shapes one output (for params: and manifests) ---
+
+def index_slice(cfg: dict, index: str) -> dict:
+    return {"index": cfg["indexes"][index], "embedding": cfg["embedding"], "name": index}
+
+
+def retrieval_slice(cfg: dict, variant: str) -> dict:
+    r = cfg["retrieval"][variant]
+    return {"retrieval": r, "name": variant, **{"upstream": index_slice(cfg, r["index"])}}
+
+
+def answering_slice(cfg: dict, variant: str) -> dict:
+    a = cfg["answering"][variant]
+    out = {"answering": a, "name": variant, "upstream": retrieval_slice(cfg, a["retrieval"])}
+    if a["backend"] == "llm":
+        out["llm"] = {k: v for k, v in cfg["llm"].items() if k != "mode"}
+    return out
+
+
+def config_hash(cfg: dict) -> str:
+    return stable_hash(cfg)

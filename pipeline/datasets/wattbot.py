@@ -1,0 +1,103 @@
+"""WattBot 2025 inputs: document metadata, questions, and where each document's text lives.
+
+``metadata.csv`` is cp1252 (latin-1 family), not UTF-8; questions are UTF-8 with a BOM.
+Every loader fails with one line naming the file, row and field.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+METADATA_COLUMNS = ("id", "type", "title", "year", "citation", "url")
+QUESTION_COLUMNS = ("id", "question", "answer_unit")
+LABEL_COLUMNS = ("answer_value", "ref_id")
+
+
+class InputError(ValueError):
+    """A malformed input file; the message names the file, row and field."""
+
+
+def _read_csv(path: Path, encodings: tuple[str, ...]) -> pd.DataFrame:
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    last: Exception | None = None
+    for enc in encodings:
+        try:
+            return pd.read_csv(path, encoding=enc, dtype=str, keep_default_na=False)
+        except UnicodeDecodeError as exc:
+            last = exc
+        except pd.errors.ParserError as exc:
+            raise InputError(f"{path}: not a readable CSV ({str(exc).splitlines()[0]})") from exc
+    raise InputError(f"{path}: cannot decode with {', '.join(encodings)} ({last})")
+
+
+def _require(df: pd.DataFrame, path: Path, columns: tuple[str, ...]) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (has {', '.join(df.columns)})")
+
+
+def _unique_ids(df: pd.DataFrame, path: Path) -> None:
+    empty = df.index[df["id"].str.strip() == ""].tolist()
+    if empty:
+        raise InputError(f"{path}: row {empty[0] + 2}, field id: empty id")
+    dup = df["id"][df["id"].duplicated()].tolist()
+    if dup:
+        row = int(df.index[df["id"] == dup[0]][1]) + 2
+        raise InputError(f"{path}: row {row}, field id: duplicate id '{dup[0]}'")
+
+
+def load_metadata(path: str | Path) -> pd.DataFrame:
+    """Documents table (id, type, title, year, citation, url); UTF-8 first, then cp1252."""
+    path = Path(path)
+    df = _read_csv(path, ("utf-8-sig", "cp1252", "latin-1"))
+    _require(df, path, METADATA_COLUMNS)
+    _unique_ids(df, path)
+    return df
+
+
+def load_questions(path: str | Path, known_docs: set[str] | None = None) -> pd.DataFrame:
+    """Questions (and labels, when present). Unknown document ids in labels are errors."""
+    path = Path(path)
+    df = _read_csv(path, ("utf-8-sig", "cp1252"))
+    _require(df, path, QUESTION_COLUMNS)
+    _unique_ids(df, path)
+    empty_q = df.index[df["question"].str.strip() == ""].tolist()
+    if empty_q:
+        raise InputError(f"{path}: row {empty_q[0] + 2}, field question: empty question")
+    if known_docs is not None and "ref_id" in df.columns:
+        for i, ref in df["ref_id"].items():
+            for doc in parse_ref_ids(ref):
+                if doc not in known_docs:
+                    raise InputError(f"{path}: row {i + 2}, field ref_id: unknown document id '{doc}'")
+    return df
+
+
+def has_labels(df: pd.DataFrame) -> bool:
+    return all(c in df.columns for c in LABEL_COLUMNS) and (df["answer_value"].str.strip() != "").all()
+
+
+def parse_ref_ids(ref: str) -> list[str]:
+    """``"['a','b']"`` or ``"a"`` -> ``["a", "b"]``; ``is_blank`` and empty -> ``[]``."""
+    ref = (ref or "").strip()
+    if not ref or ref.lower() == "is_blank":
+        return []
+    if ref.startswith("["):
+        items = ref.strip("[]").split(",")
+        return [i.strip().strip("'\"").strip() for i in items if i.strip().strip("'\"").strip()]
+    return [ref]
+
+
+def format_ref_ids(docs: list[str]) -> str:
+    """The Kaggle convention: a Python-list string, or ``is_blank`` when there are none."""
+    return "[" + ",".join(f"'{d}'" for d in docs) + "]" if docs else "is_blank"
+
+
+def document_source(doc_id: str, corpus_dir: Path, pdf_dir: Path | None) -> Path:
+    """The PDF when a PDF folder is configured and holds it, else the pre-extracted JSON."""
+    if pdf_dir is not None:
+        pdf = Path(pdf_dir) / f"{doc_id}.pdf"
+        if pdf.exists():
+            return pdf
+    return Path(corpus_dir) / f"{doc_id}.json"

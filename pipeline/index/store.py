@@ -1,0 +1,133 @@
+"""One SQLite file per index: node rows + a sqlite-vec ``vec0`` table of their vectors.
+
+The stdlib ``sqlite3`` on our machines is built without extension loading, so
+``sqlite_vec.load()`` fails on it; ``sqlean`` (the ``sqlean.py`` package) is a drop-in
+sqlite3 module that can load extensions, and it is used for every index connection.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import sqlean
+import sqlite_vec
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE nodes (
+    rowid INTEGER PRIMARY KEY, node_id TEXT UNIQUE NOT NULL, doc_id TEXT NOT NULL,
+    level TEXT NOT NULL, kind TEXT NOT NULL, parent TEXT, start INTEGER NOT NULL,
+    "end" INTEGER NOT NULL, pages TEXT NOT NULL, text TEXT NOT NULL
+);
+CREATE INDEX nodes_parent ON nodes(parent);
+"""
+
+
+@dataclass
+class StoredNode:
+    node_id: str
+    doc_id: str
+    level: str
+    kind: str
+    parent: str | None
+    start: int
+    end: int
+    pages: list[int]
+    text: str
+
+
+def connect(path: str | Path) -> "sqlean.Connection":
+    db = sqlean.connect(str(path))
+    db.enable_load_extension(True)
+    sqlite_vec.load(db)
+    db.enable_load_extension(False)
+    return db
+
+
+class IndexWriter:
+    """Writes nodes and vectors into a fresh file; call :meth:`close` to finish."""
+
+    def __init__(self, path: str | Path, dim: int, meta: dict):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Built under a temp name and renamed by close(): a killed build never leaves a
+        # half-written index that looks finished.
+        self.tmp = self.path.with_name(f".{self.path.name}.tmp")
+        self.tmp.unlink(missing_ok=True)
+        self.db = connect(self.tmp)
+        self.db.executescript(SCHEMA)
+        self.db.execute(
+            f"CREATE VIRTUAL TABLE vectors USING vec0("
+            f"node_rowid INTEGER PRIMARY KEY, embedding float[{dim}] distance_metric=cosine, level TEXT)"
+        )
+        meta = {**meta, "dim": dim}
+        self.db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v, sort_keys=True)) for k, v in meta.items()])
+        self.rowid = 0
+
+    def add(self, nodes: list[StoredNode], vectors: np.ndarray) -> None:
+        assert len(nodes) == len(vectors), "one vector per node"
+        rows, vecs = [], []
+        for node, vec in zip(nodes, np.asarray(vectors, dtype=np.float32)):
+            self.rowid += 1
+            rows.append((self.rowid, node.node_id, node.doc_id, node.level, node.kind, node.parent,
+                         node.start, node.end, json.dumps(node.pages), node.text))
+            vecs.append((self.rowid, vec.tobytes(), node.level))
+        self.db.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+        self.db.executemany("INSERT INTO vectors(node_rowid, embedding, level) VALUES (?,?,?)", vecs)
+
+    def close(self) -> None:
+        self.db.commit()
+        self.db.execute("VACUUM")
+        self.db.close()
+        os.replace(self.tmp, self.path)
+
+
+class IndexReader:
+    """Exact k-NN over the stored vectors, filtered by level inside the search."""
+
+    def __init__(self, path: str | Path):
+        if not Path(path).exists():
+            raise FileNotFoundError(f"{path}: index not found (run the index rule first)")
+        self.db = connect(path)
+        self.meta = {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+
+    def search(self, query: np.ndarray, k: int, levels: list[str]) -> list[tuple[StoredNode, float]]:
+        """Top-``k`` nodes among ``levels`` by cosine similarity (1 - cosine distance)."""
+        marks = ",".join("?" * len(levels))
+        rows = self.db.execute(
+            f"SELECT node_rowid, distance FROM vectors WHERE embedding MATCH ? AND k = ? AND level IN ({marks}) "
+            f"ORDER BY distance",
+            (np.asarray(query, dtype=np.float32).tobytes(), k, *levels),
+        ).fetchall()
+        return [(self.node_by_rowid(r), 1.0 - d) for r, d in rows]
+
+    def _node(self, where: str, arg) -> StoredNode | None:
+        row = self.db.execute(
+            'SELECT node_id, doc_id, level, kind, parent, start, "end", pages, text FROM nodes WHERE ' + where, (arg,)
+        ).fetchone()
+        if row is None:
+            return None
+        return StoredNode(*row[:7], json.loads(row[7]), row[8])
+
+    def node_by_rowid(self, rowid: int) -> StoredNode:
+        return self._node("rowid = ?", rowid)
+
+    def node(self, node_id: str) -> StoredNode | None:
+        return self._node("node_id = ?", node_id)
+
+    def count(self, level: str | None = None) -> int:
+        if level is None:
+            return self.db.execute("SELECT count(*) FROM nodes").fetchone()[0]
+        return self.db.execute("SELECT count(*) FROM nodes WHERE level = ?", (level,)).fetchone()[0]
+
+    def vector(self, node_id: str) -> np.ndarray:
+        row = self.db.execute(
+            "SELECT v.embedding FROM vectors v JOIN nodes n ON n.rowid = v.node_rowid WHERE n.node_id = ?", (node_id,)
+        ).fetchone()
+        return np.frombuffer(row[0], dtype=np.float32)
+
+    def close(self) -> None:
+        self.db.close()

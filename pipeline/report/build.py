@@ -1,0 +1,79 @@
+"""The report stage: leaderboard, Kaggle submissions, a figure and ``reports/index.md``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.provenance import atomic_write_bytes, atomic_write_text, write_manifest
+from pipeline.report.figures import score_by_variant
+
+SCORE_COLUMNS = ("score", "value", "ref", "na")
+
+
+def variant_name(score_path: str) -> str:
+    return Path(score_path).stem
+
+
+def leaderboard(params: dict, score_paths: list[str]) -> pd.DataFrame:
+    rows = []
+    for path in sorted(score_paths):
+        name = variant_name(path)
+        res = json.loads(Path(path).read_text())
+        v = params["variants"][name]
+        a25, a26 = res["wattbot2025"]["all"], res["wattbot2026"]["all"]
+        rows.append({
+            "variant": name,
+            "backend": v["answering"]["backend"],
+            "retrieval": v["answering"]["retrieval"],
+            "index": v["upstream"]["retrieval"]["index"],
+            **{c: round(a25[c], 4) for c in SCORE_COLUMNS},
+            "score_2026": round(a26["score"], 4),
+            **res["retrieval"],
+            **res["answers"],
+            "n": a25["n"],
+        })
+    board = pd.DataFrame(rows).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
+    return board.reset_index(drop=True)
+
+
+def index_md(params: dict, board: pd.DataFrame, figure: str) -> str:
+    cols = ["variant", "score", "value", "ref", "na", "score_2026", "doc_recall@1", "doc_recall@5", "abstained", "failures"]
+    lines = [
+        "# wattbench report",
+        "",
+        f"- config hash: `{params['config_hash']}`",
+        f"- scored split: `{params['score_split']}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
+        f"- default variant: `{params['default_variant']}` → `wattbot/submission.csv` (Kaggle format, {params['n_test']} test questions)",
+        "",
+        "## Leaderboard",
+        "",
+        "| " + " | ".join(cols) + " |",
+        "|" + "---|" * len(cols),
+    ]
+    for row in board.to_dict("records"):
+        lines.append("| " + " | ".join(str(row.get(c, "")) for c in cols) + " |")
+    lines += ["", f"![score by variant]({figure})", "", "## Variants", ""]
+    for name in sorted(params["variants"]):
+        lines.append(f"- `{name}`: `{json.dumps(params['variants'][name], sort_keys=True)}`")
+    return "\n".join(lines) + "\n"
+
+
+def build_reports(params: dict, score_paths: list[str], submission_paths: list[str], reports: str) -> None:
+    reports_dir = Path(reports)
+    wb = reports_dir / "wattbot"
+    board = leaderboard(params, score_paths)
+    atomic_write_text(wb / "leaderboard.csv", board.to_csv(index=False, lineterminator="\n"))
+    n_test = 0
+    for path in sorted(submission_paths):
+        name = Path(path).parent.name
+        data = Path(path).read_bytes()
+        atomic_write_bytes(wb / "submissions" / f"{name}.csv", data)
+        if name == params["default_variant"]:
+            atomic_write_bytes(wb / "submission.csv", data)
+            n_test = len(pd.read_csv(path))
+    score_by_variant(board, wb / "score_by_variant.png")
+    params = {**params, "n_test": n_test}
+    atomic_write_text(reports_dir / "index.md", index_md(params, board, "wattbot/score_by_variant.png"))
+    write_manifest(reports_dir / "index.md", params, list(score_paths) + list(submission_paths))

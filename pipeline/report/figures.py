@@ -1,0 +1,42 @@
+"""Figures, one function each, reproducible from the results files alone."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from pipeline.provenance import atomic_write_bytes  # noqa: E402
+
+# No timestamps or version strings inside the files: reruns stay byte-identical.
+PNG_META = {"Software": None}
+
+
+def save(fig, path: str | Path) -> None:
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata=PNG_META)
+    plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "wattbot2025") -> None:
+    """Overall score and its components per answering variant, with the baseline as a line."""
+    comps = ["score", "value", "ref", "na"]
+    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(board) + 2), 3.6))
+    width = 0.8 / len(comps)
+    for i, comp in enumerate(comps):
+        xs = [x + (i - 1.5) * width for x in range(len(board))]
+        ax.bar(xs, board[comp], width, label=comp)
+    ax.axhline(0.496, color="k", ls="--", lw=1, label="BM25 baseline (0.496)")
+    ax.set_xticks(range(len(board)))
+    ax.set_xticklabels(board["variant"], rotation=20, ha="right")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel(f"{profile} on train_QA")
+    ax.set_title("WattBot score by answering variant")
+    ax.legend(fontsize=7, ncol=3, loc="upper left")
+    save(fig, path)

@@ -1,0 +1,116 @@
+# WattBot 2025: ingest -> trees -> indexes -> retrieval -> answers -> scores -> report.
+# Rules only wire files to `python -m pipeline <verb>`; all logic lives in pipeline/.
+
+R = wf.RESULTS
+DOCS = wf.doc_ids(CFG)
+SPLITS = sorted(CFG["wattbot"]["splits"])
+SCORE_SPLIT = CFG["wattbot"]["score_split"]
+CACHE = CFG["cache_dir"]
+
+wildcard_constraints:
+    doc=r"[A-Za-z0-9_.-]+",
+    split=r"[A-Za-z0-9_]+",
+    index=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    rv=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    av=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+
+
+rule ingest:
+    input:
+        metadata=f"{CFG['wattbot']['dir']}/metadata.csv",
+        splits=[wf.split_source(CFG, s) for s in SPLITS],
+    output:
+        metadata=f"{R}/ingest/metadata.csv",
+        splits=expand(f"{R}/ingest/{{split}}.csv", split=SPLITS),
+    params:
+        split_args=" ".join(f"--split {s}={wf.split_source(CFG, s)} --out-split {s}={R}/ingest/{s}.csv" for s in SPLITS),
+    log: "logs/wattbot/ingest.log"
+    resources: mem_mb=500, runtime=5
+    shell: "python -m pipeline ingest --metadata {input.metadata:q} --metadata-out {output.metadata:q} {params.split_args} 2>&1 | tee {log}"
+
+
+rule tree:
+    input: lambda w: wf.tree_source(CFG, w.doc)
+    output: f"{R}/trees/{{doc}}.json"
+    log: "logs/wattbot/tree/{doc}.log"
+    resources: mem_mb=1000, runtime=10
+    shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} 2>&1 | tee {log}"
+
+
+rule index:
+    input: expand(f"{R}/trees/{{doc}}.json", doc=DOCS)
+    output: f"{R}/index/{{index}}.sqlite"
+    params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w, input: ",".join(input)
+    log: "logs/wattbot/index/{index}.log"
+    benchmark: "benchmarks/wattbot/index/{index}.tsv"
+    threads: 2
+    resources: mem_mb=4000, runtime=60, encoder=1
+    shell: "python -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+
+
+rule retrieve:
+    input:
+        index=lambda w: f"{R}/index/{CFG['retrieval'][w.rv]['index']}.sqlite",
+        questions=f"{R}/ingest/{{split}}.csv",
+    output: f"{R}/retrieval/{{rv}}/{{split}}.jsonl"
+    params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
+    log: "logs/wattbot/retrieve/{rv}/{split}.log"
+    benchmark: "benchmarks/wattbot/retrieve/{rv}/{split}.tsv"
+    threads: 1
+    resources: mem_mb=2000, runtime=10, encoder=1
+    shell: "python -m pipeline retrieve --index {input.index:q} --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+
+
+rule answer:
+    input:
+        retrieval=lambda w: f"{R}/retrieval/{CFG['answering'][w.av]['retrieval']}/{w.split}.jsonl",
+        questions=f"{R}/ingest/{{split}}.csv",
+        metadata=f"{R}/ingest/metadata.csv",
+    output:
+        jsonl=f"{R}/answers/{{av}}/{{split}}.jsonl",
+        csv=f"{R}/answers/{{av}}/{{split}}.csv",
+    params: cfg=lambda w: wf.answering_params(CFG, w.av)
+    log: "logs/wattbot/answer/{av}/{split}.log"
+    benchmark: "benchmarks/wattbot/answer/{av}/{split}.tsv"
+    threads: 1
+    resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.uses_llm(CFG, w.av)
+    shell: "python -m pipeline answer --retrieval {input.retrieval:q} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
+
+
+rule evaluate:
+    input:
+        solution=wf.split_source(CFG, SCORE_SPLIT),
+        submission=f"{R}/answers/{{av}}/{SCORE_SPLIT}.csv",
+        answers=f"{R}/answers/{{av}}/{SCORE_SPLIT}.jsonl",
+        retrieval=lambda w: f"{R}/retrieval/{CFG['answering'][w.av]['retrieval']}/{SCORE_SPLIT}.jsonl",
+    output:
+        scores=f"{R}/scores/{{av}}.json",
+        per_question=f"{R}/scores/{{av}}.per_question.csv",
+    log: "logs/wattbot/evaluate/{av}.log"
+    resources: mem_mb=500, runtime=5
+    shell: "python -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
+
+
+rule report:
+    input:
+        scores=expand(f"{R}/scores/{{av}}.json", av=sorted(CFG["answering"])),
+        submissions=expand(f"{R}/answers/{{av}}/test.csv", av=sorted(CFG["answering"])) if "test" in SPLITS else [],
+    output:
+        index="reports/index.md",
+        leaderboard="reports/wattbot/leaderboard.csv",
+        submission="reports/wattbot/submission.csv",
+        figure="reports/wattbot/score_by_variant.png",
+    params: cfg=wf.report_params(CFG)
+    log: "logs/report.log"
+    resources: mem_mb=1000, runtime=5
+    shell: "python -m pipeline report --params {params.cfg:q} --scores {input.scores:q} --submissions {input.submissions:q} --reports reports 2>&1 | tee {log}"
+
+
+rule fetch:
+    """Not part of `all`: `snakemake fetch` downloads the PDFs when online (offline it says so)."""
+    input: f"{CFG['wattbot']['dir']}/metadata.csv"
+    output: f"{CFG['wattbot']['fetch_dir']}/fetch_status.json"
+    params: out_dir=CFG["wattbot"]["fetch_dir"]
+    log: "logs/wattbot/fetch.log"
+    resources: mem_mb=500, runtime=30
+    shell: "python -m pipeline fetch --metadata {input:q} --out-dir {params.out_dir:q} --status {output:q} 2>&1 | tee {log}"

@@ -1,0 +1,55 @@
+"""Score one answering variant on a labelled split: both WattBot profiles, document recall
+of its retrieval, abstention and failure counts, LLM cost. Feeds the leaderboard."""
+from __future__ import annotations
+
+import pandas as pd
+
+from pipeline.datasets.wattbot import parse_ref_ids
+from pipeline.provenance import atomic_write_json, atomic_write_text, read_jsonl
+from pipeline.score.wattbot import PROFILES, per_question, score_frames
+
+RECALL_KS = (1, 5, 10)
+
+
+def read_csv_default(path) -> pd.DataFrame:
+    """pandas defaults, exactly as the official metric reads its files."""
+    return pd.read_csv(path)
+
+
+def doc_recall(retrieval: list[dict], gold: pd.DataFrame, ks=RECALL_KS) -> dict[str, float]:
+    """Per answerable question: share of gold documents among the first k distinct retrieved
+    documents (recall@k), and whether any is there (hit@k); averaged over questions."""
+    gold_docs = {r.id: set(parse_ref_ids(r.ref_id)) for r in gold.itertuples(index=False)}
+    out: dict[str, list[float]] = {f"doc_recall@{k}": [] for k in ks} | {f"doc_hit@{k}": [] for k in ks}
+    for rec in retrieval:
+        want = gold_docs.get(rec["id"])
+        if not want:
+            continue
+        ranked = list(dict.fromkeys(h["doc_id"] for h in rec["hits"]))
+        for k in ks:
+            got = want & set(ranked[:k])
+            out[f"doc_recall@{k}"].append(len(got) / len(want))
+            out[f"doc_hit@{k}"].append(float(bool(got)))
+    return {k: round(sum(v) / len(v), 4) if v else float("nan") for k, v in out.items()}
+
+
+def evaluate_variant(solution: str, submission: str, retrieval: str, answers: str, out: str, per_question_out: str) -> dict:
+    gold, sub = read_csv_default(solution), read_csv_default(submission)
+    result: dict = {"n_questions": len(gold)}
+    for profile in PROFILES:
+        result[profile] = score_frames(gold, sub, profile)
+    result["retrieval"] = doc_recall(read_jsonl(retrieval), gold.fillna("").astype(str))
+    recs = read_jsonl(answers)
+    calls = [r["call"] for r in recs if "call" in r]
+    result["answers"] = {
+        "abstained": sum(bool(r["is_blank"]) for r in recs),
+        "failures": sum(bool(r.get("failure")) for r in recs),
+        "llm_calls": len(calls),
+        "llm_cached": sum(c["cached"] for c in calls),
+        "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
+        "completion_tokens": sum(c["completion_tokens"] for c in calls),
+    }
+    atomic_write_json(out, result)
+    pq = per_question(gold, sub, "wattbot2025")
+    atomic_write_text(per_question_out, pq.to_csv(index=False, lineterminator="\n"))
+    return result

@@ -1,0 +1,183 @@
+"""The document tree every stage shares: document -> section -> paragraph -> sentence.
+
+Parsers do not compute offsets themselves: they describe a document as nested
+``SectionSpec``/``ParagraphSpec`` lists and :func:`build_tree` lays out the document
+text, so that every node's ``start``/``end`` are exact character offsets into
+``DocTree.text`` and node ids are stable (they depend on position, never on run order).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+LEVELS = ("document", "section", "paragraph", "sentence")
+PARAGRAPH_KINDS = ("text", "table", "figure")
+PARAGRAPH_SEP = "\n\n"
+SENTENCE_SEP = " "
+
+
+@dataclass
+class Node:
+    """One node of a document tree; ``start``/``end`` index into ``DocTree.text``."""
+
+    id: str
+    doc_id: str
+    level: str
+    kind: str
+    parent: str | None
+    title: str
+    text: str
+    start: int
+    end: int
+    pages: list[int] = field(default_factory=list)
+    bbox: list[float] | None = None
+    children: list[str] = field(default_factory=list)
+
+    @property
+    def page(self) -> int | None:
+        return self.pages[0] if self.pages else None
+
+
+@dataclass
+class ParagraphSpec:
+    """What a parser knows about a paragraph before offsets exist."""
+
+    sentences: list[str]
+    kind: str = "text"
+    pages: list[int] = field(default_factory=list)
+    bbox: list[float] | None = None
+    sentence_bboxes: list[list[float] | None] | None = None
+
+
+@dataclass
+class SectionSpec:
+    title: str
+    paragraphs: list[ParagraphSpec]
+    pages: list[int] = field(default_factory=list)
+
+
+@dataclass
+class DocTree:
+    doc_id: str
+    title: str
+    text: str
+    nodes: dict[str, Node]
+    metadata: dict = field(default_factory=dict)
+
+    @property
+    def root(self) -> Node:
+        return self.nodes[self.doc_id]
+
+    def at_level(self, level: str) -> Iterator[Node]:
+        return (n for n in self.nodes.values() if n.level == level)
+
+    def parent_of(self, node_id: str) -> Node | None:
+        parent = self.nodes[node_id].parent
+        return self.nodes[parent] if parent else None
+
+    def ancestors(self, node_id: str) -> list[Node]:
+        """Parent first, document last."""
+        out, node = [], self.parent_of(node_id)
+        while node is not None:
+            out.append(node)
+            node = self.parent_of(node.id)
+        return out
+
+    def check(self) -> None:
+        """Raise if any node's text is not exactly its slice of the document text."""
+        for n in self.nodes.values():
+            if self.text[n.start : n.end] != n.text:
+                raise ValueError(f"{n.id}: text does not match offsets {n.start}:{n.end}")
+
+    def to_json(self) -> dict:
+        return {
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "metadata": self.metadata,
+            "text": self.text,
+            # Node texts are slices of ``text``; storing offsets only keeps files lean and consistent.
+            "nodes": [{k: v for k, v in asdict(n).items() if k != "text"} for n in self.nodes.values()],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "DocTree":
+        text = data["text"]
+        nodes = {n["id"]: Node(text=text[n["start"] : n["end"]], **n) for n in data["nodes"]}
+        return cls(data["doc_id"], data["title"], data["text"], nodes, data.get("metadata", {}))
+
+    def save(self, path: str | Path) -> None:
+        from pipeline.provenance import atomic_write_text
+
+        atomic_write_text(path, json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "DocTree":
+        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: dict | None = None) -> DocTree:
+    """Lay out the document text and create nodes with exact offsets and stable ids.
+
+    Ids: ``doc``, ``doc:s{S}``, ``doc:s{S}:p{P}``, ``doc:s{S}:p{P}:t{T}`` with 1-based
+    indices that restart inside their parent. Empty sentences and empty paragraphs are
+    dropped here, once, so no parser has to remember to.
+    """
+    nodes: dict[str, Node] = {}
+    parts: list[str] = []
+    pos = 0
+
+    def emit(piece: str) -> tuple[int, int]:
+        nonlocal pos
+        parts.append(piece)
+        start = pos
+        pos += len(piece)
+        return start, pos
+
+    root = Node(doc_id, doc_id, "document", "document", None, title, "", 0, 0)
+    nodes[doc_id] = root
+    s_index = 0
+    for section in sections:
+        paragraphs = [p for p in section.paragraphs if any(s.strip() for s in p.sentences)]
+        if not paragraphs:
+            continue
+        s_index += 1
+        if parts:
+            emit(PARAGRAPH_SEP)
+        sec_id = f"{doc_id}:s{s_index}"
+        sec = Node(sec_id, doc_id, "section", "section", doc_id, section.title, "", pos, pos, list(section.pages))
+        nodes[sec_id] = sec
+        root.children.append(sec_id)
+        for p_index, para in enumerate(paragraphs, start=1):
+            if p_index > 1:
+                emit(PARAGRAPH_SEP)
+            par_id = f"{sec_id}:p{p_index}"
+            par = Node(par_id, doc_id, "paragraph", para.kind, sec_id, "", "", pos, pos, list(para.pages), para.bbox)
+            nodes[par_id] = par
+            sec.children.append(par_id)
+            boxes = para.sentence_bboxes or [None] * len(para.sentences)
+            t_index = 0
+            for sentence, box in zip(para.sentences, boxes):
+                sentence = sentence.strip()
+                if not sentence:
+                    continue
+                t_index += 1
+                if t_index > 1:
+                    emit(SENTENCE_SEP)
+                start, end = emit(sentence)
+                sid = f"{par_id}:t{t_index}"
+                nodes[sid] = Node(sid, doc_id, "sentence", para.kind, par_id, "", sentence, start, end, list(para.pages), box)
+                par.children.append(sid)
+            par.end = pos
+        sec.end = pos
+    text = "".join(parts)
+    root.end = len(text)
+    for node in nodes.values():
+        if node.level in ("section", "paragraph"):
+            node.text = text[node.start : node.end]
+    if sections:
+        root.pages = sorted({p for n in nodes.values() for p in n.pages})
+    root.text = text
+    tree = DocTree(doc_id, title, text, nodes, metadata or {})
+    return tree

@@ -1,0 +1,82 @@
+"""The WattBot corpus loader on real documents."""
+from pathlib import Path
+
+import pytest
+
+from pipeline.parse.payload import load_payload, page_paragraphs
+from pipeline.parse.text import join_lines, vocabulary
+
+CORPUS = Path("/work/shared/data/wattbot/corpus")
+DOCS = ["patterson2021", "strubell2019", "khan2025"]
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="WattBot corpus not available")
+
+
+@pytest.fixture(scope="module")
+def trees():
+    return {d: load_payload(CORPUS / f"{d}.json") for d in DOCS}
+
+
+@needs_corpus
+@pytest.mark.parametrize("doc", DOCS)
+def test_tree_is_consistent(trees, doc):
+    tree = trees[doc]
+    tree.check()
+    assert tree.doc_id == doc and tree.title
+    sections = list(tree.at_level("section"))
+    assert sections and all(s.title == f"Page {s.pages[0]}" for s in sections)
+    for node in tree.nodes.values():
+        if node.level != "document":
+            assert node.pages, node.id
+    sentences = list(tree.at_level("sentence"))
+    assert all(len(s.text) <= 2000 for s in sentences)
+    assert "   " not in tree.text and "\xa0" not in tree.text
+
+
+@needs_corpus
+def test_node_ids_are_stable(trees):
+    again = load_payload(CORPUS / "patterson2021.json")
+    first = trees["patterson2021"]
+    assert again.text == first.text
+    assert [(n.id, n.start, n.end) for n in again.nodes.values()] == [(n.id, n.start, n.end) for n in first.nodes.values()]
+
+
+@needs_corpus
+def test_figures_and_known_sentence(trees):
+    figures = [p for p in trees["strubell2019"].at_level("paragraph") if p.kind == "figure"]
+    assert figures and figures[0].text.startswith("[Image page=")
+    texts = [s.text for s in trees["patterson2021"].at_level("sentence")]
+    assert "Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e." in texts
+
+
+@needs_corpus
+def test_paragraphs_and_headings_recovered(trees):
+    strubell = trees["strubell2019"]
+    assert sum(1 for _ in strubell.at_level("paragraph")) > 3 * len(strubell.root.children)
+    texts = [s.text for s in strubell.at_level("sentence")]
+    assert "2 Methods" in texts  # a numbered heading is its own sentence...
+    first = strubell.nodes[strubell.nodes[next(s.id for s in strubell.at_level("sentence") if s.text == "2 Methods")].parent]
+    assert strubell.nodes[first.children[0]].text == "2 Methods"  # ...opening its paragraph
+    assert any("findings" in t for t in texts)  # ligature expanded
+    assert any("greenhouse gas emissions attributed" in t for t in texts)  # "emis-\nsions" joined
+
+
+def test_page_paragraphs_from_line_shapes():
+    raw = (
+        "The first paragraph runs over a full line of text and it\n"
+        "keeps going on the second line with more words in it\n"
+        "and ends here.\n"
+        "The second paragraph starts right after the short line and\n"
+        "continues a bit.\n"
+        "4.1 Carbon footprint\n"
+        "A heading starts a new paragraph even after a long line\n"
+        "Table 2: A caption starts one too.\n"
+    )
+    paras = page_paragraphs(raw)
+    assert [p[0][:12] for p in paras] == ["The first pa", "The second p", "4.1 Carbon f", "Table 2: A c"]
+
+
+def test_dehyphenation_uses_the_document_vocabulary():
+    vocab = vocabulary("energy efficiency matters; the energy-efficient state-of-the-art model")
+    text, breaks = join_lines(["improves effi-", "ciency of energy-", "efficient state-of-the-", "art models", "GPT-", "3 too"], vocab)
+    assert text == "improves efficiency of energy-efficient state-of-the-art models GPT-3 too"
+    assert breaks == [len("improves efficiency of energy-efficient state-of-the-art models")]
