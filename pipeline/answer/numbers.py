@@ -18,11 +18,12 @@ SCALE_SUFFIX = {"k": 3, "K": 3, "M": 6, "B": 9, "T": 12}
 # values); thousands separators; an optional attached scale suffix ("175B") or scale word.
 _NUM = re.compile(
     r"(?<![\w.])(?<![A-Za-z][-/])(?:(?P<neg>[-−])(?=\d))?(?P<cur>\$|US\$)?\s?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?P<num>(?>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+))"   # atomic: "1.2x" never yields "1"
     r"(?:(?P<suf>[kKMBT])(?![\w])|\s?(?P<word>thousand|million|billion|trillion)\b)?"
-    r"(?![\w])"
+    r"(?=[xX×](?![\w])|(?![\w]))"                                        # "6.7x" keeps its "x" as unit
 )
-_RANGE_SEP = re.compile(r"\s?(?:[–—-]|to)\s?")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_RANGE_SEP = re.compile(r"[x×%]?\s?(?:[–—-]|to)\s?")
 # Sub/superscript digits split off chemical formulas by PDF extraction: "CO 2 e", "H 2 O".
 _FORMULA_LEFT = re.compile(r"(?:CO|NO|SO|CH|H|N|O)\s?$")
 
@@ -71,10 +72,8 @@ def find_numbers(text: str, keep_scale: tuple[str, ...] = ()) -> list[Mention]:
             v = Decimal(m.group("num").replace(",", ""))
         except InvalidOperation:
             continue
-        if m.group("neg") and not m.group("cur"):
-            before = text[max(0, m.start() - 1):m.start()]
-            if before == "" or before.isspace():
-                v = -v
+        if m.group("neg"):
+            v = -v
         scale, exp = _scale_of(m)
         if scale and scale not in keep_scale:
             v = v.scaleb(exp)
@@ -97,7 +96,8 @@ def _fold_ranges(text: str, ms: list[Mention], keep_scale: tuple[str, ...]) -> l
     i = 0
     while i < len(ms):
         a = ms[i]
-        if i + 1 < len(ms) and _RANGE_SEP.fullmatch(text[a.end:ms[i + 1].start]) and a.hi is None:
+        if i + 1 < len(ms) and _RANGE_SEP.fullmatch(text[a.end:ms[i + 1].start]) and a.hi is None \
+                and a.value < ms[i + 1].value:
             b = ms[i + 1]
             lo = a.value
             if b.scale and not a.scale and b.scale not in keep_scale:   # "1.5–2 million"
@@ -182,6 +182,8 @@ def unit_score(text: str, m: Mention, unit: str) -> float:
     key = unit_key(unit)
     if key in ("", "is_blank"):
         return 0.0
+    if key in ("year", "years") and is_year(m):
+        return 1.0
     if key.startswith("usd") and m.currency:
         return 1.0
     if key == "percent" and text[m.end:m.end + 1] == "%":
@@ -197,8 +199,8 @@ def unit_score(text: str, m: Mention, unit: str) -> float:
     before = text[max(0, m.start - 30):m.start].lower()
     words = [w for w in re.split(r"[\s_/]+", key) if len(w) > 1]
     for w in words:
-        b = re.search(r"(\S*)\s?\b" + re.escape(w) + r"s?\b([^.;\d]{0,20})$", before)
-        if b and not re.search(r"\d$", b.group(1)):
+        b = re.search(r"(\S*)\s?\b" + re.escape(w) + r"s?\b([^.;]{0,20})$", before)
+        if b and not re.search(r"\d$", b.group(1)) and not re.search(r"\d", _YEAR.sub("", b.group(2))):
             return 0.6
     return 0.0
 

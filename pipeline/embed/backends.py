@@ -34,11 +34,22 @@ def l2_normalise(x: np.ndarray) -> np.ndarray:
     return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
 
 
-def length_sorted_batches(lengths: list[int], batch_size: int) -> Iterator[np.ndarray]:
-    """Yield index batches grouped by similar length: padding to the batch max wastes far less."""
+def length_sorted_batches(lengths: list[int], batch_size: int, max_batch_tokens: int | None = None) -> Iterator[np.ndarray]:
+    """Yield index batches of similar length, so padding to the batch max wastes little.
+
+    A batch also stops growing once batch-count × longest-length would pass `max_batch_tokens`:
+    one long outlier otherwise pads (and quadratically slows attention for) a whole big batch.
+    """
     order = np.argsort(np.asarray(lengths), kind="stable")
-    for start in range(0, len(order), batch_size):
-        yield order[start : start + batch_size]
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and end - start < batch_size:
+            if max_batch_tokens and (end - start + 1) * lengths[order[end]] > max_batch_tokens:
+                break
+            end += 1
+        yield order[start:end]
+        start = end
 
 
 def minilm_path() -> Path:
@@ -57,6 +68,9 @@ class WordPieceEncoder:
 
     model_id: str
     dim: int = 384
+
+    #: Padded-token cap per forward pass; CPU throughput drops for bigger (padded) batches.
+    max_batch_tokens: int = 1024
 
     def __init__(self, tokenizer_file: Path, batch_size: int = 64, max_tokens: int = MINILM_MAX_TOKENS):
         from tokenizers import Tokenizer
@@ -79,7 +93,7 @@ class WordPieceEncoder:
         if not texts:
             return out
         encs = self._tok.encode_batch(list(texts))
-        for idx in length_sorted_batches([len(e.ids) for e in encs], self.batch_size):
+        for idx in length_sorted_batches([len(e.ids) for e in encs], self.batch_size, self.max_batch_tokens):
             seq = max(len(encs[i].ids) for i in idx)
             ids = np.zeros((len(idx), seq), dtype=np.int64)
             mask = np.zeros_like(ids)
@@ -104,7 +118,8 @@ def _suffix(max_tokens: int) -> str:
 def make_encoder(cfg: dict[str, Any]) -> Encoder:
     """Build an encoder from a config dict: {"backend", "model", "batch_size", "max_tokens", "threads"}.
 
-    Optional "model_id" overrides the derived cache key (e.g. to name a local fine-tuned model).
+    Optional keys: "model_id" overrides the derived cache key (e.g. to name a local fine-tuned
+    model); "max_batch_tokens" caps padded tokens per MiniLM forward pass; "dim" for litellm.
     """
     backend = cfg.get("backend", "onnx-int8")
     batch_size = int(cfg.get("batch_size", 64))
@@ -134,6 +149,8 @@ def make_encoder(cfg: dict[str, Any]) -> Encoder:
         enc = LiteLLMEncoder(model=model, batch_size=batch_size, dim=cfg.get("dim"))
     else:
         raise ValueError(f"unknown embed backend {backend!r} (key 'backend'); allowed: {', '.join(BACKENDS)}")
+    if cfg.get("max_batch_tokens") and isinstance(enc, WordPieceEncoder):
+        enc.max_batch_tokens = int(cfg["max_batch_tokens"])  # speed only: vectors do not depend on it
     if cfg.get("model_id"):
         enc.model_id = str(cfg["model_id"])
     return enc

@@ -8,7 +8,8 @@ our own list of scientific ones, then run a small safety net over Punkt's output
 
 * merge a split after an abbreviation that never ends a sentence (``Fig.``, ``et al.``), or
   one that takes a number when a number follows (``Art. 3``, ``No. 5``);
-* merge a piece that starts in lower case or with closing punctuation (Punkt split too eagerly);
+* merge a piece that starts in lower case or with closing punctuation (Punkt split too eagerly),
+  and a bare caption label ("Fig. 1.") with its caption;
 * force a split before bullet glyphs (``●``, ``•``), which always start a new item, and
   after a lone lower-case letter with a period before a capital (``tCO 2 e. The``): initials
   are upper case, so Punkt's initial rule should not apply;
@@ -36,12 +37,13 @@ ABBREVIATIONS = frozenset(
 # Abbreviations after which a sentence essentially never ends, whatever follows.
 NEVER_FINAL = frozenset("fig figs eq eqs tab tbl sec secs sect ch chap app appx al vs cf approx e.g i.e viz w.r.t".split())
 # Abbreviations that take a number ("Art. 3(1)", "No. 5", "p. 12"): never final before a digit.
-BEFORE_NUMBER = NEVER_FINAL | frozenset("art no nos vol vols ref refs p pp ch".split())
+BEFORE_NUMBER = NEVER_FINAL | frozenset("art no nos vol vols ref refs p pp ch figure table section equation".split())
 BULLETS = "●•▪◦■♦➢►"
 MAX_CHARS = 600
 
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _STARTS_CONTINUATION = re.compile(r"^[a-z,;:)\]]")
+_CAPTION_LABEL = re.compile(r"^(?:Fig(?:ure)?|Table|Tab)\.?\s*\d+[.:]$", re.I)
 _FORCED = re.compile(rf"\s(?=[{BULLETS}])|(?<=\s[a-z]\.)\s+(?=[A-Z])")
 
 
@@ -69,7 +71,7 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _glued(prev: str, nxt: str) -> bool:
     """True when Punkt's boundary between ``prev`` and ``nxt`` is wrong."""
-    if _STARTS_CONTINUATION.match(nxt):
+    if _STARTS_CONTINUATION.match(nxt) or _CAPTION_LABEL.match(prev):
         return True
     m = _LAST_WORD.search(prev)
     word = m.group(1).lower() if m else ""

@@ -80,7 +80,7 @@ def join_lines(lines: Iterable[str], vocab: set[str] = frozenset()) -> tuple[str
         if not out:
             out = line
             continue
-        left = _HYPHEN_END.search(out)
+        left = _HYPHEN_END.search(out, out.rfind(" ") + 1)  # only the last token: keeps this linear
         if left and line[0].isalnum():  # a hyphen at the line end: glue, dropping it inside a word
             right = _LOWER_START.match(line)
             out = (out[:-1] if right and _join_hyphenated(left.group(1), right.group(0), vocab) else out) + line

@@ -72,3 +72,13 @@ def test_bad_backend_raises():
         make_encoder({"backend": "tensorflow"})
     msg = str(err.value)
     assert "backend" in msg and "tensorflow" in msg and all(b in msg for b in BACKENDS)
+
+
+def test_length_sorted_batches_caps_padded_tokens():
+    from pipeline.embed.backends import length_sorted_batches
+
+    lengths = [5, 300, 7, 6, 250, 8]
+    batches = [list(b) for b in length_sorted_batches(lengths, batch_size=3, max_batch_tokens=520)]
+    assert sorted(i for b in batches for i in b) == list(range(6))
+    assert batches == [[0, 3, 2], [5, 4], [1]]  # 2 x 250 fits the cap, 2 x 300 would not
+    assert all(len(b) * max(lengths[i] for i in b) <= 520 or len(b) == 1 for b in batches)

@@ -29,6 +29,8 @@ CASES = [
     ("This is the 20th century. The next one differs.", ["This is the 20th century.", "The next one differs."]),
     ("Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e. Switch Transformer simplifies routing.",
      ["Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e.", "Switch Transformer simplifies routing."]),
+    ("The framework (Figure. 1) saves energy. Fig. 1. Overview of the framework. Next.",
+     ["The framework (Figure. 1) saves energy.", "Fig. 1. Overview of the framework.", "Next."]),
     ("D. Patterson and J. Dean wrote it. They agree.", ["D. Patterson and J. Dean wrote it.", "They agree."]),
     ("We highlight: ● Large DNNs use less ● Geography matters. We now optimise.",
      ["We highlight:", "● Large DNNs use less", "● Geography matters.", "We now optimise."]),
