@@ -47,7 +47,7 @@ def cmd_index(a) -> None:
 
     p = _json(a.params)
     trees = sorted(str(x) for x in Path(a.trees).glob("*.json")) if Path(a.trees).is_dir() else a.trees.split(",")
-    stats = build_index(trees, a.out, p["index"], p["embedding"], a.cache_dir, p)
+    stats = build_index(trees, a.out, p["index"], p.get("embedding"), a.cache_dir, p)
     print(json.dumps(stats))
 
 
@@ -55,13 +55,13 @@ def cmd_retrieve(a) -> None:
     import pandas as pd
 
     from pipeline.provenance import atomic_write_jsonl, write_manifest
-    from pipeline.retrieve.dense import retrieve
+    from pipeline.retrieve.run import retrieve
 
     p = _json(a.params)
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
-    rows = retrieve(a.index, questions, p["retrieval"], p["upstream"]["embedding"], a.cache_dir)
+    rows = retrieve(questions, p, a.index_dir, a.cache_dir)
     atomic_write_jsonl(a.out, rows)
-    write_manifest(a.out, p, [a.index, a.questions])
+    write_manifest(a.out, p, [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])] + [a.questions])
 
 
 def cmd_answer(a) -> None:
@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_index)
 
     s = sub.add_parser("retrieve", help="dense retrieval for one split")
-    for flag in ("--index", "--questions", "--params", "--cache-dir", "--out"):
+    for flag in ("--index-dir", "--questions", "--params", "--cache-dir", "--out"):
         s.add_argument(flag, required=True)
     s.set_defaults(fn=cmd_retrieve)
 

@@ -14,7 +14,8 @@ import yaml
 
 from pipeline.provenance import stable_hash
 
-LEVELS_BY_KIND = {"tree": {"document", "section", "paragraph", "sentence"}, "chunks": {"chunk"}}
+TREE_LEVELS = {"document", "section", "paragraph", "sentence"}
+LEVELS_BY_KIND = {"tree": TREE_LEVELS, "chunks": {"chunk"}, "bm25": TREE_LEVELS}
 
 
 class ConfigError(ValueError):
@@ -42,6 +43,16 @@ def validate(cfg: dict) -> dict:
     if errors:
         e = errors[0]
         raise ConfigError(f"config key '{_key_path(e)}': {e.message}")
+    for name, idx in cfg["indexes"].items():
+        if idx["kind"] == "chunks":
+            idx.setdefault("chunk_tokens", 512)
+            idx.setdefault("overlap_tokens", 64)
+            if idx["overlap_tokens"] >= idx["chunk_tokens"]:
+                raise ConfigError(f"config key 'indexes.{name}.overlap_tokens': must be below chunk_tokens")
+        if idx["kind"] == "bm25":
+            idx.setdefault("levels", ["sentence", "paragraph"])
+        elif "levels" in idx:
+            raise ConfigError(f"config key 'indexes.{name}.levels': only bm25 indexes take levels")
     for name, variant in cfg["retrieval"].items():
         index = variant["index"]
         if index not in cfg["indexes"]:
@@ -49,7 +60,15 @@ def validate(cfg: dict) -> dict:
         kind = cfg["indexes"][index]["kind"]
         variant.setdefault("levels", ["chunk"] if kind == "chunks" else ["sentence", "paragraph"])
         variant.setdefault("expand", "none" if kind == "chunks" else "paragraph")
-        bad = set(variant["levels"]) - LEVELS_BY_KIND[kind]
+        allowed = set(cfg["indexes"][index].get("levels", [])) if kind == "bm25" else LEVELS_BY_KIND[kind]
+        hybrid = variant.get("hybrid")
+        if hybrid:
+            other = cfg["indexes"].get(hybrid["index"])
+            if kind != "tree" or other is None or other["kind"] != "bm25":
+                raise ConfigError(f"config key 'retrieval.{name}.hybrid.index': a hybrid pairs a 'tree' index "
+                                  f"with a 'bm25' index (got {index}:{kind} + {hybrid['index']})")
+            allowed &= set(other["levels"])
+        bad = set(variant["levels"]) - allowed
         if bad:
             raise ConfigError(f"config key 'retrieval.{name}.levels': {sorted(bad)} not in a '{kind}' index")
         if kind == "chunks" and variant["expand"] != "none":
@@ -66,12 +85,6 @@ def validate(cfg: dict) -> dict:
     splits = cfg["wattbot"]["splits"]
     if cfg["wattbot"]["score_split"] not in splits:
         raise ConfigError(f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits")
-    for name, idx in cfg["indexes"].items():
-        if idx["kind"] == "chunks":
-            idx.setdefault("chunk_tokens", 512)
-            idx.setdefault("overlap_tokens", 64)
-            if idx["overlap_tokens"] >= idx["chunk_tokens"]:
-                raise ConfigError(f"config key 'indexes.{name}.overlap_tokens': must be below chunk_tokens")
     cfg.setdefault("llm", {})
     cfg["llm"] = {"mode": "live", "timeout_s": 120, "max_retries": 3, **cfg["llm"]}
     cfg["embedding"] = {"batch_size": 64, "max_tokens": 512, "threads": 2, **cfg["embedding"]}
@@ -92,12 +105,20 @@ def load_config(path: str | Path = "config.yaml", overrides: dict | None = None)
 # --- slices: the part of the config that shapes one output (for params: and manifests) ---
 
 def index_slice(cfg: dict, index: str) -> dict:
-    return {"index": cfg["indexes"][index], "embedding": cfg["embedding"], "name": index}
+    idx = cfg["indexes"][index]
+    return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": cfg["embedding"]})}
+
+
+def retrieval_indexes(cfg: dict, variant: str) -> list[str]:
+    r = cfg["retrieval"][variant]
+    return [r["index"]] + ([r["hybrid"]["index"]] if r.get("hybrid") else [])
 
 
 def retrieval_slice(cfg: dict, variant: str) -> dict:
-    r = cfg["retrieval"][variant]
-    return {"retrieval": r, "name": variant, **{"upstream": index_slice(cfg, r["index"])}}
+    indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
+    dense = any(idx["kind"] != "bm25" for idx in indexes.values())
+    return {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
+            "embedding": cfg["embedding"] if dense else None}
 
 
 def answering_slice(cfg: dict, variant: str) -> dict:

@@ -7,14 +7,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.config import answering_slice, config_hash, index_slice, retrieval_slice
+from pipeline.config import answering_slice, config_hash, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
 from pipeline.datasets.wattbot import document_source, load_metadata
 
 RESULTS = "results/wattbot"
 
 
 def doc_ids(cfg: dict) -> list[str]:
-    return sorted(load_metadata(Path(cfg["wattbot"]["dir"]) / "metadata.csv")["id"])
+    """All documents of the metadata, or the configured subset (an unknown id is an error)."""
+    known = sorted(load_metadata(Path(cfg["wattbot"]["dir"]) / "metadata.csv")["id"])
+    subset = cfg["wattbot"].get("docs")
+    if not subset:
+        return known
+    unknown = sorted(set(subset) - set(known))
+    if unknown:
+        raise ValueError(f"config key 'wattbot.docs': unknown document id(s) {', '.join(unknown)}")
+    return sorted(subset)
 
 
 def tree_source(cfg: dict, doc: str) -> str:

@@ -67,7 +67,7 @@ def normalise_value(value: str, question: str) -> str:
             return "1"
         if "false" in low:
             return "0"
-    nums = re.findall(r"-?\d+(?:\.\d+)?", value)
+    nums = re.findall(r"(?<![\d.])-?\d+(?:\.\d+)?", value)  # the dash in "80-90" is not a minus
     if len(nums) == 2 and re.search(r"\d\s*(?:-|–|—|to)\s*\d", value) and not value.startswith("["):
         return f"[{float(nums[0])},{float(nums[1])}]"
     return value.replace(",", "") if re.fullmatch(r"-?[\d,]+(?:\.\d+)?", value) else value

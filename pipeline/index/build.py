@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from pipeline.embed import EmbeddingCache, make_encoder
+from pipeline.index.bm25 import build_bm25_index
 from pipeline.index.flat import build_chunk_index
 from pipeline.index.hier import build_tree_index
 from pipeline.index.store import IndexWriter
@@ -19,6 +20,12 @@ def build_index(tree_paths: list[str], out_path: str, index_cfg: dict, embedding
                 cache_dir: str, config_slice: dict | None = None) -> dict:
     """Build one index variant and write its manifest. Returns counts and timings."""
     trees = [DocTree.load(p) for p in sorted(tree_paths)]
+    if index_cfg["kind"] == "bm25":  # lexical: no encoder, no vectors
+        writer = IndexWriter(out_path, None, {"model_id": "bm25", "index": index_cfg, "levels": index_cfg["levels"]})
+        counts = build_bm25_index(trees, index_cfg["levels"], writer)
+        writer.close()
+        write_manifest(out_path, config_slice or {"index": index_cfg}, inputs=sorted(tree_paths), counts=counts)
+        return {"counts": counts}
     encoder = make_encoder(embedding_cfg)
     cache = EmbeddingCache(Path(cache_dir) / "embeddings.sqlite")
     writer = IndexWriter(out_path, encoder.dim, {"model_id": encoder.model_id, "index": index_cfg})

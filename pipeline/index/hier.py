@@ -10,13 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.index.store import IndexWriter, StoredNode
-from pipeline.tree import DocTree, Node
+from pipeline.tree import DocTree
 
 AGGREGATED = ("paragraph", "section", "document")
-
-
-def stored(node: Node) -> StoredNode:
-    return StoredNode(node.id, node.doc_id, node.level, node.kind, node.parent, node.start, node.end, node.pages, node.text)
 
 
 def aggregate(tree: DocTree, leaf_vecs: dict[str, np.ndarray], leaf_tokens: dict[str, int]) -> dict[str, np.ndarray]:
@@ -54,7 +50,7 @@ def build_tree_index(trees: list[DocTree], embed, count_tokens, writer: IndexWri
             {n.id: t for n, t in zip(leaves, tokens[span])},
         )
         nodes = [n for n in tree.nodes.values() if n.id in vecs]
-        writer.add([stored(n) for n in nodes], np.stack([vecs[n.id] for n in nodes]))
+        writer.add([StoredNode.from_node(n) for n in nodes], np.stack([vecs[n.id] for n in nodes]))
         for n in nodes:
             counts[n.level] += 1
     return counts

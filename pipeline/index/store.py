@@ -20,7 +20,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE nodes (
     rowid INTEGER PRIMARY KEY, node_id TEXT UNIQUE NOT NULL, doc_id TEXT NOT NULL,
     level TEXT NOT NULL, kind TEXT NOT NULL, parent TEXT, start INTEGER NOT NULL,
-    "end" INTEGER NOT NULL, pages TEXT NOT NULL, text TEXT NOT NULL
+    "end" INTEGER NOT NULL, pages TEXT NOT NULL, text TEXT NOT NULL, tokens TEXT
 );
 CREATE INDEX nodes_parent ON nodes(parent);
 """
@@ -38,6 +38,11 @@ class StoredNode:
     pages: list[int]
     text: str
 
+    @classmethod
+    def from_node(cls, node) -> "StoredNode":
+        """From a :class:`pipeline.tree.Node`."""
+        return cls(node.id, node.doc_id, node.level, node.kind, node.parent, node.start, node.end, node.pages, node.text)
+
 
 def connect(path: str | Path) -> "sqlean.Connection":
     db = sqlean.connect(str(path))
@@ -50,7 +55,8 @@ def connect(path: str | Path) -> "sqlean.Connection":
 class IndexWriter:
     """Writes nodes and vectors into a fresh file; call :meth:`close` to finish."""
 
-    def __init__(self, path: str | Path, dim: int, meta: dict):
+    def __init__(self, path: str | Path, dim: int | None, meta: dict):
+        """``dim=None`` makes a store without vectors (the BM25 index keeps tokens instead)."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Built under a temp name and renamed by close(): a killed build never leaves a
@@ -59,24 +65,31 @@ class IndexWriter:
         self.tmp.unlink(missing_ok=True)
         self.db = connect(self.tmp)
         self.db.executescript(SCHEMA)
-        self.db.execute(
-            f"CREATE VIRTUAL TABLE vectors USING vec0("
-            f"node_rowid INTEGER PRIMARY KEY, embedding float[{dim}] distance_metric=cosine, level TEXT)"
-        )
+        if dim is not None:
+            self.db.execute(
+                f"CREATE VIRTUAL TABLE vectors USING vec0("
+                f"node_rowid INTEGER PRIMARY KEY, embedding float[{dim}] distance_metric=cosine, level TEXT)"
+            )
         meta = {**meta, "dim": dim}
         self.db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v, sort_keys=True)) for k, v in meta.items()])
         self.rowid = 0
 
-    def add(self, nodes: list[StoredNode], vectors: np.ndarray) -> None:
-        assert len(nodes) == len(vectors), "one vector per node"
+    def add(self, nodes: list[StoredNode], vectors: np.ndarray | None = None,
+            tokens: list[list[str] | None] | None = None) -> None:
+        """Append nodes with their vectors (dense stores) or their tokens (BM25)."""
+        if vectors is not None and len(vectors) != len(nodes):
+            raise ValueError(f"{len(nodes)} nodes but {len(vectors)} vectors")
         rows, vecs = [], []
-        for node, vec in zip(nodes, np.asarray(vectors, dtype=np.float32)):
+        for i, node in enumerate(nodes):
             self.rowid += 1
+            toks = json.dumps(tokens[i]) if tokens is not None and tokens[i] is not None else None
             rows.append((self.rowid, node.node_id, node.doc_id, node.level, node.kind, node.parent,
-                         node.start, node.end, json.dumps(node.pages), node.text))
-            vecs.append((self.rowid, vec.tobytes(), node.level))
-        self.db.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-        self.db.executemany("INSERT INTO vectors(node_rowid, embedding, level) VALUES (?,?,?)", vecs)
+                         node.start, node.end, json.dumps(node.pages), node.text, toks))
+            if vectors is not None:
+                vecs.append((self.rowid, np.asarray(vectors[i], dtype=np.float32).tobytes(), node.level))
+        self.db.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+        if vecs:
+            self.db.executemany("INSERT INTO vectors(node_rowid, embedding, level) VALUES (?,?,?)", vecs)
 
     def close(self) -> None:
         self.db.commit()

@@ -27,7 +27,7 @@ def leaderboard(params: dict, score_paths: list[str]) -> pd.DataFrame:
             "variant": name,
             "backend": v["answering"]["backend"],
             "retrieval": v["answering"]["retrieval"],
-            "index": v["upstream"]["retrieval"]["index"],
+            "indexes": "+".join(sorted(v["upstream"]["indexes"])),
             **{c: round(a25[c], 4) for c in SCORE_COLUMNS},
             "score_2026": round(a26["score"], 4),
             **res["retrieval"],

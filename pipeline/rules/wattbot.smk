@@ -50,7 +50,7 @@ rule index:
 
 rule retrieve:
     input:
-        index=lambda w: f"{R}/index/{CFG['retrieval'][w.rv]['index']}.sqlite",
+        indexes=lambda w: [f"{R}/index/{n}.sqlite" for n in wf.retrieval_indexes(CFG, w.rv)],
         questions=f"{R}/ingest/{{split}}.csv",
     output: f"{R}/retrieval/{{rv}}/{{split}}.jsonl"
     params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
@@ -58,7 +58,7 @@ rule retrieve:
     benchmark: "benchmarks/wattbot/retrieve/{rv}/{split}.tsv"
     threads: 1
     resources: mem_mb=2000, runtime=10, encoder=1
-    shell: "python -m pipeline retrieve --index {input.index:q} --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+    shell: "python -m pipeline retrieve --index-dir {R}/index --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
 
 
 rule answer:

@@ -6,7 +6,7 @@ import pytest
 from pipeline.answer.extractive import Answer, answer_question
 from pipeline.answer.numbers import find_numbers, fmt, unit_score
 
-# Exact sentences from /work/shared/data/wattbot/corpus (whitespace collapsed).
+# Exact sentences from the WattBot corpus (whitespace collapsed).
 GSHARD = "Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e."
 INFERENCE_90 = ("Recent estimates suggest inference can account for up to 90% of a model’s total lifecycle "
                 "energy use [14, 15].")

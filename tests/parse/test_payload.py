@@ -6,9 +6,11 @@ import pytest
 from pipeline.parse.payload import load_payload, page_paragraphs
 from pipeline.parse.text import join_lines, vocabulary
 
-CORPUS = Path("/work/shared/data/wattbot/corpus")
+from pipeline.datasets.paths import wattbot_dir
+
+CORPUS = wattbot_dir() / "corpus"
 DOCS = ["patterson2021", "strubell2019", "khan2025"]
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="WattBot corpus not available")
+needs_corpus = pytest.mark.usefixtures("wattbot_dir")  # fails loudly when the data is missing
 
 
 @pytest.fixture(scope="module")

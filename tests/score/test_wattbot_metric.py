@@ -11,7 +11,9 @@ import pytest
 
 from pipeline.score.wattbot import PROFILES, per_question, score_files, score_frames
 
-TRAIN = Path("/work/shared/data/wattbot/train_QA.csv")
+from pipeline.datasets.paths import wattbot_dir
+
+TRAIN = wattbot_dir() / "train_QA.csv"
 BOTH = pytest.mark.parametrize("profile", PROFILES)
 BLANK_SUB = {"answer_value": "is_blank", "ref_id": "is_blank", "ref_url": "is_blank",
              "supporting_materials": "is_blank"}

@@ -1,0 +1,61 @@
+"""Shared fixtures: real WattBot data from ../shared (never copied into the repo)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from pipeline.datasets.paths import wattbot_dir  # noqa: E402
+
+WATTBOT = wattbot_dir()
+DOCS = ("khan2025", "patterson2021", "strubell2019")  # three real documents, small and varied
+
+
+@pytest.fixture(scope="session")
+def wattbot_dir() -> Path:
+    if not WATTBOT.exists():
+        pytest.fail(f"WattBot data not found at {WATTBOT}; set WATTBENCH_DATA to the shared data folder")
+    return WATTBOT
+
+
+@pytest.fixture(scope="session")
+def three_trees(wattbot_dir):
+    from pipeline.parse.payload import load_payload
+
+    return [load_payload(wattbot_dir / "corpus" / f"{d}.json") for d in DOCS]
+
+
+@pytest.fixture(scope="session")
+def encoder():
+    from pipeline.embed import make_encoder
+
+    return make_encoder({"backend": "onnx-int8", "max_tokens": 512})
+
+
+@pytest.fixture(scope="session")
+def built_indexes(tmp_path_factory, three_trees, encoder):
+    """hier, flat and bm25 indexes over the three real documents (built once per session)."""
+    from pipeline.embed import EmbeddingCache
+    from pipeline.index.bm25 import build_bm25_index
+    from pipeline.index.flat import build_chunk_index
+    from pipeline.index.hier import build_tree_index
+    from pipeline.index.store import IndexWriter
+
+    root = tmp_path_factory.mktemp("indexes")
+    cache = EmbeddingCache(root / "cache" / "embeddings.sqlite")
+    embed = lambda texts: cache.encode(encoder, texts, progress=False)  # noqa: E731
+    w = IndexWriter(root / "hier.sqlite", encoder.dim, {"model_id": encoder.model_id})
+    counts = {"hier": build_tree_index(three_trees, embed, encoder.count_tokens, w)}
+    w.close()
+    w = IndexWriter(root / "flat.sqlite", encoder.dim, {"model_id": encoder.model_id})
+    counts["flat"] = build_chunk_index(three_trees, embed, encoder.count_tokens, w, 512, 64)
+    w.close()
+    w = IndexWriter(root / "bm25.sqlite", None, {"model_id": "bm25", "levels": ["sentence", "paragraph"]})
+    counts["bm25"] = build_bm25_index(three_trees, ["sentence", "paragraph"], w)
+    w.close()
+    return {"dir": root, "cache_dir": root / "cache", "counts": counts}

@@ -1,0 +1,48 @@
+"""Config validation names the bad key; the default config is valid."""
+import copy
+
+import pytest
+import yaml
+
+from pipeline.config import ConfigError, answering_slice, load_config, validate
+from pipeline.datasets.paths import REPO
+
+
+@pytest.fixture()
+def raw():
+    return yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def test_default_config_is_valid():
+    cfg = load_config(REPO / "config.yaml")
+    assert cfg["default_variant"] in cfg["answering"]
+    assert cfg["wattbot"]["dir"].endswith("shared/data/wattbot")
+
+
+@pytest.mark.parametrize("mutate, key", [
+    (lambda c: c.update(bogus=1), "<top level>"),
+    (lambda c: c["embedding"].update(backend="word2vec"), "embedding.backend"),
+    (lambda c: c["retrieval"]["hier-dense"].update(top_k=0), "retrieval.hier-dense.top_k"),
+    (lambda c: c["retrieval"]["hier-dense"].update(index="nope"), "retrieval.hier-dense.index"),
+    (lambda c: c["answering"]["hier-extractive"].update(retrieval="nope"), "answering.hier-extractive.retrieval"),
+    (lambda c: c.update(default_variant="nope"), "default_variant"),
+    (lambda c: c["indexes"]["flat"].update(overlap_tokens=600), "indexes.flat.overlap_tokens"),
+    (lambda c: c["retrieval"]["flat-dense"].update(levels=["sentence"]), "retrieval.flat-dense.levels"),
+    (lambda c: c["retrieval"]["hier-dense"].update(hybrid={"index": "flat", "mode": "rrf", "top_k": 5}),
+     "retrieval.hier-dense.hybrid.index"),
+    (lambda c: c["answering"]["hier-extractive"].update(backend="llm"), "answering.hier-extractive.model"),
+    (lambda c: c["wattbot"].update(score_split="dev"), "wattbot.score_split"),
+])
+def test_bad_values_name_the_key(raw, mutate, key):
+    cfg = copy.deepcopy(raw)
+    mutate(cfg)
+    with pytest.raises(ConfigError, match=f"config key '{key}'"):
+        validate(cfg)
+
+
+def test_slices_follow_the_variant_chain(raw):
+    cfg = validate(raw)
+    s = answering_slice(cfg, "rrf-extractive")
+    assert s["upstream"]["retrieval"]["index"] == "hier"
+    assert set(s["upstream"]["indexes"]) == {"hier", "bm25"}
+    assert s["upstream"]["embedding"]["backend"] == cfg["embedding"]["backend"]
