@@ -1,0 +1,56 @@
+"""What the Snakefile expands: documents, sources (PDF over JSON), params that track variants."""
+import json
+import subprocess
+import sys
+
+import fitz
+import pytest
+
+from pipeline.config import load_config
+from pipeline.datasets.paths import REPO
+from pipeline.tree import DocTree
+from pipeline.workflow import answering_params, doc_ids, tree_source
+
+
+@pytest.fixture()
+def cfg():
+    return load_config(REPO / "config.yaml")
+
+
+def test_documents_and_subsets(cfg):
+    assert len(doc_ids(cfg)) == 32
+    cfg["wattbot"]["docs"] = ["strubell2019", "khan2025"]
+    assert doc_ids(cfg) == ["khan2025", "strubell2019"]
+    cfg["wattbot"]["docs"] = ["nobody"]
+    with pytest.raises(ValueError, match="wattbot.docs"):
+        doc_ids(cfg)
+
+
+def test_pdf_folder_takes_precedence(cfg, tmp_path):
+    assert tree_source(cfg, "strubell2019").endswith("corpus/strubell2019.json")
+    doc = fitz.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "1 Introduction", fontsize=16)
+    page.insert_text((72, 140), "Training BERT on GPUs emitted 1438 lbs of CO2.", fontsize=10)
+    doc.save(tmp_path / "strubell2019.pdf")
+    cfg["wattbot"]["pdf_dir"] = str(tmp_path)
+    source = tree_source(cfg, "strubell2019")
+    assert source == str(tmp_path / "strubell2019.pdf")
+    assert tree_source(cfg, "khan2025").endswith("corpus/khan2025.json")  # no PDF: the corpus JSON
+    out = tmp_path / "tree.json"
+    done = subprocess.run([sys.executable, "-m", "pipeline", "tree", "--source", source, "--doc-id", "strubell2019",
+                           "--out", str(out)], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    tree = DocTree.load(out)
+    assert "1438 lbs" in tree.text and json.loads(out.with_name("tree.json.manifest.json").read_text())["config"] == {"parser": "pdf"}
+
+
+def test_params_change_only_with_their_branch(cfg):
+    before = {v: answering_params(cfg, v) for v in cfg["answering"]}
+    cfg["answering"]["bm25-extractive"]["extractive"] = {"min_support": 0.3}
+    after = {v: answering_params(cfg, v) for v in cfg["answering"]}
+    assert [v for v in before if before[v] != after[v]] == ["bm25-extractive"]
+    cfg["indexes"]["bm25"]["levels"] = ["sentence"]
+    cfg["retrieval"]["bm25"]["levels"] = ["sentence"]
+    changed = [v for v in after if answering_params(cfg, v) != after[v]]
+    assert sorted(changed) == ["bm25-extractive"] + (["rrf-extractive"] if "rrf-extractive" in after else [])
