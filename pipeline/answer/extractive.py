@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from pipeline.answer.record import Answer, blank_answer
+from pipeline.parse.sentences import sentence_texts
 from pipeline.answer.numbers import Mention, find_numbers, fmt, is_year, keep_scale_for, unit_key, unit_score
 
 BLANK = "is_blank"
@@ -111,7 +112,6 @@ def coverage(qt: QTerms, text: str) -> float:
 
 # ---------------------------------------------------------------------------------- candidates
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z\[(\"“0-9])")
 
 
 _LIGATURES = str.maketrans({"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl"})
@@ -125,8 +125,8 @@ def clean(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    text = clean(text)
-    return [s for s in _SENT_SPLIT.split(text) if len(s) > 2]
+    """The corpus splitter (abbreviations, decimals and citations stay inside sentences)."""
+    return [s for s in sentence_texts(clean(text)) if len(s) > 2]
 
 
 _BIBLIO = re.compile(r"arXiv:\s?\d|arXiv preprint|In Proceedings|Proceedings of|https?://|doi\.org|\bpp\. \d"
