@@ -71,6 +71,11 @@ def validate(cfg: dict) -> dict:
         bad = set(variant["levels"]) - allowed
         if bad:
             raise ConfigError(f"config key 'retrieval.{name}.levels': {sorted(bad)} not in a '{kind}' index")
+        uses_bm25 = kind == "bm25" or bool(hybrid)
+        if "level_fusion" in variant and not uses_bm25:
+            raise ConfigError(f"config key 'retrieval.{name}.level_fusion': only variants that use a bm25 index take it")
+        if hybrid and "weight" in hybrid and hybrid["mode"] == "append":
+            raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only rrf and convex take a weight")
         if kind == "chunks" and variant["expand"] != "none":
             raise ConfigError(f"config key 'retrieval.{name}.expand': chunks have no parents to expand to")
     for name, variant in cfg["answering"].items():

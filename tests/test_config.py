@@ -32,6 +32,12 @@ def test_default_config_is_valid():
      "retrieval.hier-dense.hybrid.index"),
     (lambda c: c["answering"]["hier-extractive"].update(backend="llm"), "answering.hier-extractive.model"),
     (lambda c: c["wattbot"].update(score_split="dev"), "wattbot.score_split"),
+    (lambda c: c["retrieval"]["hier-dense"].update(level_fusion="rrf"), "retrieval.hier-dense.level_fusion"),
+    (lambda c: c["retrieval"]["bm25"].update(level_fusion="max"), "retrieval.bm25.level_fusion"),
+    (lambda c: c["retrieval"]["hier-dense"].update(hybrid={"index": "bm25", "mode": "append", "top_k": 5, "weight": .7}),
+     "retrieval.hier-dense.hybrid.weight"),
+    (lambda c: c["retrieval"]["hier-dense"].update(hybrid={"index": "bm25", "mode": "convex", "top_k": 5, "weight": 2}),
+     "retrieval.hier-dense.hybrid.weight"),
 ])
 def test_bad_values_name_the_key(raw, mutate, key):
     cfg = copy.deepcopy(raw)
@@ -46,3 +52,11 @@ def test_slices_follow_the_variant_chain(raw):
     assert s["upstream"]["retrieval"]["index"] == "hier"
     assert set(s["upstream"]["indexes"]) == {"hier", "bm25"}
     assert s["upstream"]["embedding"]["backend"] == cfg["embedding"]["backend"]
+
+
+def test_fusion_knobs_are_accepted(raw):
+    raw["retrieval"]["bm25"]["level_fusion"] = "rrf"
+    raw["retrieval"]["hier-dense"]["hybrid"] = {"index": "bm25", "mode": "convex", "top_k": 16, "weight": 0.7}
+    raw["retrieval"]["hier-dense"]["level_fusion"] = "score"
+    cfg = validate(raw)
+    assert cfg["retrieval"]["hier-dense"]["hybrid"]["weight"] == 0.7

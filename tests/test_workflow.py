@@ -9,7 +9,7 @@ import pytest
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
 from pipeline.tree import DocTree
-from pipeline.workflow import answering_params, doc_ids, tree_source
+from pipeline.workflow import answering_params, doc_ids, retrieval_indexes, tree_source
 
 
 @pytest.fixture()
@@ -52,5 +52,6 @@ def test_params_change_only_with_their_branch(cfg):
     assert [v for v in before if before[v] != after[v]] == ["bm25-extractive"]
     cfg["indexes"]["bm25"]["levels"] = ["sentence"]
     cfg["retrieval"]["bm25"]["levels"] = ["sentence"]
-    changed = [v for v in after if answering_params(cfg, v) != after[v]]
-    assert sorted(changed) == ["bm25-extractive"] + (["rrf-extractive"] if "rrf-extractive" in after else [])
+    changed = sorted(v for v in after if answering_params(cfg, v) != after[v])
+    uses_bm25 = sorted(v for v, a in cfg["answering"].items() if "bm25" in retrieval_indexes(cfg, a["retrieval"]))
+    assert changed == uses_bm25 and "hier-extractive" not in changed

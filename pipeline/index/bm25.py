@@ -3,25 +3,104 @@
 The index file is the tokenised corpus in SQLite (the same node table as the dense
 stores, plus a tokens column), so it is a real DAG output that a rerun reuses; the
 BM25 statistics are rebuilt from it at load time in about a second.
+
+Tokens: NFKC-folded ("CO₂" -> "co2"), lower-cased words and numbers; thousands separators
+dropped ("5,842" -> "5842"), decimals kept whole ("4.3", "6.1b"); a hyphenated name is kept
+whole *and* as its parts ("gshard-600b", "gshard", "600b"); a short English stopword list is
+dropped; words get a light stem (Porter's step 1 plus its final-e rule: plurals, -ed, -ing).
 """
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import numpy as np
 from rank_bm25 import BM25Okapi
 
 from pipeline.index.store import IndexReader, IndexWriter, StoredNode
+from pipeline.retrieve.fusion import rrf
 from pipeline.tree import DocTree
 
-TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+# a word or number, optionally joined to more by hyphens; "4.3", "6.1b", "5,842", "llama-3.1"
+TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+[a-z]*)*(?:-[a-z0-9]+(?:[.,][0-9]+[a-z]*)*)*")
+STOPWORDS = frozenset("""
+a an and are as at be been being but by can could did do does for from had has have how if in into is it
+its may might of on or our so such than that the their them then there these they this those to too
+was we were what when where which while who whom whose why will with would
+""".split())
+LEVEL_FUSIONS = ("score", "rrf")
+
+
+def _cons(w: str, i: int) -> bool:
+    """Porter's consonant test ("y" after a consonant is a vowel)."""
+    if w[i] in "aeiou":
+        return False
+    return w[i] != "y" or i == 0 or not _cons(w, i - 1)
+
+
+def _measure(w: str) -> int:
+    """Porter's m: the number of vowel-consonant sequences in ``w``."""
+    form = re.sub(r"v+", "v", re.sub(r"c+", "c", "".join("c" if _cons(w, i) else "v" for i in range(len(w)))))
+    return form.count("vc")
+
+
+def _cvc(w: str) -> bool:
+    n = len(w)
+    return n >= 3 and _cons(w, n - 3) and not _cons(w, n - 2) and _cons(w, n - 1) and w[-1] not in "wxy"
+
+
+def stem(t: str) -> str:
+    """Light stemming: Porter (1980) step 1a/1b/1c and 5a, so "emissions"/"emission",
+    "trained"/"training"/"train" and "measure"/"measured" meet; derivational suffixes
+    ("-ation", "-ness") are left alone. Tokens with digits lose only a plural "s" ("h100s")."""
+    if not t.isalpha():
+        return t[:-1] if re.fullmatch(r"[a-z]*[0-9]+s", t) else t
+    if len(t) <= 2:
+        return t
+    if t.endswith(("sses", "ies")):
+        t = t[:-2]
+    elif t.endswith("s") and not t.endswith("ss"):
+        t = t[:-1]
+    if t.endswith("eed"):
+        if _measure(t[:-3]) > 0:
+            t = t[:-1]
+    else:
+        for suffix in ("ed", "ing"):
+            base = t[: -len(suffix)]
+            if t.endswith(suffix) and any(not _cons(base, i) for i in range(len(base))):
+                t = base
+                if t.endswith(("at", "bl", "iz")):
+                    t += "e"
+                elif len(t) > 1 and t[-1] == t[-2] and _cons(t, len(t) - 1) and t[-1] not in "lsz":
+                    t = t[:-1]
+                elif _measure(t) == 1 and _cvc(t):
+                    t += "e"
+                break
+    if t.endswith("y") and any(not _cons(t, i) for i in range(len(t) - 1)):
+        t = t[:-1] + "i"
+    if t.endswith("e"):
+        m = _measure(t[:-1])
+        if m > 1 or (m == 1 and not _cvc(t[:-1])):
+            t = t[:-1]
+    return t
+
+
+def _number(t: str) -> str:
+    """Thousands separators go ("5,842" -> "5842"); trailing decimal zeros too ("2.50" -> "2.5")."""
+    t = t.replace(",", "")
+    return re.sub(r"^(\d+)\.(\d*?)0+$", lambda m: m[1] + ("." + m[2] if m[2] else ""), t)
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case word and number tokens; punctuation splits, decimals stay whole ("4.3")."""
-    return [t.replace(",", "") for t in TOKEN.findall(text.lower())]
+    """BM25 terms of ``text`` (see the module docstring); the same function for corpus and query."""
+    out = []
+    for word in TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
+        for t in [word, *word.split("-")] if "-" in word else [word]:
+            if t and t not in STOPWORDS:
+                out.append(stem(_number(t)))
+    return out
 
 
 def build_bm25_index(trees: list[DocTree], levels: list[str], writer: IndexWriter) -> dict:
@@ -37,8 +116,8 @@ def build_bm25_index(trees: list[DocTree], levels: list[str], writer: IndexWrite
 
 
 class BM25Searcher:
-    """Top-k BM25 search, restricted to ``levels`` (each level scored as its own collection,
-    so long paragraphs and short sentences do not share length statistics)."""
+    """Top-k BM25 search, restricted to ``levels``. Each level is its own collection (long
+    paragraphs and short sentences do not share length statistics); ``search`` merges them."""
 
     def __init__(self, path: str | Path, levels: list[str]):
         self.reader = IndexReader(path)
@@ -49,14 +128,25 @@ class BM25Searcher:
             ).fetchall()
             if not rows:
                 raise ValueError(f"{path}: no '{level}' nodes in this BM25 index (built for {self.reader.meta.get('levels')})")
-            self.by_level[level] = ([r[0] for r in rows], BM25Okapi([json.loads(r[1]) or ["<empty>"] for r in rows]))
+            corpus = [json.loads(r[1]) or ["<empty>"] for r in rows]
+            self.by_level[level] = ([r[0] for r in rows], BM25Okapi(corpus))
 
-    def search(self, query: str, k: int) -> list[tuple[StoredNode, float]]:
+    def search(self, query: str, k: int, fusion: str = "score") -> list[tuple[StoredNode, float]]:
+        """Top ``k`` nodes over all levels. ``fusion`` merges the per-level top-k lists:
+        ``score`` by raw BM25 score (a paragraph that matches query terms spread over several
+        of its sentences outranks each of them: broader evidence, which finds the right
+        document more often on WattBot train), ``rrf`` by reciprocal rank (levels count
+        equally; the rank-1 nodes of the levels tie, the first level in ``levels`` wins)."""
         q = tokenize(query)
-        scored: list[tuple[float, int]] = []
+        lists = []
         for rowids, bm25 in self.by_level.values():
             scores = bm25.get_scores(q)
             top = np.argsort(-scores, kind="stable")[:k]
-            scored += [(float(scores[i]), rowids[i]) for i in top if scores[i] > 0]
-        scored.sort(key=lambda x: (-x[0], x[1]))
-        return [(self.reader.node_by_rowid(r), s) for s, r in scored[:k]]
+            lists.append([(rowids[i], float(scores[i])) for i in top if scores[i] > 0])
+        if fusion == "score":
+            merged = sorted((x for ranked in lists for x in ranked), key=lambda x: (-x[1], x[0]))[:k]
+        elif fusion == "rrf":
+            merged = rrf(lists, k)
+        else:
+            raise ValueError(f"unknown level fusion {fusion!r} (have {LEVEL_FUSIONS})")
+        return [(self.reader.node_by_rowid(r), s) for r, s in merged]

@@ -10,7 +10,7 @@ from tqdm import tqdm
 from pipeline.index.bm25 import BM25Searcher
 from pipeline.index.store import IndexReader, StoredNode
 from pipeline.retrieve.dense import DenseSearcher
-from pipeline.retrieve.fusion import append, rrf
+from pipeline.retrieve.fusion import append, convex, rrf
 
 ORDER = ["chunk", "sentence", "paragraph", "section", "document"]
 
@@ -59,13 +59,15 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
             nodes.update((n.node_id, n) for n, _ in found)
         if bm25:
             k = hybrid["top_k"] if hybrid else cfg["top_k"]
-            found = bm25.search(query, k)
+            found = bm25.search(query, k, cfg.get("level_fusion", "score"))
             lists["bm25"] = [(n.node_id, s) for n, s in found]
             nodes.update((n.node_id, n) for n, _ in found)
         if not hybrid:
             ranked = next(iter(lists.values()))
-        elif hybrid["mode"] == "rrf":
-            ranked = rrf([lists["dense"], lists["bm25"]], cfg["top_k"])
+        elif hybrid["mode"] in ("rrf", "convex"):
+            weights = [1 - hybrid["weight"], hybrid["weight"]] if "weight" in hybrid else None
+            fuse = rrf if hybrid["mode"] == "rrf" else convex
+            ranked = fuse([lists["dense"], lists["bm25"]], cfg["top_k"], weights=weights)
         else:
             ranked = append(lists["dense"][: cfg["top_k"]], lists["bm25"], hybrid["top_k"])
         members = {name: {n for n, _ in found} for name, found in lists.items()}

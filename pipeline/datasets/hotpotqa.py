@@ -1,0 +1,86 @@
+"""HotpotQA (distractor setting): each context paragraph is a document, supporting-fact sentences are gold.
+
+Paragraphs of all kept questions are pooled into one corpus (deduplicated on title + text), so a
+question's own distractors compete with every other question's paragraphs. Only questions whose
+every supporting fact resolves to a non-empty sentence of their context are kept (the offline
+AMOR test part replaced distractors with retrieved paragraphs and sometimes lost gold ones).
+Reads the offline ``hotpotqa_subset.jsonl`` (list form ``[title, [sentences]]``) or the hub's
+dict form (``{"title": [...], "sentences": [...]}``).
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records, safe_id
+
+FILE = "hotpotqa_subset.jsonl"
+# 70 seeded questions x their 10 paragraphs: ~2.9k sentences after parse_text.
+DEFAULT_SUBSET = {"n_questions": 70, "seed": 0}
+
+
+def load(root: str | Path, n_questions: int | None = None, seed: int = 0, sources: list[str] | None = None,
+         split: str = "validation", hub_config: str = "distractor") -> RetrievalBenchmark:
+    """``sources`` filters on the offline file's ``source_file`` (amor_dev, amor_test, hipporag_train)."""
+    root = Path(root)
+    if root.is_dir():
+        records = read_records(root / FILE)
+    else:
+        records = read_records(root, split=split, name=hub_config)
+    if sources is not None:
+        records = [r for r in records if r.get("source_file") in set(sources)]
+    records = [r for r in records if _gold_sentences(r) is not None]
+    if n_questions is not None:
+        records = random.Random(seed).sample(records, min(n_questions, len(records)))
+        records.sort(key=lambda r: r["_id"] if "_id" in r else r["id"])
+
+    docs: dict[str, dict] = {}
+    queries, gold = [], []
+    for r in records:
+        qid = str(r.get("_id", r.get("id")))
+        queries.append({"id": qid, "question": r["question"], "answer": r.get("answer", ""),
+                        "type": r.get("type", ""), "level": r.get("level", ""),
+                        "source_file": r.get("source_file", "")})
+        offsets = {}
+        for title, sentences in _context(r):
+            text, spans = _paragraph(sentences)
+            if not text.strip():
+                continue
+            doc_id = safe_id(title, prefix="hotpotqa-", key=f"{title}\n{text}")
+            docs.setdefault(doc_id, {"doc_id": doc_id, "title": title, "text": text, "source_id": title})
+            offsets.setdefault(title, (doc_id, spans))
+        for title, sent_id in _gold_sentences(r):
+            doc_id, spans = offsets[title]
+            gold.append({"query_id": qid, "doc_id": doc_id, "start": spans[sent_id][0], "end": spans[sent_id][1],
+                         "grade": 1})
+    return make_benchmark("hotpotqa", sorted(docs.values(), key=lambda d: d["doc_id"]), queries, gold)
+
+
+def _context(r: dict) -> list[tuple[str, list[str]]]:
+    ctx = r["context"]
+    if isinstance(ctx, dict):  # hub form
+        return list(zip(ctx["title"], ctx["sentences"]))
+    return [(title, sentences) for title, sentences in ctx]
+
+
+def _gold_sentences(r: dict) -> list[tuple[str, int]] | None:
+    """Supporting facts as (title, sentence index), or None when one is not in the context."""
+    facts = r["supporting_facts"]
+    pairs = list(zip(facts["title"], facts["sent_id"])) if isinstance(facts, dict) else [(t, i) for t, i in facts]
+    context = dict(_context(r))
+    for title, i in pairs:
+        if title not in context or not 0 <= i < len(context[title]) or not context[title][i].strip():
+            return None
+    return sorted(set(pairs)) or None
+
+
+def _paragraph(sentences: list[str]) -> tuple[str, list[tuple[int, int]]]:
+    """Wikipedia paragraph text (HotpotQA sentences carry their leading space) and each sentence's span."""
+    text, spans = "", []
+    for s in sentences:
+        if text and s and not s[0].isspace():
+            text += " "
+        start = len(text) + len(s) - len(s.lstrip())
+        text += s
+        spans.append((start, max(start, len(text.rstrip()))))
+    return text, spans

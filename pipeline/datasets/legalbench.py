@@ -1,0 +1,69 @@
+"""LegalBench-RAG: any benchmark JSON (``benchmarks/<name>.json``) with its corpus folder.
+
+Format (Pipitone & Alami 2024): ``{"tests": [{"query", "snippets": [{"file_path", "span": [s, e]}], ...}]}``
+with ``file_path`` relative to ``corpus/`` and spans as Python str indices over the file read as
+UTF-8 with ``newline=""`` (so ``\\r`` is kept; offsets would shift otherwise). The offline copy has
+CUAD only, with two extra flags per test: ``excluded_by_legalbenchrag_filter`` (tests LegalBench-RAG
+drops) and ``in_legalbenchrag_mini_doc_set`` (LegalBench-RAG-mini's documents).
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records, safe_id
+
+# A handful of LegalBench-RAG-mini contracts and all their queries: ~2.4k sentences after parse_text.
+DEFAULT_SUBSET = {"benchmark": "cuad", "mini": True, "n_docs": 8, "seed": 0}
+
+
+def load(root: str | Path, benchmark: str = "cuad", mini: bool = False, n_docs: int | None = None,
+         seed: int = 0, apply_filter: bool = True) -> RetrievalBenchmark:
+    """Tests of ``root/benchmarks/<benchmark>.json`` (or a path to any such JSON) and the files they cite.
+
+    ``mini`` keeps the LegalBench-RAG-mini documents (``<benchmark>_mini_doc_list.txt`` or the
+    per-test flag); ``n_docs`` samples that many documents (seeded) and keeps the tests whose
+    snippets all lie in them; ``apply_filter`` drops tests LegalBench-RAG itself excludes.
+    The corpus is the documents the kept tests cite (not every file of the corpus folder).
+    """
+    root = Path(root)
+    bench_path = Path(benchmark) if str(benchmark).endswith(".json") else root / "benchmarks" / f"{benchmark}.json"
+    corpus = root / "corpus" if (root / "corpus").is_dir() else bench_path.parent.parent / "corpus"
+    records = read_records(bench_path)
+    tests = records[0]["tests"] if len(records) == 1 and "tests" in records[0] else records
+    prefix = bench_path.stem
+    indexed = [(i, t) for i, t in enumerate(tests)
+               if not (apply_filter and t.get("excluded_by_legalbenchrag_filter", False))]
+    if mini:
+        allowed = _mini_docs(bench_path, tests)
+        indexed = [(i, t) for i, t in indexed if {s["file_path"] for s in t["snippets"]} <= allowed]
+    if n_docs is not None:
+        cited = sorted({s["file_path"] for _, t in indexed for s in t["snippets"]})
+        chosen = set(random.Random(seed).sample(cited, min(n_docs, len(cited))))
+        indexed = [(i, t) for i, t in indexed if {s["file_path"] for s in t["snippets"]} <= chosen]
+
+    files = sorted({s["file_path"] for _, t in indexed for s in t["snippets"]})
+    ids = {f: safe_id(f.removesuffix(".txt")) for f in files}
+    docs = []
+    for f in files:
+        with open(corpus / f, encoding="utf-8", newline="") as fh:  # newline="": the spans count "\r"
+            text = fh.read()
+        docs.append({"doc_id": ids[f], "title": Path(f).stem, "text": text, "source_id": f})
+    queries, gold = [], []
+    for i, t in indexed:
+        qid = str(t.get("query_id", f"{prefix}-{i}"))
+        queries.append({"id": qid, "question": t["query"], "category": t.get("category", ""),
+                        "source_file": t["snippets"][0]["file_path"] if t["snippets"] else ""})
+        for s in t["snippets"]:
+            start, end = s["span"]
+            gold.append({"query_id": qid, "doc_id": ids[s["file_path"]], "start": start, "end": end, "grade": 1})
+    return make_benchmark(f"legalbench_rag-{prefix}", docs, queries, gold)
+
+
+def _mini_docs(bench_path: Path, tests: list[dict]) -> set[str]:
+    listed = bench_path.with_name(f"{bench_path.stem}_mini_doc_list.txt")
+    if listed.exists():
+        return {line.strip() for line in listed.read_text(encoding="utf-8").splitlines() if line.strip()}
+    if any("in_legalbenchrag_mini_doc_set" in t for t in tests):
+        return {s["file_path"] for t in tests if t.get("in_legalbenchrag_mini_doc_set") for s in t["snippets"]}
+    raise ValueError(f"{bench_path}: no mini document set (no {listed.name}, no per-test flag)")

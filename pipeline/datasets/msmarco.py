@@ -1,0 +1,65 @@
+"""MS MARCO passages with the TREC Deep Learning 2019/2020 graded judgments (NIST qrels, grades 0-3).
+
+Each passage is a document; a judged passage with grade >= ``min_grade`` is a whole-document gold
+span carrying its grade (for nDCG). Only judgments whose passage text is in the offline pool count
+(``qrels_with_text.tsv``): judged-relevant passages outside the pool are unreachable and left out,
+so recall is over pool-covered gold. TREC DL itself uses grade >= 2 for binary metrics; the default
+here is >= 1 ("related" counts).
+"""
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records
+
+# 20 seeded queries x (up to) 30 of their judged passages, plus 200 unjudged pool passages as
+# distractors: ~2.7k sentences after parse_text.
+DEFAULT_SUBSET = {"n_queries": 20, "judged_per_query": 30, "n_distractors": 200, "seed": 0}
+
+
+def load(root: str | Path, n_queries: int | None = None, judged_per_query: int | None = None,
+         n_distractors: int | None = None, seed: int = 0, min_grade: int = 1,
+         tracks: list[str] | None = None) -> RetrievalBenchmark:
+    """Sizes set to None keep everything: every judged query, all its judged passages, the whole pool."""
+    root = Path(root)
+    queries = _tsv(root / "queries.tsv")
+    qrels = _tsv(root / "qrels_with_text.tsv")
+    if tracks is not None:
+        queries = [q for q in queries if q["track"] in set(tracks)]
+    rng = random.Random(seed)
+    if n_queries is not None:
+        queries = sorted(rng.sample(queries, min(n_queries, len(queries))), key=lambda q: (q["track"], q["qid"]))
+    kept = {q["qid"] for q in queries}
+    qrels = [r for r in qrels if r["qid"] in kept]
+    judged: dict[str, list[str]] = {}
+    for r in qrels:
+        judged.setdefault(r["qid"], []).append(r["pid"])
+    pids: set[str] = set()
+    for qid in sorted(judged):
+        pool = sorted(judged[qid])
+        pids.update(pool if judged_per_query is None else rng.sample(pool, min(judged_per_query, len(pool))))
+    texts = {p["pid"]: p["text"] for p in read_records(root / "passages.jsonl")}
+    unjudged = sorted(set(texts) - {r["pid"] for r in qrels})
+    pids.update(unjudged if n_distractors is None else rng.sample(unjudged, min(n_distractors, len(unjudged))))
+    if n_queries is None and judged_per_query is None and n_distractors is None:
+        pids = set(texts)
+
+    gold = [{"query_id": r["qid"], "doc_id": _doc_id(r["pid"]), "start": 0, "end": len(texts[r["pid"]]),
+             "grade": int(r["relevance"])} for r in qrels
+            if r["pid"] in pids and int(r["relevance"]) >= min_grade and texts[r["pid"]].strip()]
+    with_gold = {g["query_id"] for g in gold}
+    query_rows = [{"id": q["qid"], "question": q["query"], "track": q["track"]} for q in queries if q["qid"] in with_gold]
+    docs = [{"doc_id": _doc_id(p), "title": "", "text": texts[p], "source_id": p}
+            for p in sorted(pids, key=int) if texts[p].strip()]
+    return make_benchmark("msmarco", docs, query_rows, gold)
+
+
+def _doc_id(pid: str) -> str:
+    return f"msmarco-{pid}"
+
+
+def _tsv(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
