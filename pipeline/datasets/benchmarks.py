@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
-import pandas as pd
 
 from pipeline.datasets.paths import data_root
 from pipeline.parse.text import _LIGATURES as _TEXT_LIGATURES
 from pipeline.parse.text import parse_text
-from pipeline.provenance import atomic_write_jsonl, atomic_write_text
+from pipeline.provenance import atomic_write_jsonl, atomic_write_text, read_jsonl
 from pipeline.tree import DocTree
 
 # name -> (module, folder under <data root>/retrieval)
@@ -71,12 +70,12 @@ def make_benchmark(name: str, docs: list[dict], queries: list[dict], gold: list[
             raise ValueError(f"{name}: gold row refers to an unknown query or document: {g}")
         if not 0 <= g["start"] < g["end"] <= len(texts[g["doc_id"]]):
             raise ValueError(f"{name}: gold span outside its document: {g}")
-    gold = [{c: g[c] for c in GOLD_COLUMNS} for g in gold]
     features = datasets.Features({"query_id": datasets.Value("string"), "doc_id": datasets.Value("string"),
                                   "start": datasets.Value("int64"), "end": datasets.Value("int64"),
                                   "grade": datasets.Value("int64")})
     return RetrievalBenchmark(name, datasets.Dataset.from_list(docs), datasets.Dataset.from_list(queries),
-                              datasets.Dataset.from_list(gold, features=features), params)
+                              datasets.Dataset.from_dict({c: [g[c] for g in gold] for c in GOLD_COLUMNS}, features),
+                              params)
 
 
 def safe_id(label: str, prefix: str = "", key: str | None = None, max_len: int = 64) -> str:
@@ -91,13 +90,15 @@ def safe_id(label: str, prefix: str = "", key: str | None = None, max_len: int =
     return f"{prefix}{slug}"
 
 
-def read_records(source: str | Path, split: str = "train", **hub_kwargs) -> list[dict]:
-    """Records of a local JSON/JSONL file, or of a Hugging Face hub dataset when ``source`` is not a path.
+def read_records(root: str | Path, file: str | None = None, split: str = "train", **hub_kwargs) -> list[dict]:
+    """Records of a local JSON/JSONL file (``root/file``), or of a Hugging Face hub dataset when
+    ``root`` is not a local path: the name is passed to ``datasets.load_dataset`` unchanged (with
+    ``data_files=file`` when a file is named), so an online user can point a loader at a hub copy.
 
-    Local files are parsed with :mod:`json` (HotpotQA's ``[title, [sentences]]`` pairs are mixed-type
-    lists that Arrow cannot type); a hub name is passed to ``datasets.load_dataset`` unchanged.
+    Local files are parsed with :mod:`json`, not Arrow: HotpotQA's ``[title, [sentences]]`` pairs
+    are mixed-type lists that Arrow cannot type.
     """
-    path = Path(source)
+    path = Path(root) / file if file else Path(root)
     if path.exists():
         text = path.read_text(encoding="utf-8")
         try:
@@ -105,7 +106,11 @@ def read_records(source: str | Path, split: str = "train", **hub_kwargs) -> list
         except json.JSONDecodeError:  # JSON lines (whatever the file is called)
             return [json.loads(line) for line in text.splitlines() if line.strip()]
         return data if isinstance(data, list) else [data]
-    return list(datasets.load_dataset(str(source), split=split, **hub_kwargs))
+    if Path(root).is_absolute() or str(root).startswith("."):  # a local path, not a hub name: say so
+        raise FileNotFoundError(path)
+    if file:
+        hub_kwargs["data_files"] = file
+    return list(datasets.load_dataset(str(root), split=split, **hub_kwargs))
 
 
 def default_root(name: str) -> Path:
@@ -236,7 +241,8 @@ def squeeze(text: str) -> str:
 # --- export ------------------------------------------------------------------------------------------
 
 def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
-    """Write ``trees/<doc_id>.json``, ``docs.csv``, ``queries.csv`` and ``gold.jsonl`` under ``out_dir``.
+    """Write ``trees/<doc_id>.json``, ``docs.csv``, ``queries.csv`` and ``gold.jsonl`` under ``out_dir``
+    (tree files of documents not in ``bench`` are removed from ``trees/``).
 
     ``gold.jsonl`` rows: ``query_id, doc_id, start, end, grade`` in tree-text offsets, plus
     ``orig_start``/``orig_end``. A gold span with no surviving character is dropped and counted.
@@ -267,6 +273,10 @@ def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
                 continue
             gold_out.append({"query_id": g["query_id"], "doc_id": g["doc_id"], "start": projected[0],
                              "end": projected[1], "grade": g["grade"], "orig_start": g["start"], "orig_end": g["end"]})
+    keep = {f"{d}.json" for d in bench.docs["doc_id"]}
+    for stale in (out / "trees").glob("*.json"):  # an earlier, larger export must not leak into the index
+        if stale.name not in keep:
+            stale.unlink()
     gold_out.sort(key=lambda g: (g["query_id"], g["doc_id"], g["start"], g["end"]))
     counts["gold"] = len(gold_out)
     atomic_write_jsonl(out / "gold.jsonl", gold_out)
@@ -281,9 +291,4 @@ def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
 
 def read_gold(path: str | Path) -> list[dict]:
     """The projected gold written by :func:`export_benchmark`."""
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def gold_frame(bench: RetrievalBenchmark) -> pd.DataFrame:
-    return bench.gold.to_pandas()
+    return read_jsonl(path)

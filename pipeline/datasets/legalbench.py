@@ -13,7 +13,8 @@ from pathlib import Path
 
 from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records, safe_id
 
-# A handful of LegalBench-RAG-mini contracts and all their queries: ~2.4k sentences after parse_text.
+# 8 seeded LegalBench-RAG-mini contracts and all their queries: 2,624 sentences after parse_text,
+# 54 queries, 93 gold spans.
 DEFAULT_SUBSET = {"benchmark": "cuad", "mini": True, "n_docs": 8, "seed": 0}
 
 
