@@ -13,6 +13,8 @@ configfile: "config.yaml"
 CFG = validate(config)
 
 include: "pipeline/rules/wattbot.smk"
+include: "pipeline/rules/retrieval.smk"
+include: "pipeline/rules/suite.smk"
 
 
 rule all:
@@ -20,3 +22,4 @@ rule all:
         "reports/index.md",
         "reports/wattbot/leaderboard.csv",
         "reports/wattbot/submission.csv",
+        wf.suite_targets(CFG),

@@ -112,6 +112,25 @@ def cmd_report(a) -> None:
     build_reports(_json(a.params), a.scores, a.submissions, a.reports)
 
 
+def cmd_suite_export(a) -> None:
+    from pipeline.datasets.suite import export_dataset
+
+    p = _json(a.params)
+    print(json.dumps(export_dataset(p["dataset"], p["root"], p["subset"], a.out_dir)))
+
+
+def cmd_suite_evaluate(a) -> None:
+    from pipeline.score.suite import evaluate_suite_run
+
+    print(json.dumps(evaluate_suite_run(a.retrieval, a.gold, a.out, a.per_query, a.ks)))
+
+
+def cmd_suite_report(a) -> None:
+    from pipeline.report.suite import build_suite_report
+
+    build_suite_report(_json(a.params), a.scores, a.out_dir)
+
+
 def cmd_fetch(a) -> None:
     from pipeline.datasets.fetch import fetch_pdfs
 
@@ -178,6 +197,23 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--submissions", nargs="+", required=True)
     s.add_argument("--reports", required=True)
     s.set_defaults(fn=cmd_report)
+
+    s = sub.add_parser("suite-export", help="retrieval suite: one benchmark -> trees, queries, projected gold")
+    s.add_argument("--params", required=True)
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(fn=cmd_suite_export)
+
+    s = sub.add_parser("suite-evaluate", help="retrieval suite: IE@k and friends for one retrieval run")
+    for flag in ("--retrieval", "--gold", "--out", "--per-query"):
+        s.add_argument(flag, required=True)
+    s.add_argument("--ks", type=int, nargs="+", default=[1, 3, 5])
+    s.set_defaults(fn=cmd_suite_evaluate)
+
+    s = sub.add_parser("suite-report", help="retrieval suite: metrics.csv, a figure per dataset, index.md")
+    s.add_argument("--params", required=True)
+    s.add_argument("--scores", nargs="+", required=True)
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(fn=cmd_suite_report)
 
     s = sub.add_parser("fetch", help="download the WattBot PDFs (needs internet; offline it says so and exits 0)")
     s.add_argument("--metadata", required=True)

@@ -93,6 +93,13 @@ def validate(cfg: dict) -> dict:
     cfg.setdefault("llm", {})
     cfg["llm"] = {"mode": "live", "timeout_s": 120, "max_retries": 3, **cfg["llm"]}
     cfg["embedding"] = {"batch_size": 64, "max_tokens": 512, "threads": 2, **cfg["embedding"]}
+    bench = cfg.get("benchmarks")
+    if bench:
+        bench["root"] = bench["root"].format(data_root=cfg["data_root"])
+        bench.setdefault("ks", [1, 3, 5])
+        for name in bench["retrieval"]:
+            if name not in cfg["retrieval"]:
+                raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
     wb = cfg["wattbot"]
     wb["dir"] = wb["dir"].format(data_root=cfg["data_root"])
     wb.setdefault("pdf_dir", None)

@@ -51,9 +51,14 @@ def answering_params(cfg: dict, variant: str) -> str:
     return as_json(answering_slice(cfg, variant))
 
 
+def with_hash(params: dict) -> str:
+    """Params plus the hash of exactly what they contain: a report reruns (and its hash changes)
+    only when something it shows changed, not when an unrelated part of the config did."""
+    return as_json({**params, "config_hash": config_hash(params)})
+
+
 def report_params(cfg: dict) -> str:
-    return as_json({
-        "config_hash": config_hash(cfg),
+    return with_hash({
         "default_variant": cfg["default_variant"],
         "score_split": cfg["wattbot"]["score_split"],
         "variants": {v: answering_slice(cfg, v) for v in sorted(cfg["answering"])},
@@ -62,3 +67,43 @@ def report_params(cfg: dict) -> str:
 
 def uses_llm(cfg: dict, variant: str) -> int:
     return int(cfg["answering"][variant]["backend"] == "llm")
+
+
+# --- which trees and questions a dataset's index and retrieval rules read ---
+
+def suite_datasets(cfg: dict) -> list[str]:
+    return sorted((cfg.get("benchmarks") or {}).get("datasets", {}))
+
+
+def suite_variants(cfg: dict) -> list[str]:
+    return list((cfg.get("benchmarks") or {}).get("retrieval", []))
+
+
+def trees_input(cfg: dict, dataset: str) -> list[str]:
+    if dataset == "wattbot":
+        return [f"{RESULTS}/trees/{d}.json" for d in doc_ids(cfg)]
+    return [f"results/{dataset}/export/trees"]
+
+
+def trees_arg(cfg: dict, dataset: str) -> str:
+    """What ``python -m pipeline index --trees`` takes: a comma list of files, or a folder."""
+    return ",".join(trees_input(cfg, dataset))
+
+
+def questions_path(dataset: str, split: str) -> str:
+    return f"{RESULTS}/ingest/{split}.csv" if dataset == "wattbot" else f"results/{dataset}/export/{split}.csv"
+
+
+def suite_targets(cfg: dict) -> list[str]:
+    return ["reports/retrieval/metrics.csv"] if suite_datasets(cfg) and suite_variants(cfg) else []
+
+
+def suite_export_params(cfg: dict, dataset: str) -> str:
+    b = cfg["benchmarks"]
+    return as_json({"dataset": dataset, "root": b["root"], "subset": b["datasets"][dataset] or {}})
+
+
+def suite_report_params(cfg: dict) -> str:
+    b = cfg.get("benchmarks") or {}
+    return with_hash({"ks": b.get("ks", [1, 3, 5]), "datasets": b.get("datasets", {}),
+                      "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)}})

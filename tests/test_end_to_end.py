@@ -53,6 +53,17 @@ def test_outputs_follow_the_contract(run, wattbot_dir):
     assert (work / "results/wattbot/retrieval/hier-dense/train.jsonl.manifest.json").exists()
 
 
+def test_retrieval_suite_reports_ie(run):
+    work, _ = run
+    metrics = pd.read_csv(work / "reports/retrieval/metrics.csv")
+    assert set(metrics["variant"]) == {"hier-dense", "bm25"} and set(metrics["k"]) == {1, 3}
+    assert (metrics["dataset"] == "hotpotqa").all() and (metrics["queries"] == 10).all()
+    assert ((metrics["ie"] - metrics["recall"] * metrics["precision"]).abs() <= 1).all()
+    assert metrics["hit"].max() > 0.5  # real retrieval on real HotpotQA paragraphs finds gold
+    assert (work / "reports/retrieval/hotpotqa.png").exists()
+    assert "## hotpotqa" in (work / "reports/retrieval/index.md").read_text()
+
+
 def test_rerun_does_nothing_and_a_changed_variant_reruns_its_branch(run, tmp_path):
     work, config = run
     again = snakemake(work, "-n", configfile=config)

@@ -40,3 +40,18 @@ def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "watt
     ax.set_title("WattBot score by answering variant")
     ax.legend(fontsize=7, ncol=3, loc="upper left")
     save(fig, path)
+
+
+def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
+    """IE@k, recall@k and precision@k per retrieval variant for one dataset."""
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.2), sharex=True)
+    for ax, metric in zip(axes, ("ie", "recall", "precision")):
+        for variant, part in table.groupby("variant", sort=True):
+            ax.plot(part["k"], part[metric], marker="o", label=variant)
+        ax.set_title(f"{metric}@k")
+        ax.set_xlabel("k")
+        ax.set_xticks(sorted(table["k"].unique()))
+    axes[0].set_ylabel(dataset)
+    axes[-1].legend(fontsize=7)
+    fig.suptitle(f"Retrieval suite: {dataset}")
+    save(fig, path)

@@ -1,17 +1,12 @@
-# WattBot 2025: ingest -> trees -> indexes -> retrieval -> answers -> scores -> report.
+# WattBot 2025: ingest -> trees -> (indexes -> retrieval: retrieval.smk) -> answers -> scores -> report.
 # Rules only wire files to `python -m pipeline <verb>`; all logic lives in pipeline/.
 
 R = wf.RESULTS
-DOCS = wf.doc_ids(CFG)
 SPLITS = sorted(CFG["wattbot"]["splits"])
 SCORE_SPLIT = CFG["wattbot"]["score_split"]
-CACHE = CFG["cache_dir"]
 
 wildcard_constraints:
     doc=r"[A-Za-z0-9_.-]+",
-    split=r"[A-Za-z0-9_]+",
-    index=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
-    rv=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
     av=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
 
 
@@ -35,30 +30,6 @@ rule tree:
     log: "logs/wattbot/tree/{doc}.log"
     resources: mem_mb=1000, runtime=10
     shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} 2>&1 | tee {log}"
-
-
-rule index:
-    input: expand(f"{R}/trees/{{doc}}.json", doc=DOCS)
-    output: f"{R}/index/{{index}}.sqlite"
-    params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w, input: ",".join(input)
-    log: "logs/wattbot/index/{index}.log"
-    benchmark: "benchmarks/wattbot/index/{index}.tsv"
-    threads: 2
-    resources: mem_mb=4000, runtime=60, encoder=1
-    shell: "python -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
-
-
-rule retrieve:
-    input:
-        indexes=lambda w: [f"{R}/index/{n}.sqlite" for n in wf.retrieval_indexes(CFG, w.rv)],
-        questions=f"{R}/ingest/{{split}}.csv",
-    output: f"{R}/retrieval/{{rv}}/{{split}}.jsonl"
-    params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
-    log: "logs/wattbot/retrieve/{rv}/{split}.log"
-    benchmark: "benchmarks/wattbot/retrieve/{rv}/{split}.tsv"
-    threads: 1
-    resources: mem_mb=2000, runtime=10, encoder=1
-    shell: "python -m pipeline retrieve --index-dir {R}/index --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
 
 
 rule answer:

@@ -1,0 +1,20 @@
+"""The export stage of the retrieval suite: one benchmark -> trees, queries and projected gold."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.datasets.benchmarks import LOADERS, canonical, export_benchmark, load_benchmark
+from pipeline.provenance import write_manifest
+
+
+def dataset_root(root: str | Path, name: str) -> Path:
+    """``<benchmarks.root>/<the dataset's folder>``."""
+    return Path(root) / LOADERS[canonical(name)][1]
+
+
+def export_dataset(name: str, root: str | Path, subset: dict, out_dir: str | Path) -> dict:
+    bench = load_benchmark(name, dataset_root(root, name), subset or None)
+    counts = export_benchmark(bench, out_dir)
+    write_manifest(Path(out_dir) / "queries.csv", {"dataset": name, "subset": bench.params},
+                   inputs=[], counts=counts)
+    return counts

@@ -1,0 +1,53 @@
+"""Report of the retrieval suite: ``reports/retrieval/metrics.csv`` (dataset x variant x k),
+one IE@k figure per dataset and ``reports/retrieval/index.md``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.provenance import atomic_write_text, write_manifest
+from pipeline.report.figures import ie_by_variant
+
+PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "tokens")
+
+
+def metrics_table(score_paths: list[str]) -> pd.DataFrame:
+    """Long table from ``results/<dataset>/scores/<variant>.json`` files."""
+    rows = []
+    for path in sorted(score_paths):
+        p = Path(path)
+        dataset, variant = p.parents[1].name, p.stem
+        res = json.loads(p.read_text())
+        s = res["summary"]
+        for k in res["ks"]:
+            rows.append({"dataset": dataset, "variant": variant, "k": k,
+                         **{m: round(s[f"{m}@{k}"], 4) for m in PER_K},
+                         "ndcg@10": round(s["ndcg@10"], 4), "mrr": round(s["mrr"], 4), "queries": s["queries"]})
+    return pd.DataFrame(rows).sort_values(["dataset", "variant", "k"], kind="stable").reset_index(drop=True)
+
+
+def index_md(table: pd.DataFrame, params: dict) -> str:
+    lines = ["# Retrieval suite", "", f"- config hash: `{params['config_hash']}`",
+             "- relevance: a retrieved unit is relevant when it overlaps a gold span of its document;",
+             "  IE@k = recall@k x precision@k per query, averaged (SproutRAG's information efficiency)", ""]
+    for dataset, part in table.groupby("dataset", sort=True):
+        lines += [f"## {dataset}", "", f"![IE@k]({dataset}.png)", "",
+                  "| variant | k | recall | precision | IE | char P | char R | tokens | nDCG@10 | MRR |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in part.to_dict("records"):
+            lines.append(f"| {r['variant']} | {r['k']} | {r['recall']} | {r['precision']} | {r['ie']} | "
+                         f"{r['char_precision']} | {r['char_recall']} | {r['tokens']} | {r['ndcg@10']} | {r['mrr']} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def build_suite_report(params: dict, score_paths: list[str], out_dir: str) -> None:
+    out = Path(out_dir)
+    table = metrics_table(score_paths)
+    atomic_write_text(out / "metrics.csv", table.to_csv(index=False, lineterminator="\n"))
+    for dataset, part in table.groupby("dataset", sort=True):
+        ie_by_variant(part, dataset, out / f"{dataset}.png")
+    atomic_write_text(out / "index.md", index_md(table, params))
+    write_manifest(out / "metrics.csv", params, score_paths)
