@@ -22,4 +22,5 @@ rule all:
         "reports/index.md",
         "reports/wattbot/leaderboard.csv",
         "reports/wattbot/submission.csv",
+        "reports/wattbot/retrieval.csv",
         wf.suite_targets(CFG),

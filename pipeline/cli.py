@@ -59,7 +59,14 @@ def cmd_retrieve(a) -> None:
 
     p = _json(a.params)
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
-    rows = retrieve(questions, p, a.index_dir, a.cache_dir)
+    gateway = None
+    if "llm" in p:  # an LLM query planner: the same cached gateway as the answerers
+        from pipeline.answer.llm import LLMGateway
+
+        llm = p["llm"]
+        gateway = LLMGateway(Path(a.cache_dir) / "llm.sqlite", llm["mode"], llm["timeout_s"], llm["max_retries"],
+                             llm.get("api_base"))
+    rows = retrieve(questions, p, a.index_dir, a.cache_dir, gateway=gateway)
     atomic_write_jsonl(a.out, rows)
     write_manifest(a.out, p, [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])] + [a.questions])
 
@@ -109,7 +116,7 @@ def cmd_evaluate(a) -> None:
 def cmd_report(a) -> None:
     from pipeline.report.build import build_reports
 
-    build_reports(_json(a.params), a.scores, a.submissions, a.reports)
+    build_reports(_json(a.params), a.scores, a.submissions, a.reports, a.retrieval or (), a.gold)
 
 
 def cmd_suite_export(a) -> None:
@@ -196,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scores", nargs="+", required=True)
     s.add_argument("--submissions", nargs="+", required=True)
     s.add_argument("--reports", required=True)
+    s.add_argument("--retrieval", nargs="*", help="retrieval JSONLs of the scored split (for retrieval.csv)")
+    s.add_argument("--gold", help="the labelled split's CSV")
     s.set_defaults(fn=cmd_report)
 
     s = sub.add_parser("suite-export", help="retrieval suite: one benchmark -> trees, queries, projected gold")

@@ -78,6 +78,9 @@ def validate(cfg: dict) -> dict:
             raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only rrf and convex take a weight")
         if kind == "chunks" and variant["expand"] != "none":
             raise ConfigError(f"config key 'retrieval.{name}.expand': chunks have no parents to expand to")
+        planner = variant.get("planner") or {}
+        if planner.get("kind") == "llm" and "model" not in planner:
+            raise ConfigError(f"config key 'retrieval.{name}.planner.model': required when planner.kind is llm")
     for name, variant in cfg["answering"].items():
         if variant["retrieval"] not in cfg["retrieval"]:
             raise ConfigError(
@@ -129,8 +132,11 @@ def retrieval_indexes(cfg: dict, variant: str) -> list[str]:
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
     dense = any(idx["kind"] != "bm25" for idx in indexes.values())
-    return {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
-            "embedding": cfg["embedding"] if dense else None}
+    out = {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
+           "embedding": cfg["embedding"] if dense else None}
+    if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":
+        out["llm"] = cfg["llm"]
+    return out
 
 
 def answering_slice(cfg: dict, variant: str) -> dict:

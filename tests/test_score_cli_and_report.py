@@ -46,7 +46,9 @@ def fake_variant(tmp_path, wattbot_dir, name, blank_all):
     sub.to_csv(folder / "test.csv", index=False)
     atomic_write_jsonl(folder / "train.jsonl", [{"id": i, "is_blank": blank_all} for i in gold["id"]])
     atomic_write_jsonl(tmp_path / "retrieval.jsonl",
-                       [{"id": r.id, "hits": [{"doc_id": "patterson2021"}]} for r in gold.itertuples()])
+                       [{"id": r.id, "hits": [{"node_id": "patterson2021:s1:p1:t1", "doc_id": "patterson2021",
+                                                  "text": "Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e."}]}
+                        for r in gold.itertuples()])
     out = tmp_path / "scores" / f"{name}.json"
     evaluate_variant(str(wattbot_dir / "train_QA.csv"), str(folder / "train.csv"), str(tmp_path / "retrieval.jsonl"),
                      str(folder / "train.jsonl"), str(out), str(tmp_path / "scores" / f"{name}.pq.csv"))
@@ -59,6 +61,7 @@ def test_evaluate_and_report(tmp_path, wattbot_dir):
     result = json.loads(perfect[0].read_text())
     assert result["wattbot2025"]["all"]["score"] == 1.0 and result["answers"]["abstained"] == 0
     assert 0 < result["retrieval"]["doc_hit@1"] < 1  # only patterson2021 questions are hits
+    assert 0 < result["retrieval"]["quote_in_context"] < 1  # q009's quote is that sentence
     variants = {n: {"answering": {"backend": "extractive", "retrieval": "r"},
                     "upstream": {"indexes": {"hier": {}}}} for n in ("perfect", "blank")}
     params = {"config_hash": "abc", "default_variant": "perfect", "score_split": "train", "variants": variants}
@@ -72,3 +75,21 @@ def test_evaluate_and_report(tmp_path, wattbot_dir):
     index = (reports / "index.md").read_text()
     assert "`abc`" in index and "score_by_variant.png" in index
     assert (reports / "wattbot" / "score_by_variant.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_wattbot_retrieval_metrics_on_hand_made_hits():
+    from pipeline.score.wattbot_retrieval import question_metrics, quote_fragment
+
+    quote = quote_fragment('"Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e."', "Quote")
+    assert quote == "training gshard 600b used 24 mwh and produced 4 3 net tco 2 e"
+    assert quote_fragment("Table 3", "Table 3") is None and quote_fragment("is_blank", "is_blank") is None
+    assert quote_fragment("Abstract: 'eight T4 instances... trumping both centralized and powerful hardware'",
+                          "Quote") == "trumping both centralized and powerful hardware"
+    hits = [{"node_id": "a:s1:p1:t1", "doc_id": "a", "context_id": "a:s1:p1", "context": "x y",
+             "text": "x"},
+            {"node_id": "b:s1:p1:t1", "doc_id": "b", "context_id": "b:s1:p1",
+             "context": "Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e.", "text": "t"},
+            {"node_id": "b:s1:p1:t2", "doc_id": "b", "context_id": "b:s1:p1", "context": "same", "text": "u"}]
+    m = question_metrics(hits, {"b"}, quote, ks=(1, 2))
+    assert (m["doc_hit@1"], m["doc_recall@2"], m["doc_precision@2"]) == (0.0, 1.0, 0.5)
+    assert m["context_tokens"] == 2 + 12 and m["quote_in_context"] == 1.0  # each context counted once

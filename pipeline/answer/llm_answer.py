@@ -17,7 +17,8 @@ PROMPTS = ("context_first", "question_first")
 
 
 def render_context(hits: list[dict], max_chars: int = 12000) -> str:
-    """Unique contexts in rank order, each once, within a character budget."""
+    """Unique contexts in rank order, each once, within a character budget. ``hits`` may be the
+    retrieval record's ``context`` snippets (expanded, deduplicated) or its raw hits."""
     seen, parts, used = set(), [], 0
     for h in hits:
         cid = h.get("context_id", h["node_id"])

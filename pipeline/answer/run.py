@@ -29,13 +29,14 @@ def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: dict, 
     out = []
     for q in tqdm(list(questions.itertuples(index=False)), desc=f"answer ({variant['backend']})", disable=not progress):
         hits = by_id[q.id]["hits"]
+        shown = by_id[q.id].get("context") or hits  # the expanded snippets, when retrieval made them
         record = {"id": q.id, "question": q.question, "answer_unit": q.answer_unit}
         if gateway is None:
             ans = answer_question(q.question, q.answer_unit, hits, variant.get("extractive"))
         else:
             ans, call = answer_with_llm(gateway, variant["model"], variant.get("params", {}),
                                         variant.get("prompt", "context_first"), q.question, q.answer_unit,
-                                        hits, known_docs)
+                                        shown, known_docs)
             record["call"] = call
             record["failure"] = call["error"] if not call["ok"] else ""
         record.update(asdict(ans))

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.provenance import atomic_write_bytes, atomic_write_text, write_manifest
-from pipeline.report.figures import score_by_variant
+from pipeline.provenance import atomic_write_bytes, atomic_write_text, read_jsonl, write_manifest
+from pipeline.report.figures import doc_recall_by_variant, score_by_variant
+from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 SCORE_COLUMNS = ("score", "value", "ref", "na")
 
@@ -54,15 +55,30 @@ def index_md(params: dict, board: pd.DataFrame, figure: str) -> str:
     ]
     for row in board.to_dict("records"):
         lines.append("| " + " | ".join(str(row.get(c, "")) for c in cols) + " |")
-    lines += ["", f"![score by variant]({figure})", "", "## Variants", ""]
+    lines += ["", f"![score by variant]({figure})", "",
+              "Retrieval alone (LLM-independent): `wattbot/retrieval.csv`", "",
+              "![doc recall by retrieval variant](wattbot/doc_recall_by_variant.png)", "", "## Variants", ""]
     for name in sorted(params["variants"]):
         lines.append(f"- `{name}`: `{json.dumps(params['variants'][name], sort_keys=True)}`")
     return "\n".join(lines) + "\n"
 
 
-def build_reports(params: dict, score_paths: list[str], submission_paths: list[str], reports: str) -> None:
+def retrieval_table(retrieval_paths: list[str], gold_path: str) -> pd.DataFrame:
+    """One row per retrieval variant: ``results/wattbot/retrieval/<variant>/<split>.jsonl`` files."""
+    gold = pd.read_csv(gold_path, dtype=str, keep_default_na=False)
+    rows = [{"retrieval": Path(p).parent.name, **wattbot_retrieval_metrics(read_jsonl(p), gold)[1]}
+            for p in sorted(retrieval_paths)]
+    return pd.DataFrame(rows).sort_values(["doc_hit@1", "retrieval"], ascending=[False, True], kind="stable")
+
+
+def build_reports(params: dict, score_paths: list[str], submission_paths: list[str], reports: str,
+                  retrieval_paths: list[str] = (), gold_path: str | None = None) -> None:
     reports_dir = Path(reports)
     wb = reports_dir / "wattbot"
+    if retrieval_paths and gold_path:
+        rtable = retrieval_table(list(retrieval_paths), gold_path)
+        atomic_write_text(wb / "retrieval.csv", rtable.to_csv(index=False, lineterminator="\n"))
+        doc_recall_by_variant(rtable, wb / "doc_recall_by_variant.png")
     board = leaderboard(params, score_paths)
     atomic_write_text(wb / "leaderboard.csv", board.to_csv(index=False, lineterminator="\n"))
     n_test = 0

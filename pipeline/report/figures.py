@@ -42,6 +42,21 @@ def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "watt
     save(fig, path)
 
 
+def doc_recall_by_variant(table: pd.DataFrame, path: str | Path, ks=(1, 3, 5, 10)) -> None:
+    """Document recall@k of the gold ref_ids per retrieval variant (WattBot train)."""
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for row in table.to_dict("records"):
+        ax.plot(ks, [row[f"doc_recall@{k}"] for k in ks], marker="o", label=row["retrieval"])
+    ax.axhline(0.92, color="k", ls=":", lw=1, label="baseline hit@1 (0.92)")
+    ax.set_xticks(list(ks))
+    ax.set_xlabel("k (distinct documents)")
+    ax.set_ylabel("gold document recall@k")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7)
+    ax.set_title("WattBot train: retrieval")
+    save(fig, path)
+
+
 def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
     """IE@k, recall@k and precision@k per retrieval variant for one dataset."""
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.2), sharex=True)

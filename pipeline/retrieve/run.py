@@ -1,7 +1,12 @@
-"""The retrieval stage: per question, ranked hits from a dense or BM25 index (or a hybrid of
-both), each expanded to its context, in the retrieval JSONL contract."""
+"""The retrieval stage, KohakuRAG's stack as configurable steps:
+
+plan queries -> per query: dense / BM25 / hybrid top-k -> cross-query rerank -> hits (each with
+its context node and the planned queries that matched it) -> context snippets (parents, siblings,
+tree dedup, ``top_k_final``, token budget). Output: the retrieval JSONL contract.
+"""
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
@@ -10,7 +15,10 @@ from tqdm import tqdm
 from pipeline.index.bm25 import BM25Searcher
 from pipeline.index.store import IndexReader, StoredNode
 from pipeline.retrieve.dense import DenseSearcher
+from pipeline.retrieve.expand import expand_context
 from pipeline.retrieve.fusion import append, convex, rrf
+from pipeline.retrieve.planner import make_planner, mine_acronyms
+from pipeline.retrieve.rerank import rerank
 
 ORDER = ["chunk", "sentence", "paragraph", "section", "document"]
 
@@ -25,53 +33,91 @@ def expand(reader: IndexReader, node: StoredNode, to: str) -> StoredNode:
     return current
 
 
-def hit_record(node: StoredNode, score: float, context: StoredNode, source: str) -> dict:
+def hit_record(node: StoredNode, score: float, context: StoredNode, source: str, queries: list[int]) -> dict:
     return {
         "node_id": node.node_id, "doc_id": node.doc_id, "level": node.level, "score": round(float(score), 6),
         "text": node.text, "start": node.start, "end": node.end, "pages": node.pages, "source": source,
-        "context_id": context.node_id, "context": context.text,
+        "queries": queries, "context_id": context.node_id, "context": context.text,
     }
 
 
-def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache_dir: str | Path,
-             progress: bool = True) -> list[dict]:
-    """``params`` is a retrieval slice of the config (see :func:`pipeline.config.retrieval_slice`);
-    index files are ``<index_dir>/<index name>.sqlite``."""
-    cfg, embedding_cfg = params["retrieval"], params["embedding"]
-    main, hybrid = cfg["index"], cfg.get("hybrid")
-    index_kinds = {name: idx["kind"] for name, idx in params["indexes"].items()}
-    index_paths = {name: Path(index_dir) / f"{name}.sqlite" for name in index_kinds}
-    dense = bm25 = None
-    for name in [main] + ([hybrid["index"]] if hybrid else []):
-        if index_kinds[name] == "bm25":
-            bm25 = BM25Searcher(index_paths[name], cfg["levels"])
-        else:
-            dense = DenseSearcher(index_paths[name], embedding_cfg, cache_dir)
-    store = (dense.reader if dense else bm25.reader)
-    queries = questions["question"].tolist()
-    qvecs = dense.encode(queries) if dense else [None] * len(queries)
-    out = []
-    for qid, query, qvec in tqdm(list(zip(questions["id"], queries, qvecs)), desc="retrieve", disable=not progress):
-        lists, nodes = {}, {}
-        if dense:
-            found = dense.search(qvec, cfg["top_k"] if not hybrid else max(cfg["top_k"], hybrid["top_k"]), cfg["levels"])
+class Searchers:
+    """The dense and/or BM25 searchers a variant needs, and one query's fused result list."""
+
+    def __init__(self, params: dict, index_dir: str | Path, cache_dir: str | Path):
+        cfg = params["retrieval"]
+        self.cfg, self.hybrid = cfg, cfg.get("hybrid")
+        self.dense = self.bm25 = None
+        for name, idx in params["indexes"].items():
+            path = Path(index_dir) / f"{name}.sqlite"
+            if idx["kind"] == "bm25":
+                self.bm25 = BM25Searcher(path, cfg["levels"])
+            else:
+                self.dense = DenseSearcher(path, params["embedding"], cache_dir)
+        self.store = self.dense.reader if self.dense else self.bm25.reader
+
+    def search(self, query: str, qvec) -> tuple[list[tuple[str, float]], dict[str, StoredNode], dict[str, str]]:
+        cfg, hybrid = self.cfg, self.hybrid
+        lists: dict[str, list[tuple[str, float]]] = {}
+        nodes: dict[str, StoredNode] = {}
+        if self.dense:
+            k = max(cfg["top_k"], hybrid["top_k"]) if hybrid else cfg["top_k"]
+            found = self.dense.search(qvec, k, cfg["levels"])
             lists["dense"] = [(n.node_id, s) for n, s in found]
             nodes.update((n.node_id, n) for n, _ in found)
-        if bm25:
-            k = hybrid["top_k"] if hybrid else cfg["top_k"]
-            found = bm25.search(query, k, cfg.get("level_fusion", "score"))
+        if self.bm25:
+            found = self.bm25.search(query, hybrid["top_k"] if hybrid else cfg["top_k"],
+                                     fusion=cfg.get("level_fusion", "score"))
             lists["bm25"] = [(n.node_id, s) for n, s in found]
             nodes.update((n.node_id, n) for n, _ in found)
         if not hybrid:
             ranked = next(iter(lists.values()))
-        elif hybrid["mode"] in ("rrf", "convex"):
+        elif hybrid["mode"] == "append":
+            ranked = append(lists["dense"][: cfg["top_k"]], lists["bm25"], hybrid["top_k"])
+        else:
             weights = [1 - hybrid["weight"], hybrid["weight"]] if "weight" in hybrid else None
             fuse = rrf if hybrid["mode"] == "rrf" else convex
             ranked = fuse([lists["dense"], lists["bm25"]], cfg["top_k"], weights=weights)
-        else:
-            ranked = append(lists["dense"][: cfg["top_k"]], lists["bm25"], hybrid["top_k"])
         members = {name: {n for n, _ in found} for name, found in lists.items()}
         source = {n: "+".join(name for name in sorted(lists) if n in members[name]) for n in nodes}
-        hits = [hit_record(nodes[n], s, expand(store, nodes[n], cfg["expand"]), source[n]) for n, s in ranked]
-        out.append({"id": qid, "query": query, "hits": hits})
+        return ranked, nodes, source
+
+
+def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache_dir: str | Path,
+             progress: bool = True, gateway=None) -> list[dict]:
+    """``params`` is a retrieval slice of the config (see :func:`pipeline.config.retrieval_slice`);
+    index files are ``<index_dir>/<index name>.sqlite``. ``gateway`` serves an LLM planner."""
+    cfg = params["retrieval"]
+    searchers = Searchers(params, index_dir, cache_dir)
+    store = searchers.store
+    planner_cfg = cfg.get("planner")
+    acronyms = {}
+    if planner_cfg and planner_cfg.get("kind") == "offline":
+        acronyms = mine_acronyms(t for (t,) in store.db.execute("SELECT text FROM nodes WHERE level = 'sentence'"))
+    planner = make_planner(planner_cfg, acronyms, gateway)
+    units = questions["answer_unit"] if "answer_unit" in questions else [None] * len(questions)
+    plans = [planner.plan(q, u) if planner else [q] for q, u in zip(questions["question"], units)]
+    qvecs = iter(searchers.dense.encode([q for p in plans for q in p])) if searchers.dense else None
+    ctx = {"parent_depth": 1, "sibling_depth": 0, "dedup": "tree", "top_k_final": None, "token_budget": None,
+           **cfg.get("context", {})}
+    out = []
+    for qid, plan in tqdm(list(zip(questions["id"], plans)), desc="retrieve", disable=not progress):
+        lists, nodes, sources = [], {}, {}
+        for query in plan:
+            ranked, found, source = searchers.search(query, next(qvecs) if qvecs else None)
+            lists.append(ranked)
+            nodes.update(found)
+            for n, s in source.items():
+                sources[n] = "+".join(sorted(set(sources.get(n, "").split("+") + s.split("+")) - {""}))
+        order = rerank(lists, cfg.get("rerank", "none"), cfg.get("kohaku_compat", False))
+        order = order[: ctx["top_k_final"] or cfg["top_k"]]
+        hits = [hit_record(nodes[r.node_id], r.score, expand(store, nodes[r.node_id], cfg["expand"]),
+                           sources[r.node_id], r.queries) for r in order]
+        snippets = expand_context(store, [r.node_id for r in order], ctx["parent_depth"], ctx["sibling_depth"],
+                                  ctx["dedup"], None, ctx["token_budget"])
+        out.append({"id": qid, "query": plan[0], "queries": plan, "hits": hits,
+                    "context": [asdict(s) for s in snippets]})
+    if planner is not None and getattr(planner, "failures", None):
+        for question, reason in planner.failures:
+            tqdm.write(f"planner failure (fell back to the question): {reason}: {question[:80]}")
     return out

@@ -66,15 +66,18 @@ rule report:
     input:
         scores=expand(f"{R}/scores/{{av}}.json", av=sorted(CFG["answering"])),
         submissions=expand(f"{R}/answers/{{av}}/test.csv", av=sorted(CFG["answering"])) if "test" in SPLITS else [],
+        retrieval=expand(f"{R}/retrieval/{{rv}}/{SCORE_SPLIT}.jsonl", rv=sorted(CFG["retrieval"])),
+        gold=wf.split_source(CFG, SCORE_SPLIT),
     output:
         index="reports/index.md",
         leaderboard="reports/wattbot/leaderboard.csv",
         submission="reports/wattbot/submission.csv",
         figure="reports/wattbot/score_by_variant.png",
+        retrieval="reports/wattbot/retrieval.csv",
     params: cfg=wf.report_params(CFG)
     log: "logs/report.log"
     resources: mem_mb=1000, runtime=5
-    shell: "python -m pipeline report --params {params.cfg:q} --scores {input.scores:q} --submissions {input.submissions:q} --reports reports 2>&1 | tee {log}"
+    shell: "python -m pipeline report --params {params.cfg:q} --scores {input.scores:q} --submissions {input.submissions:q} --retrieval {input.retrieval:q} --gold {input.gold:q} --reports reports 2>&1 | tee {log}"
 
 
 rule fetch:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipeline.datasets.wattbot import parse_ref_ids
 from pipeline.provenance import atomic_write_json, atomic_write_text, read_jsonl
 from pipeline.score.wattbot import PROFILES, per_question, score_frames
-
-RECALL_KS = (1, 5, 10)
+from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 
 def read_csv_default(path) -> pd.DataFrame:
@@ -16,29 +14,12 @@ def read_csv_default(path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-def doc_recall(retrieval: list[dict], gold: pd.DataFrame, ks=RECALL_KS) -> dict[str, float]:
-    """Per answerable question: share of gold documents among the first k distinct retrieved
-    documents (recall@k), and whether any is there (hit@k); averaged over questions."""
-    gold_docs = {r.id: set(parse_ref_ids(r.ref_id)) for r in gold.itertuples(index=False)}
-    out: dict[str, list[float]] = {f"doc_recall@{k}": [] for k in ks} | {f"doc_hit@{k}": [] for k in ks}
-    for rec in retrieval:
-        want = gold_docs.get(rec["id"])
-        if not want:
-            continue
-        ranked = list(dict.fromkeys(h["doc_id"] for h in rec["hits"]))
-        for k in ks:
-            got = want & set(ranked[:k])
-            out[f"doc_recall@{k}"].append(len(got) / len(want))
-            out[f"doc_hit@{k}"].append(float(bool(got)))
-    return {k: round(sum(v) / len(v), 4) if v else float("nan") for k, v in out.items()}
-
-
 def evaluate_variant(solution: str, submission: str, retrieval: str, answers: str, out: str, per_question_out: str) -> dict:
     gold, sub = read_csv_default(solution), read_csv_default(submission)
     result: dict = {"n_questions": len(gold)}
     for profile in PROFILES:
         result[profile] = score_frames(gold, sub, profile)
-    result["retrieval"] = doc_recall(read_jsonl(retrieval), gold.fillna("").astype(str))
+    result["retrieval"] = wattbot_retrieval_metrics(read_jsonl(retrieval), gold.fillna("").astype(str))[1]
     recs = read_jsonl(answers)
     calls = [r["call"] for r in recs if "call" in r]
     result["answers"] = {

@@ -58,3 +58,34 @@ def test_hybrid_marks_the_source_of_each_hit(built_indexes):
                     built_indexes["dir"], built_indexes["cache_dir"], progress=False)
     sources = {h["source"] for r in rows for h in r["hits"]}
     assert sources <= {"dense", "bm25", "bm25+dense"} and len(sources) >= 2
+
+
+def test_planned_queries_rerank_and_context(built_indexes):
+    p = params(hybrid={"index": "bm25", "mode": "convex", "top_k": 8, "weight": 0.7})
+    p["retrieval"] |= {"planner": {"kind": "offline", "n": 3}, "rerank": "combined",
+                       "context": {"parent_depth": 1, "sibling_depth": 1, "dedup": "tree", "top_k_final": 5,
+                                   "token_budget": 600}}
+    q = QUESTIONS.assign(answer_unit=["tCO2e", "hours"])
+    rows = retrieve(q, p, built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    for row, question in zip(rows, q["question"]):
+        assert row["queries"][0] == question and 2 <= len(row["queries"]) <= 3
+        assert len(row["hits"]) == 5  # top_k_final
+        assert all(h["queries"] and set(h["queries"]) <= set(range(len(row["queries"]))) for h in row["hits"])
+        ids = [s["node_id"] for s in row["context"]]
+        assert not any(b.startswith(a + ":") for a in ids for b in ids)  # tree dedup: no ancestor twice
+        words = [len(s["text"].split()) for s in row["context"]]
+        assert sum(words) <= 600 or len(words) == 1
+        assert {s["via"] for s in row["context"]} <= {"match", "parent", "sibling"}
+    assert any("4.3 net tCO" in s["text"] for s in rows[0]["context"])
+
+
+def test_llm_planner_through_the_gateway(built_indexes, tmp_path):
+    from pipeline.answer.llm import LLMGateway
+
+    p = params(index="bm25")
+    p["retrieval"]["planner"] = {"kind": "llm", "n": 3, "model": "openai/mock",
+                                 "params": {"mock_response": '{"queries": ["GShard-600B carbon", "BERT GPU hours"]}'}}
+    gateway = LLMGateway(tmp_path / "llm.sqlite")
+    rows = retrieve(QUESTIONS, p, built_indexes["dir"], built_indexes["cache_dir"], progress=False, gateway=gateway)
+    assert rows[0]["queries"] == [QUESTIONS["question"][0], "GShard-600B carbon", "BERT GPU hours"]
+    assert gateway.calls == 2
