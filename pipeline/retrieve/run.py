@@ -110,11 +110,14 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
             for n, s in source.items():
                 sources[n] = "+".join(sorted(set(sources.get(n, "").split("+") + s.split("+")) - {""}))
         order = rerank(lists, cfg.get("rerank", "none"), cfg.get("kohaku_compat", False))
-        order = order[: ctx["top_k_final"] or cfg["top_k"]]
+        if ctx["top_k_final"]:  # else every unique match stays (KohakuRAG: ~top_k x queries)
+            order = order[: ctx["top_k_final"]]
         hits = [hit_record(nodes[r.node_id], r.score, expand(store, nodes[r.node_id], cfg["expand"]),
                            sources[r.node_id], r.queries) for r in order]
         snippets = expand_context(store, [r.node_id for r in order], ctx["parent_depth"], ctx["sibling_depth"],
                                   ctx["dedup"], None, ctx["token_budget"])
+        for hit in hits:  # what each match brought into the prompt context (after dedup and budget)
+            hit["expansion"] = [s.node_id for s in snippets if s.source == hit["node_id"]]
         out.append({"id": qid, "query": plan[0], "queries": plan, "hits": hits,
                     "context": [asdict(s) for s in snippets]})
     if planner is not None and getattr(planner, "failures", None):
