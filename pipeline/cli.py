@@ -81,9 +81,12 @@ def cmd_answer(a) -> None:
     p = _json(a.params)
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
+    telemetry: list[dict] = []
     answers = answer_split(read_jsonl(a.retrieval), questions, p["answering"], p.get("llm", {}), a.cache_dir,
-                           set(meta["id"]))
+                           set(meta["id"]), telemetry=telemetry)
     atomic_write_jsonl(a.out, answers)
+    if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
+        atomic_write_jsonl(f"{a.out}.telemetry.jsonl", telemetry)
     write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     failures = [r["id"] for r in answers if r.get("failure")]
     write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures)

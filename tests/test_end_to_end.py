@@ -77,3 +77,24 @@ def test_rerun_does_nothing_and_a_changed_variant_reruns_its_branch(run, tmp_pat
     assert jobs == {"answer": 2, "evaluate": 1, "report": 1, "all": 1}, plan.stdout[-3000:]
     assert "output: results/wattbot/answers/bm25-x" in plan.stdout
     assert "output: results/wattbot/answers/dense-x" not in plan.stdout
+
+
+def test_same_config_same_bytes(run, tmp_path):
+    """A second cold run in another folder writes byte-identical results and reports (provenance and
+    run telemetry live in separate *.manifest.json / *.telemetry.jsonl files)."""
+    first, config = run
+    second = tmp_path / "again"
+    done = snakemake(second, configfile=config)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    def files(root: Path) -> dict[str, bytes]:
+        out = {}
+        for sub in ("results", "reports"):
+            for p in sorted((root / sub).rglob("*")):
+                if p.is_file() and not p.name.endswith((".manifest.json", ".telemetry.jsonl")):
+                    out[str(p.relative_to(root))] = p.read_bytes()
+        return out
+
+    a, b = files(first), files(second)
+    assert a.keys() == b.keys()
+    assert [name for name in a if a[name] != b[name]] == []

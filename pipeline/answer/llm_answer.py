@@ -76,13 +76,15 @@ def normalise_value(value: str, question: str) -> str:
 
 def answer_with_llm(gateway: LLMGateway, model: str, params: dict, prompt: str, question: str,
                     answer_unit: str, hits: list[dict], known_docs: set[str]) -> tuple[Answer, dict]:
-    """One LLM answer plus the call record (raw text, tokens, latency, failure reason)."""
+    """One LLM answer plus the call record (raw text, tokens, cost, failure reason) and its run
+    telemetry (latency, cache hit), kept apart: result files must be identical on a rerun, and a
+    cached rerun has other latencies."""
     request = LLMRequest(model=model, messages=build_messages(prompt, question, answer_unit, hits),
                          params=params, seed=params.get("seed"))
     result = gateway.complete(request)
-    call = {"raw": result.text, "ok": result.ok, "error": result.error, "cached": result.cached,
+    call = {"raw": result.text, "ok": result.ok, "error": result.error,
             "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-            "latency_s": result.latency_s, "cost_usd": result.cost_usd}
+            "cost_usd": result.cost_usd, "telemetry": {"cached": result.cached, "latency_s": result.latency_s}}
     if not result.ok:
         return blank_answer(f"LLM call failed: {result.error}"), call
     try:

@@ -26,7 +26,6 @@ def evaluate_variant(solution: str, submission: str, retrieval: str, answers: st
         "abstained": sum(bool(r["is_blank"]) for r in recs),
         "failures": sum(bool(r.get("failure")) for r in recs),
         "llm_calls": len(calls),
-        "llm_cached": sum(c["cached"] for c in calls),
         "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
         "completion_tokens": sum(c["completion_tokens"] for c in calls),
     }
