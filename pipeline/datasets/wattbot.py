@@ -11,7 +11,6 @@ import pandas as pd
 
 METADATA_COLUMNS = ("id", "type", "title", "year", "citation", "url")
 QUESTION_COLUMNS = ("id", "question", "answer_unit")
-LABEL_COLUMNS = ("answer_value", "ref_id")
 
 
 class InputError(ValueError):
@@ -72,10 +71,6 @@ def load_questions(path: str | Path, known_docs: set[str] | None = None) -> pd.D
                 if doc not in known_docs:
                     raise InputError(f"{path}: row {i + 2}, field ref_id: unknown document id '{doc}'")
     return df
-
-
-def has_labels(df: pd.DataFrame) -> bool:
-    return all(c in df.columns for c in LABEL_COLUMNS) and (df["answer_value"].str.strip() != "").all()
 
 
 def parse_ref_ids(ref: str) -> list[str]:
