@@ -33,10 +33,11 @@ def expand(reader: IndexReader, node: StoredNode, to: str) -> StoredNode:
     return current
 
 
-def hit_record(node: StoredNode, score: float, context: StoredNode, source: str, queries: list[int]) -> dict:
+def hit_record(node: StoredNode, score: float, context: StoredNode, sources: set[str], queries: list[int]) -> dict:
     return {
         "node_id": node.node_id, "doc_id": node.doc_id, "level": node.level, "score": round(float(score), 6),
-        "text": node.text, "start": node.start, "end": node.end, "pages": node.pages, "source": source,
+        "text": node.text, "start": node.start, "end": node.end, "pages": node.pages,
+        "source": "+".join(sorted(sources)),
         "queries": queries, "context_id": context.node_id, "context": context.text,
     }
 
@@ -56,7 +57,8 @@ class Searchers:
                 self.dense = DenseSearcher(path, params["embedding"], cache_dir)
         self.store = self.dense.reader if self.dense else self.bm25.reader
 
-    def search(self, query: str, qvec) -> tuple[list[tuple[str, float]], dict[str, StoredNode], dict[str, str]]:
+    def search(self, query: str, qvec) -> tuple[list[tuple[str, float]], dict[str, StoredNode], dict[str, set[str]]]:
+        """Fused ranking, the nodes found, and which retrievers (dense, bm25) found each."""
         cfg, hybrid = self.cfg, self.hybrid
         lists: dict[str, list[tuple[str, float]]] = {}
         nodes: dict[str, StoredNode] = {}
@@ -79,8 +81,7 @@ class Searchers:
             fuse = rrf if hybrid["mode"] == "rrf" else convex
             ranked = fuse([lists["dense"], lists["bm25"]], cfg["top_k"], weights=weights)
         members = {name: {n for n, _ in found} for name, found in lists.items()}
-        source = {n: "+".join(name for name in sorted(lists) if n in members[name]) for n in nodes}
-        return ranked, nodes, source
+        return ranked, nodes, {n: {name for name in lists if n in members[name]} for n in nodes}
 
 
 def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache_dir: str | Path,
@@ -107,8 +108,8 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
             ranked, found, source = searchers.search(query, next(qvecs) if qvecs else None)
             lists.append(ranked)
             nodes.update(found)
-            for n, s in source.items():
-                sources[n] = "+".join(sorted(set(sources.get(n, "").split("+") + s.split("+")) - {""}))
+            for n, names in source.items():
+                sources.setdefault(n, set()).update(names)
         order = rerank(lists, cfg.get("rerank", "none"), cfg.get("kohaku_compat", False))
         if ctx["top_k_final"]:  # else every unique match stays (KohakuRAG: ~top_k x queries)
             order = order[: ctx["top_k_final"]]
