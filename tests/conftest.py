@@ -59,3 +59,16 @@ def built_indexes(tmp_path_factory, three_trees, encoder):
     counts["bm25"] = build_bm25_index(three_trees, ["sentence", "paragraph"], w)
     w.close()
     return {"dir": root, "cache_dir": root / "cache", "counts": counts}
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    """The tiny real grid (tests/tiny.yaml) run once through Snakemake: (workdir, configfile)."""
+    from dag_runner import snakemake
+    from pipeline.datasets.paths import REPO
+
+    work = tmp_path_factory.mktemp("e2e")
+    config = REPO / "tests" / "tiny.yaml"
+    done = snakemake(work, configfile=config)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return work, config

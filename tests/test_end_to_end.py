@@ -1,39 +1,18 @@
 """The whole DAG through Snakemake on a tiny real grid (tests/tiny.yaml), in a scratch folder."""
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-from pipeline.datasets.paths import REPO, data_root
+from dag_runner import planned_jobs, result_files, snakemake
 
 pytestmark = pytest.mark.slow
 
 
-def snakemake(workdir: Path, *args: str, configfile: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(configfile), "--config", f"data_root={data_root()}", "--cores", "2", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1200)
-
-
-def planned_jobs(out: str) -> dict[str, int]:
-    """The 'Job stats' table of a dry run: rule -> count."""
-    table = out.split("Job stats:")[1] if "Job stats:" in out else ""
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M) if m.group(1) != "total"}
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("e2e")
-    config = REPO / "tests" / "tiny.yaml"
-    done = snakemake(work, configfile=config)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return work, config
+@pytest.fixture
+def run(tiny_run):
+    return tiny_run
 
 
 def test_outputs_follow_the_contract(run, wattbot_dir):
@@ -87,14 +66,6 @@ def test_same_config_same_bytes(run, tmp_path):
     done = snakemake(second, configfile=config)
     assert done.returncode == 0, done.stderr[-3000:]
 
-    def files(root: Path) -> dict[str, bytes]:
-        out = {}
-        for sub in ("results", "reports"):
-            for p in sorted((root / sub).rglob("*")):
-                if p.is_file() and not p.name.endswith((".manifest.json", ".telemetry.jsonl")):
-                    out[str(p.relative_to(root))] = p.read_bytes()
-        return out
-
-    a, b = files(first), files(second)
+    a, b = result_files(first), result_files(second)
     assert a.keys() == b.keys()
     assert [name for name in a if a[name] != b[name]] == []

@@ -1,0 +1,33 @@
+"""Run this repository's Snakefile in a scratch folder, as the end-to-end and cluster tests do."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from pipeline.datasets.paths import REPO, data_root
+
+
+def snakemake(workdir: Path, *args: str, configfile: Path, env: dict | None = None,
+              timeout: int = 1200) -> subprocess.CompletedProcess:
+    env = {**os.environ, **(env or {})}
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+           "--configfile", str(configfile), "--config", f"data_root={data_root()}", "--cores", "2", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def planned_jobs(out: str) -> dict[str, int]:
+    """The 'Job stats' table of a dry run: rule -> count."""
+    table = out.split("Job stats:")[1] if "Job stats:" in out else ""
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M) if m.group(1) != "total"}
+
+
+def result_files(root: Path) -> dict[str, bytes]:
+    """Every result and report file by relative path (provenance and run telemetry excluded)."""
+    out = {}
+    for sub in ("results", "reports"):
+        for p in sorted((root / sub).rglob("*")):
+            if p.is_file() and not p.name.endswith((".manifest.json", ".telemetry.jsonl")):
+                out[str(p.relative_to(root))] = p.read_bytes()
+    return out

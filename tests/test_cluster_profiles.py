@@ -1,0 +1,59 @@
+"""profiles/slurm and profiles/kubernetes, run end to end through Snakemake's generic cluster executor
+with stand-ins for sbatch/sacct/scancel and kubectl (tests/cluster_standin/): the profiles' own submit
+and status commands run, every job really goes through the executor, and the results equal a local run."""
+import json
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from dag_runner import result_files, snakemake
+from pipeline.datasets.paths import REPO
+
+pytestmark = pytest.mark.slow
+STANDIN = REPO / "tests" / "cluster_standin"
+
+
+def run_with_profile(profile: str, tmp_path: Path, config: Path, *targets: str, **env: str):
+    work, state = tmp_path / "work", tmp_path / "state"
+    env = {"PATH": f"{STANDIN}:{os.environ['PATH']}", "STANDIN_STATE": str(state), **env}
+    done = snakemake(work, "--workflow-profile", str(REPO / "profiles" / profile), *targets,
+                     configfile=config, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return work, state
+
+
+def same_as_local(local: Path, remote: Path) -> None:
+    a, b = result_files(local), result_files(remote)
+    assert b and set(b) <= set(a)
+    assert [name for name in b if a[name] != b[name]] == []
+
+
+def test_slurm_profile_submits_every_job_with_its_resources(tiny_run, tmp_path):
+    local, config = tiny_run
+    work, state = run_with_profile("slurm", tmp_path, config, "reports/wattbot/leaderboard.csv")
+    subs = (state / "submissions.log").read_text().splitlines()
+    rules = Counter(re.search(r"--job-name=wattbench-(\w+)", s).group(1) for s in subs)
+    assert rules == {"ingest": 1, "tree": 3, "index": 2, "retrieve": 4, "answer": 6, "evaluate": 3, "report": 1}
+    index_job = next(s for s in subs if "wattbench-index" in s)
+    assert "--cpus-per-task=2 --mem=4000M --time=60" in index_job  # the rule's threads and resources
+    assert {p.read_text().strip() for p in state.glob("*.state")} == {"COMPLETED"}
+    same_as_local(local, work)
+
+
+def test_kubernetes_profile_runs_each_job_as_a_pod(tiny_run, tmp_path):
+    local, config = tiny_run
+    work, state = run_with_profile("kubernetes", tmp_path, config, "results/wattbot/scores/bm25-x.json",
+                                   WATTBENCH_K8S_IMAGE="wattbench:test")
+    jobs = [json.loads(p.read_text()) for p in sorted(state.glob("wattbench-*.json"))]
+    assert Counter(j["metadata"]["labels"]["rule"] for j in jobs) == {
+        "ingest": 1, "tree": 3, "index": 1, "retrieve": 1, "answer": 1, "evaluate": 1}
+    index_pod = next(j for j in jobs if j["metadata"]["labels"]["rule"] == "index")
+    container = index_pod["spec"]["template"]["spec"]["containers"][0]
+    assert container["resources"]["requests"] == {"cpu": "2", "memory": "4000Mi"}
+    assert index_pod["spec"]["activeDeadlineSeconds"] == 3600
+    assert container["volumeMounts"][0]["mountPath"] == str(work)
+    assert {p.read_text().strip() for p in state.glob("*.state")} == {"1,"}
+    same_as_local(local, work)
