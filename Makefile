@@ -9,7 +9,7 @@ export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup run test test-fast bench dag clean
+.PHONY: setup run resume test test-fast bench dag clean
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $(STAMP): pyproject.toml requirements.lock
@@ -22,6 +22,11 @@ setup: $(STAMP)
 
 run: setup
 	$(BIN)/snakemake --cores $(CORES)
+
+# After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs.
+resume: setup
+	$(BIN)/snakemake --unlock
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete
 
 dag: setup
 	$(BIN)/snakemake -n

@@ -1,16 +1,23 @@
 # wattbench: `snakemake --cores 8` runs the whole benchmark; `snakemake -n` previews the DAG.
 # Thin by design: the config is validated once, the rules live in pipeline/rules/, all logic in pipeline/.
 import os
+import re
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from pipeline.config import validate
+from pipeline.config import check_paths, validate
 import pipeline.workflow as wf
 
 configfile: "config.yaml"
 
 CFG = validate(config)
+check_paths(CFG)
+
+# Credentials come only from the environment: Snakemake checks these are set and passes them to cluster
+# jobs, without writing them anywhere (the config names the variables, never the values).
+if CFG.get("llm", {}).get("envvars"):
+    envvars: *CFG["llm"]["envvars"]
 
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"

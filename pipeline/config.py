@@ -6,6 +6,7 @@ before any work with a message that names the bad key, not deep inside a rule.
 from __future__ import annotations
 
 import copy
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -32,12 +33,30 @@ def _key_path(error: jsonschema.ValidationError) -> str:
     return path or "<top level>"
 
 
+# Keys that hold credentials. Secrets come only from the environment (declared in `llm.envvars`, which
+# the Snakefile passes to `envvars:`), so they never reach config dumps, manifests, caches or reports.
+SECRET_KEY = re.compile(r"(^|_)(api_?key|secret|password|passwd|access_token|auth_token|bearer_token)$", re.I)
+
+
+def _secret_keys(obj, path: str = "") -> list[str]:
+    if isinstance(obj, dict):
+        found = [f"{path}{k}" for k in obj if SECRET_KEY.search(str(k))]
+        return found + [p for k, v in obj.items() for p in _secret_keys(v, f"{path}{k}.")]
+    if isinstance(obj, list):
+        return [p for i, v in enumerate(obj) for p in _secret_keys(v, f"{path}{i}.")]
+    return []
+
+
 def validate(cfg: dict) -> dict:
     """Check ``cfg`` against the schema and its cross-references; return it resolved.
 
     Resolution expands ``{data_root}`` in the WattBot paths. The input dict is not modified.
     """
     cfg = copy.deepcopy(dict(cfg))
+    secrets = _secret_keys(cfg)
+    if secrets:
+        raise ConfigError(f"config key '{secrets[0]}': credentials must not be written in the config; put the "
+                          "value in an environment variable and list its name in llm.envvars")
     validator = jsonschema.Draft202012Validator(_schema())
     errors = sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))
     if errors:
@@ -110,6 +129,18 @@ def validate(cfg: dict) -> dict:
     return cfg
 
 
+def check_paths(cfg: dict) -> None:
+    """The data folders a run reads exist: a wrong data_root is one clear line before any job starts,
+    not a failure deep inside the DAG. Kept out of ``validate`` so configs can be checked anywhere."""
+    folders = {"wattbot.dir": cfg["wattbot"]["dir"]}
+    if cfg.get("benchmarks") and cfg["benchmarks"].get("datasets"):
+        folders["benchmarks.root"] = cfg["benchmarks"]["root"]
+    for key, folder in folders.items():
+        if not Path(folder).is_dir():
+            raise ConfigError(f"config key '{key}': folder {folder} not found (check data_root, "
+                              f"now {cfg['data_root']})")
+
+
 def load_config(path: str | Path = "config.yaml", overrides: dict | None = None) -> dict:
     with open(path, encoding="utf-8") as fh:
         cfg = yaml.safe_load(fh)
@@ -129,13 +160,18 @@ def retrieval_indexes(cfg: dict, variant: str) -> list[str]:
     return [r["index"]] + ([r["hybrid"]["index"]] if r.get("hybrid") else [])
 
 
+# LLM settings that say how a run executes, not what it computes: they stay out of the slices (and
+# hashes) that decide what reruns.
+EXECUTION_ONLY = {"envvars"}
+
+
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
     dense = any(idx["kind"] != "bm25" for idx in indexes.values())
     out = {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
            "embedding": cfg["embedding"] if dense else None}
     if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":
-        out["llm"] = cfg["llm"]
+        out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
     return out
 
 
@@ -143,7 +179,7 @@ def answering_slice(cfg: dict, variant: str) -> dict:
     a = cfg["answering"][variant]
     out = {"answering": a, "name": variant, "upstream": retrieval_slice(cfg, a["retrieval"])}
     if a["backend"] == "llm":
-        out["llm"] = {k: v for k, v in cfg["llm"].items() if k != "mode"}
+        out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY | {"mode"}}
     return out
 
 

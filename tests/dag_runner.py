@@ -8,13 +8,26 @@ from pathlib import Path
 from pipeline.datasets.paths import REPO, data_root
 
 
+def command(workdir: Path, *args: str, configfile: Path) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+            "--configfile", str(configfile), "--config", f"data_root={data_root()}", "--cores", "2", *args]
+
+
+# A fake credential every test run carries (tests/tiny.yaml declares it in llm.envvars, litellm reads it
+# for the openai/ mock model); tests/test_secrets.py checks it appears in no file a run writes.
+PLANTED_KEY = "sk-wattbench-PLANTED-4f1c9e2ab7d35c08"
+
+
+def environment(extra: dict | None = None) -> dict:
+    env = {**os.environ, "OPENAI_API_KEY": PLANTED_KEY, **(extra or {})}
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    return env
+
+
 def snakemake(workdir: Path, *args: str, configfile: Path, env: dict | None = None,
               timeout: int = 1200) -> subprocess.CompletedProcess:
-    env = {**os.environ, **(env or {})}
-    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(configfile), "--config", f"data_root={data_root()}", "--cores", "2", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    return subprocess.run(command(workdir, *args, configfile=configfile), capture_output=True, text=True,
+                          env=environment(env), timeout=timeout)
 
 
 def planned_jobs(out: str) -> dict[str, int]:

@@ -55,3 +55,22 @@ def test_params_change_only_with_their_branch(cfg):
     changed = sorted(v for v in after if answering_params(cfg, v) != after[v])
     uses_bm25 = sorted(v for v, a in cfg["answering"].items() if "bm25" in retrieval_indexes(cfg, a["retrieval"]))
     assert changed == uses_bm25 and "hier-extractive" not in changed
+
+
+def test_every_rule_declares_threads_memory_and_runtime():
+    """Cluster profiles turn these into sbatch flags / pod requests; a rule without them would get
+    the profile's defaults silently."""
+    import re
+
+    from pipeline.datasets.paths import REPO
+
+    rules = {}
+    for smk in sorted((REPO / "pipeline" / "rules").glob("*.smk")):
+        for block in re.split(r"(?m)^(?=rule )", smk.read_text()):
+            if m := re.match(r"rule (\w+):", block):
+                rules[m.group(1)] = block
+    assert len(rules) >= 8
+    lacking = [name for name, block in rules.items()
+               if not re.search(r"^\s+threads:", block, re.M)
+               or not re.search(r"resources:.*mem_mb=.*runtime=", block)]
+    assert lacking == []

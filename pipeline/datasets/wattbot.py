@@ -20,6 +20,9 @@ class InputError(ValueError):
 def _read_csv(path: Path, encodings: tuple[str, ...]) -> pd.DataFrame:
     if not path.exists():
         raise InputError(f"{path}: file not found")
+    head = path.read_bytes()[:4096]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head:
+        raise InputError(f"{path}: looks UTF-16 encoded (NUL bytes); save it as UTF-8 or cp1252 CSV")
     last: Exception | None = None
     for enc in encodings:
         try:

@@ -6,8 +6,8 @@ CACHE = CFG["cache_dir"]
 wildcard_constraints:
     dataset="|".join(["wattbot", *wf.suite_datasets(CFG)]),
     split=r"[A-Za-z0-9_]+",
-    index=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
-    rv=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    index="|".join(map(re.escape, sorted(CFG["indexes"]))),  # configured names only: no accidental matches
+    rv="|".join(map(re.escape, sorted(CFG["retrieval"]))),
 
 
 rule index:

@@ -10,6 +10,7 @@ rule suite_export:
         gold="results/{dataset}/export/gold.jsonl",
     params: cfg=lambda w: wf.suite_export_params(CFG, w.dataset)
     log: "logs/{dataset}/export.log"
+    threads: 1
     resources: mem_mb=4000, runtime=20
     shell: "python -m pipeline suite-export --params {params.cfg:q} --out-dir results/{wildcards.dataset}/export 2>&1 | tee {log}"
 
@@ -23,6 +24,7 @@ rule suite_evaluate:
         per_query="results/{dataset}/scores/{rv}.per_query.csv",
     params: ks=" ".join(str(k) for k in CFG.get("benchmarks", {}).get("ks", [1, 3, 5]))
     log: "logs/{dataset}/evaluate/{rv}.log"
+    threads: 1
     resources: mem_mb=1000, runtime=10
     shell: "python -m pipeline suite-evaluate --retrieval {input.retrieval:q} --gold {input.gold:q} --ks {params.ks} --out {output.scores:q} --per-query {output.per_query:q} 2>&1 | tee {log}"
 
@@ -35,5 +37,6 @@ rule suite_report:
         figures=expand("reports/retrieval/{dataset}.png", dataset=SUITE),
     params: cfg=wf.suite_report_params(CFG)
     log: "logs/suite_report.log"
+    threads: 1
     resources: mem_mb=1000, runtime=5
     shell: "python -m pipeline suite-report --params {params.cfg:q} --scores {input:q} --out-dir reports/retrieval 2>&1 | tee {log}"

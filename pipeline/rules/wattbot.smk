@@ -20,6 +20,7 @@ rule ingest:
     params:
         split_args=" ".join(f"--split {s}={wf.split_source(CFG, s)} --out-split {s}={R}/ingest/{s}.csv" for s in SPLITS),
     log: "logs/wattbot/ingest.log"
+    threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline ingest --metadata {input.metadata:q} --metadata-out {output.metadata:q} {params.split_args} 2>&1 | tee {log}"
 
@@ -28,6 +29,7 @@ rule tree:
     input: lambda w: wf.tree_source(CFG, w.doc)
     output: f"{R}/trees/{{doc}}.json"
     log: "logs/wattbot/tree/{doc}.log"
+    threads: 1
     resources: mem_mb=1000, runtime=10
     shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} 2>&1 | tee {log}"
 
@@ -58,6 +60,7 @@ rule evaluate:
         scores=f"{R}/scores/{{av}}.json",
         per_question=f"{R}/scores/{{av}}.per_question.csv",
     log: "logs/wattbot/evaluate/{av}.log"
+    threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
 
@@ -76,6 +79,7 @@ rule report:
         retrieval="reports/wattbot/retrieval.csv",
     params: cfg=wf.report_params(CFG)
     log: "logs/report.log"
+    threads: 1
     resources: mem_mb=1000, runtime=5
     shell: "python -m pipeline report --params {params.cfg:q} --scores {input.scores:q} --submissions {input.submissions:q} --retrieval {input.retrieval:q} --gold {input.gold:q} --reports reports 2>&1 | tee {log}"
 
@@ -86,5 +90,6 @@ rule fetch:
     output: f"{CFG['wattbot']['fetch_dir']}/fetch_status.json"
     params: out_dir=CFG["wattbot"]["fetch_dir"]
     log: "logs/wattbot/fetch.log"
+    threads: 1
     resources: mem_mb=500, runtime=30
     shell: "python -m pipeline fetch --metadata {input:q} --out-dir {params.out_dir:q} --status {output:q} 2>&1 | tee {log}"
