@@ -15,6 +15,7 @@ CFG = validate(config)
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"
+include: "pipeline/rules/report.smk"
 
 
 rule all:
@@ -23,4 +24,5 @@ rule all:
         "reports/wattbot/leaderboard.csv",
         "reports/wattbot/submission.csv",
         "reports/wattbot/retrieval.csv",
+        "reports/index.html",
         wf.suite_targets(CFG),
