@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from pipeline.provenance import read_jsonl
@@ -150,7 +149,3 @@ def summary_numbers(stats: pd.DataFrame) -> pd.DataFrame:
     part = stats[stats["diff"].notna()]
     return part[["ablation", "dataset", "metric", "reference", "variant", "n", "diff", "diff_lo", "diff_hi",
                  "p_value"]].reset_index(drop=True)
-
-
-def is_finite(x) -> bool:
-    return x is not None and np.isfinite(x)

@@ -119,7 +119,8 @@ def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | 
     a1.set_xlabel("questions")
     a1.set_title("attribution per variant", fontsize=10)
     a1.tick_params(axis="y", labelsize=7)
-    a1.legend(fontsize=6, loc="lower right")
+    fig.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=CLASS_COLOURS[c]) for c in CLASSES], labels=list(CLASSES),
+               fontsize=7, ncol=len(CLASSES), loc="lower center", bbox_to_anchor=(0.5, -0.06))
     types = [t for t in QUESTION_TYPES if t in by_type.index]
     share = by_type.loc[types, list(CLASSES)]
     share = share.div(share.sum(axis=1).replace(0, 1), axis=0)
@@ -128,6 +129,7 @@ def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | 
         a2.barh(types, share[c], left=left, color=CLASS_COLOURS[c])
         left += share[c].to_numpy()
     a2.invert_yaxis()
+    a2.tick_params(axis="y", labelsize=8)
     a2.set_xlabel("share of (question, variant) outcomes")
     a2.set_title("per question type (questions: " + ", ".join(
         f"{t} {int(by_type.loc[t, 'questions'])}" for t in types) + ")", fontsize=8)
@@ -143,10 +145,13 @@ def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.Dat
         ax.errorbar(cost[x], cost["score"], yerr=np.vstack([cost["score"] - cost["score_lo"],
                                                             cost["score_hi"] - cost["score"]]).clip(min=0),
                     fmt="o", capsize=2, color="tab:blue")
-        for r in cost.to_dict("records"):
-            ax.annotate(r["variant"], (r[x], r["score"]), xytext=(3, 3), textcoords="offset points", fontsize=7)
+        for i, r in enumerate(cost.sort_values("score").to_dict("records")):  # staggered labels
+            ax.annotate(r["variant"], (r[x], r["score"]), xytext=(4, 6 * (i % 3) - 6), textcoords="offset points",
+                        fontsize=6)
         ax.step(front[x], front["score"], where="post", color="tab:red", lw=1, label="Pareto front")
-        ax.set_xscale("symlog", linthresh=100)
+        if x == "tokens_per_question":  # LLM tokens span 0 (extractive) to thousands
+            ax.set_xscale("symlog", linthresh=100)
+            ax.set_xlim(-10, max(1000.0, float(cost[x].max()) * 1.5))
         ax.set_xlabel(label)
         ax.legend(fontsize=7, loc="lower right")
     axes[0].set_ylabel("wattbot2025 score (95% CI)")

@@ -15,7 +15,7 @@ from pipeline.provenance import atomic_write_text, read_jsonl, write_manifest
 from pipeline.report import ablation_figures as F
 from pipeline.report.ablation import (Paths, ablation_stats, ablations_with_suite, suite_tables, suite_variants_of,
                                       summary_numbers, variant_interval, wattbot_tables)
-from pipeline.report.cost import cost_table, pareto_front, telemetry_row, benchmark_seconds  # noqa: F401
+from pipeline.report.cost import cost_table, pareto_front, telemetry_row
 from pipeline.report.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.html import FigureEntry, Section, render_html, table_html
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant

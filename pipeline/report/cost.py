@@ -7,7 +7,6 @@ differs between a cold and a cached rerun, so it goes into ``*.telemetry.csv`` b
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -70,7 +69,3 @@ def pareto_front(points: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
         if not dominated:
             keep.append(i)
     return points.loc[keep].sort_values([x, y])
-
-
-def to_json(obj) -> str:
-    return json.dumps(obj, sort_keys=True)

@@ -21,7 +21,7 @@ h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;font-size:12px;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margin:1.5em 0}
 figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:13px}
-details{font-size:12px;color:#555}code{background:#f6f6f6;padding:0 3px}nav a{margin-right:1em}"""
+details{font-size:12px;color:#555}.tw{overflow-x:auto}code{background:#f6f6f6;padding:0 3px}nav a{margin-right:1em}"""
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,9 @@ def short_hash(path: str) -> str:
 
 
 def table_html(df: pd.DataFrame) -> str:
-    """A plain HTML table (floats with 4 decimals, NaN empty)."""
-    return df.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.4g}", border=0, escape=True)
+    """A plain HTML table (4 significant digits, NaN empty), scrolling sideways when wide."""
+    return '<div class="tw">' + df.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.4g}", border=0,
+                                           escape=True) + "</div>"
 
 
 def figure_html(entry: FigureEntry, fig_dir: Path, reports_dir: Path, config_hash: str) -> str:
