@@ -50,11 +50,17 @@ def table_html(df: pd.DataFrame) -> str:
                                            escape=True) + "</div>"
 
 
+def href(path: str, reports_dir: Path) -> str:
+    """Link to an input: relative inside the work folder, as given when absolute (shared data), so
+    the page does not depend on where the work folder sits."""
+    return Path(path).as_uri() if os.path.isabs(path) else os.path.relpath(path, reports_dir)
+
+
 def figure_html(entry: FigureEntry, fig_dir: Path, reports_dir: Path, config_hash: str) -> str:
     png = fig_dir / f"{entry.stem}.png"
     data = base64.b64encode(png.read_bytes()).decode("ascii")
     rel = os.path.relpath(fig_dir, reports_dir)
-    inputs = "".join(f"<li><a href=\"{html.escape(os.path.relpath(p, reports_dir))}\">{html.escape(p)}</a> "
+    inputs = "".join(f"<li><a href=\"{html.escape(href(p, reports_dir))}\">{html.escape(p)}</a> "
                      f"<code>sha256:{short_hash(p)}</code></li>" for p in entry.inputs)
     return (f'<figure id="{entry.stem}"><img alt="{entry.stem}" src="data:image/png;base64,{data}">'
             f"<figcaption><b>{entry.stem}</b>: {html.escape(entry.caption)} "
