@@ -27,7 +27,7 @@ def figure_stems(params: dict) -> list[str]:
     """Figure file stems under ``reports/figures/`` (each written as .png and .svg)."""
     stems = ["leaderboard-ci", "attribution-grid", "attribution-counts", "pareto-tokens"]
     abl = ablations_with_suite(params)
-    if any(True for _ in abl):
+    if abl:
         stems.append("ablation-differences")
     if params["report"].get("embedding_index"):
         stems.append("embedding-map")
