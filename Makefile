@@ -9,7 +9,7 @@ export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup run resume test test-fast bench dag clean
+.PHONY: setup run resume test test-fast bench dag clean figures report
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $(STAMP): pyproject.toml requirements.lock
@@ -27,6 +27,14 @@ run: setup
 resume: setup
 	$(BIN)/snakemake --unlock
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete
+
+# Redraw every figure and reports/index.html from results/ (after code changes to pipeline/report/).
+figures: setup
+	$(BIN)/snakemake --cores $(CORES) --forcerun figures -- reports/index.html
+
+# Snakemake's provenance report: every report()-flagged output with its caption, rule, code and inputs.
+report: setup
+	$(BIN)/snakemake --report reports/snakemake-report.html
 
 dag: setup
 	$(BIN)/snakemake -n

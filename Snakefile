@@ -22,6 +22,7 @@ if CFG.get("llm", {}).get("envvars"):
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"
+include: "pipeline/rules/report.smk"
 
 
 rule all:
@@ -30,4 +31,5 @@ rule all:
         "reports/wattbot/leaderboard.csv",
         "reports/wattbot/submission.csv",
         "reports/wattbot/retrieval.csv",
+        "reports/index.html",
         wf.suite_targets(CFG),

@@ -122,6 +122,12 @@ def cmd_report(a) -> None:
     build_reports(_json(a.params), a.scores, a.submissions, a.reports, a.retrieval or (), a.gold)
 
 
+def cmd_figures(a) -> None:
+    from pipeline.report.analysis import build_analysis
+
+    print(json.dumps(build_analysis({**_json(a.params), "gold": a.gold}, a.results, a.reports, a.benchmarks)))
+
+
 def cmd_suite_export(a) -> None:
     from pipeline.datasets.suite import export_dataset
 
@@ -209,6 +215,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--retrieval", nargs="*", help="retrieval JSONLs of the scored split (for retrieval.csv)")
     s.add_argument("--gold", help="the labelled split's CSV")
     s.set_defaults(fn=cmd_report)
+
+    s = sub.add_parser("figures", help="ablations with intervals, attribution, cost, embedding map, reports/index.html")
+    for flag in ("--params", "--gold"):
+        s.add_argument(flag, required=True)
+    s.add_argument("--results", default="results")
+    s.add_argument("--reports", default="reports")
+    s.add_argument("--benchmarks", default="benchmarks", help="Snakemake benchmark TSVs (wall time, when present)")
+    s.set_defaults(fn=cmd_figures)
 
     s = sub.add_parser("suite-export", help="retrieval suite: one benchmark -> trees, queries, projected gold")
     s.add_argument("--params", required=True)

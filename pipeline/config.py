@@ -122,6 +122,7 @@ def validate(cfg: dict) -> dict:
         for name in bench["retrieval"]:
             if name not in cfg["retrieval"]:
                 raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
+    cfg["report"] = report_defaults(cfg)
     wb = cfg["wattbot"]
     wb["dir"] = wb["dir"].format(data_root=cfg["data_root"])
     wb.setdefault("pdf_dir", None)
@@ -139,6 +140,26 @@ def check_paths(cfg: dict) -> None:
         if not Path(folder).is_dir():
             raise ConfigError(f"config key '{key}': folder {folder} not found (check data_root, "
                               f"now {cfg['data_root']})")
+
+
+def report_defaults(cfg: dict) -> dict:
+    """The ``report`` block with defaults; every ablation variant must be configured (a report never
+    skips an ablation silently) and the embedding map needs a 'tree' index."""
+    rep = {"seed": 0, "bootstrap": 2000, "permutations": 10000, "embedding_sample": 1500, "ablations": {},
+           **(cfg.get("report") or {})}
+    trees = sorted(n for n, idx in cfg["indexes"].items() if idx["kind"] == "tree")
+    rep.setdefault("embedding_index", trees[0] if trees else None)
+    if rep["embedding_index"] is not None and rep["embedding_index"] not in trees:
+        raise ConfigError(f"config key 'report.embedding_index': '{rep['embedding_index']}' is not a 'tree' index (have {trees})")
+    ablations = {}
+    for name, ab in rep["ablations"].items():
+        ab = {"stage": "answering", "note": "", **ab}
+        missing = [v for v in ab["variants"] if v not in cfg[ab["stage"]]]
+        if missing:
+            raise ConfigError(f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'")
+        ablations[name] = ab
+    rep["ablations"] = ablations
+    return rep
 
 
 def load_config(path: str | Path = "config.yaml", overrides: dict | None = None) -> dict:

@@ -62,6 +62,7 @@ def report_params(cfg: dict) -> str:
         "default_variant": cfg["default_variant"],
         "score_split": cfg["wattbot"]["score_split"],
         "variants": {v: answering_slice(cfg, v) for v in sorted(cfg["answering"])},
+        "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
     })
 
 
@@ -107,3 +108,29 @@ def suite_report_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     return with_hash({"ks": b.get("ks", [1, 3, 5]), "datasets": b.get("datasets", {}),
                       "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)}})
+
+
+# --- the figures rule (reports/index.html): ablations, attribution, cost, embedding map ---
+
+def figures_params(cfg: dict) -> str:
+    b = cfg.get("benchmarks") or {}
+    suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": b.get("ks", [1, 3, 5])} if b else {}
+    return with_hash({
+        "report": cfg["report"],
+        "score_split": cfg["wattbot"]["score_split"],
+        "default_variant": cfg["default_variant"],
+        "answering": {v: cfg["answering"][v] for v in sorted(cfg["answering"])},
+        "retrieval": {v: cfg["retrieval"][v] for v in sorted(cfg["retrieval"])},
+        "suite": suite,
+    })
+
+
+def figure_stems(cfg: dict) -> list[str]:
+    from pipeline.report.analysis import figure_stems as stems
+
+    return stems(json.loads(figures_params(cfg)))
+
+
+def embedding_index_input(cfg: dict) -> list[str]:
+    name = cfg["report"].get("embedding_index")
+    return [f"{RESULTS}/index/{name}.sqlite"] if name else []

@@ -27,6 +27,16 @@ def test_outputs_follow_the_contract(run, wattbot_dir):
     assert list(sub.columns) == list(test_q.columns) and list(sub["id"]) == list(test_q["id"])
     assert (work / "reports/wattbot/submissions/bm25-x.csv").exists()
     assert "![score by variant]" in (work / "reports/index.md").read_text()
+    html = (work / "reports/index.html").read_text()
+    assert html.count("data:image/png;base64,") == len(list((work / "reports/figures").glob("*.png"))) >= 6
+    assert "retrieval-suite-ie" in html and "results/wattbot/answers/mock-llm/train.jsonl" in html
+    cost = pd.read_csv(work / "reports/wattbot/cost.csv").set_index("variant")
+    assert cost.loc["mock-llm", "llm_calls"] == 41 and cost.loc["dense-x", "tokens_per_question"] == 0
+    tele = pd.read_csv(work / "reports/wattbot/leaderboard.telemetry.csv").set_index("variant")
+    assert tele.loc["mock-llm", "telemetry_calls"] == 41
+    attribution = pd.read_csv(work / "reports/wattbot/attribution.csv")
+    assert len(attribution) == 41 * 3 and set(attribution["class"]) <= {
+        "correct", "wrong_citation", "retrieval_miss", "abstained_answerable", "wrong_value", "answered_unanswerable"}
     rows = pd.read_json(work / "results/wattbot/retrieval/hier-dense/train.jsonl", lines=True)
     assert len(rows) == 41 and {"node_id", "doc_id", "level", "score", "text"} <= set(rows["hits"][0][0])
     assert (work / "results/wattbot/retrieval/hier-dense/train.jsonl.manifest.json").exists()
@@ -53,7 +63,7 @@ def test_rerun_does_nothing_and_a_changed_variant_reruns_its_branch(run, tmp_pat
     changed.write_text(yaml.safe_dump(cfg))
     plan = snakemake(work, "-n", configfile=changed)
     jobs = planned_jobs(plan.stdout + plan.stderr)
-    assert jobs == {"answer": 2, "evaluate": 1, "report": 1, "all": 1}, plan.stdout[-3000:]
+    assert jobs == {"answer": 2, "evaluate": 1, "report": 1, "figures": 1, "all": 1}, plan.stdout[-3000:]
     assert "output: results/wattbot/answers/bm25-x" in plan.stdout
     assert "output: results/wattbot/answers/dense-x" not in plan.stdout
 

@@ -51,7 +51,7 @@ def fake_variant(tmp_path, wattbot_dir, name, blank_all):
                         for r in gold.itertuples()])
     out = tmp_path / "scores" / f"{name}.json"
     evaluate_variant(str(wattbot_dir / "train_QA.csv"), str(folder / "train.csv"), str(tmp_path / "retrieval.jsonl"),
-                     str(folder / "train.jsonl"), str(out), str(tmp_path / "scores" / f"{name}.pq.csv"))
+                     str(folder / "train.jsonl"), str(out), str(tmp_path / "scores" / f"{name}.per_question.csv"))
     return out, folder / "test.csv"
 
 
@@ -70,6 +70,8 @@ def test_evaluate_and_report(tmp_path, wattbot_dir):
     board = pd.read_csv(reports / "wattbot" / "leaderboard.csv")
     assert list(board["variant"]) == ["perfect", "blank"]
     assert board.loc[1, "score"] == round(0.75 * 2 / 41 + 0.15 * 2 / 41 + 0.10, 4)
+    assert board.loc[0, "score_lo"] == board.loc[0, "score_hi"] == 1.0  # perfect on every question: no spread
+    assert board.loc[1, "score_lo"] < board.loc[1, "score"] < board.loc[1, "score_hi"]
     assert (reports / "wattbot" / "submission.csv").read_bytes() == perfect[1].read_bytes()
     assert (reports / "wattbot" / "submissions" / "blank.csv").exists()
     index = (reports / "index.md").read_text()

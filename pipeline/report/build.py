@@ -8,6 +8,7 @@ import pandas as pd
 
 from pipeline.provenance import atomic_write_bytes, atomic_write_text, read_jsonl, write_manifest
 from pipeline.report.figures import doc_recall_by_variant, score_by_variant
+from pipeline.report.stats import bootstrap_mean
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 SCORE_COLUMNS = ("score", "value", "ref", "na")
@@ -17,20 +18,32 @@ def variant_name(score_path: str) -> str:
     return Path(score_path).stem
 
 
+def score_interval(score_path: str, rep: dict) -> dict:
+    """Paired-bootstrap 95% interval of the score from the evaluate stage's per-question CSV beside
+    ``<variant>.json`` (same seed and resamples as the figures)."""
+    pq = pd.read_csv(Path(score_path).with_name(f"{variant_name(score_path)}.per_question.csv"))
+    ci = bootstrap_mean(pq["score"].to_numpy(dtype=float), rep.get("bootstrap", 2000), rep.get("seed", 0))
+    return {"score_lo": round(ci.lo, 4), "score_hi": round(ci.hi, 4)}
+
+
 def leaderboard(params: dict, score_paths: list[str]) -> pd.DataFrame:
     rows = []
+    rep = params.get("report") or {}
     for path in sorted(score_paths):
         name = variant_name(path)
         res = json.loads(Path(path).read_text())
         v = params["variants"][name]
         a25, a26 = res["wattbot2025"]["all"], res["wattbot2026"]["all"]
+        tokens = res["answers"].get("prompt_tokens", 0) + res["answers"].get("completion_tokens", 0)
         rows.append({
             "variant": name,
             "backend": v["answering"]["backend"],
             "retrieval": v["answering"]["retrieval"],
             "indexes": "+".join(sorted(v["upstream"]["indexes"])),
             **{c: round(a25[c], 4) for c in SCORE_COLUMNS},
+            **score_interval(path, rep),
             "score_2026": round(a26["score"], 4),
+            "tokens_per_question": round(tokens / max(a25["n"], 1), 1),
             **res["retrieval"],
             **res["answers"],
             "n": a25["n"],
@@ -40,7 +53,7 @@ def leaderboard(params: dict, score_paths: list[str]) -> pd.DataFrame:
 
 
 def index_md(params: dict, board: pd.DataFrame, figure: str) -> str:
-    cols = ["variant", "score", "value", "ref", "na", "score_2026", "doc_recall@1", "doc_recall@5", "abstained", "failures"]
+    cols = ["variant", "score", "score_lo", "score_hi", "value", "ref", "na", "score_2026", "doc_recall@1", "doc_recall@5", "abstained", "failures"]
     lines = [
         "# wattbench report",
         "",
@@ -56,6 +69,8 @@ def index_md(params: dict, board: pd.DataFrame, figure: str) -> str:
     for row in board.to_dict("records"):
         lines.append("| " + " | ".join(str(row.get(c, "")) for c in cols) + " |")
     lines += ["", f"![score by variant]({figure})", "",
+              "Score intervals: paired bootstrap 95% over questions. Figures, ablations with paired differences and "
+              "p-values, attribution and cost: `index.html` (the `figures` rule).", "",
               "Retrieval alone (LLM-independent): `wattbot/retrieval.csv`", "",
               "![doc recall by retrieval variant](wattbot/doc_recall_by_variant.png)", "", "## Variants", ""]
     for name in sorted(params["variants"]):

@@ -13,6 +13,8 @@ from pipeline.provenance import atomic_write_bytes  # noqa: E402
 
 # No timestamps or version strings inside the files: reruns stay byte-identical.
 PNG_META = {"Software": None}
+SVG_META = {"Date": None, "Creator": None}
+matplotlib.rcParams["svg.hashsalt"] = "wattbench"  # stable element ids in SVGs
 
 
 def save(fig, path: str | Path) -> None:
@@ -22,6 +24,21 @@ def save(fig, path: str | Path) -> None:
     fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata=PNG_META)
     plt.close(fig)
     atomic_write_bytes(path, buf.getvalue())
+
+
+def save_png_svg(fig, stem: str | Path) -> list[Path]:
+    """Write ``<stem>.png`` and ``<stem>.svg`` (both free of timestamps); return the two paths."""
+    import io
+
+    out = []
+    for fmt, meta in (("png", PNG_META), ("svg", SVG_META)):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, dpi=120, bbox_inches="tight", metadata=meta)
+        path = Path(f"{stem}.{fmt}")
+        atomic_write_bytes(path, buf.getvalue())
+        out.append(path)
+    plt.close(fig)
+    return out
 
 
 def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "wattbot2025") -> None:

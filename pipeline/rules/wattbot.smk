@@ -68,6 +68,7 @@ rule evaluate:
 rule report:
     input:
         scores=expand(f"{R}/scores/{{av}}.json", av=sorted(CFG["answering"])),
+        per_question=expand(f"{R}/scores/{{av}}.per_question.csv", av=sorted(CFG["answering"])),
         submissions=expand(f"{R}/answers/{{av}}/test.csv", av=sorted(CFG["answering"])) if "test" in SPLITS else [],
         retrieval=expand(f"{R}/retrieval/{{rv}}/{SCORE_SPLIT}.jsonl", rv=sorted(CFG["retrieval"])),
         gold=wf.split_source(CFG, SCORE_SPLIT),

@@ -1,0 +1,151 @@
+"""Ablations as data: per-question metric tables per variant, and their paired statistics.
+
+An ablation (``report.ablations`` in config.yaml) names variants of one stage; the first is the
+reference. For WattBot every variant gets one value per train question and metric; for the
+retrieval suite one per query and IE@k. Statistics pair variants on the questions they share.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.provenance import read_jsonl
+from pipeline.report.stats import paired_bootstrap, randomisation_p
+from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
+
+ANSWER_METRICS = ("score", "value", "ref", "na", "doc_hit@1", "doc_recall@5")
+RETRIEVAL_METRICS = ("doc_hit@1", "doc_recall@5", "doc_precision@5", "quote_in_context")
+SUITE_NAME = "retrieval-suite"  # the pseudo-ablation over every suite variant
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where the results of the WattBot scored split and the suite live (results/ conventions)."""
+
+    results: Path
+    split: str
+
+    def per_question(self, av: str) -> Path:
+        return self.results / "wattbot" / "scores" / f"{av}.per_question.csv"
+
+    def scores(self, av: str) -> Path:
+        return self.results / "wattbot" / "scores" / f"{av}.json"
+
+    def answers(self, av: str) -> Path:
+        return self.results / "wattbot" / "answers" / av / f"{self.split}.jsonl"
+
+    def retrieval(self, rv: str) -> Path:
+        return self.results / "wattbot" / "retrieval" / rv / f"{self.split}.jsonl"
+
+    def suite(self, dataset: str, rv: str) -> Path:
+        return self.results / dataset / "scores" / f"{rv}.per_query.csv"
+
+    def index(self, name: str) -> Path:
+        return self.results / "wattbot" / "index" / f"{name}.sqlite"
+
+
+def retrieval_per_question(paths: Paths, rv: str, gold: pd.DataFrame) -> pd.DataFrame:
+    """WattBot retrieval metrics per answerable question (index: question id)."""
+    return wattbot_retrieval_metrics(read_jsonl(paths.retrieval(rv)), gold)[0].set_index("id")
+
+
+def wattbot_tables(params: dict, paths: Paths, gold: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """(stage, variant) -> per-question metrics, for every configured variant. An answering variant
+    carries its retrieval's metrics (NaN on unanswerable questions, which have no gold document)."""
+    rtables = {rv: retrieval_per_question(paths, rv, gold) for rv in sorted(params["retrieval"])}
+    out = {("retrieval", rv): t for rv, t in rtables.items()}
+    for av, spec in sorted(params["answering"].items()):
+        pq = pd.read_csv(paths.per_question(av), dtype={"id": str}).set_index("id")
+        r = rtables[spec["retrieval"]]
+        out[("answering", av)] = pq[["score", "value", "ref", "na"]].join(r, how="left").reindex(gold["id"])
+    return out
+
+
+def suite_tables(params: dict, paths: Paths) -> dict[tuple[str, str], pd.DataFrame]:
+    """(dataset, retrieval variant) -> per-query suite metrics (ie@k, recall@k, ...)."""
+    suite = params.get("suite") or {}
+    return {(d, rv): pd.read_csv(paths.suite(d, rv), dtype={"query_id": str}).set_index("query_id")
+            for d in suite.get("datasets", []) for rv in suite.get("variants", [])}
+
+
+def suite_variants_of(params: dict, ablation: dict) -> list[str] | None:
+    """The retrieval variants behind an ablation when the suite ran all of them, else None."""
+    rvs = ablation["variants"] if ablation["stage"] == "retrieval" else \
+        [params["answering"][v]["retrieval"] for v in ablation["variants"]]
+    suite = params.get("suite") or {}
+    if len(set(rvs)) < 2 or not suite.get("datasets") or not set(rvs) <= set(suite.get("variants", [])):
+        return None
+    return list(dict.fromkeys(rvs))
+
+
+def ablations_with_suite(params: dict) -> dict[str, dict]:
+    """The configured ablations plus the suite-wide comparison of every suite variant."""
+    abl = dict(params["report"]["ablations"])
+    suite = params.get("suite") or {}
+    if suite.get("datasets") and len(suite.get("variants", [])) >= 2:
+        abl[SUITE_NAME] = {"stage": "retrieval", "variants": list(suite["variants"]), "note": "every suite variant",
+                           "suite_only": True}
+    return abl
+
+
+def compare(tables: dict[str, pd.DataFrame], variants: list[str], metric: str, rep: dict) -> list[dict]:
+    """Rows of mean and 95% interval per variant, and the paired difference to ``variants[0]``
+    with its interval and randomisation p-value, on the questions every variant has a value for."""
+    cols = pd.concat([tables[v][metric].rename(v) for v in variants], axis=1).dropna()
+    if cols.empty:
+        raise ValueError(f"metric {metric!r}: no question with a value for all of {variants}")
+    x = cols.to_numpy(dtype=float)
+    cis, diffs = paired_bootstrap(x, rep["bootstrap"], rep["seed"])
+    rows = []
+    for j, v in enumerate(variants):
+        row = {"variant": v, "reference": variants[0], "metric": metric, "n": len(cols),
+               "mean": cis[j].mean, "lo": cis[j].lo, "hi": cis[j].hi}
+        if j:
+            row |= {"diff": diffs[j].mean, "diff_lo": diffs[j].lo, "diff_hi": diffs[j].hi,
+                    "p_value": randomisation_p(x[:, j], x[:, 0], rep["permutations"], rep["seed"])}
+        rows.append(row)
+    return rows
+
+
+def ablation_stats(params: dict, wattbot: dict, suite: dict) -> pd.DataFrame:
+    """The long statistics table (reports/wattbot/ablations.csv): one row per ablation, dataset,
+    metric and variant."""
+    rep = params["report"]
+    rows = []
+    for name, ab in sorted(ablations_with_suite(params).items()):
+        if not ab.get("suite_only"):
+            metrics = ANSWER_METRICS if ab["stage"] == "answering" else RETRIEVAL_METRICS
+            tables = {v: wattbot[(ab["stage"], v)] for v in ab["variants"]}
+            for m in metrics:
+                rows += [{"ablation": name, "stage": ab["stage"], "dataset": "wattbot", **r}
+                         for r in compare(tables, ab["variants"], m, rep)]
+        rvs = suite_variants_of(params, ab)
+        if rvs:
+            for d in params["suite"]["datasets"]:
+                tables = {rv: suite[(d, rv)] for rv in rvs}
+                for k in params["suite"]["ks"]:
+                    rows += [{"ablation": name, "stage": "retrieval", "dataset": d, **r}
+                             for r in compare(tables, rvs, f"ie@{k}", rep)]
+    cols = ["ablation", "stage", "dataset", "metric", "variant", "reference", "n", "mean", "lo", "hi",
+            "diff", "diff_lo", "diff_hi", "p_value"]
+    table = pd.DataFrame(rows, columns=cols)
+    num = ["mean", "lo", "hi", "diff", "diff_lo", "diff_hi"]
+    table[num] = table[num].astype(float).round(4)
+    table["p_value"] = table["p_value"].astype(float).round(5)
+    return table
+
+
+def variant_interval(values: pd.Series, rep: dict) -> tuple[float, float, float]:
+    """Mean and bootstrap interval of one variant's per-question values (NaN dropped)."""
+    x = values.dropna().to_numpy(dtype=float)[:, None]
+    ci = paired_bootstrap(x, rep["bootstrap"], rep["seed"])[0][0]
+    return ci.mean, ci.lo, ci.hi
+
+
+def summary_numbers(stats: pd.DataFrame) -> pd.DataFrame:
+    """The A-vs-B lines (non-reference rows) for the README and the HTML: one per comparison."""
+    part = stats[stats["diff"].notna()]
+    return part[["ablation", "dataset", "metric", "reference", "variant", "n", "diff", "diff_lo", "diff_hi",
+                 "p_value"]].reset_index(drop=True)

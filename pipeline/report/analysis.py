@@ -1,0 +1,198 @@
+"""The `figures` stage: ablations with intervals, attribution, cost, the embedding map and the
+self-contained ``reports/index.html``, all computed from results/ files alone.
+
+Which figures exist follows from the config alone (:func:`figure_stems`), so Snakemake knows
+every output before it runs.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.provenance import atomic_write_text, read_jsonl, write_manifest
+from pipeline.report import ablation_figures as F
+from pipeline.report.ablation import (Paths, ablation_stats, ablations_with_suite, suite_tables, suite_variants_of,
+                                      summary_numbers, variant_interval, wattbot_tables)
+from pipeline.report.cost import cost_table, pareto_front, telemetry_row
+from pipeline.report.embedding_map import LEVELS, load_vectors, project
+from pipeline.report.html import FigureEntry, Section, render_html, table_html
+from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
+
+FIG_DIR = "figures"
+
+
+def figure_stems(params: dict) -> list[str]:
+    """Figure file stems under ``reports/figures/`` (each written as .png and .svg)."""
+    stems = ["leaderboard-ci", "attribution-grid", "attribution-counts", "pareto-tokens"]
+    abl = ablations_with_suite(params)
+    if abl:
+        stems.append("ablation-differences")
+    if params["report"].get("embedding_index"):
+        stems.append("embedding-map")
+    for name, ab in sorted(abl.items()):
+        if not ab.get("suite_only"):
+            stems.append(f"ablation-{name}")
+        if suite_variants_of(params, ab):
+            stems.append(suite_stem(name, ab))
+    return stems
+
+
+def suite_stem(name: str, ab: dict) -> str:
+    return "retrieval-suite-ie" if ab.get("suite_only") else f"ablation-{name}-suite"
+
+
+def headline(summary: pd.DataFrame, suite_ks: list[int]) -> pd.DataFrame:
+    """One metric per comparison for the forest plot: score (answering), doc_hit@1 (retrieval on
+    WattBot), IE at the largest k (suite)."""
+    top_k = f"ie@{max(suite_ks)}" if suite_ks else None
+    keep = ((summary["dataset"] == "wattbot") & summary["metric"].isin(["score"])) | \
+           ((summary["dataset"] == "wattbot") & (summary["metric"] == "doc_hit@1") &
+            ~summary["ablation"].isin(summary.loc[summary["metric"] == "score", "ablation"])) | \
+           ((summary["dataset"] != "wattbot") & (summary["metric"] == top_k))
+    return summary[keep].reset_index(drop=True)
+
+
+def attribution(params: dict, paths: Paths, gold: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Long table id, type, variant, class over every answering variant."""
+    parts = []
+    for av in order:
+        spec = params["answering"][av]
+        pq = pd.read_csv(paths.per_question(av), dtype={"id": str})
+        t = attribute_variant(gold, read_jsonl(paths.answers(av)), pq, read_jsonl(paths.retrieval(spec["retrieval"])),
+                              spec["backend"])
+        parts.append(t.assign(variant=av))
+    return pd.concat(parts, ignore_index=True)[["id", "type", "variant", "class"]]
+
+
+def csv_text(df: pd.DataFrame) -> str:
+    return df.to_csv(index=False, lineterminator="\n")
+
+
+def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "benchmarks") -> dict:
+    rep = params["report"]
+    results_dir, reports_dir = Path(results), Path(reports)
+    wb, figs = reports_dir / "wattbot", reports_dir / FIG_DIR
+    paths = Paths(results_dir, params["score_split"])
+    gold = pd.read_csv(params["gold"], dtype=str, keep_default_na=False)
+    wattbot, suite = wattbot_tables(params, paths, gold), suite_tables(params, paths)
+    answering = sorted(params["answering"])
+    scores = {av: json.loads(paths.scores(av).read_text()) for av in answering}
+    answers = {av: read_jsonl(paths.answers(av)) for av in answering}
+    entries: dict[str, FigureEntry] = {}
+    retrieval_inputs = {rv: str(paths.retrieval(rv)) for rv in params["retrieval"]}
+
+    def inputs_of(avs=(), rvs=(), suite_pairs=()) -> list[str]:
+        out = [params["gold"]]
+        for av in avs:
+            out += [str(paths.per_question(av)), str(paths.answers(av)), str(paths.scores(av))]
+            rvs = [*rvs, params["answering"][av]["retrieval"]]
+        out += [retrieval_inputs[rv] for rv in dict.fromkeys(rvs)]
+        out += [str(paths.suite(d, rv)) for d, rv in suite_pairs]
+        return list(dict.fromkeys(out))
+
+    # --- cost, intervals per variant, leaderboard figure
+    cost = cost_table(answering, answers, scores)
+    ci = {av: variant_interval(wattbot[("answering", av)]["score"], rep) for av in answering}
+    cost["score_lo"] = [round(ci[v][1], 4) for v in cost["variant"]]
+    cost["score_hi"] = [round(ci[v][2], 4) for v in cost["variant"]]
+    cost = cost.sort_values(["score", "variant"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    order = list(cost["variant"])
+    atomic_write_text(wb / "cost.csv", csv_text(cost))
+    tele = pd.DataFrame([{"variant": av, **telemetry_row(paths.answers(av), len(answers[av]),
+                                                         Path(benchmarks) / "wattbot" / "answer" / av / f"{params['score_split']}.tsv")}
+                         for av in order])
+    atomic_write_text(wb / "leaderboard.telemetry.csv", csv_text(cost.merge(tele, on="variant")))
+    F.leaderboard_ci(cost, figs / "leaderboard-ci")
+    entries["leaderboard-ci"] = FigureEntry("leaderboard-ci", "WattBot score per answering variant, 95% paired "
+                                            "bootstrap interval over the train questions.", inputs_of(answering))
+    F.pareto(cost, pareto_front(cost, "tokens_per_question", "score"), pareto_front(cost, "context_tokens", "score"),
+             figs / "pareto-tokens")
+    entries["pareto-tokens"] = FigureEntry("pareto-tokens", "Score against LLM tokens per question (prompt + "
+                                           "completion, from the answer records) and against the context tokens "
+                                           "retrieval shows; red: Pareto front.", inputs_of(answering))
+
+    # --- ablations
+    stats = ablation_stats(params, wattbot, suite)
+    atomic_write_text(wb / "ablations.csv", csv_text(stats))
+    summary = summary_numbers(stats)
+    atomic_write_text(wb / "ablation_differences.csv", csv_text(summary))
+    abl = ablations_with_suite(params)
+    ks = (params.get("suite") or {}).get("ks", [])
+    for name, ab in sorted(abl.items()):
+        part = stats[stats["ablation"] == name]
+        avs = ab["variants"] if ab["stage"] == "answering" else []
+        rvs = ab["variants"] if ab["stage"] == "retrieval" else []
+        if not ab.get("suite_only"):
+            stem = f"ablation-{name}"
+            F.ablation_bars(part[part["dataset"] == "wattbot"], name, ab["note"], figs / stem)
+            entries[stem] = FigureEntry(stem, f"WattBot train, {ab['stage']} variants {', '.join(ab['variants'])} "
+                                        f"(reference: {ab['variants'][0]}). {ab['note']}", inputs_of(avs, rvs))
+        srvs = suite_variants_of(params, ab)
+        if srvs:
+            stem = suite_stem(name, ab)
+            F.ablation_suite(part[part["dataset"] != "wattbot"], f"{name}: IE@k on the retrieval suite", figs / stem)
+            pairs = [(d, rv) for d in params["suite"]["datasets"] for rv in srvs]
+            entries[stem] = FigureEntry(stem, f"Retrieval suite IE@k of {', '.join(srvs)} (95% paired bootstrap "
+                                        f"over queries).", inputs_of(suite_pairs=pairs))
+    if abl:
+        F.differences_forest(headline(summary, ks), figs / "ablation-differences")
+        entries["ablation-differences"] = FigureEntry(
+            "ablation-differences", "Every A-vs-B comparison on its headline metric (score, doc hit@1, IE@k): "
+            "paired bootstrap 95% interval and randomisation-test p-value; all metrics in wattbot/ablations.csv.",
+            [str(wb / "ablations.csv")])
+
+    # --- attribution
+    attr = attribution(params, paths, gold, order)
+    atomic_write_text(wb / "attribution.csv", csv_text(attr))
+    counts = pd.crosstab(attr["variant"], attr["class"]).reindex(index=order, columns=list(CLASSES), fill_value=0)
+    atomic_write_text(wb / "attribution_counts.csv", csv_text(counts.reset_index()))
+    by_type_v = attr.groupby(["variant", "type", "class"]).size().rename("count").reset_index()
+    atomic_write_text(wb / "attribution_by_type.csv", csv_text(by_type_v))
+    by_type = pd.crosstab(attr["type"], attr["class"]).reindex(columns=list(CLASSES), fill_value=0)
+    by_type["questions"] = attr.drop_duplicates("id")["type"].value_counts()
+    by_type = by_type.reindex([t for t in QUESTION_TYPES if t in by_type.index])
+    grid = attr.pivot(index="id", columns="variant", values="class").reindex(index=gold["id"], columns=order)
+    types = attr.drop_duplicates("id").set_index("id")["type"]
+    F.attribution_grid(grid, types, figs / "attribution-grid")
+    F.attribution_counts(counts, by_type, figs / "attribution-counts")
+    for stem, cap in (("attribution-grid", "Outcome class of every train question (rows, with question type) under "
+                       "every answering variant (columns, best first): which variant fixed which question."),
+                      ("attribution-counts", "Attribution class counts per variant, and per question type.")):
+        entries[stem] = FigureEntry(stem, cap, inputs_of(answering))
+
+    # --- embedding map
+    if rep.get("embedding_index"):
+        index_path = paths.index(rep["embedding_index"])
+        meta, vecs = load_vectors(index_path, rep["embedding_sample"], rep["seed"])
+        xy, var = project(vecs)
+        levels = [lv for lv in LEVELS if (meta["level"] == lv).any()]
+        F.embedding_map(meta, xy, var, levels, figs / "embedding-map")
+        entries["embedding-map"] = FigureEntry("embedding-map", f"PCA of the '{rep['embedding_index']}' index "
+                                               f"vectors (at most {rep['embedding_sample']} per level, seeded), one "
+                                               f"projection for all levels, coloured by document.", [str(index_path)])
+
+    missing = set(figure_stems(params)) - set(entries)
+    if missing:
+        raise ValueError(f"figures not drawn: {sorted(missing)}")
+    board = pd.read_csv(wb / "leaderboard.csv") if (wb / "leaderboard.csv").exists() else cost
+    sections = [
+        Section("Leaderboard", table_html(board), ["leaderboard-ci", "pareto-tokens"],
+                "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
+                f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Cost: wattbot/cost.csv; run telemetry "
+                "(latency, cache hits, wall time): wattbot/leaderboard.telemetry.csv."),
+        Section("Ablations", table_html(headline(summary, ks)), [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
+                f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
+                f"({rep['permutations']} sign patterns, exact when fewer exist)."),
+        Section("Per-question attribution", table_html(counts.reset_index()), ["attribution-grid", "attribution-counts"],
+                "Classes in order: correct; value right but citation not exact; no gold document in the context; "
+                "abstained although the gold document was shown; gold document shown but a wrong value; answered "
+                "an unanswerable question."),
+        Section("Inside the index", "", [s for s in ("embedding-map",) if s in entries], ""),
+    ]
+    html = render_html(params["config_hash"], sections, entries, reports_dir)
+    atomic_write_text(reports_dir / "index.html", html)
+    all_inputs = sorted({i for e in entries.values() for i in e.inputs})
+    write_manifest(reports_dir / "index.html", params, all_inputs)
+    return {"figures": len(entries), "ablation_rows": len(stats)}

@@ -1,0 +1,89 @@
+"""``reports/index.html``: one self-contained page (figures embedded as base64 PNG) where every
+figure names the files it was drawn from, their hashes and the config hash.
+
+No timestamps: the page is a result like any other and byte-identical on a rerun.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.provenance import file_hash
+
+STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margin:1.5em 0}
+figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:13px}
+details{font-size:12px;color:#555}.tw{overflow-x:auto}code{background:#f6f6f6;padding:0 3px}nav a{margin-right:1em}"""
+
+
+@dataclass(frozen=True)
+class FigureEntry:
+    stem: str
+    caption: str
+    inputs: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    table: str
+    stems: list[str]
+    text: str = ""
+
+
+@lru_cache(maxsize=None)
+def short_hash(path: str) -> str:
+    return file_hash(path)[:12] if Path(path).exists() else "missing"
+
+
+def table_html(df: pd.DataFrame) -> str:
+    """A plain HTML table (4 significant digits, NaN empty), scrolling sideways when wide."""
+    return '<div class="tw">' + df.to_html(index=False, na_rep="", float_format=lambda x: f"{x:.4g}", border=0,
+                                           escape=True) + "</div>"
+
+
+def href(path: str, reports_dir: Path) -> str:
+    """Link to an input: relative inside the work folder, as given when absolute (shared data), so
+    the page does not depend on where the work folder sits."""
+    return Path(path).as_uri() if os.path.isabs(path) else os.path.relpath(path, reports_dir)
+
+
+def figure_html(entry: FigureEntry, fig_dir: Path, reports_dir: Path, config_hash: str) -> str:
+    png = fig_dir / f"{entry.stem}.png"
+    data = base64.b64encode(png.read_bytes()).decode("ascii")
+    rel = os.path.relpath(fig_dir, reports_dir)
+    inputs = "".join(f"<li><a href=\"{html.escape(href(p, reports_dir))}\">{html.escape(p)}</a> "
+                     f"<code>sha256:{short_hash(p)}</code></li>" for p in entry.inputs)
+    return (f'<figure id="{entry.stem}"><img alt="{entry.stem}" src="data:image/png;base64,{data}">'
+            f"<figcaption><b>{entry.stem}</b>: {html.escape(entry.caption)} "
+            f'[<a href="{rel}/{entry.stem}.png">png</a> · <a href="{rel}/{entry.stem}.svg">svg</a>] '
+            f"config hash <code>{config_hash}</code></figcaption>"
+            f"<details><summary>drawn from {len(entry.inputs)} file(s)</summary><ul>{inputs}</ul></details></figure>")
+
+
+def render_html(config_hash: str, sections: list[Section], entries: dict[str, FigureEntry],
+                reports_dir: Path, fig_dir_name: str = "figures") -> str:
+    reports_dir = Path(reports_dir)
+    fig_dir = reports_dir / fig_dir_name
+    nav = "".join(f'<a href="#s{i}">{html.escape(s.title)}</a>' for i, s in enumerate(sections))
+    body = []
+    for i, s in enumerate(sections):
+        body.append(f'<h2 id="s{i}">{html.escape(s.title)}</h2>')
+        if s.text:
+            body.append(f"<p>{html.escape(s.text)}</p>")
+        body.append(s.table)
+        body += [figure_html(entries[stem], fig_dir, reports_dir, config_hash) for stem in s.stems]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>wattbench report</title>"
+            f"<style>{STYLE}</style></head><body><h1>wattbench report</h1>"
+            f"<p>Config hash <code>{config_hash}</code>; every figure lists the result files (with sha256) it "
+            f"was drawn from; provenance of this page: <a href=\"index.html.manifest.json\">index.html.manifest.json</a>; "
+            f"the markdown summary: <a href=\"index.md\">index.md</a>.</p><nav>{nav}</nav>"
+            + "\n".join(body) + "</body></html>\n")

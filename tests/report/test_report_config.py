@@ -1,0 +1,56 @@
+"""The report block: ablations name configured variants or the config is rejected, naming the key."""
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from pipeline.config import ConfigError, validate
+from pipeline.datasets.paths import REPO
+from pipeline.report.analysis import figure_stems
+from pipeline.report.cost import pareto_front
+from pipeline.workflow import figures_params
+
+
+@pytest.fixture()
+def raw():
+    return yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def test_ablation_variants_must_exist(raw):
+    raw["report"]["ablations"]["prompt-order"] = {"variants": ["llm-context-first", "llm-question-first"]}
+    with pytest.raises(ConfigError, match=r"'report\.ablations\.prompt-order\.variants'.*llm-context-first"):
+        validate(raw)
+
+
+def test_ablation_stage_decides_the_table(raw):
+    raw["report"]["ablations"] = {"beam": {"variants": ["hier-dense", "bm25"]}}  # retrieval names, answering stage
+    with pytest.raises(ConfigError, match="not configured in 'answering'"):
+        validate(raw)
+    raw["report"]["ablations"]["beam"]["stage"] = "retrieval"
+    assert validate(raw)["report"]["ablations"]["beam"]["stage"] == "retrieval"
+
+
+def test_bad_report_keys(raw):
+    bad = dict(raw, report={**raw["report"], "embedding_index": "bm25"})
+    with pytest.raises(ConfigError, match="report.embedding_index"):
+        validate(bad)
+    bad = dict(raw, report={**raw["report"], "ablations": {"x": {"variants": ["convex-extractive"]}}})
+    with pytest.raises(ConfigError, match="report.ablations.x.variants"):
+        validate(bad)
+
+
+def test_figures_follow_from_the_config(raw):
+    cfg = validate(raw)
+    stems = figure_stems(json.loads(figures_params(cfg)))
+    for name, ab in cfg["report"]["ablations"].items():
+        assert f"ablation-{name}" in stems
+    assert "ablation-bm25-on-off-suite" in stems and "retrieval-suite-ie" in stems  # hier-dense/convex in the suite
+    assert "ablation-fusion-suite" not in stems  # hier-rrf is not in the suite
+    raw.pop("report")
+    assert validate(raw)["report"]["ablations"] == {}  # the block is optional
+
+
+def test_pareto_front():
+    pts = pd.DataFrame({"v": list("abcd"), "tokens": [0, 0, 500, 900], "score": [0.6, 0.5, 0.7, 0.65]})
+    assert list(pareto_front(pts, "tokens", "score")["v"]) == ["a", "c"]
