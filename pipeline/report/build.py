@@ -107,4 +107,7 @@ def build_reports(params: dict, score_paths: list[str], submission_paths: list[s
     score_by_variant(board, wb / "score_by_variant.png")
     params = {**params, "n_test": n_test}
     atomic_write_text(reports_dir / "index.md", index_md(params, board, "wattbot/score_by_variant.png"))
-    write_manifest(reports_dir / "index.md", params, list(score_paths) + list(submission_paths))
+    inputs = list(score_paths) + list(submission_paths)
+    write_manifest(reports_dir / "index.md", params, inputs)
+    write_manifest(wb / "leaderboard.csv", params, inputs)  # reports/wattbot/ and its submissions/ folder
+    write_manifest(wb / "submissions", params, submission_paths)  # -> submissions.manifest.json

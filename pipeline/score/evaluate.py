@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipeline.provenance import atomic_write_json, atomic_write_text, read_jsonl
+from pipeline.provenance import atomic_write_json, atomic_write_text, read_jsonl, write_manifest
 from pipeline.score.wattbot import PROFILES, per_question, score_frames
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
@@ -32,4 +32,5 @@ def evaluate_variant(solution: str, submission: str, retrieval: str, answers: st
     atomic_write_json(out, result)
     pq = per_question(gold, sub, "wattbot2025")
     atomic_write_text(per_question_out, pq.to_csv(index=False, lineterminator="\n"))
+    write_manifest(out, {"metric_profiles": sorted(PROFILES)}, [solution, submission, retrieval, answers])
     return result
