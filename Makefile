@@ -37,3 +37,12 @@ bench: setup
 
 clean:
 	rm -rf results reports logs benchmarks .snakemake
+
+# The parse-quality corpus: real PDFs with outlines from Debian documentation packages (apt-get
+# download from Debian's registry; a cache, not committed), then reports/parsing/quality.csv.
+.PHONY: parse-corpus parse-quality
+parse-corpus: setup
+	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus
+
+parse-quality: parse-corpus
+	$(BIN)/snakemake --cores $(CORES) reports/parsing/quality.csv

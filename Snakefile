@@ -15,6 +15,7 @@ CFG = validate(config)
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"
+include: "pipeline/rules/parse.smk"
 
 
 rule all:
@@ -24,3 +25,4 @@ rule all:
         "reports/wattbot/submission.csv",
         "reports/wattbot/retrieval.csv",
         wf.suite_targets(CFG),
+        wf.parse_targets(CFG),

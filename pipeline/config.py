@@ -103,6 +103,10 @@ def validate(cfg: dict) -> dict:
         for name in bench["retrieval"]:
             if name not in cfg["retrieval"]:
                 raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
+    parsing = cfg.setdefault("parsing", {})
+    parsing.setdefault("strict", False)
+    parsing.setdefault("quality_dir", "data/parse-corpus")
+    parsing["vision"] = {"model": None, "params": {}, **(parsing.get("vision") or {})}
     wb = cfg["wattbot"]
     wb["dir"] = wb["dir"].format(data_root=cfg["data_root"])
     wb.setdefault("pdf_dir", None)

@@ -107,3 +107,23 @@ def suite_report_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     return with_hash({"ks": b.get("ks", [1, 3, 5]), "datasets": b.get("datasets", {}),
                       "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)}})
+
+
+# --- the parse stage: vision captioning args, failure report, quality report ---
+
+def vision_args(cfg: dict) -> str:
+    """Extra ``tree`` verb arguments when figures are to be described by a vision model."""
+    vision = cfg.get("parsing", {}).get("vision") or {}
+    if not vision.get("model"):
+        return ""
+    return f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
+
+
+def parse_quality_pdfs(cfg: dict) -> list[str]:
+    folder = Path(cfg.get("parsing", {}).get("quality_dir") or "data/parse-corpus")
+    return sorted(str(p) for p in folder.glob("*.pdf"))
+
+
+def parse_targets(cfg: dict) -> list[str]:
+    """The parse failure check always; the quality report when its PDFs are there (`make parse-corpus`)."""
+    return [f"{RESULTS}/parse/check.json"] + (["reports/parsing/quality.csv"] if parse_quality_pdfs(cfg) else [])
