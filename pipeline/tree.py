@@ -141,6 +141,8 @@ def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: d
         return start, pos
 
     def paragraph(parent: Node, p_index: int, para: ParagraphSpec) -> None:
+        if parts:
+            emit(PARAGRAPH_SEP)
         par_id = f"{parent.id}:p{p_index}"
         par = Node(par_id, doc_id, "paragraph", para.kind, parent.id, "", "", pos, pos, list(para.pages), para.bbox)
         nodes[par_id] = par
@@ -165,12 +167,10 @@ def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: d
         nodes[sec_id] = sec
         parent.children.append(sec_id)
         for p_index, para in enumerate(_kept_paragraphs(spec), start=1):
-            if parts:
-                emit(PARAGRAPH_SEP)
             paragraph(sec, p_index, para)
         for k_index, sub in enumerate((x for x in spec.subsections if _has_text(x)), start=1):
             section(sec, f"{sec_id}:s{k_index}", sub)
-        sec.end = pos
+        sec.start, sec.end = nodes[sec.children[0]].start, pos  # separators belong to no node
         kids = (nodes[c].pages for c in sec.children)
         sec.pages = sorted(set(spec.pages).union(*kids))
 

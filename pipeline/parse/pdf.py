@@ -352,6 +352,25 @@ def _attach_captions(tables: list, lines: list[_Line], pattern: re.Pattern = _TA
     return [ln for ln in lines if id(ln) not in taken]
 
 
+def _merge_near(boxes: list[tuple], gap: float) -> list[tuple]:
+    """Union boxes closer than ``gap`` (the bars, axes and labels of one chart) until none are."""
+    boxes = [tuple(b) for b in boxes]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] - gap <= b[2] and b[0] - gap <= a[2] and a[1] - gap <= b[3] and b[1] - gap <= a[3]:
+                    boxes[i] = tuple(_union([a, b]))
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
+
+
 def _figures(page: pymupdf.Page, pno: int, tables: list[_Table], lines: list[_Line]) -> list[_Figure]:
     """Image regions, and drawing regions with a "Figure N" caption next to them."""
     area = page.rect.width * page.rect.height
@@ -361,18 +380,20 @@ def _figures(page: pymupdf.Page, pno: int, tables: list[_Table], lines: list[_Li
         if r.width >= MIN_FIGURE and r.height >= MIN_FIGURE and r.width * r.height < 0.9 * area:
             boxes.append((tuple(r), True))
     try:
-        clusters = page.cluster_drawings()
+        clusters = [tuple(r) for r in page.cluster_drawings()]
     except Exception:  # drawing analysis is best effort, like tables
         clusters = []
-    for r in clusters:
-        if r.width >= MIN_FIGURE and r.height >= MIN_FIGURE and not any(_inside(tuple(r), t.bbox, 4) for t in tables):
-            boxes.append((tuple(r), False))
+    clusters = [c for c in clusters if not any(_inside(c, t.bbox, 4) for t in tables)]
+    for r in _merge_near(clusters, MIN_FIGURE / 2):
+        if r[2] - r[0] >= MIN_FIGURE and r[3] - r[1] >= MIN_FIGURE:
+            boxes.append((r, False))
     figures: list[_Figure] = []
+    free = list(lines)
     for box, is_image in sorted(boxes, key=lambda b: (b[0][1], b[0][0])):
         if any(_inside(box, f.bbox, 4) for f in figures) or any(_inside(box, t.bbox, 4) for t in tables):
             continue
         fig = _Figure(box, pno)
-        _attach_captions([fig], lines, _FIGURE_CAPTION)
+        free = _attach_captions([fig], free, _FIGURE_CAPTION)
         if is_image or fig.caption:
             figures.append(fig)
     return figures
