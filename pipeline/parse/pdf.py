@@ -96,6 +96,8 @@ def _open(path: Path) -> pymupdf.Document:
     raw = path.read_bytes()
     if not raw.lstrip()[:5] == b"%PDF-":
         raise ParseError(path, "not a PDF (no %PDF header)")
+    if b"%%EOF" not in raw[-2048:]:  # checked first: a cut-off file often fails to open at all
+        raise ParseError(path, "truncated (no %%EOF trailer; the download or copy was cut off)")
     try:
         doc = pymupdf.open(stream=raw, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises its own types for corrupt files
@@ -103,7 +105,6 @@ def _open(path: Path) -> pymupdf.Document:
     problem = (
         "encrypted (needs a password)" if doc.needs_pass
         else "no pages" if not doc.page_count
-        else "truncated (no %%EOF trailer; the download or copy was cut off)" if b"%%EOF" not in raw[-2048:]
         else ""
     )
     if problem:
@@ -384,7 +385,7 @@ def _figures(page: pymupdf.Page, pno: int, tables: list[_Table], lines: list[_Li
     except Exception:  # drawing analysis is best effort, like tables
         clusters = []
     clusters = [c for c in clusters if not any(_inside(c, t.bbox, 4) for t in tables)]
-    for r in _merge_near(clusters, MIN_FIGURE / 2):
+    for r in _merge_near(clusters, 1.5 * MIN_FIGURE):
         if r[2] - r[0] >= MIN_FIGURE and r[3] - r[1] >= MIN_FIGURE:
             boxes.append((r, False))
     figures: list[_Figure] = []
@@ -539,4 +540,12 @@ def _title_lines(first_page: list[_Line], body: float) -> list[_Line]:
     top = max(ln.size for ln in first_page)
     if top < HEADING_SIZE * body:
         return []
-    return [ln for ln in first_page if ln.size == top][:4]
+    lines = sorted((ln for ln in first_page if ln.size == top), key=lambda ln: ln.bbox[1])
+    if heading_number(lines[0].text) is not None:
+        return []  # "1 Introduction": the document has no title block, its headings are the largest type
+    out = lines[:1]
+    for ln in lines[1:4]:  # a title wrapped over a few adjacent lines
+        if ln.bbox[1] - out[-1].bbox[3] > 0.8 * (ln.bbox[3] - ln.bbox[1]):
+            break
+        out.append(ln)
+    return out
