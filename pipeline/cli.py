@@ -45,7 +45,8 @@ def cmd_tree(a) -> None:
         tree = failed_tree(a.doc_id, a.source, exc.reason)
     tree.check()
     tree.save(a.out)
-    write_manifest(a.out, {"parser": Path(a.source).suffix.lstrip("."), "vision_model": a.vision_model}, [a.source])
+    shaped = {"parser": Path(a.source).suffix.lstrip(".")} | ({"vision_model": a.vision_model} if a.vision_model else {})
+    write_manifest(a.out, shaped, [a.source])
 
 
 def cmd_index(a) -> None:

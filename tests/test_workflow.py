@@ -55,3 +55,18 @@ def test_params_change_only_with_their_branch(cfg):
     changed = sorted(v for v in after if answering_params(cfg, v) != after[v])
     uses_bm25 = sorted(v for v, a in cfg["answering"].items() if "bm25" in retrieval_indexes(cfg, a["retrieval"]))
     assert changed == uses_bm25 and "hier-extractive" not in changed
+
+
+def test_parse_targets_and_vision_args(cfg, tmp_path):
+    from pipeline.workflow import parse_targets, vision_args
+
+    cfg["parsing"]["quality_dir"] = str(tmp_path)
+    assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]  # no corpus downloaded: no quality report
+    doc = fitz.open()
+    doc.new_page().insert_text((72, 72), "x")
+    doc.save(tmp_path / "a.pdf")
+    assert parse_targets(cfg) == ["results/wattbot/parse/check.json", "reports/parsing/quality.csv"]
+    assert vision_args(cfg) == ""
+    cfg["parsing"]["vision"] = {"model": "openai/gpt-4o-mini", "params": {"temperature": 0}}
+    args = vision_args(cfg)
+    assert "--vision-model openai/gpt-4o-mini" in args and '{"temperature":0}' in args and "--cache-dir data/cache" in args
