@@ -7,8 +7,9 @@ with our splitter instead of the corpus's crude regex, and rebuild the real sect
 paragraph opening with a heading line ("2 Methods", "3.1 Setup", "References") starts a
 section, nested by its number, spanning pages (pages stay on every node). Without fonts a
 numbered line may be a list item, so a number must continue the outline seen so far
-(``pipeline.parse.headings``); a document with fewer than ``MIN_HEADINGS`` headings keeps
-one section per page, which is still better than one section for the whole paper.
+(``pipeline.parse.headings``); a document whose headings do not describe it (fewer than
+``MIN_HEADINGS``, or one section spanning most of a long document: see :func:`headings_fit`)
+keeps one section per page, which is still better than one section for the whole paper.
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Tab\.)\s*\d+[.:]")
 SHORT_LINE = 0.75  # a line under this share of a full line may end a paragraph
 MIN_HEADINGS = 2  # fewer recovered headings than this: keep pages as sections
+SPARSE_PAGES = 10  # ... and when one section would span this many pages and
+SPARSE_SHARE = 0.5  # this share of the document: the "headings" are a report's contents page, not its outline
 EDGE_LINES = 2  # running headers/footers sit in the first or last lines of a page's text
 RUNNING_SHARE = 0.3  # ... and recur on at least this share of pages (and on 3 pages or more)
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?$", re.I)
@@ -108,6 +111,24 @@ def _section_heading(lines: list[str], outline: Outline) -> tuple[int, str] | No
     return (depth, title) if depth else None
 
 
+def headings_fit(flat: list[tuple[int, SectionSpec]], n_pages: int) -> bool:
+    """Whether the recovered headings describe the document: enough of them, none spanning most of it.
+
+    A corporate report whose only "numbered headings" are its contents page (``3 Introduction``,
+    ``9 Carbon``) would otherwise get one 90-page section, and a paragraph match would pull it
+    all into a prompt as its parent context.
+    """
+    if len(flat) - 1 < MIN_HEADINGS:
+        return False
+    for _, sec in flat:
+        if sec.title.replace(" ", "").lower() in ("references", "bibliography"):
+            continue  # long by nature: a reference list is one section however many pages it takes
+        pages = [p for para in sec.paragraphs for p in para.pages]
+        if pages and max(pages) - min(pages) + 1 >= max(SPARSE_PAGES, SPARSE_SHARE * n_pages):
+            return False
+    return True
+
+
 def load_payload(path: str | Path) -> DocTree:
     """Read one corpus JSON file into a DocTree with real (nested) sections where the text has them."""
     path = Path(path)
@@ -140,7 +161,7 @@ def load_payload(path: str | Path) -> DocTree:
                 by_page[-1].paragraphs.append(spec)
                 flat[-1][1].paragraphs.append(spec)
     metadata = {"parser": "wattbot-payload", "source": path.name, **data.get("metadata", {})}
-    sections = [flat[0][1], *nest(flat[1:])] if len(flat) - 1 >= MIN_HEADINGS else by_page
+    sections = [flat[0][1], *nest(flat[1:])] if headings_fit(flat, len(by_page)) else by_page
     metadata["sections_from"] = "headings" if sections is not by_page else "pages"
     return build_tree(doc_id, title, sections, metadata)
 

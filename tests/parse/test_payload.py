@@ -119,3 +119,11 @@ def test_running_lines_recur_at_page_edges():
     running = running_lines(pages)
     assert running == {"# jane doe and john roe", "preprint under review", "#"}
     assert drop_furniture(pages[1], running) == "Body text about water goes here.\nIt says more about water.\nAnd it ends with water."
+
+
+@needs_corpus
+def test_a_contents_page_is_no_outline():
+    """amazon2023's numbered lines are its contents page: one 'section' would span 90 pages, so pages stay."""
+    tree = load_payload(CORPUS / "amazon2023.json")
+    assert tree.metadata["sections_from"] == "pages"
+    assert max(len(s.pages) for s in tree.at_level("section")) == 1
