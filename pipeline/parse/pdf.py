@@ -132,9 +132,9 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
     for b_index, block in enumerate(page.get_text("dict")["blocks"]):
         groups: list[dict] = []
         for line in block.get("lines", []):
-            if groups and _same_baseline(groups[-1], line):
-                last = groups[-1]
-                last["spans"] = last["spans"] + [{**line["spans"][0], "text": " " + line["spans"][0]["text"]}] + line["spans"][1:] if line["spans"] else last["spans"]
+            if groups and line["spans"] and _same_baseline(groups[-1], line):
+                last, first = groups[-1], line["spans"][0]
+                last["spans"] += [{**first, "text": " " + first["text"]}, *line["spans"][1:]]  # a space between pieces
                 last["bbox"] = _union([last["bbox"], line["bbox"]])
             else:
                 groups.append({"spans": list(line["spans"]), "bbox": list(line["bbox"])})
