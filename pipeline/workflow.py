@@ -127,3 +127,18 @@ def parse_quality_pdfs(cfg: dict) -> list[str]:
 def parse_targets(cfg: dict) -> list[str]:
     """The parse failure check always; the quality report when its PDFs are there (`make parse-corpus`)."""
     return [f"{RESULTS}/parse/check.json"] + (["reports/parsing/quality.csv"] if parse_quality_pdfs(cfg) else [])
+
+
+def report_parse_failures(errors_csv: str) -> list[str]:
+    """The end-of-run report: one line per document that could not be parsed (printed, and returned)."""
+    import csv
+    import sys
+
+    path = Path(errors_csv)
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as fh:
+        lines = [f"parse failed: {r['doc']} ({r['source']}): {r['reason']}" for r in csv.DictReader(fh)]
+    if lines:
+        print(f"{len(lines)} document(s) could not be parsed (see {errors_csv}):", *lines, sep="\n", file=sys.stderr)
+    return lines

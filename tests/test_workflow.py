@@ -70,3 +70,14 @@ def test_parse_targets_and_vision_args(cfg, tmp_path):
     cfg["parsing"]["vision"] = {"model": "openai/gpt-4o-mini", "params": {"temperature": 0}}
     args = vision_args(cfg)
     assert "--vision-model openai/gpt-4o-mini" in args and '{"temperature":0}' in args and "--cache-dir data/cache" in args
+
+
+def test_end_of_run_report_of_parse_failures(tmp_path, capsys):
+    from pipeline.parse.errors import errors_csv
+    from pipeline.workflow import report_parse_failures
+
+    assert report_parse_failures(str(tmp_path / "missing.csv")) == []
+    path = tmp_path / "errors.csv"
+    path.write_text(errors_csv([{"doc": "b", "source": "b.pdf", "reason": "encrypted (needs a password)"}]))
+    assert report_parse_failures(str(path)) == ["parse failed: b (b.pdf): encrypted (needs a password)"]
+    assert "1 document(s) could not be parsed" in capsys.readouterr().err
