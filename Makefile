@@ -21,6 +21,8 @@ $(STAMP): pyproject.toml requirements.lock
 setup: $(STAMP)
 
 run: setup
+	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus \
+	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/quality.csv is skipped"
 	$(BIN)/snakemake --cores $(CORES)
 
 # After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs.
@@ -50,3 +52,12 @@ bench: setup
 
 clean:
 	rm -rf results reports logs benchmarks .snakemake
+
+# The parse-quality corpus: real PDFs with outlines from Debian documentation packages (apt-get
+# download from Debian's registry; a cache, not committed), then reports/parsing/quality.csv.
+.PHONY: parse-corpus parse-quality
+parse-corpus: setup
+	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus
+
+parse-quality: parse-corpus
+	$(BIN)/snakemake --cores $(CORES) reports/parsing/quality.csv

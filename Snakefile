@@ -23,6 +23,7 @@ include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"
 include: "pipeline/rules/report.smk"
+include: "pipeline/rules/parse.smk"
 
 
 rule all:
@@ -33,3 +34,4 @@ rule all:
         "reports/wattbot/retrieval.csv",
         "reports/index.html",
         wf.suite_targets(CFG),
+        wf.parse_targets(CFG),

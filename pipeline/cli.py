@@ -33,13 +33,20 @@ def cmd_ingest(a) -> None:
 
 
 def cmd_tree(a) -> None:
+    from pipeline.parse.commands import describer_from
     from pipeline.parse.document import parse_document
+    from pipeline.parse.errors import ParseError, failed_tree
     from pipeline.provenance import write_manifest
 
-    tree = parse_document(a.source, a.doc_id, a.title)
+    try:
+        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a))
+    except ParseError as exc:  # the run goes on; `parse-errors` reports it at the end
+        print(f"warning: {exc}", file=sys.stderr)
+        tree = failed_tree(a.doc_id, a.source, exc.reason)
     tree.check()
     tree.save(a.out)
-    write_manifest(a.out, {"parser": Path(a.source).suffix.lstrip(".")}, [a.source])
+    shaped = {"parser": Path(a.source).suffix.lstrip(".")} | ({"vision_model": a.vision_model} if a.vision_model else {})
+    write_manifest(a.out, shaped, [a.source])
 
 
 def cmd_index(a) -> None:
@@ -176,7 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--doc-id", required=True)
     s.add_argument("--title", default=None)
     s.add_argument("--out", required=True)
+    from pipeline.parse.commands import add_parse_verbs, add_vision_args
+
+    add_vision_args(s)
     s.set_defaults(fn=cmd_tree)
+    add_parse_verbs(sub)
 
     s = sub.add_parser("index", help="build one index variant")
     s.add_argument("--trees", required=True, help="a folder of tree JSONs or a comma-separated list")

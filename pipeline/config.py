@@ -123,6 +123,11 @@ def validate(cfg: dict) -> dict:
             if name not in cfg["retrieval"]:
                 raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
     cfg["report"] = report_defaults(cfg)
+
+    parsing = cfg.setdefault("parsing", {})
+    parsing.setdefault("strict", False)
+    parsing.setdefault("quality_dir", "data/parse-corpus")
+    parsing["vision"] = {"model": None, "params": {}, **(parsing.get("vision") or {})}
     wb = cfg["wattbot"]
     wb["dir"] = wb["dir"].format(data_root=cfg["data_root"])
     wb.setdefault("pdf_dir", None)

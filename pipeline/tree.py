@@ -53,9 +53,13 @@ class ParagraphSpec:
 
 @dataclass
 class SectionSpec:
+    """A section: its own paragraphs first, then its subsections (nested numbering "2" > "2.1")."""
+
     title: str
     paragraphs: list[ParagraphSpec]
     pages: list[int] = field(default_factory=list)
+    subsections: list["SectionSpec"] = field(default_factory=list)
+    bbox: list[float] | None = None
 
 
 @dataclass
@@ -121,8 +125,9 @@ def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: d
     """Lay out the document text and create nodes with exact offsets and stable ids.
 
     Ids: ``doc``, ``doc:s{S}``, ``doc:s{S}:p{P}``, ``doc:s{S}:p{P}:t{T}`` with 1-based
-    indices that restart inside their parent. Empty sentences and empty paragraphs are
-    dropped here, once, so no parser has to remember to.
+    indices that restart inside their parent; a subsection nests its id in its parent's
+    (``doc:s2:s1:p1:t1``), so an id prefix is always an ancestor. Empty sentences,
+    paragraphs and sections are dropped here, once, so no parser has to remember to.
     """
     nodes: dict[str, Node] = {}
     parts: list[str] = []
@@ -135,42 +140,44 @@ def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: d
         pos += len(piece)
         return start, pos
 
-    root = Node(doc_id, doc_id, "document", "document", None, title, "", 0, 0)
-    nodes[doc_id] = root
-    s_index = 0
-    for section in sections:
-        paragraphs = [p for p in section.paragraphs if any(s.strip() for s in p.sentences)]
-        if not paragraphs:
-            continue
-        s_index += 1
+    def paragraph(parent: Node, p_index: int, para: ParagraphSpec) -> None:
         if parts:
             emit(PARAGRAPH_SEP)
-        sec_id = f"{doc_id}:s{s_index}"
-        sec = Node(sec_id, doc_id, "section", "section", doc_id, section.title, "", pos, pos, list(section.pages))
+        par_id = f"{parent.id}:p{p_index}"
+        par = Node(par_id, doc_id, "paragraph", para.kind, parent.id, "", "", pos, pos, list(para.pages), para.bbox)
+        nodes[par_id] = par
+        parent.children.append(par_id)
+        boxes = para.sentence_bboxes or [None] * len(para.sentences)
+        t_index = 0
+        for sentence, box in zip(para.sentences, boxes):
+            sentence = sentence.strip()
+            if not sentence:
+                continue
+            t_index += 1
+            if t_index > 1:
+                emit(SENTENCE_SEP)
+            start, end = emit(sentence)
+            sid = f"{par_id}:t{t_index}"
+            nodes[sid] = Node(sid, doc_id, "sentence", para.kind, par_id, "", sentence, start, end, list(para.pages), box)
+            par.children.append(sid)
+        par.end = pos
+
+    def section(parent: Node, sec_id: str, spec: SectionSpec) -> None:
+        sec = Node(sec_id, doc_id, "section", "section", parent.id, spec.title, "", pos, pos, [], spec.bbox)
         nodes[sec_id] = sec
-        root.children.append(sec_id)
-        for p_index, para in enumerate(paragraphs, start=1):
-            if p_index > 1:
-                emit(PARAGRAPH_SEP)
-            par_id = f"{sec_id}:p{p_index}"
-            par = Node(par_id, doc_id, "paragraph", para.kind, sec_id, "", "", pos, pos, list(para.pages), para.bbox)
-            nodes[par_id] = par
-            sec.children.append(par_id)
-            boxes = para.sentence_bboxes or [None] * len(para.sentences)
-            t_index = 0
-            for sentence, box in zip(para.sentences, boxes):
-                sentence = sentence.strip()
-                if not sentence:
-                    continue
-                t_index += 1
-                if t_index > 1:
-                    emit(SENTENCE_SEP)
-                start, end = emit(sentence)
-                sid = f"{par_id}:t{t_index}"
-                nodes[sid] = Node(sid, doc_id, "sentence", para.kind, par_id, "", sentence, start, end, list(para.pages), box)
-                par.children.append(sid)
-            par.end = pos
-        sec.end = pos
+        parent.children.append(sec_id)
+        for p_index, para in enumerate(_kept_paragraphs(spec), start=1):
+            paragraph(sec, p_index, para)
+        for k_index, sub in enumerate((x for x in spec.subsections if _has_text(x)), start=1):
+            section(sec, f"{sec_id}:s{k_index}", sub)
+        sec.start, sec.end = nodes[sec.children[0]].start, pos  # separators belong to no node
+        kids = (nodes[c].pages for c in sec.children)
+        sec.pages = sorted(set(spec.pages).union(*kids))
+
+    root = Node(doc_id, doc_id, "document", "document", None, title, "", 0, 0)
+    nodes[doc_id] = root
+    for s_index, spec in enumerate((x for x in sections if _has_text(x)), start=1):
+        section(root, f"{doc_id}:s{s_index}", spec)
     text = "".join(parts)
     root.end = len(text)
     for node in nodes.values():
@@ -179,5 +186,17 @@ def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: d
     if sections:
         root.pages = sorted({p for n in nodes.values() for p in n.pages})
     root.text = text
-    tree = DocTree(doc_id, title, text, nodes, metadata or {})
-    return tree
+    return DocTree(doc_id, title, text, nodes, metadata or {})
+
+
+def _kept_paragraphs(spec: SectionSpec) -> list[ParagraphSpec]:
+    return [p for p in spec.paragraphs if any(s.strip() for s in p.sentences)]
+
+
+def _has_text(spec: SectionSpec) -> bool:
+    return bool(_kept_paragraphs(spec)) or any(_has_text(x) for x in spec.subsections)
+
+
+def section_depth(node_id: str) -> int:
+    """How deep a section id is nested: ``doc:s2`` is 1, ``doc:s2:s1`` is 2."""
+    return sum(1 for part in node_id.split(":")[1:] if part.startswith("s"))

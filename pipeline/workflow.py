@@ -134,3 +134,37 @@ def figure_stems(cfg: dict) -> list[str]:
 def embedding_index_input(cfg: dict) -> list[str]:
     name = cfg["report"].get("embedding_index")
     return [f"{RESULTS}/index/{name}.sqlite"] if name else []
+
+# --- the parse stage: vision captioning args, failure report, quality report ---
+
+def vision_args(cfg: dict) -> str:
+    """Extra ``tree`` verb arguments when figures are to be described by a vision model."""
+    vision = cfg.get("parsing", {}).get("vision") or {}
+    if not vision.get("model"):
+        return ""
+    return f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
+
+
+def parse_quality_pdfs(cfg: dict) -> list[str]:
+    folder = Path(cfg.get("parsing", {}).get("quality_dir") or "data/parse-corpus")
+    return sorted(str(p) for p in folder.glob("*.pdf"))
+
+
+def parse_targets(cfg: dict) -> list[str]:
+    """The parse failure check always; the quality report when its PDFs are there (`make parse-corpus`)."""
+    return [f"{RESULTS}/parse/check.json"] + (["reports/parsing/quality.csv"] if parse_quality_pdfs(cfg) else [])
+
+
+def report_parse_failures(errors_csv: str) -> list[str]:
+    """The end-of-run report: one line per document that could not be parsed (printed, and returned)."""
+    import csv
+    import sys
+
+    path = Path(errors_csv)
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as fh:
+        lines = [f"parse failed: {r['doc']} ({r['source']}): {r['reason']}" for r in csv.DictReader(fh)]
+    if lines:
+        print(f"{len(lines)} document(s) could not be parsed (see {errors_csv}):", *lines, sep="\n", file=sys.stderr)
+    return lines

@@ -60,3 +60,13 @@ def test_fusion_knobs_are_accepted(raw):
     raw["retrieval"]["hier-dense"]["level_fusion"] = "score"
     cfg = validate(raw)
     assert cfg["retrieval"]["hier-dense"]["hybrid"]["weight"] == 0.7
+
+
+def test_parsing_section_defaults_and_errors(raw):
+    cfg = copy.deepcopy(raw)
+    cfg.pop("parsing", None)
+    parsing = validate(cfg)["parsing"]
+    assert parsing == {"strict": False, "quality_dir": "data/parse-corpus", "vision": {"model": None, "params": {}}}
+    cfg["parsing"] = {"strict": "yes"}
+    with pytest.raises(ConfigError, match="config key 'parsing.strict'"):
+        validate(cfg)

@@ -53,3 +53,38 @@ def test_real_document_tree(three_trees):
             if node.parent:
                 parent = tree.nodes[node.parent]
                 assert parent.start <= node.start <= node.end <= parent.end
+
+
+def test_nested_sections_ids_offsets_and_pages():
+    tree = build_tree("doc", "T", [
+        SectionSpec("2 Methods", [ParagraphSpec(["Intro to methods."], pages=[2])], subsections=[
+            SectionSpec("2.1 Data", [ParagraphSpec(["We used data."], pages=[3])], subsections=[
+                SectionSpec("2.1.1 Cleaning", [ParagraphSpec(["We cleaned it."], pages=[4])])]),
+            SectionSpec("2.2 Empty", [ParagraphSpec([" "])]),
+            SectionSpec("2.3 Models", [ParagraphSpec(["Two models."], pages=[4])]),
+        ]),
+        SectionSpec("3 Results", [ParagraphSpec(["It works."], pages=[5])]),
+    ])
+    tree.check()
+    sections = [n.id for n in tree.at_level("section")]
+    assert sections == ["doc:s1", "doc:s1:s1", "doc:s1:s1:s1", "doc:s1:s2", "doc:s2"]  # empty 2.2 dropped
+    assert tree.nodes["doc:s1:s2"].title == "2.3 Models"
+    assert tree.nodes["doc:s1"].children == ["doc:s1:p1", "doc:s1:s1", "doc:s1:s2"]
+    assert tree.nodes["doc:s1"].text == "Intro to methods.\n\nWe used data.\n\nWe cleaned it.\n\nTwo models."
+    assert tree.nodes["doc:s1"].pages == [2, 3, 4]  # a section spans its subsections' pages
+    assert [n.id for n in tree.ancestors("doc:s1:s1:s1:p1:t1")] == ["doc:s1:s1:s1:p1", "doc:s1:s1:s1", "doc:s1:s1", "doc:s1", "doc"]
+    assert DocTree.from_json(tree.to_json()).nodes["doc:s1:s1:s1"].text == "We cleaned it."
+    from pipeline.tree import section_depth
+
+    assert [section_depth(s) for s in sections] == [1, 2, 3, 2, 1]
+
+
+def test_parent_vectors_include_subsections():
+    import numpy as np
+
+    from pipeline.index.hier import aggregate
+
+    tree = build_tree("d", "t", [SectionSpec("1 A", [], subsections=[SectionSpec("1.1 B", [ParagraphSpec(["x y"])])])])
+    leaf = "d:s1:s1:p1:t1"
+    vecs = aggregate(tree, {leaf: np.array([1.0, 0.0], dtype=np.float32)}, {leaf: 2})
+    assert np.allclose(vecs["d:s1"], [1.0, 0.0]) and np.allclose(vecs["d"], [1.0, 0.0])

@@ -74,3 +74,28 @@ def test_every_rule_declares_threads_memory_and_runtime():
                if not re.search(r"^\s+threads:", block, re.M)
                or not re.search(r"resources:.*mem_mb=.*runtime=", block)]
     assert lacking == []
+
+def test_parse_targets_and_vision_args(cfg, tmp_path):
+    from pipeline.workflow import parse_targets, vision_args
+
+    cfg["parsing"]["quality_dir"] = str(tmp_path)
+    assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]  # no corpus downloaded: no quality report
+    doc = fitz.open()
+    doc.new_page().insert_text((72, 72), "x")
+    doc.save(tmp_path / "a.pdf")
+    assert parse_targets(cfg) == ["results/wattbot/parse/check.json", "reports/parsing/quality.csv"]
+    assert vision_args(cfg) == ""
+    cfg["parsing"]["vision"] = {"model": "openai/gpt-4o-mini", "params": {"temperature": 0}}
+    args = vision_args(cfg)
+    assert "--vision-model openai/gpt-4o-mini" in args and '{"temperature":0}' in args and "--cache-dir data/cache" in args
+
+
+def test_end_of_run_report_of_parse_failures(tmp_path, capsys):
+    from pipeline.parse.errors import errors_csv
+    from pipeline.workflow import report_parse_failures
+
+    assert report_parse_failures(str(tmp_path / "missing.csv")) == []
+    path = tmp_path / "errors.csv"
+    path.write_text(errors_csv([{"doc": "b", "source": "b.pdf", "reason": "encrypted (needs a password)"}]))
+    assert report_parse_failures(str(path)) == ["parse failed: b (b.pdf): encrypted (needs a password)"]
+    assert "1 document(s) could not be parsed" in capsys.readouterr().err

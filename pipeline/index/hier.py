@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.index.store import IndexWriter, StoredNode
-from pipeline.tree import DocTree
+from pipeline.tree import DocTree, section_depth
 
 AGGREGATED = ("paragraph", "section", "document")
 
@@ -20,7 +20,10 @@ def aggregate(tree: DocTree, leaf_vecs: dict[str, np.ndarray], leaf_tokens: dict
     vecs = dict(leaf_vecs)
     weight = {k: max(int(v), 1) for k, v in leaf_tokens.items()}
     for level in AGGREGATED:
-        for node in tree.at_level(level):
+        nodes = tree.at_level(level)
+        if level == "section":  # subsections before the sections that hold them
+            nodes = sorted(nodes, key=lambda n: -section_depth(n.id))
+        for node in nodes:
             kids = [c for c in node.children if c in vecs]
             if not kids:
                 continue
@@ -50,6 +53,8 @@ def build_tree_index(trees: list[DocTree], embed, count_tokens, writer: IndexWri
             {n.id: t for n, t in zip(leaves, tokens[span])},
         )
         nodes = [n for n in tree.nodes.values() if n.id in vecs]
+        if not nodes:  # a document whose parse failed (see pipeline.parse.errors) has no text
+            continue
         writer.add([StoredNode.from_node(n) for n in nodes], np.stack([vecs[n.id] for n in nodes]))
         for n in nodes:
             counts[n.level] += 1

@@ -1,7 +1,11 @@
 """Documents into DocTrees (see ``pipeline.tree``), offline.
 
-- :func:`load_payload` / :func:`load_corpus_dir`: the WattBot pre-extracted corpus JSON;
-- :func:`parse_pdf`: PDF files via PyMuPDF (sections from headings, tables, boxes);
+- :func:`load_payload` / :func:`load_corpus_dir`: the WattBot pre-extracted corpus JSON, with real
+  sections recovered from its numbered headings;
+- :func:`parse_pdf`: PDF files via PyMuPDF (nested sections from headings, tables, figures, boxes);
+  unparseable files raise :class:`pipeline.parse.errors.ParseError`;
+- ``headings`` (numbering and nesting), ``quality`` (measured against PDF outlines), ``corpus``
+  (the real-PDF test corpus), ``vision`` (optional figure captioning), ``commands`` (CLI verbs);
 - :func:`parse_text`: plain text or markdown;
 - :func:`split_sentences` / :func:`sentence_texts`: the shared sentence splitter.
 """

@@ -6,8 +6,11 @@ from pathlib import Path
 from pipeline.tree import DocTree
 
 
-def parse_document(source: str | Path, doc_id: str, title: str | None = None) -> DocTree:
-    """``.json`` = WattBot pre-extracted payload, ``.pdf`` = PyMuPDF, ``.txt``/``.md`` = plain text."""
+def parse_document(source: str | Path, doc_id: str, title: str | None = None, describe=None) -> DocTree:
+    """``.json`` = WattBot pre-extracted payload, ``.pdf`` = PyMuPDF, ``.txt``/``.md`` = plain text.
+
+    ``describe`` (PNG bytes -> text) captions PDF figures with a vision model; other formats have no images.
+    """
     source = Path(source)
     suffix = source.suffix.lower()
     if suffix == ".json":
@@ -17,7 +20,7 @@ def parse_document(source: str | Path, doc_id: str, title: str | None = None) ->
     if suffix == ".pdf":
         from pipeline.parse.pdf import parse_pdf
 
-        return parse_pdf(source, doc_id, title)
+        return parse_pdf(source, doc_id, title, describe=describe)
     if suffix in (".txt", ".md"):
         from pipeline.parse.text import parse_text
 

@@ -8,9 +8,20 @@ work from PyMuPDF's positioned lines instead:
 2. running headers/footers (the same line at the same height on many pages) and bare page
    numbers at the page top or bottom are dropped;
 3. lines are put in reading order, detecting two-column pages from line x-positions;
-4. lines are grouped into paragraphs (new MuPDF block, vertical gap, column change, or a
-   short line ending a sentence), and heading lines (font >= 1.2x the body size, or bold
-   numbered headings like "2.3 Results") open sections that may span pages.
+4. lines are grouped into paragraphs (new MuPDF block, a baseline advance over 1.5x the line
+   height, a font-size change, a column change, or an indented line / short line after a
+   sentence end), and heading lines open sections that may span pages and nest by their
+   numbers (``2`` > ``2.1`` > ``2.1.3``; unnumbered headings by font size);
+5. images and captioned drawings become ``kind="figure"`` paragraphs holding their caption
+   (plus, when a describer is given, a vision model's description of the rendered region).
+
+Headings (``_heading_cue``): a line at least 1.2x the median body size is a candidate,
+confirmed by a number, bold type or a short standalone line; at body size, a bold
+numbered or named heading ("2.3 Results", "References") and a short standalone line in a
+distinct non-monospace font (LaTeX News' sans oblique subsections) also count. Lines of a
+table of contents (a title with its page number far to the right) never do. Numbered
+body-size headings must continue the outline (``pipeline.parse.headings``).
+Unparseable files raise :class:`ParseError` with a one-line reason.
 """
 from __future__ import annotations
 
@@ -19,11 +30,17 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pymupdf
 
+from pipeline.parse.errors import ParseError
+from pipeline.parse.headings import Outline, heading_number, nest
+from pipeline.parse.sentences import sentence_texts
 from pipeline.parse.text import NAMED_HEADINGS, clean_line, heading_title, paragraph_sentences, vocabulary
 from pipeline.tree import DocTree, ParagraphSpec, SectionSpec, build_tree
+
+Describer = Callable[[bytes], str]  # PNG bytes of a figure region -> a text description
 
 HEADING_SIZE = 1.2  # a line this much larger than the body text is a heading
 FURNITURE_SHARE = 0.5  # a line at the same height on this share of pages is a running header/footer
@@ -32,6 +49,13 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–]?\s*\d{1,4}\s*[-–]?(?:\s*(?:/|o
 _TABLE_CAPTION = re.compile(r"^(?:Table|Tab\.)\s*\d+")
 _FIGURE_CAPTION = re.compile(r"^(?:Figure|Fig\.)\s*\d+")
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
+_FOOTNOTE_MARKS = "∗*†‡§¶"
+LINE_ADVANCE = 1.5  # a baseline advance over this many line heights starts a new paragraph
+MIN_FIGURE = 24.0  # points: smaller images and drawings are icons, rules or bullets
+CAPTION_REACH = 40.0  # points between a figure region and its caption
+MARGIN_SHARE = 0.05  # a left edge shared by this share of lines is a column margin
+_MATH_FONT = re.compile(r"(?:CMSY|CMEX|CMMI|MSAM|MSBM|Symbol|.*Math)", re.I)
+FRONT_MATTER = 120.0  # points below the title where large unnumbered lines are authors, not headings
 
 
 @dataclass
@@ -43,6 +67,19 @@ class _Line:
     page: int
     block: int
     col: str = "S"  # "L"/"R" column of a two-column page, "S" spanning or single column
+    font: str = ""
+    mono: bool = False
+    block_lines: int = 1  # lines in its MuPDF block: a standalone short line may be a heading
+    toc_entry: bool = False  # a table-of-contents line (its page number sits far to the right)
+
+
+@dataclass
+class _Figure:
+    bbox: tuple[float, float, float, float]
+    page: int
+    caption: list[_Line] = field(default_factory=list)
+    description: str = ""
+    col: str = "S"
 
 
 @dataclass
@@ -55,14 +92,24 @@ class _Table:
 
 
 def _open(path: Path) -> pymupdf.Document:
+    """Open a PDF or raise ParseError saying why it cannot be parsed."""
+    raw = path.read_bytes()
+    if not raw.lstrip()[:5] == b"%PDF-":
+        raise ParseError(path, "not a PDF (no %PDF header)")
+    if b"%%EOF" not in raw[-2048:]:  # checked first: a cut-off file often fails to open at all
+        raise ParseError(path, "truncated (no %%EOF trailer; the download or copy was cut off)")
     try:
-        doc = pymupdf.open(path)
+        doc = pymupdf.open(stream=raw, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises its own types for corrupt files
-        raise ValueError(f"{path}: cannot parse PDF: {exc}") from exc
-    problem = "not a PDF" if not doc.is_pdf else "encrypted" if doc.needs_pass else "no pages" if not doc.page_count else ""
+        raise ParseError(path, f"corrupt: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+    problem = (
+        "encrypted (needs a password)" if doc.needs_pass
+        else "no pages" if not doc.page_count
+        else ""
+    )
     if problem:
         doc.close()
-        raise ValueError(f"{path}: cannot parse PDF: {problem}")
+        raise ParseError(path, problem)
     return doc
 
 
@@ -72,24 +119,62 @@ def _inside(box, outer, tol: float = 2.0) -> bool:
     return outer[0] - tol <= cx <= outer[2] + tol and outer[1] - tol <= cy <= outer[3] + tol
 
 
+def _same_baseline(prev: dict, line: dict) -> bool:
+    """Pieces TeX set on one baseline ("1" + "Introduction", a sentence split by a math run)."""
+    size = max((sp["size"] for sp in line["spans"]), default=10)
+    gap = line["bbox"][0] - prev["bbox"][2]
+    return abs(line["bbox"][3] - prev["bbox"][3]) < 0.3 * size and -1 <= gap < 2 * size
+
+
 def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
-    """The page's text lines with their dominant font size and boldness."""
+    """The page's text lines with their dominant font size, font and boldness."""
     out = []
     for b_index, block in enumerate(page.get_text("dict")["blocks"]):
+        groups: list[dict] = []
         for line in block.get("lines", []):
+            if groups and line["spans"] and _same_baseline(groups[-1], line):
+                last, first = groups[-1], line["spans"][0]
+                last["spans"] += [{**first, "text": " " + first["text"]}, *line["spans"][1:]]  # a space between pieces
+                last["bbox"] = _union([last["bbox"], line["bbox"]])
+            else:
+                groups.append({"spans": list(line["spans"]), "bbox": list(line["bbox"])})
+        block_lines = []
+        for line in groups:
             spans = [s for s in line["spans"] if s["text"].strip()]
             text = clean_line("".join(s["text"] for s in line["spans"]))
             if not spans or not text:
                 continue
-            chars = defaultdict(int)
-            bold = 0
+            chars: dict = defaultdict(int)
+            fonts: dict = defaultdict(int)
+            bold = mono = 0
             for s in spans:
                 chars[round(s["size"], 1)] += len(s["text"])
-                if s["flags"] & 16 or "bold" in s["font"].lower():
+                fonts[s["font"]] += len(s["text"])
+                if s["flags"] & 16 or "bold" in s["font"].lower() or re.search(r"BX|Bold|Bd|Black|Heavy", s["font"]):
                     bold += len(s["text"])
+                if s["flags"] & 8 or re.search(r"Mono|Courier|TT\d|Typewriter", s["font"], re.I):
+                    mono += len(s["text"])
             size = max(chars, key=chars.get)
-            out.append(_Line(text, tuple(line["bbox"]), size, bold * 2 > sum(chars.values()), pno, b_index))
+            total = sum(chars.values())
+            block_lines.append(_Line(text, tuple(line["bbox"]), size, bold * 2 > total, pno, b_index,
+                                     font=max(fonts, key=fonts.get), mono=mono * 2 > total))
+        for ln in block_lines:
+            ln.block_lines = len(block_lines)
+        out += block_lines
+    _mark_toc_entries(out)
     return out
+
+
+def _mark_toc_entries(lines: list[_Line]) -> None:
+    """A title with a bare page number (or dot leaders and one) far to its right is a contents line."""
+    numbers = [ln for ln in lines if re.fullmatch(r"(?:\.\s*)*[0-9ivxlc]{1,4}", ln.text)]
+    for ln in lines:
+        for num in numbers:
+            if num is not ln and abs(num.bbox[3] - ln.bbox[3]) < 0.4 * ln.size and num.bbox[0] > ln.bbox[2] + 2 * ln.size:
+                ln.toc_entry = num.toc_entry = True
+                break
+        if re.search(r"(?:\.\s?){4,}\s*\d{1,4}$", ln.text):
+            ln.toc_entry = True
 
 
 def _markdown(rows: list[list[str]]) -> str:
@@ -170,13 +255,60 @@ def _body_size(lines: list[_Line]) -> float:
     return statistics.median(sizes) if sizes else 10.0
 
 
-def _heading(ln: _Line, body: float) -> bool:
-    if not any(c.isalpha() for c in ln.text) or len(ln.text) > 120:
-        return False
-    if ln.size >= HEADING_SIZE * body:
-        return True
-    named = ln.text.replace(" ", "").rstrip(".:").lower() in NAMED_HEADINGS
-    return ln.bold and (named or heading_title(ln.text) is not None)
+def _body_font(lines: list[_Line]) -> str:
+    fonts: dict[str, int] = defaultdict(int)
+    for ln in lines:
+        fonts[ln.font] += len(ln.text)
+    return max(fonts, key=fonts.get) if fonts else ""
+
+
+@dataclass
+class _Style:
+    """What a document's body text looks like, for telling headings apart from it."""
+
+    size: float
+    font: str
+    width: float  # a typical full line (90th percentile of line widths)
+    margins: frozenset[int] = frozenset()  # left edges shared by many lines (column starts)
+
+    def at_margin(self, ln: _Line) -> bool:
+        return any(abs(round(ln.bbox[0]) - m) <= 1 for m in self.margins)
+
+
+def _style(lines: list[_Line]) -> _Style:
+    widths = sorted(ln.bbox[2] - ln.bbox[0] for ln in lines) or [500.0]
+    starts: dict[int, int] = defaultdict(int)
+    for ln in lines:
+        starts[round(ln.bbox[0])] += 1
+    margins = frozenset(x for x, n in starts.items() if n >= MARGIN_SHARE * len(lines))
+    return _Style(_body_size(lines), _body_font(lines), widths[int(0.9 * (len(widths) - 1))], margins)
+
+
+def _heading_cue(ln: _Line, style: _Style) -> str | None:
+    """Why ``ln`` is a heading ("size", "bold", "font"), or None (see the module docstring)."""
+    text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
+    if ln.toc_entry or ln.mono or not any(c.isalpha() for c in text) or len(text) > 120:
+        return None
+    numbered = heading_title(text) is not None and heading_number(text) is not None
+    named = text.replace(" ", "").rstrip(".:").lower() in NAMED_HEADINGS
+    short = ln.block_lines <= 2 or ln.bbox[2] - ln.bbox[0] < 0.8 * style.width
+    sentence = bool(_SENTENCE_END.search(text)) and not re.fullmatch(r"[\dIVXA-H.]+\.", text.split()[0] + ".") and not numbered
+    if ln.size >= HEADING_SIZE * style.size:
+        return "size" if (numbered or named or ln.bold or short) and not sentence else None
+    if abs(ln.size - style.size) > 0.5 * style.size * (HEADING_SIZE - 1) and ln.size < style.size:
+        return None  # smaller than body text: footnotes, captions, table cells
+    if ln.bold and (named or numbered):
+        return "bold"
+    distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
+    narrow = ln.bbox[2] - ln.bbox[0] < 0.9 * style.width
+    if distinct and narrow and style.at_margin(ln) and not ln.bold and not sentence and text[0].isupper() and len(text.split()) <= 12:
+        return "font"
+    return None
+
+
+def _family(font: str) -> str:
+    """``LMRoman10-Regular`` -> ``lmroman``: the type family without size and weight."""
+    return re.sub(r"[\d-].*$", "", font.split("+")[-1]).lower()
 
 
 def _union(boxes) -> list[float]:
@@ -188,77 +320,182 @@ def _new_paragraph(prev: _Line, ln: _Line) -> bool:
     """Whether ``ln`` starts a new paragraph after ``prev`` (same section)."""
     if prev.page != ln.page or _FIGURE_CAPTION.match(ln.text) or _TABLE_CAPTION.match(ln.text):
         return True
+    height = prev.bbox[3] - prev.bbox[1]
+    if prev.mono != ln.mono:  # code starts or ends: a font change
+        return True
+    if prev.mono and prev.col == ln.col and ln.bbox[3] - prev.bbox[3] <= LINE_ADVANCE * height:
+        return False  # lines of one code listing, whatever MuPDF's blocks say
     ended = bool(_SENTENCE_END.search(prev.text))
     if (prev.col, prev.block) != (ln.col, ln.block):  # a sentence may run on into the next column
         return ended or not ln.text[:1].islower()
-    height = prev.bbox[3] - prev.bbox[1]
-    if ln.bbox[1] - prev.bbox[3] > 0.7 * height or abs(ln.size - prev.size) > 0.5:
+    if ln.bbox[3] - prev.bbox[3] > LINE_ADVANCE * height or abs(ln.size - prev.size) > 0.5:
         return True
     short = prev.bbox[2] < ln.bbox[2] - 0.15 * (ln.bbox[2] - ln.bbox[0])
     indented = ln.bbox[0] > prev.bbox[0] + 0.8 * ln.size
     return ended and (short or indented)
 
 
-def _attach_captions(tables: list[_Table], lines: list[_Line]) -> list[_Line]:
-    """Move each table's caption block ("Table 1: ...") out of the text into the table."""
+def _attach_captions(tables: list, lines: list[_Line], pattern: re.Pattern = _TABLE_CAPTION) -> list[_Line]:
+    """Move each table's (figure's) caption block ("Table 1: ...") out of the text into it."""
     taken: set[int] = set()
     for tab in tables:
+        candidates = []
         for ln in lines:
-            near = -40 < tab.bbox[1] - ln.bbox[3] < 40 or -40 < ln.bbox[1] - tab.bbox[3] < 40
+            below, above = ln.bbox[1] - tab.bbox[3], tab.bbox[1] - ln.bbox[3]
+            near = -CAPTION_REACH < below < CAPTION_REACH or -CAPTION_REACH < above < CAPTION_REACH
             overlaps = ln.bbox[0] < tab.bbox[2] and tab.bbox[0] < ln.bbox[2]
-            if near and overlaps and _TABLE_CAPTION.match(ln.text) and id(ln) not in taken:
-                tab.caption = [x for x in lines if x.block == ln.block and x.page == ln.page and x.bbox[1] >= ln.bbox[1]]
-                taken.update(id(x) for x in tab.caption)
-                break
+            if near and overlaps and pattern.match(ln.text) and id(ln) not in taken:
+                candidates.append((min(abs(below), abs(above)), ln))
+        if candidates:
+            ln = min(candidates, key=lambda c: c[0])[1]
+            tab.caption = [x for x in lines if x.block == ln.block and x.page == ln.page and x.bbox[1] >= ln.bbox[1]]
+            taken.update(id(x) for x in tab.caption)
     return [ln for ln in lines if id(ln) not in taken]
 
 
-def parse_pdf(path: str | Path, doc_id: str, title: str | None = None) -> DocTree:
-    """Parse a PDF into sections (from headings), paragraphs, tables and sentences."""
+def _merge_near(boxes: list[tuple], gap: float) -> list[tuple]:
+    """Union boxes closer than ``gap`` (the bars, axes and labels of one chart) until none are."""
+    boxes = [tuple(b) for b in boxes]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] - gap <= b[2] and b[0] - gap <= a[2] and a[1] - gap <= b[3] and b[1] - gap <= a[3]:
+                    boxes[i] = tuple(_union([a, b]))
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
+
+
+def _figures(page: pymupdf.Page, pno: int, tables: list[_Table], lines: list[_Line]) -> list[_Figure]:
+    """Image regions, and drawing regions with a "Figure N" caption next to them."""
+    area = page.rect.width * page.rect.height
+    boxes = []
+    for info in page.get_image_info():
+        r = pymupdf.Rect(info["bbox"]) & page.rect
+        if r.width >= MIN_FIGURE and r.height >= MIN_FIGURE and r.width * r.height < 0.9 * area:
+            boxes.append((tuple(r), True))
+    try:
+        clusters = [tuple(r) for r in page.cluster_drawings()]
+    except Exception:  # drawing analysis is best effort, like tables
+        clusters = []
+    clusters = [c for c in clusters if not any(_inside(c, t.bbox, 4) for t in tables)]
+    for r in _merge_near(clusters, 1.5 * MIN_FIGURE):
+        if r[2] - r[0] >= MIN_FIGURE and r[3] - r[1] >= MIN_FIGURE:
+            boxes.append((r, False))
+    figures: list[_Figure] = []
+    free = list(lines)
+    for box, is_image in sorted(boxes, key=lambda b: (b[0][1], b[0][0])):
+        if any(_inside(box, f.bbox, 4) for f in figures) or any(_inside(box, t.bbox, 4) for t in tables):
+            continue
+        fig = _Figure(box, pno)
+        free = _attach_captions([fig], free, _FIGURE_CAPTION)
+        if is_image or fig.caption:
+            figures.append(fig)
+    return figures
+
+
+def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe: Describer | None = None) -> DocTree:
+    """Parse a PDF into sections (from headings), paragraphs, tables, figures and sentences.
+
+    ``describe``, when given, turns each figure region (rendered to PNG) into a text
+    description (a vision model through the LLM gateway: ``pipeline.parse.vision``).
+    Raises :class:`ParseError` for files that cannot be parsed.
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(path)
     doc = _open(path)
     try:
-        pages, tables, sizes = [], [], []
+        pages, tables, figures, sizes = [], [], [], []
+        has_images = False
         for pno, page in enumerate(doc, start=1):
             page_tables = _tables(page, pno)
             lines = [ln for ln in _lines(page, pno) if not any(_inside(ln.bbox, t.bbox) for t in page_tables)]
-            pages.append(_attach_captions(page_tables, lines))
+            lines = _attach_captions(page_tables, lines)
+            page_figures = _figures(page, pno, page_tables, lines)
+            has_images = has_images or bool(page.get_image_info())
+            taken = {id(x) for f in page_figures for x in f.caption}
+            lines = [ln for ln in lines if id(ln) not in taken and not any(_inside(ln.bbox, f.bbox) for f in page_figures)]
+            if describe:
+                for fig in page_figures:
+                    fig.description = describe(page.get_pixmap(clip=pymupdf.Rect(fig.bbox), dpi=144).tobytes("png"))
+            pages.append(lines)
             tables.append(page_tables)
+            figures.append(page_figures)
             sizes.append((page.rect.width, page.rect.height))
         title = title or clean_line(doc.metadata.get("title") or "") or None
-    except ValueError:
+    except ParseError:
         raise
     except Exception as exc:
-        raise ValueError(f"{path}: cannot parse PDF: {exc}") from exc
+        raise ParseError(path, f"corrupt: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
     finally:
         doc.close()
+    if not any(pages) and not any(tables):
+        reason = "no text layer (image-only; it needs OCR)" if has_images else "no text on any page"
+        raise ParseError(path, reason)
 
     pages = _drop_furniture(pages, [h for _, h in sizes])
     all_lines = [ln for lines in pages for ln in lines]
-    body = _body_size(all_lines)
+    style = _style(all_lines)
     vocab = vocabulary("\n".join(ln.text for ln in all_lines))
-    title_lines = _title_lines(pages[0] if pages else [], body)
+    title_lines = _title_lines(pages[0] if pages else [], style.size)
     title = title or " ".join(ln.text for ln in title_lines) or doc_id
-    ordered = [_reading_order(lines + tabs, width) for lines, tabs, (width, _) in zip(pages, tables, sizes)]
-    sections = _sections([it for items in ordered for it in items], title, {id(ln) for ln in title_lines}, body, vocab)
-    return build_tree(doc_id, title, sections, metadata={"parser": "pdf", "source": path.name, "pages": len(pages)})
+    ordered = [_reading_order(lines + tabs + figs, width) for lines, tabs, figs, (width, _) in zip(pages, tables, figures, sizes)]
+    items = [it for its in ordered for it in its]
+    sections = _sections(items, title, {id(ln) for ln in title_lines}, style, vocab)
+    metadata = {"parser": "pdf", "source": path.name, "pages": len(pages)}
+    if describe:
+        metadata["figure_descriptions"] = sum(1 for figs in figures for f in figs if f.description)
+    return build_tree(doc_id, title, sections, metadata=metadata)
 
 
-def _sections(items: list, title: str, title_ids: set[int], body: float, vocab: set[str]) -> list[SectionSpec]:
-    """Walk the ordered lines and tables: headings open sections, other lines fill paragraphs."""
-    sections = [SectionSpec(title, [])]
+def _figure_paragraph(fig: _Figure, vocab: set[str]) -> ParagraphSpec:
+    caption = paragraph_sentences([ln.text for ln in fig.caption], vocab) if fig.caption else [f"[Figure on page {fig.page}]"]
+    extra = sentence_texts(f"Figure description: {fig.description}") if fig.description else []
+    return ParagraphSpec(caption + extra, "figure", [fig.page], _union([fig.bbox] + [ln.bbox for ln in fig.caption]))
+
+
+def _heading_depths(items: list, title_ids: set[int], style: _Style) -> dict[float, int]:
+    """Default depth of an unnumbered heading by its size: the largest heading size is depth 1."""
+    sizes = sorted({round(it.size, 1) for it in items if isinstance(it, _Line) and id(it) not in title_ids
+                    and _heading_cue(it, style)}, reverse=True)
+    return {size: i + 1 for i, size in enumerate(sizes)}
+
+
+def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab: set[str]) -> list[SectionSpec]:
+    """Walk the ordered lines, tables and figures: headings open (nested) sections, other lines fill paragraphs."""
+    flat: list[tuple[int, SectionSpec]] = [(0, SectionSpec(title, []))]
     block: list[_Line] = []
     last_heading: _Line | None = None
+    outline = Outline(sizes=_heading_depths(items, title_ids, style))
+    title_boxes = [it.bbox for it in items if id(it) in title_ids]
+    # Page-1 front matter (authors, affiliations) right under the title is set large, not a heading.
+    front_end = max(b[3] for b in title_boxes) + FRONT_MATTER if title_boxes else 0.0
+    front = True
 
     def flush() -> None:
         if block:
             kind = "figure" if _FIGURE_CAPTION.match(block[0].text) else "text"
             sentences = paragraph_sentences([ln.text for ln in block], vocab)
             pages = sorted({ln.page for ln in block})
-            sections[-1].paragraphs.append(ParagraphSpec(sentences, kind, pages, _union(ln.bbox for ln in block)))
+            flat[-1][1].paragraphs.append(ParagraphSpec(sentences, kind, pages, _union(ln.bbox for ln in block)))
             block.clear()
+
+    def heading_depth(ln: _Line) -> int | None:
+        cue = _heading_cue(ln, style)
+        text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
+        if cue is None:
+            return None
+        if front and ln.page == 1 and ln.bbox[1] < front_end and cue == "size" and not ln.bold and heading_number(text) is None:
+            return None
+        number = heading_number(text) if heading_title(text) else None
+        return outline.depth(number, ln.size, strict=cue != "size")
 
     for it in items:
         if isinstance(it, _Table):
@@ -266,13 +503,17 @@ def _sections(items: list, title: str, title_ids: set[int], body: float, vocab: 
             caption = " ".join(ln.text for ln in it.caption)
             grid = f"{caption}\n{it.markdown}" if caption else it.markdown
             box = _union([it.bbox] + [ln.bbox for ln in it.caption])
-            sections[-1].paragraphs.append(ParagraphSpec([grid], "table", [it.page], box))
-        elif id(it) not in title_ids and _heading(it, body):
+            flat[-1][1].paragraphs.append(ParagraphSpec([grid], "table", [it.page], box))
+        elif isinstance(it, _Figure):
             flush()
-            if last_heading and not sections[-1].paragraphs and _continues_heading(last_heading, it):
-                sections[-1].title += " " + it.text
+            flat[-1][1].paragraphs.append(_figure_paragraph(it, vocab))
+        elif id(it) not in title_ids and (depth := heading_depth(it)):
+            flush()
+            front = False
+            if last_heading and not flat[-1][1].paragraphs and _continues_heading(last_heading, it):
+                flat[-1][1].title += " " + it.text
             else:
-                sections.append(SectionSpec(it.text, []))
+                flat.append((depth, SectionSpec(it.text, [], bbox=list(it.bbox))))
             last_heading = it
             continue
         else:
@@ -281,9 +522,9 @@ def _sections(items: list, title: str, title_ids: set[int], body: float, vocab: 
             block.append(it)
         last_heading = None
     flush()
-    for sec in sections:
+    for _, sec in flat:
         sec.pages = sorted({p for para in sec.paragraphs for p in para.pages})
-    return sections
+    return [flat[0][1], *nest(flat[1:])]  # the front matter is a sibling of the first heading
 
 
 def _continues_heading(prev: _Line, ln: _Line) -> bool:
@@ -299,4 +540,12 @@ def _title_lines(first_page: list[_Line], body: float) -> list[_Line]:
     top = max(ln.size for ln in first_page)
     if top < HEADING_SIZE * body:
         return []
-    return [ln for ln in first_page if ln.size == top][:4]
+    lines = sorted((ln for ln in first_page if ln.size == top), key=lambda ln: ln.bbox[1])
+    if heading_number(lines[0].text) is not None:
+        return []  # "1 Introduction": the document has no title block, its headings are the largest type
+    out = lines[:1]
+    for ln in lines[1:4]:  # a title wrapped over a few adjacent lines
+        if ln.bbox[1] - out[-1].bbox[3] > 0.8 * (ln.bbox[3] - ln.bbox[1]):
+            break
+        out.append(ln)
+    return out

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.parse.payload import load_payload, page_paragraphs
+from pipeline.parse.payload import drop_furniture, load_payload, page_paragraphs, running_lines
 from pipeline.parse.text import join_lines, vocabulary
 
 from pipeline.datasets.paths import wattbot_dir
@@ -25,7 +25,9 @@ def test_tree_is_consistent(trees, doc):
     tree.check()
     assert tree.doc_id == doc and tree.title
     sections = list(tree.at_level("section"))
-    assert sections and all(s.title == f"Page {s.pages[0]}" for s in sections)
+    assert tree.metadata["sections_from"] == "headings"
+    assert sections and not any(s.title.startswith("Page ") for s in sections)
+    assert sections[0].title == tree.title  # front matter before the first heading
     for node in tree.nodes.values():
         if node.level != "document":
             assert node.pages, node.id
@@ -82,3 +84,46 @@ def test_dehyphenation_uses_the_document_vocabulary():
     text, breaks = join_lines(["improves effi-", "ciency of energy-", "efficient state-of-the-", "art models", "GPT-", "3 too"], vocab)
     assert text == "improves efficiency of energy-efficient state-of-the-art models GPT-3 too"
     assert breaks == [len("improves efficiency of energy-efficient state-of-the-art models")]
+
+
+@needs_corpus
+def test_real_sections_nest_by_number_and_span_pages(trees):
+    strubell = trees["strubell2019"]
+    top = [strubell.nodes[c].title for c in strubell.root.children]
+    assert top[1:] == ["Abstract", "1 Introduction", "2 Methods", "3 Related work", "4 Experimental results",
+                       "5 Conclusions", "Acknowledgements", "References"]
+    results = next(s for s in strubell.at_level("section") if s.title == "4 Experimental results")
+    subs = [strubell.nodes[c].title for c in results.children if strubell.nodes[c].level == "section"]
+    assert subs[:2] == ["4.1 Cost of training", "4.2 Cost of development: Case study"] or subs[0] == "4.1 Cost of training"
+    assert all(c.startswith(results.id + ":") for c in results.children)
+    methods = next(s for s in strubell.at_level("section") if s.title == "2 Methods")
+    assert len(methods.pages) >= 2  # sections span pages; every paragraph keeps its page
+    khan = trees["khan2025"]
+    related = next(s for s in khan.at_level("section") if s.title.startswith("II."))
+    assert [khan.nodes[c].title[:2] for c in related.children if khan.nodes[c].level == "section"] == ["A.", "B.", "C."]
+
+
+@needs_corpus
+def test_running_headers_are_not_sections():
+    tree = load_payload(CORPUS / "luccioni2023.json")
+    titles = [s.title for s in tree.at_level("section")]
+    assert "3.1 Data collection" in titles
+    assert not any("Luccioni and" in t for t in titles)  # "2 Alexandra Sasha Luccioni and ..." on even pages
+    assert tree.text.count("Manuscript pending review") == 1  # the page-1 footer line (arXiv stamp joined) stays
+
+
+def test_running_lines_recur_at_page_edges():
+    topics = ["energy", "water", "carbon", "power", "heat"]
+    pages = ["\n".join([f"{n} Jane Doe and John Roe", f"Body text about {t} goes here.", f"It says more about {t}.",
+                        f"And it ends with {t}.", "Preprint under review", str(n)]) for n, t in enumerate(topics, start=1)]
+    running = running_lines(pages)
+    assert running == {"# jane doe and john roe", "preprint under review", "#"}
+    assert drop_furniture(pages[1], running) == "Body text about water goes here.\nIt says more about water.\nAnd it ends with water."
+
+
+@needs_corpus
+def test_a_contents_page_is_no_outline():
+    """amazon2023's numbered lines are its contents page: one 'section' would span 90 pages, so pages stay."""
+    tree = load_payload(CORPUS / "amazon2023.json")
+    assert tree.metadata["sections_from"] == "pages"
+    assert max(len(s.pages) for s in tree.at_level("section")) == 1

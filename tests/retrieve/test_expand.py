@@ -7,7 +7,8 @@ from pipeline.parse.payload import load_payload
 from pipeline.retrieve.expand import dedup_snippets, expand_context, expand_match, fit_budget
 
 DOC = "strubell2019"
-PAR = f"{DOC}:s1:p2"  # 7 sentences
+SEC = f"{DOC}:s4:s1"  # "2.1 Models", a subsection of "2 Methods"
+PAR = f"{SEC}:p2"  # 7 sentences
 SENT = f"{PAR}:t4"
 CHUNK = f"{DOC}:c1"
 
@@ -41,9 +42,9 @@ def test_sentence_match_expands_to_its_paragraph(store):
 
 def test_parent_depth_two_reaches_the_section_and_zero_keeps_the_match(store):
     group = expand_match(store, SENT, 1, parent_depth=2)
-    assert ids(group) == [SENT, PAR, f"{DOC}:s1"]
+    assert ids(group) == [SENT, PAR, SEC]
     out = expand_context(store, [SENT], parent_depth=2)
-    assert ids(out) == [f"{DOC}:s1"] and store.node(PAR).text in out[0].text
+    assert ids(out) == [SEC] and store.node(PAR).text in out[0].text
     assert ids(expand_context(store, [SENT], parent_depth=0)) == [SENT]
     assert ids(expand_match(store, SENT, 1, parent_depth=9))[-1] == DOC  # stops at the root
 
@@ -58,35 +59,35 @@ def test_siblings_of_the_top_node_in_document_order(store):
     assert ids(edge) == [f"{PAR}:t1", f"{PAR}:t2", f"{PAR}:t3"]
     # with the parent included the match's siblings are inside it: neighbouring paragraphs instead
     up = expand_context(store, [SENT], parent_depth=1, sibling_depth=1)
-    assert ids(up) == [PAR, f"{DOC}:s1:p1", f"{DOC}:s1:p3"]
+    assert ids(up) == [PAR, f"{SEC}:p1", f"{SEC}:p3"]
 
 
 def test_dedup_modes(store):
     matches = [SENT, f"{PAR}:t6", PAR]
     none = expand_context(store, matches, dedup="none")
-    assert ids(none) == [SENT, PAR, f"{PAR}:t6", PAR, PAR, f"{DOC}:s1"]
+    assert ids(none) == [SENT, PAR, f"{PAR}:t6", PAR, PAR, SEC]
     node_id = expand_context(store, matches, dedup="node_id")
-    assert ids(node_id) == [SENT, PAR, f"{PAR}:t6", f"{DOC}:s1"]
+    assert ids(node_id) == [SENT, PAR, f"{PAR}:t6", SEC]
     assert node_id[1].rank == 1  # the first occurrence survives
     tree = expand_context(store, matches, dedup="tree")
-    assert ids(tree) == [f"{DOC}:s1"]  # a later ancestor removes every earlier descendant
+    assert ids(tree) == [SEC]  # a later ancestor removes every earlier descendant
     assert tree[0].rank == 3
     with pytest.raises(ValueError, match="expand"):
         expand_context(store, matches, dedup="prefix")
 
 
 def test_tree_dedup_needs_a_colon_after_the_prefix(store):
-    # s2:p1 must not swallow s2:p10 (string prefix, but not an ancestor)
-    out = expand_context(store, [f"{DOC}:s2:p1", f"{DOC}:s2:p10"], parent_depth=0)
-    assert ids(out) == [f"{DOC}:s2:p1", f"{DOC}:s2:p10"]
-    snippets = expand_match(store, f"{DOC}:s2:p10:t1", 1, parent_depth=0) + expand_match(store, f"{DOC}:s2:p1", 2, 0)
-    assert ids(dedup_snippets(snippets, "tree")) == [f"{DOC}:s2:p10:t1", f"{DOC}:s2:p1"]
+    # s7:p1 must not swallow s7:p10 (string prefix, but not an ancestor)
+    out = expand_context(store, [f"{DOC}:s7:p1", f"{DOC}:s7:p10"], parent_depth=0)
+    assert ids(out) == [f"{DOC}:s7:p1", f"{DOC}:s7:p10"]
+    snippets = expand_match(store, f"{DOC}:s7:p10:t1", 1, parent_depth=0) + expand_match(store, f"{DOC}:s7:p1", 2, 0)
+    assert ids(dedup_snippets(snippets, "tree")) == [f"{DOC}:s7:p10:t1", f"{DOC}:s7:p1"]
 
 
 def test_top_k_final_truncates_matches_first(store):
-    matches = [SENT, f"{DOC}:s2:p3:t1", f"{DOC}:s3:p1:t1"]
+    matches = [SENT, f"{DOC}:s7:p3:t1", f"{DOC}:s3:p1:t1"]
     out = expand_context(store, matches, top_k_final=2)
-    assert ids(out) == [PAR, f"{DOC}:s2:p3"] and [s.rank for s in out] == [1, 2]
+    assert ids(out) == [PAR, f"{DOC}:s7:p3"] and [s.rank for s in out] == [1, 2]
 
 
 def test_token_budget_keeps_a_prefix_and_always_the_first(store):
@@ -106,6 +107,7 @@ def test_token_budget_keeps_a_prefix_and_always_the_first(store):
 def test_chunks_pass_through(store):
     out = expand_context(store, [CHUNK, SENT], parent_depth=2, sibling_depth=3)
     assert [(s.node_id, s.level, s.via) for s in out][0] == (CHUNK, "chunk", "match")
-    assert ids(out)[1:] == [f"{DOC}:s{i}" for i in range(1, 5)]  # the section, then 3 right-hand siblings
+    # the subsection, then 3 left-hand siblings: its parent section's own paragraphs (it is the last child)
+    assert ids(out)[1:] == [SEC] + [f"{DOC}:s4:p{i}" for i in (11, 12, 13)]
     with pytest.raises(KeyError, match="expand"):
         expand_context(store, [f"{DOC}:s99"])

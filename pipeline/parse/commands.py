@@ -1,0 +1,149 @@
+"""The parse stage's CLI verbs (registered by ``pipeline.cli``): inspect, errors, quality, corpus.
+
+- ``parse PDF -o OUT.json``: one file into a flat, readable node list (for people);
+- ``parse-errors``: the failed documents of a run into ``results/<dataset>/parse/errors.csv``;
+- ``parse-quality``: ``reports/parsing/quality.csv`` over a folder of real PDFs;
+- ``parse-corpus``: download those PDFs (Debian documentation packages).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+from pipeline.tree import DocTree, section_depth
+
+INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")
+
+
+def inspect_json(tree: DocTree) -> dict:
+    """Every node with its text spelled out (the tree JSON stores offsets only)."""
+    nodes = []
+    for n in tree.nodes.values():
+        row = {"id": n.id, "parent": n.parent, "level": n.level, "kind": n.kind, "title": n.title, "text": n.text,
+               "page": n.page, "pages": n.pages, "bbox": n.bbox, "start": n.start, "end": n.end}
+        if n.level == "section":
+            row["depth"] = section_depth(n.id)
+        nodes.append(row)
+    return {"doc_id": tree.doc_id, "title": tree.title, "metadata": tree.metadata, "nodes": nodes}
+
+
+def describer_from(a):
+    if not getattr(a, "vision_model", None):
+        return None
+    from pipeline.parse.vision import figure_describer
+
+    return figure_describer(a.vision_model, a.cache_dir, a.llm_mode, json.loads(a.vision_params or "{}"))
+
+
+def cmd_parse(a) -> None:
+    from pipeline.parse.document import parse_document
+    from pipeline.provenance import atomic_write_text
+
+    src = Path(a.source)
+    tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a))
+    tree.check()
+    text = json.dumps(inspect_json(tree), ensure_ascii=False, indent=1)
+    if a.out in (None, "-"):
+        print(text)
+    else:
+        atomic_write_text(a.out, text + "\n")
+        levels = {lv: sum(1 for _ in tree.at_level(lv)) for lv in ("section", "paragraph", "sentence")}
+        print(json.dumps({"out": a.out, **levels}))
+
+
+def cmd_parse_errors(a) -> None:
+    from pipeline.parse.errors import collect_errors, errors_csv
+    from pipeline.provenance import atomic_write_text, write_manifest
+
+    trees = a.trees.split(",") if a.trees else []
+    rows = collect_errors(trees)
+    atomic_write_text(a.out, errors_csv(rows))
+    write_manifest(a.out, {}, trees)
+    print(json.dumps({"documents": len(trees), "failed": len(rows)}))
+
+
+def cmd_parse_check(a) -> None:
+    """Print every failure (one line each); with ``--strict`` any failure fails the run."""
+    from pipeline.provenance import atomic_write_text
+
+    with open(a.errors, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        print(f"parse failed: {row['doc']} ({row['source']}): {row['reason']}", file=sys.stderr)
+    if rows and a.strict:
+        raise ValueError(f"{len(rows)} document(s) could not be parsed and parsing.strict is set; see {a.errors}")
+    atomic_write_text(a.out, json.dumps({"failed": [r["doc"] for r in rows], "strict": a.strict}, sort_keys=True) + "\n")
+    print(f"parse check: {len(rows)} document(s) failed to parse" + (f", listed in {a.errors}" if rows else ""))
+
+
+def cmd_parse_quality(a) -> None:
+    from pipeline.parse.errors import errors_csv
+    from pipeline.parse.quality import Quality, quality_table
+    from pipeline.provenance import atomic_write_text, write_manifest
+
+    pdfs = sorted(Path(a.pdfs).glob("*.pdf"))
+    if not pdfs:
+        raise ValueError(f"{a.pdfs}: no PDFs; run `make parse-corpus` to download the parse-quality corpus")
+    rows, errors = quality_table(pdfs)
+    out = io.StringIO()
+    fields = list(Quality.__dataclass_fields__)
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(a.out, out.getvalue())
+    write_manifest(a.out, {"pdfs": [p.name for p in pdfs]}, [str(p) for p in pdfs])
+    atomic_write_text(a.errors, errors_csv(errors))
+    for e in errors:
+        print(f"parse failed: {e['doc']}: {e['reason']}", file=sys.stderr)
+    print(json.dumps({"documents": len(rows), "failed": len(errors), "out": a.out}))
+
+
+def cmd_parse_corpus(a) -> None:
+    from pipeline.parse.corpus import fetch_corpus
+
+    try:
+        kept = fetch_corpus(a.out_dir)
+    except RuntimeError as exc:
+        raise ValueError(str(exc)) from exc
+    print(json.dumps({"pdfs": len(kept), "dir": a.out_dir}))
+
+
+def add_vision_args(s) -> None:
+    s.add_argument("--vision-model", default=None, help="describe figures with this vision model (litellm id)")
+    s.add_argument("--vision-params", default=None, help="JSON params for the vision call")
+    s.add_argument("--cache-dir", default="data/cache", help="where the LLM cache lives")
+    s.add_argument("--llm-mode", default="live", choices=("live", "record", "replay"))
+
+
+def add_parse_verbs(sub) -> None:
+    s = sub.add_parser("parse", help="parse one PDF (or JSON/text) into a readable node list: id, parent, level, kind, title, text, page, start, end")
+    s.add_argument("source")
+    s.add_argument("-o", "--out", default=None, help="output JSON (default: stdout)")
+    s.add_argument("--doc-id", default=None)
+    s.add_argument("--title", default=None)
+    add_vision_args(s)
+    s.set_defaults(fn=cmd_parse)
+
+    s = sub.add_parser("parse-errors", help="collect the documents that failed to parse into errors.csv")
+    s.add_argument("--trees", required=True, help="comma-separated tree JSONs")
+    s.add_argument("--out", required=True)
+    s.set_defaults(fn=cmd_parse_errors)
+
+    s = sub.add_parser("parse-check", help="report the failed documents of errors.csv; --strict fails on any")
+    s.add_argument("--errors", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--strict", action="store_true", help="exit non-zero when any document failed")
+    s.set_defaults(fn=cmd_parse_check)
+
+    s = sub.add_parser("parse-quality", help="parse-quality report over a folder of real PDFs")
+    s.add_argument("--pdfs", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--errors", required=True)
+    s.set_defaults(fn=cmd_parse_quality)
+
+    s = sub.add_parser("parse-corpus", help="download the parse-quality PDFs (Debian documentation packages)")
+    s.add_argument("--out-dir", default="data/parse-corpus")
+    s.set_defaults(fn=cmd_parse_corpus)

@@ -1,0 +1,38 @@
+"""Optional figure captioning by a vision model, through the one LLM gateway (off by default).
+
+A figure's caption says what the authors wanted to say about it; numbers read off a bar
+chart are not in it. When ``parsing.vision.model`` is set, each figure region is rendered
+to PNG and described by that model; the description becomes extra sentences of the figure
+node. Calls go through :class:`pipeline.answer.llm.LLMGateway`, so they are cached by full
+request (the image bytes included) and replayable offline.
+"""
+from __future__ import annotations
+
+import base64
+import logging
+from pathlib import Path
+
+from pipeline.answer.llm import LLMGateway, LLMRequest
+from pipeline.parse.pdf import Describer
+
+log = logging.getLogger("wattbench.parse")
+PROMPT = ("Describe this figure from a scientific document for search: its type, axes, legend, "
+          "and every number or label you can read. Plain text, at most 120 words.")
+
+
+def figure_describer(model: str, cache_dir: str | Path, mode: str = "live", params: dict | None = None,
+                     gateway: LLMGateway | None = None) -> Describer:
+    """A function PNG bytes -> description; a failed call gives "" and a warning, never a crash."""
+    gateway = gateway or LLMGateway(Path(cache_dir) / "llm.sqlite", mode)
+
+    def describe(png: bytes) -> str:
+        url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        messages = [{"role": "user", "content": [{"type": "text", "text": PROMPT},
+                                                 {"type": "image_url", "image_url": {"url": url}}]}]
+        result = gateway.complete(LLMRequest(model, messages, dict(params or {})))
+        if not result.ok:
+            log.warning("figure description failed (%s): %s", model, result.error)
+            return ""
+        return " ".join(result.text.split())
+
+    return describe

@@ -1,0 +1,162 @@
+"""One PyMuPDF-built PDF per parsing rule: headings and their nesting, paragraphs, figures,
+hyphenation, abbreviations, contents pages, and figure captioning through the LLM gateway."""
+import pymupdf
+import pytest
+
+from pipeline.parse.pdf import parse_pdf
+from pipeline.tree import section_depth
+
+W, H = 612, 792
+BODY = pymupdf.Rect(72, 0, 540, 0)
+
+
+def _box(page, y0, y1, text, size=10, font="helv", rect=BODY):
+    assert page.insert_textbox(pymupdf.Rect(rect.x0, y0, rect.x1, y1), text, fontsize=size, fontname=font) >= 0
+
+
+def _para(topic: str, n: int = 3) -> str:
+    return " ".join(f"The {topic} paragraph sentence {i} explains how data centres use energy and water." for i in range(1, n + 1))
+
+
+def _save(doc, tmp_path, name="doc.pdf"):
+    path = tmp_path / name
+    doc.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def outline_pdf(tmp_path_factory):
+    """Numbered headings three levels deep, over two pages, with an outline (get_toc) and a contents page."""
+    doc = pymupdf.open()
+    for _ in range(3):
+        doc.new_page(width=W, height=H)
+    toc_page, p1, p2 = doc
+    toc_page.insert_text((72, 80), "Contents", fontsize=16, fontname="hebo")
+    for i, (title, page) in enumerate([("1 Introduction", 2), ("2 Methods", 2), ("2.1 Data", 2), ("3 Results", 3)]):
+        toc_page.insert_text((72, 120 + 20 * i), title, fontsize=10, fontname="hebo")
+        toc_page.insert_text((500, 120 + 20 * i), str(page), fontsize=10, fontname="hebo")
+    y = 80
+    for page, items in ((p1, [("1 Introduction", 16), ("2 Methods", 16), ("2.1 Data", 13), ("2.1.1 Cleaning", 12)]),
+                        (p2, [("2.2 Models", 13), ("3 Results", 16)])):
+        y = 80
+        for title, size in items:
+            page.insert_text((72, y), title, fontsize=size, fontname="hebo")
+            _box(page, y + 10, y + 80, _para(title.split()[1].lower()))
+            y += 120
+    _box(p2, y, y + 60, "3 GPUs were used for every run, which is a numbered line inside running text and no heading.")
+    doc.set_toc([[1, "1 Introduction", 2], [1, "2 Methods", 2], [2, "2.1 Data", 2], [3, "2.1.1 Cleaning", 2],
+                 [2, "2.2 Models", 3], [1, "3 Results", 3]])
+    return _save(doc, tmp_path_factory.mktemp("outline"))
+
+
+def test_numbered_headings_nest(outline_pdf):
+    tree = parse_pdf(outline_pdf, "o")
+    tree.check()
+    sections = {s.title: s for s in tree.at_level("section")}
+    assert {"1 Introduction", "2 Methods", "2.1 Data", "2.1.1 Cleaning", "2.2 Models", "3 Results"} <= set(sections)
+    assert section_depth(sections["2.1.1 Cleaning"].id) == 3
+    assert sections["2.1.1 Cleaning"].parent == sections["2.1 Data"].id
+    assert sections["2.2 Models"].parent == sections["2 Methods"].id
+    assert sections["2 Methods"].pages == [2, 3]  # spans pages through its subsections
+    assert "cleaning paragraph sentence 2" in sections["2.1.1 Cleaning"].text
+    assert "3 GPUs were used" not in sections  # a numbered sentence is no heading
+
+
+def test_contents_page_lines_are_not_headings(outline_pdf):
+    tree = parse_pdf(outline_pdf, "o")
+    titles = [s.title for s in tree.at_level("section")]
+    assert titles.count("1 Introduction") == 1 and titles.count("2.1 Data") == 1
+
+
+def test_heading_needs_a_confirming_cue(tmp_path):
+    """Large type alone is a candidate; a long running sentence in large type is no heading."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_text((72, 80), "Energy Report", fontsize=24, fontname="hebo")
+    _box(page, 100, 200, "This opening statement is set in large type and runs over a whole line of the page, ending as a sentence does.", size=13)
+    page.insert_text((72, 240), "Background", fontsize=14)  # short standalone line: confirmed
+    _box(page, 250, 330, _para("background"))
+    tree = parse_pdf(_save(doc, tmp_path), "h")
+    titles = [s.title for s in tree.at_level("section")]
+    assert titles == ["Energy Report", "Background"]
+
+
+def test_paragraphs_split_by_vertical_gap_and_dehyphenated(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    lines = ["The first paragraph is about the energy effi-", "ciency of accelerators and it goes on for a",
+             "while before it ends here with a full stop."]
+    for i, line in enumerate(lines):  # line height ~12 pt: an advance of 13 pt keeps lines together
+        page.insert_text((72, 100 + 13 * i), line, fontsize=10)
+    page.insert_text((72, 100 + 13 * 2 + 30), "A second paragraph starts after a clear gap.", fontsize=10)
+    tree = parse_pdf(_save(doc, tmp_path), "g")
+    paras = [p.text for p in tree.at_level("paragraph")]
+    assert paras == ["The first paragraph is about the energy efficiency of accelerators and it goes on for a while before it ends here with a full stop.",
+                     "A second paragraph starts after a clear gap."]
+
+
+def test_abbreviations_decimals_and_citations_stay_inside_sentences(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    text = ("As Fig. 3 shows, training used 4.3 MWh (Smith et al., 2020) and v1.2.3 of the code [12]. "
+            "Tools differ, e.g. CodeCarbon vs. Carbontracker, i.e. two trackers. See Eq. 2 and No. 5 for details.")
+    _box(page, 80, 300, text)
+    tree = parse_pdf(_save(doc, tmp_path), "a")
+    assert [s.text for s in tree.at_level("sentence")] == [
+        "As Fig. 3 shows, training used 4.3 MWh (Smith et al., 2020) and v1.2.3 of the code [12].",
+        "Tools differ, e.g. CodeCarbon vs. Carbontracker, i.e. two trackers.",
+        "See Eq. 2 and No. 5 for details.",
+    ]
+
+
+def _figure_pdf(tmp_path, drawing: bool = False):
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    _box(page, 60, 120, _para("intro", 2))
+    rect = pymupdf.Rect(150, 140, 450, 340)
+    if drawing:  # a vector chart: bars and an axis label inside the region
+        for i, hgt in enumerate((60, 120, 180)):
+            page.draw_rect(pymupdf.Rect(180 + 80 * i, 330 - hgt, 230 + 80 * i, 330), color=(0, 0, 0), fill=(0.5, 0.5, 0.8))
+        page.draw_line((160, 335), (440, 335))
+        page.insert_text((300, 200), "kWh", fontsize=8)
+    else:
+        pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 40), False)
+        pix.set_rect(pix.irect, (200, 50, 50))
+        page.insert_image(rect, pixmap=pix)
+    page.insert_text((150, 360), "Figure 2: Energy per model for three model sizes.", fontsize=9)
+    _box(page, 380, 460, _para("closing", 2))
+    return _save(doc, tmp_path, "fig.pdf")
+
+
+@pytest.mark.parametrize("drawing", [False, True], ids=["image", "drawing"])
+def test_figure_node_with_caption(tmp_path, drawing):
+    tree = parse_pdf(_figure_pdf(tmp_path, drawing), "f")
+    tree.check()
+    figures = [p for p in tree.at_level("paragraph") if p.kind == "figure"]
+    assert len(figures) == 1
+    fig = figures[0]
+    assert fig.text == "Figure 2: Energy per model for three model sizes."
+    assert fig.pages == [1] and fig.bbox[0] <= 180 and fig.bbox[2] >= 390 and fig.bbox[1] <= 200 and fig.bbox[3] >= 360
+    assert tree.text.count("Energy per model") == 1 and "kWh" not in tree.text  # labels inside the figure are not body text
+    texts = [p.text for p in tree.at_level("paragraph")]
+    assert texts.index(fig.text) == 1  # in reading order, between the paragraphs around it
+
+
+def test_figure_captioning_through_the_llm_gateway(tmp_path):
+    """Off by default; when on, litellm (here its offline mock_response) describes the rendered figure, cached."""
+    from pipeline.answer.llm import LLMGateway
+    from pipeline.parse.vision import figure_describer
+
+    pdf = _figure_pdf(tmp_path)
+    assert "Figure description" not in parse_pdf(pdf, "f").text
+    gateway = LLMGateway(tmp_path / "cache" / "llm.sqlite", "live", max_retries=0)
+    describe = figure_describer("openai/gpt-4o-mini", tmp_path / "cache", params={"mock_response": "A red rectangle, no axes."},
+                                gateway=gateway)
+    tree = parse_pdf(pdf, "f", describe=describe)
+    fig = next(p for p in tree.at_level("paragraph") if p.kind == "figure")
+    assert fig.text == "Figure 2: Energy per model for three model sizes. Figure description: A red rectangle, no axes."
+    assert tree.metadata["figure_descriptions"] == 1 and gateway.calls == 1
+    replay = LLMGateway(tmp_path / "cache" / "llm.sqlite", "replay")
+    again = parse_pdf(pdf, "f", describe=figure_describer("openai/gpt-4o-mini", tmp_path / "cache", "replay",
+                                                        {"mock_response": "A red rectangle, no axes."}, gateway=replay))
+    assert again.text == tree.text and replay.calls == 0  # the same image and request: served from the cache
