@@ -1,5 +1,6 @@
 # wattbench: `snakemake --cores 8` runs the whole benchmark; `snakemake -n` previews the DAG.
 # Thin by design: the config is validated once, the rules live in pipeline/rules/, all logic in pipeline/.
+import json
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -15,6 +16,7 @@ CFG = validate(config)
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"
+include: "pipeline/rules/sprout.smk"
 
 
 rule all:
@@ -24,3 +26,4 @@ rule all:
         "reports/wattbot/submission.csv",
         "reports/wattbot/retrieval.csv",
         wf.suite_targets(CFG),
+        wf.sprout_targets(CFG),
