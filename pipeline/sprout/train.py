@@ -205,7 +205,7 @@ def train_heads(pairs_path: str, train_cfg: dict, out: str) -> dict:
             torch.nn.utils.clip_grad_norm_([alpha], 1.0)
             opt.step()
             sched.step()
-            epoch.append(float(total))
+            epoch.append(float(total.detach()))
         history.append(round(float(np.mean(epoch)), 6))
     with torch.no_grad():
         end = [float(x) for x in losses(alpha, arrays, everything, lam, tau)]
