@@ -183,9 +183,9 @@ def cmd_sprout_report(a) -> None:
 
 
 def cmd_bench(a) -> None:
-    from pipeline.bench import run_bench
+    from pipeline.bench import run_bench, run_sprout_bench
 
-    run_bench(a.config, a.docs, a.queries)
+    (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -300,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--config", default="config.yaml")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
+    s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
     s.set_defaults(fn=cmd_bench)
     return ap
 

@@ -70,3 +70,15 @@ def test_per_document_top_k_pooled_into_global_top_k():
     assert len(out) == 3
     assert sum(f.doc_id == "a" for f in out) == 2  # a contributes at most its per-document top 2
     assert [f.score for f in out] == sorted((f.score for f in out), reverse=True)
+
+
+def test_metrics_judge_a_subtree_by_its_spans_not_its_hull():
+    from pipeline.score.retrieval_metrics import Span, query_metrics
+
+    gap_gold = [Span("d", 50, 60)]
+    hull_only = {"node_id": "d::internal::0", "doc_id": "d", "start": 0, "end": 100, "text": "a b"}
+    split = dict(hull_only, spans=[[0, 40], [70, 100]])  # leaves 0 and 2: the gold between is not retrieved
+    assert query_metrics([hull_only], gap_gold, (1,))["recall@1"] == 1.0
+    row = query_metrics([split], gap_gold, (1,))
+    assert row["recall@1"] == 0.0 and row["char_precision@1"] == 0.0
+    assert query_metrics([split], [Span("d", 75, 80)], (1,))["char_precision@1"] == 5 / 70
