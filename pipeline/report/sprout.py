@@ -1,6 +1,7 @@
 """SproutRAG report: IE@k on the retrieval suite and WattBot document recall against beam width
 (``reports/retrieval/sprout_beam.{png,csv}``), and one WattBot document's tree (merge order,
-heights, spans) as ``reports/wattbot/sprout_tree.json`` for a later drawing."""
+heights, spans; the document with closest to 32 leaves) as ``reports/wattbot/sprout_tree.json``
+for a later drawing."""
 from __future__ import annotations
 
 import json
@@ -68,7 +69,8 @@ def build_sprout_report(params: dict, score_paths: list[str], wattbot_paths: lis
     write_manifest(out / "retrieval" / "sprout_beam.csv", params, list(score_paths) + list(wattbot_paths))
     if index_path:
         reader = IndexReader(index_path)
+        # a drawable tree: the document whose leaf count is closest to 32
         doc = reader.db.execute("SELECT doc_id FROM nodes WHERE level = 'chunk' GROUP BY doc_id "
-                                "ORDER BY count(*), doc_id LIMIT 1").fetchone()[0]
+                                "ORDER BY abs(count(*) - 32), doc_id LIMIT 1").fetchone()[0]
         reader.close()
         atomic_write_json(out / "wattbot" / "sprout_tree.json", dump_tree(index_path, doc))
