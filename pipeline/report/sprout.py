@@ -43,6 +43,7 @@ def beam_figure(table: pd.DataFrame, k: int, path: str | Path) -> None:
         left.plot(part["beam_width"], part["value"], marker="o", label=dataset)
     left.set_xlabel("beam width b")
     left.set_ylabel(f"IE@{k}")
+    left.set_ylim(bottom=0)
     left.set_title(f"Retrieval suite: IE@{k} vs beam width")
     wb = table[table["dataset"] == "wattbot"]
     for metric, part in wb.groupby("metric", sort=True):
