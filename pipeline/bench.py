@@ -87,7 +87,8 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     cfg = load_config(config_path)
     scfg = attention_config({k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")})
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
-    trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
+    every = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)]
+    trees = sorted(every, key=lambda t: (len(t.text), t.doc_id))[:n_docs]  # the smallest: a quick, fair sample
     encoder = AttentionEncoder(threads=scfg["threads"])
     docs = [(t.doc_id, t.text, leaf_chunks(t, scfg["max_sentences_per_chunk"])) for t in trees]
     t0 = time.perf_counter()
@@ -103,6 +104,7 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
              for a in attn]
     out["tree_build_s_per_doc"] = round((time.perf_counter() - t0) / len(built), 5)
     out["max_height"] = int(max(t.height[t.root] for t in built))
+    out["tree_nodes"] = int(sum(t.n_nodes for t in built))
     questions = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)["question"].tolist()[:n_queries]
     qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": scfg["threads"]})
     t0 = time.perf_counter()
@@ -118,7 +120,6 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
         out[f"beam_search_ms_per_query_b{b}"] = round(statistics.median(lat), 3)
     from pipeline.sprout.attention import plan_windows
 
-    every = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)]  # tokenizer only: the full-corpus cost
     n_tok = [len(encoder.tokenize(t.text)[0]) for t in every]
     out["corpus_tokens"] = sum(n_tok)
     out["corpus_windows"] = sum(len(plan_windows(n, scfg["window_tokens"], scfg["stride_tokens"])) for n in n_tok)
