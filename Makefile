@@ -49,6 +49,7 @@ test-fast: setup
 
 bench: setup
 	$(BIN)/python -m pipeline bench
+	$(BIN)/python -m pipeline bench --sprout
 
 clean:
 	rm -rf results reports logs benchmarks .snakemake

@@ -1,5 +1,6 @@
 # wattbench: `snakemake --cores 8` runs the whole benchmark; `snakemake -n` previews the DAG.
 # Thin by design: the config is validated once, the rules live in pipeline/rules/, all logic in pipeline/.
+import json
 import os
 import re
 
@@ -24,6 +25,7 @@ include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"
 include: "pipeline/rules/report.smk"
 include: "pipeline/rules/parse.smk"
+include: "pipeline/rules/sprout.smk"
 
 
 rule all:
@@ -35,3 +37,4 @@ rule all:
         "reports/index.html",
         wf.suite_targets(CFG),
         wf.parse_targets(CFG),
+        wf.sprout_targets(CFG),

@@ -67,3 +67,62 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
 
     print(json.dumps(out, indent=1))
     return out
+
+
+def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41) -> dict:
+    """SproutRAG costs: encoder windows/s (eager attention + pooling), Kruskal tree build per document,
+    beam search per query (query encoding reported apart), over ``n_docs`` WattBot documents."""
+    import numpy as np
+
+    from pipeline.embed import make_encoder
+    from pipeline.sprout.attention import AttentionEncoder, corpus_attention
+    from pipeline.sprout.build import build_tree
+    from pipeline.sprout.chunks import leaf_chunks
+    from pipeline.sprout.heads import mutual_scores, uniform_logits
+    from pipeline.sprout.search import search_documents
+    from pipeline.sprout.stage import attention_config, window_config
+
+    from pipeline.retrieve.sprout import beam_config
+
+    cfg = load_config(config_path)
+    scfg = attention_config({k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")})
+    corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
+    every = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)]
+    trees = sorted(every, key=lambda t: (len(t.text), t.doc_id))[:n_docs]  # the smallest: a quick, fair sample
+    encoder = AttentionEncoder(threads=scfg["threads"])
+    docs = [(t.doc_id, t.text, leaf_chunks(t, scfg["max_sentences_per_chunk"])) for t in trees]
+    t0 = time.perf_counter()
+    attn = corpus_attention(encoder, docs, window_config(scfg), progress=False)
+    seconds = time.perf_counter() - t0
+    windows = sum(a.n_windows for a in attn)
+    out: dict = {"docs": [t.doc_id for t in trees], "chunks": sum(a.n_chunks for a in attn), "windows": windows,
+                 "tokens": sum(a.n_tokens for a in attn), "cpus": os.cpu_count(), "attention": scfg,
+                 "windows_per_s": round(windows / seconds, 3), "attention_seconds": round(seconds, 2)}
+    logits = uniform_logits(encoder.layers, encoder.heads)
+    t0 = time.perf_counter()
+    built = [build_tree(a.doc_id, a.n_chunks, a.pairs, mutual_scores(a.head_values, logits), a.leaf_vectors)
+             for a in attn]
+    out["tree_build_s_per_doc"] = round((time.perf_counter() - t0) / len(built), 5)
+    out["max_height"] = int(max(t.height[t.root] for t in built))
+    out["tree_nodes"] = int(sum(t.n_nodes for t in built))
+    questions = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)["question"].tolist()[:n_queries]
+    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": scfg["threads"]})
+    t0 = time.perf_counter()
+    qvecs = qenc.encode(questions)
+    out["query_encoding_ms"] = round(1000 * (time.perf_counter() - t0) / len(questions), 2)
+    for b in (1, 3, 5, 10):
+        beam = beam_config({"top_k": 10, "beam_width": b, "per_document_top_k": 5, "threshold": 0.0})
+        lat = []
+        for q in qvecs:
+            t0 = time.perf_counter()
+            search_documents(built, np.asarray(q), beam)
+            lat.append((time.perf_counter() - t0) * 1000)
+        out[f"beam_search_ms_per_query_b{b}"] = round(statistics.median(lat), 3)
+    from pipeline.sprout.attention import plan_windows
+
+    n_tok = [len(encoder.tokenize(t.text)[0]) for t in every]
+    out["corpus_tokens"] = sum(n_tok)
+    out["corpus_windows"] = sum(len(plan_windows(n, scfg["window_tokens"], scfg["stride_tokens"])) for n in n_tok)
+    out["corpus_attention_minutes_at_this_rate"] = round(out["corpus_windows"] / out["windows_per_s"] / 60, 1)
+    print(json.dumps(out, indent=1))
+    return out

@@ -49,11 +49,20 @@ def cmd_tree(a) -> None:
     write_manifest(a.out, shaped, [a.source])
 
 
+def _tree_paths(arg: str) -> list[str]:
+    return sorted(str(x) for x in Path(arg).glob("*.json")) if Path(arg).is_dir() else arg.split(",")
+
+
 def cmd_index(a) -> None:
     from pipeline.index.build import build_index
 
     p = _json(a.params)
-    trees = sorted(str(x) for x in Path(a.trees).glob("*.json")) if Path(a.trees).is_dir() else a.trees.split(",")
+    trees = _tree_paths(a.trees)
+    if p["index"]["kind"] == "sprout":
+        from pipeline.sprout.stage import build_sprout_index
+
+        print(json.dumps(build_sprout_index(trees, a.out, p["index"], a.sprout_attention, a.head_weights, p)))
+        return
     stats = build_index(trees, a.out, p["index"], p.get("embedding"), a.cache_dir, p)
     print(json.dumps(stats))
 
@@ -160,10 +169,36 @@ def cmd_fetch(a) -> None:
     print(json.dumps(fetch_pdfs(a.metadata, a.out_dir, a.status, timeout_s=a.timeout)))
 
 
-def cmd_bench(a) -> None:
-    from pipeline.bench import run_bench
+def cmd_sprout_attention(a) -> None:
+    from pipeline.sprout.stage import compute_attention
 
-    run_bench(a.config, a.docs, a.queries)
+    print(json.dumps(compute_attention(_tree_paths(a.trees), _json(a.params), a.out)))
+
+
+def cmd_sprout_train_pairs(a) -> None:
+    from pipeline.sprout.train import prepare_pairs
+
+    p = _json(a.params)
+    exclude = dict(s.split("=", 1) for s in a.exclude)
+    print(json.dumps(prepare_pairs(p["train"], p["attention"], p["root"], exclude, a.work_dir, a.out)))
+
+
+def cmd_sprout_train(a) -> None:
+    from pipeline.sprout.train import train_heads
+
+    print(json.dumps(train_heads(a.pairs, _json(a.params)["train"], a.out)))
+
+
+def cmd_sprout_report(a) -> None:
+    from pipeline.report.sprout import build_sprout_report
+
+    build_sprout_report(_json(a.params), a.scores, a.wattbot, a.gold, a.index, a.out_dir)
+
+
+def cmd_bench(a) -> None:
+    from pipeline.bench import run_bench, run_sprout_bench
+
+    (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,7 +229,34 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--params", required=True)
     s.add_argument("--cache-dir", required=True)
     s.add_argument("--out", required=True)
+    s.add_argument("--sprout-attention", default=None, help="sprout indexes: the dataset's attention file")
+    s.add_argument("--head-weights", default=None, help="sprout indexes with trained heads: the weights JSON")
     s.set_defaults(fn=cmd_index)
+
+    s = sub.add_parser("sprout-attention", help="SproutRAG: windowed encoder passes -> chunk-pair attention file")
+    for flag in ("--trees", "--params", "--out"):
+        s.add_argument(flag, required=True)
+    s.set_defaults(fn=cmd_sprout_attention)
+
+    s = sub.add_parser("sprout-train-pairs", help="SproutRAG: cache per-head attention of co-relevant pairs")
+    for flag in ("--params", "--work-dir", "--out"):
+        s.add_argument(flag, required=True)
+    s.add_argument("--exclude", action="append", default=[], help="DATASET=EXPORT_DIR evaluated (kept out), repeatable")
+    s.set_defaults(fn=cmd_sprout_train_pairs)
+
+    s = sub.add_parser("sprout-train", help="SproutRAG: train the head weights on the cached pairs")
+    for flag in ("--pairs", "--params", "--out"):
+        s.add_argument(flag, required=True)
+    s.set_defaults(fn=cmd_sprout_train)
+
+    s = sub.add_parser("sprout-report", help="SproutRAG: beam-width figure and one document's tree")
+    s.add_argument("--params", required=True)
+    s.add_argument("--scores", nargs="*", default=[])
+    s.add_argument("--wattbot", nargs="*", default=[], help="WattBot retrieval JSONLs (scored split) of the sweep")
+    s.add_argument("--gold", default=None)
+    s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(fn=cmd_sprout_report)
 
     s = sub.add_parser("retrieve", help="dense retrieval for one split")
     for flag in ("--index-dir", "--questions", "--params", "--cache-dir", "--out"):
@@ -263,6 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--config", default="config.yaml")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
+    s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
     s.set_defaults(fn=cmd_bench)
     return ap
 

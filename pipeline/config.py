@@ -16,7 +16,8 @@ import yaml
 from pipeline.provenance import stable_hash
 
 TREE_LEVELS = {"document", "section", "paragraph", "sentence"}
-LEVELS_BY_KIND = {"tree": TREE_LEVELS, "chunks": {"chunk"}, "bm25": TREE_LEVELS}
+LEVELS_BY_KIND = {"tree": TREE_LEVELS, "chunks": {"chunk"}, "bm25": TREE_LEVELS, "sprout": {"chunk"}}
+SPROUT_KEYS = ("beam_width", "per_document_top_k", "threshold", "include_root", "collect")
 
 
 class ConfigError(ValueError):
@@ -72,13 +73,24 @@ def validate(cfg: dict) -> dict:
             idx.setdefault("levels", ["sentence", "paragraph"])
         elif "levels" in idx:
             raise ConfigError(f"config key 'indexes.{name}.levels': only bm25 indexes take levels")
+        if "heads" in idx and idx["kind"] != "sprout":
+            raise ConfigError(f"config key 'indexes.{name}.heads': only sprout indexes take head weights")
+        if idx["kind"] == "sprout":
+            idx.setdefault("heads", "uniform")
+            if idx["heads"] == "trained" and not (cfg.get("sprout") or {}).get("train"):
+                raise ConfigError(f"config key 'indexes.{name}.heads': 'trained' needs a sprout.train section")
     for name, variant in cfg["retrieval"].items():
         index = variant["index"]
         if index not in cfg["indexes"]:
             raise ConfigError(f"config key 'retrieval.{name}.index': unknown index '{index}' (have {sorted(cfg['indexes'])})")
         kind = cfg["indexes"][index]["kind"]
-        variant.setdefault("levels", ["chunk"] if kind == "chunks" else ["sentence", "paragraph"])
-        variant.setdefault("expand", "none" if kind == "chunks" else "paragraph")
+        variant.setdefault("levels", ["chunk"] if kind in ("chunks", "sprout") else ["sentence", "paragraph"])
+        variant.setdefault("expand", "none" if kind in ("chunks", "sprout") else "paragraph")
+        for key in SPROUT_KEYS:
+            if key in variant and kind != "sprout":
+                raise ConfigError(f"config key 'retrieval.{name}.{key}': only variants of a sprout index take it")
+        if kind == "sprout" and variant["expand"] != "none":
+            raise ConfigError(f"config key 'retrieval.{name}.expand': sprout nodes are their own context (use none)")
         allowed = set(cfg["indexes"][index].get("levels", [])) if kind == "bm25" else LEVELS_BY_KIND[kind]
         hybrid = variant.get("hybrid")
         if hybrid:
@@ -128,6 +140,19 @@ def validate(cfg: dict) -> dict:
     parsing.setdefault("strict", False)
     parsing.setdefault("quality_dir", "data/parse-corpus")
     parsing["vision"] = {"model": None, "params": {}, **(parsing.get("vision") or {})}
+
+    sprout = cfg.setdefault("sprout", {})
+    for name in sprout.get("beam_sweep", []):
+        if name not in cfg["retrieval"] or cfg["indexes"][cfg["retrieval"][name]["index"]]["kind"] != "sprout":
+            raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
+    for key, value in {"max_sentences_per_chunk": 2, "window_tokens": 510, "stride_tokens": 384,
+                       "batch_tokens": 2048, "threads": 2}.items():
+        sprout.setdefault(key, value)
+    if sprout["stride_tokens"] > sprout["window_tokens"]:
+        raise ConfigError("config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)")
+    if sprout.get("train"):
+        sprout["train"] = {"max_pairs_per_query": 16, "lambda": 0.1, "temperature": 0.05, "lr": 0.01, "epochs": 50,
+                           "batch_size": 32, "seed": 42, **sprout["train"]}
     wb = cfg["wattbot"]
     wb["dir"] = wb["dir"].format(data_root=cfg["data_root"])
     wb.setdefault("pdf_dir", None)
@@ -178,7 +203,13 @@ def load_config(path: str | Path = "config.yaml", overrides: dict | None = None)
 
 def index_slice(cfg: dict, index: str) -> dict:
     idx = cfg["indexes"][index]
+    if idx["kind"] == "sprout":  # its own encoder pass (attention), not the embedding backend
+        return {"index": idx, "name": index, "sprout": sprout_attention_slice(cfg)}
     return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": cfg["embedding"]})}
+
+
+def sprout_attention_slice(cfg: dict) -> dict:
+    return {k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")}
 
 
 def retrieval_indexes(cfg: dict, variant: str) -> list[str]:
@@ -193,7 +224,7 @@ EXECUTION_ONLY = {"envvars"}
 
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
-    dense = any(idx["kind"] != "bm25" for idx in indexes.values())
+    dense = any(idx["kind"] not in ("bm25", "sprout") for idx in indexes.values())
     out = {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
            "embedding": cfg["embedding"] if dense else None}
     if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":

@@ -168,3 +168,62 @@ def report_parse_failures(errors_csv: str) -> list[str]:
     if lines:
         print(f"{len(lines)} document(s) could not be parsed (see {errors_csv}):", *lines, sep="\n", file=sys.stderr)
     return lines
+
+# --- SproutRAG: the attention pass, head training, and what a sprout index reads ---
+
+SPROUT_DIR = "results/sprout"
+
+
+def sprout_attention_path(dataset: str) -> str:
+    return f"results/{dataset}/sprout/attention.safetensors"
+
+
+def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
+    """The trees, plus the attention file (and the trained head weights) for a sprout index."""
+    idx = cfg["indexes"][index]
+    if idx["kind"] != "sprout":
+        return trees_input(cfg, dataset)
+    extra = [f"{SPROUT_DIR}/head_weights.json"] if idx.get("heads") == "trained" else []
+    return trees_input(cfg, dataset) + [sprout_attention_path(dataset)] + extra
+
+
+def index_extra_args(cfg: dict, dataset: str, index: str) -> str:
+    idx = cfg["indexes"][index]
+    if idx["kind"] != "sprout":
+        return ""
+    args = f"--sprout-attention {sprout_attention_path(dataset)}"
+    return args + (f" --head-weights {SPROUT_DIR}/head_weights.json" if idx.get("heads") == "trained" else "")
+
+
+def sprout_attention_params(cfg: dict) -> str:
+    from pipeline.config import sprout_attention_slice
+
+    return as_json(sprout_attention_slice(cfg))
+
+
+def sprout_train_params(cfg: dict) -> str:
+    from pipeline.config import sprout_attention_slice
+
+    b = cfg.get("benchmarks") or {}
+    return as_json({"train": cfg["sprout"]["train"], "attention": sprout_attention_slice(cfg),
+                    "root": b.get("root", f"{cfg['data_root']}/retrieval")})
+
+
+def sprout_train_excludes(cfg: dict) -> dict[str, str]:
+    """Suite exports whose queries and documents training must not see (the evaluated ones)."""
+    return {d: f"results/{d}/export" for d in sorted(cfg["sprout"]["train"]["datasets"]) if d in suite_datasets(cfg)}
+
+
+def uses_trained_heads(cfg: dict) -> bool:
+    return any(i["kind"] == "sprout" and i.get("heads") == "trained" for i in cfg["indexes"].values())
+
+
+def sprout_report_params(cfg: dict) -> str:
+    sweep = cfg["sprout"].get("beam_sweep", [])
+    return with_hash({"sweep": {v: cfg["retrieval"][v].get("beam_width", 5) for v in sweep},
+                      "datasets": [d for d in suite_datasets(cfg) if set(sweep) <= set(suite_variants(cfg))],
+                      "ks": (cfg.get("benchmarks") or {}).get("ks", [1, 3, 5])})
+
+
+def sprout_targets(cfg: dict) -> list[str]:
+    return ["reports/retrieval/sprout_beam.png"] if cfg["sprout"].get("beam_sweep") else []

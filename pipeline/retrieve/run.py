@@ -48,18 +48,25 @@ class Searchers:
     def __init__(self, params: dict, index_dir: str | Path, cache_dir: str | Path):
         cfg = params["retrieval"]
         self.cfg, self.hybrid = cfg, cfg.get("hybrid")
-        self.dense = self.bm25 = None
+        self.dense = self.bm25 = self.sprout = None
         for name, idx in params["indexes"].items():
             path = Path(index_dir) / f"{name}.sqlite"
-            if idx["kind"] == "bm25":
+            if idx["kind"] == "sprout":  # SproutRAG: beam search over attention-built trees
+                from pipeline.retrieve.sprout import SproutSearcher
+
+                self.sprout = SproutSearcher(path, cfg, cache_dir, (params.get("embedding") or {}).get("threads", 2))
+            elif idx["kind"] == "bm25":
                 self.bm25 = BM25Searcher(path, cfg["levels"])
             else:
                 self.dense = DenseSearcher(path, params["embedding"], cache_dir)
-        self.store = self.dense.reader if self.dense else self.bm25.reader
+        self.store = self.sprout.store if self.sprout else self.dense.reader if self.dense else self.bm25.reader
+        self.encoder = self.sprout or self.dense  # whatever embeds the queries (None: BM25 only)
 
     def search(self, query: str, qvec) -> tuple[list[tuple[str, float]], dict[str, StoredNode], dict[str, set[str]]]:
         """Fused ranking, the nodes found, and which retrievers (dense, bm25) found each."""
         cfg, hybrid = self.cfg, self.hybrid
+        if self.sprout:
+            return self.sprout.search(qvec)
         lists: dict[str, list[tuple[str, float]]] = {}
         nodes: dict[str, StoredNode] = {}
         if self.dense:
@@ -98,8 +105,9 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
     planner = make_planner(planner_cfg, acronyms, gateway)
     units = questions["answer_unit"] if "answer_unit" in questions else [None] * len(questions)
     plans = [planner.plan(q, u) if planner else [q] for q, u in zip(questions["question"], units)]
-    qvecs = iter(searchers.dense.encode([q for p in plans for q in p])) if searchers.dense else None
-    ctx = {"parent_depth": 1, "sibling_depth": 0, "dedup": "tree", "top_k_final": None, "token_budget": None,
+    qvecs = iter(searchers.encoder.encode([q for p in plans for q in p])) if searchers.encoder else None
+    # a sprout node's parent is its merge partner, not its context
+    ctx = {"parent_depth": 0 if searchers.sprout else 1, "sibling_depth": 0, "dedup": "tree", "top_k_final": None, "token_budget": None,
            **cfg.get("context", {})}
     out = []
     for qid, plan in tqdm(list(zip(questions["id"], plans)), desc="retrieve", disable=not progress):
@@ -117,6 +125,9 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
                            sources[r.node_id], r.queries) for r in order]
         snippets = expand_context(store, [r.node_id for r in order], ctx["parent_depth"], ctx["sibling_depth"],
                                   ctx["dedup"], None, ctx["token_budget"])
+        if searchers.sprout:  # exact spans (a subtree may cover non-adjacent leaves), size, height, depth
+            for hit in hits:
+                hit.update(searchers.sprout.store.extra(hit["node_id"]))
         for hit in hits:  # what each match brought into the prompt context (after dedup and budget)
             hit["expansion"] = [s.node_id for s in snippets if s.source == hit["node_id"]]
         out.append({"id": qid, "query": plan[0], "queries": plan, "hits": hits,

@@ -11,14 +11,15 @@ wildcard_constraints:
 
 
 rule index:
-    input: lambda w: wf.trees_input(CFG, w.dataset)
+    input: lambda w: wf.index_inputs(CFG, w.dataset, w.index)
     output: "results/{dataset}/index/{index}.sqlite"
-    params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.trees_arg(CFG, w.dataset)
+    params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.trees_arg(CFG, w.dataset),
+            extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index)
     log: "logs/{dataset}/index/{index}.log"
     benchmark: "benchmarks/{dataset}/index/{index}.tsv"
     threads: 2
     resources: mem_mb=4000, runtime=60, encoder=1
-    shell: "python -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+    shell: "python -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} {params.extra} 2>&1 | tee {log}"
 
 
 rule retrieve:

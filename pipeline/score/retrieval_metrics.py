@@ -70,8 +70,14 @@ def dedup(hits: list[dict]) -> list[dict]:
 def judge(hit: dict, spans: list[Span]) -> tuple[set[int], int]:
     """Indexes of the gold spans the unit overlaps, and its grade (best overlapped grade, 0 if none)."""
     touched = {i for i, s in enumerate(spans)
-               if s.doc_id == str(hit["doc_id"]) and overlap(hit["start"], hit["end"], s.start, s.end) > 0}
+               if s.doc_id == str(hit["doc_id"]) and any(overlap(a, b, s.start, s.end) > 0 for a, b in intervals(hit))}
     return touched, max((spans[i].grade for i in touched), default=0)
+
+
+def intervals(hit: dict) -> list[tuple[int, int]]:
+    """The unit's character intervals: its ``spans`` when it has several (a SproutRAG subtree may join
+    non-adjacent chunks: the text between them was not retrieved), else ``[start, end)``."""
+    return [tuple(s) for s in hit["spans"]] if hit.get("spans") else [(hit["start"], hit["end"])]
 
 
 def union_length(intervals: list[tuple[int, int]]) -> int:
@@ -89,7 +95,7 @@ def char_overlap(units: list[dict], spans: list[Span]) -> tuple[int, int, int]:
     """(retrieved chars, gold chars, chars in both), each over the union of intervals per document."""
     retrieved, wanted = defaultdict(list), defaultdict(list)
     for h in units:
-        retrieved[str(h["doc_id"])].append((h["start"], h["end"]))
+        retrieved[str(h["doc_id"])].extend(intervals(h))
     for s in spans:
         wanted[s.doc_id].append((s.start, s.end))
     both = 0

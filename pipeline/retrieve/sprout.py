@@ -1,0 +1,38 @@
+"""The retrieval stage's SproutRAG searcher: query vector -> beam search over every document's tree.
+
+Queries are encoded like the leaves' encoder (fp32 MiniLM, mean pooling over all tokens, L2
+normalised; §3.1), through the shared embedding cache.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.embed import EmbeddingCache, make_encoder
+from pipeline.index.store import StoredNode
+from pipeline.sprout.search import BeamConfig, search_documents
+from pipeline.sprout.store import SproutIndex, SproutStore
+
+BEAM_KEYS = ("beam_width", "per_document_top_k", "threshold", "include_root", "collect")
+
+
+def beam_config(cfg: dict) -> BeamConfig:
+    return BeamConfig(top_k=cfg["top_k"], **{k: cfg[k] for k in BEAM_KEYS if k in cfg})
+
+
+class SproutSearcher:
+    def __init__(self, index_path: str | Path, retrieval_cfg: dict, cache_dir: str | Path, threads: int = 2):
+        self.index = SproutIndex(index_path)
+        self.store = SproutStore(self.index)
+        self.beam = beam_config(retrieval_cfg)
+        self.encoder = make_encoder({"backend": "torch", "max_tokens": 512, "threads": threads})
+        self.cache = EmbeddingCache(Path(cache_dir) / "embeddings.sqlite")
+
+    def encode(self, queries: list[str]) -> np.ndarray:
+        return self.cache.encode(self.encoder, queries, progress=False)
+
+    def search(self, qvec: np.ndarray) -> tuple[list[tuple[str, float]], dict[str, StoredNode], dict[str, set[str]]]:
+        found = search_documents(self.index.trees, qvec, self.beam)
+        nodes = {f.node_id: self.store.node(f.node_id) for f in found}
+        return [(f.node_id, f.score) for f in found], nodes, {f.node_id: {"sprout"} for f in found}

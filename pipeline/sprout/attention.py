@@ -1,0 +1,229 @@
+"""Chunk-to-chunk attention from windowed encoder passes (SproutRAG §1.3-1.5, §7.5).
+
+The encoder (all-MiniLM-L6-v2: 6 layers x 12 heads, 512 positions) cannot see a whole document,
+and the reference code silently truncated everything past the first ~510 tokens. Here every
+document is covered by fixed-length, overlapping windows (``window_tokens`` content tokens plus
+[CLS]/[SEP], ``stride_tokens`` apart, the last one aligned to the document end), so no chunk is
+left out. Per window, for every layer and head, the block mean of the attention probabilities
+from chunk i's tokens to chunk j's tokens (special tokens excluded from the blocks, kept in the
+softmax) is ``S^T A S`` with S the column-normalised token x chunk indicator. A pair's per-head
+value is the mean over the windows that contain both chunks (a chunk cut by a window edge counts
+its in-window tokens). Values are stored symmetrised per head, (A_ij + A_ji)/2 for i < j: the
+head mixture is linear, so the tree's mutual score is ``values @ softmax(alpha)`` for any weights,
+and training needs nothing else. Leaf vectors are the mean over windows of the chunk's mean final
+hidden state ("late chunking"), L2-normalised.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from pipeline.sprout.chunks import Chunk
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WindowConfig:
+    window_tokens: int = 510  # content tokens per window; + [CLS] and [SEP] = the 512 positions
+    stride_tokens: int = 255  # < window_tokens: consecutive windows overlap, so the chunk graph is connected
+    batch_tokens: int = 2048  # padded tokens per forward pass (memory: attentions are L x B x H x T x T)
+
+    def __post_init__(self):
+        if not 0 < self.stride_tokens <= self.window_tokens:
+            raise ValueError(f"sprout: stride_tokens ({self.stride_tokens}) must be in 1..window_tokens "
+                             f"({self.window_tokens})")
+
+
+def plan_windows(n_tokens: int, window: int, stride: int) -> list[tuple[int, int]]:
+    """[start, end) token ranges covering 0..n_tokens; the last window ends at n_tokens."""
+    if n_tokens <= window:
+        return [(0, n_tokens)] if n_tokens else []
+    starts = list(range(0, n_tokens - window, stride)) + [n_tokens - window]
+    return [(s, s + window) for s in sorted(set(starts))]
+
+
+def token_chunks(offsets: np.ndarray, chunks: list[Chunk]) -> np.ndarray:
+    """Chunk index of every token (by its first character), -1 for a token outside every chunk."""
+    if not len(offsets):
+        return np.zeros(0, dtype=np.int64)
+    starts = np.array([c.start for c in chunks], dtype=np.int64)
+    ends = np.array([c.end for c in chunks], dtype=np.int64)
+    pos = offsets[:, 0]
+    idx = np.searchsorted(starts, pos, side="right") - 1
+    ok = (idx >= 0) & (pos < ends[np.clip(idx, 0, None)])
+    return np.where(ok, idx, -1)
+
+
+@dataclass
+class DocAttention:
+    """Everything the tree, the index and training need from one document's encoder passes."""
+
+    doc_id: str
+    n_chunks: int
+    pairs: np.ndarray  # [E, 2] int32, i < j, pairs that share at least one window
+    head_values: np.ndarray  # [E, L*H] float32, per-head symmetrised mean attention
+    pair_windows: np.ndarray  # [E] int32, windows that contain both
+    leaf_vectors: np.ndarray  # [n, D] float32, L2-normalised (zero for a chunk with no token)
+    chunk_windows: np.ndarray  # [n] int32, windows containing each chunk (0: no token at all)
+    n_tokens: int = 0
+    n_windows: int = 0
+
+
+class AttentionEncoder:
+    """The frozen MiniLM with eager attention (SDPA returns no probabilities), and its tokenizer."""
+
+    def __init__(self, model_dir: str | Path | None = None, threads: int = 2):
+        import torch
+        from tokenizers import Tokenizer
+        from transformers import AutoModel
+
+        from pipeline.embed.backends import MINILM_NAME, minilm_path
+
+        model_dir = Path(model_dir) if model_dir else minilm_path()
+        torch.set_num_threads(threads)
+        self._torch = torch
+        self.model = AutoModel.from_pretrained(str(model_dir), local_files_only=True,
+                                               attn_implementation="eager").eval()
+        self.tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tok.no_truncation()
+        self.tok.no_padding()
+        self.cls, self.sep = self.tok.token_to_id("[CLS]"), self.tok.token_to_id("[SEP]")
+        c = self.model.config
+        self.layers, self.heads, self.dim = c.num_hidden_layers, c.num_attention_heads, c.hidden_size
+        self.max_positions = c.max_position_embeddings
+        self.model_id = f"{MINILM_NAME}/torch-fp32-eager"
+
+    def tokenize(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        enc = self.tok.encode(text, add_special_tokens=False)
+        return np.asarray(enc.ids, dtype=np.int64), np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
+
+    def forward(self, ids: np.ndarray, mask: np.ndarray):
+        """(last hidden states [B, T, D], attentions [L, B, H, T, T]) as torch tensors."""
+        t = self._torch
+        with t.inference_mode():
+            out = self.model(input_ids=t.from_numpy(ids), attention_mask=t.from_numpy(mask),
+                             token_type_ids=t.zeros_like(t.from_numpy(ids)), output_attentions=True)
+        return out.last_hidden_state, t.stack(out.attentions)
+
+
+@dataclass
+class _Acc:
+    """Per-document running sums while its windows stream through the encoder."""
+
+    n: int
+    dim: int
+    lh: int
+    keys: list = field(default_factory=list)
+    vals: list = field(default_factory=list)
+    vec_sum: np.ndarray = None
+    vec_count: np.ndarray = None
+
+    def __post_init__(self):
+        self.vec_sum = np.zeros((self.n, self.dim), dtype=np.float64)
+        self.vec_count = np.zeros(self.n, dtype=np.int64)
+
+
+@dataclass
+class _Window:
+    doc: int
+    ids: np.ndarray  # content token ids
+    chunk_of: np.ndarray  # chunk index per content token (-1: none)
+
+
+def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[Chunk]]], cfg: WindowConfig,
+                     keep_window=None, progress: bool = True) -> list[DocAttention]:
+    """``docs`` = (doc_id, text, chunks). ``keep_window(doc_index, chunk_ids) -> bool`` may skip windows
+    (training computes only the windows holding a labelled pair); by default every window runs.
+    Windows of all documents are batched together by length (short documents share a pass)."""
+    if cfg.window_tokens + 2 > encoder.max_positions:
+        raise ValueError(f"sprout: window_tokens {cfg.window_tokens} + 2 exceeds the encoder's "
+                         f"{encoder.max_positions} positions")
+    windows: list[_Window] = []
+    n_tokens, n_windows = [], []
+    for d, (_doc_id, text, chunks) in enumerate(docs):
+        ids, offsets = encoder.tokenize(text)
+        chunk_of = token_chunks(offsets, chunks)
+        n_tokens.append(len(ids))
+        planned = plan_windows(len(ids), cfg.window_tokens, cfg.stride_tokens)
+        kept = 0
+        for s, e in planned:
+            w = _Window(d, ids[s:e], chunk_of[s:e])
+            if keep_window is not None and not keep_window(d, np.unique(w.chunk_of[w.chunk_of >= 0])):
+                continue
+            windows.append(w)
+            kept += 1
+        n_windows.append(kept)
+    accs = [_Acc(len(chunks), encoder.dim, encoder.layers * encoder.heads) for _, _, chunks in docs]
+    order = sorted(range(len(windows)), key=lambda i: (len(windows[i].ids), i))
+    batches, cur = [], []
+    for i in order:
+        width = len(windows[i].ids) + 2
+        if cur and (len(cur) + 1) * width > cfg.batch_tokens:
+            batches.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        batches.append(cur)
+    bar = tqdm(total=len(windows), desc="sprout windows", unit="win", disable=not progress)
+    for batch in batches:
+        _run_batch(encoder, [windows[i] for i in batch], accs)
+        bar.update(len(batch))
+    bar.close()
+    return [_finish(doc_id, acc, n_tokens[d], n_windows[d]) for d, ((doc_id, _, _), acc) in enumerate(zip(docs, accs))]
+
+
+def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc]) -> None:
+    torch = encoder._torch
+    width = max(len(w.ids) for w in batch) + 2
+    ids = np.zeros((len(batch), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for b, w in enumerate(batch):
+        n = len(w.ids)
+        ids[b, 0], ids[b, 1 : n + 1], ids[b, n + 1] = encoder.cls, w.ids, encoder.sep
+        mask[b, : n + 2] = 1
+    hidden, attn = encoder.forward(ids, mask)  # [B,T,D], [L,B,H,T,T]
+    L, _, H = attn.shape[:3]
+    for b, w in enumerate(batch):
+        valid = np.nonzero(w.chunk_of >= 0)[0]
+        if not len(valid):
+            continue
+        cids, inv = np.unique(w.chunk_of[valid], return_inverse=True)
+        S = torch.zeros((width, len(cids)), dtype=hidden.dtype)
+        S[torch.from_numpy(valid + 1), torch.from_numpy(inv)] = 1.0  # +1: after [CLS]
+        S = S / S.sum(0, keepdim=True)
+        acc = accs[w.doc]
+        acc.vec_sum[cids] += (S.T @ hidden[b]).double().numpy()
+        acc.vec_count[cids] += 1
+        if len(cids) < 2:
+            continue
+        A = attn[:, b].reshape(L * H, width, width)
+        P = S.T @ (A @ S)  # [LH, c, c] block means
+        P = ((P + P.transpose(1, 2)) / 2).numpy()
+        iu, ju = np.triu_indices(len(cids), 1)
+        acc.keys.append(cids[iu].astype(np.int64) * acc.n + cids[ju])
+        acc.vals.append(P[:, iu, ju].T.astype(np.float32))
+
+
+def _finish(doc_id: str, acc: _Acc, n_tokens: int, n_windows: int) -> DocAttention:
+    vecs = acc.vec_sum / np.maximum(acc.vec_count, 1)[:, None]
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs = (vecs / np.maximum(norms, 1e-12)).astype(np.float32)
+    if acc.keys:
+        keys = np.concatenate(acc.keys)
+        vals = np.concatenate(acc.vals).astype(np.float64)
+        order = np.argsort(keys, kind="stable")
+        keys, vals = keys[order], vals[order]
+        first = np.concatenate([[0], np.nonzero(np.diff(keys))[0] + 1])
+        counts = np.diff(np.concatenate([first, [len(keys)]]))
+        means = (np.add.reduceat(vals, first, axis=0) / counts[:, None]).astype(np.float32)
+        uniq = keys[first]
+        pairs = np.stack([uniq // acc.n, uniq % acc.n], axis=1).astype(np.int32)
+    else:
+        pairs, means, counts = np.zeros((0, 2), np.int32), np.zeros((0, acc.lh), np.float32), np.zeros(0, np.int64)
+    return DocAttention(doc_id, acc.n, pairs, means, counts.astype(np.int32), vecs,
+                        acc.vec_count.astype(np.int32), n_tokens, n_windows)

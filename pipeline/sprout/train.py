@@ -1,0 +1,228 @@
+"""Training the 72 head weights (SproutRAG §4), encoder frozen, on real co-relevance labels.
+
+Objective (the paper's): a contrastive retrieval term, cross-entropy over [cos(q, p+), cos(q, p-)] / tau
+(tau = 0.05; p+ = the mean of the query's gold leaf vectors, p- = the next example's p+, cyclically,
+as the reference's MS MARCO loader), plus lambda * mean over co-relevant chunk pairs of -log M[i, j]
+(lambda = 0.1), M the softmax-head-weighted mutual attention. With the encoder frozen the retrieval
+term does not depend on the head weights (it is reported, constant); the attention term trains them.
+
+Co-relevant pairs come from gold evidence: chunks inside the same gold span (LegalBench-RAG) and
+chunks holding supporting facts of one question in the same paragraph (HotpotQA). Training
+queries and documents exclude everything the retrieval suite evaluates. Per-head attentions of
+the labelled pairs are computed once (only the windows holding a pair run) and cached; the
+optimisation over the cache then takes seconds.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import random
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.provenance import atomic_write_bytes, atomic_write_json, write_manifest
+from pipeline.sprout.attention import AttentionEncoder, corpus_attention
+from pipeline.sprout.chunks import leaf_chunks
+from pipeline.sprout.heads import softmax
+from pipeline.tree import DocTree
+
+log = logging.getLogger(__name__)
+
+GROUP_BY = {"legalbench_rag": "span", "hotpotqa": "query"}  # what makes chunks co-relevant
+
+
+def _ids(path: Path, column: str) -> set[str]:
+    if not path.exists():
+        return set()
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {row[column] for row in csv.DictReader(fh)}
+
+
+def training_subset(name: str, root: str, subset: dict | None, exclude_dir: str | None):
+    """The benchmark subset to train on, minus every query and document of ``exclude_dir`` (the
+    suite's export of that dataset): training never sees what is evaluated."""
+    from pipeline.datasets.benchmarks import load_benchmark, make_benchmark
+    from pipeline.datasets.suite import dataset_root
+
+    bench = load_benchmark(name, dataset_root(root, name), subset or None)
+    ex_q = _ids(Path(exclude_dir) / "queries.csv", "id") if exclude_dir else set()
+    ex_d = _ids(Path(exclude_dir) / "docs.csv", "doc_id") if exclude_dir else set()
+    gold = [g for g in bench.gold if g["query_id"] not in ex_q and g["doc_id"] not in ex_d]
+    qids, dids = {g["query_id"] for g in gold}, {g["doc_id"] for g in gold}
+    queries = [q for q in bench.queries if q["id"] in qids]
+    docs = [d for d in bench.docs if d["doc_id"] in dids]
+    excluded = {"queries": len(bench.queries) - len(queries), "docs": len(bench.docs) - len(docs)}
+    return make_benchmark(bench.name, docs, queries, gold, bench.params), excluded
+
+
+def corelevant_pairs(chunks_by_doc: dict, gold: list[dict], group_by: str, max_pairs: int) -> dict:
+    """{(query_id, doc_id): (gold chunk indexes, [(i, j), ...])}, nearest pairs first, capped."""
+    groups: dict[tuple, set[int]] = {}
+    for g in gold:
+        chunks = chunks_by_doc.get(g["doc_id"])
+        if not chunks:
+            continue
+        hit = {c.index for c in chunks if c.start < g["end"] and g["start"] < c.end}
+        key = (g["query_id"], g["doc_id"]) + ((g["start"], g["end"]) if group_by == "span" else ())
+        groups.setdefault(key, set()).update(hit)
+    out: dict[tuple, tuple[set[int], list]] = {}
+    for key, idx in sorted(groups.items()):
+        q = key[:2]
+        gold_chunks, pairs = out.setdefault(q, (set(), []))
+        gold_chunks.update(idx)
+        s = sorted(idx)
+        pairs += [(a, b) for k, a in enumerate(s) for b in s[k + 1 :]]
+    for q, (gold_chunks, pairs) in out.items():
+        pairs[:] = sorted(set(pairs), key=lambda p: (p[1] - p[0], p))[:max_pairs]
+    return out
+
+
+def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
+                  out: str, progress: bool = True) -> dict:
+    """Export the training subsets, run the windows holding labelled pairs, cache per-head pair attention."""
+    from safetensors.numpy import save
+
+    from pipeline.datasets.benchmarks import export_benchmark, read_gold
+    from pipeline.embed import make_encoder
+    from pipeline.sprout.stage import window_config
+
+    k = attention_cfg["max_sentences_per_chunk"]
+    encoder = AttentionEncoder(threads=attention_cfg["threads"])
+    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_cfg["threads"]})
+    docs, wanted, provenance, questions = [], [], {}, {}
+    for name, subset in sorted(train_cfg["datasets"].items()):
+        bench, excluded = training_subset(name, root, subset, exclude.get(name))
+        ddir = Path(work_dir) / name
+        counts = export_benchmark(bench, ddir)
+        trees = {p.stem: DocTree.load(p) for p in sorted((ddir / "trees").glob("*.json"))}
+        chunks = {d: leaf_chunks(t, k) for d, t in trees.items()}
+        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), GROUP_BY[name], train_cfg["max_pairs_per_query"])
+        questions.update({q["id"]: q["question"] for q in bench.queries})
+        for (qid, doc_id), (gold_chunks, ps) in pairs.items():
+            if ps:
+                wanted.append((name, qid, doc_id, sorted(gold_chunks), ps))
+        provenance[name] = {"subset": bench.params, "excluded_evaluated": excluded, "export": counts,
+                            "queries_with_pairs": len({w[1] for w in wanted if w[0] == name}),
+                            "pairs": sum(len(w[4]) for w in wanted if w[0] == name)}
+        docs += [(f"{name}/{d}", trees[d].text, chunks[d]) for d in sorted({w[2] for w in wanted if w[0] == name})]
+    index = {d[0]: i for i, d in enumerate(docs)}
+    need: dict[int, set[tuple[int, int]]] = {}
+    for name, _, doc_id, _, ps in wanted:
+        need.setdefault(index[f"{name}/{doc_id}"], set()).update(ps)
+
+    def keep(d: int, cids: np.ndarray) -> bool:
+        present = set(cids.tolist())
+        return any(a in present and b in present for a, b in need.get(d, ()))
+
+    attn = corpus_attention(encoder, docs, window_config(attention_cfg), keep_window=keep, progress=progress)
+    rows, vals, qtexts, pos = [], [], [], []
+    dropped = 0
+    for name, qid, doc_id, gold_chunks, ps in wanted:
+        da = attn[index[f"{name}/{doc_id}"]]
+        lookup = {(int(a), int(b)): e for e, (a, b) in enumerate(da.pairs)}
+        found = [lookup[p] for p in ps if p in lookup]
+        dropped += len(ps) - len(found)
+        vecs = da.leaf_vectors[[c for c in gold_chunks if da.chunk_windows[c] > 0]]
+        if not found or not len(vecs):
+            continue
+        p = vecs.mean(0)
+        pos.append(p / max(np.linalg.norm(p), 1e-12))
+        qtexts.append(questions[qid])
+        rows += [len(pos) - 1] * len(found)
+        vals.append(da.head_values[found])
+    if not pos:
+        raise ValueError("sprout training: no co-relevant chunk pair shares an encoder window; nothing to train on")
+    arrays = {"pair_example": np.asarray(rows, dtype=np.int64), "pair_values": np.concatenate(vals).astype(np.float32),
+              "query": qenc.encode(qtexts).astype(np.float32), "positive": np.stack(pos).astype(np.float32)}
+    meta = {"datasets": provenance, "examples": len(pos), "pairs": len(rows), "pairs_without_window": dropped,
+            "windows": sum(a.n_windows for a in attn), "layers": encoder.layers, "heads": encoder.heads,
+            "model_id": encoder.model_id, "attention": attention_cfg}
+    atomic_write_bytes(out, save(arrays, metadata={"meta": json.dumps(meta, sort_keys=True)}))
+    write_manifest(out, {"train": train_cfg, "attention": attention_cfg}, inputs=[], counts=meta)
+    return meta
+
+
+def load_pairs(path: str | Path) -> tuple[dict, dict]:
+    from safetensors import safe_open
+    from safetensors.numpy import load_file
+
+    with safe_open(str(path), "np") as fh:
+        meta = json.loads(fh.metadata()["meta"])
+    return meta, load_file(str(path))
+
+
+def losses(alpha, arrays: dict, examples, lam: float, tau: float):
+    """(total, retrieval, attention) for the given examples (torch tensors; alpha [L, H] logits)."""
+    import torch
+
+    ex = torch.as_tensor(examples)
+    q, p = torch.from_numpy(arrays["query"]), torch.from_numpy(arrays["positive"])
+    neg = torch.roll(p, -1, dims=0)  # the next example's positive, cyclically (the reference's loader)
+    logits = torch.stack([(q[ex] * p[ex]).sum(1), (q[ex] * neg[ex]).sum(1)], dim=1) / tau
+    retrieval = torch.nn.functional.cross_entropy(logits, torch.zeros(len(ex), dtype=torch.long))
+    w = torch.softmax(alpha.reshape(-1), dim=0)
+    pe = torch.from_numpy(arrays["pair_example"])
+    sel = torch.isin(pe, ex)
+    m = torch.from_numpy(arrays["pair_values"][sel.numpy()]).double() @ w
+    nll = -torch.log(m.clamp(1e-12, 1.0))
+    # mean over each example's pairs, then over examples
+    owner = torch.unique(pe[sel], return_inverse=True)[1]
+    per_ex = torch.zeros(int(owner.max()) + 1, dtype=nll.dtype).index_add(0, owner, nll)
+    per_ex = per_ex / torch.bincount(owner).to(nll.dtype)
+    attention = per_ex.mean()
+    return retrieval.double() + lam * attention, retrieval.double(), attention
+
+
+def train_heads(pairs_path: str, train_cfg: dict, out: str) -> dict:
+    """Optimise the head logits (AdamW, warmup 5%, clip 1.0) and write them with their provenance."""
+    import torch
+
+    meta, arrays = load_pairs(pairs_path)
+    torch.manual_seed(train_cfg["seed"])
+    L, H = meta["layers"], meta["heads"]
+    alpha = torch.zeros((L, H), dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.AdamW([alpha], lr=train_cfg["lr"], weight_decay=0.0)
+    n = len(arrays["query"])
+    lam, tau, bs = train_cfg["lambda"], train_cfg["temperature"], train_cfg["batch_size"]
+    steps = train_cfg["epochs"] * ((n + bs - 1) // bs)
+    warm = max(1, int(0.05 * steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm))
+    everything = np.arange(n)
+    with torch.no_grad():
+        start = [float(x) for x in losses(alpha, arrays, everything, lam, tau)]
+    rng = random.Random(train_cfg["seed"])
+    history = []
+    for _ in range(train_cfg["epochs"]):
+        order = list(range(n))
+        rng.shuffle(order)
+        epoch = []
+        for b in range(0, n, bs):
+            opt.zero_grad()
+            total, _, _ = losses(alpha, arrays, np.asarray(order[b : b + bs]), lam, tau)
+            total.backward()
+            torch.nn.utils.clip_grad_norm_([alpha], 1.0)
+            opt.step()
+            sched.step()
+            epoch.append(float(total.detach()))
+        history.append(round(float(np.mean(epoch)), 6))
+    with torch.no_grad():
+        end = [float(x) for x in losses(alpha, arrays, everything, lam, tau)]
+    a = alpha.detach().numpy()
+    w = softmax(a)
+    result = {
+        "alpha": np.round(a, 8).tolist(), "weights": np.round(w.reshape(L, H), 8).tolist(),
+        "objective": "paper: CE(retrieval)/tau + lambda * mean -log M[i,j] over co-relevant pairs (encoder frozen)",
+        "hyperparameters": {k: train_cfg[k] for k in ("lambda", "temperature", "lr", "epochs", "batch_size", "seed")},
+        "loss": {"start": dict(zip(("total", "retrieval", "attention"), np.round(start, 6).tolist())),
+                 "end": dict(zip(("total", "retrieval", "attention"), np.round(end, 6).tolist())),
+                 "per_epoch": history},
+        "top_heads": [{"layer": int(i // H), "head": int(i % H), "weight": round(float(w[i]), 6)}
+                      for i in np.argsort(-w, kind="stable")[:5]],
+        "data": meta,
+    }
+    atomic_write_json(out, result)
+    write_manifest(out, {"train": train_cfg}, inputs=[pairs_path], counts={"examples": n, "pairs": meta["pairs"]})
+    return {"loss": result["loss"], "examples": n, "pairs": meta["pairs"]}
+

@@ -1,0 +1,56 @@
+"""Sprout variants are data: validated config, and the DAG inputs a sprout index needs."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import pipeline.workflow as wf
+from pipeline.config import ConfigError, index_slice, load_config, validate
+
+
+@pytest.fixture(scope="module")
+def cfg():
+    return load_config("config.yaml")
+
+
+def test_default_config_has_sprout_variants(cfg):
+    assert cfg["indexes"]["sprout"] == {"kind": "sprout", "heads": "trained"}
+    assert cfg["indexes"]["sprout-uniform"]["heads"] == "uniform"
+    assert cfg["retrieval"]["sprout"]["expand"] == "none" and cfg["retrieval"]["sprout"]["beam_width"] == 5
+    assert {"sprout", "sprout-uniform"} <= set(cfg["benchmarks"]["retrieval"])
+    assert index_slice(cfg, "sprout")["sprout"]["stride_tokens"] == cfg["sprout"]["stride_tokens"]
+    assert cfg["sprout"]["train"]["lambda"] == 0.1 and cfg["sprout"]["train"]["temperature"] == 0.05
+
+
+def raw():
+    import yaml
+
+    with open("config.yaml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+@pytest.mark.parametrize("edit,key", [
+    (lambda c: c["retrieval"]["hier-dense"].update(beam_width=3), "retrieval.hier-dense.beam_width"),
+    (lambda c: c["indexes"]["hier"].update(heads="uniform"), "indexes.hier.heads"),
+    (lambda c: c["sprout"].pop("train"), "indexes.sprout.heads"),
+    (lambda c: c["sprout"].update(stride_tokens=600), "sprout.stride_tokens"),
+    (lambda c: c["sprout"].update(beam_sweep=["hier-dense"]), "sprout.beam_sweep"),
+    (lambda c: c["retrieval"]["sprout"].update(expand="paragraph"), "retrieval.sprout.expand"),
+    (lambda c: c["retrieval"]["sprout"].update(beam_width=0), "retrieval.sprout.beam_width"),
+])
+def test_config_errors_name_the_key(edit, key):
+    c = copy.deepcopy(raw())
+    edit(c)
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        validate(c)
+
+
+def test_sprout_index_inputs(cfg):
+    assert wf.index_inputs(cfg, "hotpotqa", "sprout")[-2:] == [wf.sprout_attention_path("hotpotqa"),
+                                                                "results/sprout/head_weights.json"]
+    assert wf.index_inputs(cfg, "hotpotqa", "sprout-uniform")[-1] == wf.sprout_attention_path("hotpotqa")
+    assert "--head-weights" not in wf.index_extra_args(cfg, "wattbot", "sprout-uniform")
+    assert wf.index_extra_args(cfg, "wattbot", "hier") == ""
+    assert wf.sprout_train_excludes(cfg) == {"hotpotqa": "results/hotpotqa/export",
+                                             "legalbench_rag": "results/legalbench_rag/export"}
