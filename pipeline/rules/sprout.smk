@@ -30,6 +30,7 @@ if CFG["sprout"].get("train"):
         output: f"{wf.SPROUT_DIR}/head_weights.json"
         params: cfg=wf.sprout_train_params(CFG)
         log: "logs/sprout/train.log"
+        threads: 1
         resources: mem_mb=2000, runtime=10
         shell: "python -m pipeline sprout-train --pairs {input:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
 
@@ -47,5 +48,6 @@ rule sprout_report:
         tree="reports/wattbot/sprout_tree.json",
     params: cfg=wf.sprout_report_params(CFG)
     log: "logs/sprout/report.log"
+    threads: 1
     resources: mem_mb=1000, runtime=5
     shell: "python -m pipeline sprout-report --params {params.cfg:q} --scores {input.scores:q} --wattbot {input.wattbot:q} --gold {input.gold:q} --index {input.index:q} --out-dir reports 2>&1 | tee {log}"
