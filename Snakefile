@@ -1,6 +1,7 @@
 # wattbench: `snakemake --cores 8` runs the whole benchmark; `snakemake -n` previews the DAG.
 # Thin by design: the config is validated once, the rules live in pipeline/rules/, all logic in pipeline/.
 import os
+import re
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -15,6 +16,12 @@ CFG = validate(config)
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"
+include: "pipeline/rules/llm.smk"
+
+# LLM calls share one global throttle (`--resources llm_api=N` overrides): a local server on
+# two cores answers one request at a time, and hosted APIs have rate limits.
+if "llm_api" not in workflow.global_resources:
+    workflow.register_resource("llm_api", 1)
 
 
 rule all:
