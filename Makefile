@@ -8,6 +8,8 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PATH := $(abspath $(BIN)):$(PATH)
+# llama-cpp-python (extra local-llm) has no wheel: it builds once (~5 min on 2 cores), pip caches it.
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 .PHONY: setup run resume test test-fast bench dag clean figures report
 
@@ -15,7 +17,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[torch,dev]"
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[torch,dev,local-llm]"
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -27,6 +27,13 @@ include: "pipeline/rules/report.smk"
 include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/sprout.smk"
 
+include: "pipeline/rules/llm.smk"
+
+# LLM calls share one global throttle (`--resources llm_api=N` overrides): a local server on
+# two cores answers one request at a time, and hosted APIs have rate limits.
+if "llm_api" not in workflow.global_resources:
+    workflow.register_resource("llm_api", 1)
+
 
 rule all:
     input:

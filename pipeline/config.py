@@ -110,17 +110,28 @@ def validate(cfg: dict) -> dict:
         if kind == "chunks" and variant["expand"] != "none":
             raise ConfigError(f"config key 'retrieval.{name}.expand': chunks have no parents to expand to")
         planner = variant.get("planner") or {}
-        if planner.get("kind") == "llm" and "model" not in planner:
-            raise ConfigError(f"config key 'retrieval.{name}.planner.model': required when planner.kind is llm")
+        if planner.get("kind") == "llm":
+            _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
+            planner.setdefault("model", (cfg.get("llm") or {}).get("model"))
     for name, variant in cfg["answering"].items():
         if variant["retrieval"] not in cfg["retrieval"]:
             raise ConfigError(
                 f"config key 'answering.{name}.retrieval': unknown retrieval variant '{variant['retrieval']}'"
             )
-        if variant["backend"] == "llm" and "model" not in variant:
-            raise ConfigError(f"config key 'answering.{name}.model': required when backend is llm")
+        if variant["backend"] == "llm":
+            _check_llm_model(cfg, f"answering.{name}.model", variant.get("model"))
+        bad = sorted(set(variant.get("splits", [])) - set(cfg["wattbot"]["splits"]))
+        if bad:
+            raise ConfigError(f"config key 'answering.{name}.splits': {bad} not in wattbot.splits")
+        score_split = cfg["wattbot"]["score_split"]
+        if variant.get("splits") and score_split in cfg["wattbot"]["splits"] and score_split not in variant["splits"]:
+            raise ConfigError(f"config key 'answering.{name}.splits': must include the score split "
+                              f"'{score_split}'")
     if cfg["default_variant"] not in cfg["answering"]:
         raise ConfigError(f"config key 'default_variant': '{cfg['default_variant']}' is not an answering variant")
+    if set(answer_splits(cfg, cfg["default_variant"])) != set(cfg["wattbot"]["splits"]):
+        raise ConfigError(f"config key 'default_variant': '{cfg['default_variant']}' must answer every split "
+                          f"(its answers become the submission)")
     splits = cfg["wattbot"]["splits"]
     if cfg["wattbot"]["score_split"] not in splits:
         raise ConfigError(f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits")
@@ -190,6 +201,29 @@ def report_defaults(cfg: dict) -> dict:
         ablations[name] = ab
     rep["ablations"] = ablations
     return rep
+
+def _check_llm_model(cfg: dict, key: str, model: str | None) -> None:
+    """An LLM variant names a model, or inherits ``llm.model``; ``local/<name>`` needs ``llm.local.<name>``."""
+    llm = cfg.get("llm") or {}
+    model = model or llm.get("model")
+    if not model:
+        raise ConfigError(f"config key '{key}': required when the backend is llm (or set llm.model)")
+    if model.startswith("local/") and model[len("local/"):] not in (llm.get("local") or {}):
+        raise ConfigError(f"config key '{key}': '{model}' needs a server config under llm.local."
+                          f"{model[len('local/'):]} (have {sorted(llm.get('local') or {})})")
+
+
+def answer_splits(cfg: dict, variant: str) -> list[str]:
+    """The splits an answering variant answers: its ``splits`` or every split."""
+    return sorted(cfg["answering"][variant].get("splits") or cfg["wattbot"]["splits"])
+
+
+def local_models(cfg: dict, model: str | None) -> dict[str, dict]:
+    """``{name: server config}`` of the local model ``model`` names (empty for hosted models)."""
+    llm = cfg.get("llm") or {}
+    model = model or llm.get("model") or ""
+    name = model[len("local/"):] if model.startswith("local/") else None
+    return {name: llm["local"][name]} if name else {}
 
 
 def load_config(path: str | Path = "config.yaml", overrides: dict | None = None) -> dict:

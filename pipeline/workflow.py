@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.config import answering_slice, config_hash, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
+from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
 from pipeline.datasets.wattbot import document_source, load_metadata
 
 RESULTS = "results/wattbot"
@@ -68,6 +68,35 @@ def report_params(cfg: dict) -> str:
 
 def uses_llm(cfg: dict, variant: str) -> int:
     return int(cfg["answering"][variant]["backend"] == "llm")
+
+
+# --- LLM variants: which splits they answer, which local model files they need ---
+
+def answer_targets(cfg: dict, split: str) -> list[str]:
+    """Answer CSVs of ``split`` for every variant that answers it (LLM variants may be train-only)."""
+    return [f"{RESULTS}/answers/{v}/{split}.csv" for v in sorted(cfg["answering"]) if split in answer_splits(cfg, v)]
+
+
+def answer_models(cfg: dict, variant: str) -> list[str]:
+    a = cfg["answering"][variant]
+    return [m["gguf"] for m in local_models(cfg, a.get("model")).values()] if a["backend"] == "llm" else []
+
+
+def retrieval_models(cfg: dict, variant: str) -> list[str]:
+    planner = cfg["retrieval"][variant].get("planner") or {}
+    return [m["gguf"] for m in local_models(cfg, planner.get("model")).values()] if planner.get("kind") == "llm" else []
+
+
+def uses_llm_planner(cfg: dict, variant: str) -> int:
+    return int((cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm")
+
+
+def local_model_for_file(cfg: dict, path: str) -> str:
+    """The ``llm.local`` config (as JSON) whose ``gguf`` is ``path``."""
+    for name, m in sorted(((cfg.get("llm") or {}).get("local") or {}).items()):
+        if m["gguf"] == path:
+            return as_json({**m, "name": name})
+    raise ValueError(f"no llm.local model has gguf '{path}'")
 
 
 # --- which trees and questions a dataset's index and retrieval rules read ---

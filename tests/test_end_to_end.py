@@ -19,9 +19,12 @@ def run(tiny_run):
 def test_outputs_follow_the_contract(run, wattbot_dir):
     work, _ = run
     board = pd.read_csv(work / "reports/wattbot/leaderboard.csv")
-    assert set(board["variant"]) == {"dense-x", "bm25-x", "mock-llm"}
+    assert set(board["variant"]) == {"dense-x", "bm25-x", "mock-llm", "mock-llm-n3"}
     llm = board.set_index("variant").loc["mock-llm"]
     assert llm["llm_calls"] == 41 and llm["failures"] == 0 and llm["value"] < 0.2  # "4.3" everywhere
+    n3 = board.set_index("variant").loc["mock-llm-n3"]  # train only: 3 samples per question, voted
+    assert n3["llm_calls"] == 123 and n3["failures"] == 0
+    assert not (work / "results/wattbot/answers/mock-llm-n3/test.csv").exists()
     assert board["score"].between(0, 1).all() and (board["n"] == 41).all()
     test_q = pd.read_csv(wattbot_dir / "test_Q.csv")
     sub = pd.read_csv(work / "reports/wattbot/submission.csv")

@@ -1,31 +1,91 @@
-"""The LLM answering backend: KohakuRAG's prompt, JSON answer, defensive parsing.
+"""The LLM answering backend: KohakuRAG's prompts, structured JSON answers, abstention with
+deeper retries, and N-sample ensembles — every knob a field of the answering variant.
 
 Context snippets are rendered ``[ref_id=<doc>] <text>`` and joined by ``---`` lines (the
-granularity the scorer wants). Parsing takes the span from the first ``{`` to the last
-``}``; anything unparseable becomes a recorded failure, not a silent blank.
+granularity the scorer wants). The reply is JSON (schema-enforced where the provider can:
+``response_format``), parsed defensively; an unparseable reply is a recorded failure, not a
+silent blank. An answer is blank when its value is ``is_blank`` or it cites no known
+document; then attempt i (0-based) shows ``context_k·(i+1)`` snippets, up to ``max_retries``.
 """
 from __future__ import annotations
 
 import json
-import re
+from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 
-from pipeline.answer.llm import LLMGateway, LLMRequest
+from pipeline.answer.llm import LOCAL_PREFIX, LLMGateway, LLMRequest, LLMResult
+from pipeline.answer.normalise import is_true_false, json_problem, normalise_value, parse_refs, repair_json
 from pipeline.answer.record import Answer, blank_answer
+from pipeline.answer.vote import VoteConfig, vote
 
 PROMPTS = ("context_first", "question_first")
 
 
-def render_context(hits: list[dict], max_chars: int = 12000) -> str:
-    """Unique contexts in rank order, each once, within a character budget. ``hits`` may be the
-    retrieval record's ``context`` snippets (expanded, deduplicated) or its raw hits."""
-    seen, parts, used = set(), [], 0
+@lru_cache(maxsize=None)
+def template(name: str) -> str:
+    if name not in PROMPTS:
+        raise ValueError(f"prompt '{name}' is not one of {PROMPTS}")
+    return resources.files("pipeline.answer").joinpath(f"prompts/{name}.txt").read_text()
+
+
+@lru_cache(maxsize=None)
+def answer_schema_text() -> str:
+    return resources.files("pipeline.answer").joinpath("prompts/answer.schema.json").read_text()
+
+
+def answer_schema(doc_ids: list[str]) -> dict:
+    """The reply schema; ``ref_id`` items restricted to the documents shown (a small model
+    otherwise invents ids), in key order explanation-first (it acts as chain of thought). The
+    ``maxLength`` bounds matter: without them the 270M model filled the explanation up to
+    ``max_tokens`` (255 tokens, measured) and the reply was cut before ``answer_value``."""
+    schema = json.loads(answer_schema_text())
+    if doc_ids:
+        schema["properties"]["ref_id"]["items"] = {"enum": sorted(doc_ids) + ["is_blank"]}
+    return schema
+
+
+def response_format(model: str, schema: dict) -> dict:
+    """llama.cpp's server takes ``json_object`` + ``schema`` (enforced by a grammar); OpenAI-style
+    providers take ``json_schema``."""
+    if model.startswith(LOCAL_PREFIX):
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_schema", "json_schema": {"name": "wattbot_answer", "schema": schema}}
+
+
+def _window(text: str, focus: str, max_chars: int) -> str:
+    """At most ``max_chars`` of ``text``, centred on ``focus`` (the matched sentence)."""
+    text = " ".join(text.split())
+    if len(text) <= max_chars:
+        return text
+    at = max(0, text.find(" ".join(focus.split())[:80]))
+    start = max(0, min(at - max_chars // 3, len(text) - max_chars))
+    return ("…" if start else "") + text[start:start + max_chars].strip() + "…"
+
+
+def select_snippets(hits: list[dict], k: int | None) -> list[dict]:
+    """The first ``k`` distinct contexts in rank order (all when k is None)."""
+    seen, out = set(), []
     for h in hits:
         cid = h.get("context_id", h["node_id"])
         if cid in seen:
             continue
         seen.add(cid)
-        snippet = f"[ref_id={h['doc_id']}] {h.get('context') or h['text']}"
+        out.append(h)
+        if k is not None and len(out) == k:
+            break
+    return out
+
+
+def render_context(hits: list[dict], max_chars: int = 12000, snippet_chars: int | None = None) -> str:
+    """Unique contexts in rank order, each once, within a character budget. ``hits`` may be the
+    retrieval record's ``context`` snippets (expanded, deduplicated) or its raw hits."""
+    parts, used = [], 0
+    for h in select_snippets(hits, None):
+        body = h.get("context") or h["text"]
+        if snippet_chars:
+            body = _window(body, h["text"], snippet_chars)
+        snippet = f"[ref_id={h['doc_id']}] {body}"
         if parts and used + len(snippet) > max_chars:
             break
         parts.append(snippet)
@@ -33,62 +93,114 @@ def render_context(hits: list[dict], max_chars: int = 12000) -> str:
     return "\n---\n".join(parts)
 
 
-def build_messages(prompt: str, question: str, answer_unit: str, hits: list[dict]) -> list[dict]:
-    if prompt not in PROMPTS:
-        raise ValueError(f"prompt '{prompt}' is not one of {PROMPTS}")
-    template = resources.files("pipeline.answer").joinpath(f"prompts/{prompt}.txt").read_text()
-    text = template.format(context=render_context(hits), question=question, answer_unit=answer_unit)
+def build_messages(prompt: str, question: str, answer_unit: str, hits: list[dict],
+                   snippet_chars: int | None = None) -> list[dict]:
+    kind = ("true_false" if is_true_false(question) else "name" if answer_unit == "is_blank" else "number")
+    rule = {"true_false": 'answer_value is "1" if the statement is true, "0" if false.',
+            "name": "answer_value is the name or term asked for, never a number.",
+            "number": f"answer_value is a number in {answer_unit}: no commas, no units, a range as [lower,upper]."}
+    text = template(prompt).format(context=render_context(hits, snippet_chars=snippet_chars), question=question,
+                                   answer_unit=answer_unit, value_rule=rule[kind])
     return [{"role": "user", "content": text}]
 
 
-def parse_answer(text: str, question: str, known_docs: set[str]) -> Answer:
-    """The JSON object in ``text`` as an :class:`Answer`; raise ValueError when there is none."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in response")
-    data = json.loads(text[start : end + 1])
-    value = str(data.get("answer_value", "")).strip()
-    refs = data.get("ref_id", [])
-    if isinstance(refs, str):
-        refs = [] if refs.strip().lower() in ("", "is_blank") else [refs]
-    refs = [re.sub(r"^ref_id=", "", str(r)).strip() for r in refs]
-    refs = [r for r in refs if r in known_docs]
-    value = normalise_value(value, question)
-    if not value or value.lower() == "is_blank" or not refs:
-        return blank_answer(str(data.get("explanation", "")) or "the model abstained")
-    return Answer(str(data.get("answer", value)), value, sorted(dict.fromkeys(refs)),
-                  str(data.get("explanation", "")).strip() or "model answer", "is_blank", False)
+def parse_answer(text: str, question: str, known_docs: set[str], answer_unit: str = "") -> Answer:
+    """The JSON answer in ``text`` as an :class:`Answer`; raise ValueError when there is none.
+    Blank when the value is ``is_blank`` (or ``is_blank: true``) or no known document is cited."""
+    data = repair_json(text)
+    value = normalise_value(data.get("answer_value", ""), question, answer_unit)
+    refs = [r for r in parse_refs(data.get("ref_id", [])) if r in known_docs]
+    explanation = str(data.get("explanation", "")).strip()
+    if value == "is_blank" or data.get("is_blank") is True or not refs:
+        why = "the model abstained" if value == "is_blank" or data.get("is_blank") is True else "no known document cited"
+        return blank_answer(f"{why}: {explanation}" if explanation else why)
+    return Answer(str(data.get("answer") or value).strip(), value, sorted(dict.fromkeys(refs)),
+                  explanation or "model answer", "is_blank", False)
 
 
-def normalise_value(value: str, question: str) -> str:
-    """KohakuRAG's post-normalisation: True/False -> 1/0; 'a-b' / 'a to b' -> [a,b]."""
-    if question.strip().lower().startswith("true or false"):
-        low = value.lower()
-        if "true" in low:
-            return "1"
-        if "false" in low:
-            return "0"
-    nums = re.findall(r"(?<![\d.])-?\d+(?:\.\d+)?", value)  # the dash in "80-90" is not a minus
-    if len(nums) == 2 and re.search(r"\d\s*(?:-|–|—|to)\s*\d", value) and not value.startswith("["):
-        return f"[{float(nums[0])},{float(nums[1])}]"
-    return value.replace(",", "") if re.fullmatch(r"-?[\d,]+(?:\.\d+)?", value) else value
+@dataclass
+class AnswerSettings:
+    """One answering variant's LLM knobs (``answering.<variant>`` in config.yaml)."""
+    model: str
+    prompt: str = "context_first"
+    params: dict = field(default_factory=dict)
+    context_k: int | None = None       # snippets shown at attempt 0 (None: all, within 12000 chars)
+    snippet_chars: int | None = None   # each snippet cut to this many characters around its match
+    max_retries: int = 0               # blank -> retry with context_k·(attempt+1) snippets
+    samples: int = 1                   # ensemble size N (seeds seed, seed+1, ...)
+    vote: VoteConfig = field(default_factory=VoteConfig)
+    structured: bool = True            # send the JSON schema as response_format
+
+    @classmethod
+    def from_variant(cls, v: dict, default_model: str | None = None) -> "AnswerSettings":
+        model = v.get("model") or default_model
+        if not model:
+            raise ValueError("config key 'answering.<variant>.model': required when backend is llm (or set llm.model)")
+        return cls(model, v.get("prompt", "context_first"), dict(v.get("params", {})), v.get("context_k"),
+                   v.get("snippet_chars"), v.get("max_retries", 0), v.get("samples", 1),
+                   VoteConfig(**v.get("vote", {})), v.get("structured", True))
 
 
-def answer_with_llm(gateway: LLMGateway, model: str, params: dict, prompt: str, question: str,
-                    answer_unit: str, hits: list[dict], known_docs: set[str]) -> tuple[Answer, dict]:
-    """One LLM answer plus the call record (raw text, tokens, cost, failure reason) and its run
-    telemetry (latency, cache hit), kept apart: result files must be identical on a rerun, and a
-    cached rerun has other latencies."""
-    request = LLMRequest(model=model, messages=build_messages(prompt, question, answer_unit, hits),
-                         params=params, seed=params.get("seed"))
-    result = gateway.complete(request)
-    call = {"raw": result.text, "ok": result.ok, "error": result.error,
+def _call_record(result: LLMResult, attempt: int, sample: int, error: str) -> dict:
+    return {"sample": sample, "attempt": attempt, "raw": result.text, "ok": not error, "error": error,
             "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-            "cost_usd": result.cost_usd, "telemetry": {"cached": result.cached, "latency_s": result.latency_s}}
-    if not result.ok:
-        return blank_answer(f"LLM call failed: {result.error}"), call
-    try:
-        return parse_answer(result.text, question, known_docs), call
-    except (ValueError, json.JSONDecodeError) as exc:
-        call["ok"], call["error"] = False, f"unparseable answer: {exc}"
-        return blank_answer(f"unparseable LLM answer: {exc}"), call
+            "cost_usd": result.cost_usd, "telemetry": {"cached": result.cached, "latency_s": result.latency_s,
+                                                       "tries": result.attempts}}
+
+
+def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_unit: str, hits: list[dict],
+                known_docs: set[str], sample: int = 0) -> tuple[Answer, list[dict]]:
+    """One sample with its blank-retry loop: the answer and one record per call made."""
+    calls, ans = [], None
+    for attempt in range(s.max_retries + 1):
+        shown = select_snippets(hits, s.context_k * (attempt + 1) if s.context_k else None)
+        params = dict(s.params)
+        if s.structured:
+            params["response_format"] = response_format(s.model, answer_schema(
+                sorted({h["doc_id"] for h in shown} & known_docs)))
+        seed = params.pop("seed", None)
+        if s.samples > 1:
+            seed = (seed or 0) + sample
+        request = LLMRequest(model=s.model, messages=build_messages(s.prompt, question, answer_unit, shown,
+                                                                    s.snippet_chars),
+                             params=params, seed=seed, sample=sample)
+        result = gateway.complete(request, validate=json_problem)
+        error = result.error
+        if result.ok:
+            try:
+                ans = parse_answer(result.text, question, known_docs, answer_unit)
+            except ValueError as exc:
+                error = f"unparseable answer: {exc}"
+        calls.append(_call_record(result, attempt, sample, error))
+        if error:
+            ans = blank_answer(f"LLM failure: {error}")
+        elif not ans.is_blank:
+            break
+    return ans, calls
+
+
+def answer_with_llm(gateway: LLMGateway, settings: AnswerSettings, question: str, answer_unit: str,
+                    hits: list[dict], known_docs: set[str]) -> tuple[Answer, dict]:
+    """The voted answer of ``settings.samples`` samples plus the call record: summed tokens and
+    cost, every call's raw reply and error, and ``failure`` — the reason when no sample got a
+    usable reply (the question then counts as a failure, it is never dropped). Latency and
+    cache hits are kept apart in ``telemetry``: result files must be identical on a rerun."""
+    answers, calls = [], []
+    for sample in range(settings.samples):
+        ans, sample_calls = answer_once(gateway, settings, question, answer_unit, hits, known_docs, sample)
+        calls.extend(sample_calls)
+        if sample_calls[-1]["ok"]:
+            answers.append(ans)
+    errors = [c["error"] for c in calls if c["error"]]
+    final = vote(answers, settings.vote) if answers else blank_answer(f"LLM failure: {errors[-1]}")
+    record = {
+        "ok": bool(answers), "error": "" if answers else errors[-1], "n_calls": len(calls),
+        "failed_calls": len(errors), "samples_used": len(answers),
+        "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
+        "completion_tokens": sum(c["completion_tokens"] for c in calls),
+        "cost_usd": round(sum(c["cost_usd"] or 0 for c in calls), 8),
+        "raw": calls[-1]["raw"],
+        "calls": [{k: v for k, v in c.items() if k != "telemetry"} for c in calls],
+        "telemetry": [c["telemetry"] for c in calls],
+    }
+    return final, record

@@ -1,7 +1,9 @@
 """The answer stage: retrieval results + questions -> one answer record per question.
 
 Backends are data (``answering.<variant>.backend``): ``extractive`` (offline, no model
-download, the default) or ``llm`` (any litellm model through the cached gateway).
+download, the default) or ``llm`` (any litellm model through the cached gateway, including
+the local llama.cpp server). Every question gets a record; an LLM question that failed
+carries ``failure`` with the reason and counts in the scores and the leaderboard.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from tqdm import tqdm
 
 from pipeline.answer.extractive import answer_question
 from pipeline.answer.llm import LLMGateway
-from pipeline.answer.llm_answer import answer_with_llm
+from pipeline.answer.llm_answer import AnswerSettings, answer_with_llm
 
 
 def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: dict, llm_cfg: dict,
@@ -25,25 +27,18 @@ def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: dict, 
     missing = [q for q in questions["id"] if q not in by_id]
     if missing:
         raise ValueError(f"retrieval results lack question id(s) {', '.join(missing[:5])}")
-    gateway = None
-    if variant["backend"] == "llm":
-        gateway = LLMGateway(Path(cache_dir) / "llm.sqlite", llm_cfg.get("mode", "live"),
-                             llm_cfg.get("timeout_s", 120), llm_cfg.get("max_retries", 3), llm_cfg.get("api_base"))
-    out = []
+    if variant["backend"] != "llm":
+        return [{"id": q.id, "question": q.question, "answer_unit": q.answer_unit,
+                 **asdict(answer_question(q.question, q.answer_unit, by_id[q.id]["hits"], variant.get("extractive")))}
+                for q in tqdm(list(questions.itertuples(index=False)), desc="answer (extractive)", disable=not progress)]
+    settings = AnswerSettings.from_variant(variant, llm_cfg.get("model"))
     telemetry = telemetry if telemetry is not None else []
-    for q in tqdm(list(questions.itertuples(index=False)), desc=f"answer ({variant['backend']})", disable=not progress):
-        hits = by_id[q.id]["hits"]
-        shown = by_id[q.id].get("context") or hits  # the expanded snippets, when retrieval made them
-        record = {"id": q.id, "question": q.question, "answer_unit": q.answer_unit}
-        if gateway is None:
-            ans = answer_question(q.question, q.answer_unit, hits, variant.get("extractive"))
-        else:
-            ans, call = answer_with_llm(gateway, variant["model"], variant.get("params", {}),
-                                        variant.get("prompt", "context_first"), q.question, q.answer_unit,
-                                        shown, known_docs)
-            telemetry.append({"id": q.id, **call.pop("telemetry")})
-            record["call"] = call
-            record["failure"] = call["error"] if not call["ok"] else ""
-        record.update(asdict(ans))
-        out.append(record)
+    out = []
+    with LLMGateway.from_config(cache_dir, llm_cfg) as gateway:
+        for q in tqdm(list(questions.itertuples(index=False)), desc=f"answer (llm {settings.model})",
+                      disable=not progress):
+            ans, call = answer_with_llm(gateway, settings, q.question, q.answer_unit, by_id[q.id]["hits"], known_docs)
+            telemetry.extend({"id": q.id, **t} for t in call.pop("telemetry"))
+            out.append({"id": q.id, "question": q.question, "answer_unit": q.answer_unit, "call": call,
+                        "failure": call["error"], **asdict(ans)})
     return out

@@ -26,10 +26,11 @@ rule retrieve:
     input:
         indexes=lambda w: [f"results/{w.dataset}/index/{n}.sqlite" for n in wf.retrieval_indexes(CFG, w.rv)],
         questions=lambda w: wf.questions_path(w.dataset, w.split),
+        models=lambda w: wf.retrieval_models(CFG, w.rv),   # a local LLM planner's model file
     output: "results/{dataset}/retrieval/{rv}/{split}.jsonl"
     params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
     log: "logs/{dataset}/retrieve/{rv}/{split}.log"
     benchmark: "benchmarks/{dataset}/retrieve/{rv}/{split}.tsv"
     threads: 1
-    resources: mem_mb=2000, runtime=10, encoder=1
+    resources: mem_mb=2000, runtime=10, encoder=1, llm_api=lambda w: wf.uses_llm_planner(CFG, w.rv)
     shell: "python -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"

@@ -40,6 +40,7 @@ rule answer:
         retrieval=lambda w: f"{R}/retrieval/{CFG['answering'][w.av]['retrieval']}/{w.split}.jsonl",
         questions=f"{R}/ingest/{{split}}.csv",
         metadata=f"{R}/ingest/metadata.csv",
+        models=lambda w: wf.answer_models(CFG, w.av),
     output:
         jsonl=f"{R}/answers/{{av}}/{{split}}.jsonl",
         csv=f"{R}/answers/{{av}}/{{split}}.csv",
@@ -70,7 +71,7 @@ rule report:
     input:
         scores=expand(f"{R}/scores/{{av}}.json", av=sorted(CFG["answering"])),
         per_question=expand(f"{R}/scores/{{av}}.per_question.csv", av=sorted(CFG["answering"])),
-        submissions=expand(f"{R}/answers/{{av}}/test.csv", av=sorted(CFG["answering"])) if "test" in SPLITS else [],
+        submissions=wf.answer_targets(CFG, "test") if "test" in SPLITS else [],
         retrieval=expand(f"{R}/retrieval/{{rv}}/{SCORE_SPLIT}.jsonl", rv=sorted(CFG["retrieval"])),
         gold=wf.split_source(CFG, SCORE_SPLIT),
     output:

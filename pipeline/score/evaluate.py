@@ -25,7 +25,8 @@ def evaluate_variant(solution: str, submission: str, retrieval: str, answers: st
     result["answers"] = {
         "abstained": sum(bool(r["is_blank"]) for r in recs),
         "failures": sum(bool(r.get("failure")) for r in recs),
-        "llm_calls": len(calls),
+        "llm_calls": sum(c.get("n_calls", 1) for c in calls),
+        "failure_reasons": " | ".join(sorted({r["failure"][:120] for r in recs if r.get("failure")})),
         "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
         "completion_tokens": sum(c["completion_tokens"] for c in calls),
     }

@@ -5,7 +5,8 @@ import litellm
 import pytest
 
 from pipeline.answer.llm import CacheMiss, LLMGateway, LLMRequest
-from pipeline.answer.llm_answer import answer_with_llm, build_messages, normalise_value, parse_answer
+from pipeline.answer.llm_answer import AnswerSettings, answer_with_llm, build_messages, parse_answer
+from pipeline.answer.normalise import normalise_value
 
 ANSWER = json.dumps({"explanation": "Stated in the paper.", "answer": "4.3 tCO2e", "answer_value": "4.3",
                      "ref_id": ["patterson2021"]})
@@ -65,14 +66,15 @@ def test_answer_with_llm_end_to_end(tmp_path):
              "text": "Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e.",
              "context": "Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e."}]
     gw = LLMGateway(tmp_path / "llm.sqlite")
-    ans, call = answer_with_llm(gw, "openai/mock", {"mock_response": ANSWER}, "context_first",
+    ans, call = answer_with_llm(gw, AnswerSettings("openai/mock", params={"mock_response": ANSWER}),
                                 "What were the net CO2e emissions from training GShard-600B?", "tCO2e", hits,
                                 {"patterson2021"})
     assert (ans.answer_value, ans.ref_id, ans.is_blank) == ("4.3", ["patterson2021"], False)
     assert call["ok"] and call["raw"] == ANSWER
-    ans, call = answer_with_llm(gw, "openai/mock", {"mock_response": "I think it is 4.3"}, "context_first",
+    gw.backoff_s = 0
+    ans, call = answer_with_llm(gw, AnswerSettings("openai/mock", params={"mock_response": "I think it is 4.3"}),
                                 "Q?", "tCO2e", hits, {"patterson2021"})
-    assert ans.is_blank and not call["ok"] and "unparseable" in call["error"]
+    assert ans.is_blank and not call["ok"] and "no JSON object" in call["error"]
 
 
 def test_prompt_orders():

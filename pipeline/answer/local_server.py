@@ -1,0 +1,123 @@
+"""A local OpenAI-compatible LLM server on 127.0.0.1, started by the job that needs it.
+
+Why: the LLM path (planner, answers, retries, sampling, voting, failures) must run for real on
+a machine with no internet and no GPU. llama-cpp-python's server speaks the OpenAI API, so
+litellm reaches it like any hosted model and the rest of the pipeline cannot tell the
+difference. The model file comes from a PyPI package (chunks assembled into one GGUF, once),
+so nothing is downloaded at run time.
+
+Config (``llm.local.<name>``): ``package`` (the Python package with ``assemble(path)``),
+``gguf`` (where the assembled file lives, under data/), ``chat_format`` (Gemma's GGUF has no
+template: without ``gemma`` the server silently uses a wrong one), ``n_ctx``, ``n_threads``.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+DEFAULTS = {"chat_format": "gemma", "n_ctx": 2048, "n_threads": 2, "startup_timeout_s": 120}
+
+
+def assemble_model(cfg: dict, out: str | Path | None = None) -> Path:
+    """The GGUF file of a local model, assembled from its PyPI chunk package if missing.
+    Written to a temp name and renamed, so a killed run never leaves half a model."""
+    path = Path(out or cfg["gguf"])
+    if path.exists() and path.stat().st_size > 0:
+        return path
+    try:
+        package = importlib.import_module(cfg["package"])
+    except ImportError as exc:
+        raise ValueError(f"local model package '{cfg['package']}' is not installed "
+                         f"(pip install -e '.[local-llm]'): {exc}") from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    package.assemble(str(tmp))
+    os.replace(tmp, path)
+    return path
+
+
+def _die_with_parent() -> None:
+    """Linux: the server is killed when the job that started it dies, even by SIGKILL, so a
+    killed rule never leaves a server holding the CPU."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LocalServer:
+    """``python -m llama_cpp.server`` for one model, as a context manager or start()/stop()."""
+
+    def __init__(self, name: str, cfg: dict, log_path: str | Path | None = None):
+        self.name, self.cfg = name, {**DEFAULTS, **cfg}
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+        self.log_path = Path(log_path or Path(self.cfg["gguf"]).with_suffix(".server.log"))
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def command(self, model_path: Path) -> list[str]:
+        c = self.cfg
+        return [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--host", "127.0.0.1",
+                "--port", str(self.port), "--n_ctx", str(c["n_ctx"]), "--n_threads", str(c["n_threads"]),
+                "--chat_format", c["chat_format"], "--model_alias", self.name]
+
+    def start(self) -> "LocalServer":
+        try:
+            import llama_cpp  # noqa: F401  (fail here with a clear line, not as a dead subprocess)
+        except ImportError:
+            raise ValueError("llama-cpp-python is not installed: pip install -e '.[local-llm]' "
+                             "(see the Makefile for the CMAKE_ARGS that build it)") from None
+        model_path = assemble_model(self.cfg)
+        self.port = free_port()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.command(model_path), stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        log.close()
+        deadline = time.monotonic() + self.cfg["startup_timeout_s"]
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"local LLM server '{self.name}' exited with {self.proc.returncode}; "
+                                   f"see {self.log_path}")
+            try:
+                with urllib.request.urlopen(f"{self.api_base}/models", timeout=2) as resp:
+                    if resp.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"local LLM server '{self.name}' not ready after {self.cfg['startup_timeout_s']} s; "
+                           f"see {self.log_path}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def __enter__(self) -> "LocalServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

