@@ -44,8 +44,10 @@ def score(path: Path, tmp: Path) -> list[str]:
     return ["score", "--solution", str(W / "train_QA.csv"), "--submission", str(path)]
 
 
-def tree(path: Path, tmp: Path) -> list[str]:
-    return ["tree", "--source", str(path), "--doc-id", "x", "--out", str(tmp / "x.json")]
+def parse(path: Path, tmp: Path) -> list[str]:
+    """One PDF on its own is an error; inside the DAG a bad PDF becomes an empty tree and a row of
+    results/<dataset>/parse/errors.csv instead (tests/parse cover that path)."""
+    return ["parse", str(path), "-o", str(tmp / "x.json")]
 
 
 # id, bad file, CLI verb, what the one line must say (after the file name)
@@ -62,7 +64,7 @@ CLI_CASES = [
     ("labels-unknown-document", write("q.csv", "id,question,answer_unit,ref_id\nq1,What?,MWh,['nobody2020']\n"),
      ingest, r"row 2, field ref_id: unknown document id 'nobody2020'"),
     ("metadata-missing-file", lambda tmp: tmp / "nowhere.csv", ingest_metadata, r"file not found"),
-    ("pdf-corrupt", write("bad.pdf", b"%PDF-1.7\nnot really a pdf\n"), tree, r"PDF"),
+    ("pdf-corrupt", write("bad.pdf", b"%PDF-1.7\nnot really a pdf\n"), parse, r"cannot parse PDF: truncated"),
     ("submission-wrong-columns", submission_without("explanation"), score, r"explanation"),
 ]
 

@@ -39,7 +39,7 @@ def test_outputs_follow_the_contract(run, wattbot_dir):
     tele = pd.read_csv(work / "reports/wattbot/leaderboard.telemetry.csv").set_index("variant")
     assert tele.loc["mock-llm", "telemetry_calls"] == 41
     attribution = pd.read_csv(work / "reports/wattbot/attribution.csv")
-    assert len(attribution) == 41 * 3 and set(attribution["class"]) <= {
+    assert len(attribution) == 41 * 4 and set(attribution["class"]) <= {
         "correct", "wrong_citation", "retrieval_miss", "abstained_answerable", "wrong_value", "answered_unanswerable"}
     rows = pd.read_json(work / "results/wattbot/retrieval/hier-dense/train.jsonl", lines=True)
     assert len(rows) == 41 and {"node_id", "doc_id", "level", "score", "text"} <= set(rows["hits"][0][0])
