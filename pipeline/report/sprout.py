@@ -1,7 +1,8 @@
 """SproutRAG report: IE@k on the retrieval suite and WattBot document recall against beam width
 (``reports/retrieval/sprout_beam.{png,csv}``), and one WattBot document's tree (merge order,
-heights, spans; the document with closest to 32 leaves) as ``reports/wattbot/sprout_tree.json``
-for a later drawing."""
+heights, spans; the document with closest to 32 leaves) as ``reports/wattbot/sprout_tree.json``,
+drawn as a dendrogram in ``reports/wattbot/sprout_tree.{png,svg}`` so a reader sees which chunks the
+attention merged first."""
 from __future__ import annotations
 
 import json
@@ -58,6 +59,42 @@ def beam_figure(table: pd.DataFrame, k: int, path: str | Path) -> None:
     save(fig, path)
 
 
+def tree_layout(tree: dict) -> tuple[dict[int, float], dict[int, int], list[tuple[int, int]]]:
+    """x of every node (leaves in document order, a parent midway between its children), its merge
+    rank (0 = the first pair merged; leaves have none) and the parent-child edges."""
+    nodes = {n["node"]: n for n in tree["nodes"]}
+    x: dict[int, float] = {i: float(n["leaf_lo"]) for i, n in nodes.items() if n["left"] < 0}
+    internal = sorted((n for n in nodes.values() if n["left"] >= 0), key=lambda n: n["node"])
+    for n in internal:  # node ids grow with merge order: children come first
+        x[n["node"]] = (x[n["left"]] + x[n["right"]]) / 2
+    rank = {n["node"]: i for i, n in enumerate(internal)}
+    edges = [(n["node"], c) for n in internal for c in (n["left"], n["right"])]
+    return x, rank, edges
+
+
+def tree_figure(tree: dict, stem: str | Path) -> None:
+    """Dendrogram: leaves (two-sentence chunks) along the document, each merge at its order; early
+    merges (low) joined the chunks the encoder's attention tied most strongly."""
+    from pipeline.report.figures import plt, save_png_svg
+
+    nodes = {n["node"]: n for n in tree["nodes"]}
+    x, rank, edges = tree_layout(tree)
+    y = {i: (rank[i] + 1 if i in rank else 0) for i in nodes}
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    cmap = plt.get_cmap("viridis")
+    top = max(rank.values(), default=0) + 1
+    for parent, child in edges:
+        colour = cmap(rank[parent] / top)
+        ax.plot([x[child], x[child], x[parent]], [y[child], y[parent], y[parent]], color=colour, lw=1)
+    leaves = sorted(i for i in nodes if i not in rank)
+    ax.scatter([x[i] for i in leaves], [0] * len(leaves), s=8, color="black", zorder=3)
+    ax.set_xlabel(f"chunk (two sentences) in document order — {tree['doc_id']}, {len(leaves)} chunks")
+    ax.set_ylabel("merge order (1 = first merged)")
+    ax.set_title(f"SproutRAG tree of {tree['doc_id']}: attention-guided merges (colour = merge order)")
+    ax.grid(alpha=0.2)
+    save_png_svg(fig, stem)
+
+
 def build_sprout_report(params: dict, score_paths: list[str], wattbot_paths: list[str], gold_path: str | None,
                         index_path: str | None, out_dir: str) -> None:
     from pipeline.index.store import IndexReader
@@ -74,4 +111,6 @@ def build_sprout_report(params: dict, score_paths: list[str], wattbot_paths: lis
         doc = reader.db.execute("SELECT doc_id FROM nodes WHERE level = 'chunk' GROUP BY doc_id "
                                 "ORDER BY abs(count(*) - 32), doc_id LIMIT 1").fetchone()[0]
         reader.close()
-        atomic_write_json(out / "wattbot" / "sprout_tree.json", dump_tree(index_path, doc))
+        tree = dump_tree(index_path, doc)
+        atomic_write_json(out / "wattbot" / "sprout_tree.json", tree)
+        tree_figure(tree, out / "wattbot" / "sprout_tree")

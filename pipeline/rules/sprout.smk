@@ -46,6 +46,8 @@ rule sprout_report:
         figure="reports/retrieval/sprout_beam.png",
         table="reports/retrieval/sprout_beam.csv",
         tree="reports/wattbot/sprout_tree.json",
+        tree_png="reports/wattbot/sprout_tree.png",
+        tree_svg="reports/wattbot/sprout_tree.svg",
     params: cfg=wf.sprout_report_params(CFG)
     log: "logs/sprout/report.log"
     threads: 1
