@@ -26,7 +26,6 @@ include: "pipeline/rules/suite.smk"
 include: "pipeline/rules/report.smk"
 include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/sprout.smk"
-
 include: "pipeline/rules/llm.smk"
 
 # LLM calls share one global throttle (`--resources llm_api=N` overrides): a local server on
