@@ -72,13 +72,18 @@ def ablation_suite(stats: pd.DataFrame, title: str, stem: str | Path) -> list[Pa
     return save_png_svg(fig, stem)
 
 
+def _interval_rows(point, lo, hi, width: float, row_height: float, **style):
+    """One row per item, top to bottom: a dot at ``point`` with its (asymmetric) 95% interval."""
+    fig, ax = plt.subplots(figsize=(width, row_height * len(point) + 1.2))
+    ys = np.arange(len(point))[::-1]
+    ax.errorbar(point, ys, xerr=np.vstack([point - lo, hi - point]).clip(min=0), fmt="o", capsize=3, **style)
+    return fig, ax, ys
+
+
 def differences_forest(summary: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Every A-vs-B comparison on its headline metric: paired difference, 95% interval, p-value."""
-    fig, ax = plt.subplots(figsize=(8, 0.32 * len(summary) + 1.2))
-    ys = np.arange(len(summary))[::-1]
-    ax.errorbar(summary["diff"], ys, xerr=np.vstack([summary["diff"] - summary["diff_lo"],
-                                                     summary["diff_hi"] - summary["diff"]]).clip(min=0),
-                fmt="o", capsize=3, color="k")
+    fig, ax, ys = _interval_rows(summary["diff"], summary["diff_lo"], summary["diff_hi"], width=8,
+                                 row_height=0.32, color="k")
     ax.axvline(0, color="grey", lw=1, ls="--")
     ax.set_yticks(ys)
     ax.set_yticklabels([f"{r['ablation']} [{r['dataset']} {r['metric']}]: {r['variant']} − {r['reference']}"
@@ -161,11 +166,7 @@ def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.Dat
 
 def leaderboard_ci(board: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Score per answering variant with its 95% interval, best first."""
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(board) + 1.2))
-    ys = np.arange(len(board))[::-1]
-    ax.errorbar(board["score"], ys, xerr=np.vstack([board["score"] - board["score_lo"],
-                                                    board["score_hi"] - board["score"]]).clip(min=0),
-                fmt="o", capsize=3)
+    fig, ax, ys = _interval_rows(board["score"], board["score_lo"], board["score_hi"], width=7, row_height=0.35)
     ax.axvline(0.496, color="k", ls="--", lw=1, label="BM25 baseline (0.496)")
     ax.set_yticks(ys)
     ax.set_yticklabels(board["variant"], fontsize=8)
