@@ -77,14 +77,19 @@ def answer_targets(cfg: dict, split: str) -> list[str]:
     return [f"{RESULTS}/answers/{v}/{split}.csv" for v in sorted(cfg["answering"]) if split in answer_splits(cfg, v)]
 
 
+def _model_files(cfg: dict, model: str | None) -> list[str]:
+    """GGUF files a job needs for ``model`` (none for hosted models)."""
+    return [m["gguf"] for m in local_models(cfg, model).values()]
+
+
 def answer_models(cfg: dict, variant: str) -> list[str]:
     a = cfg["answering"][variant]
-    return [m["gguf"] for m in local_models(cfg, a.get("model")).values()] if a["backend"] == "llm" else []
+    return _model_files(cfg, a.get("model")) if a["backend"] == "llm" else []
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:
     planner = cfg["retrieval"][variant].get("planner") or {}
-    return [m["gguf"] for m in local_models(cfg, planner.get("model")).values()] if planner.get("kind") == "llm" else []
+    return _model_files(cfg, planner.get("model")) if uses_llm_planner(cfg, variant) else []
 
 
 def uses_llm_planner(cfg: dict, variant: str) -> int:
