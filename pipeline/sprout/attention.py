@@ -21,6 +21,8 @@ the reference the tests and ``bench --sprout`` compare against; docs/sprout-spee
 from __future__ import annotations
 
 import logging
+import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +38,7 @@ log = logging.getLogger(__name__)
 class WindowConfig:
     window_tokens: int = 510  # content tokens per window; + [CLS] and [SEP] = the 512 positions
     stride_tokens: int = 255  # < window_tokens: consecutive windows overlap, so the chunk graph is connected
-    batch_tokens: int = 2048  # padded tokens per forward pass (memory: attentions are L x B x H x T x T)
+    batch_tokens: int = 8192  # padded tokens per forward pass (16 windows of 512: larger GEMMs run faster)
 
     def __post_init__(self):
         if not 0 < self.stride_tokens <= self.window_tokens:
@@ -201,10 +203,13 @@ class _Window:
 
 
 def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[Chunk]]], cfg: WindowConfig,
-                     keep_window=None, progress: bool = True) -> list[DocAttention]:
+                     keep_window=None, progress: bool = True, cpu: Counter | None = None) -> list[DocAttention]:
     """``docs`` = (doc_id, text, chunks). ``keep_window(doc_index, chunk_ids) -> bool`` may skip windows
     (training computes only the windows holding a labelled pair); by default every window runs.
-    Windows of all documents are batched together by length (short documents share a pass)."""
+    Windows of all documents are batched together by length (short documents share a pass).
+    ``cpu``, when given, collects this process's CPU seconds per phase (tokenize, encoder, aggregate)."""
+    cpu = Counter() if cpu is None else cpu
+    t0 = time.process_time()
     if cfg.window_tokens + 2 > encoder.max_positions:
         raise ValueError(f"sprout: window_tokens {cfg.window_tokens} + 2 exceeds the encoder's "
                          f"{encoder.max_positions} positions")
@@ -223,8 +228,10 @@ def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[
             windows.append(w)
             kept += 1
         n_windows.append(kept)
+    cpu["tokenize"] += time.process_time() - t0
     accs = [_Acc(len(chunks), encoder.dim, encoder.layers * encoder.heads) for _, _, chunks in docs]
-    order = sorted(range(len(windows)), key=lambda i: (len(windows[i].ids), i))
+    # by length (little padding), then by chunk count (little padding of S's columns in a batch)
+    order = sorted(range(len(windows)), key=lambda i: (len(windows[i].ids), _n_chunks(windows[i]), i))
     batches, cur = [], []
     for i in order:
         width = len(windows[i].ids) + 2
@@ -236,10 +243,17 @@ def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[
         batches.append(cur)
     bar = tqdm(total=len(windows), desc="sprout windows", unit="win", disable=not progress)
     for batch in batches:
-        _run_batch(encoder, [windows[i] for i in batch], accs)
+        _run_batch(encoder, [windows[i] for i in batch], accs, cpu)
         bar.update(len(batch))
     bar.close()
-    return [_finish(doc_id, acc, n_tokens[d], n_windows[d]) for d, ((doc_id, _, _), acc) in enumerate(zip(docs, accs))]
+    t0 = time.process_time()
+    out = [_finish(doc_id, acc, n_tokens[d], n_windows[d]) for d, ((doc_id, _, _), acc) in enumerate(zip(docs, accs))]
+    cpu["aggregate"] += time.process_time() - t0
+    return out
+
+
+def _n_chunks(w: _Window) -> int:
+    return len(np.unique(w.chunk_of[w.chunk_of >= 0]))
 
 
 def membership(batch: list["_Window"], width: int) -> tuple[list[np.ndarray], np.ndarray]:
@@ -258,8 +272,9 @@ def membership(batch: list["_Window"], width: int) -> tuple[list[np.ndarray], np
     return cids_all, S
 
 
-def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc]) -> None:
+def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc], cpu: Counter) -> None:
     torch = encoder._torch
+    t0 = time.process_time()
     width = max(len(w.ids) for w in batch) + 2
     ids = np.zeros((len(batch), width), dtype=np.int64)
     mask = np.zeros_like(ids)
@@ -269,7 +284,9 @@ def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc]
         mask[b, : n + 2] = 1
     cids_all, S = membership(batch, width)
     S = torch.from_numpy(S)
+    t1 = time.process_time()
     hidden, P = encoder.pooled(ids, mask, S)  # [B, T, D], [B, LH, c, c]
+    t2 = time.process_time()
     vecs = torch.einsum("btc,btd->bcd", S, hidden).double().numpy()
     P = ((P + P.transpose(-1, -2)) / 2).numpy()
     for b, (w, cids) in enumerate(zip(batch, cids_all)):
@@ -283,6 +300,8 @@ def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc]
         iu, ju = np.triu_indices(len(cids), 1)
         acc.keys.append(cids[iu].astype(np.int64) * acc.n + cids[ju])
         acc.vals.append(P[b][:, iu, ju].T.astype(np.float32))
+    cpu["encoder"] += t2 - t1
+    cpu["aggregate"] += (t1 - t0) + (time.process_time() - t2)
 
 
 def _finish(doc_id: str, acc: _Acc, n_tokens: int, n_windows: int) -> DocAttention:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.config import SPROUT_ATTENTION_DEFAULTS
 from pipeline.index.store import IndexWriter
 from pipeline.provenance import write_manifest
 from pipeline.sprout.attention import AttentionEncoder, WindowConfig, corpus_attention
@@ -19,12 +20,8 @@ from pipeline.tree import DocTree
 
 log = logging.getLogger(__name__)
 
-DEFAULTS = {"max_sentences_per_chunk": 2, "window_tokens": 510, "stride_tokens": 384, "batch_tokens": 2048,
-            "threads": 2, "kernel": "sdpa"}
-
-
 def attention_config(cfg: dict | None) -> dict:
-    return {**DEFAULTS, **(cfg or {})}
+    return {**SPROUT_ATTENTION_DEFAULTS, **(cfg or {})}
 
 
 def attention_encoder(cfg: dict) -> AttentionEncoder:
