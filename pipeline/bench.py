@@ -74,7 +74,7 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     """SproutRAG costs over ``n_docs`` WattBot documents: the attention pass (windows/s, process CPU seconds
     per window and per phase) for the eager reference and the configured kernel, with their agreement;
     Kruskal tree build per document; beam search per query (query encoding reported apart). The attention
-    figures go to reports/bench/sprout_attention.json (docs/sprout-speed.md renders them)."""
+    figures go to reports/bench/sprout_attention.telemetry.json (docs/sprout-speed.md renders them)."""
     import numpy as np
 
     from pipeline.embed import make_encoder

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pipeline.provenance import atomic_write_json
 
-SPEED_FILE = "bench/sprout_attention.json"
+SPEED_FILE = "bench/sprout_attention.telemetry.json"  # run telemetry, like *.telemetry.csv
 
 
 def merge_order(da, logits) -> list[tuple[int, int]]:
