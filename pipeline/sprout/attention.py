@@ -91,6 +91,19 @@ class ChunkPool:
 
     matrix: "torch.Tensor"  # noqa: F821 (torch is imported lazily)
     out: list = field(default_factory=list)
+    _buffers: tuple = ()
+
+    def padded(self, query, key, value):
+        """[Q | 0], [K | 0], [V | S] ([B, H, T, d + c]). The buffers are reused by every layer: their
+        padding columns never change, so only the first d columns are rewritten."""
+        B, H, T, d = query.shape
+        if not self._buffers or self._buffers[0].shape != (B, H, T, d + self.matrix.shape[-1]):
+            c = self.matrix.shape[-1]
+            self._buffers = tuple(query.new_zeros(B, H, T, d + c) for _ in range(3))
+            self._buffers[2][..., d:] = self.matrix[:, None]
+        for buf, x in zip(self._buffers, (query, key, value)):
+            buf[..., :d] = x
+        return self._buffers
 
 
 def _pooled_attention(kernel: str):
@@ -109,14 +122,12 @@ def _pooled_attention(kernel: str):
                 chunk_pool.out.append(weights @ chunk_pool.matrix[:, None])
             return out, None
         B, H, T, d = query.shape
-        S = chunk_pool.matrix if chunk_pool is not None else query.new_zeros(B, T, 0)
-        zeros = query.new_zeros(B, H, T, S.shape[-1])
+        if chunk_pool is None:
+            chunk_pool = ChunkPool(query.new_zeros(B, T, 0))
+        q, k, v = chunk_pool.padded(query, key, value)
         out = torch.nn.functional.scaled_dot_product_attention(
-            torch.cat([query, zeros], -1), torch.cat([key, zeros], -1),
-            torch.cat([value, S[:, None].expand(B, H, T, S.shape[-1])], -1),
-            attn_mask=attention_mask, scale=scaling if scaling is not None else d ** -0.5)
-        if chunk_pool is not None:
-            chunk_pool.out.append(out[..., d:])
+            q, k, v, attn_mask=attention_mask, scale=scaling if scaling is not None else d ** -0.5)
+        chunk_pool.out.append(out[..., d:])
         return out[..., :d].transpose(1, 2).contiguous(), None
 
     return attend
