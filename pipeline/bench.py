@@ -99,7 +99,7 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     out: dict = {"docs": [t.doc_id for t in trees], "chunks": sum(a.n_chunks for a in attn), "windows": windows,
                  "tokens": sum(a.n_tokens for a in attn), "cpus": os.cpu_count(), "attention": scfg,
                  "windows_per_s": speed["windows_per_s"], "attention_seconds": speed["wall_s"],
-                 "kernels": {k: r[2] for k, r in runs.items()}}
+                 "kernels": {k: r[2] for k, r in runs.items()}, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
     logits = uniform_logits(encoder.layers, encoder.heads)
     if len(runs) > 1:  # the reference's outputs: the fused kernel must give the same values and trees
         ref = runs["eager"][1]

@@ -21,6 +21,7 @@ the reference the tests and ``bench --sprout`` compare against; docs/sprout-spee
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -155,6 +156,10 @@ class AttentionEncoder:
 
         if kernel not in KERNELS:
             raise ValueError(f"sprout: kernel {kernel!r} is not one of {KERNELS}")
+        # Idle OpenMP threads sleep instead of spinning: on a shared 2-core machine spinning burnt CPU the other
+        # jobs needed (docs/sprout-speed.md). OpenMP reads it when torch loads, which for the sprout commands is
+        # here; an explicit setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         _register_kernels()
         model_dir = Path(model_dir) if model_dir else minilm_path()
         torch.set_num_threads(threads)

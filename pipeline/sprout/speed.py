@@ -22,7 +22,8 @@ def merge_order(da, logits) -> list[tuple[int, int]]:
 
 
 def write_speed(reports_dir: str | Path, bench: dict) -> Path:
-    keep = ("docs", "windows", "tokens", "cpus", "corpus_windows", "kernels", "max_abs_head_value_diff_vs_eager",
+    keep = ("docs", "windows", "tokens", "cpus", "corpus_windows", "kernels", "omp_wait_policy",
+            "max_abs_head_value_diff_vs_eager",
             "trees_identical_to_eager", "speedup_cpu_per_window_vs_eager")
     path = Path(reports_dir) / SPEED_FILE
     atomic_write_json(path, {k: bench[k] for k in keep if k in bench} | {"threads": bench["attention"]["threads"]})
@@ -39,7 +40,8 @@ def render(reports_dir: Path) -> str:
         return f"_No measurement yet: run `python -m pipeline bench --sprout` (writes {SPEED_FILE})._"
     b = json.loads(path.read_text())
     lines = [f"{b['windows']} windows of {len(b['docs'])} WattBot documents ({', '.join(b['docs'])}), "
-             f"{b['threads']} threads, {b['cpus']} CPUs; WattBot has {b['corpus_windows']} windows.", "",
+             f"{b['threads']} threads, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
+             f"WattBot has {b['corpus_windows']} windows.", "",
              "| kernel | windows/s (wall) | CPU s / window | CPU s: tokenize / encoder / aggregate "
              "| WattBot pass, idle estimate (min) |",
              "|---|---|---|---|---|"]
