@@ -191,5 +191,7 @@ def print_estimate(cfg: dict, stream=None) -> Estimate | None:
     when the grid makes no LLM call."""
     est = estimate(cfg)
     if est.lines:
-        print(format_estimate(est), file=stream or sys.stderr)
+        replay = "\n(llm.mode is replay: every reply comes from the cache, nothing is paid)" \
+            if cfg["llm"].get("mode") == "replay" else ""
+        print(format_estimate(est) + replay, file=stream or sys.stderr)
     return est if est.lines else None

@@ -55,6 +55,9 @@ def test_printout_names_unpriced_models_and_local_models_are_free(kr, capsys):
     default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
     est = print_estimate(default)
     assert est is not None and est.total("usd", 1) == 0 and "llm-cf-r1" in capsys.readouterr().err
+    default["llm"]["mode"] = "replay"
+    print_estimate(default)
+    assert "replay: every reply comes from the cache" in capsys.readouterr().err
 
 
 def test_estimate_verb_and_a_grid_without_llm(tmp_path, capsys):
