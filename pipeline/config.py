@@ -179,9 +179,8 @@ def resolve_ensembles(cfg: dict) -> None:
     answering = cfg["answering"]
     for name, variant in answering.items():
         if variant["backend"] != "ensemble":
-            for key in ("members",):
-                if key in variant:
-                    raise ConfigError(f"config key 'answering.{name}.{key}': only backend ensemble takes members")
+            if "members" in variant:
+                raise ConfigError(f"config key 'answering.{name}.members': only backend ensemble takes members")
             continue
         members = variant["members"]
         for m in members:
