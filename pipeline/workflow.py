@@ -5,6 +5,7 @@ Kept here (not in the Snakefile) so the DAG file stays declarative and this logi
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
@@ -68,6 +69,25 @@ def report_params(cfg: dict) -> str:
 
 def uses_llm(cfg: dict, variant: str) -> int:
     return int(cfg["answering"][variant]["backend"] == "llm")
+
+
+# --- ensembles: a DAG node over their members' answer files ---
+
+def answer_variants(cfg: dict, ensemble: bool) -> str:
+    """Wildcard pattern of the answering variants the ``answer`` rule (False) or the ``ensemble``
+    rule (True) makes, so the two rules never claim the same file."""
+    names = [v for v in sorted(cfg["answering"]) if (cfg["answering"][v]["backend"] == "ensemble") == ensemble]
+    return "|".join(map(re.escape, names)) or "(?!)"
+
+
+def ensemble_inputs(cfg: dict, variant: str, split: str) -> list[str]:
+    return [f"{RESULTS}/answers/{m}/{split}.jsonl" for m in cfg["answering"][variant]["members"]]
+
+
+def ensemble_args(cfg: dict, variant: str, split: str) -> str:
+    """``--member NAME=PATH`` per member, in vote order."""
+    members = cfg["answering"][variant]["members"]
+    return " ".join(f"--member {m}={p}" for m, p in zip(members, ensemble_inputs(cfg, variant, split)))
 
 
 # --- LLM variants: which splits they answer, which local model files they need ---

@@ -6,7 +6,7 @@ FIG_STEMS = wf.figure_stems(CFG)
 CAPTIONS = "../report/captions"
 
 
-CATEGORY = {"ablation": "Ablations", "attribution": "Attribution", "embedding": "Index"}
+CATEGORY = {"ablation": "Ablations", "attribution": "Attribution", "embedding": "Index", "ensemble": "Ablations"}
 CAPTION = {"Ablations": "ablations", "Attribution": "attribution", "Index": "index_map", "Leaderboard": "leaderboard"}
 
 
@@ -31,6 +31,7 @@ rule figures:
         attribution_counts="reports/wattbot/attribution_counts.csv",
         attribution_by_type="reports/wattbot/attribution_by_type.csv",
         cost=report("reports/wattbot/cost.csv", caption=f"{CAPTIONS}/cost.rst", category="Leaderboard"),
+        ensemble_size="reports/wattbot/ensemble_size.csv",
         pngs=[report(f"reports/figures/{s}.png", caption=f"{CAPTIONS}/{CAPTION[fig_category(s)]}.rst",
                      category=fig_category(s), labels={"figure": s}) for s in FIG_STEMS],
         svgs=[f"reports/figures/{s}.svg" for s in FIG_STEMS],
