@@ -43,6 +43,7 @@ from pipeline.tree import DocTree, ParagraphSpec, SectionSpec, build_tree
 Describer = Callable[[bytes], str]  # PNG bytes of a figure region -> a text description
 
 HEADING_SIZE = 1.2  # a line this much larger than the body text is a heading
+LARGER = 1.08  # a numbered line this much larger is one too (groff/mom set headings only ~15% larger)
 FURNITURE_SHARE = 0.5  # a line at the same height on this share of pages is a running header/footer
 MARGIN = 0.08  # top/bottom share of the page where bare numbers are page numbers
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–]?\s*\d{1,4}\s*[-–]?(?:\s*(?:/|of)\s*\d{1,4})?$", re.I)
@@ -54,8 +55,11 @@ LINE_ADVANCE = 1.5  # a baseline advance over this many line heights starts a ne
 MIN_FIGURE = 24.0  # points: smaller images and drawings are icons, rules or bullets
 CAPTION_REACH = 40.0  # points between a figure region and its caption
 MARGIN_SHARE = 0.05  # a left edge shared by this share of lines is a column margin
+_SMALL_CAPS = re.compile(r"(?:CSC|SmallCaps|Caps|-SC\b|SC\d|\.sc\b)", re.I)
 _MATH_FONT = re.compile(r"(?:CMSY|CMEX|CMMI|MSAM|MSBM|Symbol|.*Math)", re.I)
 FRONT_MATTER = 120.0  # points below the title where large unnumbered lines are authors, not headings
+FRONT_NAMES = frozenset({"abstract", "summary", "keywords", "keyword", "keywordsandphrases", "indexterms"})
+REFERENCE_NAMES = frozenset({"references", "bibliography", "literaturecited", "workscited", "literature"})
 
 
 @dataclass
@@ -71,6 +75,7 @@ class _Line:
     mono: bool = False
     block_lines: int = 1  # lines in its MuPDF block: a standalone short line may be a heading
     toc_entry: bool = False  # a table-of-contents line (its page number sits far to the right)
+    layout: str = ""  # the layout model's class for the box holding this line ("section-header", "text", ...)
 
 
 @dataclass
@@ -163,6 +168,38 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
         out += block_lines
     _mark_toc_entries(out)
     return out
+
+
+HEADINGS = ("rules", "layout", "combined")  # who decides what a heading is (see _heading_cue)
+_LAYOUT_HEADINGS = ("section-header", "title")
+
+
+Boxes = list[tuple[tuple[float, float, float, float], str]]
+
+
+def _layout_boxes(page: pymupdf.Page) -> Boxes:
+    """The PyMuPDF layout model's boxes (``pymupdf.layout``, an ONNX model on CPU): bbox and class."""
+    import pymupdf.layout  # noqa: F401  (loading it registers the model with PyMuPDF)
+
+    pymupdf.layout.activate()
+    page.get_layout()
+    return [(tuple(b[:4]), b[4]) for b in page.layout_information or []]
+
+
+def layout_boxes(path: str | Path) -> dict[int, Boxes]:
+    """Every page's layout boxes (1-based page numbers); computed once, reused by several heading methods."""
+    doc = _open(Path(path))
+    try:
+        return {pno: _layout_boxes(page) for pno, page in enumerate(doc, start=1)}
+    finally:
+        doc.close()
+
+
+def _mark_layout(lines: list[_Line], boxes: list) -> None:
+    """Give each line the class of the smallest layout box holding its centre."""
+    for ln in lines:
+        holding = [(abs((b[2] - b[0]) * (b[3] - b[1])), cls) for b, cls in boxes if _inside(ln.bbox, b, 2.0)]
+        ln.layout = min(holding)[1] if holding else ""
 
 
 def _mark_toc_entries(lines: list[_Line]) -> None:
@@ -270,9 +307,13 @@ class _Style:
     font: str
     width: float  # a typical full line (90th percentile of line widths)
     margins: frozenset[int] = frozenset()  # left edges shared by many lines (column starts)
+    centres: frozenset[int] = frozenset()  # centres of full lines (one per column)
 
     def at_margin(self, ln: _Line) -> bool:
         return any(abs(round(ln.bbox[0]) - m) <= 1 for m in self.margins)
+
+    def centred(self, ln: _Line) -> bool:
+        return any(abs((ln.bbox[0] + ln.bbox[2]) / 2 - c) <= 3 for c in self.centres)
 
 
 def _style(lines: list[_Line]) -> _Style:
@@ -281,11 +322,34 @@ def _style(lines: list[_Line]) -> _Style:
     for ln in lines:
         starts[round(ln.bbox[0])] += 1
     margins = frozenset(x for x, n in starts.items() if n >= MARGIN_SHARE * len(lines))
-    return _Style(_body_size(lines), _body_font(lines), widths[int(0.9 * (len(widths) - 1))], margins)
+    width = widths[int(0.9 * (len(widths) - 1))]
+    mids: dict[int, int] = defaultdict(int)
+    for ln in lines:
+        if ln.bbox[2] - ln.bbox[0] >= 0.95 * width:
+            mids[round((ln.bbox[0] + ln.bbox[2]) / 2)] += 1
+    centres = frozenset(x for x, n in mids.items() if n >= MARGIN_SHARE * len(lines))
+    return _Style(_body_size(lines), _body_font(lines), width, margins, centres)
 
 
-def _heading_cue(ln: _Line, style: _Style) -> str | None:
-    """Why ``ln`` is a heading ("size", "bold", "font"), or None (see the module docstring)."""
+def _heading_cue(ln: _Line, style: _Style, method: str = "rules") -> str | None:
+    """Why ``ln`` is a heading, or None: by the rules, the layout model, or both (``HEADINGS``)."""
+    if method == "rules":
+        return _rule_cue(ln, style)
+    text = ln.text.strip()
+    model = ln.layout in _LAYOUT_HEADINGS and any(c.isalpha() for c in text) and len(text) <= 120
+    if method == "layout":
+        return "layout" if model else None
+    rule = _rule_cue(ln, style)
+    return rule or ("layout" if model and not ln.toc_entry and not ln.mono and not _SENTENCE_END.search(text) else None)
+
+
+def _rule_cue(ln: _Line, style: _Style) -> str | None:
+    """Why ``ln`` is a heading by the rules, or None (see the module docstring).
+
+    "size" (clearly larger type), "larger" (a little larger and numbered), "bold" (bold and numbered
+    or named, or a bold line standing alone), "caps" (a standalone line in small caps or all caps),
+    "centred" (a short standalone line centred on a column), "font" (a distinct font at a margin).
+    """
     text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
     if ln.toc_entry or ln.mono or not any(c.isalpha() for c in text) or len(text) > 120:
         return None
@@ -297,10 +361,21 @@ def _heading_cue(ln: _Line, style: _Style) -> str | None:
         return "size" if (numbered or named or ln.bold or short) and not sentence else None
     if abs(ln.size - style.size) > 0.5 * style.size * (HEADING_SIZE - 1) and ln.size < style.size:
         return None  # smaller than body text: footnotes, captions, table cells
+    if ln.size >= LARGER * style.size and numbered:
+        return "larger"
     if ln.bold and (named or numbered):
         return "bold"
-    distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
     narrow = ln.bbox[2] - ln.bbox[0] < 0.9 * style.width
+    title_like = not sentence and (text[0].isupper() or numbered) and len(text.split()) <= 12 and not text.endswith(",")
+    alone = ln.block_lines == 1 and narrow and title_like and not _MATH_FONT.match(ln.font.split("+")[-1])
+    if alone and ln.bold:
+        return "bold"
+    letters = [c for c in text if c.isalpha()]
+    if alone and (_SMALL_CAPS.search(ln.font.split("+")[-1]) or (len(letters) >= 4 and text.isupper())):
+        return "caps"
+    if alone and ln.bbox[2] - ln.bbox[0] < 0.6 * style.width and style.centred(ln) and not style.at_margin(ln):
+        return "centred"
+    distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
     if distinct and narrow and style.at_margin(ln) and not ln.bold and not sentence and text[0].isupper() and len(text.split()) <= 12:
         return "font"
     return None
@@ -400,13 +475,18 @@ def _figures(page: pymupdf.Page, pno: int, tables: list[_Table], lines: list[_Li
     return figures
 
 
-def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe: Describer | None = None) -> DocTree:
+def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe: Describer | None = None,
+              headings: str = "rules", layout: dict[int, Boxes] | None = None) -> DocTree:
     """Parse a PDF into sections (from headings), paragraphs, tables, figures and sentences.
 
     ``describe``, when given, turns each figure region (rendered to PNG) into a text
     description (a vision model through the LLM gateway: ``pipeline.parse.vision``).
+    ``headings`` picks who finds headings (``HEADINGS``: the rules, PyMuPDF's layout model, or both);
+    ``layout`` passes that model's boxes when they were computed already (``layout_boxes``).
     Raises :class:`ParseError` for files that cannot be parsed.
     """
+    if headings not in HEADINGS:
+        raise ValueError(f"headings={headings!r}: use one of {HEADINGS}")
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(path)
@@ -417,6 +497,8 @@ def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe:
         for pno, page in enumerate(doc, start=1):
             page_tables = _tables(page, pno)
             lines = [ln for ln in _lines(page, pno) if not any(_inside(ln.bbox, t.bbox) for t in page_tables)]
+            if headings != "rules":
+                _mark_layout(lines, layout[pno] if layout else _layout_boxes(page))
             lines = _attach_captions(page_tables, lines)
             page_figures = _figures(page, pno, page_tables, lines)
             has_images = has_images or bool(page.get_image_info())
@@ -448,11 +530,21 @@ def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe:
     title = title or " ".join(ln.text for ln in title_lines) or doc_id
     ordered = [_reading_order(lines + tabs + figs, width) for lines, tabs, figs, (width, _) in zip(pages, tables, figures, sizes)]
     items = [it for its in ordered for it in its]
-    sections = _sections(items, title, {id(ln) for ln in title_lines}, style, vocab)
+    sections = _sections(items, title, {id(ln) for ln in title_lines}, style, vocab, headings)
     metadata = {"parser": "pdf", "source": path.name, "pages": len(pages)}
     if describe:
         metadata["figure_descriptions"] = sum(1 for figs in figures for f in figs if f.description)
-    return build_tree(doc_id, title, sections, metadata=metadata)
+    tree = build_tree(doc_id, title, sections, metadata=metadata)
+    first = tree.root.children[:1]
+    tree.metadata["front_matter"] = first[0] if first and tree.nodes[first[0]].title == title else None
+    tree.metadata["references"] = [n.id for n in tree.at_level("section") if _is_references(n.title)]
+    return tree
+
+
+def _is_references(title: str) -> bool:
+    """A bibliography section ("References", "7 Bibliography"): its paragraphs are citations, not prose."""
+    words = re.sub(r"[^a-z]", "", re.sub(r"^\s*[\dIVX]+(?:\.\d+)*\.?\s+", "", title).lower())
+    return words in REFERENCE_NAMES
 
 
 def _figure_paragraph(fig: _Figure, vocab: set[str]) -> ParagraphSpec:
@@ -461,19 +553,25 @@ def _figure_paragraph(fig: _Figure, vocab: set[str]) -> ParagraphSpec:
     return ParagraphSpec(caption + extra, "figure", [fig.page], _union([fig.bbox] + [ln.bbox for ln in fig.caption]))
 
 
-def _heading_depths(items: list, title_ids: set[int], style: _Style) -> dict[float, int]:
-    """Default depth of an unnumbered heading by its size: the largest heading size is depth 1."""
-    sizes = sorted({round(it.size, 1) for it in items if isinstance(it, _Line) and id(it) not in title_ids
-                    and _heading_cue(it, style)}, reverse=True)
-    return {size: i + 1 for i, size in enumerate(sizes)}
+def _style_key(ln: _Line) -> tuple[float, bool]:
+    """A heading's place in the font hierarchy: size first, bold above regular at one size."""
+    return round(ln.size, 1), ln.bold
 
 
-def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab: set[str]) -> list[SectionSpec]:
+def _heading_depths(items: list, title_ids: set[int], style: _Style, method: str) -> dict[tuple[float, bool], int]:
+    """Default depth of an unnumbered heading by its style: the largest (boldest) heading style is depth 1."""
+    keys = sorted({_style_key(it) for it in items if isinstance(it, _Line) and id(it) not in title_ids
+                   and _heading_cue(it, style, method)}, reverse=True)
+    return {key: i + 1 for i, key in enumerate(keys)}
+
+
+def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab: set[str],
+              method: str = "rules") -> list[SectionSpec]:
     """Walk the ordered lines, tables and figures: headings open (nested) sections, other lines fill paragraphs."""
     flat: list[tuple[int, SectionSpec]] = [(0, SectionSpec(title, []))]
     block: list[_Line] = []
     last_heading: _Line | None = None
-    outline = Outline(sizes=_heading_depths(items, title_ids, style))
+    outline = Outline(sizes=_heading_depths(items, title_ids, style, method))
     title_boxes = [it.bbox for it in items if id(it) in title_ids]
     # Page-1 front matter (authors, affiliations) right under the title is set large, not a heading.
     front_end = max(b[3] for b in title_boxes) + FRONT_MATTER if title_boxes else 0.0
@@ -488,14 +586,14 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
             block.clear()
 
     def heading_depth(ln: _Line) -> int | None:
-        cue = _heading_cue(ln, style)
+        cue = _heading_cue(ln, style, method)
         text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
         if cue is None:
             return None
-        if front and ln.page == 1 and ln.bbox[1] < front_end and cue == "size" and not ln.bold and heading_number(text) is None:
+        if front and _front_matter(ln, text, cue, front_end):
             return None
         number = heading_number(text) if heading_title(text) else None
-        return outline.depth(number, ln.size, strict=cue != "size")
+        return outline.depth(number, _style_key(ln), strict=cue not in ("size", "layout"))
 
     for it in items:
         if isinstance(it, _Table):
@@ -525,6 +623,15 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
     for _, sec in flat:
         sec.pages = sorted({p for para in sec.paragraphs for p in para.pages})
     return [flat[0][1], *nest(flat[1:])]  # the front matter is a sibling of the first heading
+
+
+def _front_matter(ln: _Line, text: str, cue: str, front_end: float) -> bool:
+    """Before the first heading: authors and affiliations set large, centred or in caps right under the
+    title, and the abstract and keywords, stay in the front-matter section instead of opening sections."""
+    if text.replace(" ", "").rstrip(".:").lower() in FRONT_NAMES and ln.page <= 2:
+        return True
+    near_title = ln.page == 1 and ln.bbox[1] < front_end and heading_number(text) is None
+    return near_title and (cue in ("centred", "caps") or (cue == "size" and not ln.bold))
 
 
 def _continues_heading(prev: _Line, ln: _Line) -> bool:
