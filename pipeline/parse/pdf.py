@@ -55,6 +55,8 @@ LINE_ADVANCE = 1.5  # a baseline advance over this many line heights starts a ne
 MIN_FIGURE = 24.0  # points: smaller images and drawings are icons, rules or bullets
 CAPTION_REACH = 40.0  # points between a figure region and its caption
 MARGIN_SHARE = 0.05  # a left edge shared by this share of lines is a column margin
+_CODE = re.compile(r"[=$\\{}<>|]|\w\(|\)\s*$|^[a-z_]+\.[a-z_]+")  # code, commands and calls set in a heading font
+ADMONITIONS = frozenset({"note", "tip", "warning", "caution", "important", "hint", "danger", "attention", "example"})
 _SMALL_CAPS = re.compile(r"(?:CSC|SmallCaps|Caps|-SC\b|SC\d|\.sc\b)", re.I)
 _MATH_FONT = re.compile(r"(?:CMSY|CMEX|CMMI|MSAM|MSBM|Symbol|.*Math)", re.I)
 FRONT_MATTER = 120.0  # points below the title where large unnumbered lines are authors, not headings
@@ -96,7 +98,7 @@ class _Table:
     col: str = "S"
 
 
-def _open(path: Path) -> pymupdf.Document:
+def open_pdf(path: Path) -> pymupdf.Document:
     """Open a PDF or raise ParseError saying why it cannot be parsed."""
     raw = path.read_bytes()
     if not raw.lstrip()[:5] == b"%PDF-":
@@ -188,7 +190,7 @@ def _layout_boxes(page: pymupdf.Page) -> Boxes:
 
 def layout_boxes(path: str | Path) -> dict[int, Boxes]:
     """Every page's layout boxes (1-based page numbers); computed once, reused by several heading methods."""
-    doc = _open(Path(path))
+    doc = open_pdf(Path(path))
     try:
         return {pno: _layout_boxes(page) for pno, page in enumerate(doc, start=1)}
     finally:
@@ -207,7 +209,9 @@ def _mark_toc_entries(lines: list[_Line]) -> None:
     numbers = [ln for ln in lines if re.fullmatch(r"(?:\.\s*)*[0-9ivxlc]{1,4}", ln.text)]
     for ln in lines:
         for num in numbers:
-            if num is not ln and abs(num.bbox[3] - ln.bbox[3]) < 0.4 * ln.size and num.bbox[0] > ln.bbox[2] + 2 * ln.size:
+            leader = num.text.startswith(".")  # ". . . . 12" set as its own line right after the title
+            gap = num.bbox[0] - ln.bbox[2]
+            if num is not ln and abs(num.bbox[3] - ln.bbox[3]) < 0.4 * ln.size and (gap > 2 * ln.size or (leader and gap > -2)):
                 ln.toc_entry = num.toc_entry = True
                 break
         if re.search(r"(?:\.\s?){4,}\s*\d{1,4}$", ln.text):
@@ -339,8 +343,25 @@ def _heading_cue(ln: _Line, style: _Style, method: str = "rules") -> str | None:
     model = ln.layout in _LAYOUT_HEADINGS and any(c.isalpha() for c in text) and len(text) <= 120
     if method == "layout":
         return "layout" if model else None
-    rule = _rule_cue(ln, style)
-    return rule or ("layout" if model and not ln.toc_entry and not ln.mono and not _SENTENCE_END.search(text) else None)
+    return _rule_cue(ln, style) or ("model" if model and _model_heading_ok(ln, text, style) else None)
+
+
+def _title_like(text: str) -> bool:
+    """Reads like a heading: at most 12 words, starts with a capital or a number, no sentence end, colon or comma."""
+    words = text.split()
+    end = text.rstrip(_FOOTNOTE_MARKS)
+    if not words or len(words) > 12 or end.endswith((":", ",", ";")) or not (text[0].isupper() or text[0].isdigit()):
+        return False
+    return bool(re.fullmatch(r"[\dIVXA-H.]+", words[0])) or not end.endswith((".", "!", "?"))
+
+
+def _model_heading_ok(ln: _Line, text: str, style: _Style) -> bool:
+    """The rules' veto on a layout-model heading: no contents line, code, caption, admonition or sentence."""
+    if ln.toc_entry or ln.mono or ln.size < style.size - 0.5 or _CODE.search(text):
+        return False
+    if _FIGURE_CAPTION.match(text) or _TABLE_CAPTION.match(text) or text.rstrip(":").lower() in ADMONITIONS:
+        return False
+    return _title_like(text)
 
 
 def _rule_cue(ln: _Line, style: _Style) -> str | None:
@@ -353,6 +374,8 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
     if ln.toc_entry or ln.mono or not any(c.isalpha() for c in text) or len(text) > 120:
         return None
+    if _FIGURE_CAPTION.match(text) or _TABLE_CAPTION.match(text) or text.rstrip(":").lower() in ADMONITIONS:
+        return None  # "Figure 11-1: ..." set in a heading font is still a caption; "Note" labels a box
     numbered = heading_title(text) is not None and heading_number(text) is not None
     named = text.replace(" ", "").rstrip(".:").lower() in NAMED_HEADINGS
     short = ln.block_lines <= 2 or ln.bbox[2] - ln.bbox[0] < 0.8 * style.width
@@ -490,7 +513,7 @@ def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(path)
-    doc = _open(path)
+    doc = open_pdf(path)
     try:
         pages, tables, figures, sizes = [], [], [], []
         has_images = False
@@ -593,7 +616,7 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
         if front and _front_matter(ln, text, cue, front_end):
             return None
         number = heading_number(text) if heading_title(text) else None
-        return outline.depth(number, _style_key(ln), strict=cue not in ("size", "layout"))
+        return outline.depth(number, _style_key(ln), strict=cue not in ("size", "layout"))  # "model" stays strict
 
     for it in items:
         if isinstance(it, _Table):

@@ -185,13 +185,11 @@ def outline(path: Path) -> list[list]:
 
 def measure_pdf(path: str | Path, doc_id: str | None = None, methods: tuple[str, ...] = ("rules",)) -> list[Quality]:
     """Parse one PDF with each heading method; measure each against the outline and plain text (raises ParseError)."""
-    import pymupdf
-
-    from pipeline.parse.pdf import layout_boxes, parse_pdf
+    from pipeline.parse.pdf import layout_boxes, open_pdf, parse_pdf
 
     path = Path(path)
-    toc = outline(path)
-    with pymupdf.open(path) as doc:
+    with open_pdf(path) as doc:  # a bad file raises ParseError with its reason, before anything else
+        toc = outline(path)
         plain = "\n".join(page.get_text() for page in doc)
         pages = doc.page_count
         streams = {}
