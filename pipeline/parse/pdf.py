@@ -55,6 +55,7 @@ LINE_ADVANCE = 1.5  # a baseline advance over this many line heights starts a ne
 MIN_FIGURE = 24.0  # points: smaller images and drawings are icons, rules or bullets
 CAPTION_REACH = 40.0  # points between a figure region and its caption
 MARGIN_SHARE = 0.05  # a left edge shared by this share of lines is a column margin
+_LABEL_ONLY = re.compile(r"(?:Part|PART|Chapter|CHAPTER|Appendix|APPENDIX)(?:\s+[\dIVXLA-Z]{1,5}\.?)?")
 _CODE = re.compile(r"[=$\\{}<>|]|\w\(|\)\s*$|^[a-z_]+\.[a-z_]+")  # code, commands and calls set in a heading font
 ADMONITIONS = frozenset({"note", "tip", "warning", "caution", "important", "hint", "danger", "attention", "example"})
 _SMALL_CAPS = re.compile(r"(?:CSC|SmallCaps|Caps|-SC\b|SC\d|\.sc\b)", re.I)
@@ -340,7 +341,7 @@ def _heading_cue(ln: _Line, style: _Style, method: str = "rules") -> str | None:
     if method == "rules":
         return _rule_cue(ln, style)
     text = ln.text.strip()
-    model = ln.layout in _LAYOUT_HEADINGS and any(c.isalpha() for c in text) and len(text) <= 120
+    model = ln.layout in _LAYOUT_HEADINGS and sum(c.isalpha() for c in text) >= 2 and len(text) <= 120
     if method == "layout":
         return "layout" if model else None
     return _rule_cue(ln, style) or ("model" if model and _model_heading_ok(ln, text, style) else None)
@@ -372,8 +373,8 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     "centred" (a short standalone line centred on a column), "font" (a distinct font at a margin).
     """
     text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
-    if ln.toc_entry or ln.mono or not any(c.isalpha() for c in text) or len(text) > 120:
-        return None
+    if ln.toc_entry or ln.mono or sum(c.isalpha() for c in text) < 2 or len(text) > 120:
+        return None  # no letters, or an index's single-letter group head ("B", "C")
     if _FIGURE_CAPTION.match(text) or _TABLE_CAPTION.match(text) or text.rstrip(":").lower() in ADMONITIONS:
         return None  # "Figure 11-1: ..." set in a heading font is still a caption; "Note" labels a box
     numbered = heading_title(text) is not None and heading_number(text) is not None
@@ -381,7 +382,7 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     short = ln.block_lines <= 2 or ln.bbox[2] - ln.bbox[0] < 0.8 * style.width
     sentence = bool(_SENTENCE_END.search(text)) and not re.fullmatch(r"[\dIVXA-H.]+\.", text.split()[0] + ".") and not numbered
     if ln.size >= HEADING_SIZE * style.size:
-        return "size" if (numbered or named or ln.bold or short) and not sentence else None
+        return "size" if (numbered or named or ln.bold or short) and not sentence and not text.endswith(":") else None
     if abs(ln.size - style.size) > 0.5 * style.size * (HEADING_SIZE - 1) and ln.size < style.size:
         return None  # smaller than body text: footnotes, captions, table cells
     if ln.size >= LARGER * style.size and numbered:
@@ -389,8 +390,11 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     if ln.bold and (named or numbered):
         return "bold"
     narrow = ln.bbox[2] - ln.bbox[0] < 0.9 * style.width
-    title_like = not sentence and (text[0].isupper() or numbered) and len(text.split()) <= 12 and not text.endswith(",")
-    alone = ln.block_lines == 1 and narrow and title_like and not _MATH_FONT.match(ln.font.split("+")[-1])
+    distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
+    if numbered and ln.block_lines == 1 and narrow and (distinct or ln.size > style.size + 0.2):
+        return "numbered"  # a standalone numbered line set apart by its font (mom's 10.8 pt in 10.5 pt text)
+    alone = (ln.block_lines == 1 and narrow and _title_like(text) and not _CODE.search(text)
+             and not _MATH_FONT.match(ln.font.split("+")[-1]))
     if alone and ln.bold:
         return "bold"
     letters = [c for c in text if c.isalpha()]
@@ -398,7 +402,6 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
         return "caps"
     if alone and ln.bbox[2] - ln.bbox[0] < 0.6 * style.width and style.centred(ln) and not style.at_margin(ln):
         return "centred"
-    distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
     if distinct and narrow and style.at_margin(ln) and not ln.bold and not sentence and text[0].isupper() and len(text.split()) <= 12:
         return "font"
     return None
@@ -550,6 +553,8 @@ def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe:
     style = _style(all_lines)
     vocab = vocabulary("\n".join(ln.text for ln in all_lines))
     title_lines = _title_lines(pages[0] if pages else [], style.size)
+    if title and title_lines and not _shares_words(title, " ".join(ln.text for ln in title_lines)):
+        title_lines = []  # page 1 opens with a chapter heading, not the document's (metadata) title
     title = title or " ".join(ln.text for ln in title_lines) or doc_id
     ordered = [_reading_order(lines + tabs + figs, width) for lines, tabs, figs, (width, _) in zip(pages, tables, figures, sizes)]
     items = [it for its in ordered for it in its]
@@ -637,6 +642,10 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
                 flat.append((depth, SectionSpec(it.text, [], bbox=list(it.bbox))))
             last_heading = it
             continue
+        elif last_heading and not flat[-1][1].paragraphs and not block and _after_label(last_heading, it, style):
+            flat[-1][1].title += " " + it.text  # "Part III" then "Installing, Resources, Misc." in large type
+            last_heading = None
+            continue
         else:
             if block and (_new_paragraph(block[-1], it) or (id(block[-1]) in title_ids) != (id(it) in title_ids)):
                 flush()
@@ -646,6 +655,12 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
     for _, sec in flat:
         sec.pages = sorted({p for para in sec.paragraphs for p in para.pages})
     return [flat[0][1], *nest(flat[1:])]  # the front matter is a sibling of the first heading
+
+
+def _after_label(label: _Line, ln: _Line, style: _Style) -> bool:
+    """The title line under a bare "Part III" / "Chapter 9" label: same page, below it, in large type."""
+    return (label.page == ln.page and ln.bbox[1] > label.bbox[1] and _LABEL_ONLY.fullmatch(label.text.strip()) is not None
+            and ln.size >= HEADING_SIZE * style.size)
 
 
 def _front_matter(ln: _Line, text: str, cue: str, front_end: float) -> bool:
@@ -658,9 +673,18 @@ def _front_matter(ln: _Line, text: str, cue: str, front_end: float) -> bool:
 
 
 def _continues_heading(prev: _Line, ln: _Line) -> bool:
-    """A heading wrapped over two lines: same style, right below, and not numbered itself."""
+    """A heading wrapped over two lines (same style, right below, not numbered itself), or the title
+    under a bare "Chapter 9" / "Part III" label line, whatever the gap between them."""
+    if prev.page == ln.page and _LABEL_ONLY.fullmatch(prev.text.strip()) and ln.bbox[1] > prev.bbox[1]:
+        return True
     close = 0 <= ln.bbox[1] - prev.bbox[3] < 0.7 * (prev.bbox[3] - prev.bbox[1])
     return close and prev.page == ln.page and abs(prev.size - ln.size) < 0.5 and heading_title(ln.text) is None
+
+
+def _shares_words(a: str, b: str) -> bool:
+    """Whether two titles share a word of four letters or more."""
+    words = lambda t: {w for w in re.findall(r"[a-z]{4,}", t.lower())}  # noqa: E731
+    return bool(words(a) & words(b))
 
 
 def _title_lines(first_page: list[_Line], body: float) -> list[_Line]:

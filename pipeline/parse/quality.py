@@ -51,21 +51,35 @@ class Quality:
     extra: str
 
 
+_LABEL = re.compile(r"^\s*(?:(?:part|chapter|appendix|section)\b\.?|title page:|cover:)\s*", re.I)
+
+
 def _norm(title: str) -> str:
     return "".join(_WORD.findall(_NUMBER_PREFIX.sub("", title).lower()))
 
 
-def _same(a: str, b: str) -> bool:
-    if not a or not b:
-        return False
+def _norms(title: str) -> set[str]:
+    """A title as written and without its label and number ("Appendix A References", "X server" keeps its X)."""
+    bare = _LABEL.sub("", title)
+    return {n for n in ("".join(_WORD.findall(title.lower())), _norm(title), _norm(bare)) if n}
+
+
+def _same_one(a: str, b: str) -> bool:
     return a == b or (min(len(a), len(b)) >= MIN_PREFIX and (a.startswith(b) or b.startswith(a)))
+
+
+def _same(a: str | set[str], b: str | set[str]) -> bool:
+    """Whether two titles match: any of their normal forms equal, or one a long prefix of the other."""
+    a = {a} if isinstance(a, str) else a
+    b = {b} if isinstance(b, str) else b
+    return any(x and y and _same_one(x, y) for x in a for y in b)
 
 
 def match_pairs(found: list[str], toc: list[str]) -> list[tuple[int, int]]:
     """Pairs (found index, outline index): each found heading takes the first free outline entry it matches."""
-    free = [_norm(t) for t in toc]
+    free: list[set[str] | None] = [_norms(t) for t in toc]
     pairs = []
-    for i, title in enumerate(_norm(f) for f in found):
+    for i, title in enumerate(_norms(f) for f in found):
         for j, t in enumerate(free):
             if t is not None and _same(title, t):
                 free[j] = None
@@ -137,7 +151,7 @@ def measure(tree: DocTree, toc: list[list], plain: str, pages: int, method: str 
     """The quality of one parsed tree against its outline ``[[level, title, page], ...]`` and plain text."""
     toc_titles = [t for _, t, *_ in toc]
     found = headings(tree)
-    if any(_same(_norm(tree.title), _norm(t)) for t in toc_titles):
+    if any(_same(_norms(tree.title), _norms(t)) for t in toc_titles):
         found = [(tree.title, 0), *found]  # the outline names the document's title, and the parser found it
     titles = [t for t, _ in found]
     pairs = match_pairs(titles, toc_titles)
