@@ -82,8 +82,10 @@ def test_parse_targets_and_vision_args(cfg, tmp_path):
     assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]  # no corpus downloaded: no quality report
     doc = fitz.open()
     doc.new_page().insert_text((72, 72), "x")
-    doc.save(tmp_path / "a.pdf")
-    assert parse_targets(cfg) == ["results/wattbot/parse/check.json", "reports/parsing/quality.csv"]
+    doc.save(tmp_path / "a.pdf")  # not in the corpus manifest: no report either
+    assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]
+    doc.save(tmp_path / "ltnews31.pdf")  # a sample document of the manifest: the default DAG measures the sample
+    assert parse_targets(cfg) == ["results/wattbot/parse/check.json", "reports/parsing/sample/quality.csv"]
     assert vision_args(cfg) == ""
     cfg["parsing"]["vision"] = {"model": "openai/gpt-4o-mini", "params": {"temperature": 0}}
     args = vision_args(cfg)

@@ -27,7 +27,7 @@ rule parse_check:
 rule parse_quality:
     """Heading precision/recall/F1 vs each PDF's outline, nesting, text, reading order, per document and source.
     scope "sample" (one small document per source) is in the default DAG; "all" is `make parse-quality`."""
-    input: lambda w: wf.parse_quality_pdfs(CFG, w.scope)
+    input: lambda w: wf.parse_quality_pdfs(CFG, "sample" if w.scope else "all")
     output:
         quality="reports/parsing/{scope}quality.csv",
         sources="reports/parsing/{scope}quality_sources.csv",
