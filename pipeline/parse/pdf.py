@@ -78,6 +78,7 @@ class _Line:
     mono: bool = False
     block_lines: int = 1  # lines in its MuPDF block: a standalone short line may be a heading
     toc_entry: bool = False  # a table-of-contents line (its page number sits far to the right)
+    in_row: bool = False  # another line in the same font shares its baseline: a table row, not a heading
     layout: str = ""  # the layout model's class for the box holding this line ("section-header", "text", ...)
 
 
@@ -170,7 +171,15 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
             ln.block_lines = len(block_lines)
         out += block_lines
     _mark_toc_entries(out)
+    _mark_rows(out)
     return out
+
+
+def _mark_rows(lines: list[_Line]) -> None:
+    """Lines sharing a baseline with another line in the same font, side by side, are table cells."""
+    for ln in lines:
+        ln.in_row = any(o is not ln and o.font == ln.font and abs(o.bbox[3] - ln.bbox[3]) < 0.3 * ln.size
+                        and (o.bbox[0] > ln.bbox[2] or ln.bbox[0] > o.bbox[2]) for o in lines)
 
 
 HEADINGS = ("rules", "layout", "combined")  # who decides what a heading is (see _heading_cue)
@@ -393,7 +402,7 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
     if numbered and ln.block_lines == 1 and narrow and (distinct or ln.size > style.size + 0.2):
         return "numbered"  # a standalone numbered line set apart by its font (mom's 10.8 pt in 10.5 pt text)
-    alone = (ln.block_lines == 1 and narrow and _title_like(text) and not _CODE.search(text)
+    alone = (ln.block_lines == 1 and narrow and _title_like(text) and not _CODE.search(text) and not ln.in_row
              and not _MATH_FONT.match(ln.font.split("+")[-1]))
     if alone and ln.bold:
         return "bold"
@@ -402,7 +411,7 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
         return "caps"
     if alone and ln.bbox[2] - ln.bbox[0] < 0.6 * style.width and style.centred(ln) and not style.at_margin(ln):
         return "centred"
-    if distinct and narrow and style.at_margin(ln) and not ln.bold and not sentence and text[0].isupper() and len(text.split()) <= 12:
+    if distinct and narrow and style.at_margin(ln) and not ln.in_row and not ln.bold and not sentence and text[0].isupper() and len(text.split()) <= 12:
         return "font"
     return None
 

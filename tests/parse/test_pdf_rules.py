@@ -248,3 +248,26 @@ def test_layout_model_methods_find_headings(tmp_path, method):
     assert {"1 Introduction", "3 Results"} <= titles if method == "combined" else len(titles & {"1 Introduction", "2 Related Work", "3 Results"}) >= 2
     with pytest.raises(ValueError):
         parse_pdf(tmp_path / "doc.pdf", "l", headings="magic")
+
+
+def test_table_cells_in_a_distinct_font_are_no_headings(tmp_path):
+    """Side-by-side cells in a sans font (an XSL-FO table without rules) stay text; one such line alone is a heading."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    y = 80
+    for i in range(6):
+        _box(page, y, y + 60, _para(f"body{i}"), font="tiro")
+        y += 70
+    page.insert_text((72, y + 10), "Cooling Systems", fontsize=10, fontname="helv")  # alone on its baseline
+    _box(page, y + 20, y + 80, _para("cooling"), font="tiro")
+    for row, (a, b) in enumerate((("Zurich", "Lugano"), ("Geneva", "Basel"))):
+        page.insert_text((72, y + 100 + 14 * row), a, fontsize=10, fontname="helv")
+        page.insert_text((300, y + 100 + 14 * row), b, fontsize=10, fontname="helv")
+    from pipeline.parse.pdf import _lines, _rule_cue, _style
+
+    with pymupdf.open(_save(doc, tmp_path)) as pdf:
+        lines = _lines(pdf[0], 1)
+    style = _style(lines)
+    cues = {ln.text: _rule_cue(ln, style) for ln in lines}
+    assert cues["Cooling Systems"] == "font"
+    assert [cues[c] for c in ("Zurich", "Lugano", "Geneva", "Basel")] == [None] * 4
