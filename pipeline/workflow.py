@@ -172,12 +172,14 @@ def embedding_index_input(cfg: dict) -> list[str]:
 
 # --- the parse stage: vision captioning args, failure report, quality report ---
 
-def vision_args(cfg: dict) -> str:
-    """Extra ``tree`` verb arguments when figures are to be described by a vision model."""
-    vision = cfg.get("parsing", {}).get("vision") or {}
+def tree_args(cfg: dict) -> str:
+    """Extra ``tree`` verb arguments: the PDF heading method, and the vision model when figures are described."""
+    parsing = cfg.get("parsing", {})
+    headings = f"--headings {parsing.get('headings', 'combined')}"
+    vision = parsing.get("vision") or {}
     if not vision.get("model"):
-        return ""
-    return f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
+        return headings
+    return f"{headings} --vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
 
 
 def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:

@@ -42,7 +42,7 @@ def cmd_parse(a) -> None:
     from pipeline.provenance import atomic_write_text
 
     src = Path(a.source)
-    tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a))
+    tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a), headings=a.headings)
     tree.check()
     text = json.dumps(inspect_json(tree), ensure_ascii=False, indent=1)
     if a.out in (None, "-"):
@@ -109,6 +109,13 @@ def cmd_parse_corpus(a) -> None:
     print(json.dumps({"pdfs": len(kept), "dir": a.out_dir}))
 
 
+def add_headings_arg(s) -> None:
+    from pipeline.parse.document import HEADINGS
+
+    s.add_argument("--headings", default="combined", choices=HEADINGS,
+                   help="PDF heading method (default: combined, the best on the parse-quality corpus)")
+
+
 def add_vision_args(s) -> None:
     s.add_argument("--vision-model", default=None, help="describe figures with this vision model (litellm id)")
     s.add_argument("--vision-params", default=None, help="JSON params for the vision call")
@@ -123,6 +130,7 @@ def add_parse_verbs(sub) -> None:
     s.add_argument("--doc-id", default=None)
     s.add_argument("--title", default=None)
     add_vision_args(s)
+    add_headings_arg(s)
     s.set_defaults(fn=cmd_parse)
 
     s = sub.add_parser("parse-errors", help="collect the documents that failed to parse into errors.csv")

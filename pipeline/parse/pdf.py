@@ -34,6 +34,7 @@ from typing import Callable
 
 import pymupdf
 
+from pipeline.parse.document import HEADINGS
 from pipeline.parse.errors import ParseError
 from pipeline.parse.headings import Outline, heading_number, nest
 from pipeline.parse.sentences import sentence_texts
@@ -182,7 +183,6 @@ def _mark_rows(lines: list[_Line]) -> None:
                         and (o.bbox[0] > ln.bbox[2] or ln.bbox[0] > o.bbox[2]) for o in lines)
 
 
-HEADINGS = ("rules", "layout", "combined")  # who decides what a heading is (see _heading_cue)
 _LAYOUT_HEADINGS = ("section-header", "title")
 
 

@@ -162,7 +162,7 @@ def quality_figure(sources: list[dict], stem: str | Path) -> list[Path]:
 
     from pipeline.report.figures import save_png_svg
 
-    names = [s["source"] for s in sources]
+    names = [s["source"] + ("" if s.get("role", "dev") == "dev" else " (check)") for s in sources]
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(names) + 2), 3.8))
     width = 0.8 / len(METHODS)
     for i, m in enumerate(METHODS):
