@@ -79,6 +79,7 @@ class _Line:
     mono: bool = False
     block_lines: int = 1  # lines in its MuPDF block: a standalone short line may be a heading
     toc_entry: bool = False  # a table-of-contents line (its page number sits far to the right)
+    run_in: bool = False  # the bold lead-in of a paragraph ("Results. We found ..."), split off as a heading
     in_row: bool = False  # another line in the same font shares its baseline: a table row, not a heading
     layout: str = ""  # the layout model's class for the box holding this line ("section-header", "text", ...)
 
@@ -160,7 +161,7 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
             for s in spans:
                 chars[round(s["size"], 1)] += len(s["text"])
                 fonts[s["font"]] += len(s["text"])
-                if s["flags"] & 16 or "bold" in s["font"].lower() or re.search(r"BX|Bold|Bd|Black|Heavy", s["font"]):
+                if _bold(s):
                     bold += len(s["text"])
                 if s["flags"] & 8 or re.search(r"Mono|Courier|TT\d|Typewriter", s["font"], re.I):
                     mono += len(s["text"])
@@ -170,10 +171,38 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
                                      font=max(fonts, key=fonts.get), mono=mono * 2 > total))
         for ln in block_lines:
             ln.block_lines = len(block_lines)
+        if groups and block_lines:
+            block_lines[:1] = _split_run_in(block_lines[0], groups[0]["spans"])
         out += block_lines
     _mark_toc_entries(out)
     _mark_rows(out)
     return out
+
+
+def _bold(span: dict) -> bool:
+    return bool(span["flags"] & 16) or "bold" in span["font"].lower() or bool(re.search(r"BX|Bold|Bd|Black|Heavy", span["font"]))
+
+
+def _split_run_in(ln: _Line, spans: list[dict]) -> list[_Line]:
+    """A paragraph's first line that opens with a short bold phrase ending in a full stop ("Results. We
+    found ...") becomes a run-in heading line plus the rest of the line; other lines stay as they are."""
+    spans = [sp for sp in spans if sp["text"].strip()]
+    lead = 0
+    while lead < len(spans) and _bold(spans[lead]):
+        lead += 1
+    if not 0 < lead < len(spans):
+        return [ln]
+    head = clean_line("".join(sp["text"] for sp in spans[:lead]))
+    rest = clean_line("".join(sp["text"] for sp in spans[lead:]))
+    words = head.rstrip(".").split()
+    if not (head.endswith(".") and 1 <= len(words) <= 8 and rest[:1].isupper()) or re.fullmatch(r"[\dIVX.]+", head):
+        return [ln]
+    box = lambda part: tuple(_union(sp["bbox"] for sp in part))  # noqa: E731
+    first = _Line(head.rstrip(".").strip(), box(spans[:lead]), ln.size, True, ln.page, ln.block, font=spans[0]["font"],
+                  block_lines=ln.block_lines, run_in=True)
+    second = _Line(rest, box(spans[lead:]), ln.size, False, ln.page, ln.block, font=spans[lead]["font"],
+                   mono=ln.mono, block_lines=ln.block_lines)
+    return [first, second]
 
 
 def _mark_rows(lines: list[_Line]) -> None:
@@ -386,6 +415,8 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
         return None  # no letters, or an index's single-letter group head ("B", "C")
     if _FIGURE_CAPTION.match(text) or _TABLE_CAPTION.match(text) or text.rstrip(":").lower() in ADMONITIONS:
         return None  # "Figure 11-1: ..." set in a heading font is still a caption; "Note" labels a box
+    if ln.run_in:
+        return "run-in" if _title_like(text) and not _CODE.search(text) else None
     numbered = heading_title(text) is not None and heading_number(text) is not None
     named = text.replace(" ", "").rstrip(".:").lower() in NAMED_HEADINGS
     short = ln.block_lines <= 2 or ln.bbox[2] - ln.bbox[0] < 0.8 * style.width

@@ -271,3 +271,19 @@ def test_table_cells_in_a_distinct_font_are_no_headings(tmp_path):
     cues = {ln.text: _rule_cue(ln, style) for ln in lines}
     assert cues["Cooling Systems"] == "font"
     assert [cues[c] for c in ("Zurich", "Lugano", "Geneva", "Basel")] == [None] * 4
+
+
+def test_bold_run_in_heading_opens_a_section(tmp_path):
+    """"<b>Cooling.</b> The towers ..." (LaTeX \\paragraph, office styles): the bold lead-in is a heading."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_text((72, 80), "1 Sites", fontsize=16, fontname="hebo")
+    body = " ".join(f"Sentence {i} of this paragraph describes how water is drawn and cooled." for i in range(4))
+    html = (f"<p><b>Cooling.</b> {body}</p><p><b>Water reuse.</b> {body}</p>"
+            f"<p>A plain paragraph with <b>bold words.</b> Inside it, no heading.</p>")
+    page.insert_htmlbox(pymupdf.Rect(72, 100, 540, 500), html, css="* {font-family: sans-serif; font-size: 10pt}")
+    tree = parse_pdf(_save(doc, tmp_path), "r")
+    sections = {s.title: s for s in tree.at_level("section")}
+    assert {"Cooling", "Water reuse"} <= set(sections) and not any("bold words" in t for t in sections)
+    assert sections["Cooling"].parent == sections["1 Sites"].id
+    assert sections["Cooling"].text.startswith("Sentence 0 of this paragraph")
