@@ -150,3 +150,17 @@ def test_real_corpus_downloads_and_parses(tmp_path):
     (pdf,) = fetch_corpus(tmp_path, [entry])
     (q,) = measure_pdf(pdf)
     assert q.toc_entries >= 10 and q.heading_recall >= 0.9 and q.heading_precision >= 0.9 and q.text_recovered >= 0.95
+
+
+def test_report_page_section_draws_the_source_figure(tmp_path):
+    from pipeline.parse.quality_report import csv_text
+    from pipeline.report.analysis import parse_quality_section
+
+    docs = document_table(_rows("a", "s", "dev", (0.9, 0.5, 0.95)) + _rows("c", "publishers", "check", (0.7, 0.6, 0.6)), "combined")
+    path = tmp_path / "quality_sources.csv"
+    path.write_text(csv_text(source_table(docs)))
+    entries = {}
+    assert parse_quality_section("", tmp_path, entries) == [] and entries == {}  # not measured: no section
+    (section,) = parse_quality_section(str(path), tmp_path, entries)
+    assert section.stems == ["parse-quality"] and (tmp_path / "parse-quality.png").stat().st_size > 1000
+    assert entries["parse-quality"].inputs == [str(path)] and "publishers" in section.table and "0.95" in section.table
