@@ -172,14 +172,15 @@ def embedding_index_input(cfg: dict) -> list[str]:
 
 # --- the parse stage: vision captioning args, failure report, quality report ---
 
-def tree_args(cfg: dict) -> str:
-    """Extra ``tree`` verb arguments: the PDF heading method, and the vision model when figures are described."""
+def tree_args(cfg: dict, source: str = "") -> str:
+    """Extra ``tree`` verb arguments: the heading method for a PDF source (JSON and text trees do not use
+    it, so their params, and Snakemake's rerun check, stay as they were), and the vision model when set."""
     parsing = cfg.get("parsing", {})
-    headings = f"--headings {parsing.get('headings', 'combined')}"
+    headings = f"--headings {parsing.get('headings', 'combined')}" if source.lower().endswith(".pdf") else ""
     vision = parsing.get("vision") or {}
     if not vision.get("model"):
         return headings
-    return f"{headings} --vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
+    return f"{headings} ".lstrip() + f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
 
 
 def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:

@@ -86,7 +86,7 @@ def test_parse_targets_and_tree_args(cfg, tmp_path):
     assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]
     doc.save(tmp_path / "ltnews31.pdf")  # a sample document of the manifest: the default DAG measures the sample
     assert parse_targets(cfg) == ["results/wattbot/parse/check.json", "reports/parsing/sample/quality.csv"]
-    assert tree_args(cfg) == "--headings combined"
+    assert tree_args(cfg) == "" and tree_args(cfg, "d/x.pdf") == "--headings combined"  # JSON trees ignore it
     cfg["parsing"]["vision"] = {"model": "openai/gpt-4o-mini", "params": {"temperature": 0}}
     args = tree_args(cfg)
     assert "--vision-model openai/gpt-4o-mini" in args and '{"temperature":0}' in args and "--cache-dir data/cache" in args

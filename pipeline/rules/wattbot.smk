@@ -28,11 +28,11 @@ rule ingest:
 rule tree:
     input: lambda w: wf.tree_source(CFG, w.doc)
     output: f"{R}/trees/{{doc}}.json"
-    params: extra=wf.tree_args(CFG)
+    params: vision=lambda w: wf.tree_args(CFG, wf.tree_source(CFG, w.doc))  # heading method (PDFs) + vision model
     log: "logs/wattbot/tree/{doc}.log"
     threads: 1
     resources: mem_mb=1000, runtime=10
-    shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.extra} 2>&1 | tee {log}"
+    shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.vision} 2>&1 | tee {log}"
 
 
 rule answer:
