@@ -287,3 +287,23 @@ def test_bold_run_in_heading_opens_a_section(tmp_path):
     assert {"Cooling", "Water reuse"} <= set(sections) and not any("bold words" in t for t in sections)
     assert sections["Cooling"].parent == sections["1 Sites"].id
     assert sections["Cooling"].text.startswith("Sentence 0 of this paragraph")
+
+
+def test_small_caps_line_standing_alone_is_a_heading(tmp_path):
+    """LaTeX sets some headings in small caps (cmcsc10): a standalone line in such a font is a heading.
+    PyMuPDF cannot embed a font under a chosen name, so the generated line is given the TeX font's name."""
+    from pipeline.parse.pdf import _lines, _rule_cue, _style
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    for i in range(4):
+        _box(page, 80 + 70 * i, 140 + 70 * i, _para(f"body{i}"), font="tiro")
+    page.insert_text((72, 400), "Energy Accounting", fontsize=10, fontname="tiro")
+    _box(page, 410, 470, _para("accounting"), font="tiro")
+    with pymupdf.open(_save(doc, tmp_path)) as pdf:
+        lines = _lines(pdf[0], 1)
+    style = _style(lines)
+    (head,) = [ln for ln in lines if ln.text == "Energy Accounting"]
+    assert _rule_cue(head, style) is None  # same font and size as the body: nothing marks it
+    head.font = "ABCDEF+CMCSC10"
+    assert _rule_cue(head, style) == "caps"
