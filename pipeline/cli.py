@@ -39,13 +39,15 @@ def cmd_tree(a) -> None:
     from pipeline.provenance import write_manifest
 
     try:
-        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a))
+        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings)
     except ParseError as exc:  # the run goes on; `parse-errors` reports it at the end
         print(f"warning: {exc}", file=sys.stderr)
         tree = failed_tree(a.doc_id, a.source, exc.reason)
     tree.check()
     tree.save(a.out)
-    shaped = {"parser": Path(a.source).suffix.lstrip(".")} | ({"vision_model": a.vision_model} if a.vision_model else {})
+    suffix = Path(a.source).suffix.lstrip(".")
+    shaped = ({"parser": suffix} | ({"headings": a.headings} if suffix == "pdf" else {})
+              | ({"vision_model": a.vision_model} if a.vision_model else {}))
     write_manifest(a.out, shaped, [a.source])
 
 
@@ -270,9 +272,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--doc-id", required=True)
     s.add_argument("--title", default=None)
     s.add_argument("--out", required=True)
-    from pipeline.parse.commands import add_parse_verbs, add_vision_args
+    from pipeline.parse.commands import add_headings_arg, add_parse_verbs, add_vision_args
 
     add_vision_args(s)
+    add_headings_arg(s)
     s.set_defaults(fn=cmd_tree)
     add_parse_verbs(sub)
 

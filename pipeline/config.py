@@ -151,6 +151,7 @@ def validate(cfg: dict) -> dict:
     parsing = cfg.setdefault("parsing", {})
     parsing.setdefault("strict", False)
     parsing.setdefault("quality_dir", "data/parse-corpus")
+    parsing.setdefault("headings", "combined")
     parsing["vision"] = {"model": None, "params": {}, **(parsing.get("vision") or {})}
 
     sprout = cfg.setdefault("sprout", {})

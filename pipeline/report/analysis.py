@@ -25,6 +25,24 @@ from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_varian
 FIG_DIR = "figures"
 
 
+def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[Section]:
+    """The parse-quality figure and table (per source heading F1 of the three heading methods), if measured."""
+    if not sources_csv:
+        return []
+    from pipeline.parse.quality_report import quality_figure
+
+    table = pd.read_csv(sources_csv)
+    quality_figure(table.to_dict("records"), figs / "parse-quality")
+    entries["parse-quality"] = FigureEntry(
+        "parse-quality", "Heading F1 against each PDF's own outline, macro-averaged per typesetting source, for "
+        "the rules alone, PyMuPDF's layout model alone, and their combination (dashed: 0.85 target, dotted: "
+        "0.75 floor); the independent-check source is never tuned on.", [sources_csv])
+    cols = [c for c in ("source", "role", "documents", "heading_precision", "heading_recall", "heading_f1", "f1_rules",
+                        "f1_layout", "f1_combined", "nesting_accuracy", "reading_order", "seconds_per_page") if c in table]
+    return [Section("Parsing", table_html(table[cols]), ["parse-quality"],
+                    f"From {sources_csv}; per document in quality.csv next to it (docs/parsing.md).")]
+
+
 def figure_stems(params: dict) -> list[str]:
     """Figure file stems under ``reports/figures/`` (each written as .png and .svg)."""
     stems = ["leaderboard-ci", "attribution-grid", "attribution-counts", "pareto-tokens"]
@@ -33,6 +51,8 @@ def figure_stems(params: dict) -> list[str]:
         stems.append("ablation-differences")
     if params["report"].get("embedding_index"):
         stems.append("embedding-map")
+    if params.get("parse_quality"):
+        stems.append("parse-quality")
     for name, ab in sorted(abl.items()):
         if not ab.get("suite_only"):
             stems.append(f"ablation-{name}")
@@ -192,6 +212,9 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
                                                f"vectors (at most {rep['embedding_sample']} per level, seeded), one "
                                                f"projection for all levels, coloured by document.", [str(index_path)])
 
+    # --- parse quality (pipeline/parse/quality_report.py wrote the table; drawn here so index.html shows it)
+    parse_sources = parse_quality_section(params.get("parse_quality") or "", figs, entries)
+
     missing = set(figure_stems(params)) - set(entries)
     if missing:
         raise ValueError(f"figures not drawn: {sorted(missing)}")
@@ -212,6 +235,7 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
                 "abstained although the gold document was shown; gold document shown but a wrong value; answered "
                 "an unanswerable question."),
         Section("Inside the index", "", [s for s in ("embedding-map",) if s in entries], ""),
+        *parse_sources,
     ]
     html = render_html(params["config_hash"], sections, entries, reports_dir)
     atomic_write_text(reports_dir / "index.html", html)

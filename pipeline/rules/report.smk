@@ -22,6 +22,7 @@ rule figures:
         retrieval=expand(f"{R}/retrieval/{{rv}}/{SCORE_SPLIT}.jsonl", rv=sorted(CFG["retrieval"])),
         suite=[f"results/{d}/scores/{rv}.per_query.csv" for d in SUITE for rv in wf.suite_variants(CFG)],
         index=wf.embedding_index_input(CFG),
+        parse_quality=wf.parse_quality_report(CFG),
         gold=wf.split_source(CFG, SCORE_SPLIT),
     output:
         html=report("reports/index.html", caption=f"{CAPTIONS}/index.rst", category="Report"),

@@ -28,7 +28,7 @@ rule ingest:
 rule tree:
     input: lambda w: wf.tree_source(CFG, w.doc)
     output: f"{R}/trees/{{doc}}.json"
-    params: vision=wf.vision_args(CFG)
+    params: vision=lambda w: wf.tree_args(CFG, wf.tree_source(CFG, w.doc))  # heading method (PDFs) + vision model
     log: "logs/wattbot/tree/{doc}.log"
     threads: 1
     resources: mem_mb=1000, runtime=10
