@@ -121,7 +121,7 @@ def cmd_local_model(a) -> None:
 def cmd_score(a) -> None:
     from pipeline.score.wattbot import score_files
 
-    result = score_files(a.solution, a.submission, a.profile)
+    result = score_files(a.solution, a.submission, a.profile, strict=a.strict)
     text = json.dumps(result, indent=1, sort_keys=True)
     if a.out:
         from pipeline.provenance import atomic_write_text
@@ -129,9 +129,9 @@ def cmd_score(a) -> None:
         atomic_write_text(a.out, text + "\n")
     else:
         print(text)
-    if result.get("missing_ids") or result.get("extra_ids"):
-        print(f"warning: {len(result.get('missing_ids', []))} missing and {len(result.get('extra_ids', []))} "
-              f"extra id(s) in {a.submission}", file=sys.stderr)
+    if result["missing_ids"] or result["extra_ids"]:
+        print(f"warning: {result['n_missing']} missing id(s) scored 0 and {len(result['extra_ids'])} "
+              f"extra id(s) ignored in {a.submission}", file=sys.stderr)
 
 
 def cmd_evaluate(a) -> None:
@@ -281,16 +281,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True)
     s.set_defaults(fn=cmd_local_model)
 
-    s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric)")
-    s.add_argument("--solution", required=True)
-    s.add_argument("--submission", required=True)
-    s.add_argument("--profile", default="wattbot2025", choices=("wattbot2025", "wattbot2026"))
+    s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric); "
+                       "a solution id missing from the submission scores 0 on every component")
+    s.add_argument("--solution", required=True, help="gold CSV (id, answer_value, answer_unit, ref_id, ...)")
+    s.add_argument("--submission", required=True,
+                   help="submission CSV (id, answer_value, answer_unit, ref_id, explanation)")
+    s.add_argument("--profile", default="wattbot2025", choices=("wattbot2025", "wattbot2026"),
+                   help="metric version: the 2025 Kaggle leaderboard metric or the revised 2026 one")
+    s.add_argument("--strict", action="store_true",
+                   help="reject (exit 2) a submission whose id set differs from the solution's, as Kaggle does")
     s.add_argument("--out", default=None, help="write the JSON here instead of printing it")
     s.set_defaults(fn=cmd_score)
 
     s = sub.add_parser("evaluate", help="score one answering variant (both profiles + retrieval recall)")
-    for flag in ("--solution", "--submission", "--retrieval", "--answers", "--out", "--per-question"):
-        s.add_argument(flag, required=True)
+    for flag, text in (("--solution", "gold CSV of the split"), ("--submission", "the variant's submission CSV"),
+                       ("--retrieval", "retrieval JSONL the variant answered from (for document recall)"),
+                       ("--answers", "answer JSONL (abstentions, failures, LLM tokens)"),
+                       ("--out", "scores JSON to write"), ("--per-question", "per-question CSV to write")):
+        s.add_argument(flag, required=True, help=text)
     s.set_defaults(fn=cmd_evaluate)
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
