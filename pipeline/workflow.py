@@ -146,6 +146,28 @@ def suite_report_params(cfg: dict) -> str:
 
 # --- the figures rule (reports/index.html): ablations, attribution, cost, embedding map ---
 
+def claims_file() -> str:
+    """claims.yaml, an input of the figures rule (a changed claim redraws the claims table)."""
+    from pipeline.report.claims import CLAIMS_FILE
+
+    return str(CLAIMS_FILE)
+
+
+def ablations_in_other_configs() -> dict[str, list[str]]:
+    """Ablation names of the repo's larger configs (config.full.yaml), so a claim that did not run
+    can say where it would."""
+    import yaml
+
+    from pipeline.datasets.paths import REPO
+
+    out = {}
+    for name in ("config.full.yaml",):
+        path = REPO / name
+        if path.exists():
+            out[name] = sorted(((yaml.safe_load(path.read_text()) or {}).get("report") or {}).get("ablations") or {})
+    return out
+
+
 def figures_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": b.get("ks", [1, 3, 5])} if b else {}
@@ -156,6 +178,7 @@ def figures_params(cfg: dict) -> str:
         "answering": {v: cfg["answering"][v] for v in sorted(cfg["answering"])},
         "retrieval": {v: cfg["retrieval"][v] for v in sorted(cfg["retrieval"])},
         "suite": suite,
+        "claims_elsewhere": ablations_in_other_configs(),
     })
 
 
