@@ -152,6 +152,22 @@ def cmd_figures(a) -> None:
     print(json.dumps(build_analysis({**_json(a.params), "gold": a.gold}, a.results, a.reports, a.benchmarks)))
 
 
+def cmd_readme(a) -> None:
+    from pipeline.report.readme import fill_docs
+
+    changed = fill_docs(Path(a.repo), Path(a.reports))
+    print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
+
+
+def cmd_report_check(a) -> None:
+    from pipeline.report.browser import inspect_page, problems
+
+    found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
+    print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
+    if found:
+        raise ValueError(f"{a.html}: {len(found)} problem(s) in the browser")
+
+
 def cmd_suite_export(a) -> None:
     from pipeline.datasets.suite import export_dataset
 
@@ -317,6 +333,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reports", default="reports")
     s.add_argument("--benchmarks", default="benchmarks", help="Snakemake benchmark TSVs (wall time, when present)")
     s.set_defaults(fn=cmd_figures)
+
+    s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
+    s.add_argument("--reports", default="reports", help="the reports folder of the last run")
+    s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
+    s.set_defaults(fn=cmd_readme)
+
+    s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
+    s.add_argument("--html", default="reports/index.html", help="the report page to check")
+    s.add_argument("--screenshot", default="reports/index.screenshot.png", help="PNG of the first screen (1400x900)")
+    s.set_defaults(fn=cmd_report_check)
 
     s = sub.add_parser("suite-export", help="retrieval suite: one benchmark -> trees, queries, projected gold")
     s.add_argument("--params", required=True)
