@@ -64,7 +64,7 @@ test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
 
 bench: setup
-	$(BIN)/python -m pipeline bench
+	$(BIN)/python -m pipeline bench --more config.full.yaml
 	$(BIN)/python -m pipeline bench --sprout
 
 clean:

@@ -228,7 +228,7 @@ def cmd_sprout_report(a) -> None:
 def cmd_bench(a) -> None:
     from pipeline.bench import run_bench, run_sprout_bench
 
-    (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries)
+    (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries, tuple(a.more))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -380,7 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_fetch)
 
     s = sub.add_parser("bench", help="print indexing and encoder throughput and retrieval latency")
-    s.add_argument("--config", default="config.yaml")
+    s.add_argument("--config", default="config.yaml", help="the config file")
+    s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.full.yaml: its encoders)")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")

@@ -231,11 +231,26 @@ def local_models(cfg: dict, model: str | None) -> dict[str, dict]:
     return {name: llm["local"][name]} if name else {}
 
 
-def load_config(path: str | Path = "config.yaml", overrides: dict | None = None) -> dict:
+def load_config(path: str | Path = "config.yaml", overrides: dict | None = None, more: tuple = ()) -> dict:
+    """Read and validate a config; ``more`` files merge over it key by key, as Snakemake merges
+    ``--configfile config.yaml config.full.yaml``."""
     with open(path, encoding="utf-8") as fh:
         cfg = yaml.safe_load(fh)
+    for extra in more:
+        with open(extra, encoding="utf-8") as fh:
+            deep_merge(cfg, yaml.safe_load(fh) or {})
     cfg.update(overrides or {})
     return validate(cfg)
+
+
+def deep_merge(base: dict, over: dict) -> dict:
+    """``over`` into ``base`` in place: nested mappings merge, anything else replaces."""
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            deep_merge(base[k], v)
+        else:
+            base[k] = v
+    return base
 
 
 # --- slices: the part of the config that shapes one output (for params: and manifests) ---

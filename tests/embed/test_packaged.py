@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import yaml
 
-from pipeline.config import ConfigError, index_slice, retrieval_slice, validate
+from pipeline.bench import encoder_costs
+from pipeline.config import ConfigError, index_slice, load_config, retrieval_slice, validate
 from pipeline.datasets.paths import REPO
 from pipeline.embed import make_encoder
 from pipeline.embed.backends import minilm_path
@@ -62,11 +63,8 @@ def test_mpnet_parts_are_found_in_order():
 
 
 def full_config() -> dict:
-    from snakemake.utils import update_config
-
-    cfg = yaml.safe_load((REPO / "config.yaml").read_text())
-    update_config(cfg, yaml.safe_load((REPO / "config.full.yaml").read_text()))
-    return validate(cfg)
+    """config.yaml with config.full.yaml merged over it, as `snakemake --configfile` both does."""
+    return load_config(REPO / "config.yaml", more=(REPO / "config.full.yaml",))
 
 
 def test_encoder_variant_slices_and_unchanged_minilm_slices():
@@ -84,3 +82,10 @@ def test_unknown_encoder_name_is_a_config_error():
     cfg["indexes"]["hier"]["embedding"] = "nope"
     with pytest.raises(ConfigError, match="'indexes.hier.embedding': 'nope' is not in embedding_models"):
         validate(cfg)
+
+
+def test_encoder_costs_measure_every_assembled_encoder(tmp_path):
+    cfg = validate(yaml.safe_load((REPO / "config.yaml").read_text()))
+    cfg["embedding_models"] = {"absent": {"backend": "sentence-transformers", "model": str(tmp_path / "none")}}
+    costs = encoder_costs(cfg, ["Training used 24 MWh.", "BERT emitted CO2."] * 10, n=20)
+    assert list(costs) == ["all-MiniLM-L6-v2/onnx-int8@max512"] and costs["all-MiniLM-L6-v2/onnx-int8@max512"] > 0
