@@ -51,6 +51,8 @@ REGISTRY: dict[str, Renderer] = {
     "results-suite": Renderer("pipeline.report.results_doc:render_suite", "retrieval/metrics.csv"),
     "results-ablations": Renderer("pipeline.report.results_doc:render_ablations", "wattbot/ablation_differences.csv"),
     "results-attribution": Renderer("pipeline.report.results_doc:render_attribution", "wattbot/attribution_counts.csv"),
+    "ensemble-size": Renderer("pipeline.report.ensemble_size:render", "wattbot/ensemble_size.csv"),
+    "parse-quality": Renderer("pipeline.parse.quality_report:render", "parsing/quality_sources.csv"),
 }
 
 
