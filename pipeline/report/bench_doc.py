@@ -22,11 +22,14 @@ def save_bench(figures: dict, reports_dir: Path, name: str, config_slice: dict, 
 
 
 def flatten(obj: dict, prefix: str = "") -> list[tuple[str, object]]:
-    """Nested dicts as dotted keys, in the file's (sorted) order."""
+    """Nested dicts as ``outer · inner`` keys, lists joined, in the file's (sorted) order."""
     rows: list[tuple[str, object]] = []
     for k, v in obj.items():
         key = f"{prefix}{k}"
-        rows += flatten(v, key + " · ") if isinstance(v, dict) else [(key, v)]
+        if isinstance(v, dict):
+            rows += flatten(v, key + " · ")
+        else:
+            rows.append((key, ", ".join(map(str, v)) if isinstance(v, list) else v))
     return rows
 
 

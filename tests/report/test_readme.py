@@ -40,7 +40,7 @@ def reports(tmp_path):
                  ).to_csv(r / "wattbot" / "ablation_differences.csv", index=False)
     pd.DataFrame({"variant": ["a"], "correct": [21], "wrong_value": [17]}).to_csv(r / "wattbot" / "attribution_counts.csv",
                                                                                    index=False)
-    save_bench({"windows_per_s": 1.04, "beam_search_ms_per_query_b1": 0.23}, r, "sprout", {"docs": 2})
+    save_bench({"windows_per_s": 1.04, "beam_search_ms_per_query_b1": 0.23, "docs": ["a2020", "b2021"]}, r, "sprout", {"docs": 2})
     save_bench({"fidelity_vs_fp32": {"mean_cosine": 0.998}}, r, "main", {"docs": 3})
     return r
 
@@ -55,7 +55,7 @@ def test_fill_renders_every_registered_block_from_reports(reports):
     assert "| hotpotqa | bm25 | 0.100 | 0.300 | 0.500 |" in out  # IE@1, @3, @5 of the suite
     assert "-0.055 [-0.121, -0.007]" in out and "| a | 21 | 17 |" in out
     assert "| windows_per_s | 1.04 |" in out and "| fidelity_vs_fp32 · mean_cosine | 0.998 |" in out  # bench JSON
-    assert "from `reports/bench/sprout.json` (commit" in out
+    assert "from `reports/bench/sprout.json` (commit" in out and "| docs | a2020, b2021 |" in out
     assert fill(out, reports) == out  # idempotent: a second `make readme` changes nothing
 
 
