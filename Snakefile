@@ -8,12 +8,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from pipeline.config import check_paths, validate
+from pipeline.estimate import print_estimate
 import pipeline.workflow as wf
 
 configfile: "config.yaml"
 
 CFG = validate(config)
 check_paths(CFG)
+print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reproduce-kohakurag.md)
 
 # Credentials come only from the environment: Snakemake checks these are set and passes them to cluster
 # jobs, without writing them anywhere (the config names the variables, never the values).
@@ -27,6 +29,7 @@ include: "pipeline/rules/report.smk"
 include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/sprout.smk"
 include: "pipeline/rules/llm.smk"
+include: "pipeline/rules/embed.smk"
 
 # LLM calls share one global throttle (`--resources llm_api=N` overrides): a local server on
 # two cores answers one request at a time, and hosted APIs have rate limits.

@@ -23,8 +23,8 @@ from pipeline.parse.payload import load_payload
 from pipeline.workflow import doc_ids, split_source
 
 
-def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41) -> dict:
-    cfg = load_config(config_path)
+def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = ()) -> dict:
+    cfg = load_config(config_path, more=more)
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
     sentences = [n.text for t in trees for n in t.at_level("sentence")]
@@ -65,16 +65,27 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
         out["sample_sentences_per_s"] = {encoder.model_id: round(encoder_throughput(encoder, sample), 1),
                                          reference.model_id: round(encoder_throughput(reference, sample), 1)}
 
+    out["encoders_sentences_per_s"] = encoder_costs(cfg, sentences)
     print(json.dumps(out, indent=1))
     return out
 
 
-def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41,
-                     reports_dir: str | Path = "reports") -> dict:
+def encoder_costs(cfg: dict, sentences: list[str], n: int = 300) -> dict[str, float]:
+    """Warm sentences/s of the default encoder and of every assembled ``embedding_models`` entry
+    on the same sample (the cost of a strong-encoder variant beside MiniLM's)."""
+    sample = sentences[:: max(1, len(sentences) // n)][:n]
+    configs = [cfg["embedding"]] + [{**cfg["embedding"], **{k: v for k, v in m.items() if k != "package"}}
+                                    for _, m in sorted((cfg.get("embedding_models") or {}).items())
+                                    if Path(m["model"]).exists()]
+    encoders = [make_encoder(c) for c in configs]
+    return {e.model_id: round(encoder_throughput(e, sample), 1) for e in encoders}
+
+
+def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = ()) -> dict:
     """SproutRAG costs over ``n_docs`` WattBot documents: the attention pass (windows/s, process CPU seconds
     per window and per phase) for the eager reference and the configured kernel, with their agreement;
-    Kruskal tree build per document; beam search per query (query encoding reported apart). The attention
-    figures go to reports/bench/sprout_attention.telemetry.json (docs/sprout-speed.md renders them)."""
+    Kruskal tree build per document; beam search per query (query encoding reported apart).
+    docs/sprout-speed.md renders the attention figures (pipeline.sprout.speed.render)."""
     import numpy as np
 
     from pipeline.embed import make_encoder
@@ -82,12 +93,12 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     from pipeline.sprout.chunks import leaf_chunks
     from pipeline.sprout.heads import mutual_scores, uniform_logits
     from pipeline.sprout.search import search_documents
-    from pipeline.sprout.speed import merge_order, write_speed
+    from pipeline.sprout.speed import merge_order
     from pipeline.sprout.stage import attention_config
 
     from pipeline.retrieve.sprout import beam_config
 
-    cfg = load_config(config_path)
+    cfg = load_config(config_path, more=more)
     scfg = attention_config({k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")})
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     every = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)]
@@ -135,7 +146,6 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     out["corpus_attention_minutes_at_this_rate"] = round(out["corpus_windows"] / out["windows_per_s"] / 60, 1)
     for k, r in out["kernels"].items():  # CPU-bound: an otherwise idle machine gives `threads` CPU seconds a second
         r["corpus_minutes_idle_estimate"] = round(out["corpus_windows"] * r["cpu_s_per_window"] / scfg["threads"] / 60, 1)
-    write_speed(reports_dir, out)
     print(json.dumps(out, indent=1))
     return out
 

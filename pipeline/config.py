@@ -113,6 +113,7 @@ def validate(cfg: dict) -> dict:
         if planner.get("kind") == "llm":
             _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
             planner.setdefault("model", (cfg.get("llm") or {}).get("model"))
+    resolve_ensembles(cfg)
     for name, variant in cfg["answering"].items():
         if variant["retrieval"] not in cfg["retrieval"]:
             raise ConfigError(
@@ -138,6 +139,11 @@ def validate(cfg: dict) -> dict:
     cfg.setdefault("llm", {})
     cfg["llm"] = {"mode": "live", "timeout_s": 120, "max_retries": 3, **cfg["llm"]}
     cfg["embedding"] = {"batch_size": 64, "max_tokens": 512, "threads": 2, **cfg["embedding"]}
+    for name, idx in cfg["indexes"].items():
+        if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
+            raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
+        if idx.get("embedding") and idx["kind"] not in ("tree", "chunks"):
+            raise ConfigError(f"config key 'indexes.{name}.embedding': only tree and chunks indexes embed")
     bench = cfg.get("benchmarks")
     if bench:
         bench["root"] = bench["root"].format(data_root=cfg["data_root"])
@@ -150,6 +156,7 @@ def validate(cfg: dict) -> dict:
     parsing = cfg.setdefault("parsing", {})
     parsing.setdefault("strict", False)
     parsing.setdefault("quality_dir", "data/parse-corpus")
+    parsing.setdefault("headings", "combined")
     parsing["vision"] = {"model": None, "params": {}, **(parsing.get("vision") or {})}
 
     sprout = cfg.setdefault("sprout", {})
@@ -170,6 +177,39 @@ def validate(cfg: dict) -> dict:
     return cfg
 
 
+def resolve_ensembles(cfg: dict) -> None:
+    """``backend: ensemble`` variants: members are other, non-ensemble answering variants (no
+    nesting, so no cycles); the splits are those every member answers (or a subset of them); the
+    retrieval (for the retrieval columns of the leaderboard and attribution) is the first member's."""
+    answering = cfg["answering"]
+    for name, variant in answering.items():
+        if variant["backend"] != "ensemble":
+            if "members" in variant:
+                raise ConfigError(f"config key 'answering.{name}.members': only backend ensemble takes members")
+            continue
+        members = variant["members"]
+        for m in members:
+            if m not in answering:
+                raise ConfigError(f"config key 'answering.{name}.members': unknown answering variant '{m}'")
+            if answering[m]["backend"] == "ensemble":
+                raise ConfigError(f"config key 'answering.{name}.members': '{m}' is an ensemble (list its members instead)")
+        if len(set(members)) != len(members):
+            raise ConfigError(f"config key 'answering.{name}.members': a member is listed twice")
+        for key in ("model", "params", "prompt", "extractive", "context_k", "snippet_chars", "max_retries",
+                    "samples", "structured"):
+            if key in variant:
+                raise ConfigError(f"config key 'answering.{name}.{key}': an ensemble only votes (set it on its members)")
+        common = set(cfg["wattbot"]["splits"])
+        for m in members:
+            common &= set(answering[m].get("splits") or cfg["wattbot"]["splits"])
+        bad = sorted(set(variant.get("splits") or []) - common)
+        if bad:
+            raise ConfigError(f"config key 'answering.{name}.splits': {bad} not answered by every member")
+        if not variant.get("splits") and common != set(cfg["wattbot"]["splits"]):
+            variant["splits"] = sorted(common)
+        variant.setdefault("retrieval", answering[members[0]]["retrieval"])
+
+
 def check_paths(cfg: dict) -> None:
     """The data folders a run reads exist: a wrong data_root is one clear line before any job starts,
     not a failure deep inside the DAG. Kept out of ``validate`` so configs can be checked anywhere."""
@@ -186,6 +226,7 @@ def report_defaults(cfg: dict) -> dict:
     """The ``report`` block with defaults; every ablation variant must be configured (a report never
     skips an ablation silently) and the embedding map needs a 'tree' index."""
     rep = {"seed": 0, "bootstrap": 2000, "permutations": 10000, "embedding_sample": 1500, "ablations": {},
+           "ensemble_subsets": 20,
            **(cfg.get("report") or {})}
     trees = sorted(n for n, idx in cfg["indexes"].items() if idx["kind"] == "tree")
     rep.setdefault("embedding_index", trees[0] if trees else None)
@@ -225,20 +266,45 @@ def local_models(cfg: dict, model: str | None) -> dict[str, dict]:
     return {name: llm["local"][name]} if name else {}
 
 
-def load_config(path: str | Path = "config.yaml", overrides: dict | None = None) -> dict:
+def load_config(path: str | Path = "config.yaml", overrides: dict | None = None, more: tuple = ()) -> dict:
+    """Read and validate a config; ``more`` files merge over it key by key, as Snakemake merges
+    ``--configfile config.yaml config.full.yaml``."""
     with open(path, encoding="utf-8") as fh:
         cfg = yaml.safe_load(fh)
+    for extra in more:
+        with open(extra, encoding="utf-8") as fh:
+            deep_merge(cfg, yaml.safe_load(fh) or {})
     cfg.update(overrides or {})
     return validate(cfg)
 
 
+def deep_merge(base: dict, over: dict) -> dict:
+    """``over`` into ``base`` in place: nested mappings merge, anything else replaces."""
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            deep_merge(base[k], v)
+        else:
+            base[k] = v
+    return base
+
+
 # --- slices: the part of the config that shapes one output (for params: and manifests) ---
+
+def index_embedding(cfg: dict, index: str) -> dict:
+    """The encoder of a dense index: the global ``embedding``, or its ``embedding_models`` entry over
+    it. An index with its own encoder has its own vectors and cache keys; the default indexes' slices
+    (and so their hashes and cached vectors) are unchanged."""
+    name = cfg["indexes"][index].get("embedding")
+    if not name:
+        return cfg["embedding"]
+    return {**cfg["embedding"], **{k: v for k, v in cfg["embedding_models"][name].items() if k != "package"}}
+
 
 def index_slice(cfg: dict, index: str) -> dict:
     idx = cfg["indexes"][index]
     if idx["kind"] == "sprout":  # its own encoder pass (attention), not the embedding backend
         return {"index": idx, "name": index, "sprout": sprout_attention_slice(cfg)}
-    return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": cfg["embedding"]})}
+    return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": index_embedding(cfg, index)})}
 
 
 # SproutRAG encoder windows. batch_tokens = 16 windows of 512 per forward pass: the fused kernel keeps
@@ -263,9 +329,9 @@ EXECUTION_ONLY = {"envvars"}
 
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
-    dense = any(idx["kind"] not in ("bm25", "sprout") for idx in indexes.values())
+    dense = [n for n, idx in indexes.items() if idx["kind"] not in ("bm25", "sprout")]
     out = {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
-           "embedding": cfg["embedding"] if dense else None}
+           "embedding": index_embedding(cfg, dense[0]) if dense else None}
     if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
     return out

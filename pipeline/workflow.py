@@ -5,6 +5,7 @@ Kept here (not in the Snakefile) so the DAG file stays declarative and this logi
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
@@ -70,6 +71,25 @@ def uses_llm(cfg: dict, variant: str) -> int:
     return int(cfg["answering"][variant]["backend"] == "llm")
 
 
+# --- ensembles: a DAG node over their members' answer files ---
+
+def answer_variants(cfg: dict, ensemble: bool) -> str:
+    """Wildcard pattern of the answering variants the ``answer`` rule (False) or the ``ensemble``
+    rule (True) makes, so the two rules never claim the same file."""
+    names = [v for v in sorted(cfg["answering"]) if (cfg["answering"][v]["backend"] == "ensemble") == ensemble]
+    return "|".join(map(re.escape, names)) or "(?!)"
+
+
+def ensemble_inputs(cfg: dict, variant: str, split: str) -> list[str]:
+    return [f"{RESULTS}/answers/{m}/{split}.jsonl" for m in cfg["answering"][variant]["members"]]
+
+
+def ensemble_args(cfg: dict, variant: str, split: str) -> str:
+    """``--member NAME=PATH`` per member, in vote order."""
+    members = cfg["answering"][variant]["members"]
+    return " ".join(f"--member {m}={p}" for m, p in zip(members, ensemble_inputs(cfg, variant, split)))
+
+
 # --- LLM variants: which splits they answer, which local model files they need ---
 
 def answer_targets(cfg: dict, split: str) -> list[str]:
@@ -88,8 +108,24 @@ def answer_models(cfg: dict, variant: str) -> list[str]:
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:
+    """Model files a retrieval job reads: a local LLM planner's GGUF, an index's packaged encoder."""
     planner = cfg["retrieval"][variant].get("planner") or {}
-    return _model_files(cfg, planner.get("model")) if uses_llm_planner(cfg, variant) else []
+    llm = _model_files(cfg, planner.get("model")) if uses_llm_planner(cfg, variant) else []
+    return llm + [m for n in retrieval_indexes(cfg, variant) for m in encoder_model_inputs(cfg, n)]
+
+
+def encoder_model_inputs(cfg: dict, index: str) -> list[str]:
+    """The assembled folder of an index's packaged encoder (rule embedding_model), if it has one."""
+    name = cfg["indexes"][index].get("embedding")
+    model = (cfg.get("embedding_models") or {}).get(name) or {}
+    return [model["model"]] if model.get("package") else []
+
+
+def packaged_encoders(cfg: dict) -> dict[str, str]:
+    """Assembled folder -> PyPI package prefix, for every embedding model an index uses."""
+    used = {idx.get("embedding") for idx in cfg["indexes"].values()}
+    return {m["model"]: m["package"] for n, m in sorted((cfg.get("embedding_models") or {}).items())
+            if n in used and m.get("package")}
 
 
 def uses_llm_planner(cfg: dict, variant: str) -> int:
@@ -146,6 +182,28 @@ def suite_report_params(cfg: dict) -> str:
 
 # --- the figures rule (reports/index.html): ablations, attribution, cost, embedding map ---
 
+def claims_file() -> str:
+    """claims.yaml, an input of the figures rule (a changed claim redraws the claims table)."""
+    from pipeline.report.claims import CLAIMS_FILE
+
+    return str(CLAIMS_FILE)
+
+
+def ablations_in_other_configs() -> dict[str, list[str]]:
+    """Ablation names of the repo's larger configs (config.full.yaml), so a claim that did not run
+    can say where it would."""
+    import yaml
+
+    from pipeline.datasets.paths import REPO
+
+    out = {}
+    for name in ("config.full.yaml",):
+        path = REPO / name
+        if path.exists():
+            out[name] = sorted(((yaml.safe_load(path.read_text()) or {}).get("report") or {}).get("ablations") or {})
+    return out
+
+
 def figures_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": b.get("ks", [1, 3, 5])} if b else {}
@@ -156,6 +214,8 @@ def figures_params(cfg: dict) -> str:
         "answering": {v: cfg["answering"][v] for v in sorted(cfg["answering"])},
         "retrieval": {v: cfg["retrieval"][v] for v in sorted(cfg["retrieval"])},
         "suite": suite,
+        "parse_quality": (parse_quality_report(cfg) or [""])[0],
+        "claims_elsewhere": ablations_in_other_configs(),
     })
 
 
@@ -171,22 +231,41 @@ def embedding_index_input(cfg: dict) -> list[str]:
 
 # --- the parse stage: vision captioning args, failure report, quality report ---
 
-def vision_args(cfg: dict) -> str:
-    """Extra ``tree`` verb arguments when figures are to be described by a vision model."""
-    vision = cfg.get("parsing", {}).get("vision") or {}
+def tree_args(cfg: dict, source: str = "") -> str:
+    """Extra ``tree`` verb arguments: the heading method for a PDF source (JSON and text trees do not use
+    it, so their params, and Snakemake's rerun check, stay as they were), and the vision model when set."""
+    parsing = cfg.get("parsing", {})
+    headings = f"--headings {parsing.get('headings', 'combined')}" if source.lower().endswith(".pdf") else ""
+    vision = parsing.get("vision") or {}
     if not vision.get("model"):
-        return ""
-    return f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
+        return headings
+    return f"{headings} ".lstrip() + f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
 
 
-def parse_quality_pdfs(cfg: dict) -> list[str]:
+def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
+    """The corpus PDFs of ``scope`` (``sample``: the default DAG's few; ``all``: `make parse-quality`) on disk."""
+    from pipeline.parse.corpus import MANIFEST, load_manifest, select
+
     folder = Path(cfg.get("parsing", {}).get("quality_dir") or "data/parse-corpus")
-    return sorted(str(p) for p in folder.glob("*.pdf"))
+    if not MANIFEST.exists():
+        return []
+    return [str(folder / f"{e.doc}.pdf") for e in select(load_manifest(MANIFEST), scope) if (folder / f"{e.doc}.pdf").exists()]
+
+
+PARSE_QUALITY = {"sample": "reports/parsing/sample/quality.csv", "all": "reports/parsing/quality.csv"}
+
+
+def parse_quality_report(cfg: dict) -> list[str]:
+    """The source table the report page draws: the full corpus once `make parse-quality` made it, else the sample."""
+    full = Path(PARSE_QUALITY["all"]).with_name("quality_sources.csv")
+    if full.exists():
+        return [str(full)]
+    return [str(Path(PARSE_QUALITY["sample"]).with_name("quality_sources.csv"))] if parse_quality_pdfs(cfg, "sample") else []
 
 
 def parse_targets(cfg: dict) -> list[str]:
-    """The parse failure check always; the quality report when its PDFs are there (`make parse-corpus`)."""
-    return [f"{RESULTS}/parse/check.json"] + (["reports/parsing/quality.csv"] if parse_quality_pdfs(cfg) else [])
+    """The parse failure check always; the sample quality report when its PDFs are there (`make parse-corpus`)."""
+    return [f"{RESULTS}/parse/check.json"] + ([PARSE_QUALITY["sample"]] if parse_quality_pdfs(cfg, "sample") else [])
 
 
 def report_parse_failures(errors_csv: str) -> list[str]:
@@ -216,7 +295,7 @@ def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
     """The trees, plus the attention file (and the trained head weights) for a sprout index."""
     idx = cfg["indexes"][index]
     if idx["kind"] != "sprout":
-        return trees_input(cfg, dataset)
+        return trees_input(cfg, dataset) + encoder_model_inputs(cfg, index)
     extra = [f"{SPROUT_DIR}/head_weights.json"] if idx.get("heads") == "trained" else []
     return trees_input(cfg, dataset) + [sprout_attention_path(dataset)] + extra
 

@@ -37,10 +37,11 @@ def planned_jobs(out: str) -> dict[str, int]:
 
 
 def result_files(root: Path) -> dict[str, bytes]:
-    """Every result and report file by relative path (provenance and run telemetry excluded)."""
+    """Every result and report file by relative path (provenance, run telemetry and the browser
+    screenshot of the report excluded: fonts and Chromium versions differ between machines)."""
     out = {}
     for sub in ("results", "reports"):
         for p in sorted((root / sub).rglob("*")):
-            if p.is_file() and not p.name.endswith((".manifest.json", ".telemetry.jsonl", ".telemetry.csv")):
+            if p.is_file() and not p.name.endswith((".manifest.json", ".telemetry.jsonl", ".telemetry.csv", ".screenshot.png")):
                 out[str(p.relative_to(root))] = p.read_bytes()
     return out

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import atomic_write_jsonl
@@ -27,8 +28,13 @@ def test_score_cli_reports_missing_ids_and_bad_files(wattbot_dir, tmp_path):
     gold = pd.read_csv(wattbot_dir / "train_QA.csv")
     gold.iloc[:-3].to_csv(tmp_path / "short.csv", index=False)
     out = run_cli("score", "--solution", str(wattbot_dir / "train_QA.csv"), "--submission", str(tmp_path / "short.csv"))
-    assert out.returncode == 0 and len(json.loads(out.stdout)["missing_ids"]) == 3
-    assert "3 missing" in out.stderr
+    res = json.loads(out.stdout)
+    assert out.returncode == 0 and len(res["missing_ids"]) == 3 == res["n_missing"]
+    assert res["all"]["n"] == len(gold) and res["all"]["score"] == pytest.approx((len(gold) - 3) / len(gold))
+    assert "3 missing id(s) scored 0" in out.stderr
+    strict = run_cli("score", "--strict", "--solution", str(wattbot_dir / "train_QA.csv"),
+                     "--submission", str(tmp_path / "short.csv"))
+    assert strict.returncode == 2 and "3 missing" in strict.stderr and "Traceback" not in strict.stderr
     gold.drop(columns=["explanation"]).to_csv(tmp_path / "bad.csv", index=False)
     out = run_cli("score", "--solution", str(wattbot_dir / "train_QA.csv"), "--submission", str(tmp_path / "bad.csv"))
     assert out.returncode == 2 and "explanation" in out.stderr and "Traceback" not in out.stderr

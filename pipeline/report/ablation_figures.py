@@ -43,7 +43,7 @@ def ablation_bars(stats: pd.DataFrame, name: str, note: str, stem: str | Path) -
     ax.set_ylim(0, 1.12)
     ax.set_ylabel("mean over questions (95% CI)")
     ax.set_title(f"{name}: {note}" if note else name, fontsize=10)
-    ax.legend(fontsize=7, ncol=min(4, len(variants)), loc="upper left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside the data
     first = metrics[0]
     lines = [diff_text(r) for r in stats[(stats["metric"] == first) & stats["diff"].notna()].to_dict("records")]
     fig.text(0.01, -0.02 - 0.035 * len(lines), f"paired {first} differences (n={int(stats['n'].iloc[0])}):\n"
@@ -51,25 +51,60 @@ def ablation_bars(stats: pd.DataFrame, name: str, note: str, stem: str | Path) -
     return save_png_svg(fig, stem)
 
 
+MAX_OVERLAID = 4  # more variants than this per panel overplot: one row per variant instead
+
+
 def ablation_suite(stats: pd.DataFrame, title: str, stem: str | Path) -> list[Path]:
-    """IE@k of retrieval variants on each suite dataset, points with 95% intervals."""
+    """IE@k of retrieval variants on each suite dataset (one panel each) with 95% intervals: lines
+    over k for a few variants, or, for many, one row per variant at the largest k (small multiples
+    instead of nine overplotted lines)."""
     datasets = sorted(stats["dataset"].unique())
-    fig, axes = plt.subplots(1, len(datasets), figsize=(3.4 * len(datasets) + 1, 3.3), squeeze=False)
     variants = list(dict.fromkeys(stats["variant"]))
+    many = len(variants) > MAX_OVERLAID
+    fig, axes = plt.subplots(1, len(datasets), figsize=(3.4 * len(datasets) + 1, 0.3 * len(variants) + 1.6 if many else 3.3),
+                             squeeze=False, sharey=many)
     for ax, d in zip(axes[0], datasets):
         part = stats[stats["dataset"] == d].copy()
         part["k"] = part["metric"].str.split("@").str[1].astype(int)
-        for j, v in enumerate(variants):
-            pv = part[part["variant"] == v].sort_values("k")
-            ax.errorbar(pv["k"] + (j - (len(variants) - 1) / 2) * 0.08, pv["mean"], yerr=_err(pv), marker="o",
-                        capsize=2, label=v)
+        if many:
+            top = part[part["k"] == part["k"].max()].set_index("variant").loc[variants].reset_index()
+            ys = np.arange(len(variants))[::-1]
+            ax.errorbar(top["mean"], ys, xerr=_err(top), fmt="o", capsize=2, color="k")
+            ax.set_yticks(ys)
+            ax.set_yticklabels(variants, fontsize=7)
+            ax.set_xlabel(f"IE@{int(part['k'].max())} (95% CI)")
+        else:
+            for j, v in enumerate(variants):
+                pv = part[part["variant"] == v].sort_values("k")
+                ax.errorbar(pv["k"] + (j - (len(variants) - 1) / 2) * 0.08, pv["mean"], yerr=_err(pv), marker="o",
+                            capsize=2, label=v)
+            ax.set_xlabel("k")
+            ax.set_xticks(sorted(part["k"].unique()))
         ax.set_title(f"{d} (n={int(part['n'].iloc[0])})", fontsize=9)
-        ax.set_xlabel("k")
-        ax.set_xticks(sorted(part["k"].unique()))
-    axes[0][0].set_ylabel("IE@k (95% CI)")
-    axes[0][-1].legend(fontsize=7)
+    if not many:
+        axes[0][0].set_ylabel("IE@k (95% CI)")
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.suptitle(title, fontsize=10)
     return save_png_svg(fig, stem)
+
+
+def spread_labels(ax, xs, ys, labels, fontsize: int = 6, width_px: float = 90) -> None:
+    """Label points to their right, nudging a label up while it would overlap one already placed
+    (a thin leader line joins a moved label to its point)."""
+    ax.autoscale_view()
+    pts = ax.transData.transform(np.column_stack([np.asarray(xs, float), np.asarray(ys, float)]))
+    to_pt = 72 / ax.figure.dpi
+    gap = fontsize * 1.3 / to_pt
+    placed: list[tuple[float, float]] = []
+    for i in np.argsort(pts[:, 1], kind="stable"):
+        x, y = pts[i]
+        ly = y
+        while any(abs(px - x) < width_px and abs(py - ly) < gap for px, py in placed):
+            ly += gap
+        placed.append((x, ly))
+        ax.annotate(labels[i], (xs[i], ys[i]), xytext=(5, (ly - y) * to_pt), textcoords="offset points",
+                    fontsize=fontsize, va="center",
+                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "grey"} if ly != y else None)
 
 
 def _interval_rows(point, lo, hi, width: float, row_height: float, **style):
@@ -150,16 +185,14 @@ def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.Dat
         ax.errorbar(cost[x], cost["score"], yerr=np.vstack([cost["score"] - cost["score_lo"],
                                                             cost["score_hi"] - cost["score"]]).clip(min=0),
                     fmt="o", capsize=2, color="tab:blue")
-        for i, r in enumerate(cost.sort_values("score").to_dict("records")):  # staggered labels
-            ax.annotate(r["variant"], (r[x], r["score"]), xytext=(4, 6 * (i % 3) - 6), textcoords="offset points",
-                        fontsize=6)
         ax.step(front[x], front["score"], where="post", color="tab:red", lw=1, label="Pareto front")
         if x == "tokens_per_question":  # LLM tokens span 0 (extractive) to thousands
             ax.set_xscale("symlog", linthresh=100)
             ax.set_xlim(-10, max(1000.0, float(cost[x].max()) * 1.5))
         ax.set_xlabel(label)
-        ax.legend(fontsize=7, loc="lower right")
+        spread_labels(ax, cost[x].to_numpy(), cost["score"].to_numpy(), list(cost["variant"]))
     axes[0].set_ylabel("wattbot2025 score (95% CI)")
+    axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.suptitle("Accuracy versus tokens", fontsize=10)
     return save_png_svg(fig, stem)
 
@@ -172,7 +205,7 @@ def leaderboard_ci(board: pd.DataFrame, stem: str | Path) -> list[Path]:
     ax.set_yticklabels(board["variant"], fontsize=8)
     ax.set_xlabel("wattbot2025 score on train (95% bootstrap CI over questions)")
     ax.set_xlim(0, 1)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside: it hid a variant's point
     return save_png_svg(fig, stem)
 
 

@@ -4,6 +4,10 @@
 quirks included ("nan" is not blank, "13,900" is wrong, answering an unanswerable question costs no
 value points), so our numbers are comparable with the 2025 leaderboard. `wattbot2026` is the revised
 metric. A `Profile` holds only what differs; every parsing rule lives once, in the helpers below.
+
+Id sets follow Kaggle, not the metric function's inner join: every solution id is scored, a missing
+one as 0 on every component (reported as ``n_missing``), and ``strict`` rejects a submission whose
+id set differs, as Kaggle's upload check does.
 """
 
 from __future__ import annotations
@@ -282,30 +286,38 @@ def _validate(df: pd.DataFrame, cols: tuple[str, ...], name: str) -> pd.DataFram
 @dataclass
 class _Scored:
     profile: Profile
-    table: pd.DataFrame  # per question: id, components, score, and the solution's Usage/flags
+    table: pd.DataFrame  # per solution id: id, components, score, and the solution's Usage/flags
     missing_ids: list[str]
     extra_ids: list[str]
 
 
+def missing_row(p: Profile) -> dict[str, float]:
+    """A solution id the submission lacks: 0 on every component, as Kaggle scores it. A partial
+    run must not be flattered by a smaller denominator, and a missing row is not an abstention."""
+    return {**{c: 0 for c in p.components}, "score": 0.0}
+
+
 def _score(solution: pd.DataFrame, submission: pd.DataFrame, profile: str,
-           sol_name: str = "solution", sub_name: str = "submission") -> _Scored:
+           sol_name: str = "solution", sub_name: str = "submission", strict: bool = False) -> _Scored:
     p = _profile(profile)
     sub_cols = SUBMISSION_COLS + tuple(c for c in p.abstain_fields if c not in SUBMISSION_COLS)
     sol = _validate(solution, KEY_COLS, sol_name)
     sub = _validate(submission, sub_cols, sub_name)
     sub_rows = sub.set_index("id").to_dict("index")
+    sol_ids = set(sol["id"])
+    missing = [i for i in sol["id"] if i not in sub_rows]
+    extra = [i for i in sub["id"] if i not in sol_ids]
+    if strict and (missing or extra):
+        raise ValueError(f"{sub_name}: id set differs from {sol_name} ({len(missing)} missing, e.g. "
+                         f"{', '.join(missing[:5]) or '-'}; {len(extra)} extra, e.g. {', '.join(extra[:5]) or '-'})")
     extras = [c for c in ("Usage", *FLAG_COLS) if c in sol.columns]
     rows = [
-        {"id": g["id"], **score_row(g, sub_rows[g["id"]], p), **{c: g[c] for c in extras}}
-        for g in sol.to_dict("records") if g["id"] in sub_rows
+        {"id": g["id"], **(score_row(g, sub_rows[g["id"]], p) if g["id"] in sub_rows else missing_row(p)),
+         **{c: g[c] for c in extras}}
+        for g in sol.to_dict("records")
     ]
     cols = ["id", *p.components, "score", *extras]
-    sol_ids = set(sol["id"])
-    return _Scored(
-        p, pd.DataFrame(rows, columns=cols),
-        missing_ids=[i for i in sol["id"] if i not in sub_rows],
-        extra_ids=[i for i in sub["id"] if i not in sol_ids],
-    )
+    return _Scored(p, pd.DataFrame(rows, columns=cols), missing_ids=missing, extra_ids=extra)
 
 
 def _summary(t: pd.DataFrame, p: Profile) -> dict:
@@ -331,7 +343,7 @@ def _report(s: _Scored) -> dict:
             part = t[usage == split]
             types = _by_type(part, p)
             out[split] = _summary(part, p) | ({"by_type": types} if types else {})
-    out["missing_ids"], out["extra_ids"] = s.missing_ids, s.extra_ids
+    out["n_missing"], out["missing_ids"], out["extra_ids"] = len(s.missing_ids), s.missing_ids, s.extra_ids
     types = _by_type(t, p)
     if types:
         out["by_type"] = types
@@ -341,21 +353,25 @@ def _report(s: _Scored) -> dict:
 # ---------------------------------------------------------------- public API
 
 
-def score_frames(solution: pd.DataFrame, submission: pd.DataFrame, profile: str = "wattbot2025") -> dict:
-    """Score a submission against a solution: a JSON-able dict (all / public / private / by_type)."""
-    return _report(_score(solution, submission, profile))
+def score_frames(solution: pd.DataFrame, submission: pd.DataFrame, profile: str = "wattbot2025",
+                 strict: bool = False) -> dict:
+    """Score a submission against a solution: a JSON-able dict (all / public / private / by_type).
+    Every solution id counts; a missing one scores 0 (``n_missing``), ``strict`` rejects any id
+    set that differs from the solution's, as Kaggle does."""
+    return _report(_score(solution, submission, profile, strict=strict))
 
 
 def score_files(solution_path: str | PathLike, submission_path: str | PathLike,
-                profile: str = "wattbot2025") -> dict:
+                profile: str = "wattbot2025", strict: bool = False) -> dict:
     """Like score_frames, reading both CSVs with pandas defaults as the official metric does."""
     s = _score(pd.read_csv(solution_path), pd.read_csv(submission_path), profile,
-               str(solution_path), str(submission_path))
+               str(solution_path), str(submission_path), strict)
     return _report(s)
 
 
 def per_question(solution: pd.DataFrame, submission: pd.DataFrame,
                  profile: str = "wattbot2025") -> pd.DataFrame:
-    """One row per matched id: id, value, ref, na, unit (2026: ref_precision, ref_recall), score."""
+    """One row per solution id (a missing one all zeros): id, value, ref, na, unit (2026:
+    ref_precision, ref_recall), score."""
     t = _score(solution, submission, profile).table
     return t[[c for c in t.columns if c not in ("Usage", *FLAG_COLS)]].reset_index(drop=True)

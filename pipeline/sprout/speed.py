@@ -1,15 +1,9 @@
-"""The attention pass's speed record: written by ``bench --sprout``, rendered into docs/sprout-speed.md.
-
-The figures are run telemetry (machine- and load-dependent), so they live in reports/bench/, outside the
-byte-identical results; the page shows the last bench's numbers, never hand-typed ones.
-"""
+"""The attention pass's speed, from the file ``bench --sprout`` writes (reports/bench/sprout.json, with its
+manifest: pipeline.report.bench_doc), rendered into docs/sprout-speed.md: per kernel, not the flat table."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.provenance import atomic_write_json
-
-SPEED_FILE = "bench/sprout_attention.telemetry.json"  # run telemetry, like *.telemetry.csv
 
 
 def merge_order(da, logits) -> list[tuple[int, int]]:
@@ -21,26 +15,21 @@ def merge_order(da, logits) -> list[tuple[int, int]]:
     return [m[:2] for m in tree.merges()]
 
 
-def write_speed(reports_dir: str | Path, bench: dict) -> Path:
-    keep = ("docs", "windows", "tokens", "cpus", "corpus_windows", "kernels", "omp_wait_policy",
-            "max_abs_head_value_diff_vs_eager",
-            "trees_identical_to_eager", "speedup_cpu_per_window_vs_eager")
-    path = Path(reports_dir) / SPEED_FILE
-    atomic_write_json(path, {k: bench[k] for k in keep if k in bench} | {"threads": bench["attention"]["threads"]})
-    return path
-
-
 def render(reports_dir: Path) -> str:
     """Markdown table of the last ``bench --sprout``: per kernel, windows/s, CPU s per window and per phase,
     the projected WattBot pass; then the fused kernel's agreement with the eager reference."""
     import json
 
-    path = Path(reports_dir) / SPEED_FILE
+    from pipeline.report.bench_doc import bench_path
+
+    path = bench_path(reports_dir, "sprout")
     if not path.exists():
-        return f"_No measurement yet: run `python -m pipeline bench --sprout` (writes {SPEED_FILE})._"
+        return "_No measurement yet: run `python -m pipeline bench --sprout` (writes reports/bench/sprout.json)._"
     b = json.loads(path.read_text())
+    if "kernels" not in b:  # written by a bench from before the per-kernel figures
+        return "_The bench file has no per-kernel figures: rerun `python -m pipeline bench --sprout`._"
     lines = [f"{b['windows']} windows of {len(b['docs'])} WattBot documents ({', '.join(b['docs'])}), "
-             f"{b['threads']} threads, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
+             f"{b['attention']['threads']} threads, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
              f"WattBot has {b['corpus_windows']} windows.", "",
              "| kernel | windows/s (wall) | CPU s / window | CPU s: tokenize / encoder / aggregate "
              "| WattBot pass, idle estimate (min) |",

@@ -256,14 +256,50 @@ def test_tuple_is_all_required_list_vs_range(gold, sub, ok2025, ok2026):
 
 
 @BOTH
-def test_inner_join_reports_missing_and_extra_ids(profile):
+def test_missing_ids_score_zero_over_all_solution_ids(profile):
+    """Kaggle semantics: a partial submission is not flattered by a smaller n; extras are ignored."""
     sol = pd.concat([frames({"id": i}, {})[0] for i in ("q1", "q2", "q3")])
     sub = pd.concat([frames({"id": i}, {"answer_value": "0" if i == "q9" else "42"})[1]
                      for i in ("q1", "q3", "q9")])
     res = score_frames(sol, sub, profile)
-    assert res["all"]["n"] == 2 and res["all"]["score"] == 1.0
+    assert res["all"]["n"] == 3 and res["n_missing"] == 1
+    assert res["all"]["score"] == pytest.approx(2 / 3)
+    assert all(res["all"][c] == pytest.approx(2 / 3) for c in ("value", "ref", "na"))
     assert (res["missing_ids"], res["extra_ids"]) == (["q2"], ["q9"])
-    assert list(per_question(sol, sub, profile)["id"]) == ["q1", "q3"]
+    pq = per_question(sol, sub, profile).set_index("id")
+    assert list(pq.index) == ["q1", "q2", "q3"]
+    assert (pq.loc["q2"] == 0).all() and pq.loc["q1", "score"] == 1.0
+
+
+@BOTH
+def test_missing_unanswerable_id_is_not_an_abstention(profile):
+    """An unanswerable question earns value and na for an abstention, never for a missing row."""
+    sol = pd.concat([frames({"id": i, "answer_value": "is_blank", "ref_id": "is_blank"}, {})[0] for i in ("q1", "q2")])
+    sub = frames({"id": "q1"}, {"answer_value": "is_blank", "ref_id": "is_blank", "ref_url": "is_blank",
+                                "supporting_materials": "is_blank"})[1]
+    res = score_frames(sol, sub, profile)
+    assert res["all"]["n"] == 2 and res["all"]["score"] == pytest.approx(0.5)
+    assert res["all"]["na"] == 0.5 and res["all"]["value"] == 0.5
+
+
+def test_one_row_of_many_scores_as_a_small_fraction():
+    """The issue's case: 1 submitted row of the whole split is ~1/n, not a perfect n=1 score."""
+    gold = pd.read_csv(TRAIN)
+    res = score_frames(gold, gold.iloc[:1], "wattbot2025")
+    assert res["all"]["n"] == len(gold) and res["n_missing"] == len(gold) - 1
+    assert res["all"]["score"] == pytest.approx(1 / len(gold))
+
+
+@BOTH
+def test_strict_rejects_differing_id_sets(profile):
+    sol = pd.concat([frames({"id": i}, {})[0] for i in ("q1", "q2")])
+    full = pd.concat([frames({"id": i}, {})[1] for i in ("q1", "q2")])
+    assert score_frames(sol, full, profile, strict=True)["n_missing"] == 0
+    with pytest.raises(ValueError, match=r"1 missing, e\.g\. q2; 0 extra"):
+        score_frames(sol, full.iloc[:1], profile, strict=True)
+    extra = pd.concat([full, frames({"id": "q7"}, {})[1]])
+    with pytest.raises(ValueError, match=r"0 missing.*1 extra, e\.g\. q7"):
+        score_frames(sol, extra, profile, strict=True)
 
 
 @BOTH

@@ -4,7 +4,8 @@ from __future__ import annotations
 from pipeline.bench import _attention_run
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import uniform_logits
-from pipeline.sprout.speed import SPEED_FILE, merge_order, render, write_speed
+from pipeline.report.bench_doc import save_bench
+from pipeline.sprout.speed import merge_order, render
 from pipeline.sprout.stage import attention_config
 
 
@@ -20,10 +21,12 @@ def test_bench_record_renders_both_kernels(small_trees, tmp_path):
     bench = {"docs": [d[0] for d in docs], "windows": fused[0].n_windows, "tokens": fused[0].n_tokens, "cpus": 2,
              "corpus_windows": 1614, "kernels": {k: r[2] for k, r in runs.items()}, "attention": scfg,
              "max_abs_head_value_diff_vs_eager": 0.0, "trees_identical_to_eager": same,
-             "speedup_cpu_per_window_vs_eager": round(e["cpu_s_per_window"] / s["cpu_s_per_window"], 2)}
+             "omp_wait_policy": "PASSIVE", "speedup_cpu_per_window_vs_eager": round(e["cpu_s_per_window"] / s["cpu_s_per_window"], 2)}
     assert render(tmp_path).startswith("_No measurement yet")
-    assert write_speed(tmp_path, bench) == tmp_path / SPEED_FILE
+    save_bench(bench, tmp_path, "sprout", {})
     text = render(tmp_path)
     rows = [line for line in text.splitlines() if line.startswith(("| eager", "| sdpa"))]
     assert len(rows) == 2 and f"| {s['cpu_s_per_window']} |" in rows[1]
     assert "trees identical: yes" in text and f"{fused[0].n_windows} windows" in text
+    save_bench({"windows_per_s": 1.0}, tmp_path, "sprout", {})  # an older bench file: no stale table
+    assert "no per-kernel figures" in render(tmp_path)

