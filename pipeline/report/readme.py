@@ -55,6 +55,7 @@ REGISTRY: dict[str, Renderer] = {
     "parse-quality": Renderer("pipeline.parse.quality_report:render", "parsing/quality_sources.csv"),
     "bench-main": Renderer("pipeline.report.bench_doc:render_main", "bench/main.json"),
     "bench-sprout": Renderer("pipeline.report.bench_doc:render_sprout", "bench/sprout.json"),
+    "sprout-speed": Renderer("pipeline.sprout.speed:render", "bench/sprout.json"),
 }
 
 
