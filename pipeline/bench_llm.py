@@ -27,9 +27,10 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.answer.failures import unanswered_ids
-from pipeline.answer.llm import LLMGateway
+from pipeline.answer.llm import LLMGateway, LLMRequest
 from pipeline.answer.run import answer_split
 from pipeline.config import load_config
+from pipeline.datasets.wattbot import load_metadata
 from pipeline.provenance import atomic_write_text
 from pipeline.workflow import split_source
 
@@ -65,7 +66,7 @@ def bench_inputs(cfg: dict, n_questions: int | None = None) -> tuple[pd.DataFram
     questions = pd.read_csv(split_source(cfg, "test"), dtype=str, keep_default_na=False)
     if n_questions:
         questions = questions.head(n_questions)
-    meta = pd.read_csv(Path(cfg["wattbot"]["dir"]) / "metadata.csv", dtype=str, keep_default_na=False)
+    meta = load_metadata(Path(cfg["wattbot"]["dir"]) / "metadata.csv").astype(str)
     docs = meta.head(3)
     hits = [{"node_id": f"{d.id}:title", "doc_id": d.id, "text": d.title, "context": d.title,
              "context_id": f"{d.id}:title"} for d in docs.itertuples(index=False)]
@@ -83,16 +84,21 @@ def run_llm_bench(config_path: str = "config.yaml", reports_dir: str | Path = "r
         try:
             llm = {**client, "api_base": api_base}
             with LLMGateway.from_config(tmp, llm) as gw:
+                t0 = time.perf_counter()  # litellm initialises lazily on its first call (seconds): not throughput
+                gw.complete(LLMRequest(VARIANT["model"], [{"role": "user", "content": "warm-up"}]))
+                warmup = time.perf_counter() - t0
+                before = standin_stats(api_base)["requests"]
                 t0 = time.perf_counter()
                 first = answer_split(retrieval, questions, VARIANT, llm, tmp, known, progress=False, gateway=gw)
                 wall = time.perf_counter() - t0
-                stats, distinct = asdict(gw.stats), len(gw.cache)
+                stats, distinct = asdict(gw.stats), len(gw.cache) - 1
             served = standin_stats(api_base)
+            total, served["requests"] = served["requests"], served["requests"] - before
             with LLMGateway.from_config(tmp, llm) as gw:
                 t0 = time.perf_counter()
                 again = answer_split(retrieval, questions, VARIANT, llm, tmp, known, progress=False, gateway=gw)
                 rerun = time.perf_counter() - t0
-            rerun_calls = standin_stats(api_base)["requests"] - served["requests"]
+            rerun_calls = standin_stats(api_base)["requests"] - total
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -100,7 +106,7 @@ def run_llm_bench(config_path: str = "config.yaml", reports_dir: str | Path = "r
     out = {
         "questions": len(questions), "samples": VARIANT["samples"], "blank_retries": VARIANT["max_retries"],
         "concurrency": client["concurrency"], "standin": standin, "client": client,
-        "calls": served["requests"], "distinct_calls": distinct, "wall_s": round(wall, 1),
+        "calls": served["requests"], "distinct_calls": distinct, "wall_s": round(wall, 1), "warmup_s": round(warmup, 1),
         "ideal_s": round(ideal, 1), "ratio": round(wall / ideal, 3), "retries": stats["retries"],
         "rate_limited": served["rate_limited"], "retry_after_honoured": stats["retry_after_honoured"],
         "server_errors": served["server_errors"], "stalled": served["stalled"], "malformed": served["malformed"],
@@ -121,7 +127,7 @@ def render(reports_dir: Path) -> str:
     t, s = b["targets"], b["standin"]
     rows = [
         ("calls sent (distinct)", f"{b['calls']} ({b['distinct_calls']})", ""),
-        ("wall time", f"{b['wall_s']} s", ""),
+        ("wall time (litellm's one-off warm-up apart)", f"{b['wall_s']} s (+{b['warmup_s']} s)", ""),
         ("ideal time (distinct × mean latency / concurrency)", f"{b['ideal_s']} s", ""),
         ("ratio", f"{b['ratio']}", f"≤ {t['ratio']} {'✓' if b['ratio'] <= t['ratio'] else '✗'}"),
         ("retries", f"{b['retries']}", ""),

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import json
+import logging
 import os
 import random
 import socket
@@ -456,6 +457,7 @@ def _litellm_completion(**kwargs):
     import litellm
 
     litellm.suppress_debug_info = True  # else every unpriced model prints litellm's provider list to stdout
+    logging.getLogger("LiteLLM").setLevel(logging.WARNING)  # two INFO lines per call would flood the job logs
     return litellm.completion(**kwargs)
 
 
