@@ -81,6 +81,7 @@ def llm_share(cfg: dict, variant: str, total: int | None) -> int:
 
     model = AnswerSettings.from_variant(cfg["answering"][variant], (cfg.get("llm") or {}).get("model")).model
     share = model_limits(cfg.get("llm") or {}, model).concurrency
+    total = getattr(total, "value", total)  # Snakemake 9 wraps global resources in Resource objects
     return max(1, min(share, int(total))) if total else share
 
 

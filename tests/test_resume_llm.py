@@ -21,7 +21,7 @@ def test_sigkill_with_calls_in_flight_then_resume_buys_no_stored_reply_again(tmp
         cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
         cfg["answering"] = {"dense-x": cfg["answering"]["dense-x"],
                             "standin-llm": {"retrieval": "bm25", "backend": "llm", "model": "openai/standin",
-                                            "samples": 3, "splits": ["test"]}}
+                                            "samples": 3}}
         cfg["llm"].update({"api_base": server.api_base, "concurrency": 32, "timeout_s": 10, "max_retries": 3,
                            "backoff_s": 0.1})
         config = tmp_path / "standin.yaml"
