@@ -327,9 +327,13 @@ class LLMGateway:
                 waited = True
             time.sleep(0.1)
         try:
-            return self._call_and_store(request, key, validate)
-        finally:
+            result = self._call_and_store(request, key, validate)
+        except BaseException:
             self.cache.release(key, self.owner)
+            raise
+        if not (result.ok or result.text):  # not stored (storing drops the lease): let others try
+            self.cache.release(key, self.owner)
+        return result
 
     def _call_and_store(self, request: LLMRequest, key: str, validate: Callable[[str], str | None]) -> LLMResult:
         self._check_spend()
