@@ -33,6 +33,7 @@ import email.utils
 import json
 import logging
 import os
+import queue
 import random
 import socket
 import sqlite3
@@ -235,7 +236,8 @@ class LLMGateway:
         self.mode, self.timeout_s, self.max_retries = mode, timeout_s, max_retries
         self.api_base, self.backoff_s, self.max_backoff_s = api_base, backoff_s, max_backoff_s
         self.local = dict(local or {})
-        self.servers: dict = {}
+        self.servers: dict[str, list] = {}
+        self.free: dict[str, queue.SimpleQueue] = {}
         self.servers_lock = threading.Lock()
         self.llm_cfg = {"concurrency": concurrency, **(llm_cfg or {})}
         self.slots: dict[str, threading.BoundedSemaphore] = {}
@@ -262,9 +264,11 @@ class LLMGateway:
 
     def close(self) -> None:
         """Stop the local servers this gateway started."""
-        for server in self.servers.values():
-            server.stop()
+        for pool in self.servers.values():
+            for server in pool:
+                server.stop()
         self.servers.clear()
+        self.free.clear()
 
     def limits(self, model: str) -> ModelLimits:
         return model_limits(self.llm_cfg, model)
@@ -383,11 +387,31 @@ class LLMGateway:
             raise ValueError(f"config key 'llm.local.{name}': model '{model}' has no local server config "
                              f"(have {sorted(self.local)})")
         with self.servers_lock:
-            if name not in self.servers:
+            if name not in self.servers:  # one process per call in flight (each answers one request at a time)
                 from pipeline.answer.local_server import LocalServer
 
-                self.servers[name] = LocalServer(name, self.local[name]).start()
-        return f"openai/{name}", {"api_base": self.servers[name].api_base, "api_key": "local"}
+                log = Path(self.local[name]["gguf"]).with_suffix(".server.log")
+                pool = [LocalServer(name, self.local[name], log if i == 0 else log.with_suffix(f".{i}.log"))
+                        for i in range(self.limits(model).concurrency)]
+                self.servers[name] = [server.start() for server in pool]
+                self.free[name] = queue.SimpleQueue()
+                for server in pool:
+                    self.free[name].put(server)
+        return f"openai/{name}", {"api_key": "local"}
+
+    @contextlib.contextmanager
+    def _server_for_call(self, model: str) -> Iterator[dict]:
+        """A local model's idle server for the length of one call (``{}`` for hosted models): two
+        concurrent calls never queue on one server while another is idle."""
+        name = model[len(LOCAL_PREFIX):]
+        if not model.startswith(LOCAL_PREFIX) or name not in self.free:
+            yield {}
+            return
+        server = self.free[name].get()
+        try:
+            yield {"api_base": server.api_base}
+        finally:
+            self.free[name].put(server)
 
     def _kwargs(self, request: LLMRequest) -> tuple[str, dict]:
         """The litellm call's model and keyword arguments: route, params, seed, minus what the
@@ -414,7 +438,9 @@ class LLMGateway:
                     self.calls += 1
                     self.stats.requests += 1
                     self.stats.retries += attempt > 1
-                resp = _litellm_completion(model=model, messages=request.messages, timeout=self.timeout_s, **kwargs)
+                with self._server_for_call(request.model) as server:
+                    resp = _litellm_completion(model=model, messages=request.messages, timeout=self.timeout_s,
+                                               **kwargs, **server)
                 text = resp.choices[0].message.content or ""
                 usage = getattr(resp, "usage", None)
                 try:

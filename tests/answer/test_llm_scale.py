@@ -108,6 +108,7 @@ print(json.dumps(texts))
 """
 
 
+@pytest.mark.slow  # two fresh interpreters importing litellm: ~20 s on 2 busy cores
 def test_identical_requests_in_flight_are_made_once_across_processes(tmp_path, standin):
     """Two jobs (llm-cf and llm-cf-r1 share their first calls) run at once: each request is paid once."""
     server = standin(mean_latency_s=1.0, latency_sigma=0.1)
