@@ -57,6 +57,7 @@ bench: setup
 # prints the figures and writes reports/bench/llm.json (docs/llm-at-scale.md).
 bench-llm: setup
 	$(BIN)/python -m pipeline bench --llm
+	$(BIN)/python -m pipeline bench --llm-local
 
 clean:
 	rm -rf results reports logs benchmarks .snakemake

@@ -143,3 +143,56 @@ def render(reports_dir: Path) -> str:
             f"{s['share_429']:.0%} 429 (Retry-After {s['retry_after_s']:g} s), {s['share_5xx']:.0%} 5xx, "
             f"{s['share_stall']:.1%} stalls (client timeout {b['client']['timeout_s']} s); {b['cpus']} CPUs.\n\n")
     return head + "| figure | value | target |\n|---|---|---|\n" + "\n".join(f"| {a} | {v} | {g} |" for a, v, g in rows)
+
+
+def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str | Path = "reports", calls: int = 4,
+                            model: str = "gemma3-270m") -> dict:
+    """Does a second llama-cpp-python server process raise local throughput (0.3.x has no parallel
+    slots)? ``calls`` short generations one after another on one server, then spread over two
+    servers by two threads; figures to ``reports/bench/llm_local.json``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pipeline.answer.local_server import LocalServer, assemble_model
+
+    cfg = load_config(config_path)["llm"]["local"][model]
+    cfg = {**cfg, "gguf": str(assemble_model(cfg))}
+    prompts = [f"Name three uses of energy number {i}. Answer in one sentence." for i in range(calls)]
+
+    def ask(server: LocalServer, prompt: str) -> None:
+        body = json.dumps({"model": model, "messages": [{"role": "user", "content": prompt}], "max_tokens": 32,
+                           "temperature": 0, "seed": 0}).encode()
+        req = urllib.request.Request(f"{server.api_base}/chat/completions", body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=600) as resp:
+            resp.read()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        servers = [LocalServer(model, cfg, Path(tmp) / f"server{i}.log").start() for i in range(2)]
+        try:
+            for s in servers:
+                ask(s, "warm up")
+            t0 = time.perf_counter()
+            for p in prompts:
+                ask(servers[0], p)
+            one = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            with ThreadPoolExecutor(2) as pool:
+                list(pool.map(lambda ip: ask(servers[ip[0] % 2], ip[1]), enumerate(prompts)))
+            two = time.perf_counter() - t0
+        finally:
+            for s in servers:
+                s.stop()
+    out = {"calls": calls, "max_tokens": 32, "n_threads": cfg.get("n_threads"), "cpus": os.cpu_count(),
+           "load_avg_1min": round(os.getloadavg()[0], 1), "one_server_s": round(one, 1), "two_servers_s": round(two, 1),
+           "speedup": round(one / two, 2)}
+    atomic_write_text(Path(reports_dir) / "bench" / "llm_local.json", json.dumps(out, indent=1, sort_keys=True) + "\n")
+    print(render_local(reports_dir))
+    return out
+
+
+def render_local(reports_dir: Path) -> str:
+    """The docs block ``llm-local-servers``: one local server against two, from the last measurement."""
+    b = json.loads((Path(reports_dir) / "bench" / "llm_local.json").read_text())
+    return (f"{b['calls']} short generations ({b['max_tokens']} tokens, {b['n_threads']} thread per server, "
+            f"{b['cpus']} CPUs, load average {b['load_avg_1min']} while measured): one server, one after another "
+            f"**{b['one_server_s']} s**; two servers, two at a time **{b['two_servers_s']} s** "
+            f"(× {b['speedup']}).")

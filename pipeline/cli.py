@@ -232,10 +232,10 @@ def cmd_sprout_report(a) -> None:
 
 
 def cmd_bench(a) -> None:
-    if a.llm:
-        from pipeline.bench_llm import run_llm_bench
+    if a.llm or a.llm_local:
+        from pipeline.bench_llm import run_llm_bench, run_local_servers_bench
 
-        run_llm_bench(a.config, a.reports)
+        (run_local_servers_bench if a.llm_local else run_llm_bench)(a.config, a.reports)
         return
     from pipeline.bench import run_bench, run_sprout_bench
 
@@ -380,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
     s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
+    s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
     s.add_argument("--reports", default="reports", help="--llm: the figures go to REPORTS/bench/llm.json")
     s.set_defaults(fn=cmd_bench)
     return ap

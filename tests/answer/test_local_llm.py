@@ -66,7 +66,7 @@ def test_server_is_stopped_on_exit(local_cfg):
 @pytest.mark.slow  # two server starts and two real generations: about a minute on 2 busy cores
 def test_two_servers_answer_two_calls_at_once(local_cfg, tmp_path):
     """``per_model.local/<name>.concurrency: 2``: the job's two calls in flight go to two server processes (each serialises its
-    requests); measured on 2 busy cores, 4 calls took 18 s on two servers against 25 s on one."""
+    requests; `python -m pipeline bench --llm-local` measures the gain)."""
     cfg = {**local_cfg, "gguf": str(assemble_model(local_cfg))}
     gw = LLMGateway(tmp_path / "llm.sqlite", local={"gemma": cfg}, timeout_s=600, concurrency=32,
                     llm_cfg={"per_model": {"local/gemma": {"concurrency": 2}}})
