@@ -229,3 +229,35 @@ def test_nfs_mode_uses_a_rollback_journal_and_a_lock_file(tmp_path, standin):
     assert gw.complete(req()).ok and gw.complete(req()).cached
     assert sqlite3.connect(tmp_path / "llm.sqlite").execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     assert (tmp_path / "llm.sqlite.lock").exists()
+
+
+def test_answer_command_over_the_failure_rate_exits_nonzero_without_outputs_then_reruns_only_failed(
+        tmp_path, standin, capsys):
+    """What Snakemake runs: `python -m pipeline answer` exits non-zero with one line and writes no
+    output (so the next run redoes the job); the rerun sends only the calls that failed."""
+    from pipeline.cli import main
+    from pipeline.provenance import atomic_write_jsonl
+
+    questions, retrieval = inputs(10)
+    questions.to_csv(tmp_path / "q.csv", index=False)
+    pd.DataFrame({"id": DOCS, "url": [f"https://x/{d}" for d in DOCS]}).to_csv(tmp_path / "meta.csv", index=False)
+    atomic_write_jsonl(tmp_path / "retrieval.jsonl", retrieval)
+
+    def run(server):
+        params = {"answering": {**VARIANT, "samples": 1, "max_retries": 0},
+                  "llm": {"api_base": server.api_base, "max_retries": 0, "timeout_s": 5}}
+        return main(["answer", "--retrieval", str(tmp_path / "retrieval.jsonl"), "--questions", str(tmp_path / "q.csv"),
+                     "--metadata", str(tmp_path / "meta.csv"), "--params", json.dumps(params),
+                     "--llm-exec", json.dumps({"concurrency": 4}), "--in-flight", "4",
+                     "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "a.jsonl"),
+                     "--out-csv", str(tmp_path / "a.csv")])
+
+    flaky = standin(share_5xx=0.4, seed=5)
+    assert run(flaky) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]  # not the progress bar
+    assert len(err) == 1 and "got no reply from openai/standin" in err[0] and "max_failure_rate 0" in err[0]
+    assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "a.csv").exists()
+    failed = flaky.stats.requests - flaky.stats.ok
+    fixed = standin(seed=6)
+    assert run(fixed) == 0 and (tmp_path / "a.jsonl").exists()
+    assert fixed.stats.requests == failed  # the replies stored before the failure were not bought again
