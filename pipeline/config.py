@@ -113,6 +113,7 @@ def validate(cfg: dict) -> dict:
         if planner.get("kind") == "llm":
             _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
             planner.setdefault("model", (cfg.get("llm") or {}).get("model"))
+    resolve_ensembles(cfg)
     for name, variant in cfg["answering"].items():
         if variant["retrieval"] not in cfg["retrieval"]:
             raise ConfigError(
@@ -150,6 +151,7 @@ def validate(cfg: dict) -> dict:
     parsing = cfg.setdefault("parsing", {})
     parsing.setdefault("strict", False)
     parsing.setdefault("quality_dir", "data/parse-corpus")
+    parsing.setdefault("headings", "combined")
     parsing["vision"] = {"model": None, "params": {}, **(parsing.get("vision") or {})}
 
     sprout = cfg.setdefault("sprout", {})
@@ -171,6 +173,39 @@ def validate(cfg: dict) -> dict:
     return cfg
 
 
+def resolve_ensembles(cfg: dict) -> None:
+    """``backend: ensemble`` variants: members are other, non-ensemble answering variants (no
+    nesting, so no cycles); the splits are those every member answers (or a subset of them); the
+    retrieval (for the retrieval columns of the leaderboard and attribution) is the first member's."""
+    answering = cfg["answering"]
+    for name, variant in answering.items():
+        if variant["backend"] != "ensemble":
+            if "members" in variant:
+                raise ConfigError(f"config key 'answering.{name}.members': only backend ensemble takes members")
+            continue
+        members = variant["members"]
+        for m in members:
+            if m not in answering:
+                raise ConfigError(f"config key 'answering.{name}.members': unknown answering variant '{m}'")
+            if answering[m]["backend"] == "ensemble":
+                raise ConfigError(f"config key 'answering.{name}.members': '{m}' is an ensemble (list its members instead)")
+        if len(set(members)) != len(members):
+            raise ConfigError(f"config key 'answering.{name}.members': a member is listed twice")
+        for key in ("model", "params", "prompt", "extractive", "context_k", "snippet_chars", "max_retries",
+                    "samples", "structured"):
+            if key in variant:
+                raise ConfigError(f"config key 'answering.{name}.{key}': an ensemble only votes (set it on its members)")
+        common = set(cfg["wattbot"]["splits"])
+        for m in members:
+            common &= set(answering[m].get("splits") or cfg["wattbot"]["splits"])
+        bad = sorted(set(variant.get("splits") or []) - common)
+        if bad:
+            raise ConfigError(f"config key 'answering.{name}.splits': {bad} not answered by every member")
+        if not variant.get("splits") and common != set(cfg["wattbot"]["splits"]):
+            variant["splits"] = sorted(common)
+        variant.setdefault("retrieval", answering[members[0]]["retrieval"])
+
+
 def check_paths(cfg: dict) -> None:
     """The data folders a run reads exist: a wrong data_root is one clear line before any job starts,
     not a failure deep inside the DAG. Kept out of ``validate`` so configs can be checked anywhere."""
@@ -187,6 +222,7 @@ def report_defaults(cfg: dict) -> dict:
     """The ``report`` block with defaults; every ablation variant must be configured (a report never
     skips an ablation silently) and the embedding map needs a 'tree' index."""
     rep = {"seed": 0, "bootstrap": 2000, "permutations": 10000, "embedding_sample": 1500, "ablations": {},
+           "ensemble_subsets": 20,
            **(cfg.get("report") or {})}
     trees = sorted(n for n, idx in cfg["indexes"].items() if idx["kind"] == "tree")
     rep.setdefault("embedding_index", trees[0] if trees else None)

@@ -5,6 +5,7 @@ Kept here (not in the Snakefile) so the DAG file stays declarative and this logi
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
@@ -98,6 +99,25 @@ def llm_exec_json(cfg: dict) -> str:
     return as_json(llm_execution(cfg))
 
 
+# --- ensembles: a DAG node over their members' answer files ---
+
+def answer_variants(cfg: dict, ensemble: bool) -> str:
+    """Wildcard pattern of the answering variants the ``answer`` rule (False) or the ``ensemble``
+    rule (True) makes, so the two rules never claim the same file."""
+    names = [v for v in sorted(cfg["answering"]) if (cfg["answering"][v]["backend"] == "ensemble") == ensemble]
+    return "|".join(map(re.escape, names)) or "(?!)"
+
+
+def ensemble_inputs(cfg: dict, variant: str, split: str) -> list[str]:
+    return [f"{RESULTS}/answers/{m}/{split}.jsonl" for m in cfg["answering"][variant]["members"]]
+
+
+def ensemble_args(cfg: dict, variant: str, split: str) -> str:
+    """``--member NAME=PATH`` per member, in vote order."""
+    members = cfg["answering"][variant]["members"]
+    return " ".join(f"--member {m}={p}" for m, p in zip(members, ensemble_inputs(cfg, variant, split)))
+
+
 # --- LLM variants: which splits they answer, which local model files they need ---
 
 def answer_targets(cfg: dict, split: str) -> list[str]:
@@ -184,6 +204,7 @@ def figures_params(cfg: dict) -> str:
         "answering": {v: cfg["answering"][v] for v in sorted(cfg["answering"])},
         "retrieval": {v: cfg["retrieval"][v] for v in sorted(cfg["retrieval"])},
         "suite": suite,
+        "parse_quality": (parse_quality_report(cfg) or [""])[0],
     })
 
 
@@ -199,22 +220,41 @@ def embedding_index_input(cfg: dict) -> list[str]:
 
 # --- the parse stage: vision captioning args, failure report, quality report ---
 
-def vision_args(cfg: dict) -> str:
-    """Extra ``tree`` verb arguments when figures are to be described by a vision model."""
-    vision = cfg.get("parsing", {}).get("vision") or {}
+def tree_args(cfg: dict, source: str = "") -> str:
+    """Extra ``tree`` verb arguments: the heading method for a PDF source (JSON and text trees do not use
+    it, so their params, and Snakemake's rerun check, stay as they were), and the vision model when set."""
+    parsing = cfg.get("parsing", {})
+    headings = f"--headings {parsing.get('headings', 'combined')}" if source.lower().endswith(".pdf") else ""
+    vision = parsing.get("vision") or {}
     if not vision.get("model"):
-        return ""
-    return f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
+        return headings
+    return f"{headings} ".lstrip() + f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
 
 
-def parse_quality_pdfs(cfg: dict) -> list[str]:
+def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
+    """The corpus PDFs of ``scope`` (``sample``: the default DAG's few; ``all``: `make parse-quality`) on disk."""
+    from pipeline.parse.corpus import MANIFEST, load_manifest, select
+
     folder = Path(cfg.get("parsing", {}).get("quality_dir") or "data/parse-corpus")
-    return sorted(str(p) for p in folder.glob("*.pdf"))
+    if not MANIFEST.exists():
+        return []
+    return [str(folder / f"{e.doc}.pdf") for e in select(load_manifest(MANIFEST), scope) if (folder / f"{e.doc}.pdf").exists()]
+
+
+PARSE_QUALITY = {"sample": "reports/parsing/sample/quality.csv", "all": "reports/parsing/quality.csv"}
+
+
+def parse_quality_report(cfg: dict) -> list[str]:
+    """The source table the report page draws: the full corpus once `make parse-quality` made it, else the sample."""
+    full = Path(PARSE_QUALITY["all"]).with_name("quality_sources.csv")
+    if full.exists():
+        return [str(full)]
+    return [str(Path(PARSE_QUALITY["sample"]).with_name("quality_sources.csv"))] if parse_quality_pdfs(cfg, "sample") else []
 
 
 def parse_targets(cfg: dict) -> list[str]:
-    """The parse failure check always; the quality report when its PDFs are there (`make parse-corpus`)."""
-    return [f"{RESULTS}/parse/check.json"] + (["reports/parsing/quality.csv"] if parse_quality_pdfs(cfg) else [])
+    """The parse failure check always; the sample quality report when its PDFs are there (`make parse-corpus`)."""
+    return [f"{RESULTS}/parse/check.json"] + ([PARSE_QUALITY["sample"]] if parse_quality_pdfs(cfg, "sample") else [])
 
 
 def report_parse_failures(errors_csv: str) -> list[str]:

@@ -72,7 +72,8 @@ def test_parsing_section_defaults_and_errors(raw):
     cfg = copy.deepcopy(raw)
     cfg.pop("parsing", None)
     parsing = validate(cfg)["parsing"]
-    assert parsing == {"strict": False, "quality_dir": "data/parse-corpus", "vision": {"model": None, "params": {}}}
+    assert parsing == {"strict": False, "quality_dir": "data/parse-corpus", "headings": "combined",
+                       "vision": {"model": None, "params": {}}}
     cfg["parsing"] = {"strict": "yes"}
     with pytest.raises(ConfigError, match="config key 'parsing.strict'"):
         validate(cfg)

@@ -19,7 +19,7 @@ def run(tiny_run):
 def test_outputs_follow_the_contract(run, wattbot_dir):
     work, _ = run
     board = pd.read_csv(work / "reports/wattbot/leaderboard.csv")
-    assert set(board["variant"]) == {"dense-x", "bm25-x", "mock-llm", "mock-llm-n3"}
+    assert set(board["variant"]) == {"dense-x", "bm25-x", "mock-llm", "mock-llm-n3", "ens"}
     llm = board.set_index("variant").loc["mock-llm"]
     assert llm["llm_calls"] == 41 and llm["failures"] == 0 and llm["value"] < 0.2  # "4.3" everywhere
     n3 = board.set_index("variant").loc["mock-llm-n3"]  # train only: 3 samples per question, voted
@@ -39,8 +39,15 @@ def test_outputs_follow_the_contract(run, wattbot_dir):
     tele = pd.read_csv(work / "reports/wattbot/leaderboard.telemetry.csv").set_index("variant")
     assert tele.loc["mock-llm", "telemetry_calls"] == 41
     attribution = pd.read_csv(work / "reports/wattbot/attribution.csv")
-    assert len(attribution) == 41 * 4 and set(attribution["class"]) <= {
+    assert len(attribution) == 41 * 5 and set(attribution["class"]) <= {
         "correct", "wrong_citation", "retrieval_miss", "abstained_answerable", "wrong_value", "answered_unanswerable"}
+    ens = board.set_index("variant").loc["ens"]  # union vote of bm25-x, dense-x, mock-llm; costs what mock-llm does
+    assert ens["llm_calls"] == 41 and ens["failures"] == 0
+    assert (work / "results/wattbot/answers/ens/test.csv").exists()
+    curve = pd.read_csv(work / "reports/wattbot/ensemble_size.csv")
+    assert list(curve["k"]) == [1, 2, 3] and list(curve["subsets"]) == [3, 3, 1]
+    assert curve["score"].iloc[-1] == pytest.approx(ens["score"], abs=1e-4)  # k = n is the ensemble itself
+    assert "ensemble-size-ens" in html and (work / "reports/figures/ensemble-size-ens.svg").exists()
     rows = pd.read_json(work / "results/wattbot/retrieval/hier-dense/train.jsonl", lines=True)
     assert len(rows) == 41 and {"node_id", "doc_id", "level", "score", "text"} <= set(rows["hits"][0][0])
     assert (work / "results/wattbot/retrieval/hier-dense/train.jsonl.manifest.json").exists()
@@ -90,9 +97,22 @@ def test_rerun_does_nothing_and_a_changed_variant_reruns_its_branch(run, tmp_pat
     changed.write_text(yaml.safe_dump(cfg))
     plan = snakemake(work, "-n", configfile=changed)
     jobs = planned_jobs(plan.stdout + plan.stderr)
-    assert jobs == {"answer": 2, "evaluate": 1, "report": 1, "figures": 1, "all": 1}, plan.stdout[-3000:]
+    # bm25-x's answers on both splits, and the ensemble it is a member of
+    assert jobs == {"answer": 2, "ensemble": 2, "evaluate": 2, "report": 1, "figures": 1, "all": 1}, plan.stdout[-3000:]
     assert "output: results/wattbot/answers/bm25-x" in plan.stdout
     assert "output: results/wattbot/answers/dense-x" not in plan.stdout
+
+
+def test_a_changed_vote_reruns_only_the_vote(run, tmp_path):
+    work, config = run
+    cfg = yaml.safe_load(config.read_text())
+    cfg["answering"]["ens"]["vote"] = {"mode": "intersection", "tiebreak": "blank"}
+    changed = tmp_path / "vote.yaml"
+    changed.write_text(yaml.safe_dump(cfg))
+    plan = snakemake(work, "-n", configfile=changed)
+    jobs = planned_jobs(plan.stdout + plan.stderr)
+    assert jobs == {"ensemble": 2, "evaluate": 1, "report": 1, "figures": 1, "all": 1}, plan.stdout[-3000:]
+    assert "output: results/wattbot/answers/ens/train.jsonl" in plan.stdout
 
 
 def test_same_config_same_bytes(run, tmp_path):

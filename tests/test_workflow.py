@@ -42,7 +42,7 @@ def test_pdf_folder_takes_precedence(cfg, tmp_path):
                            "--out", str(out)], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
     tree = DocTree.load(out)
-    assert "1438 lbs" in tree.text and json.loads(out.with_name("tree.json.manifest.json").read_text())["config"] == {"parser": "pdf"}
+    assert "1438 lbs" in tree.text and json.loads(out.with_name("tree.json.manifest.json").read_text())["config"] == {"parser": "pdf", "headings": "combined"}
 
 
 def test_params_change_only_with_their_branch(cfg):
@@ -75,18 +75,20 @@ def test_every_rule_declares_threads_memory_and_runtime():
                or not re.search(r"resources:.*mem_mb=.*runtime=", block)]
     assert lacking == []
 
-def test_parse_targets_and_vision_args(cfg, tmp_path):
-    from pipeline.workflow import parse_targets, vision_args
+def test_parse_targets_and_tree_args(cfg, tmp_path):
+    from pipeline.workflow import parse_targets, tree_args
 
     cfg["parsing"]["quality_dir"] = str(tmp_path)
     assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]  # no corpus downloaded: no quality report
     doc = fitz.open()
     doc.new_page().insert_text((72, 72), "x")
-    doc.save(tmp_path / "a.pdf")
-    assert parse_targets(cfg) == ["results/wattbot/parse/check.json", "reports/parsing/quality.csv"]
-    assert vision_args(cfg) == ""
+    doc.save(tmp_path / "a.pdf")  # not in the corpus manifest: no report either
+    assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]
+    doc.save(tmp_path / "ltnews31.pdf")  # a sample document of the manifest: the default DAG measures the sample
+    assert parse_targets(cfg) == ["results/wattbot/parse/check.json", "reports/parsing/sample/quality.csv"]
+    assert tree_args(cfg) == "" and tree_args(cfg, "d/x.pdf") == "--headings combined"  # JSON trees ignore it
     cfg["parsing"]["vision"] = {"model": "openai/gpt-4o-mini", "params": {"temperature": 0}}
-    args = vision_args(cfg)
+    args = tree_args(cfg)
     assert "--vision-model openai/gpt-4o-mini" in args and '{"temperature":0}' in args and "--cache-dir data/cache" in args
 
 

@@ -1,7 +1,10 @@
 """Ensembles: N answers to one question voted into one (KohakuRAG's wattbot_aggregate).
 
-Unlike KohakuRAG, values are compared after normalisation, so "13900" and "13900.0" (or
-"True" and "1") are one vote, not two. Ties go to the value seen first (sample order).
+One copy of the voting rules for both kinds of ensemble: the N samples of one variant and the
+cross-run ensembles of pipeline/answer/ensemble.py (the ``ensemble`` backend and the ``vote`` CLI).
+Values are compared normalised (``normalise=True``: "13900" and "13900.0" are one vote, the
+default for samples) or as exact stripped strings (``normalise=False``: KohakuRAG's rule, the
+default for cross-run ensembles). Ties go to the value seen first (sample or member order).
 """
 from __future__ import annotations
 
@@ -19,6 +22,10 @@ class VoteConfig:
     mode: str = "answer_priority"   # the competition's choice
     ignore_blank: bool = True
     tiebreak: str = "first"
+    normalise: bool = True          # compare value_key()s; False: exact stripped strings
+
+    def key(self, value: str) -> str:
+        return value_key(value) if self.normalise else str(value).strip()
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -44,16 +51,23 @@ def majority(keys: list) -> object:
 
 
 def vote(answers: list[Answer], cfg: VoteConfig) -> Answer:
+    return tally(answers, cfg)[0]
+
+
+def tally(answers: list[Answer], cfg: VoteConfig) -> tuple[Answer, list[int]]:
+    """The voted answer and the positions (in ``answers``) of the answers that voted for it
+    (empty when the tiebreak blanked the question)."""
     if not answers:
         raise ValueError("vote: no answers")
     if len(answers) == 1:
-        return answers[0]
-    if cfg.tiebreak == "blank" and len({value_key(a.answer_value) for a in answers}) == len(answers):
-        return blank_answer(f"ensemble of {len(answers)}: every answer differs (tiebreak: blank)")
-    rows = list(answers)
-    if cfg.ignore_blank and any(not a.is_blank for a in rows):
-        rows = [a for a in rows if not a.is_blank]
-    vkey = [value_key(a.answer_value) for a in rows]
+        return answers[0], [0]
+    if cfg.tiebreak == "blank" and len({cfg.key(a.answer_value) for a in answers}) == len(answers):
+        return blank_answer(f"ensemble of {len(answers)}: every answer differs (tiebreak: blank)"), []
+    positions = list(range(len(answers)))
+    if cfg.ignore_blank and any(not a.is_blank for a in answers):
+        positions = [i for i in positions if not answers[i].is_blank]
+    rows = [answers[i] for i in positions]
+    vkey = [cfg.key(a.answer_value) for a in rows]
     rkey = [tuple(sorted(a.ref_id)) for a in rows]
     if cfg.mode == "ref_priority":
         ref = majority(rkey)
@@ -73,8 +87,9 @@ def vote(answers: list[Answer], cfg: VoteConfig) -> Answer:
         else:  # intersection
             refs = sorted(set.intersection(*(set(rkey[i]) for i in matching)))
     winner = rows[matching[0]]
+    voters = [positions[i] for i in matching]
     note = f" [ensemble {cfg.mode}: {len(matching)}/{len(answers)} votes]"
     if winner.is_blank or not refs:
-        return blank_answer((winner.explanation if winner.is_blank else "no common reference") + note)
+        return blank_answer((winner.explanation if winner.is_blank else "no common reference") + note), voters
     return Answer(winner.answer, winner.answer_value, refs, winner.explanation + note,
-                  winner.supporting_materials, False)
+                  winner.supporting_materials, False), voters

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 import sys
 from pathlib import Path
@@ -43,7 +42,7 @@ def cmd_parse(a) -> None:
     from pipeline.provenance import atomic_write_text
 
     src = Path(a.source)
-    tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a))
+    tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a), headings=a.headings)
     tree.check()
     text = json.dumps(inspect_json(tree), ensure_ascii=False, indent=1)
     if a.out in (None, "-"):
@@ -80,35 +79,41 @@ def cmd_parse_check(a) -> None:
 
 
 def cmd_parse_quality(a) -> None:
+    """``quality.csv`` + ``quality_sources.csv`` over the manifest's documents (or every PDF in a folder)."""
+    from pipeline.parse.corpus import Entry, load_manifest, select
     from pipeline.parse.errors import errors_csv
-    from pipeline.parse.quality import Quality, quality_table
+    from pipeline.parse.quality_report import write_report
     from pipeline.provenance import atomic_write_text, write_manifest
 
-    pdfs = sorted(Path(a.pdfs).glob("*.pdf"))
-    if not pdfs:
+    folder = Path(a.pdfs)
+    if a.manifest:
+        entries = [e for e in select(load_manifest(a.manifest), a.scope) if (folder / f"{e.doc}.pdf").exists()]
+    else:  # a folder of one's own PDFs: one source, measured against each PDF's outline
+        entries = [Entry(p.stem, "local", "dev", "", "", p.name, "", 1, 0, False) for p in sorted(folder.glob("*.pdf"))]
+    if not entries:
         raise ValueError(f"{a.pdfs}: no PDFs; run `make parse-corpus` to download the parse-quality corpus")
-    rows, errors = quality_table(pdfs)
-    out = io.StringIO()
-    fields = list(Quality.__dataclass_fields__)
-    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(a.out, out.getvalue())
-    write_manifest(a.out, {"pdfs": [p.name for p in pdfs]}, [str(p) for p in pdfs])
-    atomic_write_text(a.errors, errors_csv(errors))
-    for e in errors:
-        print(f"parse failed: {e['doc']}: {e['reason']}", file=sys.stderr)
-    print(json.dumps({"documents": len(rows), "failed": len(errors), "out": a.out}))
+    summary = write_report(folder, entries, a.out, jobs=a.jobs)
+    atomic_write_text(a.errors, errors_csv(summary.pop("errors")))
+    pdfs = [folder / f"{e.doc}.pdf" for e in entries]
+    write_manifest(a.out, {"scope": a.scope, "pdfs": [p.name for p in pdfs]}, [str(p) for p in pdfs])
+    print(json.dumps({**summary, "out": a.out}))
 
 
 def cmd_parse_corpus(a) -> None:
-    from pipeline.parse.corpus import fetch_corpus
+    from pipeline.parse.corpus import fetch_corpus, load_manifest, select
 
     try:
-        kept = fetch_corpus(a.out_dir)
+        kept = fetch_corpus(a.out_dir, select(load_manifest(a.manifest), a.scope))
     except RuntimeError as exc:
         raise ValueError(str(exc)) from exc
     print(json.dumps({"pdfs": len(kept), "dir": a.out_dir}))
+
+
+def add_headings_arg(s) -> None:
+    from pipeline.parse.document import HEADINGS
+
+    s.add_argument("--headings", default="combined", choices=HEADINGS,
+                   help="PDF heading method (default: combined, the best on the parse-quality corpus)")
 
 
 def add_vision_args(s) -> None:
@@ -125,6 +130,7 @@ def add_parse_verbs(sub) -> None:
     s.add_argument("--doc-id", default=None)
     s.add_argument("--title", default=None)
     add_vision_args(s)
+    add_headings_arg(s)
     s.set_defaults(fn=cmd_parse)
 
     s = sub.add_parser("parse-errors", help="collect the documents that failed to parse into errors.csv")
@@ -138,12 +144,17 @@ def add_parse_verbs(sub) -> None:
     s.add_argument("--strict", action="store_true", help="exit non-zero when any document failed")
     s.set_defaults(fn=cmd_parse_check)
 
-    s = sub.add_parser("parse-quality", help="parse-quality report over a folder of real PDFs")
-    s.add_argument("--pdfs", required=True)
+    s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")
+    s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `parse-corpus` writes it")
+    s.add_argument("--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs")
+    s.add_argument("--scope", default="all", choices=("sample", "dev", "all"), help="manifest rows to measure")
     s.add_argument("--out", required=True)
     s.add_argument("--errors", required=True)
+    s.add_argument("--jobs", type=int, default=1, help="documents parsed in parallel")
     s.set_defaults(fn=cmd_parse_quality)
 
     s = sub.add_parser("parse-corpus", help="download the parse-quality PDFs (Debian documentation packages)")
     s.add_argument("--out-dir", default="data/parse-corpus")
+    s.add_argument("--manifest", default="data/parse-corpus.csv")
+    s.add_argument("--scope", default="all", choices=("sample", "dev", "all"), help="manifest rows to fetch")
     s.set_defaults(fn=cmd_parse_corpus)

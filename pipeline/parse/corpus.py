@@ -1,56 +1,131 @@
-"""The parse-quality corpus: real PDFs no one here wrote, from Debian documentation packages.
+"""The parse-quality corpus: real PDFs with outlines, from Debian documentation packages.
 
-TeX Live's documentation PDFs carry hyperref outlines (``get_toc()``), which gives an
-independent ground truth for headings; they mix one- and two-column layouts, tables and
-long running text. ``apt-get download`` fetches a package from Debian's registry without
-installing it; ``dpkg-deb -x`` unpacks it; only the listed PDFs are kept (the package is
-85 MB, the PDFs we keep a few MB). Nothing here is committed: the folder is a cache.
+A PDF's outline (``get_toc()``, written by its authoring tool) is an independent ground truth
+for headings. One typesetting family (a *source*: LaTeX classes, Texinfo, groff/mom, DocBook
+via dblatex, ReportLab, Apache FOP, plain TeX/eplain) can hide behind many packages, so the
+report averages per source. The manifest ``data/parse-corpus.csv`` fixes every document:
+package and version (``apt-get download pkg=version``), the file inside it, its sha256, and a
+page window (long manuals are cut to at most 10 pages at a chapter start, drawn once with a
+fixed seed, so the whole corpus parses in minutes). Rows with ``role=check`` come from a source
+reserved for the independent check (``texlive-publishers-doc``) and are never used to tune.
+
+Each document is written to ``<out>/<doc>.pdf`` (the window) and ``<out>/<doc>.toc.json`` (the
+outline entries that point into the window, pages renumbered). The folder is a cache, not
+committed; packages are fetched once and only the listed files are kept.
 """
 from __future__ import annotations
 
+import csv
+import gzip
+import hashlib
+import json
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-# package -> PDFs inside it (paths under /usr/share/doc/texlive-doc/); chosen for variety:
-# user guides with deep numbering and tables, two-column newsletters, a proceedings class.
-CORPUS = {
-    "texlive-latex-base-doc": [
-        "latex/base/usrguide.pdf", "latex/base/clsguide.pdf", "latex/base/fntguide.pdf",
-        "latex/base/cfgguide.pdf", "latex/base/modguide.pdf", "latex/base/cyrguide.pdf",
-        "latex/base/encguide.pdf", "latex/base/ltnews31.pdf", "latex/base/ltnews34.pdf",
-        "latex/base/proc.pdf",
-    ],
-}
-DOC_ROOT = Path("usr/share/doc/texlive-doc")
+MANIFEST = Path("data/parse-corpus.csv")
+RESERVED_SOURCE = "publishers"  # texlive-publishers-doc: the independent check, never tuned on
 
 
-def fetch_corpus(out_dir: str | Path, corpus: dict[str, list[str]] = CORPUS) -> list[Path]:
-    """Download and unpack the packages, keep the listed PDFs in ``out_dir``; skip what is there."""
+@dataclass(frozen=True)
+class Entry:
+    """One corpus document: a page window of one file of one package version."""
+
+    doc: str
+    source: str
+    role: str  # "dev" (measured while developing) or "check" (the reserved independent check)
+    package: str
+    version: str
+    file: str
+    sha256: str
+    first_page: int
+    last_page: int
+    sample: bool  # parsed by the default DAG (one small document per source)
+
+
+def load_manifest(path: str | Path = MANIFEST) -> list[Entry]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return [Entry(r["doc"], r["source"], r["role"], r["package"], r["version"], r["file"], r["sha256"],
+                      int(r["first_page"]), int(r["last_page"]), r["sample"] == "1") for r in csv.DictReader(fh)]
+
+
+def select(entries: list[Entry], scope: str) -> list[Entry]:
+    """``sample`` (default DAG), ``dev`` (the development corpus), ``all`` (plus the reserved check)."""
+    if scope == "sample":
+        return [e for e in entries if e.sample]
+    if scope == "dev":
+        return [e for e in entries if e.role == "dev"]
+    if scope == "all":
+        return list(entries)
+    raise ValueError(f"corpus scope {scope!r}: use sample, dev or all")
+
+
+def window_toc(toc: list[list], first: int, last: int) -> list[list]:
+    """Outline entries ``[level, title, page]`` pointing into pages first..last, renumbered from 1."""
+    return [[lv, title, page - first + 1] for lv, title, page, *_ in toc if first <= page <= last and title.strip()]
+
+
+def write_window(src: Path, entry: Entry, out_dir: Path) -> Path:
+    """Cut the entry's page window out of ``src`` into ``<doc>.pdf`` plus its outline ``<doc>.toc.json``."""
+    import pymupdf
+
+    from pipeline.provenance import atomic_write_text
+
+    with pymupdf.open(src) as doc:
+        toc = window_toc(doc.get_toc(simple=True), entry.first_page, entry.last_page)
+        doc.set_toc([])  # the window's outline lives in the sidecar (levels kept as in the full document)
+        doc.select(list(range(entry.first_page - 1, min(entry.last_page, doc.page_count))))
+        target = out_dir / f"{entry.doc}.pdf"
+        tmp = target.with_suffix(".pdf.tmp")
+        doc.save(tmp, garbage=3, deflate=True)
+    tmp.replace(target)
+    atomic_write_text(out_dir / f"{entry.doc}.toc.json", json.dumps(toc, ensure_ascii=False) + "\n")
+    return target
+
+
+def _unpack(entries: list[Entry], files_dir: Path) -> None:
+    """``apt-get download`` one package version, keep its listed files (sha256-checked) under ``files_dir``."""
+    for tool in ("apt-get", "dpkg-deb"):
+        if not shutil.which(tool):
+            raise RuntimeError(f"parse corpus: '{tool}' not found; it needs a Debian-like system")
+    package, version = entries[0].package, entries[0].version
+    with tempfile.TemporaryDirectory() as tmp:
+        run = lambda *cmd: subprocess.run(cmd, cwd=tmp, check=True, capture_output=True, text=True)  # noqa: E731
+        try:
+            run("apt-get", "download", f"{package}={version}")
+            deb = next(Path(tmp).glob(f"{package}_*.deb"))
+            run("dpkg-deb", "-x", deb.name, "x")
+        except subprocess.CalledProcessError as exc:
+            raise RuntimeError(f"parse corpus: {' '.join(exc.cmd)} failed: {exc.stderr.strip().splitlines()[-1:]}") from exc
+        for e in entries:
+            src = Path(tmp) / "x" / e.file
+            if not src.is_file():
+                raise RuntimeError(f"parse corpus: {package} {version} has no {e.file}")
+            digest = hashlib.sha256(src.read_bytes()).hexdigest()
+            if digest != e.sha256:
+                raise RuntimeError(f"parse corpus: {package}:{e.file} sha256 {digest[:12]} != manifest {e.sha256[:12]}")
+            target = files_dir / package / e.file.removesuffix(".gz")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with (gzip.open(src) if e.file.endswith(".gz") else open(src, "rb")) as fin, open(target, "wb") as fout:
+                shutil.copyfileobj(fin, fout)
+
+
+def fetch_corpus(out_dir: str | Path, entries: list[Entry] | None = None) -> list[Path]:
+    """Download, check and cut the manifest's documents into ``out_dir``; skip what is there."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    kept = []
-    for package, pdfs in sorted(corpus.items()):
-        targets = [out_dir / Path(p).name for p in pdfs]
-        if all(t.exists() for t in targets):
-            kept += targets
-            continue
-        for tool in ("apt-get", "dpkg-deb"):
-            if not shutil.which(tool):
-                raise RuntimeError(f"parse corpus: '{tool}' not found; it needs a Debian-like system")
-        with tempfile.TemporaryDirectory() as tmp:
-            run = lambda *cmd: subprocess.run(cmd, cwd=tmp, check=True, capture_output=True, text=True)  # noqa: E731
-            try:
-                run("apt-get", "download", package)
-                deb = next(Path(tmp).glob(f"{package}_*.deb"))
-                run("dpkg-deb", "-x", deb.name, "x")
-            except subprocess.CalledProcessError as exc:
-                raise RuntimeError(f"parse corpus: {' '.join(exc.cmd)} failed: {exc.stderr.strip().splitlines()[-1:]}") from exc
-            for pdf, target in zip(pdfs, targets):
-                src = Path(tmp) / "x" / DOC_ROOT / pdf
-                if not src.is_file():
-                    raise RuntimeError(f"parse corpus: {package} has no {pdf}")
-                shutil.copyfile(src, target)
-                kept.append(target)
-    return sorted(kept)
+    entries = load_manifest() if entries is None else entries
+    files_dir = out_dir / ".files"
+    todo = [e for e in entries if not (out_dir / f"{e.doc}.pdf").exists() or not (out_dir / f"{e.doc}.toc.json").exists()]
+    by_package: dict[tuple[str, str], list[Entry]] = {}
+    for e in todo:
+        by_package.setdefault((e.package, e.version), []).append(e)
+    for (package, _), group in sorted(by_package.items()):
+        missing = [e for e in group if not (files_dir / package / e.file.removesuffix(".gz")).is_file()]
+        if missing:
+            _unpack(group, files_dir)
+        for e in group:
+            write_window(files_dir / package / e.file.removesuffix(".gz"), e, out_dir)
+    return sorted(out_dir / f"{e.doc}.pdf" for e in entries)

@@ -6,10 +6,15 @@ from pathlib import Path
 from pipeline.tree import DocTree
 
 
-def parse_document(source: str | Path, doc_id: str, title: str | None = None, describe=None) -> DocTree:
+HEADINGS = ("rules", "layout", "combined")  # who finds PDF headings: the rules, PyMuPDF's layout model, or both
+
+
+def parse_document(source: str | Path, doc_id: str, title: str | None = None, describe=None,
+                   headings: str = "rules") -> DocTree:
     """``.json`` = WattBot pre-extracted payload, ``.pdf`` = PyMuPDF, ``.txt``/``.md`` = plain text.
 
     ``describe`` (PNG bytes -> text) captions PDF figures with a vision model; other formats have no images.
+    ``headings`` picks the PDF heading method (``HEADINGS``; docs/parsing.md compares them).
     """
     source = Path(source)
     suffix = source.suffix.lower()
@@ -20,7 +25,7 @@ def parse_document(source: str | Path, doc_id: str, title: str | None = None, de
     if suffix == ".pdf":
         from pipeline.parse.pdf import parse_pdf
 
-        return parse_pdf(source, doc_id, title, describe=describe)
+        return parse_pdf(source, doc_id, title, describe=describe, headings=headings)
     if suffix in (".txt", ".md"):
         from pipeline.parse.text import parse_text
 

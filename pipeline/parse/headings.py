@@ -54,15 +54,18 @@ class Outline:
 
     path: tuple[int, ...] = ()
     top_scheme: str = ""
-    sizes: dict[float, int] = field(default_factory=dict)  # font size -> depth of numbered headings
+    sizes: dict = field(default_factory=dict)  # heading style (font size, or (size, bold)) -> depth
 
-    def depth(self, number: Number | None, size: float | None = None, strict: bool = True) -> int | None:
+    def depth(self, number: Number | None, size=None, strict: bool = True) -> int | None:
         """Depth (1 = top) of a heading with ``number``, or None when ``strict`` and it breaks the outline.
 
-        Unnumbered headings take the depth last seen for their font size (else 1).
+        Unnumbered headings take the depth last seen for their style (font size, or any hashable
+        style key such as (size, bold)), else 1.
         """
+        if size is not None and isinstance(size, float):
+            size = round(size, 1)
         if number is None:
-            return self.sizes.get(round(size, 1), 1) if size is not None else 1
+            return self.sizes.get(size, 1) if size is not None else 1
         parts, scheme = number.parts, number.scheme
         if scheme == "letter" and len(parts) == 1 and self.top_scheme == "roman" and self.path:
             parts, scheme = (self.path[0], *parts), "roman"  # IEEE style: "A." is a subsection of "IV."
@@ -74,7 +77,7 @@ class Outline:
             return None
         self.path, self.top_scheme = parts, scheme
         if size is not None:
-            self.sizes[round(size, 1)] = len(parts)
+            self.sizes[size] = len(parts)
         return len(parts)
 
 

@@ -34,6 +34,7 @@ from typing import Callable
 
 import pymupdf
 
+from pipeline.parse.document import HEADINGS
 from pipeline.parse.errors import ParseError
 from pipeline.parse.headings import Outline, heading_number, nest
 from pipeline.parse.sentences import sentence_texts
@@ -43,6 +44,7 @@ from pipeline.tree import DocTree, ParagraphSpec, SectionSpec, build_tree
 Describer = Callable[[bytes], str]  # PNG bytes of a figure region -> a text description
 
 HEADING_SIZE = 1.2  # a line this much larger than the body text is a heading
+LARGER = 1.08  # a numbered line this much larger is one too (groff/mom set headings only ~15% larger)
 FURNITURE_SHARE = 0.5  # a line at the same height on this share of pages is a running header/footer
 MARGIN = 0.08  # top/bottom share of the page where bare numbers are page numbers
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–]?\s*\d{1,4}\s*[-–]?(?:\s*(?:/|of)\s*\d{1,4})?$", re.I)
@@ -54,8 +56,14 @@ LINE_ADVANCE = 1.5  # a baseline advance over this many line heights starts a ne
 MIN_FIGURE = 24.0  # points: smaller images and drawings are icons, rules or bullets
 CAPTION_REACH = 40.0  # points between a figure region and its caption
 MARGIN_SHARE = 0.05  # a left edge shared by this share of lines is a column margin
+_LABEL_ONLY = re.compile(r"(?:Part|PART|Chapter|CHAPTER|Appendix|APPENDIX)(?:\s+[\dIVXLA-Z]{1,5}\.?)?")
+_CODE = re.compile(r"[=$\\{}<>|]|\w\(|\)\s*$|^[a-z_]+\.[a-z_]+")  # code, commands and calls set in a heading font
+ADMONITIONS = frozenset({"note", "tip", "warning", "caution", "important", "hint", "danger", "attention", "example"})
+_SMALL_CAPS = re.compile(r"(?:CSC|SmallCaps|Caps|-SC\b|SC\d|\.sc\b)", re.I)
 _MATH_FONT = re.compile(r"(?:CMSY|CMEX|CMMI|MSAM|MSBM|Symbol|.*Math)", re.I)
 FRONT_MATTER = 120.0  # points below the title where large unnumbered lines are authors, not headings
+FRONT_NAMES = frozenset({"abstract", "summary", "keywords", "keyword", "keywordsandphrases", "indexterms"})
+REFERENCE_NAMES = frozenset({"references", "bibliography", "literaturecited", "workscited", "literature"})
 
 
 @dataclass
@@ -71,6 +79,9 @@ class _Line:
     mono: bool = False
     block_lines: int = 1  # lines in its MuPDF block: a standalone short line may be a heading
     toc_entry: bool = False  # a table-of-contents line (its page number sits far to the right)
+    run_in: bool = False  # the bold lead-in of a paragraph ("Results. We found ..."), split off as a heading
+    in_row: bool = False  # another line in the same font shares its baseline: a table row, not a heading
+    layout: str = ""  # the layout model's class for the box holding this line ("section-header", "text", ...)
 
 
 @dataclass
@@ -91,7 +102,7 @@ class _Table:
     col: str = "S"
 
 
-def _open(path: Path) -> pymupdf.Document:
+def open_pdf(path: Path) -> pymupdf.Document:
     """Open a PDF or raise ParseError saying why it cannot be parsed."""
     raw = path.read_bytes()
     if not raw.lstrip()[:5] == b"%PDF-":
@@ -150,7 +161,7 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
             for s in spans:
                 chars[round(s["size"], 1)] += len(s["text"])
                 fonts[s["font"]] += len(s["text"])
-                if s["flags"] & 16 or "bold" in s["font"].lower() or re.search(r"BX|Bold|Bd|Black|Heavy", s["font"]):
+                if _bold(s):
                     bold += len(s["text"])
                 if s["flags"] & 8 or re.search(r"Mono|Courier|TT\d|Typewriter", s["font"], re.I):
                     mono += len(s["text"])
@@ -160,9 +171,76 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
                                      font=max(fonts, key=fonts.get), mono=mono * 2 > total))
         for ln in block_lines:
             ln.block_lines = len(block_lines)
+        if groups and block_lines:
+            block_lines[:1] = _split_run_in(block_lines[0], groups[0]["spans"])
         out += block_lines
     _mark_toc_entries(out)
+    _mark_rows(out)
     return out
+
+
+def _bold(span: dict) -> bool:
+    return bool(span["flags"] & 16) or "bold" in span["font"].lower() or bool(re.search(r"BX|Bold|Bd|Black|Heavy", span["font"]))
+
+
+def _split_run_in(ln: _Line, spans: list[dict]) -> list[_Line]:
+    """A paragraph's first line that opens with a short bold phrase ending in a full stop ("Results. We
+    found ...") becomes a run-in heading line plus the rest of the line; other lines stay as they are."""
+    spans = [sp for sp in spans if sp["text"].strip()]
+    lead = 0
+    while lead < len(spans) and _bold(spans[lead]):
+        lead += 1
+    if not 0 < lead < len(spans):
+        return [ln]
+    head = clean_line("".join(sp["text"] for sp in spans[:lead]))
+    rest = clean_line("".join(sp["text"] for sp in spans[lead:]))
+    words = head.rstrip(".").split()
+    if not (head.endswith(".") and 1 <= len(words) <= 8 and rest[:1].isupper()) or re.fullmatch(r"[\dIVX.]+", head):
+        return [ln]
+    box = lambda part: tuple(_union(sp["bbox"] for sp in part))  # noqa: E731
+    first = _Line(head.rstrip(".").strip(), box(spans[:lead]), ln.size, True, ln.page, ln.block, font=spans[0]["font"],
+                  block_lines=ln.block_lines, run_in=True)
+    second = _Line(rest, box(spans[lead:]), ln.size, False, ln.page, ln.block, font=spans[lead]["font"],
+                   mono=ln.mono, block_lines=ln.block_lines)
+    return [first, second]
+
+
+def _mark_rows(lines: list[_Line]) -> None:
+    """Lines sharing a baseline with another line in the same font, side by side, are table cells."""
+    for ln in lines:
+        ln.in_row = any(o is not ln and o.font == ln.font and abs(o.bbox[3] - ln.bbox[3]) < 0.3 * ln.size
+                        and (o.bbox[0] > ln.bbox[2] or ln.bbox[0] > o.bbox[2]) for o in lines)
+
+
+_LAYOUT_HEADINGS = ("section-header", "title")
+
+
+Boxes = list[tuple[tuple[float, float, float, float], str]]
+
+
+def _layout_boxes(page: pymupdf.Page) -> Boxes:
+    """The PyMuPDF layout model's boxes (``pymupdf.layout``, an ONNX model on CPU): bbox and class."""
+    import pymupdf.layout  # noqa: F401  (loading it registers the model with PyMuPDF)
+
+    pymupdf.layout.activate()
+    page.get_layout()
+    return [(tuple(b[:4]), b[4]) for b in page.layout_information or []]
+
+
+def layout_boxes(path: str | Path) -> dict[int, Boxes]:
+    """Every page's layout boxes (1-based page numbers); computed once, reused by several heading methods."""
+    doc = open_pdf(Path(path))
+    try:
+        return {pno: _layout_boxes(page) for pno, page in enumerate(doc, start=1)}
+    finally:
+        doc.close()
+
+
+def _mark_layout(lines: list[_Line], boxes: list) -> None:
+    """Give each line the class of the smallest layout box holding its centre."""
+    for ln in lines:
+        holding = [(abs((b[2] - b[0]) * (b[3] - b[1])), cls) for b, cls in boxes if _inside(ln.bbox, b, 2.0)]
+        ln.layout = min(holding)[1] if holding else ""
 
 
 def _mark_toc_entries(lines: list[_Line]) -> None:
@@ -170,7 +248,9 @@ def _mark_toc_entries(lines: list[_Line]) -> None:
     numbers = [ln for ln in lines if re.fullmatch(r"(?:\.\s*)*[0-9ivxlc]{1,4}", ln.text)]
     for ln in lines:
         for num in numbers:
-            if num is not ln and abs(num.bbox[3] - ln.bbox[3]) < 0.4 * ln.size and num.bbox[0] > ln.bbox[2] + 2 * ln.size:
+            leader = num.text.startswith(".")  # ". . . . 12" set as its own line right after the title
+            gap = num.bbox[0] - ln.bbox[2]
+            if num is not ln and abs(num.bbox[3] - ln.bbox[3]) < 0.4 * ln.size and (gap > 2 * ln.size or (leader and gap > -2)):
                 ln.toc_entry = num.toc_entry = True
                 break
         if re.search(r"(?:\.\s?){4,}\s*\d{1,4}$", ln.text):
@@ -270,9 +350,13 @@ class _Style:
     font: str
     width: float  # a typical full line (90th percentile of line widths)
     margins: frozenset[int] = frozenset()  # left edges shared by many lines (column starts)
+    centres: frozenset[int] = frozenset()  # centres of full lines (one per column)
 
     def at_margin(self, ln: _Line) -> bool:
         return any(abs(round(ln.bbox[0]) - m) <= 1 for m in self.margins)
+
+    def centred(self, ln: _Line) -> bool:
+        return any(abs((ln.bbox[0] + ln.bbox[2]) / 2 - c) <= 3 for c in self.centres)
 
 
 def _style(lines: list[_Line]) -> _Style:
@@ -281,27 +365,84 @@ def _style(lines: list[_Line]) -> _Style:
     for ln in lines:
         starts[round(ln.bbox[0])] += 1
     margins = frozenset(x for x, n in starts.items() if n >= MARGIN_SHARE * len(lines))
-    return _Style(_body_size(lines), _body_font(lines), widths[int(0.9 * (len(widths) - 1))], margins)
+    width = widths[int(0.9 * (len(widths) - 1))]
+    mids: dict[int, int] = defaultdict(int)
+    for ln in lines:
+        if ln.bbox[2] - ln.bbox[0] >= 0.95 * width:
+            mids[round((ln.bbox[0] + ln.bbox[2]) / 2)] += 1
+    centres = frozenset(x for x, n in mids.items() if n >= MARGIN_SHARE * len(lines))
+    return _Style(_body_size(lines), _body_font(lines), width, margins, centres)
 
 
-def _heading_cue(ln: _Line, style: _Style) -> str | None:
-    """Why ``ln`` is a heading ("size", "bold", "font"), or None (see the module docstring)."""
+def _heading_cue(ln: _Line, style: _Style, method: str = "rules") -> str | None:
+    """Why ``ln`` is a heading, or None: by the rules, the layout model, or both (``HEADINGS``)."""
+    if method == "rules":
+        return _rule_cue(ln, style)
+    text = ln.text.strip()
+    model = ln.layout in _LAYOUT_HEADINGS and sum(c.isalpha() for c in text) >= 2 and len(text) <= 120
+    if method == "layout":
+        return "layout" if model else None
+    return _rule_cue(ln, style) or ("model" if model and _model_heading_ok(ln, text, style) else None)
+
+
+def _title_like(text: str) -> bool:
+    """Reads like a heading: at most 12 words, starts with a capital or a number, no sentence end, colon or comma."""
+    words = text.split()
+    end = text.rstrip(_FOOTNOTE_MARKS)
+    if not words or len(words) > 12 or end.endswith((":", ",", ";")) or not (text[0].isupper() or text[0].isdigit()):
+        return False
+    return bool(re.fullmatch(r"[\dIVXA-H.]+", words[0])) or not end.endswith((".", "!", "?"))
+
+
+def _model_heading_ok(ln: _Line, text: str, style: _Style) -> bool:
+    """The rules' veto on a layout-model heading: no contents line, code, caption, admonition or sentence."""
+    if ln.toc_entry or ln.mono or ln.size < style.size - 0.5 or _CODE.search(text):
+        return False
+    if _FIGURE_CAPTION.match(text) or _TABLE_CAPTION.match(text) or text.rstrip(":").lower() in ADMONITIONS:
+        return False
+    return _title_like(text)
+
+
+def _rule_cue(ln: _Line, style: _Style) -> str | None:
+    """Why ``ln`` is a heading by the rules, or None (see the module docstring).
+
+    "size" (clearly larger type), "larger" (a little larger and numbered), "bold" (bold and numbered
+    or named, or a bold line standing alone), "caps" (a standalone line in small caps or all caps),
+    "centred" (a short standalone line centred on a column), "font" (a distinct font at a margin).
+    """
     text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
-    if ln.toc_entry or ln.mono or not any(c.isalpha() for c in text) or len(text) > 120:
-        return None
+    if ln.toc_entry or ln.mono or sum(c.isalpha() for c in text) < 2 or len(text) > 120:
+        return None  # no letters, or an index's single-letter group head ("B", "C")
+    if _FIGURE_CAPTION.match(text) or _TABLE_CAPTION.match(text) or text.rstrip(":").lower() in ADMONITIONS:
+        return None  # "Figure 11-1: ..." set in a heading font is still a caption; "Note" labels a box
+    if ln.run_in:
+        return "run-in" if _title_like(text) and not _CODE.search(text) else None
     numbered = heading_title(text) is not None and heading_number(text) is not None
     named = text.replace(" ", "").rstrip(".:").lower() in NAMED_HEADINGS
     short = ln.block_lines <= 2 or ln.bbox[2] - ln.bbox[0] < 0.8 * style.width
     sentence = bool(_SENTENCE_END.search(text)) and not re.fullmatch(r"[\dIVXA-H.]+\.", text.split()[0] + ".") and not numbered
     if ln.size >= HEADING_SIZE * style.size:
-        return "size" if (numbered or named or ln.bold or short) and not sentence else None
+        return "size" if (numbered or named or ln.bold or short) and not sentence and not text.endswith(":") else None
     if abs(ln.size - style.size) > 0.5 * style.size * (HEADING_SIZE - 1) and ln.size < style.size:
         return None  # smaller than body text: footnotes, captions, table cells
+    if ln.size >= LARGER * style.size and numbered:
+        return "larger"
     if ln.bold and (named or numbered):
         return "bold"
-    distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
     narrow = ln.bbox[2] - ln.bbox[0] < 0.9 * style.width
-    if distinct and narrow and style.at_margin(ln) and not ln.bold and not sentence and text[0].isupper() and len(text.split()) <= 12:
+    distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
+    if numbered and ln.block_lines == 1 and narrow and (distinct or ln.size > style.size + 0.2):
+        return "numbered"  # a standalone numbered line set apart by its font (mom's 10.8 pt in 10.5 pt text)
+    alone = (ln.block_lines == 1 and narrow and _title_like(text) and not _CODE.search(text) and not ln.in_row
+             and not _MATH_FONT.match(ln.font.split("+")[-1]))
+    if alone and ln.bold:
+        return "bold"
+    letters = [c for c in text if c.isalpha()]
+    if alone and (_SMALL_CAPS.search(ln.font.split("+")[-1]) or (len(letters) >= 4 and text.isupper())):
+        return "caps"
+    if alone and ln.bbox[2] - ln.bbox[0] < 0.6 * style.width and style.centred(ln) and not style.at_margin(ln):
+        return "centred"
+    if distinct and narrow and style.at_margin(ln) and not ln.in_row and not ln.bold and not sentence and text[0].isupper() and len(text.split()) <= 12:
         return "font"
     return None
 
@@ -400,23 +541,30 @@ def _figures(page: pymupdf.Page, pno: int, tables: list[_Table], lines: list[_Li
     return figures
 
 
-def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe: Describer | None = None) -> DocTree:
+def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe: Describer | None = None,
+              headings: str = "rules", layout: dict[int, Boxes] | None = None) -> DocTree:
     """Parse a PDF into sections (from headings), paragraphs, tables, figures and sentences.
 
     ``describe``, when given, turns each figure region (rendered to PNG) into a text
     description (a vision model through the LLM gateway: ``pipeline.parse.vision``).
+    ``headings`` picks who finds headings (``HEADINGS``: the rules, PyMuPDF's layout model, or both);
+    ``layout`` passes that model's boxes when they were computed already (``layout_boxes``).
     Raises :class:`ParseError` for files that cannot be parsed.
     """
+    if headings not in HEADINGS:
+        raise ValueError(f"headings={headings!r}: use one of {HEADINGS}")
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(path)
-    doc = _open(path)
+    doc = open_pdf(path)
     try:
         pages, tables, figures, sizes = [], [], [], []
         has_images = False
         for pno, page in enumerate(doc, start=1):
             page_tables = _tables(page, pno)
             lines = [ln for ln in _lines(page, pno) if not any(_inside(ln.bbox, t.bbox) for t in page_tables)]
+            if headings != "rules":
+                _mark_layout(lines, layout[pno] if layout else _layout_boxes(page))
             lines = _attach_captions(page_tables, lines)
             page_figures = _figures(page, pno, page_tables, lines)
             has_images = has_images or bool(page.get_image_info())
@@ -445,14 +593,26 @@ def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe:
     style = _style(all_lines)
     vocab = vocabulary("\n".join(ln.text for ln in all_lines))
     title_lines = _title_lines(pages[0] if pages else [], style.size)
+    if title and title_lines and not _shares_words(title, " ".join(ln.text for ln in title_lines)):
+        title_lines = []  # page 1 opens with a chapter heading, not the document's (metadata) title
     title = title or " ".join(ln.text for ln in title_lines) or doc_id
     ordered = [_reading_order(lines + tabs + figs, width) for lines, tabs, figs, (width, _) in zip(pages, tables, figures, sizes)]
     items = [it for its in ordered for it in its]
-    sections = _sections(items, title, {id(ln) for ln in title_lines}, style, vocab)
+    sections = _sections(items, title, {id(ln) for ln in title_lines}, style, vocab, headings)
     metadata = {"parser": "pdf", "source": path.name, "pages": len(pages)}
     if describe:
         metadata["figure_descriptions"] = sum(1 for figs in figures for f in figs if f.description)
-    return build_tree(doc_id, title, sections, metadata=metadata)
+    tree = build_tree(doc_id, title, sections, metadata=metadata)
+    first = tree.root.children[:1]
+    tree.metadata["front_matter"] = first[0] if first and tree.nodes[first[0]].title == title else None
+    tree.metadata["references"] = [n.id for n in tree.at_level("section") if _is_references(n.title)]
+    return tree
+
+
+def _is_references(title: str) -> bool:
+    """A bibliography section ("References", "7 Bibliography"): its paragraphs are citations, not prose."""
+    words = re.sub(r"[^a-z]", "", re.sub(r"^\s*[\dIVX]+(?:\.\d+)*\.?\s+", "", title).lower())
+    return words in REFERENCE_NAMES
 
 
 def _figure_paragraph(fig: _Figure, vocab: set[str]) -> ParagraphSpec:
@@ -461,19 +621,25 @@ def _figure_paragraph(fig: _Figure, vocab: set[str]) -> ParagraphSpec:
     return ParagraphSpec(caption + extra, "figure", [fig.page], _union([fig.bbox] + [ln.bbox for ln in fig.caption]))
 
 
-def _heading_depths(items: list, title_ids: set[int], style: _Style) -> dict[float, int]:
-    """Default depth of an unnumbered heading by its size: the largest heading size is depth 1."""
-    sizes = sorted({round(it.size, 1) for it in items if isinstance(it, _Line) and id(it) not in title_ids
-                    and _heading_cue(it, style)}, reverse=True)
-    return {size: i + 1 for i, size in enumerate(sizes)}
+def _style_key(ln: _Line) -> tuple[float, bool]:
+    """A heading's place in the font hierarchy: size first, bold above regular at one size."""
+    return round(ln.size, 1), ln.bold
 
 
-def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab: set[str]) -> list[SectionSpec]:
+def _heading_depths(items: list, title_ids: set[int], style: _Style, method: str) -> dict[tuple[float, bool], int]:
+    """Default depth of an unnumbered heading by its style: the largest (boldest) heading style is depth 1."""
+    keys = sorted({_style_key(it) for it in items if isinstance(it, _Line) and id(it) not in title_ids
+                   and _heading_cue(it, style, method)}, reverse=True)
+    return {key: i + 1 for i, key in enumerate(keys)}
+
+
+def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab: set[str],
+              method: str = "rules") -> list[SectionSpec]:
     """Walk the ordered lines, tables and figures: headings open (nested) sections, other lines fill paragraphs."""
     flat: list[tuple[int, SectionSpec]] = [(0, SectionSpec(title, []))]
     block: list[_Line] = []
     last_heading: _Line | None = None
-    outline = Outline(sizes=_heading_depths(items, title_ids, style))
+    outline = Outline(sizes=_heading_depths(items, title_ids, style, method))
     title_boxes = [it.bbox for it in items if id(it) in title_ids]
     # Page-1 front matter (authors, affiliations) right under the title is set large, not a heading.
     front_end = max(b[3] for b in title_boxes) + FRONT_MATTER if title_boxes else 0.0
@@ -488,14 +654,14 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
             block.clear()
 
     def heading_depth(ln: _Line) -> int | None:
-        cue = _heading_cue(ln, style)
+        cue = _heading_cue(ln, style, method)
         text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
         if cue is None:
             return None
-        if front and ln.page == 1 and ln.bbox[1] < front_end and cue == "size" and not ln.bold and heading_number(text) is None:
+        if front and _front_matter(ln, text, cue, front_end):
             return None
         number = heading_number(text) if heading_title(text) else None
-        return outline.depth(number, ln.size, strict=cue != "size")
+        return outline.depth(number, _style_key(ln), strict=cue not in ("size", "layout"))  # "model" stays strict
 
     for it in items:
         if isinstance(it, _Table):
@@ -516,6 +682,10 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
                 flat.append((depth, SectionSpec(it.text, [], bbox=list(it.bbox))))
             last_heading = it
             continue
+        elif last_heading and not flat[-1][1].paragraphs and not block and _after_label(last_heading, it, style):
+            flat[-1][1].title += " " + it.text  # "Part III" then "Installing, Resources, Misc." in large type
+            last_heading = None
+            continue
         else:
             if block and (_new_paragraph(block[-1], it) or (id(block[-1]) in title_ids) != (id(it) in title_ids)):
                 flush()
@@ -527,10 +697,34 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
     return [flat[0][1], *nest(flat[1:])]  # the front matter is a sibling of the first heading
 
 
+def _after_label(label: _Line, ln: _Line, style: _Style) -> bool:
+    """The title line under a bare "Part III" / "Chapter 9" label: same page, below it, in large type."""
+    return (label.page == ln.page and ln.bbox[1] > label.bbox[1] and _LABEL_ONLY.fullmatch(label.text.strip()) is not None
+            and ln.size >= HEADING_SIZE * style.size)
+
+
+def _front_matter(ln: _Line, text: str, cue: str, front_end: float) -> bool:
+    """Before the first heading: authors and affiliations set large, centred or in caps right under the
+    title, and the abstract and keywords, stay in the front-matter section instead of opening sections."""
+    if text.replace(" ", "").rstrip(".:").lower() in FRONT_NAMES and ln.page <= 2:
+        return True
+    near_title = ln.page == 1 and ln.bbox[1] < front_end and heading_number(text) is None
+    return near_title and (cue in ("centred", "caps") or (cue == "size" and not ln.bold))
+
+
 def _continues_heading(prev: _Line, ln: _Line) -> bool:
-    """A heading wrapped over two lines: same style, right below, and not numbered itself."""
+    """A heading wrapped over two lines (same style, right below, not numbered itself), or the title
+    under a bare "Chapter 9" / "Part III" label line, whatever the gap between them."""
+    if prev.page == ln.page and _LABEL_ONLY.fullmatch(prev.text.strip()) and ln.bbox[1] > prev.bbox[1]:
+        return True
     close = 0 <= ln.bbox[1] - prev.bbox[3] < 0.7 * (prev.bbox[3] - prev.bbox[1])
     return close and prev.page == ln.page and abs(prev.size - ln.size) < 0.5 and heading_title(ln.text) is None
+
+
+def _shares_words(a: str, b: str) -> bool:
+    """Whether two titles share a word of four letters or more."""
+    words = lambda t: {w for w in re.findall(r"[a-z]{4,}", t.lower())}  # noqa: E731
+    return bool(words(a) & words(b))
 
 
 def _title_lines(first_page: list[_Line], body: float) -> list[_Line]:

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.answer.ensemble import member_from_records
 from pipeline.provenance import atomic_write_text, read_jsonl, write_manifest
 from pipeline.report import ablation_figures as F
+from pipeline.report import ensemble_size as ES
 from pipeline.report.ablation import (Paths, ablation_stats, ablations_with_suite, suite_tables, suite_variants_of,
                                       summary_numbers, variant_interval, wattbot_tables)
 from pipeline.report.cost import cost_table, pareto_front, telemetry_row
@@ -23,6 +25,24 @@ from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_varian
 FIG_DIR = "figures"
 
 
+def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[Section]:
+    """The parse-quality figure and table (per source heading F1 of the three heading methods), if measured."""
+    if not sources_csv:
+        return []
+    from pipeline.parse.quality_report import quality_figure
+
+    table = pd.read_csv(sources_csv)
+    quality_figure(table.to_dict("records"), figs / "parse-quality")
+    entries["parse-quality"] = FigureEntry(
+        "parse-quality", "Heading F1 against each PDF's own outline, macro-averaged per typesetting source, for "
+        "the rules alone, PyMuPDF's layout model alone, and their combination (dashed: 0.85 target, dotted: "
+        "0.75 floor); the independent-check source is never tuned on.", [sources_csv])
+    cols = [c for c in ("source", "role", "documents", "heading_precision", "heading_recall", "heading_f1", "f1_rules",
+                        "f1_layout", "f1_combined", "nesting_accuracy", "reading_order", "seconds_per_page") if c in table]
+    return [Section("Parsing", table_html(table[cols]), ["parse-quality"],
+                    f"From {sources_csv}; per document in quality.csv next to it (docs/parsing.md).")]
+
+
 def figure_stems(params: dict) -> list[str]:
     """Figure file stems under ``reports/figures/`` (each written as .png and .svg)."""
     stems = ["leaderboard-ci", "attribution-grid", "attribution-counts", "pareto-tokens"]
@@ -31,12 +51,14 @@ def figure_stems(params: dict) -> list[str]:
         stems.append("ablation-differences")
     if params["report"].get("embedding_index"):
         stems.append("embedding-map")
+    if params.get("parse_quality"):
+        stems.append("parse-quality")
     for name, ab in sorted(abl.items()):
         if not ab.get("suite_only"):
             stems.append(f"ablation-{name}")
         if suite_variants_of(params, ab):
             stems.append(suite_stem(name, ab))
-    return stems
+    return stems + [ES.stem_of(v) for v in ES.ensemble_variants(params)]
 
 
 def suite_stem(name: str, ab: dict) -> str:
@@ -143,6 +165,23 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
             "paired bootstrap 95% interval and randomisation-test p-value; all metrics in wattbot/ablations.csv.",
             [str(wb / "ablations.csv")])
 
+    # --- ensemble size: one curve per ensemble variant
+    curves = []
+    for ev in ES.ensemble_variants(params):
+        spec = params["answering"][ev]
+        members = [member_from_records(m, answers[m]) for m in spec["members"]]
+        curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params["gold"]), rep,
+                              rep["ensemble_subsets"])
+        curves.append(curve)
+        ES.draw_curve(curve, figs / ES.stem_of(ev))
+        entries[ES.stem_of(ev)] = FigureEntry(
+            ES.stem_of(ev), f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
+            f"vote over {', '.join(spec['members'])}) by number of members k: mean over every k-subset (a seeded "
+            f"sample of {rep['ensemble_subsets']} when there are more), paired bootstrap 95% interval; grey: the "
+            f"range of single subsets. Table: wattbot/{ES.CSV_NAME}.", inputs_of(spec["members"]))
+    curve_table = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=ES.COLUMNS)
+    atomic_write_text(wb / ES.CSV_NAME, csv_text(curve_table))
+
     # --- attribution
     attr = attribution(params, paths, gold, order)
     atomic_write_text(wb / "attribution.csv", csv_text(attr))
@@ -173,6 +212,9 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
                                                f"vectors (at most {rep['embedding_sample']} per level, seeded), one "
                                                f"projection for all levels, coloured by document.", [str(index_path)])
 
+    # --- parse quality (pipeline/parse/quality_report.py wrote the table; drawn here so index.html shows it)
+    parse_sources = parse_quality_section(params.get("parse_quality") or "", figs, entries)
+
     missing = set(figure_stems(params)) - set(entries)
     if missing:
         raise ValueError(f"figures not drawn: {sorted(missing)}")
@@ -185,11 +227,15 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
         Section("Ablations", table_html(headline(summary, ks)), [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
                 f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
                 f"({rep['permutations']} sign patterns, exact when fewer exist)."),
+        Section("Ensemble size", table_html(curve_table), [ES.stem_of(v) for v in ES.ensemble_variants(params)],
+                "Cross-run ensembles (backend ensemble) voted over every subset size; differences are paired "
+                "against single members (k = 1)."),
         Section("Per-question attribution", table_html(counts.reset_index()), ["attribution-grid", "attribution-counts"],
                 "Classes in order: correct; value right but citation not exact; no gold document in the context; "
                 "abstained although the gold document was shown; gold document shown but a wrong value; answered "
                 "an unanswerable question."),
         Section("Inside the index", "", [s for s in ("embedding-map",) if s in entries], ""),
+        *parse_sources,
     ]
     html = render_html(params["config_hash"], sections, entries, reports_dir)
     atomic_write_text(reports_dir / "index.html", html)

@@ -6,7 +6,7 @@ FIG_STEMS = wf.figure_stems(CFG)
 CAPTIONS = "../report/captions"
 
 
-CATEGORY = {"ablation": "Ablations", "attribution": "Attribution", "embedding": "Index"}
+CATEGORY = {"ablation": "Ablations", "attribution": "Attribution", "embedding": "Index", "ensemble": "Ablations"}
 CAPTION = {"Ablations": "ablations", "Attribution": "attribution", "Index": "index_map", "Leaderboard": "leaderboard"}
 
 
@@ -22,6 +22,7 @@ rule figures:
         retrieval=expand(f"{R}/retrieval/{{rv}}/{SCORE_SPLIT}.jsonl", rv=sorted(CFG["retrieval"])),
         suite=[f"results/{d}/scores/{rv}.per_query.csv" for d in SUITE for rv in wf.suite_variants(CFG)],
         index=wf.embedding_index_input(CFG),
+        parse_quality=wf.parse_quality_report(CFG),
         gold=wf.split_source(CFG, SCORE_SPLIT),
     output:
         html=report("reports/index.html", caption=f"{CAPTIONS}/index.rst", category="Report"),
@@ -31,6 +32,7 @@ rule figures:
         attribution_counts="reports/wattbot/attribution_counts.csv",
         attribution_by_type="reports/wattbot/attribution_by_type.csv",
         cost=report("reports/wattbot/cost.csv", caption=f"{CAPTIONS}/cost.rst", category="Leaderboard"),
+        ensemble_size="reports/wattbot/ensemble_size.csv",
         pngs=[report(f"reports/figures/{s}.png", caption=f"{CAPTIONS}/{CAPTION[fig_category(s)]}.rst",
                      category=fig_category(s), labels={"figure": s}) for s in FIG_STEMS],
         svgs=[f"reports/figures/{s}.svg" for s in FIG_STEMS],

@@ -29,7 +29,7 @@ rule ingest:
 rule tree:
     input: lambda w: wf.tree_source(CFG, w.doc)
     output: f"{R}/trees/{{doc}}.json"
-    params: vision=wf.vision_args(CFG)
+    params: vision=lambda w: wf.tree_args(CFG, wf.tree_source(CFG, w.doc))  # heading method (PDFs) + vision model
     log: "logs/wattbot/tree/{doc}.log"
     threads: 1
     resources: mem_mb=1000, runtime=10
@@ -45,6 +45,7 @@ rule answer:
     output:
         jsonl=f"{R}/answers/{{av}}/{{split}}.jsonl",
         csv=f"{R}/answers/{{av}}/{{split}}.csv",
+    wildcard_constraints: av=wf.answer_variants(CFG, ensemble=False)
     params: cfg=lambda w: wf.answering_params(CFG, w.av)
     log: "logs/wattbot/answer/{av}/{split}.log"
     benchmark: "benchmarks/wattbot/answer/{av}/{split}.tsv"
@@ -52,6 +53,25 @@ rule answer:
     # llm_api: this job's calls in flight (its model's concurrency, capped by the run's total)
     resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api"))
     shell: "python -m pipeline answer --retrieval {input.retrieval:q} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --llm-exec {LLM_EXEC:q} --in-flight {resources.llm_api} --cache-dir {CACHE:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
+
+
+rule ensemble:
+    """`backend: ensemble`: the members' answers voted per question; a changed vote reruns only this."""
+    input:
+        members=lambda w: wf.ensemble_inputs(CFG, w.av, w.split),
+        questions=f"{R}/ingest/{{split}}.csv",
+        metadata=f"{R}/ingest/metadata.csv",
+    output:
+        jsonl=f"{R}/answers/{{av}}/{{split}}.jsonl",
+        csv=f"{R}/answers/{{av}}/{{split}}.csv",
+    wildcard_constraints: av=wf.answer_variants(CFG, ensemble=True)
+    params:
+        cfg=lambda w: wf.answering_params(CFG, w.av),
+        members=lambda w: wf.ensemble_args(CFG, w.av, w.split),
+    log: "logs/wattbot/ensemble/{av}/{split}.log"
+    threads: 1
+    resources: mem_mb=500, runtime=5
+    shell: "python -m pipeline ensemble {params.members} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
 
 
 rule evaluate:

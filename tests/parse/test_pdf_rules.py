@@ -160,3 +160,150 @@ def test_figure_captioning_through_the_llm_gateway(tmp_path):
     again = parse_pdf(pdf, "f", describe=figure_describer("openai/gpt-4o-mini", tmp_path / "cache", "replay",
                                                         {"mock_response": "A red rectangle, no axes."}, gateway=replay))
     assert again.text == tree.text and replay.calls == 0  # the same image and request: served from the cache
+
+
+# --- headings without numbers or size, font hierarchy, front matter, references (issue 15) ---
+
+def _breadth_pdf(tmp_path):
+    """An office-export-like page: title, centred authors, abstract and keywords, then unnumbered headings
+    shown only by weight (bold 13 pt over bold body size), all caps, centring, and a references list."""
+    doc = pymupdf.open()
+    for _ in range(2):
+        doc.new_page(width=W, height=H)
+    p1, p2 = doc
+    p1.insert_text((150, 70), "Water Use of Data Centres", fontsize=22, fontname="hebo")
+    authors = "Ada Lovelace and Charles Babbage"
+    p1.insert_text((306 - pymupdf.get_text_length(authors, fontsize=12) / 2, 100), authors, fontsize=12)
+    p1.insert_text((72, 140), "Abstract", fontsize=12, fontname="hebo")
+    _box(p1, 148, 200, _para("abstract", 2))
+    _box(p1, 205, 225, "Keywords: water, energy, cooling")
+    y = 250
+    for title, size in (("Cooling Towers", 13), ("Evaporation losses", 10), ("Closed loops", 10)):
+        p1.insert_text((72, y), title, fontsize=size, fontname="hebo")  # bold, standalone, no number
+        _box(p1, y + 8, y + 70, _para(title.split()[0].lower()))
+        y += 95
+    p1.insert_text((72, y), "SITE SELECTION", fontsize=10)  # all caps, regular weight, body size
+    _box(p1, y + 8, y + 70, _para("site"))
+    text_w = pymupdf.get_text_length("Outlook", fontname="helv", fontsize=10)
+    p2.insert_text(((72 + 540) / 2 - text_w / 2, 80), "Outlook", fontsize=10)  # centred, body size
+    _box(p2, 88, 150, _para("outlook"))
+    p2.insert_text((72, 180), "Note", fontsize=10, fontname="hebo")  # an admonition label, no heading
+    _box(p2, 188, 220, "Cooling water can be reused several times before it is released.")
+    p2.insert_text((72, 250), "Figure 3: Water use by site", fontsize=10, fontname="hebo")  # a caption, no heading
+    p2.insert_text((72, 290), "References", fontsize=13, fontname="hebo")
+    _box(p2, 298, 360, "[1] A. Author. Water and heat. Journal of Cooling, 2020.\n[2] B. Author. Towers. 2021.")
+    return _save(doc, tmp_path, "breadth.pdf")
+
+
+def test_unnumbered_headings_by_weight_caps_and_centring(tmp_path):
+    tree = parse_pdf(_breadth_pdf(tmp_path), "b")
+    sections = {s.title: s for s in tree.at_level("section")}
+    assert {"Cooling Towers", "Evaporation losses", "Closed loops", "SITE SELECTION", "Outlook", "References"} <= set(sections)
+    assert "Note" not in sections and not any(t.startswith("Figure 3") for t in sections)
+    # depth from the font hierarchy: bold 13 pt over bold 10 pt
+    assert section_depth(sections["Evaporation losses"].id) == section_depth(sections["Cooling Towers"].id) + 1
+    assert sections["Closed loops"].parent == sections["Cooling Towers"].id
+
+
+def test_front_matter_is_one_section_and_references_are_marked(tmp_path):
+    tree = parse_pdf(_breadth_pdf(tmp_path), "b")
+    titles = [s.title for s in tree.at_level("section")]
+    assert not {"Abstract", "Ada Lovelace and Charles Babbage"} & set(titles)
+    front = tree.nodes[tree.metadata["front_matter"]]
+    assert front.title == "Water Use of Data Centres"
+    assert "abstract paragraph sentence 1" in front.text and "Keywords: water" in front.text and "Lovelace" in front.text
+    (ref,) = tree.metadata["references"]
+    assert tree.nodes[ref].title == "References" and "Journal of Cooling" in tree.nodes[ref].text
+
+
+def test_slightly_larger_numbered_headings_nest_by_number(tmp_path):
+    """groff/mom set section heads only ~15% above the body size; the number confirms them."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    y = 80
+    for title in ("1. Introduction", "1.1. Scope", "2. Method"):
+        page.insert_text((72, y), title, fontsize=11.5)
+        _box(page, y + 8, y + 70, _para(title.split()[1].lower()))
+        y += 95
+    _box(page, y, y + 40, "3. This numbered line is a list item that runs on as a sentence of ordinary body text.")
+    tree = parse_pdf(_save(doc, tmp_path), "g")
+    sections = {s.title: s for s in tree.at_level("section")}
+    assert {"1. Introduction", "1.1. Scope", "2. Method"} <= set(sections)
+    assert sections["1.1. Scope"].parent == sections["1. Introduction"].id
+    assert not any(t.startswith("3. This") for t in sections)
+
+
+@pytest.mark.parametrize("method", ["layout", "combined"])
+def test_layout_model_methods_find_headings(tmp_path, method):
+    """PyMuPDF's layout model (pymupdf.layout) alone and combined with the rules, on a plain numbered page."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    y = 80
+    for title in ("1 Introduction", "2 Related Work", "3 Results"):
+        page.insert_text((72, y), title, fontsize=16, fontname="hebo")
+        _box(page, y + 10, y + 110, _para(title.split()[1].lower(), 5))
+        y += 150
+    tree = parse_pdf(_save(doc, tmp_path), "l", headings=method)
+    titles = {s.title for s in tree.at_level("section")}
+    assert {"1 Introduction", "3 Results"} <= titles if method == "combined" else len(titles & {"1 Introduction", "2 Related Work", "3 Results"}) >= 2
+    with pytest.raises(ValueError):
+        parse_pdf(tmp_path / "doc.pdf", "l", headings="magic")
+
+
+def test_table_cells_in_a_distinct_font_are_no_headings(tmp_path):
+    """Side-by-side cells in a sans font (an XSL-FO table without rules) stay text; one such line alone is a heading."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    y = 80
+    for i in range(6):
+        _box(page, y, y + 60, _para(f"body{i}"), font="tiro")
+        y += 70
+    page.insert_text((72, y + 10), "Cooling Systems", fontsize=10, fontname="helv")  # alone on its baseline
+    _box(page, y + 20, y + 80, _para("cooling"), font="tiro")
+    for row, (a, b) in enumerate((("Zurich", "Lugano"), ("Geneva", "Basel"))):
+        page.insert_text((72, y + 100 + 14 * row), a, fontsize=10, fontname="helv")
+        page.insert_text((300, y + 100 + 14 * row), b, fontsize=10, fontname="helv")
+    from pipeline.parse.pdf import _lines, _rule_cue, _style
+
+    with pymupdf.open(_save(doc, tmp_path)) as pdf:
+        lines = _lines(pdf[0], 1)
+    style = _style(lines)
+    cues = {ln.text: _rule_cue(ln, style) for ln in lines}
+    assert cues["Cooling Systems"] == "font"
+    assert [cues[c] for c in ("Zurich", "Lugano", "Geneva", "Basel")] == [None] * 4
+
+
+def test_bold_run_in_heading_opens_a_section(tmp_path):
+    """"<b>Cooling.</b> The towers ..." (LaTeX \\paragraph, office styles): the bold lead-in is a heading."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_text((72, 80), "1 Sites", fontsize=16, fontname="hebo")
+    body = " ".join(f"Sentence {i} of this paragraph describes how water is drawn and cooled." for i in range(4))
+    html = (f"<p><b>Cooling.</b> {body}</p><p><b>Water reuse.</b> {body}</p>"
+            f"<p>A plain paragraph with <b>bold words.</b> Inside it, no heading.</p>")
+    page.insert_htmlbox(pymupdf.Rect(72, 100, 540, 500), html, css="* {font-family: sans-serif; font-size: 10pt}")
+    tree = parse_pdf(_save(doc, tmp_path), "r")
+    sections = {s.title: s for s in tree.at_level("section")}
+    assert {"Cooling", "Water reuse"} <= set(sections) and not any("bold words" in t for t in sections)
+    assert sections["Cooling"].parent == sections["1 Sites"].id
+    assert sections["Cooling"].text.startswith("Sentence 0 of this paragraph")
+
+
+def test_small_caps_line_standing_alone_is_a_heading(tmp_path):
+    """LaTeX sets some headings in small caps (cmcsc10): a standalone line in such a font is a heading.
+    PyMuPDF cannot embed a font under a chosen name, so the generated line is given the TeX font's name."""
+    from pipeline.parse.pdf import _lines, _rule_cue, _style
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    for i in range(4):
+        _box(page, 80 + 70 * i, 140 + 70 * i, _para(f"body{i}"), font="tiro")
+    page.insert_text((72, 400), "Energy Accounting", fontsize=10, fontname="tiro")
+    _box(page, 410, 470, _para("accounting"), font="tiro")
+    with pymupdf.open(_save(doc, tmp_path)) as pdf:
+        lines = _lines(pdf[0], 1)
+    style = _style(lines)
+    (head,) = [ln for ln in lines if ln.text == "Energy Accounting"]
+    assert _rule_cue(head, style) is None  # same font and size as the body: nothing marks it
+    head.font = "ABCDEF+CMCSC10"
+    assert _rule_cue(head, style) == "caps"

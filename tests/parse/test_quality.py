@@ -6,8 +6,9 @@ import pymupdf
 import pytest
 
 from pipeline.cli import main
-from pipeline.parse.corpus import CORPUS, fetch_corpus
-from pipeline.parse.quality import match_headings, measure_pdf, text_recovered
+from pipeline.parse.corpus import MANIFEST, fetch_corpus, load_manifest, window_toc
+from pipeline.parse.quality import match_headings, measure_pdf, nesting_accuracy, reading_order, text_recovered
+from pipeline.parse.quality_report import best_method, document_table, render, source_table
 from pipeline.parse.text import parse_text
 
 
@@ -29,9 +30,10 @@ def _outlined(path, with_toc=True):
 
 
 def test_measure_against_the_outline(tmp_path):
-    q = measure_pdf(_outlined(tmp_path / "o.pdf"))
+    (q,) = measure_pdf(_outlined(tmp_path / "o.pdf"))
     assert (q.toc_entries, q.headings) == (4, 3)
     assert q.heading_precision == 1.0 and q.heading_recall == 0.75  # one outline entry has no heading on the page
+    assert q.heading_f1 == round(2 * 0.75 / 1.75, 3) and q.nesting_accuracy == 1.0  # 1 -> 1.1 -> 2 nests as the outline
     assert q.sentences_per_paragraph == 1.75 and q.tables == 0 and q.figures == 0  # 3 x 2 sentences + the footer line
     assert 0.9 < q.text_recovered <= 1.0
 
@@ -57,6 +59,9 @@ def test_parse_quality_verb_and_bad_files(tmp_path):
     assert main(["parse-quality", "--pdfs", str(folder), "--out", str(out), "--errors", str(errors)]) == 0
     rows = list(csv.DictReader(out.open()))
     assert [r["doc"] for r in rows] == ["good"] and rows[0]["heading_recall"] == "0.75"
+    assert rows[0]["method"] in ("rules", "layout", "combined") and rows[0]["f1_rules"] == "0.857"
+    sources = list(csv.DictReader((out.parent / "quality_sources.csv").open()))
+    assert [s["source"] for s in sources] == ["local", "all development sources (macro)"]
     assert [r["doc"] for r in csv.DictReader(errors.open())] == ["broken"]
     assert main(["parse-quality", "--pdfs", str(tmp_path / "none"), "--out", str(out), "--errors", str(errors)]) == 2
 
@@ -76,11 +81,86 @@ def test_parse_verb_writes_inspectable_nodes(tmp_path):
     assert doc["text"][sentence["start"] : sentence["end"]] == sentence["text"]
 
 
+def test_nesting_accuracy_follows_the_outline_moves():
+    assert nesting_accuracy([1, 2, 2, 1], [1, 2, 2, 1]) == 1.0
+    assert nesting_accuracy([2, 3, 3], [1, 2, 2]) == 1.0  # an offset does not matter, the moves do
+    assert nesting_accuracy([1, 1, 1], [1, 2, 1]) == 0.0  # flat where the outline nests
+    assert nesting_accuracy([1], [1]) is None
+
+
+def test_reading_order_against_the_content_stream():
+    stream = "alpha beta gamma delta one two three four left column text here right column text here".split()
+    assert reading_order(["Alpha beta gamma delta.", "Left column text here.", "Right column text here."], stream) == 1.0
+    assert reading_order(["Right column text here.", "Left column text here."], stream) == 0.0
+
+
+def test_window_outline_keeps_levels_and_renumbers_pages():
+    toc = [[1, "A", 3], [2, "A.1", 5], [1, "B", 9], [2, "  ", 5]]
+    assert window_toc(toc, 4, 8) == [[2, "A.1", 2]]
+
+
+def _rows(doc, source, role, f1s):
+    base = {"doc": doc, "source": source, "role": role, "pages": 2, "toc_entries": 4, "headings": 4,
+            "heading_precision": 1.0, "heading_recall": 1.0, "nesting_accuracy": 1.0, "text_recovered": 1.0,
+            "reading_order": None, "seconds_per_page": 0.1, "tables": 0, "figures": 0, "missed": "x", "extra": "y"}
+    return [{**base, "method": m, "heading_f1": f} for m, f in zip(("rules", "layout", "combined"), f1s)]
+
+
+def test_method_choice_is_macro_over_dev_sources_and_ignores_the_check():
+    # one big source where layout wins on many documents cannot outvote two sources where rules win
+    rows = [r for i in range(5) for r in _rows(f"big{i}", "big", "dev", (0.5, 0.9, 0.6))]
+    rows += _rows("a", "small-a", "dev", (1.0, 0.2, 0.9)) + _rows("b", "small-b", "dev", (1.0, 0.2, 0.9))
+    rows += _rows("c", "publishers", "check", (0.0, 1.0, 0.0))  # the reserved source never votes
+    assert best_method(rows) == "rules"
+    docs = document_table(rows, "rules")
+    assert {d["doc"]: d["low_f1_reason"] != "" for d in docs}["c"] and not docs[0]["low_f1_reason"]
+    table = source_table(docs)
+    assert [t["source"] for t in table] == ["big", "small-a", "small-b", "all development sources (macro)", "publishers"]
+    macro = table[3]
+    assert macro["heading_f1"] == round((0.5 + 1.0 + 1.0) / 3, 3) and macro["f1_layout"] == round((0.9 + 0.2 + 0.2) / 3, 3)
+
+
+def test_render_lists_sources_and_low_documents(tmp_path):
+    from pipeline.parse.quality_report import csv_text
+
+    rows = _rows("a", "s", "dev", (0.2, 0.1, 0.1))
+    docs = document_table(rows, "rules")
+    (tmp_path / "parsing").mkdir()
+    (tmp_path / "parsing" / "quality.csv").write_text(csv_text(docs))
+    (tmp_path / "parsing" / "quality_sources.csv").write_text(csv_text(source_table(docs)))
+    text = render(tmp_path)
+    assert "| s | 1 |" in text and "**all development sources (macro)**" in text and "- a (s, F1 0.2)" in text
+
+
+def test_manifest_is_broad_and_keeps_the_check_apart():
+    entries = load_manifest(MANIFEST)
+    dev = [e for e in entries if e.role == "dev"]
+    sources = {e.source for e in dev}
+    assert len(dev) >= 40 and len(sources) >= 5
+    assert all(e.package != "texlive-publishers-doc" for e in dev)
+    assert {e.package for e in entries if e.role == "check"} == {"texlive-publishers-doc"}
+    assert len({e.doc for e in entries}) == len(entries) and all(len(e.sha256) == 64 for e in entries)
+    assert {e.source for e in dev if e.sample} == sources  # the default DAG samples every source
+
+
 @pytest.mark.slow
 def test_real_corpus_downloads_and_parses(tmp_path):
-    """Needs Debian's package registry: the TeX Live documentation PDFs, measured against their outlines."""
-    one = {"texlive-latex-base-doc": ["latex/base/cyrguide.pdf"]}
-    assert "latex/base/cyrguide.pdf" in CORPUS["texlive-latex-base-doc"]
-    (pdf,) = fetch_corpus(tmp_path, one)
-    q = measure_pdf(pdf)
+    """Needs Debian's package registry: one small manual of the corpus, fetched, cut and measured against its outline."""
+    (entry,) = [e for e in load_manifest(MANIFEST) if e.doc == "cyrguide"]
+    (pdf,) = fetch_corpus(tmp_path, [entry])
+    (q,) = measure_pdf(pdf)
     assert q.toc_entries >= 10 and q.heading_recall >= 0.9 and q.heading_precision >= 0.9 and q.text_recovered >= 0.95
+
+
+def test_report_page_section_draws_the_source_figure(tmp_path):
+    from pipeline.parse.quality_report import csv_text
+    from pipeline.report.analysis import parse_quality_section
+
+    docs = document_table(_rows("a", "s", "dev", (0.9, 0.5, 0.95)) + _rows("c", "publishers", "check", (0.7, 0.6, 0.6)), "combined")
+    path = tmp_path / "quality_sources.csv"
+    path.write_text(csv_text(source_table(docs)))
+    entries = {}
+    assert parse_quality_section("", tmp_path, entries) == [] and entries == {}  # not measured: no section
+    (section,) = parse_quality_section(str(path), tmp_path, entries)
+    assert section.stems == ["parse-quality"] and (tmp_path / "parse-quality.png").stat().st_size > 1000
+    assert entries["parse-quality"].inputs == [str(path)] and "publishers" in section.table and "0.95" in section.table

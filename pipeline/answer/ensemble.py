@@ -1,0 +1,166 @@
+"""Cross-run ensembles: the answers of several runs voted per question (how KohakuRAG won).
+
+A member is one run: an answering variant's answer records (the ``ensemble`` backend, a DAG
+node over its members' answer files) or anyone's Kaggle submission CSV (``python -m pipeline
+vote``). The voting rules are pipeline/answer/vote.py's, shared with the N-sample votes; this
+module only turns runs into per-question answer lists, checks that the runs answer the same
+questions, and writes the result back as records or as a submission.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.answer.record import Answer
+from pipeline.answer.submission import BLANK, COLUMNS, submission_frame
+from pipeline.answer.vote import VoteConfig, tally
+from pipeline.datasets.wattbot import parse_ref_ids
+
+NEEDED = ("id", "answer_value", "ref_id")   # what a vote reads; the other Kaggle columns are optional
+
+
+@dataclass
+class Member:
+    """One run: its answers by question id (file order kept) and the ref urls its rows carry."""
+    name: str
+    answers: dict[str, Answer]
+    rows: dict[str, dict] = field(default_factory=dict)   # the raw row/record per id
+    urls: dict[str, str] = field(default_factory=dict)
+
+
+def vote_config(spec: dict | None, normalise_default: bool = False) -> VoteConfig:
+    """A ``vote:`` block as a VoteConfig; cross-run ensembles compare exact strings unless told."""
+    spec = dict(spec or {})
+    spec.setdefault("normalise", normalise_default)
+    return VoteConfig(**spec)
+
+
+# --- members from answer records (the DAG) and from submission CSVs (the CLI) ---
+
+def answer_of_record(rec: dict) -> Answer:
+    return Answer(rec["answer"], rec["answer_value"], list(rec["ref_id"]), rec.get("explanation", ""),
+                  rec.get("supporting_materials", BLANK), bool(rec["is_blank"]))
+
+
+def member_from_records(name: str, records: list[dict]) -> Member:
+    ids = [r["id"] for r in records]
+    _no_duplicates(name, ids)
+    return Member(name, {r["id"]: answer_of_record(r) for r in records}, {r["id"]: r for r in records})
+
+
+def answer_of_row(row: dict) -> Answer:
+    """A submission row as an Answer: blank when answer_value is ``is_blank`` or empty (the aggregator's rule)."""
+    value = str(row["answer_value"]).strip()
+    blank = value.lower() in (BLANK, "")
+    return Answer(row.get("answer") or value, value, parse_ref_ids(row["ref_id"]), row.get("explanation") or "",
+                  row.get("supporting_materials") or BLANK, blank)
+
+
+def read_submission(path: str | Path) -> Member:
+    """A Kaggle-format CSV (cells read as exact strings) as a member named after its file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    missing = [c for c in NEEDED if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: missing column(s) {', '.join(missing)} (a submission needs {', '.join(NEEDED)})")
+    rows = df.to_dict("records")
+    _no_duplicates(str(path), [r["id"] for r in rows])
+    urls: dict[str, str] = {}
+    for r in rows:  # ref id -> url, from rows whose ref_id and ref_url lists line up
+        refs, links = parse_ref_ids(r["ref_id"]), parse_ref_ids(r.get("ref_url", ""))
+        if len(refs) == len(links):
+            for ref, url in zip(refs, links):
+                urls.setdefault(ref, url)
+    return Member(str(path), {r["id"]: answer_of_row(r) for r in rows}, {r["id"]: r for r in rows}, urls)
+
+
+def _no_duplicates(name: str, ids: list[str]) -> None:
+    seen, dup = set(), []
+    for i in ids:
+        if i in seen:
+            dup.append(i)
+        seen.add(i)
+    if dup:
+        raise ValueError(f"{name}: duplicate question id(s) {', '.join(sorted(set(dup))[:10])}")
+
+
+def common_ids(members: list[Member]) -> list[str]:
+    """The question ids, in the first member's order; members that answer other ids are an error naming them."""
+    if not members:
+        raise ValueError("an ensemble needs at least one member")
+    first = list(members[0].answers)
+    for m in members[1:]:
+        missing = [i for i in first if i not in m.answers]
+        extra = [i for i in m.answers if i not in members[0].answers]
+        if missing or extra:
+            parts = ([f"lacks {_ids(missing)}"] if missing else []) + ([f"has extra {_ids(extra)}"] if extra else [])
+            raise ValueError(f"{m.name}: question ids differ from {members[0].name}: {'; '.join(parts)}")
+    return first
+
+
+def _ids(ids: list[str], most: int = 10) -> str:
+    return ", ".join(ids[:most]) + (f" (+{len(ids) - most} more)" if len(ids) > most else "")
+
+
+# --- the vote ---
+
+@dataclass
+class Voted:
+    id: str
+    answer: Answer
+    voters: list[str]          # names of the members whose answer won (empty when blanked by the tiebreak)
+
+
+def vote_members(members: list[Member], cfg: VoteConfig) -> list[Voted]:
+    """One voted answer per question, members in the order given (ties go to the earlier member)."""
+    names = [m.name for m in members]
+    out = []
+    for qid in common_ids(members):
+        ans, positions = tally([m.answers[qid] for m in members], cfg)
+        voters = [names[i] for i in positions]
+        note = f" [members: {', '.join(names)}; voted by: {', '.join(voters) or 'none'}]"
+        out.append(Voted(qid, Answer(ans.answer, ans.answer_value, ans.ref_id, ans.explanation + note,
+                                     ans.supporting_materials, ans.is_blank), voters))
+    return out
+
+
+def ensemble_records(members: list[Member], cfg: VoteConfig) -> list[dict]:
+    """Answer records of an ``ensemble`` variant: the voted answer, every member's vote, and the
+    members' LLM calls summed (what the ensemble costs when run on its own)."""
+    out = []
+    for v in vote_members(members, cfg):
+        rows = [m.rows[v.id] for m in members]
+        rec = {"id": v.id, "question": rows[0].get("question", ""), "answer_unit": rows[0].get("answer_unit", ""),
+               **asdict(v.answer), "voters": v.voters,
+               "members": [{"variant": m.name, "answer_value": r["answer_value"], "ref_id": r["ref_id"],
+                            "is_blank": r["is_blank"]} for m, r in zip(members, rows)]}
+        calls = [r["call"] for r in rows if r.get("call")]
+        if calls:
+            rec["call"] = {k: sum(int(c.get(k) or 0) for c in calls)
+                           for k in ("n_calls", "failed_calls", "prompt_tokens", "completion_tokens")}
+            rec["call"]["cost_usd"] = round(sum(c.get("cost_usd") or 0 for c in calls), 8)
+        failures = [f"{m.name}: {r['failure']}" for m, r in zip(members, rows) if r.get("failure")]
+        rec["failure"] = " | ".join(failures) if len(failures) == len(members) else ""
+        out.append(rec)
+    return out
+
+
+def voted_submission(members: list[Member], cfg: VoteConfig) -> pd.DataFrame:
+    """The vote over submission CSVs as a 9-column Kaggle submission (question and unit from the
+    first member; ref urls from the members' own rows)."""
+    voted = vote_members(members, cfg)
+    first = members[0].rows
+    questions = pd.DataFrame([{"id": v.id, "question": first[v.id].get("question", ""),
+                               "answer_unit": first[v.id].get("answer_unit", "")} for v in voted])
+    urls: dict[str, str] = {}
+    for m in members:
+        for ref, url in m.urls.items():
+            urls.setdefault(ref, url)
+    df = submission_frame(questions, [{"id": v.id, **asdict(v.answer)} for v in voted], urls)
+    no_url = df["ref_url"].str.contains("''", regex=False)
+    df.loc[no_url, "ref_url"] = BLANK   # a ref no member gave a url for
+    return df[list(COLUMNS)]

@@ -1,0 +1,124 @@
+"""The ensemble-size curve: how the score of a cross-run ensemble grows with its number of members.
+
+For an ensemble of n members and every size k = 1..n, sub-ensembles of k members are voted with
+the ensemble's own rule (members kept in config order, so ties still go to the earlier member)
+and scored per question with the WattBot metric. When there are more k-subsets than
+``max_subsets`` a seeded sample of distinct subsets is drawn. A question's score at size k is its
+mean over the subsets, so the curve is the expected score of a random k-member ensemble; the
+intervals are paired bootstrap 95% over questions (pipeline/report/stats.py), the differences
+against k = 1 paired too, with a paired randomisation test.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import asdict
+from itertools import combinations
+from math import comb
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline.answer.ensemble import Member, vote_config, vote_members
+from pipeline.answer.submission import submission_frame
+from pipeline.answer.vote import VoteConfig
+from pipeline.report.figures import save_png_svg
+from pipeline.report.stats import paired_bootstrap, randomisation_p
+from pipeline.score.wattbot import per_question
+
+CSV_NAME = "ensemble_size.csv"
+COLUMNS = ["ensemble", "k", "subsets", "score", "lo", "hi", "diff_vs_k1", "diff_lo", "diff_hi", "p_vs_k1",
+           "subset_min", "subset_max"]
+
+
+def subsets_of_size(n: int, k: int, max_subsets: int, seed: int) -> list[tuple[int, ...]]:
+    """Every k-subset of range(n) when there are at most ``max_subsets``, else that many distinct
+    ones drawn with a generator seeded by (seed, n, k); each subset sorted (config order)."""
+    if not 1 <= k <= n:
+        raise ValueError(f"subset size {k} not in 1..{n}")
+    if comb(n, k) <= max_subsets:
+        return list(combinations(range(n), k))
+    rng = np.random.default_rng([seed, n, k])
+    seen: dict[tuple[int, ...], None] = {}
+    while len(seen) < max_subsets:
+        seen.setdefault(tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False))), None)
+    return sorted(seen)
+
+
+def score_votes(members: list[Member], cfg: VoteConfig, gold: pd.DataFrame) -> pd.Series:
+    """Per-question WattBot score (indexed by id) of ``members`` voted with ``cfg``; the submission
+    goes through CSV text and pandas defaults, exactly as the ``evaluate`` rule reads it."""
+    voted = vote_members(members, cfg)
+    first = members[0].rows
+    questions = pd.DataFrame([{"id": v.id, "question": first[v.id].get("question", ""),
+                               "answer_unit": first[v.id].get("answer_unit", "")} for v in voted])
+    sub = submission_frame(questions, [{"id": v.id, **asdict(v.answer)} for v in voted], {})
+    text = sub.to_csv(index=False, lineterminator="\n")
+    pq = per_question(gold, pd.read_csv(io.StringIO(text)), "wattbot2025")
+    return pq.set_index(pq["id"].astype(str))["score"]
+
+
+def size_curve(name: str, members: list[Member], vote: dict | None, gold: pd.DataFrame, rep: dict,
+               max_subsets: int) -> pd.DataFrame:
+    """One row per size k = 1..n (see the module docstring); ``gold`` read with pandas defaults."""
+    cfg = vote_config(vote)
+    n = len(members)
+    ids = [str(i) for i in gold["id"]]
+    per_k, spread = [], []
+    for k in range(1, n + 1):
+        subsets = subsets_of_size(n, k, max_subsets, rep["seed"])
+        scores = np.column_stack([score_votes([members[i] for i in s], cfg, gold).reindex(ids).to_numpy(float)
+                                  for s in subsets])
+        if np.isnan(scores).any():
+            raise ValueError(f"ensemble '{name}': a member does not answer every scored question")
+        per_k.append((len(subsets), scores.mean(axis=1)))
+        spread.append((float(scores.mean(axis=0).min()), float(scores.mean(axis=0).max())))
+    matrix = np.column_stack([s for _, s in per_k])
+    cis, diffs = paired_bootstrap(matrix, rep["bootstrap"], rep["seed"])
+    rows = []
+    for j, ((count, col), ci, d, (lo_s, hi_s)) in enumerate(zip(per_k, cis, diffs, spread)):
+        p = 1.0 if j == 0 else randomisation_p(col, matrix[:, 0], rep["permutations"], rep["seed"])
+        rows.append([name, j + 1, count, ci.mean, ci.lo, ci.hi, d.mean, d.lo, d.hi, p, lo_s, hi_s])
+    return pd.DataFrame(rows, columns=COLUMNS).round(4)
+
+
+def draw_curve(curve: pd.DataFrame, stem: str | Path) -> list[Path]:
+    """Score against ensemble size with the 95% interval, and the range of single subsets."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    k = curve["k"].to_numpy()
+    ax.fill_between(k, curve["subset_min"], curve["subset_max"], color="#ddd", label="range over subsets")
+    ax.errorbar(k, curve["score"], yerr=[curve["score"] - curve["lo"], curve["hi"] - curve["score"]],
+                marker="o", capsize=3, color="#1f77b4", label="mean over subsets, 95% CI")
+    ax.set_xticks(k)
+    ax.set_xlabel("members in the ensemble (k)")
+    ax.set_ylabel("WattBot score (train)")
+    ax.set_title(f"Ensemble size: {curve['ensemble'].iloc[0]}", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    return save_png_svg(fig, stem)
+
+
+def ensemble_variants(params: dict) -> list[str]:
+    """Answering variants of backend ensemble with two members or more (each gets a curve)."""
+    return [v for v in sorted(params["answering"])
+            if params["answering"][v]["backend"] == "ensemble" and len(params["answering"][v]["members"]) > 1]
+
+
+def stem_of(variant: str) -> str:
+    return f"ensemble-size-{variant}"
+
+
+def render(reports_dir: Path) -> str:
+    """The generated block of docs/ensembles.md: the curve table from reports/wattbot/ensemble_size.csv."""
+    path = Path(reports_dir) / "wattbot" / CSV_NAME
+    if not path.exists():
+        return f"(no {path} yet: run the `figures` rule)"
+    df = pd.read_csv(path)
+    if df.empty:
+        return "(no ensemble variant with two members or more in the grid)"
+    lines = ["| ensemble | k | subsets | score [95% CI] | vs k=1 [95% CI] | p |", "|---|---|---|---|---|---|"]
+    for r in df.itertuples(index=False):
+        lines.append(f"| {r.ensemble} | {r.k} | {r.subsets} | {r.score:.3f} [{r.lo:.3f}, {r.hi:.3f}] | "
+                     f"{r.diff_vs_k1:+.3f} [{r.diff_lo:+.3f}, {r.diff_hi:+.3f}] | {r.p_vs_k1:.3g} |")
+    return "\n".join(lines)

@@ -1,0 +1,87 @@
+"""The cost and time estimate printed before a run, and the KohakuRAG preset's dry run."""
+import pandas as pd
+import pytest
+import yaml
+
+from dag_runner import planned_jobs, snakemake
+from pipeline.cli import main
+from pipeline.config import load_config, validate
+from pipeline.datasets.paths import REPO, data_root
+from pipeline.estimate import (ASSUMED_LATENCY_S, answer_prompt_tokens, estimate, format_estimate,
+                               price_per_token, print_estimate)
+
+
+@pytest.fixture(scope="module")
+def kr():
+    return load_config(REPO / "config.kohakurag.yaml", {"data_root": str(data_root())})
+
+
+def n_questions(cfg, split):
+    return len(pd.read_csv(f"{cfg['wattbot']['dir']}/{cfg['wattbot']['splits'][split]}"))
+
+
+def test_calls_follow_questions_samples_and_retries(kr):
+    est = estimate(kr)
+    n = n_questions(kr, "train") + n_questions(kr, "test")
+    runs = [m for m in kr["answering"]["kr-ensemble"]["members"]]
+    assert est.total("calls", 0) == 6 * n + n           # one attempt per run and question, + the planner
+    assert est.total("calls", 1) == 6 * 4 * n + n       # every retry (3) taken
+    by = {(x.what, x.split): x for x in est.lines}
+    assert {w for w, _ in by} == {f"answer {r}" for r in runs} | {"planner kr-planner"}
+    line = by[("answer run-a1", "train")]
+    assert line.questions == 41 and line.calls == (41, 164)
+    assert 0 < line.prompt_tokens[0] < line.prompt_tokens[1] / 4   # later attempts show more context
+    assert line.usd is not None and 0 < line.usd[0] < line.usd[1]
+    inp, out = price_per_token("openai/gpt-4o-mini")
+    assert line.usd[0] == pytest.approx(line.prompt_tokens[0] * inp + line.completion_tokens[0] * out)
+    assert est.hours(0) == pytest.approx(est.total("calls", 0) * ASSUMED_LATENCY_S / 3600)
+
+
+def test_prompt_tokens_grow_with_context_and_use_the_real_template(kr):
+    v = kr["answering"]["run-a1"]
+    t = [answer_prompt_tokens(v, v["model"], "What is the energy of X?", "kWh", a) for a in range(4)]
+    assert t == sorted(t) and len(set(t)) == 4
+    assert t[0] > 6 * 600 // 4          # six 600-character snippets plus the template and the schema
+    q_first = answer_prompt_tokens({**v, "prompt": "question_first"}, v["model"], "What is the energy of X?", "kWh", 0)
+    assert q_first != t[0]
+
+
+def test_printout_names_unpriced_models_and_local_models_are_free(kr, capsys):
+    cfg = load_config(REPO / "config.kohakurag.yaml", {"data_root": str(data_root())})
+    cfg["answering"]["run-b1"]["model"] = "someprovider/unknown-model-xyz"
+    text = format_estimate(estimate(cfg))
+    assert "unpriced" in text and "someprovider/unknown-model-xyz" in text.splitlines()[-2]
+    assert price_per_token("local/gemma3-270m") == (0.0, 0.0)
+    default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
+    est = print_estimate(default)
+    assert est is not None and est.total("usd", 1) == 0 and "llm-cf-r1" in capsys.readouterr().err
+    default["llm"]["mode"] = "replay"
+    print_estimate(default)
+    assert "replay: every reply comes from the cache" in capsys.readouterr().err
+
+
+def test_estimate_verb_and_a_grid_without_llm(tmp_path, capsys):
+    assert main(["estimate", "--config", str(REPO / "config.kohakurag.yaml"), "--set", f"data_root={data_root()}"]) == 0
+    out = capsys.readouterr().out
+    assert "planner kr-planner" in out and "total:" in out and "USD" in out
+    raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
+    raw["answering"] = {k: v for k, v in raw["answering"].items() if v["backend"] == "extractive"}
+    raw["data_root"] = str(data_root())
+    assert print_estimate(validate(raw)) is None
+
+
+@pytest.mark.slow
+def test_kohakurag_preset_dry_runs_against_a_local_endpoint(tmp_path):
+    """`snakemake -n` on the preset with a fake key and the API pointed at 127.0.0.1: the DAG has
+    every run, both ensembles and the planner's retrieval, and the estimate comes first."""
+    cfg = yaml.safe_load((REPO / "config.kohakurag.yaml").read_text())
+    cfg["llm"]["api_base"] = "http://127.0.0.1:9/v1"
+    path = tmp_path / "kr.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    done = snakemake(tmp_path / "work", "-n", configfile=path, env={"OPENAI_API_KEY": "sk-fake-for-dry-run"},
+                     timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    jobs = planned_jobs(done.stdout + done.stderr)
+    assert jobs["answer"] == 12 and jobs["ensemble"] == 4 and jobs["retrieve"] == 2, jobs
+    assert "planner kr-planner" in done.stderr and "total:" in done.stderr
+    assert done.stderr.index("total:") < done.stderr.index("Job stats") if "Job stats" in done.stderr else True
