@@ -11,7 +11,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # llama-cpp-python (extra local-llm) has no wheel: it builds once (~5 min on 2 cores), pip caches it.
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: setup run resume test test-fast bench dag clean figures report readme report-check chromium
+.PHONY: setup run resume test test-fast bench bench-llm dag clean figures report readme report-check chromium
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $(STAMP): pyproject.toml requirements.lock
@@ -67,6 +67,12 @@ test-fast: setup
 bench: setup
 	$(BIN)/python -m pipeline bench --more config.full.yaml
 	$(BIN)/python -m pipeline bench --sprout
+
+# LLM calls at scale through the provider stand-in (282 questions x 5 samples, concurrency 32, ~2 min):
+# prints the figures and writes reports/bench/llm.json (docs/llm-at-scale.md).
+bench-llm: setup
+	$(BIN)/python -m pipeline bench --llm
+	$(BIN)/python -m pipeline bench --llm-local
 
 clean:
 	rm -rf results reports logs benchmarks .snakemake

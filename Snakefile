@@ -8,6 +8,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from pipeline.config import check_paths, validate
+from pipeline.answer.preflight import preflight
 from pipeline.estimate import print_estimate
 import pipeline.workflow as wf
 
@@ -15,6 +16,7 @@ configfile: "config.yaml"
 
 CFG = validate(config)
 check_paths(CFG)
+preflight(CFG)   # every model the variants use can be reached (a key is set), before any job starts
 print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reproduce-kohakurag.md)
 
 # Credentials come only from the environment: Snakemake checks these are set and passes them to cluster
@@ -31,10 +33,11 @@ include: "pipeline/rules/sprout.smk"
 include: "pipeline/rules/llm.smk"
 include: "pipeline/rules/embed.smk"
 
-# LLM calls share one global throttle (`--resources llm_api=N` overrides): a local server on
-# two cores answers one request at a time, and hosted APIs have rate limits.
+# LLM calls in flight across the run (`--resources llm_api=N` overrides): each LLM job takes its
+# model's `llm.concurrency` units, so jobs run side by side while their shares fit. The default is the
+# largest share (one LLM job at a time; 1 for the local server, which answers one request at a time).
 if "llm_api" not in workflow.global_resources:
-    workflow.register_resource("llm_api", 1)
+    workflow.register_resource("llm_api", wf.default_llm_api(CFG))
 
 
 rule all:

@@ -102,8 +102,13 @@ def cmd_answer(a) -> None:
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
     telemetry: list[dict] = []
-    answers = answer_split(read_jsonl(a.retrieval), questions, p["answering"], p.get("llm", {}), a.cache_dir,
+    llm_cfg = llm_job_config(p.get("llm", {}), _json(a.llm_exec), a.in_flight, p["answering"])
+    answers = answer_split(read_jsonl(a.retrieval), questions, p["answering"], llm_cfg, a.cache_dir,
                            set(meta["id"]), telemetry=telemetry)
+    if p["answering"]["backend"] == "llm":
+        from pipeline.answer.failures import check_failure_rate
+
+        check_failure_rate(answers, llm_cfg, p["answering"])  # raises before any output is written
     atomic_write_jsonl(a.out, answers)
     if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
         atomic_write_jsonl(f"{a.out}.telemetry.jsonl", telemetry)
@@ -112,6 +117,29 @@ def cmd_answer(a) -> None:
     write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures)
     if failures:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
+
+
+def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: dict) -> dict:
+    """The gateway config of one answering job: the computed slice plus the execution-only
+    settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency."""
+    cfg = {**llm, **execution}
+    if in_flight and variant.get("backend") == "llm":
+        from pipeline.answer.limits import model_limits
+        from pipeline.answer.llm_answer import AnswerSettings
+
+        model = AnswerSettings.from_variant(variant, cfg.get("model")).model
+        per_model = dict(cfg.get("per_model") or {})
+        per_model[model] = {**per_model.get(model, {}),
+                            "concurrency": min(in_flight, model_limits(cfg, model).concurrency)}
+        cfg["per_model"] = per_model
+    return cfg
+
+
+def cmd_standin(a) -> None:
+    from pipeline.answer.standin import serve
+
+    print(json.dumps({k: v for k, v in serve(_json(a.params), a.port_file).items()
+                      if k not in ("per_key", "ok_per_key")}))
 
 
 def cmd_ensemble(a) -> None:
@@ -272,6 +300,11 @@ def cmd_sprout_report(a) -> None:
 
 
 def cmd_bench(a) -> None:
+    if a.llm or a.llm_local:
+        from pipeline.bench_llm import run_llm_bench, run_local_servers_bench
+
+        (run_local_servers_bench if a.llm_local else run_llm_bench)(a.config, a.reports)
+        return
     from pipeline.bench import run_bench, run_sprout_bench
     from pipeline.report.bench_doc import save_bench
 
@@ -346,7 +379,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("answer", help="answer one split with one answering variant")
     for flag in ("--retrieval", "--questions", "--metadata", "--params", "--cache-dir", "--out", "--out-csv"):
         s.add_argument(flag, required=True)
+    s.add_argument("--llm-exec", default="{}", help="execution-only llm settings as JSON (concurrency, limits, ...)")
+    s.add_argument("--in-flight", type=int, default=None, help="this job's share of LLM calls in flight (llm_api)")
     s.set_defaults(fn=cmd_answer)
+
+    s = sub.add_parser("standin", help="an OpenAI-compatible LLM provider stand-in on 127.0.0.1 (stops by itself)")
+    s.add_argument("--port-file", required=True, help="its port is written here once it listens")
+    s.add_argument("--params", default="{}", help="StandInConfig fields as JSON (latency, fault shares, bounds)")
+    s.set_defaults(fn=cmd_standin)
 
     s = sub.add_parser("ensemble", help="vote the answer files of an ensemble variant's members (the DAG's node)")
     for flag in ("--questions", "--metadata", "--params", "--out", "--out-csv"):
@@ -458,7 +498,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
-    s.add_argument("--reports", default="reports", help="writes <reports>/bench/{main,sprout}.json (make readme renders them)")
+    s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
+    s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
+    s.add_argument("--reports", default="reports",
+                   help="writes <reports>/bench/{main,sprout,llm,llm_local}.json (make readme renders them)")
     s.set_defaults(fn=cmd_bench)
     return ap
 

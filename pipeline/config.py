@@ -323,8 +323,16 @@ def retrieval_indexes(cfg: dict, variant: str) -> list[str]:
 
 
 # LLM settings that say how a run executes, not what it computes: they stay out of the slices (and
-# hashes) that decide what reruns.
-EXECUTION_ONLY = {"envvars"}
+# hashes) that decide what reruns. The answer rule passes them apart (``--llm-exec``, see
+# ``llm_execution``): a changed concurrency or rate limit reruns nothing.
+EXECUTION_ONLY = {"envvars", "concurrency", "requests_per_minute", "tokens_per_minute", "per_model",
+                  "max_failure_rate", "max_cost_usd", "cache_journal"}
+
+
+def llm_execution(cfg: dict) -> dict:
+    """The execution-only LLM settings (and the cache mode) an answering job needs."""
+    llm = cfg.get("llm") or {}
+    return {k: v for k, v in llm.items() if k in (EXECUTION_ONLY - {"envvars"}) | {"mode"}}
 
 
 def retrieval_slice(cfg: dict, variant: str) -> dict:

@@ -71,6 +71,34 @@ def uses_llm(cfg: dict, variant: str) -> int:
     return int(cfg["answering"][variant]["backend"] == "llm")
 
 
+def llm_share(cfg: dict, variant: str, total: int | None) -> int:
+    """The ``llm_api`` units an answering job takes: its model's ``concurrency`` (calls in flight),
+    at most the run's total (``--resources llm_api=K``); 0 for a variant without an LLM. Jobs
+    whose shares fit in the total run side by side."""
+    if not uses_llm(cfg, variant):
+        return 0
+    from pipeline.answer.limits import model_limits
+    from pipeline.answer.llm_answer import AnswerSettings
+
+    model = AnswerSettings.from_variant(cfg["answering"][variant], (cfg.get("llm") or {}).get("model")).model
+    share = model_limits(cfg.get("llm") or {}, model).concurrency
+    total = getattr(total, "value", total)  # Snakemake 9 wraps global resources in Resource objects
+    return max(1, min(share, int(total))) if total else share
+
+
+def default_llm_api(cfg: dict) -> int:
+    """The default total of LLM calls in flight across jobs: the largest share of any variant (so
+    by default one LLM job runs at a time, at its full concurrency)."""
+    return max([llm_share(cfg, v, None) for v in cfg["answering"]] + [1])
+
+
+def llm_exec_json(cfg: dict) -> str:
+    """Execution-only LLM settings for the answer rule (not params: changing them reruns nothing)."""
+    from pipeline.config import llm_execution
+
+    return as_json(llm_execution(cfg))
+
+
 # --- ensembles: a DAG node over their members' answer files ---
 
 def answer_variants(cfg: dict, ensemble: bool) -> str:

@@ -36,7 +36,8 @@ def test_slurm_profile_submits_every_job_with_its_resources(tiny_run, tmp_path):
     work, state = run_with_profile("slurm", tmp_path, config, "reports/wattbot/leaderboard.csv")
     subs = (state / "submissions.log").read_text().splitlines()
     rules = Counter(re.search(r"--job-name=wattbench-(\w+)", s).group(1) for s in subs)
-    assert rules == {"ingest": 1, "tree": 3, "index": 2, "retrieve": 4, "answer": 7, "evaluate": 4, "report": 1}
+    assert rules == {"ingest": 1, "tree": 3, "index": 2, "retrieve": 4, "answer": 7, "ensemble": 2, "evaluate": 5,
+                     "report": 1}
     index_job = next(s for s in subs if "wattbench-index" in s)
     assert "--cpus-per-task=2 --mem=4000M --time=60" in index_job  # the rule's threads and resources
     assert {p.read_text().strip() for p in state.glob("*.state")} == {"COMPLETED"}

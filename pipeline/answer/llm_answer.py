@@ -144,7 +144,7 @@ class AnswerSettings:
 def _call_record(result: LLMResult, attempt: int, sample: int, error: str) -> dict:
     return {"sample": sample, "attempt": attempt, "raw": result.text, "ok": not error, "error": error,
             "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-            "cost_usd": result.cost_usd, "telemetry": {"cached": result.cached, "latency_s": result.latency_s,
+            "cost_usd": result.cost_usd, "fatal": result.fatal, "telemetry": {"cached": result.cached, "latency_s": result.latency_s,
                                                        "tries": result.attempts}}
 
 
@@ -172,6 +172,8 @@ def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_un
             except ValueError as exc:
                 error = f"unparseable answer: {exc}"
         calls.append(_call_record(result, attempt, sample, error))
+        if result.fatal:  # no retry can fix it: the caller fails the job
+            return blank_answer(f"LLM failure: {error}"), calls
         if error:
             ans = blank_answer(f"LLM failure: {error}")
         elif not ans.is_blank:
@@ -181,13 +183,21 @@ def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_un
 
 def answer_with_llm(gateway: LLMGateway, settings: AnswerSettings, question: str, answer_unit: str,
                     hits: list[dict], known_docs: set[str]) -> tuple[Answer, dict]:
-    """The voted answer of ``settings.samples`` samples plus the call record: summed tokens and
-    cost, every call's raw reply and error, and ``failure`` — the reason when no sample got a
-    usable reply (the question then counts as a failure, it is never dropped). Latency and
-    cache hits are kept apart in ``telemetry``: result files must be identical on a rerun."""
+    """The voted answer of ``settings.samples`` samples plus the call record (see
+    :func:`combine_samples`), the samples made one after another."""
+    return combine_samples(settings, [answer_once(gateway, settings, question, answer_unit, hits, known_docs, sample)
+                                      for sample in range(settings.samples)])
+
+
+def combine_samples(settings: AnswerSettings, samples: list[tuple[Answer, list[dict]]]) -> tuple[Answer, dict]:
+    """Vote the samples (in sample order, whatever order they were made in) and build the call
+    record: summed tokens and cost, every call's raw reply and error, and ``failure`` — the
+    reason when no sample got a usable reply (the question then counts as a failure, it is never
+    dropped). ``unanswered`` counts samples the provider left without any reply (transport,
+    rate-limit, server errors after all retries; not a malformed reply the model did give).
+    Latency and cache hits are kept apart in ``telemetry``: result files must be identical on a rerun."""
     answers, calls = [], []
-    for sample in range(settings.samples):
-        ans, sample_calls = answer_once(gateway, settings, question, answer_unit, hits, known_docs, sample)
+    for ans, sample_calls in samples:
         calls.extend(sample_calls)
         if sample_calls[-1]["ok"]:
             answers.append(ans)
@@ -200,7 +210,15 @@ def answer_with_llm(gateway: LLMGateway, settings: AnswerSettings, question: str
         "completion_tokens": sum(c["completion_tokens"] for c in calls),
         "cost_usd": round(sum(c["cost_usd"] or 0 for c in calls), 8),
         "raw": calls[-1]["raw"],
-        "calls": [{k: v for k, v in c.items() if k != "telemetry"} for c in calls],
+        "calls": [{k: v for k, v in c.items() if k not in ("telemetry", "fatal")} for c in calls],
         "telemetry": [c["telemetry"] for c in calls],
     }
     return final, record
+
+
+def unanswered(record: dict) -> bool:
+    """Some sample of the question ended without any reply from the provider (transport,
+    rate-limit, server errors after all retries), as opposed to the model's own malformed words:
+    such a question counts against ``llm.max_failure_rate`` (its vote lacks a sample a rerun would add)."""
+    last = {c["sample"]: c for c in record["calls"]}
+    return any(not c["ok"] and not c["raw"] for c in last.values())

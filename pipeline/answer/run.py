@@ -4,25 +4,39 @@ Backends are data (``answering.<variant>.backend``): ``extractive`` (offline, no
 download, the default) or ``llm`` (any litellm model through the cached gateway, including
 the local llama.cpp server). Every question gets a record; an LLM question that failed
 carries ``failure`` with the reason and counts in the scores and the leaderboard.
+
+LLM answering is concurrent: every (question, sample) pair is a task in a thread pool of the
+model's ``concurrency`` (its blank-retry chain stays in order inside the task); samples are
+voted in sample order and records come out in question order, so the output is the same
+whatever order the replies arrive in. A non-retryable error (auth, permission, unknown model,
+bad request) stops the job: calls not yet started are cancelled, calls in flight finish and
+are stored, then :class:`FatalLLMError` is raised.
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
+import threading
 
 import pandas as pd
 from tqdm import tqdm
 
 from pipeline.answer.extractive import answer_question
 from pipeline.answer.llm import LLMGateway
-from pipeline.answer.llm_answer import AnswerSettings, answer_with_llm
+from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
+
+
+class FatalLLMError(ValueError):
+    """A call failed in a way no retry can fix; the job fails (every reply received is cached)."""
 
 
 def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: dict, llm_cfg: dict,
                  cache_dir: str | Path, known_docs: set[str], progress: bool = True,
-                 telemetry: list[dict] | None = None) -> list[dict]:
+                 telemetry: list[dict] | None = None, gateway: LLMGateway | None = None) -> list[dict]:
     """Answer records in question order; per-call latency and cache hits go to ``telemetry``
-    (a list the caller owns) instead of the records, so the records are identical on reruns."""
+    (a list the caller owns) instead of the records, so the records are identical on reruns.
+    ``gateway``: an open gateway to use (the caller closes it); else one is made from ``llm_cfg``."""
     by_id = {r["id"]: r for r in retrieval}
     missing = [q for q in questions["id"] if q not in by_id]
     if missing:
@@ -33,12 +47,40 @@ def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: dict, 
                 for q in tqdm(list(questions.itertuples(index=False)), desc="answer (extractive)", disable=not progress)]
     settings = AnswerSettings.from_variant(variant, llm_cfg.get("model"))
     telemetry = telemetry if telemetry is not None else []
+    if gateway is not None:
+        return _answer_llm(gateway, settings, questions, by_id, known_docs, progress, telemetry)
+    with LLMGateway.from_config(cache_dir, llm_cfg) as own:
+        return _answer_llm(own, settings, questions, by_id, known_docs, progress, telemetry)
+
+
+def _answer_llm(gateway: LLMGateway, settings: AnswerSettings, questions: pd.DataFrame, by_id: dict,
+                known_docs: set[str], progress: bool, telemetry: list[dict]) -> list[dict]:
+    rows = list(questions.itertuples(index=False))
+    tasks = [(i, s) for i in range(len(rows)) for s in range(settings.samples)]
+    stop = threading.Event()
+    bar = tqdm(total=len(tasks), desc=f"answer (llm {settings.model})", disable=not progress)
+
+    def one(task: tuple[int, int]):
+        if stop.is_set():
+            return None
+        q = rows[task[0]]
+        out = answer_once(gateway, settings, q.question, q.answer_unit, by_id[q.id]["hits"], known_docs, task[1])
+        if any(c["fatal"] for c in out[1]):
+            stop.set()
+        bar.update(1)
+        return out
+
+    workers = max(1, gateway.limits(settings.model).concurrency)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
+        done = list(pool.map(one, tasks))  # results in task order, whatever order they finished in
+    bar.close()
+    fatal = [c["error"] for d in done if d for c in d[1] if c["fatal"]]
+    if fatal:
+        raise FatalLLMError(f"model {settings.model}: {fatal[0]} (not retried; every reply received is cached)")
     out = []
-    with LLMGateway.from_config(cache_dir, llm_cfg) as gateway:
-        for q in tqdm(list(questions.itertuples(index=False)), desc=f"answer (llm {settings.model})",
-                      disable=not progress):
-            ans, call = answer_with_llm(gateway, settings, q.question, q.answer_unit, by_id[q.id]["hits"], known_docs)
-            telemetry.extend({"id": q.id, **t} for t in call.pop("telemetry"))
-            out.append({"id": q.id, "question": q.question, "answer_unit": q.answer_unit, "call": call,
-                        "failure": call["error"], **asdict(ans)})
+    for i, q in enumerate(rows):
+        ans, call = combine_samples(settings, done[i * settings.samples:(i + 1) * settings.samples])
+        telemetry.extend({"id": q.id, **t} for t in call.pop("telemetry"))
+        out.append({"id": q.id, "question": q.question, "answer_unit": q.answer_unit, "call": call,
+                    "failure": call["error"], **asdict(ans)})
     return out

@@ -56,6 +56,8 @@ REGISTRY: dict[str, Renderer] = {
     "bench-main": Renderer("pipeline.report.bench_doc:render_main", "bench/main.json"),
     "bench-sprout": Renderer("pipeline.report.bench_doc:render_sprout", "bench/sprout.json"),
     "sprout-speed": Renderer("pipeline.sprout.speed:render", "bench/sprout.json"),
+    "llm-bench": Renderer("pipeline.bench_llm:render", "bench/llm.json"),
+    "llm-local-servers": Renderer("pipeline.bench_llm:render_local", "bench/llm_local.json"),
 }
 
 

@@ -2,6 +2,7 @@
 # Rules only wire files to `python -m pipeline <verb>`; all logic lives in pipeline/.
 
 R = wf.RESULTS
+LLM_EXEC = wf.llm_exec_json(CFG)   # execution-only LLM settings: passed to jobs, never a rerun trigger
 SPLITS = sorted(CFG["wattbot"]["splits"])
 SCORE_SPLIT = CFG["wattbot"]["score_split"]
 
@@ -49,8 +50,9 @@ rule answer:
     log: "logs/wattbot/answer/{av}/{split}.log"
     benchmark: "benchmarks/wattbot/answer/{av}/{split}.tsv"
     threads: 1
-    resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.uses_llm(CFG, w.av)
-    shell: "python -m pipeline answer --retrieval {input.retrieval:q} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
+    # llm_api: this job's calls in flight (its model's concurrency, capped by the run's total)
+    resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api"))
+    shell: "python -m pipeline answer --retrieval {input.retrieval:q} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --llm-exec {LLM_EXEC:q} --in-flight {resources.llm_api} --cache-dir {CACHE:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
 
 
 rule ensemble:

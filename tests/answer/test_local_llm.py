@@ -61,3 +61,26 @@ def test_server_is_stopped_on_exit(local_cfg):
         proc = server.proc
         assert proc.poll() is None and server.api_base.startswith("http://127.0.0.1:")
     assert proc.poll() is not None
+
+
+@pytest.mark.slow  # two server starts and two real generations: about a minute on 2 busy cores
+def test_two_servers_answer_two_calls_at_once(local_cfg, tmp_path):
+    """``per_model.local/<name>.concurrency: 2``: the job's two calls in flight go to two server processes (each serialises its
+    requests; `python -m pipeline bench --llm-local` measures the gain)."""
+    cfg = {**local_cfg, "gguf": str(assemble_model(local_cfg))}
+    gw = LLMGateway(tmp_path / "llm.sqlite", local={"gemma": cfg}, timeout_s=600, concurrency=32,
+                    llm_cfg={"per_model": {"local/gemma": {"concurrency": 2}}})
+    assert gw.limits("local/gemma").concurrency == 2  # per_model only: the hosted default (32) is not servers
+    questions = pd.DataFrame({"id": ["a", "b"], "answer_unit": ["MWh", "MWh"],
+                              "question": ["How much energy did run A use?", "How much energy did run B use?"]})
+    hit = {"node_id": "x:s1:p1:t1", "doc_id": "x", "context_id": "x:s1:p1", "text": "Run A used 3 MWh; run B 5 MWh.",
+           "context": "Run A used 3 MWh; run B 5 MWh."}
+    variant = {"backend": "llm", "model": "local/gemma", "params": {"temperature": 0, "max_tokens": 60}}
+    try:
+        out = answer_split([{"id": q, "hits": [hit]} for q in "ab"], questions, variant, {}, tmp_path, {"x"},
+                           progress=False, gateway=gw)
+        logs = [s.log_path.read_text() for s in gw.servers["gemma"]]
+    finally:
+        gw.close()
+    assert len(out) == 2 and len(logs) == 2
+    assert "/v1/chat/completions" in logs[1]  # the second server (a fresh log) answered one of the two calls

@@ -1,0 +1,93 @@
+"""Provider limits shared by every thread and every process of a run: token buckets in SQLite.
+
+Why SQLite: the answering jobs Snakemake runs side by side are separate processes, and a
+provider's requests-per-minute and tokens-per-minute budgets hold for the account, not per job.
+One small database beside the LLM cache (``llm.limits.sqlite``) holds one row per bucket; a
+``BEGIN IMMEDIATE`` transaction takes from it atomically across processes. A bucket refills at
+``per_minute / 60`` per second and holds at most ``burst_s`` seconds of budget (10 s), so a
+fresh run cannot spend a whole minute's allowance in its first second.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BURST_S = 10.0
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """What one provider/model allows; None is no limit."""
+    concurrency: int = 1
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+
+
+def model_limits(llm_cfg: dict, model: str) -> ModelLimits:
+    """``llm.concurrency`` / ``llm.requests_per_minute`` / ``llm.tokens_per_minute``, overridden per
+    model by ``llm.per_model.<model>``. A ``local/<name>`` model's concurrency is its number of
+    server processes (each answers one request at a time): ``per_model`` only, default 1, never the
+    hosted-model default."""
+    per = (llm_cfg.get("per_model") or {}).get(model) or {}
+    merged = {**llm_cfg, **per}
+    concurrency = merged.get("concurrency") or 1
+    if model.startswith("local/"):  # one server process per call in flight: only per_model sets it (default 1)
+        concurrency = per.get("concurrency", 1)
+    return ModelLimits(int(concurrency), merged.get("requests_per_minute"), merged.get("tokens_per_minute"))
+
+
+class SharedBuckets:
+    """Token buckets by name in one SQLite file; ``take`` blocks until the budget allows."""
+
+    def __init__(self, path: str | Path, journal: str = "wal"):
+        self.path, self.journal = str(path), journal
+        self.local = threading.local()
+        self._conn().execute("CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, level REAL, at REAL)")
+
+    def _conn(self) -> sqlite3.Connection:
+        con = getattr(self.local, "con", None)
+        if con is None:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            con.execute(f"PRAGMA journal_mode={'WAL' if self.journal == 'wal' else 'DELETE'}")
+            self.local.con = con
+        return con
+
+    def take(self, name: str, amount: float, per_minute: float) -> float:
+        """Take ``amount`` from bucket ``name``; the seconds spent waiting. An amount above the
+        bucket's capacity waits for a full bucket and then drives it negative (it still goes out)."""
+        rate, capacity = per_minute / 60.0, max(1.0, per_minute / 60.0 * BURST_S)
+        waited, con = 0.0, self._conn()
+        while True:
+            now = time.time()
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                row = con.execute("SELECT level, at FROM buckets WHERE name = ?", (name,)).fetchone()
+                level = capacity if row is None else min(capacity, row[0] + (now - row[1]) * rate)
+                if level >= min(amount, capacity):
+                    con.execute("INSERT OR REPLACE INTO buckets VALUES (?, ?, ?)", (name, level - amount, now))
+                    con.execute("COMMIT")
+                    return waited
+                con.execute("ROLLBACK")
+            except BaseException:
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
+                raise
+            pause = min(1.0, (min(amount, capacity) - level) / rate)
+            time.sleep(pause)
+            waited += pause
+
+    def spent(self) -> float:
+        """USD spent so far by every run sharing this cache (``llm.max_cost_usd`` compares it)."""
+        row = self._conn().execute("SELECT level FROM buckets WHERE name = 'spend:usd'").fetchone()
+        return row[0] if row else 0.0
+
+    def add_spend(self, usd: float) -> None:
+        con = self._conn()
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("INSERT INTO buckets VALUES ('spend:usd', ?, ?) ON CONFLICT(name) DO UPDATE "
+                    "SET level = level + excluded.level, at = excluded.at", (usd, time.time()))
+        con.execute("COMMIT")

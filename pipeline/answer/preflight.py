@@ -1,0 +1,57 @@
+"""Preflight: before any job starts, every model the configured variants use can be reached.
+
+Why: a run with a missing API key used to go to "100% done", rc 0, with every LLM answer a
+recorded failure — and the next run said "Nothing to be done". Now the Snakefile calls
+:func:`preflight` right after the config is validated: a hosted model whose credentials are
+not in the environment (``litellm.validate_environment``) stops the run with one line naming
+the variable and the variants that need it. Replay mode is exempt (no call leaves), and so are
+mocked variants (``params.mock_response``); ``local/<name>`` models need their server config.
+"""
+from __future__ import annotations
+
+from pipeline.answer.llm import LOCAL_PREFIX
+from pipeline.config import ConfigError
+
+
+def llm_users(cfg: dict) -> dict[str, list[str]]:
+    """model -> the answering variants and LLM planners (``retrieval.<name>``) that call it."""
+    llm = cfg.get("llm") or {}
+    users: dict[str, list[str]] = {}
+    for name, v in sorted(cfg.get("answering", {}).items()):
+        if v["backend"] == "llm" and "mock_response" not in (v.get("params") or {}):
+            users.setdefault(v.get("model") or llm.get("model") or "", []).append(name)
+    for name, r in sorted(cfg.get("retrieval", {}).items()):
+        planner = r.get("planner") or {}
+        if planner.get("kind") == "llm" and "mock_response" not in (planner.get("params") or {}):
+            users.setdefault(planner.get("model") or llm.get("model") or "", []).append(f"retrieval.{name}")
+    return users
+
+
+def missing_keys(model: str, api_base: str | None = None) -> list[str]:
+    """The environment variables ``model`` needs that are not set (litellm knows which)."""
+    import litellm
+
+    report = litellm.validate_environment(model=model, api_base=api_base)
+    return [] if report.get("keys_in_environment") else sorted(report.get("missing_keys") or [])
+
+
+def preflight(cfg: dict) -> None:
+    """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached."""
+    llm = cfg.get("llm") or {}
+    if llm.get("mode") == "replay":
+        return
+    users = llm_users(cfg)
+    need: dict[str, list[str]] = {}
+    for model, variants in sorted(users.items()):
+        if model.startswith(LOCAL_PREFIX):
+            if model[len(LOCAL_PREFIX):] not in (llm.get("local") or {}):
+                raise ConfigError(f"preflight: model '{model}' (used by {', '.join(variants)}) has no server "
+                                  f"config under llm.local")
+            continue
+        for var in missing_keys(model, llm.get("api_base")):
+            need.setdefault(var, []).extend(f"{v} ({model})" for v in variants)
+    if need:
+        var, variants = sorted(need.items())[0]
+        more = f"; also missing: {', '.join(sorted(need)[1:])}" if len(need) > 1 else ""
+        raise ConfigError(f"preflight: environment variable {var} is not set; needed by {', '.join(variants)} "
+                          f"(export it, or set llm.mode: replay to use only cached replies){more}")
