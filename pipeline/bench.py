@@ -23,7 +23,10 @@ from pipeline.parse.payload import load_payload
 from pipeline.workflow import doc_ids, split_source
 
 
-def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = ()) -> dict:
+def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = (),
+              encoder_report: bool = True, reports_dir: str = "reports", recall_docs: int = 4) -> dict:
+    """Print the figures; with ``encoder_report`` also the packaged / fp32-export / int8 comparison
+    (written to ``reports_dir``/bench/encoder.json for docs/encoder.md's generated block)."""
     cfg = load_config(config_path, more=more)
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
@@ -66,6 +69,12 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
                                          reference.model_id: round(encoder_throughput(reference, sample), 1)}
 
     out["encoders_sentences_per_s"] = encoder_costs(cfg, sentences)
+    if encoder_report:
+        from pipeline.embed.encoder_bench import run_encoder_bench
+
+        train = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)
+        out["int8_vs_fp32"] = run_encoder_bench(cfg, lambda d: load_payload(corpus / f"{d}.json"), doc_ids(cfg),
+                                                train, Path(reports_dir), recall_n_docs=recall_docs)
     print(json.dumps(out, indent=1))
     return out
 

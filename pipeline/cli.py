@@ -280,7 +280,10 @@ def cmd_sprout_report(a) -> None:
 def cmd_bench(a) -> None:
     from pipeline.bench import run_bench, run_sprout_bench
 
-    (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries, tuple(a.more))
+    if a.sprout:
+        run_sprout_bench(a.config, a.docs, a.queries, tuple(a.more))
+    else:
+        run_bench(a.config, a.docs, a.queries, tuple(a.more), not a.no_encoders, a.reports_dir, a.recall_docs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -465,6 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
+    s.add_argument("--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison")
+    s.add_argument("--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index")
+    s.add_argument("--reports-dir", default="reports", help="where bench/encoder.json goes")
     s.set_defaults(fn=cmd_bench)
     return ap
 
