@@ -18,7 +18,8 @@ QINT8_DIR = "data/models/minilm-onnx"  # where the minilm_qint8 rule writes (bac
 FP32_FILE = "minilm-fp32.onnx"
 QINT8_FILE = "minilm-qint8.onnx"
 #: cpuinfo flags of the int8 dot-product instructions that make MatMulInteger faster than fp32 GEMM
-VNNI_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
+#: (x86 VNNI/AMX; Arm's SDOT "asimddp" and I8MM "i8mm", which onnxruntime's int8 kernels use too)
+VNNI_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
 
 
 def file_sha256(path: str | Path) -> str:

@@ -80,6 +80,7 @@ def test_int8_only_with_int8_dot_product_instructions(tmp_path):
     assert choose_model_file(tmp_path, {"avx2", "avx512f", "avx512_vnni"}).name == QINT8_FILE
     assert choose_model_file(tmp_path, {"avx2", "avx_vnni"}).name == QINT8_FILE
     assert choose_model_file(tmp_path, {"avx2", "avx512f", "fma"}).name == FP32_FILE
+    assert choose_model_file(tmp_path, {"neon", "asimd"}).name == FP32_FILE  # Arm without SDOT
     assert choose_model_file(tmp_path, set()).name == FP32_FILE
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512_vnni\n\nprocessor\t: 1\nflags\t\t: fpu sse2 avx2\n")
