@@ -100,3 +100,24 @@ def test_unknown_precision_is_refused(tmp_path):
     with pytest.raises(ValueError, match="precision"):
         make_encoder({"backend": "onnx-qint8", "model": str(tmp_path), "precision": "int4"})
 
+
+
+@pytest.mark.slow
+def test_the_dag_builds_the_model_once_for_an_onnx_qint8_grid(tmp_path):
+    """tests/tiny.yaml with the backend switched: the minilm_qint8 rule runs once, first, and a rerun
+    of its target does nothing."""
+    import yaml
+    from dag_runner import planned_jobs, snakemake
+
+    cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
+    cfg["embedding"]["backend"] = "onnx-qint8"
+    config = tmp_path / "qint8.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    plan = snakemake(tmp_path, "-n", configfile=config)
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    assert planned_jobs(plan.stdout)["minilm_qint8"] == 1 and planned_jobs(plan.stdout)["index"] >= 1
+    target = f"data/models/minilm-onnx/{QINT8_FILE}"
+    done = snakemake(tmp_path, target, configfile=config)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / target).stat().st_size > 0 and (tmp_path / "data/models/minilm-onnx" / FP32_FILE).exists()
+    assert "minilm_qint8" not in planned_jobs(snakemake(tmp_path, target, "-n", configfile=config).stdout)
