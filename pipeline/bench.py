@@ -23,10 +23,7 @@ from pipeline.parse.payload import load_payload
 from pipeline.workflow import doc_ids, split_source
 
 
-def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = (),
-              encoder_report: bool = True, reports_dir: str = "reports", recall_docs: int = 4) -> dict:
-    """Print the figures; with ``encoder_report`` also the packaged / fp32-export / int8 comparison
-    (written to ``reports_dir``/bench/encoder.json for docs/encoder.md's generated block)."""
+def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = ()) -> dict:
     cfg = load_config(config_path, more=more)
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
@@ -69,12 +66,19 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
                                          reference.model_id: round(encoder_throughput(reference, sample), 1)}
 
     out["encoders_sentences_per_s"] = encoder_costs(cfg, sentences)
-    if encoder_report:
-        from pipeline.embed.encoder_bench import run_encoder_bench
+    print(json.dumps(out, indent=1))
+    return out
 
-        train = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)
-        out["int8_vs_fp32"] = run_encoder_bench(cfg, lambda d: load_payload(corpus / f"{d}.json"), doc_ids(cfg),
-                                                train, Path(reports_dir), recall_n_docs=recall_docs)
+
+def run_encoder_comparison(config_path: str = "config.yaml", more: tuple = (), recall_docs: int = 4) -> dict:
+    """The packaged / fp32-export / int8 / torch MiniLM comparison (pipeline/embed/encoder_bench.py)."""
+    from pipeline.embed.encoder_bench import run_encoder_bench
+
+    cfg = load_config(config_path, more=more)
+    corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
+    train = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)
+    out = run_encoder_bench(cfg, lambda d: load_payload(corpus / f"{d}.json"), doc_ids(cfg), train,
+                            recall_n_docs=recall_docs)
     print(json.dumps(out, indent=1))
     return out
 
@@ -91,17 +95,19 @@ def encoder_costs(cfg: dict, sentences: list[str], n: int = 300) -> dict[str, fl
 
 
 def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = ()) -> dict:
-    """SproutRAG costs: encoder windows/s (eager attention + pooling), Kruskal tree build per document,
-    beam search per query (query encoding reported apart), over ``n_docs`` WattBot documents."""
+    """SproutRAG costs over ``n_docs`` WattBot documents: the attention pass (windows/s, process CPU seconds
+    per window and per phase) for the eager reference and the configured kernel, with their agreement;
+    Kruskal tree build per document; beam search per query (query encoding reported apart).
+    docs/sprout-speed.md renders the attention figures (pipeline.sprout.speed.render)."""
     import numpy as np
 
     from pipeline.embed import make_encoder
-    from pipeline.sprout.attention import AttentionEncoder, corpus_attention
     from pipeline.sprout.build import build_tree
     from pipeline.sprout.chunks import leaf_chunks
     from pipeline.sprout.heads import mutual_scores, uniform_logits
     from pipeline.sprout.search import search_documents
-    from pipeline.sprout.stage import attention_config, window_config
+    from pipeline.sprout.speed import merge_order
+    from pipeline.sprout.stage import attention_config
 
     from pipeline.retrieve.sprout import beam_config
 
@@ -110,16 +116,22 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     every = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)]
     trees = sorted(every, key=lambda t: (len(t.text), t.doc_id))[:n_docs]  # the smallest: a quick, fair sample
-    encoder = AttentionEncoder(threads=scfg["threads"])
     docs = [(t.doc_id, t.text, leaf_chunks(t, scfg["max_sentences_per_chunk"])) for t in trees]
-    t0 = time.perf_counter()
-    attn = corpus_attention(encoder, docs, window_config(scfg), progress=False)
-    seconds = time.perf_counter() - t0
+    runs = {k: _attention_run(k, scfg, docs) for k in dict.fromkeys(["eager", scfg["kernel"]])}  # before, after
+    encoder, attn, speed = runs[scfg["kernel"]]
     windows = sum(a.n_windows for a in attn)
     out: dict = {"docs": [t.doc_id for t in trees], "chunks": sum(a.n_chunks for a in attn), "windows": windows,
                  "tokens": sum(a.n_tokens for a in attn), "cpus": os.cpu_count(), "attention": scfg,
-                 "windows_per_s": round(windows / seconds, 3), "attention_seconds": round(seconds, 2)}
+                 "windows_per_s": speed["windows_per_s"], "attention_seconds": speed["wall_s"],
+                 "kernels": {k: r[2] for k, r in runs.items()}, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
     logits = uniform_logits(encoder.layers, encoder.heads)
+    if len(runs) > 1:  # the reference's outputs: the fused kernel must give the same values and trees
+        ref = runs["eager"][1]
+        out["max_abs_head_value_diff_vs_eager"] = float(max(np.abs(a.head_values - b.head_values).max(initial=0)
+                                                            for a, b in zip(attn, ref)))
+        out["trees_identical_to_eager"] = all(merge_order(a, logits) == merge_order(b, logits)
+                                              for a, b in zip(attn, ref))
+        out["speedup_cpu_per_window_vs_eager"] = round(runs["eager"][2]["cpu_s_per_window"] / speed["cpu_s_per_window"], 2)
     t0 = time.perf_counter()
     built = [build_tree(a.doc_id, a.n_chunks, a.pairs, mutual_scores(a.head_values, logits), a.leaf_vectors)
              for a in attn]
@@ -145,5 +157,25 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     out["corpus_tokens"] = sum(n_tok)
     out["corpus_windows"] = sum(len(plan_windows(n, scfg["window_tokens"], scfg["stride_tokens"])) for n in n_tok)
     out["corpus_attention_minutes_at_this_rate"] = round(out["corpus_windows"] / out["windows_per_s"] / 60, 1)
+    for k, r in out["kernels"].items():  # CPU-bound: an otherwise idle machine gives `threads` CPU seconds a second
+        r["corpus_minutes_idle_estimate"] = round(out["corpus_windows"] * r["cpu_s_per_window"] / scfg["threads"] / 60, 1)
     print(json.dumps(out, indent=1))
     return out
+
+
+def _attention_run(kernel: str, scfg: dict, docs: list) -> tuple:
+    """(encoder, DocAttentions, speed) for one attention kernel: wall and process CPU seconds, per phase."""
+    from collections import Counter
+
+    from pipeline.sprout.attention import corpus_attention
+    from pipeline.sprout.stage import attention_encoder, window_config
+
+    encoder = attention_encoder({**scfg, "kernel": kernel})
+    cpu: Counter = Counter()
+    w0, c0 = time.perf_counter(), time.process_time()
+    attn = corpus_attention(encoder, docs, window_config(scfg), progress=False, cpu=cpu)
+    wall, cpu_s = time.perf_counter() - w0, time.process_time() - c0
+    windows = sum(a.n_windows for a in attn)
+    return encoder, attn, {"model_id": encoder.model_id, "wall_s": round(wall, 2), "cpu_s": round(cpu_s, 2),
+                           "windows_per_s": round(windows / wall, 3), "cpu_s_per_window": round(cpu_s / windows, 4),
+                           "cpu_s_by_phase": {k: round(v, 2) for k, v in sorted(cpu.items())}}

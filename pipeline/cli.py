@@ -279,11 +279,19 @@ def cmd_sprout_report(a) -> None:
 
 def cmd_bench(a) -> None:
     from pipeline.bench import run_bench, run_sprout_bench
+    from pipeline.report.bench_doc import save_bench
 
+    params = {"config": a.config, "more": list(a.more), "docs": a.docs, "queries": a.queries}
     if a.sprout:
-        run_sprout_bench(a.config, a.docs, a.queries, tuple(a.more))
+        figures = run_sprout_bench(a.config, a.docs, a.queries, tuple(a.more))
     else:
-        run_bench(a.config, a.docs, a.queries, tuple(a.more), not a.no_encoders, a.reports_dir, a.recall_docs)
+        figures = run_bench(a.config, a.docs, a.queries, tuple(a.more))
+        if not a.no_encoders:  # the packaged / fp32-export / int8 comparison: its own file (docs/encoder.md)
+            from pipeline.bench import run_encoder_comparison
+
+            encoders = run_encoder_comparison(a.config, tuple(a.more), a.recall_docs)
+            print(f"wrote {save_bench(encoders, Path(a.reports), 'encoder', {**params, 'recall_docs': a.recall_docs})}")
+    print(f"wrote {save_bench(figures, Path(a.reports), 'sprout' if a.sprout else 'main', params)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -462,15 +470,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--timeout", type=float, default=30)
     s.set_defaults(fn=cmd_fetch)
 
-    s = sub.add_parser("bench", help="print indexing and encoder throughput and retrieval latency")
+    s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/")
     s.add_argument("--config", default="config.yaml", help="the config file")
     s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.full.yaml: its encoders)")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
+    s.add_argument("--reports", default="reports", help="writes <reports>/bench/{main,sprout,encoder}.json (make readme renders them)")
     s.add_argument("--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison")
     s.add_argument("--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index")
-    s.add_argument("--reports-dir", default="reports", help="where bench/encoder.json goes")
     s.set_defaults(fn=cmd_bench)
     return ap
 

@@ -163,8 +163,7 @@ def validate(cfg: dict) -> dict:
     for name in sprout.get("beam_sweep", []):
         if name not in cfg["retrieval"] or cfg["indexes"][cfg["retrieval"][name]["index"]]["kind"] != "sprout":
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
-    for key, value in {"max_sentences_per_chunk": 2, "window_tokens": 510, "stride_tokens": 384,
-                       "batch_tokens": 2048, "threads": 2}.items():
+    for key, value in SPROUT_ATTENTION_DEFAULTS.items():
         sprout.setdefault(key, value)
     if sprout["stride_tokens"] > sprout["window_tokens"]:
         raise ConfigError("config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)")
@@ -306,6 +305,12 @@ def index_slice(cfg: dict, index: str) -> dict:
     if idx["kind"] == "sprout":  # its own encoder pass (attention), not the embedding backend
         return {"index": idx, "name": index, "sprout": sprout_attention_slice(cfg)}
     return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": index_embedding(cfg, index)})}
+
+
+# SproutRAG encoder windows. batch_tokens = 16 windows of 512 per forward pass: the fused kernel keeps
+# no T x T probabilities, so memory stays small and larger GEMMs run faster (docs/sprout-speed.md).
+SPROUT_ATTENTION_DEFAULTS = {"max_sentences_per_chunk": 2, "window_tokens": 510, "stride_tokens": 384,
+                             "batch_tokens": 8192, "threads": 2, "kernel": "sdpa"}
 
 
 def sprout_attention_slice(cfg: dict) -> dict:

@@ -21,13 +21,12 @@ from pipeline.tree import DocTree
 from pipeline.index.flat import chunk_tree
 from pipeline.index.hier import build_tree_index
 from pipeline.index.store import IndexReader, IndexWriter
-from pipeline.provenance import atomic_write_json, write_manifest
 
 from .backends import Encoder, make_encoder
 from .fidelity import fidelity
 from .quantize import QINT8_DIR, QINT8_FILE, build_qint8_model, cpu_flags, has_int8_dot
 
-REPORT = Path("bench") / "encoder.json"
+REPORT = Path("bench") / "encoder.json"  # written by pipeline.report.bench_doc.save_bench
 #: label -> backend config over the run's `embedding` (the packaged file is the current default)
 ENCODERS = {
     "packaged-int8-file": {"backend": "onnx-int8"},
@@ -88,10 +87,9 @@ def paired_interval(a: list[int], b: list[int]) -> tuple[float, float, float]:
 
 
 def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: list[str], questions: pd.DataFrame,
-                      reports_dir: Path,
                       n_sentences: int = 300, n_chunks: int = 16, recall_n_docs: int = 4, repeats: int = 3,
                       ks: tuple[int, ...] = (1, 3, 5, 10)) -> dict:
-    """Measure every encoder of :data:`ENCODERS`; write and return reports/bench/encoder.json."""
+    """Measure every encoder of :data:`ENCODERS`; `bench` saves the result as reports/bench/encoder.json."""
     model_dir = Path(cfg["embedding"].get("model") or QINT8_DIR) if cfg["embedding"]["backend"] == "onnx-qint8" \
         else Path(QINT8_DIR)
     if not (model_dir / QINT8_FILE).exists():
@@ -138,9 +136,7 @@ def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: l
             str(k): {"recall": float(np.mean(h[k])),
                      **dict(zip(("diff_vs_ref", "lo", "hi"), paired_interval(h[k], hits[REFERENCE][k])))}
             for k in ks}
-    path = Path(reports_dir) / REPORT
-    atomic_write_json(path, out)
-    write_manifest(path, {"embedding": base, "encoders": ENCODERS})
+    out["config"] = {"embedding": base, "encoders": ENCODERS}
     return out
 
 

@@ -12,10 +12,18 @@ its in-window tokens). Values are stored symmetrised per head, (A_ij + A_ji)/2 f
 head mixture is linear, so the tree's mutual score is ``values @ softmax(alpha)`` for any weights,
 and training needs nothing else. Leaf vectors are the mean over windows of the chunk's mean final
 hidden state ("late chunking"), L2-normalised.
+
+Speed: the probabilities themselves are never needed, only A @ S. With ``kernel: sdpa`` each attention
+layer computes it inside PyTorch's fused scaled-dot-product kernel by appending S's columns to the
+values, so the [L, B, H, T, T] tensor is never materialised (``kernel: eager`` does materialise it:
+the reference the tests and ``bench --sprout`` compare against; docs/sprout-speed.md).
 """
 from __future__ import annotations
 
 import logging
+import os
+import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +39,7 @@ log = logging.getLogger(__name__)
 class WindowConfig:
     window_tokens: int = 510  # content tokens per window; + [CLS] and [SEP] = the 512 positions
     stride_tokens: int = 255  # < window_tokens: consecutive windows overlap, so the chunk graph is connected
-    batch_tokens: int = 2048  # padded tokens per forward pass (memory: attentions are L x B x H x T x T)
+    batch_tokens: int = 8192  # padded tokens per forward pass (16 windows of 512: larger GEMMs run faster)
 
     def __post_init__(self):
         if not 0 < self.stride_tokens <= self.window_tokens:
@@ -74,21 +82,90 @@ class DocAttention:
     n_windows: int = 0
 
 
-class AttentionEncoder:
-    """The frozen MiniLM with eager attention (SDPA returns no probabilities), and its tokenizer."""
+KERNELS = ("sdpa", "eager")  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
 
-    def __init__(self, model_dir: str | Path | None = None, threads: int = 2):
+
+@dataclass
+class ChunkPool:
+    """One forward pass's column-normalised token x chunk matrix S [B, T, c] and, filled layer by layer,
+    A @ S [B, H, T, c]: each query token's mean attention to each chunk's tokens."""
+
+    matrix: "torch.Tensor"  # noqa: F821 (torch is imported lazily)
+    out: list = field(default_factory=list)
+    _buffers: tuple = ()
+
+    def padded(self, query, key, value):
+        """[Q | 0], [K | 0], [V | S] ([B, H, T, d + c]). The buffers are reused by every layer: their
+        padding columns never change, so only the first d columns are rewritten."""
+        B, H, T, d = query.shape
+        if not self._buffers or self._buffers[0].shape != (B, H, T, d + self.matrix.shape[-1]):
+            c = self.matrix.shape[-1]
+            self._buffers = tuple(query.new_zeros(B, H, T, d + c) for _ in range(3))
+            self._buffers[2][..., d:] = self.matrix[:, None]
+        for buf, x in zip(self._buffers, (query, key, value)):
+            buf[..., :d] = x
+        return self._buffers
+
+
+def _pooled_attention(kernel: str):
+    """A transformers attention function that also leaves A @ S in ``chunk_pool.out``.
+
+    sdpa: S rides along as extra value columns ([V | S]; Q and K zero-padded to the same width, so
+    QK^T is unchanged), so the fused kernel returns A @ V and A @ S without ever materialising the
+    [B, H, T, T] probabilities. eager: transformers' own eager attention, then probabilities @ S."""
+    import torch
+    from transformers.models.bert.modeling_bert import eager_attention_forward
+
+    def attend(module, query, key, value, attention_mask, scaling=None, dropout=0.0, chunk_pool=None, **kwargs):
+        if kernel == "eager":
+            out, weights = eager_attention_forward(module, query, key, value, attention_mask, scaling, dropout)
+            if chunk_pool is not None:
+                chunk_pool.out.append(weights @ chunk_pool.matrix[:, None])
+            return out, None
+        B, H, T, d = query.shape
+        if chunk_pool is None:
+            chunk_pool = ChunkPool(query.new_zeros(B, T, 0))
+        q, k, v = chunk_pool.padded(query, key, value)
+        out = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=attention_mask, scale=scaling if scaling is not None else d ** -0.5)
+        chunk_pool.out.append(out[..., d:])
+        return out[..., :d].transpose(1, 2).contiguous(), None
+
+    return attend
+
+
+def _register_kernels() -> None:
+    """Register ``sprout-<kernel>`` attention functions (and their masks) with transformers; idempotent."""
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask, sdpa_mask
+
+    for kernel, mask in (("sdpa", sdpa_mask), ("eager", eager_mask)):
+        AttentionInterface.register(f"sprout-{kernel}", _pooled_attention(kernel))
+        AttentionMaskInterface.register(f"sprout-{kernel}", mask)
+
+
+class AttentionEncoder:
+    """The frozen MiniLM whose attention layers pool their probabilities over chunks, and its tokenizer."""
+
+    def __init__(self, model_dir: str | Path | None = None, threads: int = 2, kernel: str = "sdpa"):
         import torch
         from tokenizers import Tokenizer
         from transformers import AutoModel
 
         from pipeline.embed.backends import MINILM_NAME, minilm_path
 
+        if kernel not in KERNELS:
+            raise ValueError(f"sprout: kernel {kernel!r} is not one of {KERNELS}")
+        # Idle OpenMP threads sleep instead of spinning: on a shared 2-core machine spinning burnt CPU the other
+        # jobs needed (docs/sprout-speed.md). OpenMP reads it when torch loads, which for the sprout commands is
+        # here; an explicit setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        _register_kernels()
         model_dir = Path(model_dir) if model_dir else minilm_path()
         torch.set_num_threads(threads)
         self._torch = torch
         self.model = AutoModel.from_pretrained(str(model_dir), local_files_only=True,
-                                               attn_implementation="eager").eval()
+                                               attn_implementation=f"sprout-{kernel}").eval()
         self.tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tok.no_truncation()
         self.tok.no_padding()
@@ -96,19 +173,25 @@ class AttentionEncoder:
         c = self.model.config
         self.layers, self.heads, self.dim = c.num_hidden_layers, c.num_attention_heads, c.hidden_size
         self.max_positions = c.max_position_embeddings
-        self.model_id = f"{MINILM_NAME}/torch-fp32-eager"
+        self.model_id = f"{MINILM_NAME}/torch-fp32-{kernel}"
 
     def tokenize(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         enc = self.tok.encode(text, add_special_tokens=False)
         return np.asarray(enc.ids, dtype=np.int64), np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
 
-    def forward(self, ids: np.ndarray, mask: np.ndarray):
-        """(last hidden states [B, T, D], attentions [L, B, H, T, T]) as torch tensors."""
+    def pooled(self, ids: np.ndarray, mask: np.ndarray, S):
+        """(last hidden states [B, T, D], chunk-pair block means S^T A S [B, L*H, c, c]) as torch tensors,
+        for S [B, T, c] column-normalised (zero columns allowed)."""
         t = self._torch
+        pool = ChunkPool(S)
         with t.inference_mode():
-            out = self.model(input_ids=t.from_numpy(ids), attention_mask=t.from_numpy(mask),
-                             token_type_ids=t.zeros_like(t.from_numpy(ids)), output_attentions=True)
-        return out.last_hidden_state, t.stack(out.attentions)
+            ids_t = t.from_numpy(ids)
+            out = self.model(input_ids=ids_t, attention_mask=t.from_numpy(mask),
+                             token_type_ids=t.zeros_like(ids_t), chunk_pool=pool)
+            AS = t.stack(pool.out, 1)  # [B, L, H, T, c]
+            P = t.einsum("btc,blhtd->blhcd", S, AS)
+        B, L, H, c, _ = P.shape
+        return out.last_hidden_state, P.reshape(B, L * H, c, c)
 
 
 @dataclass
@@ -136,10 +219,13 @@ class _Window:
 
 
 def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[Chunk]]], cfg: WindowConfig,
-                     keep_window=None, progress: bool = True) -> list[DocAttention]:
+                     keep_window=None, progress: bool = True, cpu: Counter | None = None) -> list[DocAttention]:
     """``docs`` = (doc_id, text, chunks). ``keep_window(doc_index, chunk_ids) -> bool`` may skip windows
     (training computes only the windows holding a labelled pair); by default every window runs.
-    Windows of all documents are batched together by length (short documents share a pass)."""
+    Windows of all documents are batched together by length (short documents share a pass).
+    ``cpu``, when given, collects this process's CPU seconds per phase (tokenize, encoder, aggregate)."""
+    cpu = Counter() if cpu is None else cpu
+    t0 = time.process_time()
     if cfg.window_tokens + 2 > encoder.max_positions:
         raise ValueError(f"sprout: window_tokens {cfg.window_tokens} + 2 exceeds the encoder's "
                          f"{encoder.max_positions} positions")
@@ -158,8 +244,10 @@ def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[
             windows.append(w)
             kept += 1
         n_windows.append(kept)
+    cpu["tokenize"] += time.process_time() - t0
     accs = [_Acc(len(chunks), encoder.dim, encoder.layers * encoder.heads) for _, _, chunks in docs]
-    order = sorted(range(len(windows)), key=lambda i: (len(windows[i].ids), i))
+    # by length (little padding), then by chunk count (little padding of S's columns in a batch)
+    order = sorted(range(len(windows)), key=lambda i: (len(windows[i].ids), _n_chunks(windows[i]), i))
     batches, cur = [], []
     for i in order:
         width = len(windows[i].ids) + 2
@@ -171,14 +259,38 @@ def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[
         batches.append(cur)
     bar = tqdm(total=len(windows), desc="sprout windows", unit="win", disable=not progress)
     for batch in batches:
-        _run_batch(encoder, [windows[i] for i in batch], accs)
+        _run_batch(encoder, [windows[i] for i in batch], accs, cpu)
         bar.update(len(batch))
     bar.close()
-    return [_finish(doc_id, acc, n_tokens[d], n_windows[d]) for d, ((doc_id, _, _), acc) in enumerate(zip(docs, accs))]
+    t0 = time.process_time()
+    out = [_finish(doc_id, acc, n_tokens[d], n_windows[d]) for d, ((doc_id, _, _), acc) in enumerate(zip(docs, accs))]
+    cpu["aggregate"] += time.process_time() - t0
+    return out
 
 
-def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc]) -> None:
+def _n_chunks(w: _Window) -> int:
+    return len(np.unique(w.chunk_of[w.chunk_of >= 0]))
+
+
+def membership(batch: list["_Window"], width: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per window its chunk ids, and S [B, width, c_max]: token t+1 (after [CLS]) of window b belongs to
+    its chunk's column, columns normalised to sum 1 (a block mean), unused columns zero."""
+    cids_all, cols = [], []
+    for w in batch:
+        valid = np.nonzero(w.chunk_of >= 0)[0]
+        cids, inv = np.unique(w.chunk_of[valid], return_inverse=True)
+        cids_all.append(cids)
+        cols.append((valid, inv))
+    S = np.zeros((len(batch), width, max([len(c) for c in cids_all] + [1])), dtype=np.float32)
+    for b, (valid, inv) in enumerate(cols):
+        S[b, valid + 1, inv] = 1.0
+    S /= np.maximum(S.sum(1, keepdims=True), 1.0)
+    return cids_all, S
+
+
+def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc], cpu: Counter) -> None:
     torch = encoder._torch
+    t0 = time.process_time()
     width = max(len(w.ids) for w in batch) + 2
     ids = np.zeros((len(batch), width), dtype=np.int64)
     mask = np.zeros_like(ids)
@@ -186,27 +298,26 @@ def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc]
         n = len(w.ids)
         ids[b, 0], ids[b, 1 : n + 1], ids[b, n + 1] = encoder.cls, w.ids, encoder.sep
         mask[b, : n + 2] = 1
-    hidden, attn = encoder.forward(ids, mask)  # [B,T,D], [L,B,H,T,T]
-    L, _, H = attn.shape[:3]
-    for b, w in enumerate(batch):
-        valid = np.nonzero(w.chunk_of >= 0)[0]
-        if not len(valid):
+    cids_all, S = membership(batch, width)
+    S = torch.from_numpy(S)
+    t1 = time.process_time()
+    hidden, P = encoder.pooled(ids, mask, S)  # [B, T, D], [B, LH, c, c]
+    t2 = time.process_time()
+    vecs = torch.einsum("btc,btd->bcd", S, hidden).double().numpy()
+    P = ((P + P.transpose(-1, -2)) / 2).numpy()
+    for b, (w, cids) in enumerate(zip(batch, cids_all)):
+        if not len(cids):
             continue
-        cids, inv = np.unique(w.chunk_of[valid], return_inverse=True)
-        S = torch.zeros((width, len(cids)), dtype=hidden.dtype)
-        S[torch.from_numpy(valid + 1), torch.from_numpy(inv)] = 1.0  # +1: after [CLS]
-        S = S / S.sum(0, keepdim=True)
         acc = accs[w.doc]
-        acc.vec_sum[cids] += (S.T @ hidden[b]).double().numpy()
+        acc.vec_sum[cids] += vecs[b, : len(cids)]
         acc.vec_count[cids] += 1
         if len(cids) < 2:
             continue
-        A = attn[:, b].reshape(L * H, width, width)
-        P = S.T @ (A @ S)  # [LH, c, c] block means
-        P = ((P + P.transpose(1, 2)) / 2).numpy()
         iu, ju = np.triu_indices(len(cids), 1)
         acc.keys.append(cids[iu].astype(np.int64) * acc.n + cids[ju])
-        acc.vals.append(P[:, iu, ju].T.astype(np.float32))
+        acc.vals.append(P[b][:, iu, ju].T.astype(np.float32))
+    cpu["encoder"] += t2 - t1
+    cpu["aggregate"] += (t1 - t0) + (time.process_time() - t2)
 
 
 def _finish(doc_id: str, acc: _Acc, n_tokens: int, n_windows: int) -> DocAttention:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.config import SPROUT_ATTENTION_DEFAULTS
 from pipeline.index.store import IndexWriter
 from pipeline.provenance import write_manifest
 from pipeline.sprout.attention import AttentionEncoder, WindowConfig, corpus_attention
@@ -19,12 +20,13 @@ from pipeline.tree import DocTree
 
 log = logging.getLogger(__name__)
 
-DEFAULTS = {"max_sentences_per_chunk": 2, "window_tokens": 510, "stride_tokens": 384, "batch_tokens": 2048,
-            "threads": 2}
-
-
 def attention_config(cfg: dict | None) -> dict:
-    return {**DEFAULTS, **(cfg or {})}
+    return {**SPROUT_ATTENTION_DEFAULTS, **(cfg or {})}
+
+
+def attention_encoder(cfg: dict) -> AttentionEncoder:
+    cfg = attention_config(cfg)
+    return AttentionEncoder(threads=cfg["threads"], kernel=cfg["kernel"])
 
 
 def window_config(cfg: dict) -> WindowConfig:
@@ -35,7 +37,7 @@ def compute_attention(tree_paths: list[str], cfg: dict, out: str, progress: bool
     """One dataset's attention file (+ manifest). Returns counts and throughput."""
     cfg = attention_config(cfg)
     trees = [DocTree.load(p) for p in sorted(tree_paths)]
-    encoder = AttentionEncoder(threads=cfg["threads"])
+    encoder = attention_encoder(cfg)
     chunks = [leaf_chunks(t, cfg["max_sentences_per_chunk"]) for t in trees]
     docs = [(t.doc_id, t.text, c) for t, c in zip(trees, chunks) if c]
     t0 = time.perf_counter()

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.provenance import atomic_write_bytes, atomic_write_json, write_manifest
-from pipeline.sprout.attention import AttentionEncoder, corpus_attention
+from pipeline.sprout.attention import corpus_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax
 from pipeline.tree import DocTree
@@ -86,10 +86,10 @@ def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict
 
     from pipeline.datasets.benchmarks import export_benchmark, read_gold
     from pipeline.embed import make_encoder
-    from pipeline.sprout.stage import window_config
+    from pipeline.sprout.stage import attention_encoder, window_config
 
     k = attention_cfg["max_sentences_per_chunk"]
-    encoder = AttentionEncoder(threads=attention_cfg["threads"])
+    encoder = attention_encoder(attention_cfg)
     qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_cfg["threads"]})
     docs, wanted, provenance, questions = [], [], {}, {}
     for name, subset in sorted(train_cfg["datasets"].items()):

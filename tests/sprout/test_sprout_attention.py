@@ -3,9 +3,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
-from pipeline.sprout.attention import WindowConfig, corpus_attention, plan_windows, token_chunks
+from pipeline.sprout.attention import (AttentionEncoder, ChunkPool, WindowConfig, _pooled_attention, _Window,
+                                      corpus_attention, membership, plan_windows, token_chunks)
 from pipeline.sprout.chunks import leaf_chunks
+from pipeline.sprout.heads import uniform_logits
+from pipeline.sprout.speed import merge_order
+
+
+@pytest.fixture(scope="module")
+def eager_minilm():
+    from transformers import AutoModel
+
+    from pipeline.embed.backends import minilm_path
+
+    return AutoModel.from_pretrained(str(minilm_path()), local_files_only=True, attn_implementation="eager").eval()
 
 
 @pytest.mark.parametrize("n,window,stride", [(0, 8, 4), (5, 8, 4), (8, 8, 4), (9, 8, 4), (100, 16, 16),
@@ -47,7 +60,7 @@ def test_every_chunk_is_in_a_window_and_pairs_are_block_means(small_trees, atten
         assert da.head_values.shape[1] == 72
 
 
-def test_single_window_matches_the_reference_loop(small_trees, attention_encoder):
+def test_single_window_matches_the_reference_loop(small_trees, attention_encoder, eager_minilm):
     """One window over a whole short text: (A_ij + A_ji)/2 per head equals token-block means of the raw
     attention probabilities, specials excluded."""
     tree = small_trees[0]
@@ -56,12 +69,71 @@ def test_single_window_matches_the_reference_loop(small_trees, attention_encoder
     [da] = corpus_attention(attention_encoder, [(tree.doc_id, text, chunks)], WindowConfig(510, 384), progress=False)
     ids, offsets = attention_encoder.tokenize(text)
     owner = token_chunks(offsets, chunks)
-    full = np.concatenate([[attention_encoder.cls], ids, [attention_encoder.sep]])[None]
-    _, attn = attention_encoder.forward(full, np.ones_like(full))
-    attn = attn[:, 0].numpy()  # [L, H, T, T]
+    full = torch.from_numpy(np.concatenate([[attention_encoder.cls], ids, [attention_encoder.sep]])[None])
+    with torch.inference_mode():  # an independent, stock eager model: the probabilities themselves
+        out = eager_minilm(input_ids=full, token_type_ids=torch.zeros_like(full), output_attentions=True)
+    attn = torch.stack(out.attentions)[:, 0].numpy()  # [L, H, T, T]
     for e, (i, j) in enumerate(da.pairs.tolist()):
         ti = np.nonzero(owner == i)[0] + 1
         tj = np.nonzero(owner == j)[0] + 1
         a_ij = attn[:, :, ti][:, :, :, tj].mean(axis=(2, 3))
         a_ji = attn[:, :, tj][:, :, :, ti].mean(axis=(2, 3))
         np.testing.assert_allclose(da.head_values[e], ((a_ij + a_ji) / 2).ravel(), rtol=1e-4, atol=1e-7)
+
+
+def test_membership_is_the_column_normalised_indicator():
+    rng = np.random.default_rng(0)
+    batch = [_Window(0, np.arange(n), rng.integers(-1, 5, n)) for n in (9, 12, 3)]
+    batch.append(_Window(0, np.arange(4), np.full(4, -1)))  # no chunk at all: an all-zero block
+    cids, S = membership(batch, 14)
+    assert S.shape == (4, 14, max(len(c) for c in cids)) and len(cids[3]) == 0
+    for b, w in enumerate(batch):
+        assert list(cids[b]) == sorted(set(w.chunk_of[w.chunk_of >= 0]))
+        for k, c in enumerate(cids[b]):
+            tokens = np.nonzero(w.chunk_of == c)[0] + 1  # +1: after [CLS]
+            expect = np.zeros(14, np.float32)
+            expect[tokens] = 1 / len(tokens)
+            np.testing.assert_allclose(S[b, :, k], expect, rtol=1e-6)
+        assert not S[b, :, len(cids[b]):].any()
+
+
+@pytest.mark.parametrize("kernel", ["sdpa", "eager"])
+def test_pooled_attention_equals_probabilities_times_membership(kernel):
+    """On random inputs, with padding masked: the kernel returns softmax(QK^T/sqrt d + mask) @ V as the layer
+    output and leaves the same probabilities @ S in the pool (S^T of that = the chunk-pair block means)."""
+    from transformers.masking_utils import bidirectional_mask_function, eager_mask, sdpa_mask
+
+    g = torch.Generator().manual_seed(0)
+    B, H, T, d, c = 3, 4, 21, 8, 5
+    q, k, v = (torch.randn(B, H, T, d, generator=g) for _ in range(3))
+    S = torch.rand(B, T, c, generator=g)
+    lengths = torch.tensor([21, 15, 9])
+    keep = torch.arange(T)[None] < lengths[:, None]  # [B, T] padding
+    S = S * keep[:, :, None]
+    bias = torch.where(keep, 0.0, float("-inf"))[:, None, None, :]
+    probs = torch.softmax(q @ k.transpose(-1, -2) / d ** 0.5 + bias, -1)
+    make_mask = sdpa_mask if kernel == "sdpa" else eager_mask
+    mask = make_mask(batch_size=B, q_length=T, kv_length=T, q_offset=0, kv_offset=0,
+                     mask_function=bidirectional_mask_function, attention_mask=keep, allow_is_bidirectional_skip=False,
+                     dtype=torch.float32, device=q.device)
+    pool = ChunkPool(S)
+    module = torch.nn.Module().eval()
+    out, _ = _pooled_attention(kernel)(module, q, k, v, mask, scaling=d ** -0.5, chunk_pool=pool)
+    torch.testing.assert_close(out, (probs @ v).transpose(1, 2), rtol=1e-5, atol=1e-6)
+    [AS] = pool.out
+    torch.testing.assert_close(AS, probs @ S[:, None], rtol=1e-5, atol=1e-6)
+
+
+def test_fused_kernel_matches_the_eager_reference_on_a_real_document(small_trees, attention_encoder):
+    """Same pairs, per-head values within 1e-5, identical Kruskal merges (the tree) for sdpa and eager."""
+    cfg = WindowConfig(window_tokens=64, stride_tokens=40)
+    docs = [(t.doc_id, t.text, leaf_chunks(t, 2)) for t in small_trees]
+    fused = corpus_attention(attention_encoder, docs, cfg, progress=False)
+    eager = corpus_attention(AttentionEncoder(threads=2, kernel="eager"), docs, cfg, progress=False)
+    logits = uniform_logits(6, 12)
+    for a, b in zip(fused, eager):
+        np.testing.assert_array_equal(a.pairs, b.pairs)
+        np.testing.assert_array_equal(a.pair_windows, b.pair_windows)
+        np.testing.assert_allclose(a.head_values, b.head_values, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(a.leaf_vectors, b.leaf_vectors, atol=1e-5, rtol=0)
+        assert merge_order(a, logits) and merge_order(a, logits) == merge_order(b, logits)
