@@ -63,7 +63,7 @@ test: setup chromium
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
 
-# Throughput and latency: printed and written to reports/bench/{main,sprout}.json (make readme renders them).
+# Throughput and latency: printed and written to reports/bench/{main,encoder,sprout}.json (make readme renders them).
 bench: setup
 	$(BIN)/python -m pipeline bench --more config.full.yaml
 	$(BIN)/python -m pipeline bench --sprout

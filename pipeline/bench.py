@@ -70,6 +70,19 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
     return out
 
 
+def run_encoder_comparison(config_path: str = "config.yaml", more: tuple = (), recall_docs: int = 4) -> dict:
+    """The packaged / fp32-export / int8 / torch MiniLM comparison (pipeline/embed/encoder_bench.py)."""
+    from pipeline.embed.encoder_bench import run_encoder_bench
+
+    cfg = load_config(config_path, more=more)
+    corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
+    train = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)
+    out = run_encoder_bench(cfg, lambda d: load_payload(corpus / f"{d}.json"), doc_ids(cfg), train,
+                            recall_n_docs=recall_docs)
+    print(json.dumps(out, indent=1))
+    return out
+
+
 def encoder_costs(cfg: dict, sentences: list[str], n: int = 300) -> dict[str, float]:
     """Warm sentences/s of the default encoder and of every assembled ``embedding_models`` entry
     on the same sample (the cost of a strong-encoder variant beside MiniLM's)."""

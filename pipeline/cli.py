@@ -198,6 +198,12 @@ def cmd_encoder_model(a) -> None:
     print(assemble_packaged_model(a.package, a.out))
 
 
+def cmd_encoder_qint8(a) -> None:
+    from pipeline.embed.quantize import build_qint8_model
+
+    print(build_qint8_model(a.out))
+
+
 def cmd_score(a) -> None:
     from pipeline.score.wattbot import score_files
 
@@ -308,8 +314,16 @@ def cmd_bench(a) -> None:
     from pipeline.bench import run_bench, run_sprout_bench
     from pipeline.report.bench_doc import save_bench
 
-    figures = (run_sprout_bench if a.sprout else run_bench)(a.config, a.docs, a.queries, tuple(a.more))
     params = {"config": a.config, "more": list(a.more), "docs": a.docs, "queries": a.queries}
+    if a.sprout:
+        figures = run_sprout_bench(a.config, a.docs, a.queries, tuple(a.more))
+    else:
+        figures = run_bench(a.config, a.docs, a.queries, tuple(a.more))
+        if not a.no_encoders:  # the packaged / fp32-export / int8 comparison: its own file (docs/encoder.md)
+            from pipeline.bench import run_encoder_comparison
+
+            encoders = run_encoder_comparison(a.config, tuple(a.more), a.recall_docs)
+            print(f"wrote {save_bench(encoders, Path(a.reports), 'encoder', {**params, 'recall_docs': a.recall_docs})}")
     print(f"wrote {save_bench(figures, Path(a.reports), 'sprout' if a.sprout else 'main', params)}")
 
 
@@ -421,6 +435,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="the sentence-transformers folder to write")
     s.set_defaults(fn=cmd_encoder_model)
 
+    s = sub.add_parser("encoder-qint8", help="export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)")
+    s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and minilm-qint8.onnx")
+    s.set_defaults(fn=cmd_encoder_qint8)
+
     s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric); "
                        "a solution id missing from the submission scores 0 on every component")
     s.add_argument("--solution", required=True, help="gold CSV (id, answer_value, answer_unit, ref_id, ...)")
@@ -501,7 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
     s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
     s.add_argument("--reports", default="reports",
-                   help="writes <reports>/bench/{main,sprout,llm,llm_local}.json (make readme renders them)")
+                   help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local}.json (make readme renders them)")
+    s.add_argument("--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison")
+    s.add_argument("--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index")
     s.set_defaults(fn=cmd_bench)
     return ap
 

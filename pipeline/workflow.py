@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
+from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_embedding, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
 from pipeline.datasets.wattbot import document_source, load_metadata
 
 RESULTS = "results/wattbot"
@@ -143,10 +143,26 @@ def retrieval_models(cfg: dict, variant: str) -> list[str]:
 
 
 def encoder_model_inputs(cfg: dict, index: str) -> list[str]:
-    """The assembled folder of an index's packaged encoder (rule embedding_model), if it has one."""
+    """The assembled folder of an index's packaged encoder (rule embedding_model), or the file-built
+    int8/fp32 MiniLM exports (rule minilm_qint8) of an ``onnx-qint8`` index, if it has either."""
     name = cfg["indexes"][index].get("embedding")
     model = (cfg.get("embedding_models") or {}).get(name) or {}
+    if cfg["indexes"][index]["kind"] != "bm25" and index_embedding(cfg, index).get("backend") == "onnx-qint8":
+        return qint8_model_files(index_embedding(cfg, index).get("model"))
     return [model["model"]] if model.get("package") else []
+
+
+def qint8_model_files(folder: str | None) -> list[str]:
+    """Both files the minilm_qint8 rule writes into ``folder`` (default data/models/minilm-onnx)."""
+    from pipeline.embed.quantize import FP32_FILE, QINT8_DIR, QINT8_FILE
+
+    return [f"{folder or QINT8_DIR}/{FP32_FILE}", f"{folder or QINT8_DIR}/{QINT8_FILE}"]
+
+
+def qint8_model_folders(cfg: dict) -> list[str]:
+    """Folders the minilm_qint8 rule must build: those of every ``onnx-qint8`` dense index."""
+    return sorted({str(Path(f).parent) for n in cfg["indexes"] for f in encoder_model_inputs(cfg, n)
+                   if f.endswith(".onnx")})
 
 
 def packaged_encoders(cfg: dict) -> dict[str, str]:

@@ -14,7 +14,7 @@ import numpy as np
 
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 256  # all-MiniLM's sentence-transformers max_seq_length (tokenizer.json says 128)
-BACKENDS = ("onnx-int8", "torch", "sentence-transformers", "litellm")
+BACKENDS = ("onnx-int8", "onnx-qint8", "torch", "sentence-transformers", "litellm")
 
 
 @runtime_checkable
@@ -118,7 +118,8 @@ def _suffix(max_tokens: int) -> str:
 def make_encoder(cfg: dict[str, Any]) -> Encoder:
     """Build an encoder from a config dict: {"backend", "model", "batch_size", "max_tokens", "threads"}.
 
-    Optional keys: "model_id" overrides the derived cache key (e.g. to name a local fine-tuned
+    Optional keys: "precision" (onnx-qint8: auto | int8 | fp32; auto = int8 only where the CPU
+    has VNNI/AMX int8 dot products); "model_id" overrides the derived cache key (e.g. to name a local fine-tuned
     model); "max_batch_tokens" caps padded tokens per MiniLM forward pass; "dim" for litellm.
     """
     backend = cfg.get("backend", "onnx-int8")
@@ -131,6 +132,11 @@ def make_encoder(cfg: dict[str, Any]) -> Encoder:
         from .onnx_minilm import OnnxMiniLM
 
         enc = OnnxMiniLM(model_file=model, batch_size=batch_size, max_tokens=max_tokens, threads=threads)
+    elif backend == "onnx-qint8":
+        from .onnx_minilm import QInt8MiniLM
+
+        enc = QInt8MiniLM(model_dir=model, precision=cfg.get("precision", "auto"), batch_size=batch_size,
+                          max_tokens=max_tokens, threads=threads)
     elif backend == "torch":
         from .torch_st import TorchMiniLM
 

