@@ -196,6 +196,9 @@ def measurement_text(row: dict) -> str:
 def verdict_text(row: dict) -> str:
     """The verdict with what explains it (detectable effect, why not run)."""
     v = row["verdict"]
+    if v == "undecided" and row.get("diff_lo") == 0 and row.get("diff_hi") == 0:
+        # every paired difference is 0: the variants agree on every question, there is no spread to size an effect
+        return f"undecided (n={row['n']}: the two variants score the same on every question)"
     if v == "undecided":
         return f"undecided (n={row['n']} detects ≥{row['mde']:.3f})"
     return f"{v}: {row['note']}" if row.get("note") else v

@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from pipeline.datasets.paths import REPO
-from pipeline.report.claims import (Claim, holm, load_claims, markdown_table, measure_claims, min_detectable,
+from pipeline.report.claims import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
                                     render, verdict)
 
 REP = {"seed": 0, "bootstrap": 500, "permutations": 2000}
@@ -126,3 +126,11 @@ def test_render_reads_claims_csv(tmp_path):
     assert "2 rows: 1 reproduced, 1 not run." in text
     assert "+0.500 [" in text and "| KohakuRAG" not in text and "| S | B beats A |" in text
     assert markdown_table(pd.DataFrame({"a": ["x|y"]})) == "| a |\n|---|\n| x\\|y |\n"
+
+
+def test_undecided_verdict_says_when_the_variants_never_differ():
+    """Identical per-question scores give a zero-width interval: no 'detects >= 0.000' but the reason."""
+    same = {"verdict": "undecided", "n": 41, "mde": 0.0, "diff_lo": 0.0, "diff_hi": 0.0}
+    assert verdict_text(same) == "undecided (n=41: the two variants score the same on every question)"
+    spread = {**same, "mde": 0.081, "diff_lo": -0.02, "diff_hi": 0.06}
+    assert verdict_text(spread) == "undecided (n=41 detects ≥0.081)"
