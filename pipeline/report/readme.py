@@ -52,7 +52,7 @@ REGISTRY: dict[str, Renderer] = {
     "results-ablations": Renderer("pipeline.report.results_doc:render_ablations", "wattbot/ablation_differences.csv"),
     "results-attribution": Renderer("pipeline.report.results_doc:render_attribution", "wattbot/attribution_counts.csv"),
     "ensemble-size": Renderer("pipeline.report.ensemble_size:render", "wattbot/ensemble_size.csv"),
-    "parse-quality": Renderer("pipeline.parse.quality_report:render", "parsing/quality_sources.csv"),
+    "parse-quality": Renderer("pipeline.parse.quality_report:render", "parsing/quality.csv"),
     "bench-main": Renderer("pipeline.report.bench_doc:render_main", "bench/main.json"),
     "bench-sprout": Renderer("pipeline.report.bench_doc:render_sprout", "bench/sprout.json"),
     "sprout-speed": Renderer("pipeline.sprout.speed:render", "bench/sprout.json"),
