@@ -32,7 +32,7 @@ from pipeline.answer.llm import LLMGateway, LLMRequest
 from pipeline.answer.run import answer_split
 from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
-from pipeline.provenance import atomic_write_text
+from pipeline.report.bench_doc import bench_path, save_bench
 from pipeline.workflow import split_source
 
 STANDIN = {"mean_latency_s": 1.0, "latency_sigma": 0.5, "share_429": 0.05, "retry_after_s": 1.0, "share_5xx": 0.01,
@@ -118,8 +118,7 @@ def run_llm_bench(config_path: str = "config.yaml", reports_dir: str | Path = "r
         "rerun_identical": json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True),
         "targets": TARGETS, "cpus": os.cpu_count(),
     }
-    path = Path(reports_dir) / "bench" / "llm.json"
-    atomic_write_text(path, json.dumps(out, indent=1, sort_keys=True) + "\n")
+    path = save_bench(out, Path(reports_dir), "llm", {"config": config_path, "variant": VARIANT})
     print(render(reports_dir))
     print(f"(written to {path})")
     return out
@@ -127,7 +126,7 @@ def run_llm_bench(config_path: str = "config.yaml", reports_dir: str | Path = "r
 
 def render(reports_dir: Path) -> str:
     """The README/docs block ``llm-bench``: the figures of the last ``make bench-llm`` against the targets."""
-    b = json.loads((Path(reports_dir) / "bench" / "llm.json").read_text())
+    b = json.loads(bench_path(reports_dir, "llm").read_text())
     t, s = b["targets"], b["standin"]
     rows = [
         ("calls sent (distinct)", f"{b['calls']} ({b['distinct_calls']})", ""),
@@ -188,14 +187,14 @@ def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str |
     out = {"calls": calls, "max_tokens": 32, "n_threads": cfg.get("n_threads"), "cpus": os.cpu_count(),
            "load_avg_1min": round(os.getloadavg()[0], 1), "one_server_s": round(one, 1), "two_servers_s": round(two, 1),
            "speedup": round(one / two, 2)}
-    atomic_write_text(Path(reports_dir) / "bench" / "llm_local.json", json.dumps(out, indent=1, sort_keys=True) + "\n")
+    save_bench(out, Path(reports_dir), "llm_local", {"config": config_path, "model": model, "calls": calls})
     print(render_local(reports_dir))
     return out
 
 
 def render_local(reports_dir: Path) -> str:
     """The docs block ``llm-local-servers``: one local server against two, from the last measurement."""
-    b = json.loads((Path(reports_dir) / "bench" / "llm_local.json").read_text())
+    b = json.loads(bench_path(reports_dir, "llm_local").read_text())
     return (f"{b['calls']} short generations ({b['max_tokens']} tokens, {b['n_threads']} thread per server, "
             f"{b['cpus']} CPUs, load average {b['load_avg_1min']} while measured): one server, one after another "
             f"**{b['one_server_s']} s**; two servers, two at a time **{b['two_servers_s']} s** "
