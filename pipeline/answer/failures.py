@@ -8,6 +8,7 @@ the job fails (the gateway stores each one as it arrives), so nothing is bought 
 """
 from __future__ import annotations
 
+from pipeline.answer.limits import model_settings
 from pipeline.answer.llm_answer import AnswerSettings, unanswered
 
 
@@ -17,8 +18,7 @@ class FailureRateExceeded(ValueError):
 
 def failure_tolerance(llm_cfg: dict, model: str) -> float:
     """``llm.per_model.<model>.max_failure_rate``, else ``llm.max_failure_rate``, else 0."""
-    per = (llm_cfg.get("per_model") or {}).get(model) or {}
-    return float(per.get("max_failure_rate", llm_cfg.get("max_failure_rate", 0.0)))
+    return float(model_settings(llm_cfg, model).get("max_failure_rate", 0.0))
 
 
 def unanswered_ids(answers: list[dict]) -> list[str]:

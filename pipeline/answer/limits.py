@@ -26,16 +26,20 @@ class ModelLimits:
     tokens_per_minute: float | None = None
 
 
+def model_settings(llm_cfg: dict, model: str) -> dict:
+    """The ``llm`` settings as they hold for one model: ``llm.per_model.<model>`` over ``llm``."""
+    return {**llm_cfg, **((llm_cfg.get("per_model") or {}).get(model) or {})}
+
+
 def model_limits(llm_cfg: dict, model: str) -> ModelLimits:
     """``llm.concurrency`` / ``llm.requests_per_minute`` / ``llm.tokens_per_minute``, overridden per
     model by ``llm.per_model.<model>``. A ``local/<name>`` model's concurrency is its number of
     server processes (each answers one request at a time): ``per_model`` only, default 1, never the
     hosted-model default."""
-    per = (llm_cfg.get("per_model") or {}).get(model) or {}
-    merged = {**llm_cfg, **per}
+    merged = model_settings(llm_cfg, model)
     concurrency = merged.get("concurrency") or 1
     if model.startswith("local/"):  # one server process per call in flight: only per_model sets it (default 1)
-        concurrency = per.get("concurrency", 1)
+        concurrency = ((llm_cfg.get("per_model") or {}).get(model) or {}).get("concurrency", 1)
     return ModelLimits(int(concurrency), merged.get("requests_per_minute"), merged.get("tokens_per_minute"))
 
 
