@@ -512,7 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/")
     s.add_argument("--config", default="config.yaml", help="the config file")
-    s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.full.yaml: its encoders)")
+    s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.mpnet.yaml: its encoders)")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")

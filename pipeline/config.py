@@ -15,6 +15,10 @@ import yaml
 
 from pipeline.provenance import stable_hash
 
+# The repo's larger grids, merged over config.yaml in this order (`--configfile config.yaml <these>`):
+# the strong-encoder overlay, then the full grid.
+OVERLAY_CONFIGS = ("config.mpnet.yaml", "config.full.yaml")
+
 TREE_LEVELS = {"document", "section", "paragraph", "sentence"}
 LEVELS_BY_KIND = {"tree": TREE_LEVELS, "chunks": {"chunk"}, "bm25": TREE_LEVELS, "sprout": {"chunk"}}
 SPROUT_KEYS = ("beam_width", "per_document_top_k", "threshold", "include_root", "collect")
@@ -268,7 +272,7 @@ def local_models(cfg: dict, model: str | None) -> dict[str, dict]:
 
 def load_config(path: str | Path = "config.yaml", overrides: dict | None = None, more: tuple = ()) -> dict:
     """Read and validate a config; ``more`` files merge over it key by key, as Snakemake merges
-    ``--configfile config.yaml config.full.yaml``."""
+    ``--configfile config.yaml config.mpnet.yaml``."""
     with open(path, encoding="utf-8") as fh:
         cfg = yaml.safe_load(fh)
     for extra in more:

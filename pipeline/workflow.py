@@ -234,14 +234,15 @@ def claims_file() -> str:
 
 
 def ablations_in_other_configs() -> dict[str, list[str]]:
-    """Ablation names of the repo's larger configs (config.full.yaml), so a claim that did not run
-    can say where it would."""
+    """Ablation names of the repo's larger configs (config.mpnet.yaml, config.full.yaml), so a claim
+    that did not run can say where it would."""
     import yaml
 
+    from pipeline.config import OVERLAY_CONFIGS
     from pipeline.datasets.paths import REPO
 
     out = {}
-    for name in ("config.full.yaml",):
+    for name in OVERLAY_CONFIGS:
         path = REPO / name
         if path.exists():
             out[name] = sorted(((yaml.safe_load(path.read_text()) or {}).get("report") or {}).get("ablations") or {})

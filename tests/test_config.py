@@ -80,13 +80,15 @@ def test_parsing_section_defaults_and_errors(raw):
 
 
 def test_full_config_merged_over_the_default_is_valid():
-    """config.full.yaml is merged over config.yaml the way Snakemake merges --configfile lists."""
+    """config.mpnet.yaml and config.full.yaml merge over config.yaml the way Snakemake merges --configfile lists."""
     from snakemake.utils import update_config
 
+    from pipeline.config import OVERLAY_CONFIGS
     from pipeline.datasets.paths import REPO
 
     cfg = load_config(REPO / "config.yaml")
-    update_config(cfg, yaml.safe_load((REPO / "config.full.yaml").read_text()))
+    for name in OVERLAY_CONFIGS:
+        update_config(cfg, yaml.safe_load((REPO / name).read_text()))
     out = validate(cfg)
     assert {"llm-qf", "llm-n3-union", "llm-plan-cf"} <= set(out["answering"])
     assert {"prompt-order", "ensemble-size", "retry"} <= set(out["report"]["ablations"])

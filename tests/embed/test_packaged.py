@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from pipeline.bench import encoder_costs
-from pipeline.config import ConfigError, index_slice, load_config, retrieval_slice, validate
+from pipeline.config import OVERLAY_CONFIGS, ConfigError, index_slice, load_config, retrieval_slice, validate
 from pipeline.datasets.paths import REPO
 from pipeline.embed import make_encoder
 from pipeline.embed.backends import minilm_path
@@ -63,8 +63,8 @@ def test_mpnet_parts_are_found_in_order():
 
 
 def full_config() -> dict:
-    """config.yaml with config.full.yaml merged over it, as `snakemake --configfile` both does."""
-    return load_config(REPO / "config.yaml", more=(REPO / "config.full.yaml",))
+    """config.yaml with the larger grids merged over it, as `snakemake --configfile` does."""
+    return load_config(REPO / "config.yaml", more=tuple(REPO / n for n in OVERLAY_CONFIGS))
 
 
 def test_encoder_variant_slices_and_unchanged_minilm_slices():

@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from pipeline.config import OVERLAY_CONFIGS
 from pipeline.datasets.paths import REPO
 from pipeline.report.claims import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
                                     render, verdict)
@@ -95,11 +96,11 @@ def test_suite_claims_expand_to_every_suite_dataset():
 
 
 def test_claims_yaml_names_real_ablations_and_variants():
-    """Every claim points at an ablation of config.yaml or config.full.yaml whose variants include the claim's."""
+    """Every claim points at an ablation of config.yaml or a larger grid whose variants include the claim's."""
     claims = load_claims()
     assert {c.system for c in claims} == {"KohakuRAG", "SproutRAG"} and len(claims) >= 10
     abl = {}
-    for name in ("config.yaml", "config.full.yaml"):
+    for name in ("config.yaml", *OVERLAY_CONFIGS):
         abl |= (yaml.safe_load((REPO / name).read_text()).get("report") or {}).get("ablations") or {}
     suite_variants = yaml.safe_load((REPO / "config.yaml").read_text())["benchmarks"]["retrieval"]
     abl["retrieval-suite"] = {"variants": suite_variants}

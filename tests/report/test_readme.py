@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from pipeline.config import OVERLAY_CONFIGS
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import write_manifest
 from pipeline.report.bench_doc import save_bench
@@ -125,7 +126,7 @@ def config_numbers() -> set[str]:
         elif isinstance(x, (int, float)) and not isinstance(x, bool):
             out.add(f"{x}")
 
-    for name in ("config.yaml", "config.full.yaml"):
+    for name in ("config.yaml", *OVERLAY_CONFIGS):
         walk(yaml.safe_load((REPO / name).read_text()))
     return out
 
