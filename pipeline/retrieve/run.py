@@ -16,9 +16,9 @@ from pipeline.index.bm25 import BM25Searcher
 from pipeline.index.store import IndexReader, StoredNode
 from pipeline.retrieve.dense import DenseSearcher
 from pipeline.retrieve.expand import expand_context
-from pipeline.retrieve.fusion import append, convex, rrf
+from pipeline.ranking.fusion import append, convex, rrf
 from pipeline.retrieve.planner import make_planner, mine_acronyms
-from pipeline.retrieve.rerank import rerank
+from pipeline.ranking.rerank import rerank
 
 ORDER = ["chunk", "sentence", "paragraph", "section", "document"]
 
