@@ -365,7 +365,7 @@ def sprout_train_excludes(cfg: dict) -> dict[str, str]:
 
 
 def uses_trained_heads(cfg: dict) -> bool:
-    return any(i["kind"] == "sprout" and i.get("heads") == "trained" for i in cfg["indexes"].values())
+    return any(i.get("heads") == "trained" for i in cfg["indexes"].values())  # only sprout indexes take heads
 
 
 def sprout_report_params(cfg: dict) -> str:

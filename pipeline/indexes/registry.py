@@ -5,14 +5,19 @@ a kind: which config keys it takes and their defaults (read by :mod:`pipeline.co
 files its build reads (:mod:`pipeline.workflow`, the ``index`` rule), how to build it (the ``index``
 verb) and how to search it (the ``retrieve`` verb). Nothing else switches on the kind's name.
 
-The built-in kinds live one module each in :mod:`pipeline.indexes` (``tree``, ``chunks``, ``bm25``,
-``sprout``) and are loaded on first lookup; a module of its own registers a new kind by calling
-:func:`register` at import time (see docs/extending.md). This module imports nothing of the
-pipeline, so the config layer can consult it without loading any stage.
+The kinds live one module each in :mod:`pipeline.indexes` (``tree``, ``chunks``, ``bm25``,
+``sprout``), each calling :func:`register` at import; every module of that package is loaded on
+the first lookup, so a new kind is a new module there plus its config entry (docs/extending.md).
+Modules outside the package (a test's toy kind) are named in ``WATTBENCH_INDEX_KINDS``
+(comma-separated), which Snakemake's jobs inherit. This module imports nothing of the pipeline, so
+the config layer can consult it without loading any stage; kind modules import their building
+blocks inside their build and search functions for the same reason.
 """
 from __future__ import annotations
 
 import importlib
+import os
+import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
@@ -20,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 if TYPE_CHECKING:
     from pipeline.index.store import StoredNode
 
-BUILTIN = ("tree", "chunks", "bm25", "sprout")  # modules of pipeline.indexes, loaded on first lookup
+PACKAGE = "pipeline.indexes"
+EXTRA_ENV = "WATTBENCH_INDEX_KINDS"  # more kind modules to load, comma-separated (out-of-tree kinds)
 TREE_LEVELS = frozenset({"document", "section", "paragraph", "sentence"})
 
 
@@ -88,6 +94,7 @@ class IndexKind:
 
 
 _KINDS: dict[str, IndexKind] = {}
+_scanned: str | None = None  # the WATTBENCH_INDEX_KINDS value of the last scan (None: not scanned yet)
 
 
 def register(kind: IndexKind) -> IndexKind:
@@ -104,9 +111,18 @@ def unregister(name: str) -> None:
 
 
 def _load_builtins() -> None:
-    for name in BUILTIN:
-        if name not in _KINDS:
-            importlib.import_module(f"pipeline.indexes.{name}")
+    """Import every module of :mod:`pipeline.indexes` and those named in ``WATTBENCH_INDEX_KINDS``
+    (each registers its kind; an import already done is a no-op)."""
+    global _scanned
+    env = os.environ.get(EXTRA_ENV, "")
+    if _scanned == env:
+        return
+    package = importlib.import_module(PACKAGE)
+    modules = [f"{PACKAGE}.{m.name}" for m in pkgutil.iter_modules(package.__path__) if m.name != "registry"]
+    modules += [m.strip() for m in os.environ.get(EXTRA_ENV, "").split(",") if m.strip()]
+    for module in modules:
+        importlib.import_module(module)
+    _scanned = env
 
 
 def get_kind(name: str) -> IndexKind:
