@@ -106,8 +106,10 @@ def register(kind: IndexKind) -> IndexKind:
 
 
 def unregister(name: str) -> None:
-    """Forget a kind (tests that register a toy kind clean up with this)."""
+    """Forget a kind (tests that register a toy kind clean up with this); the next lookup rescans."""
+    global _scanned
     _KINDS.pop(name, None)
+    _scanned = None
 
 
 def _load_builtins() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +17,7 @@ import yaml
 from pipeline import workflow as wf
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.indexes.registry import EXTRA_ENV, get_kind, kind_names
+from pipeline.indexes.registry import EXTRA_ENV, get_kind, kind_names, unregister
 
 HERE = Path(__file__).parent
 
@@ -25,7 +26,9 @@ HERE = Path(__file__).parent
 def toy_kind(monkeypatch):
     monkeypatch.setenv(EXTRA_ENV, "toy_lead_kind")
     monkeypatch.syspath_prepend(str(HERE))
-    return get_kind("lead")
+    yield get_kind("lead")
+    unregister("lead")  # other tests see the built-in kinds only
+    sys.modules.pop("toy_lead_kind", None)
 
 
 def tiny_with_lead() -> dict:
@@ -36,7 +39,7 @@ def tiny_with_lead() -> dict:
 
 
 def test_builtin_kinds_are_registered():
-    assert {"tree", "chunks", "bm25", "sprout"} <= set(kind_names())
+    assert set(kind_names()) == {"tree", "chunks", "bm25", "sprout"}
     assert get_kind("bm25").source == "bm25" and not get_kind("bm25").embeds and get_kind("tree").embeds
     with pytest.raises(ValueError, match="unknown index kind 'nope'"):
         get_kind("nope")
