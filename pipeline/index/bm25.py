@@ -20,7 +20,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from pipeline.index.store import IndexReader, IndexWriter, StoredNode
-from pipeline.retrieve.fusion import rrf
+from pipeline.ranking.fusion import rrf
 from pipeline.tree import DocTree
 
 # a word or number, optionally joined to more by hyphens; "4.3", "6.1b", "5,842", "llama-3.1"

@@ -11,7 +11,7 @@ the global ``top_k`` returned.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -26,6 +26,10 @@ class BeamConfig:
     threshold: float = 0.0
     include_root: bool = False
     collect: str = "threshold"  # threshold | visited
+
+
+# the retrieval-variant keys a sprout variant may set: BeamConfig's fields but top_k (the variant's own)
+BEAM_KEYS = tuple(f.name for f in fields(BeamConfig) if f.name != "top_k")
 
 
 @dataclass(frozen=True)
