@@ -79,7 +79,7 @@ def cmd_retrieve(a) -> None:
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     gateway = None
     if "llm" in p:  # an LLM query planner: the same cached gateway as the answerers
-        from pipeline.answer.llm import LLMGateway
+        from pipeline.llm.gateway import LLMGateway
 
         gateway = LLMGateway.from_config(a.cache_dir, p["llm"])
     try:
@@ -124,7 +124,7 @@ def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: d
     settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency."""
     cfg = {**llm, **execution}
     if in_flight and variant.get("backend") == "llm":
-        from pipeline.answer.limits import model_limits
+        from pipeline.llm.limits import model_limits
         from pipeline.answer.llm_answer import AnswerSettings
 
         model = AnswerSettings.from_variant(variant, cfg.get("model")).model
@@ -136,7 +136,7 @@ def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: d
 
 
 def cmd_standin(a) -> None:
-    from pipeline.answer.standin import serve
+    from pipeline.llm.standin import serve
 
     print(json.dumps({k: v for k, v in serve(_json(a.params), a.port_file).items()
                       if k not in ("per_key", "ok_per_key")}))
@@ -187,7 +187,7 @@ def cmd_estimate(a) -> None:
 
 
 def cmd_local_model(a) -> None:
-    from pipeline.answer.local_server import assemble_model
+    from pipeline.llm.local_server import assemble_model
 
     print(assemble_model(_json(a.params), a.out))
 

@@ -77,7 +77,7 @@ def llm_share(cfg: dict, variant: str, total: int | None) -> int:
     whose shares fit in the total run side by side."""
     if not uses_llm(cfg, variant):
         return 0
-    from pipeline.answer.limits import model_limits
+    from pipeline.llm.limits import model_limits
     from pipeline.answer.llm_answer import AnswerSettings
 
     model = AnswerSettings.from_variant(cfg["answering"][variant], (cfg.get("llm") or {}).get("model")).model

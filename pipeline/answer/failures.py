@@ -8,7 +8,7 @@ the job fails (the gateway stores each one as it arrives), so nothing is bought 
 """
 from __future__ import annotations
 
-from pipeline.answer.limits import model_settings
+from pipeline.llm.limits import model_settings
 from pipeline.answer.llm_answer import AnswerSettings, unanswered
 
 

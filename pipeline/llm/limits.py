@@ -14,6 +14,10 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.llm.cache import LLMRequest
 
 BURST_S = 10.0
 
@@ -41,6 +45,13 @@ def model_limits(llm_cfg: dict, model: str) -> ModelLimits:
     if model.startswith("local/"):  # one server process per call in flight: only per_model sets it (default 1)
         concurrency = ((llm_cfg.get("per_model") or {}).get(model) or {}).get("concurrency", 1)
     return ModelLimits(int(concurrency), merged.get("requests_per_minute"), merged.get("tokens_per_minute"))
+
+
+def estimate_tokens(request: "LLMRequest") -> int:
+    """Tokens a request spends against a tokens-per-minute budget, before the call: prompt
+    characters / 4 plus the completion allowance (``max_tokens``, else 512)."""
+    chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+    return chars // 4 + int(request.params.get("max_tokens") or 512)
 
 
 class SharedBuckets:
