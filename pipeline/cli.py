@@ -72,7 +72,8 @@ def cmd_index(a) -> None:
 def cmd_retrieve(a) -> None:
     import pandas as pd
 
-    from pipeline.provenance import atomic_write_jsonl, write_manifest
+    from pipeline.io import atomic_write_jsonl
+    from pipeline.provenance import write_manifest
     from pipeline.retrieve.run import retrieve
 
     p = _json(a.params)
@@ -96,7 +97,8 @@ def cmd_answer(a) -> None:
 
     from pipeline.answer.run import answer_split
     from pipeline.answer.submission import submission_frame, write_submission
-    from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
+    from pipeline.io import atomic_write_jsonl, read_jsonl
+    from pipeline.provenance import write_manifest
 
     p = _json(a.params)
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
@@ -148,7 +150,8 @@ def cmd_ensemble(a) -> None:
 
     from pipeline.answer.ensemble import ensemble_records, member_from_records, vote_config
     from pipeline.answer.submission import submission_frame, write_submission
-    from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
+    from pipeline.io import atomic_write_jsonl, read_jsonl
+    from pipeline.provenance import write_manifest
 
     p = _json(a.params)
     spec = p["answering"]
@@ -210,7 +213,7 @@ def cmd_score(a) -> None:
     result = score_files(a.solution, a.submission, a.profile, strict=a.strict)
     text = json.dumps(result, indent=1, sort_keys=True)
     if a.out:
-        from pipeline.provenance import atomic_write_text
+        from pipeline.io import atomic_write_text
 
         atomic_write_text(a.out, text + "\n")
     else:

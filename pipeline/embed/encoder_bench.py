@@ -22,7 +22,8 @@ from pipeline.index.flat import chunk_tree
 from pipeline.index.hier import build_tree_index
 from pipeline.index.store import IndexReader, IndexWriter
 
-from .backends import Encoder, make_encoder
+from .base import Encoder
+from .factory import make_encoder
 from .fidelity import fidelity
 from .quantize import QINT8_DIR, QINT8_FILE, build_qint8_model, cpu_flags, has_int8_dot
 

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.provenance import atomic_write_text, manifest_path
+from pipeline.io import atomic_write_text
+from pipeline.provenance import manifest_path
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
 BLOCK = re.compile(r"<!-- BEGIN generated: (?P<name>[\w.-]+) -->\n(?P<body>.*?)<!-- END generated: (?P=name) -->",

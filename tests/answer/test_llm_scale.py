@@ -237,7 +237,7 @@ def test_answer_command_over_the_failure_rate_exits_nonzero_without_outputs_then
     """What Snakemake runs: `python -m pipeline answer` exits non-zero with one line and writes no
     output (so the next run redoes the job); the rerun sends only the calls that failed."""
     from pipeline.cli import main
-    from pipeline.provenance import atomic_write_jsonl
+    from pipeline.io import atomic_write_jsonl
 
     questions, retrieval = inputs(10)
     questions.to_csv(tmp_path / "q.csv", index=False)
