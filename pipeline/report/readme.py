@@ -59,7 +59,7 @@ REGISTRY: dict[str, Renderer] = {
     "sprout-speed": Renderer("pipeline.sprout.speed:render", "bench/sprout.json"),
     "llm-bench": Renderer("pipeline.bench_llm:render", "bench/llm.json"),
     "llm-local-servers": Renderer("pipeline.bench_llm:render_local", "bench/llm_local.json"),
-    "encoder": Renderer("pipeline.embed.encoder_bench:render", "bench/encoder.json"),
+    "encoder": Renderer("pipeline.bench_encoder:render", "bench/encoder.json"),
 }
 
 
