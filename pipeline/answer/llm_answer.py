@@ -18,6 +18,7 @@ from pipeline.answer.normalise import is_true_false, normalise_value, parse_refs
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.answer.vote import VoteConfig, vote
 from pipeline.llm.gateway import LOCAL_PREFIX, LLMGateway, LLMRequest, LLMResult
+from pipeline.llm.limits import variant_model
 from pipeline.llm.replies import repair_json, schema_problem
 
 PROMPTS = ("context_first", "question_first")
@@ -166,11 +167,8 @@ class AnswerSettings:
 
     @classmethod
     def from_variant(cls, v: dict, default_model: str | None = None) -> "AnswerSettings":
-        model = v.get("model") or default_model
-        if not model:
-            raise ValueError("config key 'answering.<variant>.model': required when backend is llm (or set llm.model)")
-        return cls(model, v.get("prompt", "context_first"), dict(v.get("params", {})), v.get("context_k"),
-                   v.get("snippet_chars"), v.get("max_retries", 0), v.get("samples", 1),
+        return cls(variant_model(v, default_model), v.get("prompt", "context_first"), dict(v.get("params", {})),
+                   v.get("context_k"), v.get("snippet_chars"), v.get("max_retries", 0), v.get("samples", 1),
                    VoteConfig(**v.get("vote", {})), v.get("structured", True))
 
 
