@@ -270,8 +270,8 @@ class LLMGateway:
                     self.stats.requests += 1
                     self.stats.retries += attempt > 1
                 with self._server_for_call(request.model) as server:
-                    resp = retries.litellm_completion(model=model, messages=request.messages, timeout=self.timeout_s,
-                                               **kwargs, **server)
+                    resp = retries.litellm_completion(model=model, messages=request.messages,
+                                                      timeout=self.timeout_s, **kwargs, **server)
                 text = resp.choices[0].message.content or ""
                 usage = getattr(resp, "usage", None)
                 try:
