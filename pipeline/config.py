@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from pipeline.indexes.registry import ConfigProblem, get_kind, kind_names, kind_of
+from pipeline.index_kinds import ConfigProblem, get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
 
 # The repo's larger grids, merged over config.yaml in this order (`--configfile config.yaml <these>`):
@@ -29,7 +29,7 @@ class ConfigError(ValueError):
 def _schema() -> dict:
     text = resources.files("pipeline").joinpath("schemas/config.schema.yaml").read_text()
     schema = yaml.safe_load(text)
-    # the index kinds are those registered (pipeline.indexes.registry), not a list kept here
+    # the index kinds are those registered (pipeline.index_kinds), not a list kept here
     schema["properties"]["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
     return schema
 

@@ -8,8 +8,8 @@ the job fails (the gateway stores each one as it arrives), so nothing is bought 
 """
 from __future__ import annotations
 
-from pipeline.answer.limits import model_settings
-from pipeline.answer.llm_answer import AnswerSettings, unanswered
+from pipeline.answer.llm_answer import unanswered
+from pipeline.llm.limits import model_settings, variant_model
 
 
 class FailureRateExceeded(ValueError):
@@ -30,7 +30,7 @@ def check_failure_rate(answers: list[dict], llm_cfg: dict, variant: dict) -> lis
     share is above the model's tolerance. At or under it, the job keeps its partial results (the
     records carry the failures; the leaderboard's ``failures`` column shows them)."""
     lost = unanswered_ids(answers)
-    model = AnswerSettings.from_variant(variant, llm_cfg.get("model")).model
+    model = variant_model(variant, llm_cfg.get("model"))
     allowed = failure_tolerance(llm_cfg, model)
     if answers and len(lost) / len(answers) > allowed:
         raise FailureRateExceeded(
