@@ -111,7 +111,10 @@ def cmd_answer(a) -> None:
         check_failure_rate(answers, llm_cfg, p["answering"])  # raises before any output is written
     atomic_write_jsonl(a.out, answers)
     if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
+        from pipeline.answer.llm_answer import telemetry_summary
+
         atomic_write_jsonl(f"{a.out}.telemetry.jsonl", telemetry)
+        log.info("LLM telemetry: %s", json.dumps(telemetry_summary(telemetry)))
     write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     failures = [r["id"] for r in answers if r.get("failure")]
     write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures)
@@ -121,18 +124,23 @@ def cmd_answer(a) -> None:
 
 def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: dict) -> dict:
     """The gateway config of one answering job: the computed slice plus the execution-only
-    settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency."""
+    settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency, and a
+    local model's servers and their threads fit the job's granted threads (:mod:`pipeline.cores`)."""
     cfg = {**llm, **execution}
-    if in_flight and variant.get("backend") == "llm":
-        from pipeline.answer.limits import model_limits
-        from pipeline.answer.llm_answer import AnswerSettings
+    if variant.get("backend") != "llm":
+        return cfg
+    from pipeline.answer.limits import model_limits
+    from pipeline.answer.llm_answer import AnswerSettings
+    from pipeline.cores import fit_local_servers, granted_threads
 
-        model = AnswerSettings.from_variant(variant, cfg.get("model")).model
+    model = AnswerSettings.from_variant(variant, cfg.get("model")).model
+    if in_flight:
         per_model = dict(cfg.get("per_model") or {})
         per_model[model] = {**per_model.get(model, {}),
                             "concurrency": min(in_flight, model_limits(cfg, model).concurrency)}
         cfg["per_model"] = per_model
-    return cfg
+    granted = granted_threads()
+    return fit_local_servers(cfg, model, granted) if granted else cfg
 
 
 def cmd_standin(a) -> None:
@@ -243,6 +251,14 @@ def cmd_readme(a) -> None:
 
     changed = fill_docs(Path(a.repo), Path(a.reports))
     print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
+
+
+def cmd_time_table(a) -> None:
+    from pipeline.report.time_table import PAGE, TABLE, write_time_table
+
+    table = write_time_table(Path(a.root), Path(a.reports))
+    print(table.to_string(index=False) if len(table) else "no benchmark files")
+    print(f"wrote {Path(a.reports) / TABLE} and {Path(a.reports) / PAGE}")
 
 
 def cmd_report_check(a) -> None:
@@ -480,6 +496,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reports", default="reports", help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
     s.set_defaults(fn=cmd_readme)
+
+    s = sub.add_parser("time-table", help="wall and CPU seconds per rule from benchmarks/*.tsv: "
+                                          "reports/time.telemetry.{csv,png,html} (run telemetry)")
+    s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
+    s.add_argument("--reports", default="reports")
+    s.set_defaults(fn=cmd_time_table)
 
     s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
     s.add_argument("--html", default="reports/index.html", help="the report page to check")

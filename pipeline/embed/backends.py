@@ -12,6 +12,8 @@ from typing import Any, Iterator, Protocol, runtime_checkable
 
 import numpy as np
 
+from pipeline.cores import job_threads
+
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 256  # all-MiniLM's sentence-transformers max_seq_length (tokenizer.json says 128)
 BACKENDS = ("onnx-int8", "onnx-qint8", "torch", "sentence-transformers", "litellm")
@@ -125,7 +127,7 @@ def make_encoder(cfg: dict[str, Any]) -> Encoder:
     backend = cfg.get("backend", "onnx-int8")
     batch_size = int(cfg.get("batch_size", 64))
     max_tokens = int(cfg.get("max_tokens", MINILM_MAX_TOKENS))
-    threads = int(cfg.get("threads", 2))
+    threads = job_threads(int(cfg.get("threads", 2)))   # at most the Snakemake job's threads
     model = cfg.get("model")
     enc: Encoder
     if backend == "onnx-int8":

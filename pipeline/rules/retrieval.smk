@@ -17,7 +17,7 @@ rule index:
             extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index)
     log: "logs/{dataset}/index/{index}.log"
     benchmark: "benchmarks/{dataset}/index/{index}.tsv"
-    threads: 2
+    threads: wf.encoder_threads(CFG)
     resources: mem_mb=4000, runtime=60, encoder=1
     shell: "python -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} {params.extra} 2>&1 | tee {log}"
 
