@@ -14,6 +14,14 @@ import os
 GRANT_VARIABLE = "OMP_NUM_THREADS"
 
 
+def machine_cores() -> int:
+    """The cores this process may run on (what ``nproc`` prints: the affinity mask, not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def granted_threads() -> int | None:
     """The threads this process was granted (Snakemake's ``OMP_NUM_THREADS``), None when unset."""
     try:

@@ -9,9 +9,9 @@ import pytest
 
 from pipeline.cli import llm_job_config
 from pipeline.config import load_config
-from pipeline.cores import fit_local_servers, job_threads, local_llm_threads
+from pipeline.cores import fit_local_servers, job_threads, local_llm_threads, machine_cores
 from pipeline.datasets.paths import REPO, data_root
-from pipeline.workflow import answer_threads, encoder_threads, sprout_threads
+from pipeline.workflow import answer_threads, default_llm_api, encoder_threads, llm_share, sprout_threads
 
 GEMMA = "local/gemma3-270m"
 
@@ -40,6 +40,10 @@ def test_rule_threads_come_from_the_config(cfg):
     llm = {**cfg["llm"], "local": {"gemma3-270m": {**cfg["llm"]["local"]["gemma3-270m"], "n_threads": 3}}}
     assert local_llm_threads(llm, GEMMA) == 6
     assert local_llm_threads(llm, "openai/gpt-4o-mini") == 1
+    # llm-cf and llm-cf-r1 each take the whole llm_api budget: never side by side, so r1 never pays
+    # concurrently for the first attempts it shares with llm-cf (whichever runs second hits the cache)
+    assert llm_share(cfg, "llm-cf", None) == llm_share(cfg, "llm-cf-r1", None) == default_llm_api(cfg)
+    assert machine_cores() >= 1
 
 
 def test_local_servers_fit_the_cores(cfg):
@@ -98,28 +102,31 @@ def test_attention_threads_follow_the_grant(monkeypatch):
     assert seen["threads"] == 1
 
 
-def _planned_threads(cores: int) -> dict[str, set[int]]:
-    """rule -> the threads of its planned jobs, from a dry run of the default grid."""
+def _planned(cores: int) -> dict[str, set[tuple[int, int | None]]]:
+    """rule -> the (threads, cpus resource) of its planned jobs, from a dry run of the default grid."""
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(REPO),
            "--config", f"data_root={data_root()}", "--cores", str(cores), "-n", "--forceall"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO)
     assert out.returncode == 0, out.stderr[-3000:]
-    text = out.stdout + out.stderr
-    threads: dict[str, set[int]] = {}
-    for block in re.split(r"\n(?=(?:local)?rule \w+:)", text):
+    planned: dict[str, set[tuple[int, int | None]]] = {}
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", out.stdout + out.stderr):
         if m := re.match(r"(?:local)?rule (\w+):", block):
             t = re.search(r"^\s+threads: (\d+)", block, re.M)
-            threads.setdefault(m.group(1), set()).add(int(t.group(1)) if t else 1)
-    return threads
+            c = re.search(r"^\s+resources: .*\bcpus=(\d+)", block, re.M)
+            planned.setdefault(m.group(1), set()).add((int(t.group(1)) if t else 1, int(c.group(1)) if c else None))
+    return planned
 
 
 @pytest.mark.slow
 def test_planned_jobs_hold_the_cores_they_use():
     """`snakemake --cores 8` plans the LLM, embedding and attention jobs with the threads they keep
-    busy (2); `--cores 1` scales them to 1, and the job then fits its encoder/servers to that."""
-    eight = _planned_threads(8)
-    assert eight["answer"] == {1, 2}  # extractive 1, local LLM 2
-    assert eight["index"] == {2}
-    assert eight["sprout_attention"] == {2}
-    one = _planned_threads(1)
-    assert max(max(v) for v in one.values()) == 1
+    busy (2), each taking as many units of the `cpus` resource (this machine's cores, registered by
+    the Snakefile), so on a 2-core machine no two of them run side by side; `--cores 1` scales them
+    to 1, and the job then fits its encoder/servers to that."""
+    eight = _planned(8)
+    assert eight["answer"] == {(1, 1), (2, 2)}  # extractive 1, local LLM 2 (servers x n_threads)
+    for rule in ("index", "sprout_attention", "sprout_train_pairs"):
+        assert eight[rule] == {(2, 2)}, rule
+    assert eight["retrieve"] == {(1, 1)}
+    one = _planned(1)
+    assert {t for jobs in one.values() for t, _ in jobs} == {1}

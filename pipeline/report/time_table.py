@@ -8,7 +8,9 @@ outputs a rule could depend on (and a rule reading them would itself be timed). 
   the largest resident memory, and the slowest job;
 * ``reports/time.telemetry.png`` - the same as bars;
 * ``reports/time.telemetry.html`` - a small page with both (index.html is a DAG output and cannot
-  depend on this step's files).
+  depend on this step's files);
+* ``reports/time-llm.telemetry.csv`` - per LLM answering job: calls, cache hits, tries, prompt and
+  generated tokens, seconds in calls and generation tokens/s, from the answer jobs' telemetry.
 
 Timings differ on every run, so they are run telemetry: the ``.telemetry.`` names keep them out of
 the byte-identical set of ``results/`` and ``reports/`` (tests/dag_runner.py ``result_files``).
@@ -42,7 +44,10 @@ BENCHMARK_PATTERNS: dict[str, str] = {
     "answer": "benchmarks/wattbot/answer/{av}/{split}.tsv",
     "parse_quality": "benchmarks/parsing/{scope}quality.tsv",
 }
+# The answer jobs' per-call telemetry (pipeline/cli.py cmd_answer writes it beside the answers).
+ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
 TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"
+LLM_TABLE = "time-llm.telemetry.csv"
 COLUMNS = ["rule", "jobs", "wall_s", "cpu_s", "cpu_per_wall", "max_rss_mb", "slowest_job", "slowest_wall_s"]
 
 
@@ -118,6 +123,18 @@ def time_table(jobs: list[JobTime]) -> pd.DataFrame:
     return out[COLUMNS]
 
 
+def llm_table(root: str | Path) -> pd.DataFrame:
+    """One row per LLM answering job (variant, split) from its telemetry file: what its calls cost."""
+    from pipeline.answer.llm_answer import telemetry_summary
+    from pipeline.provenance import read_jsonl
+
+    rows = []
+    for path in sorted(Path(root).glob(ANSWER_TELEMETRY)):
+        split = path.name[:-len(".jsonl.telemetry.jsonl")]
+        rows.append({"variant": path.parent.name, "split": split, **telemetry_summary(read_jsonl(path))})
+    return pd.DataFrame(rows)
+
+
 def figure_png(table: pd.DataFrame) -> bytes:
     """Horizontal bars per rule: wall seconds and CPU seconds summed over its jobs."""
     import matplotlib
@@ -141,8 +158,8 @@ def figure_png(table: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def page_html(table: pd.DataFrame, png: bytes) -> str:
-    """A self-contained page: the figure inline and the table."""
+def page_html(table: pd.DataFrame, png: bytes, llm: pd.DataFrame | None = None) -> str:
+    """A self-contained page: the figure inline, the table, and the LLM jobs' table when there is one."""
     img = base64.b64encode(png).decode()
     return ("<!doctype html><html><head><meta charset='utf-8'><title>wattbench: time per rule</title></head>"
             "<body style='font-family:sans-serif;max-width:60em;margin:auto'>"
@@ -150,7 +167,9 @@ def page_html(table: pd.DataFrame, png: bytes) -> str:
             "benchmark files of the last run (jobs run side by side: the sum is not the run's elapsed time). "
             f"Table: <a href='{TABLE}'>{TABLE}</a>.</p>"
             f"<img alt='time per rule' src='data:image/png;base64,{img}'>"
-            + table.to_html(index=False, escape=True, na_rep="") + "</body></html>\n")
+            + table.to_html(index=False, escape=True, na_rep="")
+            + ("" if llm is None or llm.empty else "<h2>LLM answering jobs</h2>" + llm.to_html(index=False, na_rep=""))
+            + "</body></html>\n")
 
 
 def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
@@ -161,10 +180,12 @@ def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
     out = reports / TABLE
     atomic_write_text(out, table.to_csv(index=False, lineterminator="\n"))
     write_manifest(out, {"benchmark_patterns": BENCHMARK_PATTERNS}, jobs=len(jobs))
+    llm = llm_table(root)
+    atomic_write_text(reports / LLM_TABLE, llm.to_csv(index=False, lineterminator="\n"))
     if len(table):
         png = figure_png(table)
         atomic_write_bytes(reports / FIGURE, png)
-        atomic_write_text(reports / PAGE, page_html(table, png))
+        atomic_write_text(reports / PAGE, page_html(table, png, llm))
     return table
 
 
@@ -174,7 +195,8 @@ def _duration(seconds: float) -> str:
 
 
 def render(reports_dir: Path) -> str:
-    """The README's time section: the rules by summed wall time, from ``reports/time.telemetry.csv``."""
+    """The README's time section: the rules by summed wall time (``reports/time.telemetry.csv``), then
+    the LLM answering jobs' tokens and tokens/s (``reports/time-llm.telemetry.csv``) when there are any."""
     t = pd.read_csv(Path(reports_dir) / TABLE, keep_default_na=False)
     if t.empty:
         return "*No benchmark files in the last run.*\n"
@@ -183,6 +205,16 @@ def render(reports_dir: Path) -> str:
         name = "**all**" if r.rule == "all" else f"`{html.escape(r.rule)}`"
         lines.append(f"| {name} | {r.jobs} | {_duration(r.wall_s)} | {_duration(r.cpu_s)} | {r.cpu_per_wall} | "
                      f"`{r.slowest_job}` ({_duration(r.slowest_wall_s)}) |")
-    return ("\n".join(lines) + "\n\nSummed over each rule's jobs from Snakemake's `benchmarks/*.tsv` (rules with a "
-            "`benchmark:` file); jobs run side by side, so the sum exceeds the run's elapsed time. Figure: "
-            f"`reports/{FIGURE}`, page: `reports/{PAGE}`.\n")
+    lines += ["", "Summed over each rule's jobs from Snakemake's `benchmarks/*.tsv` (rules with a `benchmark:` file); "
+                  "jobs run side by side, so the sum exceeds the run's elapsed time. Figure: "
+                  f"`reports/{FIGURE}`, page: `reports/{PAGE}`."]
+    llm_path = Path(reports_dir) / LLM_TABLE
+    llm = pd.read_csv(llm_path, keep_default_na=False) if llm_path.exists() and llm_path.stat().st_size > 1 else None
+    if llm is not None and not llm.empty:
+        lines += ["", "LLM answering jobs (calls not answered from the cache; tokens/s = generated tokens / seconds of "
+                      "their last tries):", "",
+                  "| job | calls | from cache | tries | prompt tokens | generated tokens | seconds in calls | tokens/s |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| `{r.variant}/{r.split}` | {r.calls} | {r.cached} | {r.tries} | {r.prompt_tokens} | "
+                  f"{r.completion_tokens} | {r.call_s} | {r.tok_s} |" for r in llm.itertuples(index=False)]
+    return "\n".join(lines) + "\n"

@@ -10,8 +10,9 @@ import pytest
 
 from pipeline.datasets.paths import REPO
 from pipeline.report.readme import BEGIN, END, fill
-from pipeline.report.time_table import (BENCHMARK_PATTERNS, FIGURE, PAGE, TABLE, read_benchmarks, render, rule_of,
-                                        write_time_table)
+from pipeline.provenance import atomic_write_jsonl
+from pipeline.report.time_table import (BENCHMARK_PATTERNS, FIGURE, LLM_TABLE, PAGE, TABLE, read_benchmarks, render,
+                                        rule_of, write_time_table)
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 # Real lines of the last full run (benchmarks/wattbot/answer/llm-cf/train.tsv and others).
@@ -35,6 +36,13 @@ def run(tmp_path):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(HEADER + line)
     (tmp_path / "benchmarks" / "empty.tsv").write_text("")  # a job killed before Snakemake wrote a line
+    atomic_write_jsonl(tmp_path / "results/wattbot/answers/llm-cf/train.jsonl.telemetry.jsonl", [
+        {"id": "q1", "cached": False, "latency_s": 10.0, "tries": 1, "prompt_tokens": 400, "completion_tokens": 90,
+         "tok_s": 9.0},
+        {"id": "q2", "cached": False, "latency_s": 5.0, "tries": 4, "prompt_tokens": 300, "completion_tokens": 60,
+         "tok_s": 12.0},
+        {"id": "q3", "cached": True, "latency_s": 7.0, "tries": 1, "prompt_tokens": 300, "completion_tokens": 60,
+         "tok_s": None}])
     return tmp_path
 
 
@@ -92,6 +100,16 @@ def test_readme_block_rendered_from_the_table(run):
     assert fill(out, run / "reports") == out
 
 
+def test_llm_jobs_tokens_and_speed(run):
+    """Where an LLM job's time goes: live calls, tries (retries included), tokens, tokens/s."""
+    write_time_table(run, run / "reports")
+    llm = pd.read_csv(run / "reports" / LLM_TABLE).iloc[0].to_dict()
+    assert llm == {"variant": "llm-cf", "split": "train", "calls": 3, "cached": 1, "tries": 5, "prompt_tokens": 700,
+                   "completion_tokens": 150, "call_s": 15.0, "tok_s": 10.0}
+    assert "| `llm-cf/train` | 3 | 1 | 5 | 700 | 150 | 15.0 | 10.0 |" in render(run / "reports")
+    assert "LLM answering jobs" in (run / "reports" / PAGE).read_text()
+
+
 def test_no_benchmarks_writes_an_empty_table(tmp_path):
     table = write_time_table(tmp_path, tmp_path / "reports")
     assert table.empty and (tmp_path / "reports" / TABLE).exists()
@@ -103,7 +121,7 @@ def test_timings_stay_out_of_the_byte_identical_set(run):
     from tests.dag_runner import result_files
 
     write_time_table(run, run / "reports")
-    assert not [k for k in result_files(run) if "time." in k]
+    assert not [k for k in result_files(run) if "time" in k or "telemetry" in k]
 
 
 def test_cli_prints_and_writes(run):
