@@ -161,10 +161,12 @@ def telemetry_summary(rows: list[dict]) -> dict:
     calls, and generation tokens/s over them (completion tokens / seconds of their last tries)."""
     live = [r for r in rows if not r.get("cached")]
     seconds = sum(float(r.get("latency_s") or 0) for r in live)
-    completion = sum(int(r.get("completion_tokens") or 0) for r in live)
+    counted = all("completion_tokens" in r for r in live)  # telemetry written before tokens were recorded: unknown
+    completion = sum(int(r.get("completion_tokens") or 0) for r in live) if counted else None
     return {"calls": len(rows), "cached": len(rows) - len(live), "tries": sum(int(r.get("tries") or 0) for r in live),
-            "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in live), "completion_tokens": completion,
-            "call_s": round(seconds, 1), "tok_s": round(completion / seconds, 1) if seconds else None}
+            "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in live) if counted else None,
+            "completion_tokens": completion, "call_s": round(seconds, 1),
+            "tok_s": round(completion / seconds, 1) if seconds and counted else None}
 
 
 def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_unit: str, hits: list[dict],

@@ -26,6 +26,7 @@ import base64
 import csv
 import html
 import io
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,7 +180,7 @@ def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
     reports = Path(reports)
     out = reports / TABLE
     atomic_write_text(out, table.to_csv(index=False, lineterminator="\n"))
-    write_manifest(out, {"benchmark_patterns": BENCHMARK_PATTERNS}, jobs=len(jobs))
+    write_manifest(out, {"benchmark_patterns": BENCHMARK_PATTERNS}, jobs=len(jobs), **run_commit(root))
     llm = llm_table(root)
     atomic_write_text(reports / LLM_TABLE, llm.to_csv(index=False, lineterminator="\n"))
     if len(table):
@@ -187,6 +188,20 @@ def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
         atomic_write_bytes(reports / FIGURE, png)
         atomic_write_text(reports / PAGE, page_html(table, png, llm))
     return table
+
+
+def run_commit(root: str | Path) -> dict:
+    """``{"git_commit": ...}`` of the run the benchmarks come from (its newest result manifest), so the
+    README stamp names the run's commit even when the table is made later; ``{}`` when there is none."""
+    manifests = sorted(Path(root).glob("results/**/*.manifest.json"), key=lambda p: p.stat().st_mtime)
+    for m in reversed(manifests):
+        try:
+            commit = json.loads(m.read_text()).get("git_commit")
+        except (OSError, ValueError):
+            continue
+        if commit:
+            return {"git_commit": commit}
+    return {}
 
 
 def _duration(seconds: float) -> str:

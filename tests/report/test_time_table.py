@@ -129,3 +129,18 @@ def test_cli_prints_and_writes(run):
                           str(run / "reports")], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "sprout_attention" in out.stdout and (run / "reports" / TABLE).exists()
+
+
+def test_stamp_names_the_runs_commit_and_old_telemetry_has_no_tokens(run):
+    """The table's manifest carries the commit of the run whose benchmarks it sums; telemetry written
+    before tokens were recorded shows them unknown, not 0 tokens/s."""
+    import json
+
+    from pipeline.provenance import atomic_write_json
+
+    atomic_write_json(run / "results/wattbot/answers/llm-cf/train.jsonl.manifest.json", {"git_commit": "abc1234def"})
+    atomic_write_jsonl(run / "results/wattbot/answers/old/train.jsonl.telemetry.jsonl",
+                       [{"id": "q1", "cached": False, "latency_s": 3.0, "tries": 2}])
+    write_time_table(run, run / "reports")
+    assert json.loads((run / "reports" / f"{TABLE}.manifest.json").read_text())["git_commit"] == "abc1234def"
+    assert "| `old/train` | 1 | 0 | 2 |  |  | 3.0 |  |" in render(run / "reports")
