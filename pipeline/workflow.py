@@ -265,7 +265,7 @@ def figures_params(cfg: dict) -> str:
 
 
 def figure_stems(cfg: dict) -> list[str]:
-    from pipeline.report.analysis import figure_stems as stems
+    from pipeline.report.stems import figure_stems as stems
 
     return stems(json.loads(figures_params(cfg)))
 

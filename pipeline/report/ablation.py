@@ -13,11 +13,11 @@ import pandas as pd
 
 from pipeline.provenance import read_jsonl
 from pipeline.report.stats import paired_bootstrap, randomisation_p
+from pipeline.report.stems import ablations_with_suite, suite_variants_of
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 ANSWER_METRICS = ("score", "value", "ref", "na", "doc_hit@1", "doc_recall@5")
 RETRIEVAL_METRICS = ("doc_hit@1", "doc_recall@5", "doc_precision@5", "quote_in_context")
-SUITE_NAME = "retrieval-suite"  # the pseudo-ablation over every suite variant
 
 
 @dataclass(frozen=True)
@@ -68,26 +68,6 @@ def suite_tables(params: dict, paths: Paths) -> dict[tuple[str, str], pd.DataFra
     suite = params.get("suite") or {}
     return {(d, rv): pd.read_csv(paths.suite(d, rv), dtype={"query_id": str}).set_index("query_id")
             for d in suite.get("datasets", []) for rv in suite.get("variants", [])}
-
-
-def suite_variants_of(params: dict, ablation: dict) -> list[str] | None:
-    """The retrieval variants behind an ablation when the suite ran all of them, else None."""
-    rvs = ablation["variants"] if ablation["stage"] == "retrieval" else \
-        [params["answering"][v]["retrieval"] for v in ablation["variants"]]
-    suite = params.get("suite") or {}
-    if len(set(rvs)) < 2 or not suite.get("datasets") or not set(rvs) <= set(suite.get("variants", [])):
-        return None
-    return list(dict.fromkeys(rvs))
-
-
-def ablations_with_suite(params: dict) -> dict[str, dict]:
-    """The configured ablations plus the suite-wide comparison of every suite variant."""
-    abl = dict(params["report"]["ablations"])
-    suite = params.get("suite") or {}
-    if suite.get("datasets") and len(suite.get("variants", [])) >= 2:
-        abl[SUITE_NAME] = {"stage": "retrieval", "variants": list(suite["variants"]), "note": "every suite variant",
-                           "suite_only": True}
-    return abl
 
 
 def compare(tables: dict[str, pd.DataFrame], variants: list[str], metric: str, rep: dict) -> list[dict]:

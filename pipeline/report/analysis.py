@@ -15,12 +15,14 @@ from pipeline.answer.ensemble import member_from_records
 from pipeline.provenance import atomic_write_text, read_jsonl, write_manifest
 from pipeline.report import ablation_figures as F
 from pipeline.report import ensemble_size as ES
-from pipeline.report.ablation import (Paths, ablation_stats, ablations_with_suite, suite_tables, suite_variants_of,
-                                      summary_numbers, variant_interval, wattbot_tables)
+from pipeline.report.ablation import (Paths, ablation_stats, suite_tables, summary_numbers, variant_interval,
+                                      wattbot_tables)
 from pipeline.report.claims import CLAIMS_FILE, claims_html, claims_md, measure_claims
 from pipeline.report.cost import cost_table, pareto_front, telemetry_row
 from pipeline.report.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.stems import (ablations_with_suite, ensemble_stem, ensemble_variants, figure_stems, suite_stem,
+                                    suite_variants_of)
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
 FIG_DIR = "figures"
@@ -45,28 +47,6 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
                         "f1_layout", "f1_combined", "nesting_accuracy", "reading_order", "seconds_per_page") if c in table]
     return [Section("Parsing", table_html(table[cols]), ["parse-quality"],
                     f"From {sources_csv}; per document in quality.csv next to it (docs/parsing.md).")]
-
-
-def figure_stems(params: dict) -> list[str]:
-    """Figure file stems under ``reports/figures/`` (each written as .png and .svg)."""
-    stems = ["leaderboard-ci", "attribution-grid", "attribution-counts", "pareto-tokens"]
-    abl = ablations_with_suite(params)
-    if abl:
-        stems.append("ablation-differences")
-    if params["report"].get("embedding_index"):
-        stems.append("embedding-map")
-    if params.get("parse_quality"):
-        stems.append("parse-quality")
-    for name, ab in sorted(abl.items()):
-        if not ab.get("suite_only"):
-            stems.append(f"ablation-{name}")
-        if suite_variants_of(params, ab):
-            stems.append(suite_stem(name, ab))
-    return stems + [ES.stem_of(v) for v in ES.ensemble_variants(params)]
-
-
-def suite_stem(name: str, ab: dict) -> str:
-    return "retrieval-suite-ie" if ab.get("suite_only") else f"ablation-{name}-suite"
 
 
 def headline(summary: pd.DataFrame, suite_ks: list[int]) -> pd.DataFrame:
@@ -171,15 +151,15 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
 
     # --- ensemble size: one curve per ensemble variant
     curves = []
-    for ev in ES.ensemble_variants(params):
+    for ev in ensemble_variants(params):
         spec = params["answering"][ev]
         members = [member_from_records(m, answers[m]) for m in spec["members"]]
         curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params["gold"]), rep,
                               rep["ensemble_subsets"])
         curves.append(curve)
-        ES.draw_curve(curve, figs / ES.stem_of(ev))
-        entries[ES.stem_of(ev)] = FigureEntry(
-            ES.stem_of(ev), f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
+        ES.draw_curve(curve, figs / ensemble_stem(ev))
+        entries[ensemble_stem(ev)] = FigureEntry(
+            ensemble_stem(ev), f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
             f"vote over {', '.join(spec['members'])}) by number of members k: mean over every k-subset (a seeded "
             f"sample of {rep['ensemble_subsets']} when there are more), paired bootstrap 95% interval; grey: the "
             f"range of single subsets. Table: wattbot/{ES.CSV_NAME}.", inputs_of(spec["members"]))
@@ -239,7 +219,7 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
         Section("Ablations", table_html(headline(summary, ks)), [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
                 f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
                 f"({rep['permutations']} sign patterns, exact when fewer exist)."),
-        Section("Ensemble size", table_html(curve_table), [ES.stem_of(v) for v in ES.ensemble_variants(params)],
+        Section("Ensemble size", table_html(curve_table), [ensemble_stem(v) for v in ensemble_variants(params)],
                 "Cross-run ensembles (backend ensemble) voted over every subset size; differences are paired "
                 "against single members (k = 1)."),
         Section("Per-question attribution", table_html(counts.reset_index()), ["attribution-grid", "attribution-counts"],

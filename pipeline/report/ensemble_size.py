@@ -99,16 +99,6 @@ def draw_curve(curve: pd.DataFrame, stem: str | Path) -> list[Path]:
     return save_png_svg(fig, stem)
 
 
-def ensemble_variants(params: dict) -> list[str]:
-    """Answering variants of backend ensemble with two members or more (each gets a curve)."""
-    return [v for v in sorted(params["answering"])
-            if params["answering"][v]["backend"] == "ensemble" and len(params["answering"][v]["members"]) > 1]
-
-
-def stem_of(variant: str) -> str:
-    return f"ensemble-size-{variant}"
-
-
 def render(reports_dir: Path) -> str:
     """The generated block of docs/ensembles.md: the curve table from reports/wattbot/ensemble_size.csv."""
     path = Path(reports_dir) / "wattbot" / CSV_NAME
