@@ -25,10 +25,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from pipeline.layout import CLAIMS_FILE
 from pipeline.report.ablation import compare
 from pipeline.report.results_doc import fmt, markdown_table
 
-CLAIMS_FILE = Path(__file__).with_name("claims.yaml")
 DIRECTIONS = ("greater", "less", "negligible")
 VERDICTS = ("reproduced", "contradicted", "undecided", "not run", "not testable with this model")
 Z_ALPHA, Z_POWER = 1.959964, 0.841621  # two-sided 5%, 80% power
