@@ -341,7 +341,7 @@ def add_named_args(parser: argparse.ArgumentParser, *named: tuple[str, str]) -> 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pipeline.layout import CLAIMS_FILE
+    from pipeline.layout import CLAIMS_FILE, reports
 
     ap = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -494,17 +494,17 @@ def build_parser() -> argparse.ArgumentParser:
                    ("index", "NAME=SQLITE: the index the embedding map draws"))
     s.add_argument("--leaderboard", default=None, help="the report rule's leaderboard.csv (the page's table)")
     s.add_argument("--claims", default=str(CLAIMS_FILE), help="the published claims to measure")
-    s.add_argument("--reports", default="reports")
+    s.add_argument("--reports", default=reports.root)
     s.set_defaults(fn=cmd_figures)
 
     s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
-    s.add_argument("--reports", default="reports", help="the reports folder of the last run")
+    s.add_argument("--reports", default=reports.root, help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
     s.set_defaults(fn=cmd_readme)
 
     s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
-    s.add_argument("--html", default="reports/index.html", help="the report page to check")
-    s.add_argument("--screenshot", default="reports/index.screenshot.png", help="PNG of the first screen (1400x900)")
+    s.add_argument("--html", default=reports.index_html, help="the report page to check")
+    s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
     s.set_defaults(fn=cmd_report_check)
 
     s = sub.add_parser("suite-export", help="retrieval suite: one benchmark -> trees, queries, projected gold")
@@ -539,7 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
     s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
     s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
-    s.add_argument("--reports", default="reports",
+    s.add_argument("--reports", default=reports.root,
                    help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local}.json (make readme renders them)")
     s.add_argument("--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison")
     s.add_argument("--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index")

@@ -127,6 +127,11 @@ class Reports:
 
     root: str = "reports"
 
+    @classmethod
+    def at(cls, folder: str | Path) -> Reports:
+        """The layout under ``folder`` (a run's reports/ elsewhere: `make readme --reports`, tests)."""
+        return cls(str(Path(folder)))
+
     # the report rule: leaderboard, Kaggle submissions, reports/index.md
     index_md = _file("index.md")
     leaderboard = _file(f"{WATTBOT}/leaderboard.csv")
@@ -181,6 +186,8 @@ class Reports:
 
     def parse_quality_sources(self, scope: str = "{scope}") -> str:
         return self / f"parsing/{scope}quality_sources.csv"
+
+    screenshot = _file("index.screenshot.png")  # `make report-check`: the page's first screen in Chromium
 
     def bench(self, name: str) -> str:
         """``make bench`` figures: reports/bench/<name>.json."""

@@ -101,7 +101,7 @@ def draw_curve(curve: pd.DataFrame, stem: str | Path) -> list[Path]:
 
 def render(reports_dir: Path) -> str:
     """The generated block of docs/ensembles.md: the curve table from reports/wattbot/ensemble_size.csv."""
-    path = Path(Reports(str(Path(reports_dir))).ensemble_size)
+    path = Path(Reports.at(reports_dir).ensemble_size)
     if not path.exists():
         return f"(no {path} yet: run the `figures` rule)"
     df = pd.read_csv(path)
