@@ -70,7 +70,6 @@ def test_shell_texts_written_out_agree_with_the_layout():
     assert f"--out-dir {L.export_dir('{wildcards.dataset}')} " in (RULES / "suite.smk").read_text()
     assert "--work-dir {wf.SPROUT_DIR}/train_data " in (RULES / "sprout.smk").read_text()
     assert f"{wf.SPROUT_DIR}/train_data" == L.SPROUT_TRAIN_DATA
-    assert f"--manifest {L.PARSE_CORPUS_MANIFEST} " in (RULES / "parse.smk").read_text()
 
 
 def test_no_path_pattern_outside_the_layout():

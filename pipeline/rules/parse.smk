@@ -27,7 +27,9 @@ rule parse_check:
 rule parse_quality:
     """Heading precision/recall/F1 vs each PDF's outline, nesting, text, reading order, per document and source.
     scope "sample" (one small document per source) is in the default DAG; "all" is `make parse-quality`."""
-    input: lambda w: wf.parse_quality_pdfs(CFG, "sample" if w.scope else "all")
+    input:
+        pdfs=lambda w: wf.parse_quality_pdfs(CFG, "sample" if w.scope else "all"),
+        manifest=L.PARSE_CORPUS_MANIFEST,
     output:
         quality=L.reports.parse_quality(),
         sources=L.reports.parse_quality_sources(),
@@ -38,8 +40,7 @@ rule parse_quality:
         scope=lambda w: "sample" if w.scope else "all",
     log: L.log("parsing/{scope}quality")
     benchmark: L.benchmark("parsing/{scope}quality")
-    # --manifest is L.PARSE_CORPUS_MANIFEST written out: the shell text is the rule's rerun trigger (tests/test_layout.py)
     threads: 2
     resources: mem_mb=3000, runtime=20
-    shell: "python -m pipeline parse-quality --pdfs {params.pdfs:q} --manifest data/parse-corpus.csv --scope {params.scope} --jobs {threads} --out {output.quality:q} --errors {output.errors:q} 2>&1 | tee {log}"
+    shell: "python -m pipeline parse-quality --pdfs {params.pdfs:q} --manifest {input.manifest:q} --scope {params.scope} --jobs {threads} --out {output.quality:q} --errors {output.errors:q} 2>&1 | tee {log}"
 
