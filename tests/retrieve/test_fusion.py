@@ -65,3 +65,23 @@ def test_append_adds_only_new_ids_up_to_extra_k():
     assert append(DENSE, [("d", 1.0), ("e", 0.9), ("f", 0.8)], 2) == DENSE + [("d", 1.0), ("e", 0.9)]
     assert append(DENSE, [("d", 1.0), ("d", 0.5), ("e", 0.1)], 5) == DENSE + [("d", 1.0), ("e", 0.1)]
     assert append([], BM25, 0) == []
+
+
+def test_convex_scores_are_ranx_fuse_minmax_wsum():
+    """The swap is ranx's fusion, not a look-alike: same scores as ``ranx.fuse`` itself."""
+    from ranx import Run, fuse
+
+    dense, bm25 = Run({"q": dict(DENSE)}), Run({"q": dict(BM25)})
+    want = fuse([dense, bm25], norm="min-max", method="wsum", params={"weights": [0.3, 0.7]})
+    assert dict(convex([DENSE, BM25], 10, weights=[0.3, 0.7])) == {n: round(s, 6) for n, s in want.to_dict()["q"].items()}
+
+
+def test_convex_counts_a_single_hit_list_fully():
+    # ranx's min-max gives a one-score list 0; we keep 1 so a retriever's only match counts
+    assert dict(convex([DENSE, [("d", 7.0)]], 10, weights=[0.5, 0.5]))["d"] == 0.5
+
+
+def test_fusion_takes_any_hashable_id_and_ties_in_scores():
+    # BM25's level fusion passes SQLite rowids; equal scores still rank by place in the list
+    fused = rrf([[(7, 2.0), (3, 2.0)], [(3, 1.0), (9, 1.0)]], 10)
+    assert fused == [(3, round(1 / 62 + 1 / 61, 6)), (7, round(1 / 61, 6)), (9, round(1 / 62, 6))]
