@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from pipeline import markdown
 from pipeline.datasets.wattbot import parse_ref_ids
 from pipeline.tree import DocTree
 from pipeline.index.flat import chunk_tree
@@ -151,25 +152,21 @@ def render(reports_dir: Path) -> str:
     r = json.loads(path.read_text())
     lines = [f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
              f"{', '.join(r['docs_for_speed'])}, {r['threads']} threads, best of {r.get('rounds', 1)} interleaved rounds; int8 dot-product instructions: "
-             f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).", "",
-             "| encoder | sentences/s | sentences/CPU-s | × packaged | chunks/s | chunks/CPU-s "
-             "| cosine to fp32, sentences (mean / min) | chunks (mean / min) |",
-             "|---|---|---|---|---|---|---|---|"]
+             f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).", ""]
+    rows = []
     for name, e in r["encoders"].items():
         cs, cc = e.get("cosine_sentences"), e.get("cosine_chunks")
-        cos = (f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f} | {cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"
-               if cs else "reference | reference")
-        lines.append(f"| {name} | {e['sentences']['per_s']:.0f} | {e['sentences']['per_cpu_s']:.0f} | "
-                     f"{e['sentence_speedup_vs_packaged']:.2f} | {e['chunks']['per_s']:.1f} | "
-                     f"{e['chunks']['per_cpu_s']:.1f} | {cos} |")
+        cos = ([f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f}", f"{cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"]
+               if cs else ["reference", "reference"])
+        rows.append([name, f"{e['sentences']['per_s']:.0f}", f"{e['sentences']['per_cpu_s']:.0f}",
+                     f"{e['sentence_speedup_vs_packaged']:.2f}", f"{e['chunks']['per_s']:.1f}", f"{e['chunks']['per_cpu_s']:.1f}", *cos])
+    lines += markdown.table_lines(["encoder", "sentences/s", "sentences/CPU-s", "× packaged", "chunks/s", "chunks/CPU-s",
+                                   "cosine to fp32, sentences (mean / min)", "chunks (mean / min)"], rows)
     rec = r["recall"]
     lines += ["", f"Doc recall@k on the {rec['questions']} WattBot train questions citing one of "
               f"{', '.join(rec['docs'])} (a hier index of those documents per encoder; "
-              f"difference to fp32 torch with a paired 95% interval):", "",
-              "| encoder | " + " | ".join(f"recall@{k}" for k in rec["ks"]) + " |",
-              "|---|" + "---|" * len(rec["ks"])]
-    for name, by_k in rec["by_encoder"].items():
-        cells = [f"{v['recall']:.3f}" + ("" if name == REFERENCE else f" ({v['diff_vs_ref']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}])")
-                 for v in by_k.values()]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+              f"difference to fp32 torch with a paired 95% interval):", ""]
+    rows = [[name, *(f"{v['recall']:.3f}" + ("" if name == REFERENCE else f" ({v['diff_vs_ref']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}])")
+                     for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
+    lines += markdown.table_lines(["encoder", *(f"recall@{k}" for k in rec["ks"])], rows)
     return "\n".join(lines)

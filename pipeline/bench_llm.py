@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline import markdown
 from pipeline.answer.failures import unanswered_ids
 from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.answer.run import answer_split
@@ -145,7 +146,7 @@ def render(reports_dir: Path) -> str:
             f"concurrency {b['concurrency']}; stand-in latency lognormal mean {s['mean_latency_s']} s, "
             f"{s['share_429']:.0%} 429 (Retry-After {s['retry_after_s']:g} s), {s['share_5xx']:.0%} 5xx, "
             f"{s['share_stall']:.1%} stalls (client timeout {b['client']['timeout_s']} s); {b['cpus']} CPUs.\n\n")
-    return head + "| figure | value | target |\n|---|---|---|\n" + "\n".join(f"| {a} | {v} | {g} |" for a, v, g in rows)
+    return head + markdown.table(["figure", "value", "target"], rows)
 
 
 def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str | Path = "reports", calls: int = 4,

@@ -20,6 +20,7 @@ import statistics
 from dataclasses import asdict
 from pathlib import Path
 
+from pipeline import markdown
 from pipeline.layout import Reports
 from pipeline.parse.corpus import Entry
 
@@ -209,12 +210,11 @@ def render(reports_dir: Path) -> str:
             "f1_rules", "f1_layout", "f1_combined", "nesting_accuracy", "text_recovered", "reading_order",
             "tables", "figures", "seconds_per_page")
     head = ["source", *(c.replace("_", " ") for c in cols)]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        name = f"**{r['source']}**" if r["source"] == DEV_MACRO else r["source"]
-        if r["role"] != "dev":
-            name += " (independent check)"
-        lines.append("| " + " | ".join([name, *(r[c] or "–" for c in cols)]) + " |")
+    def name(r: dict) -> str:
+        bold = f"**{r['source']}**" if r["source"] == DEV_MACRO else r["source"]
+        return bold + ("" if r["role"] == "dev" else " (independent check)")
+
+    lines = markdown.table_lines(head, ([name(r), *(r[c] or "–" for c in cols)] for r in rows))
     low = [d for d in docs if d["low_f1_reason"]]
     lines.append("")
     lines.append(f"Kept heading method: **{kept}** (best macro-average heading F1 over the development sources); "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pipeline import markdown
 from pipeline.layout import Reports
 from pipeline.io import atomic_write_json
 from pipeline.provenance import write_manifest
@@ -38,9 +39,8 @@ def flatten(obj: dict, prefix: str = "") -> list[tuple[str, object]]:
 def table(reports_dir: Path, name: str) -> str:
     """A two-column markdown table, ``figure | value``, of one bench file."""
     figures = json.loads(bench_path(reports_dir, name).read_text())
-    lines = ["| figure | value |", "|---|---|"]
-    lines += [f"| {k} | {v} |".replace("\n", " ") for k, v in flatten(figures)]
-    return "\n".join(lines) + "\n"
+    rows = ([f"{k}".replace("\n", " "), f"{v}".replace("\n", " ")] for k, v in flatten(figures))
+    return markdown.table(["figure", "value"], rows) + "\n"
 
 
 def render_main(reports_dir: Path) -> str:

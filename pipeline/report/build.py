@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline import markdown
 from pipeline.layout import Reports
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
@@ -62,11 +63,8 @@ def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str)
         "",
         "## Leaderboard",
         "",
-        "| " + " | ".join(cols) + " |",
-        "|" + "---|" * len(cols),
+        *markdown.table_lines(cols, ([row.get(c, "") for c in cols] for row in board.to_dict("records"))),
     ]
-    for row in board.to_dict("records"):
-        lines.append("| " + " | ".join(str(row.get(c, "")) for c in cols) + " |")
     lines += ["", f"![score by variant]({figure})", "",
               "Score intervals: paired bootstrap 95% over questions. Figures, ablations with paired differences and "
               "p-values, attribution and cost: `index.html` (the `figures` rule).", "",

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipeline import markdown
 from pipeline.answer.ensemble import Member, vote_config, vote_members
 from pipeline.answer.submission import submission_frame
 from pipeline.answer.vote import VoteConfig
@@ -107,8 +108,6 @@ def render(reports_dir: Path) -> str:
     df = pd.read_csv(path)
     if df.empty:
         return "(no ensemble variant with two members or more in the grid)"
-    lines = ["| ensemble | k | subsets | score [95% CI] | vs k=1 [95% CI] | p |", "|---|---|---|---|---|---|"]
-    for r in df.itertuples(index=False):
-        lines.append(f"| {r.ensemble} | {r.k} | {r.subsets} | {r.score:.3f} [{r.lo:.3f}, {r.hi:.3f}] | "
-                     f"{r.diff_vs_k1:+.3f} [{r.diff_lo:+.3f}, {r.diff_hi:+.3f}] | {r.p_vs_k1:.3g} |")
-    return "\n".join(lines)
+    rows = ([r.ensemble, r.k, r.subsets, f"{r.score:.3f} [{r.lo:.3f}, {r.hi:.3f}]",
+             f"{r.diff_vs_k1:+.3f} [{r.diff_lo:+.3f}, {r.diff_hi:+.3f}]", f"{r.p_vs_k1:.3g}"] for r in df.itertuples(index=False))
+    return markdown.table(["ensemble", "k", "subsets", "score [95% CI]", "vs k=1 [95% CI]", "p"], rows)

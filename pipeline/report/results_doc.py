@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline import markdown
 from pipeline.layout import Reports
 
 
@@ -24,9 +25,7 @@ def markdown_table(df: pd.DataFrame) -> str:
     def cell(x) -> str:
         return (fmt(x) if isinstance(x, float) else str(x)).replace("|", "\\|")
 
-    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
-    return "\n".join(lines + ["| " + " | ".join(cell(x) for x in row) + " |"
-                              for row in df.itertuples(index=False)]) + "\n"
+    return markdown.table(list(df.columns), ([cell(x) for x in row] for row in df.itertuples(index=False))) + "\n"
 
 
 def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:

@@ -3,14 +3,14 @@
 Every variant of an ablation is scored on the same questions, so intervals resample question
 *indices* once and apply them to every variant (paired bootstrap): the spread of a difference
 then reflects how the two variants disagree on questions, not how hard the questions are.
-Seeded numpy generators only, so a report is byte-identical on a rerun.
+The resampling is scipy.stats' (``bootstrap``, ``permutation_test``), driven by seeded numpy
+generators only, so a report is byte-identical on a rerun.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
-
 import numpy as np
+from scipy.stats import bootstrap, permutation_test
 
 ALPHA = 0.05
 
@@ -22,33 +22,34 @@ class Interval:
     hi: float
 
 
-def resample_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """``n_boot`` rows of ``n`` question indices drawn with replacement (same seed, same rows)."""
-    if n < 1:
-        raise ValueError("bootstrap needs at least one question")
-    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-
-
-def _interval(point: float, draws: np.ndarray, alpha: float) -> Interval:
-    lo, hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
-    return Interval(float(point), float(lo), float(hi))
-
-
 def paired_bootstrap(matrix: np.ndarray, n_boot: int = 2000, seed: int = 0,
                      alpha: float = ALPHA) -> tuple[list[Interval], list[Interval]]:
     """Percentile intervals of each column's mean, and of each column's mean minus column 0's.
 
     ``matrix``: questions x variants, no NaN (drop questions a variant lacks before calling).
-    The differences use the same resampled questions as the means (paired).
+    ``scipy.stats.bootstrap`` with ``paired=True`` draws one set of question indices per resample
+    (``rng.integers(0, n, (n_boot, n))``) for every column, and one vector-valued statistic (the
+    means, then the differences to column 0) gives all intervals from those same draws.
     """
     x = np.asarray(matrix, dtype=float)
     if x.ndim != 2 or np.isnan(x).any():
         raise ValueError("paired_bootstrap needs a 2-D questions x variants matrix without NaN")
-    idx = resample_indices(x.shape[0], n_boot, seed)
-    means = x[idx].mean(axis=1)  # n_boot x variants
+    if x.shape[0] < 1:
+        raise ValueError("bootstrap needs at least one question")
     point = x.mean(axis=0)
-    cis = [_interval(point[j], means[:, j], alpha) for j in range(x.shape[1])]
-    diffs = [_interval(point[j] - point[0], means[:, j] - means[:, 0], alpha) for j in range(x.shape[1])]
+    k = x.shape[1]
+    if x.shape[0] == 1:  # scipy wants two observations; every resample of one question is that question
+        lo = hi = np.concatenate([point, point - point[0]])
+    else:
+        def means_and_diffs(*cols, axis=-1):
+            means = np.stack([c.mean(axis=axis) for c in cols])
+            return np.concatenate([means, means - means[0]])
+
+        res = bootstrap(tuple(x.T), means_and_diffs, paired=True, vectorized=True, n_resamples=n_boot,
+                        method="percentile", confidence_level=1 - alpha, rng=np.random.default_rng(seed))
+        lo, hi = res.confidence_interval
+    cis = [Interval(float(point[j]), float(lo[j]), float(hi[j])) for j in range(k)]
+    diffs = [Interval(float(point[j] - point[0]), float(lo[k + j]), float(hi[k + j])) for j in range(k)]
     return cis, diffs
 
 
@@ -60,18 +61,19 @@ def bootstrap_mean(values, n_boot: int = 2000, seed: int = 0, alpha: float = ALP
 def randomisation_p(a, b, n_perm: int = 10000, seed: int = 0) -> float:
     """Two-sided paired randomisation (sign-flip) test of mean(a - b) = 0.
 
-    Under the null each question's difference is as likely negative as positive. With at most
-    ``n_perm`` sign patterns (2**n) all are enumerated and p is exact; otherwise ``n_perm``
-    random patterns are drawn and p = (1 + extreme) / (1 + n_perm), never 0.
+    Under the null each question's difference is as likely negative as positive:
+    ``scipy.stats.permutation_test`` swapping a and b within questions (``permutation_type=
+    "samples"``) on |mean(a - b)|. With at most ``n_perm`` sign patterns (2**n) all are
+    enumerated and p is exact; otherwise ``n_perm`` random patterns are drawn and
+    p = (1 + extreme) / (1 + n_perm), never 0.
     """
-    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    if d.size == 0 or np.isnan(d).any():
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.size == 0 or np.isnan(a - b).any():
         raise ValueError("randomisation_p needs paired values without NaN")
-    observed = abs(d.mean())
-    tol = 1e-12 * max(1.0, observed)
-    if 2 ** d.size <= n_perm:
-        signs = np.array(list(product((1.0, -1.0), repeat=d.size)))
-        return float(np.mean(np.abs(signs @ d / d.size) >= observed - tol))
-    signs = np.random.default_rng(seed).choice((1.0, -1.0), size=(n_perm, d.size))
-    extreme = int(np.sum(np.abs(signs @ d / d.size) >= observed - tol))
-    return (1 + extreme) / (1 + n_perm)
+
+    def abs_mean_diff(x, y, axis=-1):
+        return np.abs((x - y).mean(axis=axis))
+
+    res = permutation_test((a, b), abs_mean_diff, permutation_type="samples", vectorized=True,
+                           n_resamples=n_perm, alternative="greater", rng=np.random.default_rng(seed))
+    return float(res.pvalue)

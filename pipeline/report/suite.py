@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline import markdown
 from pipeline.layout import Reports
 from pipeline.io import atomic_write_text
 from pipeline.provenance import write_manifest
@@ -38,13 +39,10 @@ def index_md(table: pd.DataFrame, params: dict) -> str:
              "- relevance: a retrieved unit is relevant when it overlaps a gold span of its document;",
              "  IE@k = recall@k x precision@k per query, averaged (SproutRAG's information efficiency)", ""]
     for dataset, part in table.groupby("dataset", sort=True):
+        cols = ["variant", "k", "recall", "precision", "ie", "char_precision", "char_recall", "tokens", "ndcg@10", "mrr"]
         lines += [f"## {dataset}", "", f"![IE@k]({dataset}.png)", "",
-                  "| variant | k | recall | precision | IE | char P | char R | tokens | nDCG@10 | MRR |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
-        for r in part.to_dict("records"):
-            lines.append(f"| {r['variant']} | {r['k']} | {r['recall']} | {r['precision']} | {r['ie']} | "
-                         f"{r['char_precision']} | {r['char_recall']} | {r['tokens']} | {r['ndcg@10']} | {r['mrr']} |")
-        lines.append("")
+                  *markdown.table_lines(["variant", "k", "recall", "precision", "IE", "char P", "char R", "tokens", "nDCG@10", "MRR"],
+                                        ([f"{r[c]}" for c in cols] for r in part.to_dict("records"))), ""]
     return "\n".join(lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline import markdown
 
 
 def merge_order(da, logits) -> list[tuple[int, int]]:
@@ -30,15 +31,12 @@ def render(reports_dir: Path) -> str:
         return "_The bench file has no per-kernel figures: rerun `python -m pipeline bench --sprout`._"
     lines = [f"{b['windows']} windows of {len(b['docs'])} WattBot documents ({', '.join(b['docs'])}), "
              f"{b['attention']['threads']} threads, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
-             f"WattBot has {b['corpus_windows']} windows.", "",
-             "| kernel | windows/s (wall) | CPU s / window | CPU s: tokenize / encoder / aggregate "
-             "| WattBot pass, idle estimate (min) |",
-             "|---|---|---|---|---|"]
-    for kernel, r in b["kernels"].items():
-        ph = r["cpu_s_by_phase"]
-        lines.append(f"| {kernel} | {r['windows_per_s']} | {r['cpu_s_per_window']} | "
-                     f"{ph.get('tokenize', 0)} / {ph.get('encoder', 0)} / {ph.get('aggregate', 0)} | "
-                     f"{r['corpus_minutes_idle_estimate']} |")
+             f"WattBot has {b['corpus_windows']} windows.", ""]
+    rows = ([kernel, f"{r['windows_per_s']}", f"{r['cpu_s_per_window']}",
+             f"{r['cpu_s_by_phase'].get('tokenize', 0)} / {r['cpu_s_by_phase'].get('encoder', 0)} / {r['cpu_s_by_phase'].get('aggregate', 0)}",
+             f"{r['corpus_minutes_idle_estimate']}"] for kernel, r in b["kernels"].items())
+    lines += markdown.table_lines(["kernel", "windows/s (wall)", "CPU s / window", "CPU s: tokenize / encoder / aggregate",
+                                   "WattBot pass, idle estimate (min)"], rows)
     if "speedup_cpu_per_window_vs_eager" in b:
         lines += ["", f"CPU per window: {b['speedup_cpu_per_window_vs_eager']}x faster than eager; largest per-head "
                       f"value difference {b['max_abs_head_value_diff_vs_eager']:.1e}; trees identical: "
