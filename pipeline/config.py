@@ -7,30 +7,24 @@ from __future__ import annotations
 
 import copy
 import re
-from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import yaml
 
+from pipeline.config_schema import fill_and_check, spec_defaults
 from pipeline.provenance import stable_hash
+from pipeline.specs import BEAM_KEYS, TREE_LEVELS
 
 # The repo's larger grids, merged over config.yaml in this order (`--configfile config.yaml <these>`):
 # the strong-encoder overlay, then the full grid.
 OVERLAY_CONFIGS = ("config.mpnet.yaml", "config.full.yaml")
 
-TREE_LEVELS = {"document", "section", "paragraph", "sentence"}
-LEVELS_BY_KIND = {"tree": TREE_LEVELS, "chunks": {"chunk"}, "bm25": TREE_LEVELS, "sprout": {"chunk"}}
-SPROUT_KEYS = ("beam_width", "per_document_top_k", "threshold", "include_root", "collect")
+LEVELS_BY_KIND = {"tree": set(TREE_LEVELS), "chunks": {"chunk"}, "bm25": set(TREE_LEVELS), "sprout": {"chunk"}}
 
 
 class ConfigError(ValueError):
     """A bad config value; the message names the key."""
-
-
-def _schema() -> dict:
-    text = resources.files("pipeline").joinpath("schemas/config.schema.yaml").read_text()
-    return yaml.safe_load(text)
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -55,34 +49,28 @@ def _secret_keys(obj, path: str = "") -> list[str]:
 def validate(cfg: dict) -> dict:
     """Check ``cfg`` against the schema and its cross-references; return it resolved.
 
-    Resolution expands ``{data_root}`` in the WattBot paths. The input dict is not modified.
+    Resolution writes the schema's ``default:`` values in, then the defaults that depend on other
+    entries (a retrieval variant's levels on its index kind, an ensemble's splits on its members, ...),
+    and expands ``{data_root}`` in the paths. The input dict is not modified.
     """
     cfg = copy.deepcopy(dict(cfg))
     secrets = _secret_keys(cfg)
     if secrets:
         raise ConfigError(f"config key '{secrets[0]}': credentials must not be written in the config; put the "
                           "value in an environment variable and list its name in llm.envvars")
-    validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))
+    errors = fill_and_check(cfg)
     if errors:
         e = errors[0]
         raise ConfigError(f"config key '{_key_path(e)}': {e.message}")
     for name, idx in cfg["indexes"].items():
-        if idx["kind"] == "chunks":
-            idx.setdefault("chunk_tokens", 512)
-            idx.setdefault("overlap_tokens", 64)
-            if idx["overlap_tokens"] >= idx["chunk_tokens"]:
-                raise ConfigError(f"config key 'indexes.{name}.overlap_tokens': must be below chunk_tokens")
-        if idx["kind"] == "bm25":
-            idx.setdefault("levels", ["sentence", "paragraph"])
-        elif "levels" in idx:
+        if idx["kind"] == "chunks" and idx["overlap_tokens"] >= idx["chunk_tokens"]:
+            raise ConfigError(f"config key 'indexes.{name}.overlap_tokens': must be below chunk_tokens")
+        if "levels" in idx and idx["kind"] != "bm25":
             raise ConfigError(f"config key 'indexes.{name}.levels': only bm25 indexes take levels")
         if "heads" in idx and idx["kind"] != "sprout":
             raise ConfigError(f"config key 'indexes.{name}.heads': only sprout indexes take head weights")
-        if idx["kind"] == "sprout":
-            idx.setdefault("heads", "uniform")
-            if idx["heads"] == "trained" and not (cfg.get("sprout") or {}).get("train"):
-                raise ConfigError(f"config key 'indexes.{name}.heads': 'trained' needs a sprout.train section")
+        if idx["kind"] == "sprout" and idx["heads"] == "trained" and not cfg["sprout"].get("train"):
+            raise ConfigError(f"config key 'indexes.{name}.heads': 'trained' needs a sprout.train section")
     for name, variant in cfg["retrieval"].items():
         index = variant["index"]
         if index not in cfg["indexes"]:
@@ -90,7 +78,7 @@ def validate(cfg: dict) -> dict:
         kind = cfg["indexes"][index]["kind"]
         variant.setdefault("levels", ["chunk"] if kind in ("chunks", "sprout") else ["sentence", "paragraph"])
         variant.setdefault("expand", "none" if kind in ("chunks", "sprout") else "paragraph")
-        for key in SPROUT_KEYS:
+        for key in BEAM_KEYS:
             if key in variant and kind != "sprout":
                 raise ConfigError(f"config key 'retrieval.{name}.{key}': only variants of a sprout index take it")
         if kind == "sprout" and variant["expand"] != "none":
@@ -116,7 +104,7 @@ def validate(cfg: dict) -> dict:
         planner = variant.get("planner") or {}
         if planner.get("kind") == "llm":
             _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
-            planner.setdefault("model", (cfg.get("llm") or {}).get("model"))
+            planner.setdefault("model", cfg["llm"].get("model"))
     resolve_ensembles(cfg)
     for name, variant in cfg["answering"].items():
         if variant["retrieval"] not in cfg["retrieval"]:
@@ -140,9 +128,6 @@ def validate(cfg: dict) -> dict:
     splits = cfg["wattbot"]["splits"]
     if cfg["wattbot"]["score_split"] not in splits:
         raise ConfigError(f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits")
-    cfg.setdefault("llm", {})
-    cfg["llm"] = {"mode": "live", "timeout_s": 120, "max_retries": 3, **cfg["llm"]}
-    cfg["embedding"] = {"batch_size": 64, "max_tokens": 512, "threads": 2, **cfg["embedding"]}
     for name, idx in cfg["indexes"].items():
         if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
             raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
@@ -151,33 +136,18 @@ def validate(cfg: dict) -> dict:
     bench = cfg.get("benchmarks")
     if bench:
         bench["root"] = bench["root"].format(data_root=cfg["data_root"])
-        bench.setdefault("ks", [1, 3, 5])
         for name in bench["retrieval"]:
             if name not in cfg["retrieval"]:
                 raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
-    cfg["report"] = report_defaults(cfg)
+    check_report(cfg)
 
-    parsing = cfg.setdefault("parsing", {})
-    parsing.setdefault("strict", False)
-    parsing.setdefault("quality_dir", "data/parse-corpus")
-    parsing.setdefault("headings", "combined")
-    parsing["vision"] = {"model": None, "params": {}, **(parsing.get("vision") or {})}
-
-    sprout = cfg.setdefault("sprout", {})
+    sprout = cfg["sprout"]
     for name in sprout.get("beam_sweep", []):
         if name not in cfg["retrieval"] or cfg["indexes"][cfg["retrieval"][name]["index"]]["kind"] != "sprout":
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
-    for key, value in SPROUT_ATTENTION_DEFAULTS.items():
-        sprout.setdefault(key, value)
     if sprout["stride_tokens"] > sprout["window_tokens"]:
         raise ConfigError("config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)")
-    if sprout.get("train"):
-        sprout["train"] = {"max_pairs_per_query": 16, "lambda": 0.1, "temperature": 0.05, "lr": 0.01, "epochs": 50,
-                           "batch_size": 32, "seed": 42, **sprout["train"]}
-    wb = cfg["wattbot"]
-    wb["dir"] = wb["dir"].format(data_root=cfg["data_root"])
-    wb.setdefault("pdf_dir", None)
-    wb.setdefault("fetch_dir", "data/pdfs")
+    cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
     return cfg
 
 
@@ -226,25 +196,18 @@ def check_paths(cfg: dict) -> None:
                               f"now {cfg['data_root']})")
 
 
-def report_defaults(cfg: dict) -> dict:
-    """The ``report`` block with defaults; every ablation variant must be configured (a report never
-    skips an ablation silently) and the embedding map needs a 'tree' index."""
-    rep = {"seed": 0, "bootstrap": 2000, "permutations": 10000, "embedding_sample": 1500, "ablations": {},
-           "ensemble_subsets": 20,
-           **(cfg.get("report") or {})}
+def check_report(cfg: dict) -> None:
+    """The ``report`` block's cross-references: every ablation variant must be configured (a report
+    never skips an ablation silently) and the embedding map needs a 'tree' index (default: the first)."""
+    rep = cfg["report"]
     trees = sorted(n for n, idx in cfg["indexes"].items() if idx["kind"] == "tree")
     rep.setdefault("embedding_index", trees[0] if trees else None)
     if rep["embedding_index"] is not None and rep["embedding_index"] not in trees:
         raise ConfigError(f"config key 'report.embedding_index': '{rep['embedding_index']}' is not a 'tree' index (have {trees})")
-    ablations = {}
     for name, ab in rep["ablations"].items():
-        ab = {"stage": "answering", "note": "", **ab}
         missing = [v for v in ab["variants"] if v not in cfg[ab["stage"]]]
         if missing:
             raise ConfigError(f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'")
-        ablations[name] = ab
-    rep["ablations"] = ablations
-    return rep
 
 def _check_llm_model(cfg: dict, key: str, model: str | None) -> None:
     """An LLM variant names a model, or inherits ``llm.model``; ``local/<name>`` needs ``llm.local.<name>``."""
@@ -311,10 +274,8 @@ def index_slice(cfg: dict, index: str) -> dict:
     return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": index_embedding(cfg, index)})}
 
 
-# SproutRAG encoder windows. batch_tokens = 16 windows of 512 per forward pass: the fused kernel keeps
-# no T x T probabilities, so memory stays small and larger GEMMs run faster (docs/sprout-speed.md).
-SPROUT_ATTENTION_DEFAULTS = {"max_sentences_per_chunk": 2, "window_tokens": 510, "stride_tokens": 384,
-                             "batch_tokens": 8192, "threads": 2, "kernel": "sdpa"}
+# SproutRAG encoder windows: the schema's ``sprout`` defaults, without the keys that are not the attention pass's.
+SPROUT_ATTENTION_DEFAULTS = {k: v for k, v in spec_defaults("sprout").items() if k not in ("train", "beam_sweep")}
 
 
 def sprout_attention_slice(cfg: dict) -> dict:
