@@ -98,17 +98,20 @@ def cmd_answer(a) -> None:
     from pipeline.answer.submission import submission_frame, write_submission
     from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
 
+    from pipeline.specs import AnswerSpec
+
     p = _json(a.params)
+    spec = AnswerSpec.from_dict(p["name"], p["answering"])  # parsed once: the stage reads typed fields
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
     telemetry: list[dict] = []
-    llm_cfg = llm_job_config(p.get("llm", {}), _json(a.llm_exec), a.in_flight, p["answering"])
-    answers = answer_split(read_jsonl(a.retrieval), questions, p["answering"], llm_cfg, a.cache_dir,
+    llm_cfg = llm_job_config(p.get("llm", {}), _json(a.llm_exec), a.in_flight, spec)
+    answers = answer_split(read_jsonl(a.retrieval), questions, spec, llm_cfg, a.cache_dir,
                            set(meta["id"]), telemetry=telemetry)
-    if p["answering"]["backend"] == "llm":
+    if spec.backend == "llm":
         from pipeline.answer.failures import check_failure_rate
 
-        check_failure_rate(answers, llm_cfg, p["answering"])  # raises before any output is written
+        check_failure_rate(answers, llm_cfg, spec)  # raises before any output is written
     atomic_write_jsonl(a.out, answers)
     if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
         atomic_write_jsonl(f"{a.out}.telemetry.jsonl", telemetry)
@@ -119,15 +122,17 @@ def cmd_answer(a) -> None:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
 
 
-def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: dict) -> dict:
+def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant) -> dict:
     """The gateway config of one answering job: the computed slice plus the execution-only
     settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency."""
-    cfg = {**llm, **execution}
-    if in_flight and variant.get("backend") == "llm":
-        from pipeline.answer.limits import model_limits
-        from pipeline.answer.llm_answer import AnswerSettings
+    from pipeline.specs import as_answer_spec
 
-        model = AnswerSettings.from_variant(variant, cfg.get("model")).model
+    cfg = {**llm, **execution}
+    spec = as_answer_spec(variant)
+    if in_flight and spec.backend == "llm":
+        from pipeline.answer.limits import model_limits
+
+        model = spec.resolved_model(cfg.get("model"))
         per_model = dict(cfg.get("per_model") or {})
         per_model[model] = {**per_model.get(model, {}),
                             "concurrency": min(in_flight, model_limits(cfg, model).concurrency)}
@@ -150,15 +155,17 @@ def cmd_ensemble(a) -> None:
     from pipeline.answer.submission import submission_frame, write_submission
     from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
 
+    from pipeline.specs import EnsembleSpec
+
     p = _json(a.params)
-    spec = p["answering"]
+    spec = EnsembleSpec.from_dict(p["name"], p["answering"])
     members = dict(m.split("=", 1) for m in a.member)
-    if list(members) != spec["members"]:
-        raise ValueError(f"ensemble members given {list(members)}, configured {spec['members']}")
+    if tuple(members) != spec.members:
+        raise ValueError(f"ensemble members given {list(members)}, configured {list(spec.members)}")
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
     records = ensemble_records([member_from_records(n, read_jsonl(path)) for n, path in members.items()],
-                               vote_config(spec.get("vote")))
+                               vote_config(spec.vote))
     atomic_write_jsonl(a.out, records)
     write_submission(submission_frame(questions, records, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     write_manifest(a.out, p, [*members.values(), a.questions])

@@ -95,7 +95,7 @@ class AnswerSpec:
     """``answering.<name>`` of an ``extractive`` or ``llm`` variant."""
     name: str
     backend: str
-    retrieval: str
+    retrieval: str | None              # None only where a stage function is called without the config
     splits: tuple[str, ...] | None     # None: every split
     model: str | None                  # None: llm.model
     params: dict
@@ -110,7 +110,7 @@ class AnswerSpec:
 
     @classmethod
     def from_dict(cls, name: str, v: dict) -> "AnswerSpec":
-        d = {"model": None, "extractive": None, "context_k": None, "snippet_chars": None, "splits": None,
+        d = {"retrieval": None, "model": None, "extractive": None, "context_k": None, "snippet_chars": None, "splits": None,
              "vote": {}, **spec_defaults("answering", "*"), **v}
         d["splits"] = tuple(d["splits"]) if d["splits"] else None
         return cls(name=name, **_known(cls, d))
@@ -124,7 +124,7 @@ class EnsembleSpec:
     """``answering.<name>`` of a ``backend: ensemble`` variant: its members' answers voted."""
     name: str
     members: tuple[str, ...]
-    retrieval: str
+    retrieval: str | None              # resolved by validate: the first member's
     splits: tuple[str, ...] | None
     vote: dict
 
@@ -132,13 +132,18 @@ class EnsembleSpec:
 
     @classmethod
     def from_dict(cls, name: str, v: dict) -> "EnsembleSpec":
-        return cls(name, tuple(v["members"]), v["retrieval"], tuple(v["splits"]) if v.get("splits") else None,
+        return cls(name, tuple(v["members"]), v.get("retrieval"), tuple(v["splits"]) if v.get("splits") else None,
                    dict(v.get("vote") or {}))
 
 
 def answering_spec(name: str, v: dict) -> AnswerSpec | EnsembleSpec:
     """The spec of one answering variant, by its backend."""
     return (EnsembleSpec if v["backend"] == "ensemble" else AnswerSpec).from_dict(name, v)
+
+
+def as_answer_spec(v: AnswerSpec | dict) -> AnswerSpec:
+    """A stage function's ``variant`` argument: a parsed spec (the CLI's), or a variant dict (tests, benches)."""
+    return v if isinstance(v, AnswerSpec) else AnswerSpec.from_dict("", v)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ the job fails (the gateway stores each one as it arrives), so nothing is bought 
 from __future__ import annotations
 
 from pipeline.answer.limits import model_settings
-from pipeline.answer.llm_answer import AnswerSettings, unanswered
+from pipeline.answer.llm_answer import unanswered
+from pipeline.specs import AnswerSpec, as_answer_spec
 
 
 class FailureRateExceeded(ValueError):
@@ -25,12 +26,12 @@ def unanswered_ids(answers: list[dict]) -> list[str]:
     return [r["id"] for r in answers if "call" in r and unanswered(r["call"])]
 
 
-def check_failure_rate(answers: list[dict], llm_cfg: dict, variant: dict) -> list[str]:
+def check_failure_rate(answers: list[dict], llm_cfg: dict, variant: AnswerSpec | dict) -> list[str]:
     """The ids without a provider reply; raise :class:`FailureRateExceeded` (one line) when their
     share is above the model's tolerance. At or under it, the job keeps its partial results (the
     records carry the failures; the leaderboard's ``failures`` column shows them)."""
     lost = unanswered_ids(answers)
-    model = AnswerSettings.from_variant(variant, llm_cfg.get("model")).model
+    model = as_answer_spec(variant).resolved_model(llm_cfg.get("model"))
     allowed = failure_tolerance(llm_cfg, model)
     if answers and len(lost) / len(answers) > allowed:
         raise FailureRateExceeded(

@@ -22,7 +22,7 @@ rule suite_evaluate:
     output:
         scores="results/{dataset}/scores/{rv}.json",
         per_query="results/{dataset}/scores/{rv}.per_query.csv",
-    params: ks=" ".join(str(k) for k in CFG.get("benchmarks", {}).get("ks", [1, 3, 5]))
+    params: ks=" ".join(str(k) for k in wf.suite_ks(CFG))
     log: "logs/{dataset}/evaluate/{rv}.log"
     threads: 1
     resources: mem_mb=1000, runtime=10

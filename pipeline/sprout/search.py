@@ -15,17 +15,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.specs import BeamSpec
 from pipeline.sprout.build import SproutTree
+
+_DEFAULTS = BeamSpec.defaults()   # the config schema's (the reference implementation's values)
 
 
 @dataclass(frozen=True)
 class BeamConfig:
-    beam_width: int = 5
-    per_document_top_k: int = 5
+    beam_width: int = _DEFAULTS["beam_width"]
+    per_document_top_k: int = _DEFAULTS["per_document_top_k"]
     top_k: int = 10
-    threshold: float = 0.0
-    include_root: bool = False
-    collect: str = "threshold"  # threshold | visited
+    threshold: float = _DEFAULTS["threshold"]
+    include_root: bool = _DEFAULTS["include_root"]
+    collect: str = _DEFAULTS["collect"]  # threshold | visited
 
 
 @dataclass(frozen=True)
