@@ -12,9 +12,10 @@ from typing import Any, Iterator, Protocol, runtime_checkable
 
 import numpy as np
 
+from pipeline.specs import EMBED_BACKENDS as BACKENDS  # the config schema's list
+
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 256  # all-MiniLM's sentence-transformers max_seq_length (tokenizer.json says 128)
-BACKENDS = ("onnx-int8", "onnx-qint8", "torch", "sentence-transformers", "litellm")
 
 
 @runtime_checkable
