@@ -25,6 +25,11 @@ TIEBREAKS = enum("answering", "*", "vote", "tiebreak")
 LLM_MODES = enum("llm", "mode")
 PLANNER_KINDS = enum("retrieval", "*", "planner", "kind")
 DEDUP_MODES = enum("retrieval", "*", "context", "dedup")
+RERANKS = enum("retrieval", "*", "rerank")
+LEVEL_FUSIONS = enum("retrieval", "*", "level_fusion")
+HEADINGS = enum("parsing", "headings")                  # who finds PDF headings
+ATTENTION_KERNELS = enum("sprout", "kernel")
+CACHE_JOURNALS = enum("llm", "cache_journal")
 # the retrieval keys only a sprout index's variants take (its beam search)
 BEAM_KEYS = ("beam_width", "per_document_top_k", "threshold", "include_root", "collect")
 

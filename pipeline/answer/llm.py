@@ -45,12 +45,11 @@ from typing import Callable, Iterator
 
 from pipeline.answer.limits import ModelLimits, SharedBuckets, model_limits
 from pipeline.provenance import stable_hash
-from pipeline.specs import LLM_MODES as MODES, LLMSpec
+from pipeline.specs import CACHE_JOURNALS as JOURNALS, LLM_MODES as MODES, LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
 _DEFAULTS = LLMSpec.from_dict({})   # the config schema's llm defaults
-JOURNALS = ("wal", "nfs")
 LOCAL_PREFIX = "local/"
 
 
