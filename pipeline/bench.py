@@ -109,7 +109,7 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     from pipeline.sprout.speed import merge_order
     from pipeline.sprout.stage import attention_config
 
-    from pipeline.retrieve.sprout import beam_config
+    from pipeline.sprout.searcher import beam_config
 
     cfg = load_config(config_path, more=more)
     scfg = attention_config({k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")})

@@ -56,17 +56,11 @@ def _tree_paths(arg: str) -> list[str]:
 
 
 def cmd_index(a) -> None:
-    from pipeline.index.build import build_index
+    from pipeline.indexes.registry import kind_of
 
     p = _json(a.params)
-    trees = _tree_paths(a.trees)
-    if p["index"]["kind"] == "sprout":
-        from pipeline.sprout.stage import build_sprout_index
-
-        print(json.dumps(build_sprout_index(trees, a.out, p["index"], a.sprout_attention, a.head_weights, p)))
-        return
-    stats = build_index(trees, a.out, p["index"], p.get("embedding"), a.cache_dir, p)
-    print(json.dumps(stats))
+    inputs = dict(s.split("=", 1) for s in a.input)
+    print(json.dumps(kind_of(p["index"]).build(_tree_paths(a.trees), a.out, p, inputs, a.cache_dir)))
 
 
 def cmd_retrieve(a) -> None:
@@ -363,8 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--params", required=True)
     s.add_argument("--cache-dir", required=True)
     s.add_argument("--out", required=True)
-    s.add_argument("--sprout-attention", default=None, help="sprout indexes: the dataset's attention file")
-    s.add_argument("--head-weights", default=None, help="sprout indexes with trained heads: the weights JSON")
+    s.add_argument("--input", action="append", default=[], metavar="NAME=PATH",
+                   help="an extra input of the index kind (sprout: sprout_attention=, head_weights=)")
     s.set_defaults(fn=cmd_index)
 
     s = sub.add_parser("sprout-attention", help="SproutRAG: windowed encoder passes -> chunk-pair attention file")

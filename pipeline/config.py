@@ -12,19 +12,27 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from pipeline import config_schema
 from pipeline.config_schema import fill_and_check, spec_defaults
+from pipeline.indexes.registry import ConfigProblem, get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
-from pipeline.specs import BEAM_KEYS, TREE_LEVELS
 
 # The repo's larger grids, merged over config.yaml in this order (`--configfile config.yaml <these>`):
 # the strong-encoder overlay, then the full grid.
 OVERLAY_CONFIGS = ("config.mpnet.yaml", "config.full.yaml")
 
-LEVELS_BY_KIND = {"tree": set(TREE_LEVELS), "chunks": {"chunk"}, "bm25": set(TREE_LEVELS), "sprout": {"chunk"}}
 
 
 class ConfigError(ValueError):
     """A bad config value; the message names the key."""
+
+
+def _schema() -> dict:
+    """The config schema with the index kinds that are registered (pipeline.indexes.registry), not a list
+    kept in the YAML; built per validation, as a test may register a toy kind."""
+    schema = copy.deepcopy(config_schema.schema())
+    schema["properties"]["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
+    return schema
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -58,49 +66,14 @@ def validate(cfg: dict) -> dict:
     if secrets:
         raise ConfigError(f"config key '{secrets[0]}': credentials must not be written in the config; put the "
                           "value in an environment variable and list its name in llm.envvars")
-    errors = fill_and_check(cfg)
+    errors = fill_and_check(cfg, _schema())
     if errors:
         e = errors[0]
         raise ConfigError(f"config key '{_key_path(e)}': {e.message}")
     for name, idx in cfg["indexes"].items():
-        if idx["kind"] == "chunks" and idx["overlap_tokens"] >= idx["chunk_tokens"]:
-            raise ConfigError(f"config key 'indexes.{name}.overlap_tokens': must be below chunk_tokens")
-        if "levels" in idx and idx["kind"] != "bm25":
-            raise ConfigError(f"config key 'indexes.{name}.levels': only bm25 indexes take levels")
-        if "heads" in idx and idx["kind"] != "sprout":
-            raise ConfigError(f"config key 'indexes.{name}.heads': only sprout indexes take head weights")
-        if idx["kind"] == "sprout" and idx["heads"] == "trained" and not cfg["sprout"].get("train"):
-            raise ConfigError(f"config key 'indexes.{name}.heads': 'trained' needs a sprout.train section")
+        _check_index(cfg, name, idx)
     for name, variant in cfg["retrieval"].items():
-        index = variant["index"]
-        if index not in cfg["indexes"]:
-            raise ConfigError(f"config key 'retrieval.{name}.index': unknown index '{index}' (have {sorted(cfg['indexes'])})")
-        kind = cfg["indexes"][index]["kind"]
-        variant.setdefault("levels", ["chunk"] if kind in ("chunks", "sprout") else ["sentence", "paragraph"])
-        variant.setdefault("expand", "none" if kind in ("chunks", "sprout") else "paragraph")
-        for key in BEAM_KEYS:
-            if key in variant and kind != "sprout":
-                raise ConfigError(f"config key 'retrieval.{name}.{key}': only variants of a sprout index take it")
-        if kind == "sprout" and variant["expand"] != "none":
-            raise ConfigError(f"config key 'retrieval.{name}.expand': sprout nodes are their own context (use none)")
-        allowed = set(cfg["indexes"][index].get("levels", [])) if kind == "bm25" else LEVELS_BY_KIND[kind]
-        hybrid = variant.get("hybrid")
-        if hybrid:
-            other = cfg["indexes"].get(hybrid["index"])
-            if kind != "tree" or other is None or other["kind"] != "bm25":
-                raise ConfigError(f"config key 'retrieval.{name}.hybrid.index': a hybrid pairs a 'tree' index "
-                                  f"with a 'bm25' index (got {index}:{kind} + {hybrid['index']})")
-            allowed &= set(other["levels"])
-        bad = set(variant["levels"]) - allowed
-        if bad:
-            raise ConfigError(f"config key 'retrieval.{name}.levels': {sorted(bad)} not in a '{kind}' index")
-        uses_bm25 = kind == "bm25" or bool(hybrid)
-        if "level_fusion" in variant and not uses_bm25:
-            raise ConfigError(f"config key 'retrieval.{name}.level_fusion': only variants that use a bm25 index take it")
-        if hybrid and "weight" in hybrid and hybrid["mode"] == "append":
-            raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only rrf and convex take a weight")
-        if kind == "chunks" and variant["expand"] != "none":
-            raise ConfigError(f"config key 'retrieval.{name}.expand': chunks have no parents to expand to")
+        _check_retrieval(cfg, name, variant)
         planner = variant.get("planner") or {}
         if planner.get("kind") == "llm":
             _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
@@ -131,8 +104,8 @@ def validate(cfg: dict) -> dict:
     for name, idx in cfg["indexes"].items():
         if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
             raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
-        if idx.get("embedding") and idx["kind"] not in ("tree", "chunks"):
-            raise ConfigError(f"config key 'indexes.{name}.embedding': only tree and chunks indexes embed")
+        if idx.get("embedding") and not kind_of(idx).embeds:
+            raise ConfigError(f"config key 'indexes.{name}.embedding': only {_kinds_with('embeds')} indexes embed")
     bench = cfg.get("benchmarks")
     if bench:
         bench["root"] = bench["root"].format(data_root=cfg["data_root"])
@@ -143,12 +116,68 @@ def validate(cfg: dict) -> dict:
 
     sprout = cfg["sprout"]
     for name in sprout.get("beam_sweep", []):
-        if name not in cfg["retrieval"] or cfg["indexes"][cfg["retrieval"][name]["index"]]["kind"] != "sprout":
+        if name not in cfg["retrieval"] or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys:
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
     if sprout["stride_tokens"] > sprout["window_tokens"]:
         raise ConfigError("config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)")
     cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
     return cfg
+
+
+def _kinds_with(attr: str) -> str:
+    """'tree and chunks': the registered kinds with a true ``attr``, for messages."""
+    return " and ".join(n for n in kind_names() if getattr(get_kind(n), attr))
+
+
+def _check_index(cfg: dict, name: str, idx: dict) -> None:
+    """One ``indexes.<name>`` entry: only its kind's keys, their defaults, the kind's own checks."""
+    kind = kind_of(idx)
+    for other in kind_names():
+        for key in sorted(get_kind(other).index_keys - kind.index_keys):
+            if key in idx:
+                raise ConfigError(f"config key 'indexes.{name}.{key}': only {other} indexes take it")
+    for key, value in kind.index_defaults.items():
+        idx.setdefault(key, copy.deepcopy(value))
+    try:
+        kind.check_index(name, idx, cfg)
+    except ConfigProblem as e:
+        raise ConfigError(f"config key '{e.key}': {e.message}") from None
+
+
+def _check_retrieval(cfg: dict, name: str, variant: dict) -> None:
+    """One ``retrieval.<name>`` variant against its index's kind (and its hybrid partner's)."""
+    index = variant["index"]
+    if index not in cfg["indexes"]:
+        raise ConfigError(f"config key 'retrieval.{name}.index': unknown index '{index}' (have {sorted(cfg['indexes'])})")
+    entry = cfg["indexes"][index]
+    kind = kind_of(entry)
+    variant.setdefault("levels", list(kind.default_levels))
+    variant.setdefault("expand", kind.default_expand)
+    hybrid = variant.get("hybrid")
+    other = cfg["indexes"].get(hybrid["index"]) if hybrid else None
+    if hybrid and (kind.hybrid_role != "dense" or other is None or kind_of(other).hybrid_role != "lexical"):
+        raise ConfigError(f"config key 'retrieval.{name}.hybrid.index': a hybrid pairs a dense index "
+                          f"({_roles('dense')}) with a lexical one ({_roles('lexical')}) "
+                          f"(got {index}:{kind.name} + {hybrid['index']})")
+    takes = kind.retrieval_keys | (kind_of(other).retrieval_keys if other else frozenset())
+    for owner in kind_names():
+        for key in sorted(get_kind(owner).retrieval_keys - takes):
+            if key in variant:
+                raise ConfigError(f"config key 'retrieval.{name}.{key}': only variants that use a {owner} index take it")
+    if kind.no_expand and variant["expand"] != "none":
+        raise ConfigError(f"config key 'retrieval.{name}.expand': {kind.no_expand}")
+    allowed = kind.searchable_levels(entry)
+    if other:
+        allowed &= kind_of(other).searchable_levels(other)
+    bad = set(variant["levels"]) - allowed
+    if bad:
+        raise ConfigError(f"config key 'retrieval.{name}.levels': {sorted(bad)} not in a '{kind.name}' index")
+    if hybrid and "weight" in hybrid and hybrid["mode"] == "append":
+        raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only rrf and convex take a weight")
+
+
+def _roles(role: str) -> str:
+    return "/".join(n for n in kind_names() if get_kind(n).hybrid_role == role)
 
 
 def resolve_ensembles(cfg: dict) -> None:
@@ -198,9 +227,9 @@ def check_paths(cfg: dict) -> None:
 
 def check_report(cfg: dict) -> None:
     """The ``report`` block's cross-references: every ablation variant must be configured (a report
-    never skips an ablation silently) and the embedding map needs a 'tree' index (default: the first)."""
+    never skips an ablation silently) and the embedding map needs an index with vectors at every tree level."""
     rep = cfg["report"]
-    trees = sorted(n for n, idx in cfg["indexes"].items() if idx["kind"] == "tree")
+    trees = sorted(n for n, idx in cfg["indexes"].items() if kind_of(idx).tree_vectors)
     rep.setdefault("embedding_index", trees[0] if trees else None)
     if rep["embedding_index"] is not None and rep["embedding_index"] not in trees:
         raise ConfigError(f"config key 'report.embedding_index': '{rep['embedding_index']}' is not a 'tree' index (have {trees})")
@@ -269,9 +298,9 @@ def index_embedding(cfg: dict, index: str) -> dict:
 
 def index_slice(cfg: dict, index: str) -> dict:
     idx = cfg["indexes"][index]
-    if idx["kind"] == "sprout":  # its own encoder pass (attention), not the embedding backend
-        return {"index": idx, "name": index, "sprout": sprout_attention_slice(cfg)}
-    return {"index": idx, "name": index, **({} if idx["kind"] == "bm25" else {"embedding": index_embedding(cfg, index)})}
+    kind = kind_of(idx)
+    return {"index": idx, "name": index, **({"embedding": index_embedding(cfg, index)} if kind.embeds else {}),
+            **kind.extra_slice(cfg)}
 
 
 # SproutRAG encoder windows: the schema's ``sprout`` defaults, without the keys that are not the attention pass's.
@@ -302,7 +331,7 @@ def llm_execution(cfg: dict) -> dict:
 
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
-    dense = [n for n, idx in indexes.items() if idx["kind"] not in ("bm25", "sprout")]
+    dense = [n for n, idx in indexes.items() if kind_of(idx).embeds]
     out = {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
            "embedding": index_embedding(cfg, dense[0]) if dense else None}
     if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":

@@ -88,7 +88,8 @@ def _filling(validator_class):
 FillingValidator = _filling(jsonschema.Draft202012Validator)
 
 
-def fill_and_check(cfg: dict) -> list[jsonschema.ValidationError]:
-    """Write the schema's defaults into ``cfg`` (in place) and return its errors, by key path."""
-    errors = FillingValidator(schema()).iter_errors(cfg)
+def fill_and_check(cfg: dict, full_schema: dict | None = None) -> list[jsonschema.ValidationError]:
+    """Write the schema's defaults into ``cfg`` (in place) and return its errors, by key path.
+    ``full_schema``: the schema completed by the caller (pipeline.config adds the registered index kinds)."""
+    errors = FillingValidator(full_schema or schema()).iter_errors(cfg)
     return sorted(errors, key=lambda e: list(e.absolute_path))

@@ -17,7 +17,6 @@ from pipeline.config_schema import enum, spec_defaults
 # --- enumerations: the schema's lists ---
 TREE_LEVELS = enum("definitions", "tree_level")         # root first: document, section, paragraph, sentence
 EMBED_BACKENDS = enum("definitions", "embed_backend")
-INDEX_KINDS = enum("indexes", "*", "kind")
 ANSWER_BACKENDS = enum("answering", "*", "backend")
 PROMPTS = enum("answering", "*", "prompt")
 VOTE_MODES = enum("answering", "*", "vote", "mode")
@@ -30,8 +29,6 @@ LEVEL_FUSIONS = enum("retrieval", "*", "level_fusion")
 HEADINGS = enum("parsing", "headings")                  # who finds PDF headings
 ATTENTION_KERNELS = enum("sprout", "kernel")
 CACHE_JOURNALS = enum("llm", "cache_journal")
-# the retrieval keys only a sprout index's variants take (its beam search)
-BEAM_KEYS = ("beam_width", "per_document_top_k", "threshold", "include_root", "collect")
 
 
 def _known(cls, values: dict) -> dict:
@@ -55,6 +52,10 @@ class BeamSpec:
     @classmethod
     def from_dict(cls, variant: dict) -> "BeamSpec":
         return cls(**{**cls.defaults(), **{k: variant[k] for k in BEAM_KEYS if k in variant}})
+
+
+# the retrieval keys only a sprout index's variants take (its beam search)
+BEAM_KEYS = tuple(f.name for f in fields(BeamSpec))
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from pathlib import Path
 from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_embedding, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
 from pipeline.config_schema import spec_defaults
 from pipeline.datasets.wattbot import document_source, load_metadata
+from pipeline.indexes.registry import kind_of
+from pipeline.indexes.sprout import SPROUT_DIR, attention_path as sprout_attention_path  # noqa: F401 - the rules use them
 from pipeline.specs import AnswerSpec, BeamSpec, answering_spec
 
 RESULTS = "results/wattbot"
@@ -161,7 +163,7 @@ def encoder_model_inputs(cfg: dict, index: str) -> list[str]:
     int8/fp32 MiniLM exports (rule minilm_qint8) of an ``onnx-qint8`` index, if it has either."""
     name = cfg["indexes"][index].get("embedding")
     model = (cfg.get("embedding_models") or {}).get(name) or {}
-    if cfg["indexes"][index]["kind"] != "bm25" and index_embedding(cfg, index).get("backend") == "onnx-qint8":
+    if kind_of(cfg["indexes"][index]).embeds and index_embedding(cfg, index).get("backend") == "onnx-qint8":
         return qint8_model_files(index_embedding(cfg, index).get("model"))
     return [model["model"]] if model.get("package") else []
 
@@ -350,28 +352,18 @@ def report_parse_failures(errors_csv: str) -> list[str]:
 
 # --- SproutRAG: the attention pass, head training, and what a sprout index reads ---
 
-SPROUT_DIR = "results/sprout"
-
-
-def sprout_attention_path(dataset: str) -> str:
-    return f"results/{dataset}/sprout/attention.safetensors"
-
-
 def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
-    """The trees, plus the attention file (and the trained head weights) for a sprout index."""
-    idx = cfg["indexes"][index]
-    if idx["kind"] != "sprout":
-        return trees_input(cfg, dataset) + encoder_model_inputs(cfg, index)
-    extra = [f"{SPROUT_DIR}/head_weights.json"] if idx.get("heads") == "trained" else []
-    return trees_input(cfg, dataset) + [sprout_attention_path(dataset)] + extra
+    """The trees, a dense index's packaged encoder files, and the kind's extra inputs (a sprout
+    index: the attention file and, with trained heads, the head weights)."""
+    kind = kind_of(cfg["indexes"][index])
+    models = encoder_model_inputs(cfg, index) if kind.embeds else []
+    return trees_input(cfg, dataset) + models + list(kind.extra_inputs(cfg, dataset, index).values())
 
 
 def index_extra_args(cfg: dict, dataset: str, index: str) -> str:
-    idx = cfg["indexes"][index]
-    if idx["kind"] != "sprout":
-        return ""
-    args = f"--sprout-attention {sprout_attention_path(dataset)}"
-    return args + (f" --head-weights {SPROUT_DIR}/head_weights.json" if idx.get("heads") == "trained" else "")
+    """``--input NAME=PATH`` for each of the kind's extra inputs (the ``index`` verb hands them to its builder)."""
+    extra = kind_of(cfg["indexes"][index]).extra_inputs(cfg, dataset, index)
+    return " ".join(f"--input {name}={path}" for name, path in extra.items())
 
 
 def sprout_attention_params(cfg: dict) -> str:
@@ -394,7 +386,7 @@ def sprout_train_excludes(cfg: dict) -> dict[str, str]:
 
 
 def uses_trained_heads(cfg: dict) -> bool:
-    return any(i["kind"] == "sprout" and i.get("heads") == "trained" for i in cfg["indexes"].values())
+    return any(i.get("heads") == "trained" for i in cfg["indexes"].values())  # only sprout indexes take heads
 
 
 def sprout_report_params(cfg: dict) -> str:

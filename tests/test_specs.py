@@ -25,7 +25,7 @@ def pins_now(label: str) -> dict[str, str]:
     import pipeline.workflow as wf
     from pipeline.answer.ensemble import vote_config
     from pipeline.answer.llm_answer import AnswerSettings
-    from pipeline.retrieve.sprout import beam_config
+    from pipeline.sprout.searcher import beam_config
     from pipeline.sprout.stage import attention_config
 
     path, more = CONFIGS[label]

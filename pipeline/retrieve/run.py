@@ -12,13 +12,12 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from pipeline.index.bm25 import BM25Searcher
 from pipeline.index.store import IndexReader, StoredNode
-from pipeline.retrieve.dense import DenseSearcher
+from pipeline.indexes.registry import kind_of
+from pipeline.ranking.fusion import append, convex, rrf
+from pipeline.ranking.rerank import rerank
 from pipeline.retrieve.expand import expand_context
-from pipeline.retrieve.fusion import append, convex, rrf
 from pipeline.retrieve.planner import make_planner, mine_acronyms
-from pipeline.retrieve.rerank import rerank
 from pipeline.specs import RetrievalSpec
 
 ORDER = ["chunk", "sentence", "paragraph", "section", "document"]
@@ -44,50 +43,42 @@ def hit_record(node: StoredNode, score: float, context: StoredNode, sources: set
 
 
 class Searchers:
-    """The dense and/or BM25 searchers a variant needs, and one query's fused result list."""
+    """The searchers of a variant's index (and its hybrid partner), each made by its kind, and one
+    query's fused result list."""
 
     def __init__(self, params: dict, index_dir: str | Path, cache_dir: str | Path):
         cfg = params["retrieval"]
         self.cfg, self.hybrid = cfg, cfg.get("hybrid")
-        self.dense = self.bm25 = self.sprout = None
-        for name, idx in params["indexes"].items():
-            path = Path(index_dir) / f"{name}.sqlite"
-            if idx["kind"] == "sprout":  # SproutRAG: beam search over attention-built trees
-                from pipeline.retrieve.sprout import SproutSearcher
-
-                self.sprout = SproutSearcher(path, cfg, cache_dir, (params.get("embedding") or {}).get("threads", 2))
-            elif idx["kind"] == "bm25":
-                self.bm25 = BM25Searcher(path, cfg["levels"])
-            else:
-                self.dense = DenseSearcher(path, params["embedding"], cache_dir)
-        self.store = self.sprout.store if self.sprout else self.dense.reader if self.dense else self.bm25.reader
-        self.encoder = self.sprout or self.dense  # whatever embeds the queries (None: BM25 only)
+        # the variant's own index first, then its hybrid partner (pipeline.config.retrieval_indexes order)
+        self.searchers = [(kind_of(idx), kind_of(idx).searcher(Path(index_dir) / f"{name}.sqlite", params, cache_dir))
+                          for name, idx in params["indexes"].items()]
+        self.kind, primary = self.searchers[0]
+        self.store = primary.store
+        # whatever embeds the queries (None: a lexical index only)
+        self.encoder = next((s for _, s in self.searchers if hasattr(s, "encode")), None)
+        self.hit_extra = getattr(primary, "hit_extra", None)  # per-hit fields of the kind (sprout: spans, height)
 
     def search(self, query: str, qvec) -> tuple[list[tuple[str, float]], dict[str, StoredNode], dict[str, set[str]]]:
-        """Fused ranking, the nodes found, and which retrievers (dense, bm25) found each."""
+        """Fused ranking, the nodes found, and which retrievers (dense, bm25, ...) found each."""
         cfg, hybrid = self.cfg, self.hybrid
-        if self.sprout:
-            return self.sprout.search(qvec)
         lists: dict[str, list[tuple[str, float]]] = {}
         nodes: dict[str, StoredNode] = {}
-        if self.dense:
-            k = max(cfg["top_k"], hybrid["top_k"]) if hybrid else cfg["top_k"]
-            found = self.dense.search(qvec, k, cfg["levels"])
-            lists["dense"] = [(n.node_id, s) for n, s in found]
-            nodes.update((n.node_id, n) for n, _ in found)
-        if self.bm25:
-            found = self.bm25.search(query, hybrid["top_k"] if hybrid else cfg["top_k"],
-                                     fusion=cfg.get("level_fusion", "score"))
-            lists["bm25"] = [(n.node_id, s) for n, s in found]
+        for i, (kind, searcher) in enumerate(self.searchers):
+            # a hybrid's dense side fetches enough for both; its lexical side hybrid.top_k
+            k = cfg["top_k"] if not hybrid else max(cfg["top_k"], hybrid["top_k"]) if i == 0 else hybrid["top_k"]
+            found = searcher.search(query, qvec, k)
+            lists[kind.source] = [(n.node_id, s) for n, s in found]
             nodes.update((n.node_id, n) for n, _ in found)
         if not hybrid:
             ranked = next(iter(lists.values()))
-        elif hybrid["mode"] == "append":
-            ranked = append(lists["dense"][: cfg["top_k"]], lists["bm25"], hybrid["top_k"])
         else:
-            weights = [1 - hybrid["weight"], hybrid["weight"]] if "weight" in hybrid else None
-            fuse = rrf if hybrid["mode"] == "rrf" else convex
-            ranked = fuse([lists["dense"], lists["bm25"]], cfg["top_k"], weights=weights)
+            dense, lexical = (lists[kind.source] for kind, _ in self.searchers)
+            if hybrid["mode"] == "append":
+                ranked = append(dense[: cfg["top_k"]], lexical, hybrid["top_k"])
+            else:
+                weights = [1 - hybrid["weight"], hybrid["weight"]] if "weight" in hybrid else None
+                fuse = rrf if hybrid["mode"] == "rrf" else convex
+                ranked = fuse([dense, lexical], cfg["top_k"], weights=weights)
         members = {name: {n for n, _ in found} for name, found in lists.items()}
         return ranked, nodes, {n: {name for name in lists if n in members[name]} for n in nodes}
 
@@ -107,7 +98,7 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
     plans = [planner.plan(q, u) if planner else [q] for q, u in zip(questions["question"], units)]
     qvecs = iter(searchers.encoder.encode([q for p in plans for q in p])) if searchers.encoder else None
     # a sprout node's parent is its merge partner, not its context
-    ctx = {"parent_depth": 0 if searchers.sprout else 1, **spec.context}
+    ctx = {"parent_depth": 1 if searchers.kind.parents_are_context else 0, **spec.context}
     out = []
     for qid, plan in tqdm(list(zip(questions["id"], plans)), desc="retrieve", disable=not progress):
         lists, nodes, sources = [], {}, {}
@@ -124,9 +115,9 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
                            sources[r.node_id], r.queries) for r in order]
         snippets = expand_context(store, [r.node_id for r in order], ctx["parent_depth"], ctx["sibling_depth"],
                                   ctx["dedup"], None, ctx["token_budget"])
-        if searchers.sprout:  # exact spans (a subtree may cover non-adjacent leaves), size, height, depth
+        if searchers.hit_extra:  # sprout: exact spans (a subtree may cover non-adjacent leaves), size, height, depth
             for hit in hits:
-                hit.update(searchers.sprout.store.extra(hit["node_id"]))
+                hit.update(searchers.hit_extra(hit["node_id"]))
         for hit in hits:  # what each match brought into the prompt context (after dedup and budget)
             hit["expansion"] = [s.node_id for s in snippets if s.source == hit["node_id"]]
         out.append({"id": qid, "query": plan[0], "queries": plan, "hits": hits,

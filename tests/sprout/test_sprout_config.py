@@ -50,7 +50,8 @@ def test_sprout_index_inputs(cfg):
     assert wf.index_inputs(cfg, "hotpotqa", "sprout")[-2:] == [wf.sprout_attention_path("hotpotqa"),
                                                                 "results/sprout/head_weights.json"]
     assert wf.index_inputs(cfg, "hotpotqa", "sprout-uniform")[-1] == wf.sprout_attention_path("hotpotqa")
-    assert "--head-weights" not in wf.index_extra_args(cfg, "wattbot", "sprout-uniform")
+    assert wf.index_extra_args(cfg, "wattbot", "sprout-uniform") == "--input sprout_attention=" + wf.sprout_attention_path("wattbot")
+    assert wf.index_extra_args(cfg, "wattbot", "sprout").endswith(" --input head_weights=results/sprout/head_weights.json")
     assert wf.index_extra_args(cfg, "wattbot", "hier") == ""
     assert wf.sprout_train_excludes(cfg) == {"hotpotqa": "results/hotpotqa/export",
                                              "legalbench_rag": "results/legalbench_rag/export"}

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from pipeline.index.store import IndexReader
+from pipeline.cli import main
 from pipeline.retrieve.run import retrieve
 from pipeline.sprout.stage import build_sprout_index, compute_attention
 from pipeline.sprout.store import SproutIndex, dump_tree
@@ -25,8 +26,10 @@ def sprout_dir(tmp_path_factory, small_trees):
     stats = compute_attention(paths, WINDOWS, str(root / "attention.safetensors"), progress=False)
     assert stats["chunks_without_tokens"] == 0 and stats["windows"] > 2
     (root / "index").mkdir()
-    build_sprout_index(paths, str(root / "index" / "sp.sqlite"), {"kind": "sprout", "heads": "uniform"},
-                       str(root / "attention.safetensors"), None, {})
+    # the index verb, as the index rule calls it (wf.index_extra_args: the kind's extra inputs)
+    main(["index", "--trees", ",".join(paths), "--params", json.dumps({"index": {"kind": "sprout", "heads": "uniform"}}),
+          "--cache-dir", str(root / "cache"), "--out", str(root / "index" / "sp.sqlite"),
+          "--input", f"sprout_attention={root / 'attention.safetensors'}"])
     return root, paths
 
 

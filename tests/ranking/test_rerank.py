@@ -1,7 +1,7 @@
 """Cross-query rerank on hand-made lists: each strategy, ties, KohakuRAG compat, provenance."""
 import pytest
 
-from pipeline.retrieve.rerank import STRATEGIES, rerank
+from pipeline.ranking.rerank import STRATEGIES, rerank
 
 # "b" is found by all three queries with mid scores; "a" once with the top score.
 LISTS = [

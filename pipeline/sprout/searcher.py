@@ -1,4 +1,4 @@
-"""The retrieval stage's SproutRAG searcher: query vector -> beam search over every document's tree.
+"""SproutRAG's searcher: query vector -> beam search over every document's tree.
 
 Queries are encoded like the leaves' encoder (fp32 MiniLM, mean pooling over all tokens, L2
 normalised; §3.1), through the shared embedding cache.
@@ -33,7 +33,10 @@ class SproutSearcher:
     def encode(self, queries: list[str]) -> np.ndarray:
         return self.cache.encode(self.encoder, queries, progress=False)
 
-    def search(self, qvec: np.ndarray) -> tuple[list[tuple[str, float]], dict[str, StoredNode], dict[str, set[str]]]:
-        found = search_documents(self.index.trees, qvec, self.beam)
-        nodes = {f.node_id: self.store.node(f.node_id) for f in found}
-        return [(f.node_id, f.score) for f in found], nodes, {f.node_id: {"sprout"} for f in found}
+    def search(self, query: str, qvec: np.ndarray, k: int) -> list[tuple[StoredNode, float]]:
+        """Beam search over every document's tree; ``k`` is the variant's ``top_k``, already in the beam."""
+        return [(self.store.node(f.node_id), f.score) for f in search_documents(self.index.trees, qvec, self.beam)]
+
+    def hit_extra(self, node_id: str) -> dict:
+        """Exact spans (a subtree may cover non-adjacent leaves), size, height, depth of a hit."""
+        return self.store.extra(node_id)

@@ -1,7 +1,7 @@
 """Fusion of ranked (id, score) lists: RRF, convex combination, KohakuRAG's append."""
 import pytest
 
-from pipeline.retrieve.fusion import RRF_K, append, convex, minmax, rrf
+from pipeline.ranking.fusion import RRF_K, append, convex, minmax, rrf
 
 DENSE = [("a", 0.9), ("b", 0.8), ("c", 0.7)]
 BM25 = [("c", 30.0), ("d", 12.0), ("a", 11.0)]

@@ -1,0 +1,58 @@
+"""The ``sprout`` kind: SproutRAG's attention-built binary trees over two-sentence leaf chunks,
+searched by beam search. Its building blocks (attention pass, head training, Kruskal trees, beam
+search, store) are the ``pipeline.sprout`` package and the ``sprout_*`` rules; this module is what
+makes it an index kind like the others."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.indexes.registry import ConfigProblem, IndexKind, register
+from pipeline.specs import BEAM_KEYS
+
+SPROUT_DIR = "results/sprout"  # head training's outputs (shared by every dataset)
+HEAD_WEIGHTS = f"{SPROUT_DIR}/head_weights.json"
+
+
+def attention_path(dataset: str) -> str:
+    """The dataset's attention file (rule sprout_attention), shared by its sprout indexes."""
+    return f"results/{dataset}/sprout/attention.safetensors"
+
+
+def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
+    from pipeline.sprout.stage import build_sprout_index
+
+    return build_sprout_index(tree_paths, out, params["index"], inputs.get("sprout_attention"),
+                              inputs.get("head_weights"), params)
+
+
+def searcher(path: Path, params: dict, cache_dir: str):
+    from pipeline.sprout.searcher import SproutSearcher
+
+    return SproutSearcher(path, params["retrieval"], cache_dir, (params.get("embedding") or {}).get("threads", 2))
+
+
+def check(name: str, idx: dict, cfg: dict) -> None:
+    if idx["heads"] == "trained" and not (cfg.get("sprout") or {}).get("train"):
+        raise ConfigProblem(f"indexes.{name}.heads", "'trained' needs a sprout.train section")
+
+
+def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
+    """The attention file, and the trained head weights when the index uses them."""
+    trained = cfg["indexes"][index].get("heads") == "trained"
+    return {"sprout_attention": attention_path(dataset), **({"head_weights": HEAD_WEIGHTS} if trained else {})}
+
+
+def attention_slice(cfg: dict) -> dict:
+    """Its own encoder pass (the attention settings), not the embedding backend, shapes the file."""
+    from pipeline.config import sprout_attention_slice
+
+    return {"sprout": sprout_attention_slice(cfg)}
+
+
+KIND = register(IndexKind(
+    name="sprout", build=build, searcher=searcher, source="sprout",
+    levels=frozenset({"chunk"}), default_levels=("chunk",), default_expand="none",
+    index_keys=frozenset({"heads"}), index_defaults={"heads": "uniform"}, retrieval_keys=frozenset(BEAM_KEYS),
+    no_expand="sprout nodes are their own context (use none)", parents_are_context=False,
+    check_index=check, extra_inputs=extra_inputs, extra_slice=attention_slice,
+))

@@ -1,0 +1,50 @@
+"""A toy index kind for tests/index/test_index_kinds.py: each document's first sentences ("lead"),
+searched by how many distinct query words a sentence contains. It is a module of its own, outside
+pipeline/indexes/, loaded through WATTBENCH_INDEX_KINDS, exactly as docs/extending.md says."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pipeline.indexes.registry import IndexKind, register
+
+LEAD_SENTENCES = 5
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
+    from pipeline.index.store import IndexWriter, StoredNode
+    from pipeline.provenance import write_manifest
+    from pipeline.tree import DocTree
+
+    writer = IndexWriter(out, None, {"model_id": "lead", "index": params["index"]})
+    nodes = [n for p in sorted(tree_paths) for n in list(DocTree.load(p).at_level("sentence"))[:LEAD_SENTENCES]]
+    writer.add([StoredNode.from_node(n) for n in nodes], tokens=[words(n.text) for n in nodes])
+    writer.close()
+    write_manifest(out, params, inputs=sorted(tree_paths), counts={"sentence": len(nodes)})
+    return {"counts": {"sentence": len(nodes)}}
+
+
+class LeadSearcher:
+    def __init__(self, path: Path, params: dict, cache_dir: str):
+        from pipeline.index.store import IndexReader
+
+        self.store = IndexReader(path)
+        self.rows = self.store.db.execute("SELECT rowid, tokens FROM nodes ORDER BY rowid").fetchall()
+
+    def search(self, query: str, qvec, k: int):
+        q = set(words(query))
+        scored = [(len(q & set(json.loads(t))), r) for r, t in self.rows]
+        best = sorted((x for x in scored if x[0] > 0), key=lambda x: (-x[0], x[1]))[:k]
+        return [(self.store.node_by_rowid(r), float(s)) for s, r in best]
+
+
+KIND = register(IndexKind(
+    name="lead", build=build, searcher=LeadSearcher, source="lead",
+    levels=frozenset({"sentence"}), default_levels=("sentence",), default_expand="none",
+    parents_are_context=False, no_expand="the lead index holds no paragraphs to expand to",
+))
