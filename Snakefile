@@ -8,7 +8,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from pipeline.config import check_paths, validate
-from pipeline.answer.preflight import preflight
+from pipeline.llm.preflight import preflight
 from pipeline.estimate import print_estimate
 import pipeline.workflow as wf
 

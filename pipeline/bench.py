@@ -71,8 +71,8 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
 
 
 def run_encoder_comparison(config_path: str = "config.yaml", more: tuple = (), recall_docs: int = 4) -> dict:
-    """The packaged / fp32-export / int8 / torch MiniLM comparison (pipeline/embed/encoder_bench.py)."""
-    from pipeline.embed.encoder_bench import run_encoder_bench
+    """The packaged / fp32-export / int8 / torch MiniLM comparison (pipeline/bench_encoder.py)."""
+    from pipeline.bench_encoder import run_encoder_bench
 
     cfg = load_config(config_path, more=more)
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"

@@ -1,7 +1,7 @@
 """`make bench-llm`: LLM answering at the scale of a real reproduction, through the provider stand-in.
 
 The 282 WattBot test questions, a 5-sample ensemble with 1 blank-retry, at concurrency 32
-against :mod:`pipeline.answer.standin` (a separate process, so its threads do not share the
+against :mod:`pipeline.llm.standin` (a separate process, so its threads do not share the
 client's interpreter lock) with lognormal latency (mean 1 s, chosen to keep the benchmark short;
 hosted models take 2-5 s, which only scales the wall time), 5% 429s with ``Retry-After``,
 1% 5xx, 0.5% stalled requests (10 s client timeout) and 0.5% cut-off JSON bodies. Prints calls,
@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.answer.failures import unanswered_ids
-from pipeline.answer.llm import LLMGateway, LLMRequest
+from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.answer.run import answer_split
 from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
@@ -155,7 +155,7 @@ def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str |
     servers by two threads; figures to ``reports/bench/llm_local.json``."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from pipeline.answer.local_server import LocalServer, assemble_model
+    from pipeline.llm.local_server import LocalServer, assemble_model
 
     cfg = load_config(config_path)["llm"]["local"][model]
     cfg = {**cfg, "gguf": str(assemble_model(cfg))}

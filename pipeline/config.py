@@ -14,7 +14,7 @@ import yaml
 
 from pipeline import config_schema
 from pipeline.config_schema import fill_and_check, spec_defaults
-from pipeline.indexes.registry import ConfigProblem, get_kind, kind_names, kind_of
+from pipeline.index_kinds import ConfigProblem, get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
 
 # The repo's larger grids, merged over config.yaml in this order (`--configfile config.yaml <these>`):
@@ -28,7 +28,7 @@ class ConfigError(ValueError):
 
 
 def _schema() -> dict:
-    """The config schema with the index kinds that are registered (pipeline.indexes.registry), not a list
+    """The config schema with the index kinds that are registered (pipeline.index_kinds), not a list
     kept in the YAML; built per validation, as a test may register a toy kind."""
     schema = copy.deepcopy(config_schema.schema())
     schema["properties"]["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}

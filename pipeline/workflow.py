@@ -12,7 +12,7 @@ from pathlib import Path
 from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_embedding, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
 from pipeline.config_schema import spec_defaults
 from pipeline.datasets.wattbot import document_source, load_metadata
-from pipeline.indexes.registry import kind_of
+from pipeline.index_kinds import kind_of
 from pipeline.indexes.sprout import SPROUT_DIR, attention_path as sprout_attention_path  # noqa: F401 - the rules use them
 from pipeline.specs import AnswerSpec, BeamSpec, answering_spec
 
@@ -94,7 +94,7 @@ def llm_share(cfg: dict, variant: str, total: int | None) -> int:
     whose shares fit in the total run side by side."""
     if not uses_llm(cfg, variant):
         return 0
-    from pipeline.answer.limits import model_limits
+    from pipeline.llm.limits import model_limits
 
     model = answer_spec(cfg, variant).resolved_model((cfg.get("llm") or {}).get("model"))
     share = model_limits(cfg.get("llm") or {}, model).concurrency

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from dag_runner import snakemake
-from pipeline.answer.standin import StandIn, StandInConfig, request_key
+from pipeline.llm.standin import StandIn, StandInConfig, request_key
 from pipeline.datasets.paths import REPO
 from test_resume import cached_calls, kill_when, start, unlock
 

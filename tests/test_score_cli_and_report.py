@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from pipeline.datasets.paths import REPO
-from pipeline.provenance import atomic_write_jsonl
+from pipeline.io import atomic_write_jsonl
 from pipeline.report.build import build_reports
 from pipeline.score.evaluate import evaluate_variant
 

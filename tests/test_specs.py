@@ -87,7 +87,7 @@ def test_defaults_come_from_the_schema(raw, monkeypatch):
 
 
 def test_gateway_defaults_are_the_schemas(tmp_path):
-    from pipeline.answer.llm import LLMGateway
+    from pipeline.llm.gateway import LLMGateway
 
     gw = LLMGateway.from_config(tmp_path, {})
     spec = LLMSpec.from_dict({})
@@ -113,9 +113,9 @@ def test_an_unknown_enum_value_is_one_line_naming_the_key(raw, where, key):
 
 
 def test_enumerations_are_the_schemas():
-    from pipeline.answer.llm import MODES
+    from pipeline.llm.gateway import MODES
     from pipeline.answer.vote import MODES as VOTE_MODES
-    from pipeline.embed.backends import BACKENDS
+    from pipeline.embed import BACKENDS
     from pipeline.retrieve.expand import DEDUP_MODES
     from pipeline.tree import LEVELS
 

@@ -8,9 +8,9 @@ the job fails (the gateway stores each one as it arrives), so nothing is bought 
 """
 from __future__ import annotations
 
-from pipeline.answer.limits import model_settings
 from pipeline.answer.llm_answer import unanswered
-from pipeline.specs import AnswerSpec, as_answer_spec
+from pipeline.llm.limits import model_settings, variant_model
+from pipeline.specs import AnswerSpec
 
 
 class FailureRateExceeded(ValueError):
@@ -31,7 +31,7 @@ def check_failure_rate(answers: list[dict], llm_cfg: dict, variant: AnswerSpec |
     share is above the model's tolerance. At or under it, the job keeps its partial results (the
     records carry the failures; the leaderboard's ``failures`` column shows them)."""
     lost = unanswered_ids(answers)
-    model = as_answer_spec(variant).resolved_model(llm_cfg.get("model"))
+    model = variant_model(variant, llm_cfg.get("model"))
     allowed = failure_tolerance(llm_cfg, model)
     if answers and len(lost) / len(answers) > allowed:
         raise FailureRateExceeded(

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from pipeline.answer.llm import LOCAL_PREFIX, LLMGateway, LLMRequest, LLMResult
-from pipeline.answer.normalise import is_true_false, json_problem, normalise_value, parse_refs, repair_json
+from pipeline.answer.normalise import is_true_false, normalise_value, parse_refs
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.answer.vote import VoteConfig, vote
+from pipeline.llm.gateway import LOCAL_PREFIX, LLMGateway, LLMRequest, LLMResult
+from pipeline.llm.limits import variant_model
+from pipeline.llm.replies import repair_json, schema_problem
 from pipeline.specs import PROMPTS, AnswerSpec
 
 
@@ -42,6 +44,38 @@ def answer_schema(doc_ids: list[str]) -> dict:
     if doc_ids:
         schema["properties"]["ref_id"]["items"] = {"enum": sorted(doc_ids) + ["is_blank"]}
     return schema
+
+
+@lru_cache(maxsize=None)
+def reply_schema() -> dict:
+    """What a reply must satisfy to be read as an answer (the gateway retries one that does not,
+    then records it as a failure). It is ``answer.schema.json`` as a contract, not as a
+    generation constraint: the ``maxLength``/``maxItems`` bounds only stop a small model
+    rambling (a grammar enforces them where the schema is sent), ``answer_value`` may be what
+    the prompt's value rule asks for in free-form replies (a number, a name, ``[lower,upper]``),
+    ``ref_id`` may be one id as a string (:func:`parse_refs` reads both) and only the two keys an
+    answer is read from are required (``is_blank`` follows from ``answer_value``)."""
+    schema = json.loads(answer_schema_text())
+    props = schema["properties"]
+    for prop in props.values():
+        prop.pop("maxLength", None)
+        prop.pop("maxItems", None)
+    scalar_or_list = ["string", "number", "boolean", "array", "null"]
+    props["answer"] = {"type": scalar_or_list}
+    props["answer_value"] = {"type": scalar_or_list}
+    props["ref_id"] = {"type": ["array", "string", "null"], "items": {"type": "string"}}
+    schema["required"] = ["answer_value", "ref_id"]
+    return schema
+
+
+def reply_problem(text: str) -> str | None:
+    """The gateway's ``validate`` hook for answers: JSON (repaired) that fits :func:`reply_schema`."""
+    return _reply_check()(text)
+
+
+@lru_cache(maxsize=None)
+def _reply_check():
+    return schema_problem(reply_schema())
 
 
 def response_format(model: str, schema: dict) -> dict:
@@ -135,12 +169,8 @@ class AnswerSettings:
 
     @classmethod
     def from_spec(cls, spec: AnswerSpec, default_model: str | None = None) -> "AnswerSettings":
-        model = spec.resolved_model(default_model)
-        if not model:
-            raise ValueError(f"config key 'answering.{spec.name or '<variant>'}.model': required when backend is llm "
-                             "(or set llm.model)")
-        return cls(model, spec.prompt, dict(spec.params), spec.context_k, spec.snippet_chars, spec.max_retries,
-                   spec.samples, VoteConfig(**spec.vote), spec.structured)
+        return cls(variant_model(spec, default_model), spec.prompt, dict(spec.params), spec.context_k,
+                   spec.snippet_chars, spec.max_retries, spec.samples, VoteConfig(**spec.vote), spec.structured)
 
 
 def _call_record(result: LLMResult, attempt: int, sample: int, error: str) -> dict:
@@ -166,7 +196,7 @@ def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_un
         request = LLMRequest(model=s.model, messages=build_messages(s.prompt, question, answer_unit, shown,
                                                                     s.snippet_chars),
                              params=params, seed=seed, sample=sample)
-        result = gateway.complete(request, validate=json_problem)
+        result = gateway.complete(request, validate=reply_problem)
         error = result.error
         if result.ok:
             try:

@@ -1,11 +1,10 @@
-"""Answer values into the scorer's format, and LLM replies into JSON, defensively.
+"""Answer values into the scorer's format, defensively (JSON in replies: :mod:`pipeline.llm.replies`).
 
 Why: the WattBot metric compares strings and floats strictly ("13,900" is wrong, "True" is
 wrong, "about 80" is wrong), so format slips would cost points that the model earned.
 """
 from __future__ import annotations
 
-import json
 import re
 
 HEDGE = re.compile(r"^(?:about|approximately|approx\.?|around|roughly|nearly|almost|circa|ca\.|an estimated|"
@@ -55,45 +54,6 @@ def normalise_value(value, question: str = "", answer_unit: str = "") -> str:
     if m and (m.group(2) is None or answer_unit != "is_blank"):
         return _num(m.group(1))
     return re.sub(r"\s*\([A-Z][A-Za-z0-9]{1,9}s?\)$", "", value)  # "Power usage effectiveness (PUE)"
-
-
-def repair_json(text: str) -> dict:
-    """The JSON object in a reply: first ``{`` to last ``}``, then common faults repaired (code
-    fences, trailing commas, single quotes, a reply cut off mid-object). Raises ValueError."""
-    text = re.sub(r"```(?:json)?", "", text)
-    start = text.find("{")
-    if start < 0:
-        raise ValueError("no JSON object in response")
-    end = text.rfind("}")
-    body = text[start:end + 1] if end > start else text[start:]
-    candidates = [body, re.sub(r",\s*([}\]])", r"\1", body)]
-    if "'" in body and '"' not in body:
-        candidates.append(body.replace("'", '"'))
-    if end <= start or body.count("{") > body.count("}"):  # truncated: close the string and braces
-        cut = text[start:].rstrip().rstrip(",")
-        if cut.count('"') % 2:
-            cut += '"'
-        cut += "]" * max(0, cut.count("[") - cut.count("]"))
-        candidates.append(cut + "}" * max(1, cut.count("{") - cut.count("}")))
-    for cand in candidates:
-        try:
-            data = json.loads(cand)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict):
-            return data
-    raise ValueError(f"malformed JSON: {body[:80]!r}")
-
-
-def json_problem(text: str) -> str | None:
-    """What the gateway retries on: an empty reply or one with no parseable JSON object."""
-    if not text.strip():
-        return "empty response"
-    try:
-        repair_json(text)
-    except ValueError as exc:
-        return str(exc)
-    return None
 
 
 def parse_refs(refs) -> list[str]:

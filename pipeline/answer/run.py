@@ -23,7 +23,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from pipeline.answer.extractive import answer_question
-from pipeline.answer.llm import LLMGateway
+from pipeline.llm.gateway import LLMGateway
 from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
 from pipeline.specs import AnswerSpec, as_answer_spec
 

@@ -32,6 +32,6 @@ def submission_frame(questions: pd.DataFrame, answers: list[dict], urls: dict[st
 
 
 def write_submission(df: pd.DataFrame, path) -> None:
-    from pipeline.provenance import atomic_write_text
+    from pipeline.io import atomic_write_text
 
     atomic_write_text(path, df.to_csv(index=False, lineterminator="\n"))

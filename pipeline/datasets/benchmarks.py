@@ -28,7 +28,7 @@ import datasets
 from pipeline.datasets.paths import data_root
 from pipeline.parse.text import _LIGATURES as _TEXT_LIGATURES
 from pipeline.parse.text import parse_text
-from pipeline.provenance import atomic_write_jsonl, atomic_write_text, read_jsonl
+from pipeline.io import atomic_write_jsonl, atomic_write_text, read_jsonl
 from pipeline.tree import DocTree
 
 # name -> (module, folder under <data root>/retrieval)

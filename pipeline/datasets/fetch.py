@@ -13,7 +13,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from pipeline.datasets.wattbot import load_metadata
-from pipeline.provenance import atomic_write_bytes, atomic_write_json
+from pipeline.io import atomic_write_bytes, atomic_write_json
 
 
 def fetch_pdfs(metadata: str | Path, out_dir: str | Path, status_path: str | Path, timeout_s: float = 30) -> dict:

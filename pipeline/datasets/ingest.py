@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.datasets.wattbot import load_metadata, load_questions
-from pipeline.provenance import atomic_write_text, write_manifest
+from pipeline.io import atomic_write_text
+from pipeline.provenance import write_manifest
 
 
 def ingest(metadata_in: str | Path, questions_in: dict[str, str | Path], metadata_out: str | Path,

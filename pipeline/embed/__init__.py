@@ -1,5 +1,6 @@
 """Sentence embeddings: swappable encoder backends (`make_encoder`) and an on-disk cache."""
-from .backends import BACKENDS, Encoder, make_encoder
+from .base import Encoder
+from .factory import BACKENDS, make_encoder
 from .cache import EmbeddingCache
 from .fidelity import encoder_throughput, fidelity
 

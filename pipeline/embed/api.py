@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import l2_normalise, minilm_path
+from .base import l2_normalise, minilm_path
 
 
 def _rows(resp: Any) -> list[list[float]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from .backends import Encoder
+from .base import Encoder
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .backends import Encoder
+from .base import Encoder
 
 
 def encoder_throughput(encoder: Encoder, texts: list[str]) -> float:

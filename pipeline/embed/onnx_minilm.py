@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .backends import MINILM_MAX_TOKENS, MINILM_NAME, WordPieceEncoder, _suffix, minilm_path
+from .base import MINILM_MAX_TOKENS, MINILM_NAME, WordPieceEncoder, _suffix, minilm_path
 
 
 class OnnxMiniLM(WordPieceEncoder):

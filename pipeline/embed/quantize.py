@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .backends import minilm_path
+from .base import minilm_path
 
 QINT8_DIR = "data/models/minilm-onnx"  # where the minilm_qint8 rule writes (backend onnx-qint8's default)
 FP32_FILE = "minilm-fp32.onnx"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .backends import MINILM_MAX_TOKENS, MINILM_NAME, WordPieceEncoder, _suffix, l2_normalise, minilm_path
+from .base import MINILM_MAX_TOKENS, MINILM_NAME, WordPieceEncoder, _suffix, l2_normalise, minilm_path
 
 # Offline by default; an online user can still export HF_HUB_OFFLINE=0 to fetch hub names.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -2,7 +2,7 @@
 (pipeline.index.flat) embedded directly; no parents, so no expansion."""
 from __future__ import annotations
 
-from pipeline.indexes.registry import ConfigProblem, IndexKind, register
+from pipeline.index_kinds import ConfigProblem, IndexKind, register
 from pipeline.indexes.tree import LevelSearcher
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.indexes.registry import ConfigProblem, IndexKind, register
+from pipeline.index_kinds import ConfigProblem, IndexKind, register
 from pipeline.specs import BEAM_KEYS
 
 SPROUT_DIR = "results/sprout"  # head training's outputs (shared by every dataset)

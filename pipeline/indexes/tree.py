@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.indexes.registry import TREE_LEVELS, IndexKind, register
+from pipeline.index_kinds import TREE_LEVELS, IndexKind, register
 
 
 def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:

@@ -39,7 +39,7 @@ def describer_from(a):
 
 def cmd_parse(a) -> None:
     from pipeline.parse.document import parse_document
-    from pipeline.provenance import atomic_write_text
+    from pipeline.io import atomic_write_text
 
     src = Path(a.source)
     tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a), headings=a.headings)
@@ -55,7 +55,8 @@ def cmd_parse(a) -> None:
 
 def cmd_parse_errors(a) -> None:
     from pipeline.parse.errors import collect_errors, errors_csv
-    from pipeline.provenance import atomic_write_text, write_manifest
+    from pipeline.io import atomic_write_text
+    from pipeline.provenance import write_manifest
 
     trees = a.trees.split(",") if a.trees else []
     rows = collect_errors(trees)
@@ -66,7 +67,7 @@ def cmd_parse_errors(a) -> None:
 
 def cmd_parse_check(a) -> None:
     """Print every failure (one line each); with ``--strict`` any failure fails the run."""
-    from pipeline.provenance import atomic_write_text
+    from pipeline.io import atomic_write_text
 
     with open(a.errors, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -83,7 +84,8 @@ def cmd_parse_quality(a) -> None:
     from pipeline.parse.corpus import Entry, load_manifest, select
     from pipeline.parse.errors import errors_csv
     from pipeline.parse.quality_report import write_report
-    from pipeline.provenance import atomic_write_text, write_manifest
+    from pipeline.io import atomic_write_text
+    from pipeline.provenance import write_manifest
 
     folder = Path(a.pdfs)
     if a.manifest:

@@ -71,7 +71,7 @@ def write_window(src: Path, entry: Entry, out_dir: Path) -> Path:
     """Cut the entry's page window out of ``src`` into ``<doc>.pdf`` plus its outline ``<doc>.toc.json``."""
     import pymupdf
 
-    from pipeline.provenance import atomic_write_text
+    from pipeline.io import atomic_write_text
 
     with pymupdf.open(src) as doc:
         toc = window_toc(doc.get_toc(simple=True), entry.first_page, entry.last_page)

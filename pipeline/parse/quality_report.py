@@ -182,7 +182,7 @@ def quality_figure(sources: list[dict], stem: str | Path) -> list[Path]:
 
 def write_report(folder: str | Path, entries: list[Entry], out: str | Path, jobs: int = 1) -> dict:
     """Measure the corpus, keep the best method, write the three CSVs; returns a summary."""
-    from pipeline.provenance import atomic_write_text
+    from pipeline.io import atomic_write_text
 
     out = Path(out)
     rows, errors = measure_corpus(folder, entries, METHODS, jobs)

@@ -3,7 +3,7 @@
 A figure's caption says what the authors wanted to say about it; numbers read off a bar
 chart are not in it. When ``parsing.vision.model`` is set, each figure region is rendered
 to PNG and described by that model; the description becomes extra sentences of the figure
-node. Calls go through :class:`pipeline.answer.llm.LLMGateway`, so they are cached by full
+node. Calls go through :class:`pipeline.llm.gateway.LLMGateway`, so they are cached by full
 request (the image bytes included) and replayable offline.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import base64
 import logging
 from pathlib import Path
 
-from pipeline.answer.llm import LLMGateway, LLMRequest
+from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.parse.pdf import Describer
 
 log = logging.getLogger("wattbench.parse")

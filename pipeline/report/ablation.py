@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.provenance import read_jsonl
+from pipeline.io import read_jsonl
 from pipeline.report.stats import paired_bootstrap, randomisation_p
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.answer.ensemble import member_from_records
-from pipeline.provenance import atomic_write_text, read_jsonl, write_manifest
+from pipeline.io import atomic_write_text, read_jsonl
+from pipeline.provenance import write_manifest
 from pipeline.report import ablation_figures as F
 from pipeline.report import ensemble_size as ES
 from pipeline.report.ablation import (Paths, ablation_stats, ablations_with_suite, suite_tables, suite_variants_of,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.provenance import atomic_write_json, write_manifest
+from pipeline.io import atomic_write_json
+from pipeline.provenance import write_manifest
 
 
 def bench_path(reports_dir: Path, name: str) -> Path:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.provenance import atomic_write_bytes, atomic_write_text, read_jsonl, write_manifest
+from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
+from pipeline.provenance import write_manifest
 from pipeline.report.figures import doc_recall_by_variant, score_by_variant
 from pipeline.report.stats import bootstrap_mean
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.provenance import read_jsonl
+from pipeline.io import read_jsonl
 
 
 def calls_of(record: dict) -> list[dict]:

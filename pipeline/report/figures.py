@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from pipeline.provenance import atomic_write_bytes  # noqa: E402
+from pipeline.io import atomic_write_bytes  # noqa: E402
 
 # No timestamps or version strings inside the files: reruns stay byte-identical.
 PNG_META = {"Software": None}

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.provenance import atomic_write_text, manifest_path
+from pipeline.io import atomic_write_text
+from pipeline.provenance import manifest_path
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
 BLOCK = re.compile(r"<!-- BEGIN generated: (?P<name>[\w.-]+) -->\n(?P<body>.*?)<!-- END generated: (?P=name) -->",
@@ -58,7 +59,7 @@ REGISTRY: dict[str, Renderer] = {
     "sprout-speed": Renderer("pipeline.sprout.speed:render", "bench/sprout.json"),
     "llm-bench": Renderer("pipeline.bench_llm:render", "bench/llm.json"),
     "llm-local-servers": Renderer("pipeline.bench_llm:render_local", "bench/llm_local.json"),
-    "encoder": Renderer("pipeline.embed.encoder_bench:render", "bench/encoder.json"),
+    "encoder": Renderer("pipeline.bench_encoder:render", "bench/encoder.json"),
 }
 
 

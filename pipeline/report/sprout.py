@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.provenance import atomic_write_json, atomic_write_text, read_jsonl, write_manifest
+from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
+from pipeline.provenance import write_manifest
 
 
 def beam_table(params: dict, score_paths: list[str], wattbot_paths: list[str], gold_path: str | None) -> pd.DataFrame:

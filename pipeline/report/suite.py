@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.provenance import atomic_write_text, write_manifest
+from pipeline.io import atomic_write_text
+from pipeline.provenance import write_manifest
 from pipeline.report.figures import ie_by_variant
 
 PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "tokens")

@@ -9,7 +9,6 @@ keyword/entity query and a unit-aware query.
 """
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -17,8 +16,9 @@ from dataclasses import fields
 from functools import lru_cache
 from typing import Iterable
 
-from pipeline.answer.llm import LLMRequest
 from pipeline.index.bm25 import STOPWORDS, stem
+from pipeline.llm.gateway import LLMRequest
+from pipeline.llm.replies import json_values
 from pipeline.specs import PLANNER_KINDS, PlannerSpec
 
 # words an acronym may skip ("mixture of experts" -> MoE may use or skip "of")
@@ -257,14 +257,7 @@ Reply with JSON only: {{"queries": ["...", "..."]}}"""
 def parse_queries(text: str) -> list[str] | None:
     """Queries from a reply: the JSON object between the first "{" and the last "}" (its
     "queries"), else a bare JSON list; None if neither parses to a list of strings."""
-    for open_, close in ("{}", "[]"):
-        start, end = text.find(open_), text.rfind(close)
-        if start < 0 or end <= start:
-            continue
-        try:
-            data = json.loads(text[start:end + 1])
-        except json.JSONDecodeError:
-            continue
+    for data in json_values(text):
         if isinstance(data, dict):
             data = data.get("queries")
         if isinstance(data, list):

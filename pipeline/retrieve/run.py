@@ -13,7 +13,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from pipeline.index.store import IndexReader, StoredNode
-from pipeline.indexes.registry import kind_of
+from pipeline.index_kinds import kind_of
 from pipeline.ranking.fusion import append, convex, rrf
 from pipeline.ranking.rerank import rerank
 from pipeline.retrieve.expand import expand_context

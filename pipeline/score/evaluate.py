@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipeline.provenance import atomic_write_json, atomic_write_text, read_jsonl, write_manifest
+from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
+from pipeline.provenance import write_manifest
 from pipeline.score.wattbot import PROFILES, per_question, score_frames
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 

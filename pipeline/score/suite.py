@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from pipeline.datasets.benchmarks import read_gold
-from pipeline.provenance import atomic_write_json, atomic_write_text, read_jsonl, write_manifest
+from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
+from pipeline.provenance import write_manifest
 from pipeline.score.retrieval_metrics import evaluate_run
 
 

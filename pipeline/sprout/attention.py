@@ -152,7 +152,7 @@ class AttentionEncoder:
         from tokenizers import Tokenizer
         from transformers import AutoModel
 
-        from pipeline.embed.backends import MINILM_NAME, minilm_path
+        from pipeline.embed.base import MINILM_NAME, minilm_path
 
         if kernel not in KERNELS:
             raise ValueError(f"sprout: kernel {kernel!r} is not one of {KERNELS}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.provenance import atomic_write_bytes
+from pipeline.io import atomic_write_bytes
 from pipeline.sprout.attention import DocAttention
 
 

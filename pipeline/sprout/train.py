@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.provenance import atomic_write_bytes, atomic_write_json, write_manifest
+from pipeline.io import atomic_write_bytes, atomic_write_json
+from pipeline.provenance import write_manifest
 from pipeline.sprout.attention import corpus_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax

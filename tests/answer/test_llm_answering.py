@@ -5,10 +5,11 @@ import json
 import litellm
 import pytest
 
-from pipeline.answer.llm import LLMGateway
+from pipeline.llm.gateway import LLMGateway
 from pipeline.answer.llm_answer import (AnswerSettings, answer_schema, answer_with_llm, build_messages,
                                         parse_answer, response_format)
-from pipeline.answer.normalise import normalise_value, repair_json
+from pipeline.answer.normalise import normalise_value
+from pipeline.llm.replies import repair_json
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.answer.vote import VoteConfig, value_key, vote
 
@@ -119,7 +120,7 @@ def scripted(monkeypatch, replies):
         seen.append(kwargs)
         return litellm.completion(model=kwargs["model"], messages=kwargs["messages"], mock_response=replies.pop(0))
 
-    monkeypatch.setattr("pipeline.answer.llm._litellm_completion", fake)
+    monkeypatch.setattr("pipeline.llm.retries.litellm_completion", fake)
     return seen
 
 

@@ -10,8 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pandas as pd
 import pytest
 
-from pipeline.answer.llm import CacheMiss, LLMGateway, LLMRequest, LLMResult
-from pipeline.answer.normalise import json_problem
+from pipeline.llm.gateway import CacheMiss, LLMGateway, LLMRequest, LLMResult
+from pipeline.llm.replies import json_problem
+from pipeline.answer.llm_answer import reply_problem
 from pipeline.answer.run import answer_split
 
 GOOD = json.dumps({"explanation": "The paper says 4.3.", "answer": "4.3 tCO2e", "answer_value": "4.3",
@@ -135,6 +136,42 @@ def test_failures_are_recorded_per_question_never_dropped(tmp_path, fake):
     again = answer_split(retrieval, questions, variant, llm, tmp_path, {"patterson2021"}, progress=False)
     assert not again[0]["failure"] and again[0]["answer_value"] == "4.3"
     assert again[1]["failure"] == out[1]["failure"]
+
+
+VIOLATION = json.dumps({"explanation": "e", "answer": "4.3", "answer_value": {"value": 4.3}, "ref_id": 5})
+
+
+def test_replies_that_parse_but_break_the_schema_are_retried_like_malformed_ones(tmp_path, fake):
+    assert json_problem(VIOLATION) is None and "schema violation" in reply_problem(VIOLATION)
+    server = fake([("ok", VIOLATION), ("ok", GOOD)])
+    result = gateway(tmp_path, server).complete(req(), validate=reply_problem)
+    assert result.ok and result.text == GOOD and result.attempts == 2
+
+
+def test_schema_violation_after_the_limit_is_a_recorded_failure(tmp_path, fake):
+    server = fake([("ok", VIOLATION)] * 2)
+    questions = pd.DataFrame({"id": ["q1"], "question": ["What is x?"], "answer_unit": ["tCO2e"]})
+    hits = [{"node_id": "patterson2021:s1:p1:t1", "doc_id": "patterson2021", "text": "x is 4.3 tCO2e.",
+             "context": "x is 4.3 tCO2e.", "context_id": "patterson2021:s1:p1"}]
+    llm = {"mode": "live", "max_retries": 1, "timeout_s": 5, "api_base": server.api_base, "backoff_s": 0.01}
+    variant = {"backend": "llm", "model": "openai/fake", "params": {"api_key": "x"}, "structured": False}
+    out = answer_split([{"id": "q1", "hits": hits}], questions, variant, llm, tmp_path, {"patterson2021"},
+                       progress=False)
+    assert "schema violation at " in out[0]["failure"] and out[0]["is_blank"]
+    assert len(server.requests) == 2  # the first call and its one retry
+    assert out[0]["call"]["raw"] == VIOLATION  # the model's words are kept, as for malformed JSON
+
+
+@pytest.mark.parametrize("text", [
+    GOOD,
+    # the tiny grid's mock reply (no is_blank), free-form numbers, a range, one ref as a string, a blank
+    '{"explanation": "mock", "answer": "4.3", "answer_value": "4.3", "ref_id": ["patterson2021"]}',
+    '{"answer_value": 4.3, "ref_id": "patterson2021"}',
+    '{"answer_value": [80, 90], "ref_id": ["a"], "is_blank": false}',
+    '{"explanation": "none", "answer": "is_blank", "answer_value": "is_blank", "ref_id": [], "is_blank": true}',
+])
+def test_replies_the_answer_reader_accepts_pass_the_schema(text):
+    assert reply_problem(text) is None
 
 
 def test_replay_fails_fast_on_any_miss(tmp_path, fake):

@@ -4,7 +4,7 @@ import json
 import litellm
 import pytest
 
-from pipeline.answer.llm import CacheMiss, LLMGateway, LLMRequest
+from pipeline.llm.gateway import CacheMiss, LLMGateway, LLMRequest
 from pipeline.answer.llm_answer import AnswerSettings, answer_with_llm, build_messages, parse_answer
 from pipeline.answer.normalise import normalise_value
 

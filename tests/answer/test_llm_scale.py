@@ -14,10 +14,11 @@ import pandas as pd
 import pytest
 
 from pipeline.answer.failures import FailureRateExceeded, check_failure_rate
-from pipeline.answer.limits import SharedBuckets
-from pipeline.answer.llm import LLMGateway, LLMRequest, SpendCapReached, parse_retry_after
+from pipeline.llm.limits import SharedBuckets
+from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
+from pipeline.llm.retries import parse_retry_after
 from pipeline.answer.run import FatalLLMError, answer_split
-from pipeline.answer.standin import StandIn, StandInConfig, request_key
+from pipeline.llm.standin import StandIn, StandInConfig, request_key
 
 DOCS = ["khan2025", "patterson2021", "strubell2019"]
 
@@ -98,7 +99,7 @@ def test_identical_requests_in_flight_are_made_once_within_a_process(tmp_path, s
 
 CHILD = """
 import sys, json
-from pipeline.answer.llm import LLMGateway, LLMRequest
+from pipeline.llm.gateway import LLMGateway, LLMRequest
 from concurrent.futures import ThreadPoolExecutor
 gw = LLMGateway(sys.argv[1], api_base=sys.argv[2], concurrency=8, timeout_s=10)
 reqs = [LLMRequest("openai/standin", [{"role": "user", "content": f"shared {i}"}], {}) for i in range(8)]
@@ -236,7 +237,7 @@ def test_answer_command_over_the_failure_rate_exits_nonzero_without_outputs_then
     """What Snakemake runs: `python -m pipeline answer` exits non-zero with one line and writes no
     output (so the next run redoes the job); the rerun sends only the calls that failed."""
     from pipeline.cli import main
-    from pipeline.provenance import atomic_write_jsonl
+    from pipeline.io import atomic_write_jsonl
 
     questions, retrieval = inputs(10)
     questions.to_csv(tmp_path / "q.csv", index=False)

@@ -6,8 +6,8 @@ import json
 import pandas as pd
 import pytest
 
-from pipeline.answer.llm import LLMGateway
-from pipeline.answer.local_server import LocalServer, assemble_model
+from pipeline.llm.gateway import LLMGateway
+from pipeline.llm.local_server import LocalServer, assemble_model
 from pipeline.answer.run import answer_split
 
 pytestmark = pytest.mark.local_llm

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from dag_runner import command, environment
-from pipeline.answer.preflight import preflight
+from pipeline.llm.preflight import preflight
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
 

@@ -34,7 +34,7 @@ def test_order_preserved_with_length_sorting(onnx_encoder, sentences):
 def test_count_tokens_matches_tokenizer(onnx_encoder, sentences):
     from tokenizers import Tokenizer
 
-    from pipeline.embed.backends import minilm_path
+    from pipeline.embed.base import minilm_path
 
     tok = Tokenizer.from_file(str(minilm_path() / "tokenizer.json"))
     tok.no_truncation()
@@ -75,7 +75,7 @@ def test_bad_backend_raises():
 
 
 def test_length_sorted_batches_caps_padded_tokens():
-    from pipeline.embed.backends import length_sorted_batches
+    from pipeline.embed.base import length_sorted_batches
 
     lengths = [5, 300, 7, 6, 250, 8]
     batches = [list(b) for b in length_sorted_batches(lengths, batch_size=3, max_batch_tokens=520)]

@@ -4,7 +4,7 @@ import pandas as pd
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
 from pipeline.datasets.wattbot import parse_ref_ids
-from pipeline.embed.encoder_bench import paired_interval, recall_docs, render
+from pipeline.bench_encoder import paired_interval, recall_docs, render
 from pipeline.workflow import doc_ids, split_source
 
 

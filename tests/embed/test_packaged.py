@@ -11,7 +11,7 @@ from pipeline.bench import encoder_costs
 from pipeline.config import OVERLAY_CONFIGS, ConfigError, index_slice, load_config, retrieval_slice, validate
 from pipeline.datasets.paths import REPO
 from pipeline.embed import make_encoder
-from pipeline.embed.backends import minilm_path
+from pipeline.embed.base import minilm_path
 from pipeline.embed.packaged import assemble_from_parts, zip_parts
 
 

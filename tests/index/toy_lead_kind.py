@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from pipeline.indexes.registry import IndexKind, register
+from pipeline.index_kinds import IndexKind, register
 
 LEAD_SENTENCES = 5
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pipeline.answer.llm import LLMGateway, LLMResult
+from pipeline.llm.gateway import LLMGateway, LLMResult
 from pipeline.datasets.paths import wattbot_dir
 from pipeline.parse.payload import load_payload
 from pipeline.retrieve.planner import (LLMPlanner, OfflinePlanner, make_planner, mine_acronyms,

@@ -80,7 +80,7 @@ def test_planned_queries_rerank_and_context(built_indexes):
 
 
 def test_llm_planner_through_the_gateway(built_indexes, tmp_path):
-    from pipeline.answer.llm import LLMGateway
+    from pipeline.llm.gateway import LLMGateway
 
     p = params(index="bm25")
     p["retrieval"]["planner"] = {"kind": "llm", "n": 3, "model": "openai/mock",

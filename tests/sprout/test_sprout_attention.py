@@ -16,7 +16,7 @@ from pipeline.sprout.speed import merge_order
 def eager_minilm():
     from transformers import AutoModel
 
-    from pipeline.embed.backends import minilm_path
+    from pipeline.embed.base import minilm_path
 
     return AutoModel.from_pretrained(str(minilm_path()), local_files_only=True, attn_implementation="eager").eval()
 

@@ -264,7 +264,7 @@ class StandIn:
 
 def serve(params: dict, port_file: str | Path) -> dict:
     """Run a stand-in until it stops by itself; its port goes to ``port_file`` (written atomically)."""
-    from pipeline.provenance import atomic_write_text
+    from pipeline.io import atomic_write_text
 
     standin = StandIn(StandInConfig(**params)).start()
     atomic_write_text(port_file, str(standin.port))

@@ -22,9 +22,10 @@ from pipeline.index.flat import chunk_tree
 from pipeline.index.hier import build_tree_index
 from pipeline.index.store import IndexReader, IndexWriter
 
-from .backends import Encoder, make_encoder
-from .fidelity import fidelity
-from .quantize import QINT8_DIR, QINT8_FILE, build_qint8_model, cpu_flags, has_int8_dot
+from pipeline.embed.base import Encoder
+from pipeline.embed.factory import make_encoder
+from pipeline.embed.fidelity import fidelity
+from pipeline.embed.quantize import QINT8_DIR, QINT8_FILE, build_qint8_model, cpu_flags, has_int8_dot
 
 REPORT = Path("bench") / "encoder.json"  # written by pipeline.report.bench_doc.save_bench
 #: label -> backend config over the run's `embedding` (the packaged file is the current default)

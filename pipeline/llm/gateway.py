@@ -1,5 +1,11 @@
 """The one gateway for LLM calls: litellm underneath, our own on-disk cache on top.
 
+This module orchestrates; each job has its own module: :mod:`pipeline.llm.cache` (the keyed
+store and its leases), :mod:`pipeline.llm.flight` (single flight), :mod:`pipeline.llm.limits`
+(rate limits, concurrency, spend), :mod:`pipeline.llm.retries` (the call, error classes,
+backoff), :mod:`pipeline.llm.local_server` (llama.cpp) and :mod:`pipeline.llm.replies` (JSON
+replies: extraction, repair, schema checks).
+
 Every request is keyed by a hash of its full content (model, messages, parameters, seed,
 sample index) and stored in SQLite, so a rerun makes zero calls and a run can be replayed
 offline. Modes: ``live`` (cache, then call), ``record`` (always call; the first stored
@@ -19,33 +25,30 @@ requests in flight are made once: inside a process the first caller leads and th
 for its stored reply; across processes a lease row in the cache marks a request in flight and
 other processes wait for it (a lease whose process died is taken over). Provider limits
 (requests/tokens per minute) are token buckets shared by threads and processes
-(:mod:`pipeline.answer.limits`). A 429's ``Retry-After`` is honoured before the exponential
+(:mod:`pipeline.llm.limits`). A 429's ``Retry-After`` is honoured before the exponential
 backoff with jitter. Authentication, permission, unknown-model and bad-request errors are
 not retried: the result comes back ``fatal`` and the answering job fails.
 
 Models named ``local/<name>`` are served on 127.0.0.1 by llama-cpp-python (see
-:mod:`pipeline.answer.local_server`), started on the first cache miss and stopped on close.
+:mod:`pipeline.llm.local_server`), started on the first cache miss and stopped on close.
 """
 from __future__ import annotations
 
 import contextlib
-import email.utils
-import json
-import logging
 import os
 import queue
-import random
 import socket
-import sqlite3
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from pipeline.answer.limits import ModelLimits, SharedBuckets, model_limits
-from pipeline.provenance import stable_hash
-from pipeline.specs import CACHE_JOURNALS as JOURNALS, LLM_MODES as MODES, LLMSpec
+from pipeline.llm import retries
+from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
+from pipeline.llm.flight import claim_lease, single_flight
+from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits
+from pipeline.specs import LLM_MODES as MODES, LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
@@ -59,153 +62,6 @@ class CacheMiss(ValueError):
 
 class SpendCapReached(ValueError):
     """``llm.max_cost_usd`` is spent: no further call goes out (the cache keeps every reply)."""
-
-
-@dataclass
-class LLMResult:
-    text: str
-    ok: bool
-    error: str = ""
-    cached: bool = False
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    cost_usd: float | None = None
-    attempts: int = 0
-    fatal: bool = False   # a non-retryable error (auth, permission, unknown model, bad request)
-
-
-@dataclass
-class LLMRequest:
-    model: str
-    messages: list[dict]
-    params: dict = field(default_factory=dict)
-    seed: int | None = None
-    sample: int = 0
-
-    def key(self) -> str:
-        return stable_hash(asdict(self))
-
-
-class LLMCache:
-    """Append-only SQLite table request-hash -> result, plus the leases of requests in flight.
-
-    Crash-safe: ``synchronous=FULL`` and one transaction per insert, so a SIGKILL loses at most
-    the calls in flight, never a stored one; rows are only inserted (``INSERT OR IGNORE``),
-    never updated or deleted, so the first stored answer wins. One connection per thread (the
-    sqlite3 module's connections are not for concurrent use). ``journal='wal'`` on local disks;
-    ``'nfs'``: rollback journal and every write under an ``fcntl`` lock on ``<path>.lock``
-    (WAL's shared memory does not work across NFS clients)."""
-
-    def __init__(self, path: str | Path, journal: str = "wal"):
-        if journal not in JOURNALS:
-            raise ValueError(f"llm.cache_journal: '{journal}' is not one of {JOURNALS}")
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.path, self.journal = str(path), journal
-        self.local = threading.local()
-        self.conns: list[sqlite3.Connection] = []
-        self.conns_lock = threading.Lock()
-        with self._write() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, request TEXT, result TEXT)")
-            db.execute("CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, owner TEXT, expires REAL)")
-
-    @property
-    def db(self) -> sqlite3.Connection:
-        con = getattr(self.local, "con", None)
-        if con is None:
-            con = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-            con.execute(f"PRAGMA journal_mode={'WAL' if self.journal == 'wal' else 'DELETE'}")
-            con.execute("PRAGMA synchronous=FULL")
-            self.local.con = con
-            with self.conns_lock:
-                self.conns.append(con)
-        return con
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE``), under the lock file in NFS mode."""
-        lock = None
-        if self.journal == "nfs":
-            import fcntl
-
-            lock = open(self.path + ".lock", "a")
-            fcntl.lockf(lock, fcntl.LOCK_EX)
-        db = self.db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-        finally:
-            if lock is not None:
-                lock.close()
-
-    def get(self, key: str) -> LLMResult | None:
-        row = self.db.execute("SELECT result FROM calls WHERE key = ?", (key,)).fetchone()
-        return LLMResult(**{**json.loads(row[0]), "cached": True}) if row else None
-
-    def put(self, key: str, request: LLMRequest, result: LLMResult) -> None:
-        row = (key, json.dumps(asdict(request), sort_keys=True), json.dumps({**asdict(result), "cached": False},
-                                                                            sort_keys=True))
-        with self._write() as db:
-            db.execute("INSERT OR IGNORE INTO calls VALUES (?, ?, ?)", row)
-            db.execute("DELETE FROM leases WHERE key = ?", (key,))
-
-    def claim(self, key: str, owner: str, ttl_s: float) -> str:
-        """``'hit'`` (stored already), ``'mine'`` (this caller makes the call) or ``'busy'``
-        (another live process has it in flight: wait and ask again)."""
-        now = time.time()
-        with self._write() as db:
-            if db.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone():
-                return "hit"
-            row = db.execute("SELECT owner, expires FROM leases WHERE key = ?", (key,)).fetchone()
-            if row and row[0] != owner and row[1] > now and _owner_alive(row[0]):
-                return "busy"
-            db.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?)", (key, owner, now + ttl_s))
-            return "mine"
-
-    def release(self, key: str, owner: str) -> None:
-        with self._write() as db:
-            db.execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, owner))
-
-    def __len__(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
-
-    def close(self) -> None:
-        with self.conns_lock:
-            for con in self.conns:
-                con.close()
-            self.conns.clear()
-        self.local = threading.local()
-
-
-def _owner_alive(owner: str) -> bool:
-    """A lease's process (``host:pid``) is alive; on another host it is presumed so until it expires."""
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, ValueError):
-        return True
-    return True
-
-
-class _Flight:
-    """One request in flight inside this process: followers wait for the leader's result."""
-
-    def __init__(self):
-        self.done = threading.Event()
-        self.result: LLMResult | None = None
-
-
-_FLIGHTS: dict[tuple[str, str], _Flight] = {}
-_FLIGHTS_LOCK = threading.Lock()
 
 
 @dataclass
@@ -297,40 +153,16 @@ class LLMGateway:
             if self.mode == "replay":
                 raise CacheMiss(f"llm replay: no cached response for model={request.model} key={key} "
                                 f"(run once with llm.mode: live to record it)")
-        flight_key = (self.cache.path, key)
-        with _FLIGHTS_LOCK:
-            flight = _FLIGHTS.get(flight_key)
-            leader = flight is None
-            if leader:
-                flight = _FLIGHTS[flight_key] = _Flight()
-        if not leader:  # the same request is in flight in this process: its reply is ours
-            self._count(waited_for_peer=1)
-            flight.done.wait()
-            return self.cache.get(key) or flight.result
-        try:
-            flight.result = self._lead(request, key, validate or _not_empty)
-        finally:
-            with _FLIGHTS_LOCK:
-                _FLIGHTS.pop(flight_key, None)
-            flight.done.set()
-        return flight.result
+        return single_flight((self.cache.path, key), lambda: self._lead(request, key, validate or retries.not_empty),
+                             lambda: self._count(waited_for_peer=1), lambda result: self.cache.get(key) or result)
 
     def _lead(self, request: LLMRequest, key: str, validate: Callable[[str], str | None]) -> LLMResult:
         """Claim the request across processes (a lease row), call, store, release."""
         if self.mode == "record":
             return self._call_and_store(request, key, validate)
         ttl = (self.timeout_s + self.max_backoff_s) * (self.max_retries + 1) + 60
-        waited = False
-        while True:
-            state = self.cache.claim(key, self.owner, ttl)
-            if state == "hit":
-                return self.cache.get(key)
-            if state == "mine":
-                break
-            if not waited:
-                self._count(waited_for_peer=1)
-                waited = True
-            time.sleep(0.1)
+        if not claim_lease(self.cache, key, self.owner, ttl, lambda: self._count(waited_for_peer=1)):
+            return self.cache.get(key)
         try:
             result = self._call_and_store(request, key, validate)
         except BaseException:
@@ -389,7 +221,7 @@ class LLMGateway:
                              f"(have {sorted(self.local)})")
         with self.servers_lock:
             if name not in self.servers:  # one process per call in flight (each answers one request at a time)
-                from pipeline.answer.local_server import LocalServer
+                from pipeline.llm.local_server import LocalServer
 
                 log = Path(self.local[name]["gguf"]).with_suffix(".server.log")
                 pool = [LocalServer(name, self.local[name], log if i == 0 else log.with_suffix(f".{i}.log"))
@@ -440,8 +272,8 @@ class LLMGateway:
                     self.stats.requests += 1
                     self.stats.retries += attempt > 1
                 with self._server_for_call(request.model) as server:
-                    resp = _litellm_completion(model=model, messages=request.messages, timeout=self.timeout_s,
-                                               **kwargs, **server)
+                    resp = retries.litellm_completion(model=model, messages=request.messages,
+                                                      timeout=self.timeout_s, **kwargs, **server)
                 text = resp.choices[0].message.content or ""
                 usage = getattr(resp, "usage", None)
                 try:
@@ -458,94 +290,18 @@ class LLMGateway:
                     return result
                 result.ok, result.error = False, error
             except Exception as exc:  # litellm maps provider errors to its own exception types
-                error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+                error = retries.error_line(exc)
                 text, result = "", None
-                if not _retryable(exc):
+                if not retries.retryable(exc):
                     return LLMResult("", False, error, attempts=attempt, fatal=True)
-                if _status(exc) == 429 or type(exc).__name__ == "RateLimitError":
+                if retries.rate_limited(exc):
                     self._count(rate_limited=1)
-                    retry_after = _retry_after(exc)
+                    retry_after = retries.retry_after(exc)
             if attempt <= self.max_retries:
                 if retry_after is not None:  # the provider said when: wait that long (capped), then go
                     self._count(retry_after_honoured=1)
-                    time.sleep(min(self.max_backoff_s, retry_after * random.uniform(1.0, 1.1) + random.uniform(0, 0.05)))
-                else:  # exponential backoff with full jitter (threads that failed together spread out)
-                    time.sleep(random.uniform(0.5, 1.0) * min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1)))
+                time.sleep(retries.backoff_s(attempt, self.backoff_s, self.max_backoff_s, retry_after))
         if result is not None:  # a reply that stayed malformed: the model's words, with the reason
             return result
         return LLMResult("", False, error, attempts=self.max_retries + 1)
 
-
-def estimate_tokens(request: LLMRequest) -> int:
-    """Tokens a request spends against a tokens-per-minute budget, before the call: prompt
-    characters / 4 plus the completion allowance (``max_tokens``, else 512)."""
-    chars = sum(len(str(m.get("content", ""))) for m in request.messages)
-    return chars // 4 + int(request.params.get("max_tokens") or 512)
-
-
-def _litellm_completion(**kwargs):
-    """The one place a request leaves the process (tests replace it with a script)."""
-    import litellm
-
-    litellm.suppress_debug_info = True  # else every unpriced model prints litellm's provider list to stdout
-    logging.getLogger("LiteLLM").setLevel(logging.WARNING)  # two INFO lines per call would flood the job logs
-    return litellm.completion(**kwargs)
-
-
-def _not_empty(text: str) -> str | None:
-    return None if text.strip() else "empty response"
-
-
-def _status(exc: Exception) -> int | None:
-    status = getattr(exc, "status_code", None)
-    return status if isinstance(status, int) else None
-
-
-# Errors that another attempt cannot fix: the job fails (after storing every reply it got).
-FATAL = {"AuthenticationError", "PermissionDeniedError", "NotFoundError", "BadRequestError",
-         "UnprocessableEntityError", "ContextWindowExceededError", "ContentPolicyViolationError",
-         "UnsupportedParamsError", "InvalidRequestError"}
-FATAL_WORDS = ("api key", "api_key", "credentials", "llm provider not provided", "model not found",
-               "does not exist", "unknown model")
-
-
-def _retryable(exc: Exception) -> bool:
-    """Rate limits, timeouts, connection problems and 5xx are retried; authentication, permission,
-    unknown-model and bad-request errors are not (a missing key is one, whatever type litellm
-    wraps it in)."""
-    name = type(exc).__name__
-    if name in FATAL or any(w in str(exc).lower() for w in FATAL_WORDS):
-        return False
-    status = _status(exc)
-    if status is not None:
-        return status == 429 or status >= 500 or status == 408
-    return name in {"Timeout", "APIConnectionError", "RateLimitError", "ServiceUnavailableError",
-                    "InternalServerError", "APIError", "TimeoutError", "ConnectionError",
-                    "APITimeoutError", "BadGatewayError", "JSONDecodeError"}
-
-
-def _retry_after(exc: Exception) -> float | None:
-    """Seconds a 429 asks to wait: its ``Retry-After`` header, in seconds or as an HTTP date."""
-    headers = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None)
-    value = None
-    if headers is not None:
-        try:
-            value = headers.get("retry-after") or headers.get("Retry-After")
-        except AttributeError:
-            value = None
-    return parse_retry_after(value)
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    if not value:
-        return None
-    value = str(value).strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))

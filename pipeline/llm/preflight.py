@@ -9,7 +9,7 @@ mocked variants (``params.mock_response``); ``local/<name>`` models need their s
 """
 from __future__ import annotations
 
-from pipeline.answer.llm import LOCAL_PREFIX
+from pipeline.llm.gateway import LOCAL_PREFIX
 from pipeline.config import ConfigError
 
 

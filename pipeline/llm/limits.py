@@ -14,6 +14,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pipeline.specs import AnswerSpec, as_answer_spec
+
+if TYPE_CHECKING:
+    from pipeline.llm.cache import LLMRequest
 
 BURST_S = 10.0
 
@@ -31,6 +37,27 @@ def model_settings(llm_cfg: dict, model: str) -> dict:
     return {**llm_cfg, **((llm_cfg.get("per_model") or {}).get(model) or {})}
 
 
+def variant_model(variant: AnswerSpec | dict, default_model: str | None = None) -> str:
+    """The model an LLM variant calls: its ``model``, else ``llm.model``."""
+    model = as_answer_spec(variant).resolved_model(default_model)
+    if not model:
+        raise ValueError("config key 'answering.<variant>.model': required when backend is llm (or set llm.model)")
+    return model
+
+
+def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: AnswerSpec | dict) -> dict:
+    """The gateway config of one answering job: the computed slice plus the execution-only
+    settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency."""
+    cfg = {**llm, **execution}
+    if in_flight and as_answer_spec(variant).backend == "llm":
+        model = variant_model(variant, cfg.get("model"))
+        per_model = dict(cfg.get("per_model") or {})
+        per_model[model] = {**per_model.get(model, {}),
+                            "concurrency": min(in_flight, model_limits(cfg, model).concurrency)}
+        cfg["per_model"] = per_model
+    return cfg
+
+
 def model_limits(llm_cfg: dict, model: str) -> ModelLimits:
     """``llm.concurrency`` / ``llm.requests_per_minute`` / ``llm.tokens_per_minute``, overridden per
     model by ``llm.per_model.<model>``. A ``local/<name>`` model's concurrency is its number of
@@ -41,6 +68,13 @@ def model_limits(llm_cfg: dict, model: str) -> ModelLimits:
     if model.startswith("local/"):  # one server process per call in flight: only per_model sets it (default 1)
         concurrency = ((llm_cfg.get("per_model") or {}).get(model) or {}).get("concurrency", 1)
     return ModelLimits(int(concurrency), merged.get("requests_per_minute"), merged.get("tokens_per_minute"))
+
+
+def estimate_tokens(request: "LLMRequest") -> int:
+    """Tokens a request spends against a tokens-per-minute budget, before the call: prompt
+    characters / 4 plus the completion allowance (``max_tokens``, else 512)."""
+    chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+    return chars // 4 + int(request.params.get("max_tokens") or 512)
 
 
 class SharedBuckets:

@@ -1,0 +1,46 @@
+"""Atomic writes and JSONL I/O: what every stage writes its outputs with.
+
+Outputs are written to a temp file in the same folder, then renamed, so a reader (or a rerun
+after a kill) never sees half a file; JSON is written with sorted keys so reruns are
+byte-identical. Provenance manifests (:mod:`pipeline.provenance`) are written through it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write to a temp file in the same folder, then rename: readers never see half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | Path, obj) -> None:
+    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n")
+
+
+def atomic_write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
+    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows))
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]

@@ -1,0 +1,34 @@
+"""The floors of ``pipeline/``: which package may import which (tests/test_layers.py checks it).
+
+A module may import from its own floor and the floors below, never from a floor above: the
+shared services (data model, I/O, config, the LLM gateway, encoders, ranking) know no stage,
+each stage knows only the stages before it, and the drivers (CLI, workflow, benchmarks) sit
+on top. Within a floor, packages may import each other as long as no circle forms.
+
+To place a new package, add its name to a floor; a name here whose package does not exist
+(yet) is ignored, so the map can name a floor before the code lands.
+"""
+from __future__ import annotations
+
+FLOORS: tuple[tuple[str, ...], ...] = (
+    # shared services: no stage, no driver
+    ("io", "provenance", "tree", "config", "config_schema", "specs", "schemas", "layers", "llm", "embed", "ranking",
+     "index_kinds"),
+    ("datasets",),
+    ("parse",),
+    ("index", "sprout", "indexes"),   # indexes: the kind modules (registered in index_kinds, loaded by it)
+    ("retrieve",),
+    ("answer",),
+    ("score",),
+    ("report",),
+    # drivers
+    ("cli", "__main__", "workflow", "bench", "bench_llm", "bench_encoder", "estimate", "rules"),
+)
+
+
+def floor_of(unit: str) -> int | None:
+    """The floor of a top-level package or module of ``pipeline`` (None: not in the map)."""
+    for level, names in enumerate(FLOORS):
+        if unit in names:
+            return level
+    return None

@@ -1,0 +1,157 @@
+"""The LLM reply cache: an append-only SQLite table request-hash -> result, plus leases.
+
+Every request is keyed by a hash of its full content (model, messages, parameters, seed,
+sample index), so a rerun makes zero calls and a run can be replayed offline. The key is
+``stable_hash(asdict(request))``: changing :class:`LLMRequest`'s fields or that hash re-buys
+every stored call (``tests/llm/test_cache_key.py`` pins it).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from pipeline.provenance import stable_hash
+from pipeline.specs import CACHE_JOURNALS as JOURNALS  # the config schema's list
+
+
+@dataclass
+class LLMResult:
+    text: str
+    ok: bool
+    error: str = ""
+    cached: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float | None = None
+    attempts: int = 0
+    fatal: bool = False   # a non-retryable error (auth, permission, unknown model, bad request)
+
+
+@dataclass
+class LLMRequest:
+    model: str
+    messages: list[dict]
+    params: dict = field(default_factory=dict)
+    seed: int | None = None
+    sample: int = 0
+
+    def key(self) -> str:
+        return stable_hash(asdict(self))
+
+
+class LLMCache:
+    """Append-only SQLite table request-hash -> result, plus the leases of requests in flight.
+
+    Crash-safe: ``synchronous=FULL`` and one transaction per insert, so a SIGKILL loses at most
+    the calls in flight, never a stored one; rows are only inserted (``INSERT OR IGNORE``),
+    never updated or deleted, so the first stored answer wins. One connection per thread (the
+    sqlite3 module's connections are not for concurrent use). ``journal='wal'`` on local disks;
+    ``'nfs'``: rollback journal and every write under an ``fcntl`` lock on ``<path>.lock``
+    (WAL's shared memory does not work across NFS clients)."""
+
+    def __init__(self, path: str | Path, journal: str = "wal"):
+        if journal not in JOURNALS:
+            raise ValueError(f"llm.cache_journal: '{journal}' is not one of {JOURNALS}")
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.journal = str(path), journal
+        self.local = threading.local()
+        self.conns: list[sqlite3.Connection] = []
+        self.conns_lock = threading.Lock()
+        with self._write() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, request TEXT, result TEXT)")
+            db.execute("CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, owner TEXT, expires REAL)")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        con = getattr(self.local, "con", None)
+        if con is None:
+            con = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+            con.execute(f"PRAGMA journal_mode={'WAL' if self.journal == 'wal' else 'DELETE'}")
+            con.execute("PRAGMA synchronous=FULL")
+            self.local.con = con
+            with self.conns_lock:
+                self.conns.append(con)
+        return con
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``), under the lock file in NFS mode."""
+        lock = None
+        if self.journal == "nfs":
+            import fcntl
+
+            lock = open(self.path + ".lock", "a")
+            fcntl.lockf(lock, fcntl.LOCK_EX)
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        finally:
+            if lock is not None:
+                lock.close()
+
+    def get(self, key: str) -> LLMResult | None:
+        row = self.db.execute("SELECT result FROM calls WHERE key = ?", (key,)).fetchone()
+        return LLMResult(**{**json.loads(row[0]), "cached": True}) if row else None
+
+    def put(self, key: str, request: LLMRequest, result: LLMResult) -> None:
+        row = (key, json.dumps(asdict(request), sort_keys=True), json.dumps({**asdict(result), "cached": False},
+                                                                            sort_keys=True))
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO calls VALUES (?, ?, ?)", row)
+            db.execute("DELETE FROM leases WHERE key = ?", (key,))
+
+    def claim(self, key: str, owner: str, ttl_s: float) -> str:
+        """``'hit'`` (stored already), ``'mine'`` (this caller makes the call) or ``'busy'``
+        (another live process has it in flight: wait and ask again)."""
+        now = time.time()
+        with self._write() as db:
+            if db.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone():
+                return "hit"
+            row = db.execute("SELECT owner, expires FROM leases WHERE key = ?", (key,)).fetchone()
+            if row and row[0] != owner and row[1] > now and _owner_alive(row[0]):
+                return "busy"
+            db.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?)", (key, owner, now + ttl_s))
+            return "mine"
+
+    def release(self, key: str, owner: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, owner))
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    def close(self) -> None:
+        with self.conns_lock:
+            for con in self.conns:
+                con.close()
+            self.conns.clear()
+        self.local = threading.local()
+
+
+def _owner_alive(owner: str) -> bool:
+    """A lease's process (``host:pid``) is alive; on another host it is presumed so until it expires."""
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, ValueError):
+        return True
+    return True
