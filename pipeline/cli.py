@@ -111,7 +111,10 @@ def cmd_answer(a) -> None:
         check_failure_rate(answers, llm_cfg, spec)  # raises before any output is written
     atomic_write_jsonl(a.out, answers)
     if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
+        from pipeline.answer.llm_answer import telemetry_summary
+
         atomic_write_jsonl(f"{a.out}.telemetry.jsonl", telemetry)
+        log.info("LLM telemetry: %s", json.dumps(telemetry_summary(telemetry)))
     write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     failures = [r["id"] for r in answers if r.get("failure")]
     write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures)
@@ -230,6 +233,14 @@ def cmd_readme(a) -> None:
 
     changed = fill_docs(Path(a.repo), Path(a.reports))
     print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
+
+
+def cmd_time_table(a) -> None:
+    from pipeline.report.time_table import PAGE, TABLE, write_time_table
+
+    table = write_time_table(Path(a.root), Path(a.reports))
+    print(table.to_string(index=False) if len(table) else "no benchmark files")
+    print(f"wrote {Path(a.reports) / TABLE} and {Path(a.reports) / PAGE}")
 
 
 def cmd_report_check(a) -> None:
@@ -445,6 +456,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = _verb(sub, "readme", cmd_readme, "fill every generated block of README.md and docs/*.md from reports/")
     s.add_argument("--reports", default="reports", help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
+
+    s = _verb(sub, "time-table", cmd_time_table, "wall and CPU seconds per rule from benchmarks/*.tsv: "
+              "reports/time.telemetry.{csv,png,html} (run telemetry)")
+    s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
+    s.add_argument("--reports", default="reports")
 
     s = _verb(sub, "report-check", cmd_report_check,
               "open reports/index.html in headless Chromium, check it, screenshot it")

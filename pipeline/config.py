@@ -320,7 +320,7 @@ def retrieval_indexes(cfg: dict, variant: str) -> list[str]:
 # hashes) that decide what reruns. The answer rule passes them apart (``--llm-exec``, see
 # ``llm_execution``): a changed concurrency or rate limit reruns nothing.
 EXECUTION_ONLY = {"envvars", "concurrency", "requests_per_minute", "tokens_per_minute", "per_model",
-                  "max_failure_rate", "max_cost_usd", "cache_journal"}
+                  "max_failure_rate", "max_cost_usd", "cache_journal", "malformed_retries"}
 
 
 def llm_execution(cfg: dict) -> dict:

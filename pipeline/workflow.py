@@ -102,6 +102,32 @@ def llm_share(cfg: dict, variant: str, total: int | None) -> int:
     return max(1, min(share, int(total))) if total else share
 
 
+def answer_threads(cfg: dict, variant: str) -> int:
+    """The ``threads:`` of an answering job: the cores its local LLM servers keep busy (servers x
+    ``n_threads``: 2 for the default Gemma), 1 for the extractive backend and hosted models. Snakemake
+    scales it down to ``--cores``; the job fits its servers to what it got (pipeline/cores.py)."""
+    if not uses_llm(cfg, variant):
+        return 1
+    from pipeline.answer.llm_answer import AnswerSettings
+    from pipeline.llm.local_server import local_llm_threads
+
+    llm = cfg.get("llm") or {}
+    return local_llm_threads(llm, AnswerSettings.from_variant(cfg["answering"][variant], llm.get("model")).model)
+
+
+def encoder_threads(cfg: dict) -> int:
+    """The ``threads:`` of an embedding job (index): ``embedding.threads``; the encoder uses at most
+    what Snakemake granted (pipeline/cores.py)."""
+    return int(cfg["embedding"].get("threads", 2))
+
+
+def sprout_threads(cfg: dict) -> int:
+    """The ``threads:`` of the SproutRAG attention and training-pair jobs: ``sprout.threads`` (default 2)."""
+    from pipeline.config import SPROUT_ATTENTION_DEFAULTS
+
+    return int(cfg["sprout"].get("threads", SPROUT_ATTENTION_DEFAULTS["threads"]))
+
+
 def default_llm_api(cfg: dict) -> int:
     """The default total of LLM calls in flight across jobs: the largest share of any variant (so
     by default one LLM job runs at a time, at its full concurrency)."""

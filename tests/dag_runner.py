@@ -42,6 +42,7 @@ def result_files(root: Path) -> dict[str, bytes]:
     out = {}
     for sub in ("results", "reports"):
         for p in sorted((root / sub).rglob("*")):
-            if p.is_file() and not p.name.endswith((".manifest.json", ".telemetry.jsonl", ".telemetry.csv", ".screenshot.png")):
+            if p.is_file() and not p.name.endswith((".manifest.json", ".telemetry.jsonl", ".telemetry.csv",
+                                                    ".telemetry.png", ".telemetry.html", ".screenshot.png")):
                 out[str(p.relative_to(root))] = p.read_bytes()
     return out

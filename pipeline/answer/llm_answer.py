@@ -176,8 +176,29 @@ class AnswerSettings:
 def _call_record(result: LLMResult, attempt: int, sample: int, error: str) -> dict:
     return {"sample": sample, "attempt": attempt, "raw": result.text, "ok": not error, "error": error,
             "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-            "cost_usd": result.cost_usd, "fatal": result.fatal, "telemetry": {"cached": result.cached, "latency_s": result.latency_s,
-                                                       "tries": result.attempts}}
+            "cost_usd": result.cost_usd, "fatal": result.fatal, "telemetry": call_telemetry(result)}
+
+
+def call_telemetry(result: LLMResult) -> dict:
+    """Run-dependent numbers of one call (never in a record): cache hit, latency of its last try,
+    tries, and the generation speed that latency implies (tokens/s; None for a cache hit)."""
+    live = not result.cached and result.latency_s > 0
+    return {"cached": result.cached, "latency_s": result.latency_s, "tries": result.attempts,
+            "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
+            "tok_s": round(result.completion_tokens / result.latency_s, 2) if live else None}
+
+
+def telemetry_summary(rows: list[dict]) -> dict:
+    """One job's LLM telemetry in a line: calls, cache hits, tries, tokens and seconds of the live
+    calls, and generation tokens/s over them (completion tokens / seconds of their last tries)."""
+    live = [r for r in rows if not r.get("cached")]
+    seconds = sum(float(r.get("latency_s") or 0) for r in live)
+    counted = all("completion_tokens" in r for r in live)  # telemetry written before tokens were recorded: unknown
+    completion = sum(int(r.get("completion_tokens") or 0) for r in live) if counted else None
+    return {"calls": len(rows), "cached": len(rows) - len(live), "tries": sum(int(r.get("tries") or 0) for r in live),
+            "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in live) if counted else None,
+            "completion_tokens": completion, "call_s": round(seconds, 1),
+            "tok_s": round(completion / seconds, 1) if seconds and counted else None}
 
 
 def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_unit: str, hits: list[dict],

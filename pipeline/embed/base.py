@@ -15,6 +15,7 @@ from typing import Iterator, Protocol, runtime_checkable
 
 import numpy as np
 
+
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 256  # all-MiniLM's sentence-transformers max_seq_length (tokenizer.json says 128)
 

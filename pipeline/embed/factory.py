@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.cores import job_threads
 from pipeline.specs import EMBED_BACKENDS as BACKENDS  # the config schema's list
 
 from .base import MINILM_MAX_TOKENS, Encoder, WordPieceEncoder
@@ -19,7 +20,7 @@ def make_encoder(cfg: dict[str, Any]) -> Encoder:
     backend = cfg.get("backend", "onnx-int8")
     batch_size = int(cfg.get("batch_size", 64))
     max_tokens = int(cfg.get("max_tokens", MINILM_MAX_TOKENS))
-    threads = int(cfg.get("threads", 2))
+    threads = job_threads(int(cfg.get("threads", 2)))   # at most the Snakemake job's threads
     model = cfg.get("model")
     enc: Encoder
     if backend == "onnx-int8":

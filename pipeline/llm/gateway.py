@@ -47,7 +47,7 @@ from typing import Callable, Iterator
 from pipeline.llm import retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight
-from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits
+from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits, model_settings
 from pipeline.specs import LLM_MODES as MODES, LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
@@ -135,6 +135,12 @@ class LLMGateway:
             if model not in self.slots:
                 self.slots[model] = threading.BoundedSemaphore(max(1, self.limits(model).concurrency))
             return self.slots[model]
+
+    def _malformed_retries(self, model: str) -> int:
+        """Retries of a malformed reply (``llm.malformed_retries``, per model through ``per_model``;
+        default ``max_retries``): a greedy local model mostly repeats its words, so its retries are
+        capped lower than those of transport failures."""
+        return int(model_settings(self.llm_cfg, model).get("malformed_retries", self.max_retries))
 
     def _count(self, **inc) -> None:
         with self.stats_lock:
@@ -262,6 +268,7 @@ class LLMGateway:
     def _call(self, request: LLMRequest, validate: Callable[[str], str | None]) -> LLMResult:
         model, kwargs = self._kwargs(request)
         error, text, result = "", "", None
+        malformed, malformed_limit = 0, self._malformed_retries(request.model)
         for attempt in range(1, self.max_retries + 2):
             self._throttle(request)
             t0 = time.perf_counter()
@@ -289,6 +296,9 @@ class LLMGateway:
                 if not error:
                     return result
                 result.ok, result.error = False, error
+                malformed += 1
+                if malformed > malformed_limit:  # the model's words again would most likely be the same
+                    return result
             except Exception as exc:  # litellm maps provider errors to its own exception types
                 error = retries.error_line(exc)
                 text, result = "", None

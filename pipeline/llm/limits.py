@@ -47,15 +47,22 @@ def variant_model(variant: AnswerSpec | dict, default_model: str | None = None) 
 
 def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: AnswerSpec | dict) -> dict:
     """The gateway config of one answering job: the computed slice plus the execution-only
-    settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency."""
+    settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency, and a
+    local model's servers and their threads fit the job's granted threads (:mod:`pipeline.cores`, :func:`pipeline.llm.local_server.fit_local_servers`)."""
     cfg = {**llm, **execution}
-    if in_flight and as_answer_spec(variant).backend == "llm":
-        model = variant_model(variant, cfg.get("model"))
+    if as_answer_spec(variant).backend != "llm":
+        return cfg
+    from pipeline.cores import granted_threads
+    from pipeline.llm.local_server import fit_local_servers
+
+    model = variant_model(variant, cfg.get("model"))
+    if in_flight:
         per_model = dict(cfg.get("per_model") or {})
         per_model[model] = {**per_model.get(model, {}),
                             "concurrency": min(in_flight, model_limits(cfg, model).concurrency)}
         cfg["per_model"] = per_model
-    return cfg
+    granted = granted_threads()
+    return fit_local_servers(cfg, model, granted) if granted else cfg
 
 
 def model_limits(llm_cfg: dict, model: str) -> ModelLimits:

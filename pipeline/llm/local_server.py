@@ -123,3 +123,35 @@ class LocalServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def local_llm_threads(llm_cfg: dict, model: str) -> int:
+    """Cores a job answering with ``model`` keeps busy: a ``local/<name>`` model runs one llama.cpp
+    server per call in flight (``concurrency``), each with ``n_threads``; a hosted model waits on
+    the network (1)."""
+    from pipeline.llm.limits import model_limits
+
+    if not model.startswith("local/"):
+        return 1
+    local = {**DEFAULTS, **((llm_cfg.get("local") or {}).get(model[len("local/"):]) or {})}
+    return max(1, model_limits(llm_cfg, model).concurrency) * max(1, int(local["n_threads"]))
+
+
+def fit_local_servers(llm_cfg: dict, model: str, threads: int) -> dict:
+    """``llm_cfg`` with a local model's servers fitted to ``threads`` cores: as many servers as its
+    ``concurrency`` asks while each keeps its ``n_threads`` (at least one server), then each server's
+    ``n_threads`` at most its share of the cores. Hosted models are returned unchanged."""
+    from pipeline.llm.limits import model_limits
+
+    if not model.startswith("local/"):
+        return llm_cfg
+    name = model[len("local/"):]
+    local = {**DEFAULTS, **((llm_cfg.get("local") or {}).get(name) or {})}
+    n_threads = max(1, int(local["n_threads"]))
+    servers = max(1, min(model_limits(llm_cfg, model).concurrency, threads // n_threads))
+    per_model = dict(llm_cfg.get("per_model") or {})
+    per_model[model] = {**(per_model.get(model) or {}), "concurrency": servers}
+    local_cfg = dict(llm_cfg.get("local") or {})
+    local_cfg[name] = {**((llm_cfg.get("local") or {}).get(name) or {}),
+                       "n_threads": max(1, min(n_threads, threads // servers))}
+    return {**llm_cfg, "per_model": per_model, "local": local_cfg}

@@ -60,6 +60,7 @@ REGISTRY: dict[str, Renderer] = {
     "llm-bench": Renderer("pipeline.bench_llm:render", "bench/llm.json"),
     "llm-local-servers": Renderer("pipeline.bench_llm:render_local", "bench/llm_local.json"),
     "encoder": Renderer("pipeline.bench_encoder:render", "bench/encoder.json"),
+    "time": Renderer("pipeline.report.time_table:render", "time.telemetry.csv"),
 }
 
 

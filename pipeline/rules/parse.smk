@@ -39,7 +39,7 @@ rule parse_quality:
     log: "logs/parsing/{scope}quality.log"
     benchmark: "benchmarks/parsing/{scope}quality.tsv"
     threads: 2
-    resources: mem_mb=3000, runtime=20
+    resources: mem_mb=3000, runtime=20, cpus=lambda w, threads: threads
     shell: "python -m pipeline parse-quality --pdfs {params.pdfs:q} --manifest data/parse-corpus.csv --scope {params.scope} --jobs {threads} --out {output.quality:q} --errors {output.errors:q} 2>&1 | tee {log}"
 
 

@@ -17,8 +17,8 @@ rule index:
             extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index)
     log: "logs/{dataset}/index/{index}.log"
     benchmark: "benchmarks/{dataset}/index/{index}.tsv"
-    threads: 2
-    resources: mem_mb=4000, runtime=60, encoder=1
+    threads: wf.encoder_threads(CFG)
+    resources: mem_mb=4000, runtime=60, encoder=1, cpus=lambda w, threads: threads
     shell: "python -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} {params.extra} 2>&1 | tee {log}"
 
 
@@ -32,5 +32,5 @@ rule retrieve:
     log: "logs/{dataset}/retrieve/{rv}/{split}.log"
     benchmark: "benchmarks/{dataset}/retrieve/{rv}/{split}.tsv"
     threads: 1
-    resources: mem_mb=2000, runtime=10, encoder=1, llm_api=lambda w: wf.uses_llm_planner(CFG, w.rv)
+    resources: mem_mb=2000, runtime=10, encoder=1, llm_api=lambda w: wf.uses_llm_planner(CFG, w.rv), cpus=lambda w, threads: threads
     shell: "python -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"

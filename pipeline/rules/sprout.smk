@@ -7,8 +7,8 @@ rule sprout_attention:
     params: cfg=wf.sprout_attention_params(CFG), trees=lambda w: wf.trees_arg(CFG, w.dataset)
     log: "logs/{dataset}/sprout_attention.log"
     benchmark: "benchmarks/{dataset}/sprout_attention.tsv"
-    threads: 2
-    resources: mem_mb=6000, runtime=120, encoder=1
+    threads: wf.sprout_threads(CFG)
+    resources: mem_mb=6000, runtime=120, encoder=1, cpus=lambda w, threads: threads
     shell: "python -m pipeline sprout-attention --trees {params.trees:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
 
 
@@ -21,8 +21,8 @@ if CFG["sprout"].get("train"):
             exclude=" ".join(f"--exclude {d}={p}" for d, p in wf.sprout_train_excludes(CFG).items()),
         log: "logs/sprout/train_pairs.log"
         benchmark: "benchmarks/sprout/train_pairs.tsv"
-        threads: 2
-        resources: mem_mb=6000, runtime=60, encoder=1
+        threads: wf.sprout_threads(CFG)
+        resources: mem_mb=6000, runtime=60, encoder=1, cpus=lambda w, threads: threads
         shell: "python -m pipeline sprout-train-pairs --params {params.cfg:q} {params.exclude} --work-dir {wf.SPROUT_DIR}/train_data --out {output:q} 2>&1 | tee {log}"
 
     rule sprout_train:

@@ -49,9 +49,10 @@ rule answer:
     params: cfg=lambda w: wf.answering_params(CFG, w.av)
     log: "logs/wattbot/answer/{av}/{split}.log"
     benchmark: "benchmarks/wattbot/answer/{av}/{split}.tsv"
-    threads: 1
+    threads: lambda w: wf.answer_threads(CFG, w.av)   # a local LLM's servers x n_threads (pipeline/cores.py)
     # llm_api: this job's calls in flight (its model's concurrency, capped by the run's total)
-    resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api"))
+    resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api")),
+               cpus=lambda w, threads: threads
     shell: "python -m pipeline answer --retrieval {input.retrieval:q} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --llm-exec {LLM_EXEC:q} --in-flight {resources.llm_api} --cache-dir {CACHE:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
 
 

@@ -17,6 +17,7 @@ from pipeline.sprout.corpus import load_attention, save_attention
 from pipeline.sprout.heads import load_logits, mutual_scores, softmax, uniform_logits
 from pipeline.sprout.store import write_trees
 from pipeline.tree import DocTree
+from pipeline.cores import job_threads
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ def attention_config(cfg: dict | None) -> dict:
 
 def attention_encoder(cfg: dict) -> AttentionEncoder:
     cfg = attention_config(cfg)
-    return AttentionEncoder(threads=cfg["threads"], kernel=cfg["kernel"])
+    return AttentionEncoder(threads=job_threads(cfg["threads"]), kernel=cfg["kernel"])  # at most the job's threads
 
 
 def window_config(cfg: dict) -> WindowConfig:

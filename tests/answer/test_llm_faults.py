@@ -194,3 +194,20 @@ def test_cache_is_append_only_and_crash_safe(tmp_path):
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     # committed on return: another connection sees the row at once (nothing waits for a close)
     assert db.execute("SELECT COUNT(*) FROM calls").fetchone()[0] == 1
+
+
+def test_malformed_retries_are_capped_per_model(tmp_path, fake):
+    """`llm.per_model.<model>.malformed_retries`: a model that repeats its malformed words gets fewer
+    retries of them than of transport failures (max_retries), which keep theirs."""
+    def capped(server):
+        return LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, backoff_s=0.01, max_retries=3,
+                          timeout_s=5, llm_cfg={"per_model": {"openai/fake": {"malformed_retries": 1}}})
+
+    server = fake([("ok", "no json here")] * 5)
+    gw = capped(server)
+    result = gw.complete(req(), validate=json_problem)
+    assert not result.ok and result.attempts == 2 and len(server.requests) == 2
+    assert gw.cache.get(req().key()).text == "no json here"
+    server = fake([(500, None), (500, None), ("ok", "no json"), ("ok", GOOD)])
+    result = capped(server).complete(req("other"), validate=json_problem)  # 2 transport retries, 1 malformed
+    assert result.ok and result.attempts == 4

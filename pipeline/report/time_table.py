@@ -1,0 +1,236 @@
+"""Where a run's time went: wall and CPU seconds per rule, from Snakemake's benchmark files.
+
+Why a step after Snakemake and not a rule: the ``benchmark:`` TSVs of other jobs are not declared
+outputs a rule could depend on (and a rule reading them would itself be timed). ``make run`` calls
+``python -m pipeline time-table`` after ``snakemake`` (like ``make readme``); it writes
+
+* ``reports/time.telemetry.csv`` - one row per rule: jobs, wall and CPU seconds summed over them,
+  the largest resident memory, and the slowest job;
+* ``reports/time.telemetry.png`` - the same as bars;
+* ``reports/time.telemetry.html`` - a small page with both (index.html is a DAG output and cannot
+  depend on this step's files);
+* ``reports/time-llm.telemetry.csv`` - per LLM answering job: calls, cache hits, tries, prompt and
+  generated tokens, seconds in calls and generation tokens/s, from the answer jobs' telemetry.
+
+Timings differ on every run, so they are run telemetry: the ``.telemetry.`` names keep them out of
+the byte-identical set of ``results/`` and ``reports/`` (tests/dag_runner.py ``result_files``).
+The README's time section (generated block ``time``) is rendered from the CSV.
+
+Rules are recognised by their benchmark path patterns, kept here in one place
+(:data:`BENCHMARK_PATTERNS`; tests check they match the rules' ``benchmark:`` lines). A file no
+pattern matches is counted under ``other``.
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.io import atomic_write_bytes, atomic_write_text
+from pipeline.provenance import write_manifest
+
+BENCHMARK_DIR = "benchmarks"
+# rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
+BENCHMARK_PATTERNS: dict[str, str] = {
+    "index": "benchmarks/{dataset}/index/{index}.tsv",
+    "retrieve": "benchmarks/{dataset}/retrieve/{rv}/{split}.tsv",
+    "sprout_attention": "benchmarks/{dataset}/sprout_attention.tsv",
+    "sprout_train_pairs": "benchmarks/sprout/train_pairs.tsv",
+    "answer": "benchmarks/wattbot/answer/{av}/{split}.tsv",
+    "parse_quality": "benchmarks/parsing/{scope}quality.tsv",
+}
+# The answer jobs' per-call telemetry (pipeline/cli.py cmd_answer writes it beside the answers).
+ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
+TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"
+LLM_TABLE = "time-llm.telemetry.csv"
+COLUMNS = ["rule", "jobs", "wall_s", "cpu_s", "cpu_per_wall", "max_rss_mb", "slowest_job", "slowest_wall_s"]
+
+
+@dataclass(frozen=True)
+class JobTime:
+    """One job's benchmark line: Snakemake's ``s`` (wall), ``cpu_time`` and ``max_rss`` (MB)."""
+    rule: str
+    job: str
+    wall_s: float
+    cpu_s: float
+    max_rss_mb: float
+
+
+def _regex(pattern: str) -> re.Pattern:
+    """A benchmark pattern as a regex over paths relative to the working directory (a wildcard
+    matches what Snakemake's default does: anything, slashes included, e.g. scope ``sample/``)."""
+    parts = re.split(r"(\{\w+\})", pattern)
+    return re.compile("".join(".+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
+
+
+RULE_REGEXES = [(rule, _regex(p)) for rule, p in BENCHMARK_PATTERNS.items()]
+
+
+def rule_of(relpath: str) -> str:
+    """The rule whose benchmark pattern matches ``relpath`` (e.g. ``benchmarks/wattbot/index/hier.tsv``)."""
+    return next((rule for rule, rx in RULE_REGEXES if rx.match(relpath)), "other")
+
+
+def _number(value: str | None) -> float:
+    try:
+        return float(value) if value not in (None, "", "NA", "-") else 0.0
+    except ValueError:
+        return 0.0
+
+
+def read_benchmarks(root: str | Path) -> list[JobTime]:
+    """Every ``benchmarks/**/*.tsv`` under ``root`` (a Snakemake working directory); a file with
+    several lines (``benchmark: repeat(...)``) counts its last one, as the leaderboard does."""
+    root = Path(root)
+    jobs = []
+    for path in sorted((root / BENCHMARK_DIR).rglob("*.tsv")):
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh, delimiter="\t"))
+        if not rows:
+            continue
+        rel = path.relative_to(root).as_posix()
+        last = rows[-1]
+        jobs.append(JobTime(rule_of(rel), rel[len(BENCHMARK_DIR) + 1:-len(".tsv")], _number(last.get("s")),
+                            _number(last.get("cpu_time")), _number(last.get("max_rss"))))
+    return jobs
+
+
+def time_table(jobs: list[JobTime]) -> pd.DataFrame:
+    """Per rule, the slowest first: jobs, summed wall and CPU seconds, CPU/wall (cores kept busy),
+    largest RSS, and the slowest job; a last row ``all`` sums every rule."""
+    if not jobs:
+        return pd.DataFrame(columns=COLUMNS)
+    df = pd.DataFrame([j.__dict__ for j in jobs])
+    rows = []
+    for rule, g in df.groupby("rule", sort=False):
+        slow = g.loc[g["wall_s"].idxmax()]
+        rows.append({"rule": rule, "jobs": len(g), "wall_s": g["wall_s"].sum(), "cpu_s": g["cpu_s"].sum(),
+                     "max_rss_mb": g["max_rss_mb"].max(), "slowest_job": slow["job"], "slowest_wall_s": slow["wall_s"]})
+    out = pd.DataFrame(rows).sort_values(["wall_s", "rule"], ascending=[False, True])
+    slow = df.loc[df["wall_s"].idxmax()]
+    total = {"rule": "all", "jobs": len(df), "wall_s": df["wall_s"].sum(), "cpu_s": df["cpu_s"].sum(),
+             "max_rss_mb": df["max_rss_mb"].max(), "slowest_job": slow["job"], "slowest_wall_s": slow["wall_s"]}
+    out = pd.concat([out, pd.DataFrame([total])], ignore_index=True)
+    out["cpu_per_wall"] = (out["cpu_s"] / out["wall_s"].where(out["wall_s"] > 0)).round(2)
+    for c in ("wall_s", "cpu_s", "slowest_wall_s"):
+        out[c] = out[c].round(1)
+    out["max_rss_mb"] = out["max_rss_mb"].round(0)
+    return out[COLUMNS]
+
+
+def llm_table(root: str | Path) -> pd.DataFrame:
+    """One row per LLM answering job (variant, split) from its telemetry file: what its calls cost."""
+    from pipeline.answer.llm_answer import telemetry_summary
+    from pipeline.io import read_jsonl
+
+    rows = []
+    for path in sorted(Path(root).glob(ANSWER_TELEMETRY)):
+        split = path.name[:-len(".jsonl.telemetry.jsonl")]
+        rows.append({"variant": path.parent.name, "split": split, **telemetry_summary(read_jsonl(path))})
+    return pd.DataFrame(rows)
+
+
+def figure_png(table: pd.DataFrame) -> bytes:
+    """Horizontal bars per rule: wall seconds and CPU seconds summed over its jobs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = table[table["rule"] != "all"].iloc[::-1]
+    fig, ax = plt.subplots(figsize=(7, 0.45 * max(len(t), 2) + 1.2), dpi=110)
+    y = range(len(t))
+    ax.barh([i + 0.2 for i in y], t["wall_s"], height=0.4, label="wall s (summed over jobs)")
+    ax.barh([i - 0.2 for i in y], t["cpu_s"], height=0.4, label="CPU s")
+    ax.set_yticks(list(y), [f"{r} ({n})" for r, n in zip(t["rule"], t["jobs"])])
+    ax.set_xlabel("seconds")
+    ax.set_title("Time per rule (jobs), from benchmarks/*.tsv")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def page_html(table: pd.DataFrame, png: bytes, llm: pd.DataFrame | None = None) -> str:
+    """A self-contained page: the figure inline, the table, and the LLM jobs' table when there is one."""
+    img = base64.b64encode(png).decode()
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>wattbench: time per rule</title></head>"
+            "<body style='font-family:sans-serif;max-width:60em;margin:auto'>"
+            "<h1>Time per rule</h1><p>Wall and CPU seconds summed over each rule's jobs, from Snakemake's "
+            "benchmark files of the last run (jobs run side by side: the sum is not the run's elapsed time). "
+            f"Table: <a href='{TABLE}'>{TABLE}</a>.</p>"
+            f"<img alt='time per rule' src='data:image/png;base64,{img}'>"
+            + table.to_html(index=False, escape=True, na_rep="")
+            + ("" if llm is None or llm.empty else "<h2>LLM answering jobs</h2>" + llm.to_html(index=False, na_rep=""))
+            + "</body></html>\n")
+
+
+def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
+    """Read ``<root>/benchmarks`` and write the table, figure and page into ``reports``."""
+    jobs = read_benchmarks(root)
+    table = time_table(jobs)
+    reports = Path(reports)
+    out = reports / TABLE
+    atomic_write_text(out, table.to_csv(index=False, lineterminator="\n"))
+    write_manifest(out, {"benchmark_patterns": BENCHMARK_PATTERNS}, jobs=len(jobs), **run_commit(root))
+    llm = llm_table(root)
+    atomic_write_text(reports / LLM_TABLE, llm.to_csv(index=False, lineterminator="\n"))
+    if len(table):
+        png = figure_png(table)
+        atomic_write_bytes(reports / FIGURE, png)
+        atomic_write_text(reports / PAGE, page_html(table, png, llm))
+    return table
+
+
+def run_commit(root: str | Path) -> dict:
+    """``{"git_commit": ...}`` of the run the benchmarks come from (its newest result manifest), so the
+    README stamp names the run's commit even when the table is made later; ``{}`` when there is none."""
+    manifests = sorted(Path(root).glob("results/**/*.manifest.json"), key=lambda p: p.stat().st_mtime)
+    for m in reversed(manifests):
+        try:
+            commit = json.loads(m.read_text()).get("git_commit")
+        except (OSError, ValueError):
+            continue
+        if commit:
+            return {"git_commit": commit}
+    return {}
+
+
+def _duration(seconds: float) -> str:
+    m, s = divmod(int(round(seconds)), 60)
+    return f"{m} min {s:02d} s" if m else f"{s} s"
+
+
+def render(reports_dir: Path) -> str:
+    """The README's time section: the rules by summed wall time (``reports/time.telemetry.csv``), then
+    the LLM answering jobs' tokens and tokens/s (``reports/time-llm.telemetry.csv``) when there are any."""
+    t = pd.read_csv(Path(reports_dir) / TABLE, keep_default_na=False)
+    if t.empty:
+        return "*No benchmark files in the last run.*\n"
+    lines = ["| rule | jobs | wall (summed) | CPU | CPU/wall | slowest job |", "|---|---:|---:|---:|---:|---|"]
+    for r in t.itertuples(index=False):
+        name = "**all**" if r.rule == "all" else f"`{html.escape(r.rule)}`"
+        lines.append(f"| {name} | {r.jobs} | {_duration(r.wall_s)} | {_duration(r.cpu_s)} | {r.cpu_per_wall} | "
+                     f"`{r.slowest_job}` ({_duration(r.slowest_wall_s)}) |")
+    lines += ["", "Summed over each rule's jobs from Snakemake's `benchmarks/*.tsv` (rules with a `benchmark:` file); "
+                  "jobs run side by side, so the sum exceeds the run's elapsed time. Figure: "
+                  f"`reports/{FIGURE}`, page: `reports/{PAGE}`."]
+    llm_path = Path(reports_dir) / LLM_TABLE
+    llm = pd.read_csv(llm_path, keep_default_na=False) if llm_path.exists() and llm_path.stat().st_size > 1 else None
+    if llm is not None and not llm.empty:
+        lines += ["", "LLM answering jobs (calls not answered from the cache; tokens/s = generated tokens / seconds of "
+                      "their last tries):", "",
+                  "| job | calls | from cache | tries | prompt tokens | generated tokens | seconds in calls | tokens/s |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| `{r.variant}/{r.split}` | {r.calls} | {r.cached} | {r.tries} | {r.prompt_tokens} | "
+                  f"{r.completion_tokens} | {r.call_s} | {r.tok_s} |" for r in llm.itertuples(index=False)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,133 @@
+"""Jobs use the threads Snakemake granted them: encoders, the attention pass and the llama.cpp
+servers follow the job's grant (OMP_NUM_THREADS, set by Snakemake for every shell job), and the
+heavy rules declare the threads they keep busy, so `--cores 8` on a 2-core machine oversubscribes nothing."""
+import re
+import subprocess
+import sys
+
+import pytest
+
+from pipeline.llm.limits import llm_job_config
+from pipeline.config import load_config
+from pipeline.cores import job_threads, machine_cores
+from pipeline.llm.local_server import fit_local_servers, local_llm_threads
+from pipeline.datasets.paths import REPO, data_root
+from pipeline.workflow import answer_threads, default_llm_api, encoder_threads, llm_share, sprout_threads
+
+GEMMA = "local/gemma3-270m"
+
+
+@pytest.fixture()
+def cfg():
+    return load_config(REPO / "config.yaml")
+
+
+def test_job_threads_at_most_the_grant(monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert job_threads(2) == 2  # outside Snakemake: the config holds
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert job_threads(2) == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "8")
+    assert job_threads(2) == 2  # a larger grant never adds threads the config did not ask for
+    monkeypatch.setenv("OMP_NUM_THREADS", "bogus")
+    assert job_threads(3) == 3
+
+
+def test_rule_threads_come_from_the_config(cfg):
+    assert answer_threads(cfg, "llm-cf") == 2 == answer_threads(cfg, "llm-cf-r1")  # 2 servers x 1 thread
+    assert answer_threads(cfg, "convex-extractive") == 1
+    assert encoder_threads(cfg) == cfg["embedding"]["threads"] == 2
+    assert sprout_threads(cfg) == 2
+    llm = {**cfg["llm"], "local": {"gemma3-270m": {**cfg["llm"]["local"]["gemma3-270m"], "n_threads": 3}}}
+    assert local_llm_threads(llm, GEMMA) == 6
+    assert local_llm_threads(llm, "openai/gpt-4o-mini") == 1
+    # llm-cf and llm-cf-r1 each take the whole llm_api budget: never side by side, so r1 never pays
+    # concurrently for the first attempts it shares with llm-cf (whichever runs second hits the cache)
+    assert llm_share(cfg, "llm-cf", None) == llm_share(cfg, "llm-cf-r1", None) == default_llm_api(cfg)
+    assert machine_cores() >= 1
+
+
+def test_local_servers_fit_the_cores(cfg):
+    llm = cfg["llm"]
+    two = fit_local_servers(llm, GEMMA, 2)
+    assert two["per_model"][GEMMA]["concurrency"] == 2 and two["local"]["gemma3-270m"]["n_threads"] == 1
+    one = fit_local_servers(llm, GEMMA, 1)
+    assert one["per_model"][GEMMA]["concurrency"] == 1 and one["local"]["gemma3-270m"]["n_threads"] == 1
+    assert one["per_model"][GEMMA]["max_failure_rate"] == llm["per_model"][GEMMA]["max_failure_rate"]
+    wide = {**llm, "local": {"gemma3-270m": {**llm["local"]["gemma3-270m"], "n_threads": 2}}}
+    fitted = fit_local_servers(wide, GEMMA, 2)  # one 2-thread server rather than two starved ones
+    assert fitted["per_model"][GEMMA]["concurrency"] == 1 and fitted["local"]["gemma3-270m"]["n_threads"] == 2
+    assert fit_local_servers(llm, "openai/gpt-4o-mini", 1) is llm
+    assert llm["per_model"][GEMMA]["concurrency"] == 2  # the config itself is not changed
+
+
+def test_answer_job_follows_its_grant(cfg, monkeypatch):
+    variant = cfg["answering"]["llm-cf"]
+    llm = {k: v for k, v in cfg["llm"].items() if k != "per_model"}
+    execution = {"mode": "live", "per_model": cfg["llm"]["per_model"]}
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    job = llm_job_config(llm, execution, 2, variant)
+    assert job["per_model"][GEMMA]["concurrency"] == 1 and job["local"]["gemma3-270m"]["n_threads"] == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    job = llm_job_config(llm, execution, 2, variant)
+    assert job["per_model"][GEMMA]["concurrency"] == 2 and job["local"]["gemma3-270m"]["n_threads"] == 1
+
+
+def test_encoder_threads_follow_the_grant(monkeypatch):
+    import pipeline.embed.onnx_minilm as onnx
+
+    seen = {}
+
+    class Recorder:
+        def __init__(self, model_file=None, batch_size=64, max_tokens=256, threads=2):
+            seen["threads"] = threads
+
+    monkeypatch.setattr(onnx, "OnnxMiniLM", Recorder)
+    from pipeline.embed.factory import make_encoder
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    make_encoder({"backend": "onnx-int8", "threads": 2})
+    assert seen["threads"] == 1
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    make_encoder({"backend": "onnx-int8", "threads": 2})
+    assert seen["threads"] == 2
+
+
+def test_attention_threads_follow_the_grant(monkeypatch):
+    import pipeline.sprout.stage as stage
+
+    seen = {}
+    monkeypatch.setattr(stage, "AttentionEncoder", lambda threads, kernel: seen.setdefault("threads", threads))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    stage.attention_encoder({"threads": 2})
+    assert seen["threads"] == 1
+
+
+def _planned(cores: int) -> dict[str, set[tuple[int, int | None]]]:
+    """rule -> the (threads, cpus resource) of its planned jobs, from a dry run of the default grid."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(REPO),
+           "--config", f"data_root={data_root()}", "--cores", str(cores), "-n", "--forceall"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-3000:]
+    planned: dict[str, set[tuple[int, int | None]]] = {}
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", out.stdout + out.stderr):
+        if m := re.match(r"(?:local)?rule (\w+):", block):
+            t = re.search(r"^\s+threads: (\d+)", block, re.M)
+            c = re.search(r"^\s+resources: .*\bcpus=(\d+)", block, re.M)
+            planned.setdefault(m.group(1), set()).add((int(t.group(1)) if t else 1, int(c.group(1)) if c else None))
+    return planned
+
+
+@pytest.mark.slow
+def test_planned_jobs_hold_the_cores_they_use():
+    """`snakemake --cores 8` plans the LLM, embedding and attention jobs with the threads they keep
+    busy (2), each taking as many units of the `cpus` resource (this machine's cores, registered by
+    the Snakefile), so on a 2-core machine no two of them run side by side; `--cores 1` scales them
+    to 1, and the job then fits its encoder/servers to that."""
+    eight = _planned(8)
+    assert eight["answer"] == {(1, 1), (2, 2)}  # extractive 1, local LLM 2 (servers x n_threads)
+    for rule in ("index", "sprout_attention", "sprout_train_pairs"):
+        assert eight[rule] == {(2, 2)}, rule
+    assert eight["retrieve"] == {(1, 1)}
+    one = _planned(1)
+    assert {t for jobs in one.values() for t, _ in jobs} == {1}
