@@ -108,11 +108,11 @@ def answer_threads(cfg: dict, variant: str) -> int:
     scales it down to ``--cores``; the job fits its servers to what it got (pipeline/cores.py)."""
     if not uses_llm(cfg, variant):
         return 1
-    from pipeline.answer.llm_answer import AnswerSettings
+    from pipeline.llm.limits import variant_model
     from pipeline.llm.local_server import local_llm_threads
 
     llm = cfg.get("llm") or {}
-    return local_llm_threads(llm, AnswerSettings.from_variant(cfg["answering"][variant], llm.get("model")).model)
+    return local_llm_threads(llm, variant_model(answer_spec(cfg, variant), llm.get("model")))
 
 
 def encoder_threads(cfg: dict) -> int:
