@@ -1,8 +1,6 @@
 # wattbench: `snakemake --cores 8` runs the whole benchmark; `snakemake -n` previews the DAG.
 # Thin by design: the config is validated once, the rules live in pipeline/rules/, all logic in pipeline/.
-import json
 import os
-import re
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -25,6 +23,7 @@ print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reprodu
 if CFG.get("llm", {}).get("envvars"):
     envvars: *CFG["llm"]["envvars"]
 
+include: "pipeline/rules/common.smk"   # L (pipeline/layout.py: where every file lives), CACHE, SPLITS, SCORE_SPLIT, SUITE
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"
@@ -49,11 +48,17 @@ if "cpus" not in workflow.global_resources:
 
 rule all:
     input:
-        "reports/index.md",
-        "reports/wattbot/leaderboard.csv",
-        "reports/wattbot/submission.csv",
-        "reports/wattbot/retrieval.csv",
-        "reports/index.html",
+        L.reports.index_md,
+        L.reports.leaderboard,
+        L.reports.submission,
+        L.reports.retrieval_table,
+        L.reports.index_html,
         wf.suite_targets(CFG),
         wf.parse_targets(CFG),
         wf.sprout_targets(CFG),
+
+
+# After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
+# telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard.
+onsuccess:
+    wf.after_run(CFG)

@@ -24,12 +24,15 @@ def _json(text: str) -> dict:
     return json.loads(text)
 
 
+def _named(pairs: list[str] | None) -> dict[str, str]:
+    """``NAME=PATH`` arguments (repeatable) as a dict, in the order given."""
+    return dict(p.split("=", 1) for p in pairs or [])
+
+
 def cmd_ingest(a) -> None:
     from pipeline.datasets.ingest import ingest
 
-    splits = dict(s.split("=", 1) for s in a.split)
-    outs = dict(s.split("=", 1) for s in a.out_split)
-    print(json.dumps(ingest(a.metadata, splits, a.metadata_out, outs)))
+    print(json.dumps(ingest(a.metadata, _named(a.split), a.metadata_out, _named(a.out_split))))
 
 
 def cmd_tree(a) -> None:
@@ -92,6 +95,7 @@ def cmd_answer(a) -> None:
     from pipeline.answer.run import answer_split
     from pipeline.answer.submission import submission_frame, write_submission
     from pipeline.io import atomic_write_jsonl, read_jsonl
+    from pipeline.layout import answers_telemetry
     from pipeline.llm.limits import llm_job_config
     from pipeline.provenance import write_manifest
 
@@ -113,7 +117,7 @@ def cmd_answer(a) -> None:
     if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
         from pipeline.answer.llm_answer import telemetry_summary
 
-        atomic_write_jsonl(f"{a.out}.telemetry.jsonl", telemetry)
+        atomic_write_jsonl(answers_telemetry(a.out), telemetry)
         log.info("LLM telemetry: %s", json.dumps(telemetry_summary(telemetry)))
     write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     failures = [r["id"] for r in answers if r.get("failure")]
@@ -142,7 +146,7 @@ def cmd_ensemble(a) -> None:
 
     p = _json(a.params)
     spec = EnsembleSpec.from_dict(p["name"], p["answering"])
-    members = dict(m.split("=", 1) for m in a.member)
+    members = _named(a.member)
     if tuple(members) != spec.members:
         raise ValueError(f"ensemble members given {list(members)}, configured {list(spec.members)}")
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
@@ -219,13 +223,17 @@ def cmd_evaluate(a) -> None:
 def cmd_report(a) -> None:
     from pipeline.report.build import build_reports
 
-    build_reports(_json(a.params), a.scores, a.submissions, a.reports, a.retrieval or (), a.gold)
+    build_reports(_json(a.params), _named(a.scores), _named(a.per_question), _named(a.submissions), a.reports,
+                  _named(a.retrieval), a.gold)
 
 
 def cmd_figures(a) -> None:
+    from pipeline.report.ablation import InputFiles
     from pipeline.report.analysis import build_analysis
 
-    print(json.dumps(build_analysis({**_json(a.params), "gold": a.gold}, a.results, a.reports, a.benchmarks)))
+    files = InputFiles(_named(a.scores), _named(a.per_question), _named(a.answers), _named(a.retrieval),
+                       _named(a.suite), _named(a.index))
+    print(json.dumps(build_analysis({**_json(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)))
 
 
 def cmd_readme(a) -> None:
@@ -268,7 +276,7 @@ def cmd_suite_evaluate(a) -> None:
 def cmd_suite_report(a) -> None:
     from pipeline.report.suite import build_suite_report
 
-    build_suite_report(_json(a.params), a.scores, a.out_dir)
+    build_suite_report(_json(a.params), _named(a.scores), a.reports)
 
 
 def cmd_fetch(a) -> None:
@@ -287,8 +295,7 @@ def cmd_sprout_train_pairs(a) -> None:
     from pipeline.sprout.train import prepare_pairs
 
     p = _json(a.params)
-    exclude = dict(s.split("=", 1) for s in a.exclude)
-    print(json.dumps(prepare_pairs(p["train"], p["attention"], p["root"], exclude, a.work_dir, a.out)))
+    print(json.dumps(prepare_pairs(p["train"], p["attention"], p["root"], _named(a.exclude), a.work_dir, a.out)))
 
 
 def cmd_sprout_train(a) -> None:
@@ -300,7 +307,7 @@ def cmd_sprout_train(a) -> None:
 def cmd_sprout_report(a) -> None:
     from pipeline.report.sprout import build_sprout_report
 
-    build_sprout_report(_json(a.params), a.scores, a.wattbot, a.gold, a.index, a.out_dir)
+    build_sprout_report(_json(a.params), _named(a.scores), _named(a.wattbot), a.gold, a.index, a.reports)
 
 
 def cmd_bench(a) -> None:
@@ -335,7 +342,15 @@ def _verb(sub, name: str, fn, help: str, *required: str) -> argparse.ArgumentPar
     return s
 
 
+def add_named_args(parser: argparse.ArgumentParser, *named: tuple[str, str]) -> None:
+    """Repeatable ``--KIND NAME=PATH`` arguments: the files a report verb reads, each with its name."""
+    for kind, text in named:
+        parser.add_argument(f"--{kind}", action="append", default=[], metavar="NAME=PATH", help=text)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from pipeline.layout import CLAIMS_FILE, reports
+
     ap = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
     ap.add_argument("-v", "--verbose", action="store_true")
     sub = ap.add_subparsers(dest="verb", required=True)
@@ -372,12 +387,14 @@ def build_parser() -> argparse.ArgumentParser:
     _verb(sub, "sprout-train", cmd_sprout_train, "SproutRAG: train the head weights on the cached pairs", "--pairs",
           "--params", "--out")
 
-    s = _verb(sub, "sprout-report", cmd_sprout_report, "SproutRAG: beam-width figure and one document's tree",
-              "--params", "--out-dir")
-    s.add_argument("--scores", nargs="*", default=[])
-    s.add_argument("--wattbot", nargs="*", default=[], help="WattBot retrieval JSONLs (scored split) of the sweep")
+    s = sub.add_parser("sprout-report", help="SproutRAG: beam-width figure and one document's tree")
+    s.add_argument("--params", required=True)
+    add_named_args(s, ("scores", "DATASET:VARIANT=JSON: suite scores of the sweep's variants"),
+                   ("wattbot", "VARIANT=JSONL: WattBot retrieval runs (scored split) of the sweep"))
     s.add_argument("--gold", default=None)
     s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
+    s.add_argument("--reports", required=True)
+    s.set_defaults(fn=cmd_sprout_report)
 
     _verb(sub, "retrieve", cmd_retrieve, "dense retrieval for one split", "--index-dir", "--questions", "--params",
           "--cache-dir", "--out")
@@ -441,31 +458,41 @@ def build_parser() -> argparse.ArgumentParser:
                        ("--out", "scores JSON to write"), ("--per-question", "per-question CSV to write")):
         s.add_argument(flag, required=True, help=text)
 
-    s = _verb(sub, "report", cmd_report, "leaderboard, submissions, figures, reports/index.md", "--params", "--reports")
-    s.add_argument("--scores", nargs="+", required=True)
-    s.add_argument("--submissions", nargs="+", required=True)
-    s.add_argument("--retrieval", nargs="*", help="retrieval JSONLs of the scored split (for retrieval.csv)")
+    s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
+    s.add_argument("--params", required=True)
+    add_named_args(s, ("scores", "VARIANT=JSON: the evaluate stage's scores, per answering variant"),
+                   ("per-question", "VARIANT=CSV: its per-question scores (the score intervals)"),
+                   ("submissions", "VARIANT=CSV: the test split's answers, copied as Kaggle submissions"),
+                   ("retrieval", "VARIANT=JSONL: retrieval runs of the scored split (for retrieval.csv)"))
+    s.add_argument("--reports", required=True)
     s.add_argument("--gold", help="the labelled split's CSV")
 
-    s = _verb(sub, "figures", cmd_figures,
-              "ablations with intervals, attribution, cost, embedding map, reports/index.html", "--params", "--gold")
-    s.add_argument("--results", default="results")
-    s.add_argument("--reports", default="reports")
-    s.add_argument("--benchmarks", default="benchmarks", help="Snakemake benchmark TSVs (wall time, when present)")
+    s = sub.add_parser("figures", help="ablations with intervals, attribution, cost, embedding map, reports/index.html")
+    for flag in ("--params", "--gold"):
+        s.add_argument(flag, required=True)
+    add_named_args(s, ("scores", "VARIANT=JSON per answering variant"), ("per-question", "VARIANT=CSV per answering variant"),
+                   ("answers", "VARIANT=JSONL per answering variant (the scored split)"),
+                   ("retrieval", "VARIANT=JSONL per retrieval variant (the scored split)"),
+                   ("suite", "DATASET:VARIANT=CSV: the retrieval suite's per-query scores"),
+                   ("index", "NAME=SQLITE: the index the embedding map draws"))
+    s.add_argument("--leaderboard", default=None, help="the report rule's leaderboard.csv (the page's table)")
+    s.add_argument("--claims", default=str(CLAIMS_FILE), help="the published claims to measure")
+    s.add_argument("--reports", default=reports.root)
+    s.set_defaults(fn=cmd_figures)
 
-    s = _verb(sub, "readme", cmd_readme, "fill every generated block of README.md and docs/*.md from reports/")
-    s.add_argument("--reports", default="reports", help="the reports folder of the last run")
+    s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
+    s.add_argument("--reports", default=reports.root, help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
 
     s = _verb(sub, "time-table", cmd_time_table, "wall and CPU seconds per rule from benchmarks/*.tsv: "
               "reports/time.telemetry.{csv,png,html} (run telemetry)")
     s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
-    s.add_argument("--reports", default="reports")
+    s.add_argument("--reports", default=reports.root)
 
-    s = _verb(sub, "report-check", cmd_report_check,
-              "open reports/index.html in headless Chromium, check it, screenshot it")
-    s.add_argument("--html", default="reports/index.html", help="the report page to check")
-    s.add_argument("--screenshot", default="reports/index.screenshot.png", help="PNG of the first screen (1400x900)")
+    s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
+    s.add_argument("--html", default=reports.index_html, help="the report page to check")
+    s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
+    s.set_defaults(fn=cmd_report_check)
 
     _verb(sub, "suite-export", cmd_suite_export, "retrieval suite: one benchmark -> trees, queries, projected gold",
           "--params", "--out-dir")
@@ -474,9 +501,11 @@ def build_parser() -> argparse.ArgumentParser:
               "--retrieval", "--gold", "--out", "--per-query")
     s.add_argument("--ks", type=int, nargs="+", default=[1, 3, 5])
 
-    s = _verb(sub, "suite-report", cmd_suite_report, "retrieval suite: metrics.csv, a figure per dataset, index.md",
-              "--params", "--out-dir")
-    s.add_argument("--scores", nargs="+", required=True)
+    s = sub.add_parser("suite-report", help="retrieval suite: metrics.csv, a figure per dataset, index.md")
+    s.add_argument("--params", required=True)
+    add_named_args(s, ("scores", "DATASET:VARIANT=JSON: the suite-evaluate scores of every run"))
+    s.add_argument("--reports", required=True)
+    s.set_defaults(fn=cmd_suite_report)
 
     s = _verb(sub, "fetch", cmd_fetch, "download the WattBot PDFs (needs internet; offline it says so and exits 0)",
               "--metadata", "--out-dir", "--status")
@@ -490,7 +519,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
     s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
     s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
-    s.add_argument("--reports", default="reports",
+    s.add_argument("--reports", default=reports.root,
                    help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local}.json (make readme renders them)")
     s.add_argument("--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison")
     s.add_argument("--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index")

@@ -9,15 +9,15 @@ import re
 import shlex
 from pathlib import Path
 
+from pipeline import layout as L
 from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_embedding, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
 from pipeline.config_schema import spec_defaults
 from pipeline.datasets.wattbot import document_source, load_metadata
 from pipeline.index_kinds import kind_of
-from pipeline.indexes.sprout import SPROUT_DIR, attention_path as sprout_attention_path  # noqa: F401 - the rules use them
 from pipeline.specs import AnswerSpec, BeamSpec, answering_spec
 
-RESULTS = "results/wattbot"
-
+NamedFiles = dict[str, dict[str, str]]  # a report verb's files: argument (kind) -> name -> path
+SPROUT_DIR = L.SPROUT_DIR  # named in rule sprout_train_pairs' shell text (a changed text reruns the rule)
 
 def doc_ids(cfg: dict) -> list[str]:
     """All documents of the metadata, or the configured subset (an unknown id is an error)."""
@@ -151,7 +151,7 @@ def answer_variants(cfg: dict, ensemble: bool) -> str:
 
 
 def ensemble_inputs(cfg: dict, variant: str, split: str) -> list[str]:
-    return [f"{RESULTS}/answers/{m}/{split}.jsonl" for m in answer_spec(cfg, variant).members]
+    return [L.answers(m, split) for m in answer_spec(cfg, variant).members]
 
 
 def ensemble_args(cfg: dict, variant: str, split: str) -> str:
@@ -164,7 +164,11 @@ def ensemble_args(cfg: dict, variant: str, split: str) -> str:
 
 def answer_targets(cfg: dict, split: str) -> list[str]:
     """Answer CSVs of ``split`` for every variant that answers it (LLM variants may be train-only)."""
-    return [f"{RESULTS}/answers/{v}/{split}.csv" for v in sorted(cfg["answering"]) if split in answer_splits(cfg, v)]
+    return [L.answers_csv(v, split) for v in split_variants(cfg, split)]
+
+
+def split_variants(cfg: dict, split: str) -> list[str]:
+    return [v for v in sorted(cfg["answering"]) if split in answer_splits(cfg, v)]
 
 
 def _model_files(cfg: dict, model: str | None) -> list[str]:
@@ -237,9 +241,9 @@ def suite_variants(cfg: dict) -> list[str]:
 
 
 def trees_input(cfg: dict, dataset: str) -> list[str]:
-    if dataset == "wattbot":
-        return [f"{RESULTS}/trees/{d}.json" for d in doc_ids(cfg)]
-    return [f"results/{dataset}/export/trees"]
+    if dataset == L.WATTBOT:
+        return [L.tree(d) for d in doc_ids(cfg)]
+    return [L.export_trees(dataset)]
 
 
 def trees_arg(cfg: dict, dataset: str) -> str:
@@ -248,11 +252,11 @@ def trees_arg(cfg: dict, dataset: str) -> str:
 
 
 def questions_path(dataset: str, split: str) -> str:
-    return f"{RESULTS}/ingest/{split}.csv" if dataset == "wattbot" else f"results/{dataset}/export/{split}.csv"
+    return L.ingest_split(split) if dataset == L.WATTBOT else L.export_split(dataset, split)
 
 
 def suite_targets(cfg: dict) -> list[str]:
-    return ["reports/retrieval/metrics.csv"] if suite_datasets(cfg) and suite_variants(cfg) else []
+    return [L.reports.suite_metrics] if suite_datasets(cfg) and suite_variants(cfg) else []
 
 
 def suite_export_params(cfg: dict, dataset: str) -> str:
@@ -265,6 +269,11 @@ def suite_ks(cfg: dict) -> list[int]:
     return (cfg.get("benchmarks") or spec_defaults("benchmarks"))["ks"]
 
 
+def suite_report_inputs(cfg: dict) -> NamedFiles:
+    """The suite report's scores, named DATASET:VARIANT."""
+    return {"scores": {f"{d}:{rv}": L.suite_scores(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)}}
+
+
 def suite_report_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     return with_hash({"ks": suite_ks(cfg), "datasets": b.get("datasets", {}),
@@ -275,9 +284,7 @@ def suite_report_params(cfg: dict) -> str:
 
 def claims_file() -> str:
     """claims.yaml, an input of the figures rule (a changed claim redraws the claims table)."""
-    from pipeline.report.claims import CLAIMS_FILE
-
-    return str(CLAIMS_FILE)
+    return str(L.CLAIMS_FILE)
 
 
 def ablations_in_other_configs() -> dict[str, list[str]]:
@@ -312,14 +319,50 @@ def figures_params(cfg: dict) -> str:
 
 
 def figure_stems(cfg: dict) -> list[str]:
-    from pipeline.report.analysis import figure_stems as stems
+    from pipeline.report.stems import figure_stems as stems
 
     return stems(json.loads(figures_params(cfg)))
 
 
 def embedding_index_input(cfg: dict) -> list[str]:
     name = cfg["report"].get("embedding_index")
-    return [f"{RESULTS}/index/{name}.sqlite"] if name else []
+    return [L.index(L.WATTBOT, name)] if name else []
+
+
+# --- what the report verbs read: every file by name, declared as the rule's input and passed to the verb ---
+
+def report_inputs(cfg: dict) -> NamedFiles:
+    """The report rule's files: scores of every answering variant, the test submissions, the retrieval runs."""
+    avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
+    tests = split_variants(cfg, "test") if "test" in cfg["wattbot"]["splits"] else []
+    return {"scores": {av: L.scores(av) for av in avs},
+            "per_question": {av: L.per_question(av) for av in avs},
+            "submissions": {av: L.answers_csv(av, "test") for av in tests},
+            "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])}}
+
+
+def figures_inputs(cfg: dict) -> NamedFiles:
+    """The figures rule's files: per answering variant its scores and answers, per retrieval variant its
+    run, the suite's per-query tables (named DATASET:VARIANT) and the index the embedding map draws."""
+    avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
+    name = cfg["report"].get("embedding_index")
+    return {"scores": {av: L.scores(av) for av in avs},
+            "per_question": {av: L.per_question(av) for av in avs},
+            "answers": {av: L.answers(av, split) for av in avs},
+            "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
+            "suite": {f"{d}:{rv}": L.suite_per_query(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)},
+            "index": {name: L.index(L.WATTBOT, name)} if name else {}}
+
+
+def input_lists(files: NamedFiles) -> dict[str, list[str]]:
+    """A rule's named inputs: one list per kind."""
+    return {kind: list(named.values()) for kind, named in files.items()}
+
+
+def named_args(files: NamedFiles) -> str:
+    """``--<kind> NAME=PATH`` per file: a report verb is told which file is which, never derives it from a path."""
+    return " ".join(f"--{kind.replace('_', '-')} {shlex.quote(f'{name}={path}')}"
+                    for kind, named in files.items() for name, path in named.items())
 
 # --- the parse stage: vision captioning args, failure report, quality report ---
 
@@ -346,20 +389,34 @@ def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
     return [str(folder / f"{e.doc}.pdf") for e in select(load_manifest(MANIFEST), scope) if (folder / f"{e.doc}.pdf").exists()]
 
 
-PARSE_QUALITY = {"sample": "reports/parsing/sample/quality.csv", "all": "reports/parsing/quality.csv"}
+PARSE_SCOPES = {"sample": "sample/", "all": ""}  # the {scope} wildcard of rule parse_quality
 
 
 def parse_quality_report(cfg: dict) -> list[str]:
     """The source table the report page draws: the full corpus once `make parse-quality` made it, else the sample."""
-    full = Path(PARSE_QUALITY["all"]).with_name("quality_sources.csv")
-    if full.exists():
-        return [str(full)]
-    return [str(Path(PARSE_QUALITY["sample"]).with_name("quality_sources.csv"))] if parse_quality_pdfs(cfg, "sample") else []
+    full = L.reports.parse_quality_sources(PARSE_SCOPES["all"])
+    if Path(full).exists():
+        return [full]
+    return [L.reports.parse_quality_sources(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []
 
 
 def parse_targets(cfg: dict) -> list[str]:
     """The parse failure check always; the sample quality report when its PDFs are there (`make parse-corpus`)."""
-    return [f"{RESULTS}/parse/check.json"] + ([PARSE_QUALITY["sample"]] if parse_quality_pdfs(cfg, "sample") else [])
+    sample = [L.reports.parse_quality(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []
+    return [L.PARSE_CHECK] + sample
+
+
+def after_run(cfg: dict) -> None:
+    """Snakemake's ``onsuccess`` hook (not in a dry run): documents that could not be parsed, repeated
+    last, and the run telemetry beside the leaderboard, once the figures rule has written cost.csv."""
+    report_parse_failures(L.PARSE_ERRORS)
+    if Path(L.reports.cost).exists():
+        from pipeline.report.cost import leaderboard_telemetry
+
+        split = cfg["wattbot"]["score_split"]
+        avs = sorted(cfg["answering"])
+        leaderboard_telemetry(L.reports.cost, {v: L.answers(v, split) for v in avs},
+                              {v: L.answer_benchmark(v, split) for v in avs}, L.reports.leaderboard_telemetry)
 
 
 def report_parse_failures(errors_csv: str) -> list[str]:
@@ -408,7 +465,7 @@ def sprout_train_params(cfg: dict) -> str:
 
 def sprout_train_excludes(cfg: dict) -> dict[str, str]:
     """Suite exports whose queries and documents training must not see (the evaluated ones)."""
-    return {d: f"results/{d}/export" for d in sorted(cfg["sprout"]["train"]["datasets"]) if d in suite_datasets(cfg)}
+    return {d: L.export_dir(d) for d in sorted(cfg["sprout"]["train"]["datasets"]) if d in suite_datasets(cfg)}
 
 
 def uses_trained_heads(cfg: dict) -> bool:
@@ -422,5 +479,19 @@ def sprout_report_params(cfg: dict) -> str:
                       "ks": suite_ks(cfg)})
 
 
+def sprout_report_inputs(cfg: dict) -> NamedFiles:
+    """The beam sweep's suite scores (DATASET:VARIANT) and WattBot retrieval runs of the scored split."""
+    sweep = cfg["sprout"].get("beam_sweep", [])
+    datasets = json.loads(sprout_report_params(cfg))["datasets"]
+    return {"scores": {f"{d}:{v}": L.suite_scores(d, v) for d in datasets for v in sweep},
+            "wattbot": {v: L.retrieval(L.WATTBOT, v, cfg["wattbot"]["score_split"]) for v in sweep}}
+
+
+def sprout_report_index(cfg: dict) -> list[str]:
+    """The WattBot index of the sweep's first variant (one document's tree is drawn from it)."""
+    sweep = cfg["sprout"].get("beam_sweep", [])
+    return [L.index(L.WATTBOT, cfg["retrieval"][sweep[0]]["index"])] if sweep else []
+
+
 def sprout_targets(cfg: dict) -> list[str]:
-    return ["reports/retrieval/sprout_beam.png"] if cfg["sprout"].get("beam_sweep") else []
+    return [L.reports.sprout_beam_png] if cfg["sprout"].get("beam_sweep") else []

@@ -72,7 +72,9 @@ def test_evaluate_and_report(tmp_path, wattbot_dir):
                     "upstream": {"indexes": {"hier": {}}}} for n in ("perfect", "blank")}
     params = {"config_hash": "abc", "default_variant": "perfect", "score_split": "train", "variants": variants}
     reports = tmp_path / "reports"
-    build_reports(params, [str(perfect[0]), str(blank[0])], [str(perfect[1]), str(blank[1])], str(reports))
+    scores = {n: str(v[0]) for n, v in (("perfect", perfect), ("blank", blank))}
+    per_question = {n: str(v[0].with_name(f"{n}.per_question.csv")) for n, v in (("perfect", perfect), ("blank", blank))}
+    build_reports(params, scores, per_question, {"perfect": str(perfect[1]), "blank": str(blank[1])}, str(reports))
     board = pd.read_csv(reports / "wattbot" / "leaderboard.csv")
     assert list(board["variant"]) == ["perfect", "blank"]
     assert board.loc[1, "score"] == round(0.75 * 2 / 41 + 0.15 * 2 / 41 + 0.10, 4)

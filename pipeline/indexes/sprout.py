@@ -6,16 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline import layout as L
 from pipeline.index_kinds import ConfigProblem, IndexKind, register
 from pipeline.specs import BEAM_KEYS
-
-SPROUT_DIR = "results/sprout"  # head training's outputs (shared by every dataset)
-HEAD_WEIGHTS = f"{SPROUT_DIR}/head_weights.json"
-
-
-def attention_path(dataset: str) -> str:
-    """The dataset's attention file (rule sprout_attention), shared by its sprout indexes."""
-    return f"results/{dataset}/sprout/attention.safetensors"
 
 
 def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
@@ -39,7 +32,7 @@ def check(name: str, idx: dict, cfg: dict) -> None:
 def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
     """The attention file, and the trained head weights when the index uses them."""
     trained = cfg["indexes"][index].get("heads") == "trained"
-    return {"sprout_attention": attention_path(dataset), **({"head_weights": HEAD_WEIGHTS} if trained else {})}
+    return {"sprout_attention": L.sprout_attention(dataset), **({"head_weights": L.SPROUT_HEAD_WEIGHTS} if trained else {})}
 
 
 def attention_slice(cfg: dict) -> dict:

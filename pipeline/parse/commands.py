@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from pipeline.layout import PARSE_CORPUS_MANIFEST
 from pipeline.tree import DocTree, section_depth
 
 INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")
@@ -157,6 +158,6 @@ def add_parse_verbs(sub) -> None:
 
     s = sub.add_parser("parse-corpus", help="download the parse-quality PDFs (Debian documentation packages)")
     s.add_argument("--out-dir", default="data/parse-corpus")
-    s.add_argument("--manifest", default="data/parse-corpus.csv")
+    s.add_argument("--manifest", default=PARSE_CORPUS_MANIFEST)
     s.add_argument("--scope", default="all", choices=("sample", "dev", "all"), help="manifest rows to fetch")
     s.set_defaults(fn=cmd_parse_corpus)

@@ -25,7 +25,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-MANIFEST = Path("data/parse-corpus.csv")
+from pipeline.layout import PARSE_CORPUS_MANIFEST
+
+MANIFEST = Path(PARSE_CORPUS_MANIFEST)
 RESERVED_SOURCE = "publishers"  # texlive-publishers-doc: the independent check, never tuned on
 
 

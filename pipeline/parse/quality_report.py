@@ -20,6 +20,7 @@ import statistics
 from dataclasses import asdict
 from pathlib import Path
 
+from pipeline.layout import Reports
 from pipeline.parse.corpus import Entry
 from pipeline.specs import HEADINGS
 
@@ -199,10 +200,10 @@ def write_report(folder: str | Path, entries: list[Entry], out: str | Path, jobs
 
 def render(reports_dir: Path) -> str:
     """The generated block of docs/parsing.md: the per-source table of ``reports/parsing/quality_sources.csv``."""
-    path = Path(reports_dir) / "parsing" / "quality_sources.csv"
-    with path.open(encoding="utf-8", newline="") as fh:
+    out = Reports.at(reports_dir)
+    with open(out.parse_quality_sources(""), encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    with (path.with_name("quality.csv")).open(encoding="utf-8", newline="") as fh:
+    with open(out.parse_quality(""), encoding="utf-8", newline="") as fh:
         docs = list(csv.DictReader(fh))
     kept = docs[0]["method"] if docs else "?"
     cols = ("documents", "pages", "outline_entries", "heading_precision", "heading_recall", "heading_f1",

@@ -6,52 +6,63 @@ retrieval suite one per query and IE@k. Statistics pair variants on the question
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from pipeline.io import read_jsonl
 from pipeline.report.stats import paired_bootstrap, randomisation_p
+from pipeline.report.stems import ablations_with_suite, suite_variants_of
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 ANSWER_METRICS = ("score", "value", "ref", "na", "doc_hit@1", "doc_recall@5")
 RETRIEVAL_METRICS = ("doc_hit@1", "doc_recall@5", "doc_precision@5", "quote_in_context")
-SUITE_NAME = "retrieval-suite"  # the pseudo-ablation over every suite variant
 
 
 @dataclass(frozen=True)
-class Paths:
-    """Where the results of the WattBot scored split and the suite live (results/ conventions)."""
+class InputFiles:
+    """The result files a report verb was passed, by name (the rule declares them; pipeline/layout.py
+    says where they live): the verb looks a file up here and never derives a path itself."""
 
-    results: Path
-    split: str
+    scores_of: dict[str, str] = field(default_factory=dict)        # answering variant -> scores JSON
+    per_question_of: dict[str, str] = field(default_factory=dict)  # answering variant -> per-question CSV
+    answers_of: dict[str, str] = field(default_factory=dict)       # answering variant -> answers JSONL (scored split)
+    retrieval_of: dict[str, str] = field(default_factory=dict)     # retrieval variant -> run JSONL (scored split)
+    suite_of: dict[str, str] = field(default_factory=dict)         # "dataset:variant" -> suite per-query CSV
+    index_of: dict[str, str] = field(default_factory=dict)         # index name -> sqlite
+
+    @staticmethod
+    def _get(files: dict[str, str], name: str, kind: str) -> Path:
+        if name not in files:
+            raise ValueError(f"no {kind} file passed for '{name}' (passed: {', '.join(sorted(files)) or 'none'})")
+        return Path(files[name])
 
     def per_question(self, av: str) -> Path:
-        return self.results / "wattbot" / "scores" / f"{av}.per_question.csv"
+        return self._get(self.per_question_of, av, "per-question")
 
     def scores(self, av: str) -> Path:
-        return self.results / "wattbot" / "scores" / f"{av}.json"
+        return self._get(self.scores_of, av, "scores")
 
     def answers(self, av: str) -> Path:
-        return self.results / "wattbot" / "answers" / av / f"{self.split}.jsonl"
+        return self._get(self.answers_of, av, "answers")
 
     def retrieval(self, rv: str) -> Path:
-        return self.results / "wattbot" / "retrieval" / rv / f"{self.split}.jsonl"
+        return self._get(self.retrieval_of, rv, "retrieval")
 
     def suite(self, dataset: str, rv: str) -> Path:
-        return self.results / dataset / "scores" / f"{rv}.per_query.csv"
+        return self._get(self.suite_of, f"{dataset}:{rv}", "suite")
 
     def index(self, name: str) -> Path:
-        return self.results / "wattbot" / "index" / f"{name}.sqlite"
+        return self._get(self.index_of, name, "index")
 
 
-def retrieval_per_question(paths: Paths, rv: str, gold: pd.DataFrame) -> pd.DataFrame:
+def retrieval_per_question(paths: InputFiles, rv: str, gold: pd.DataFrame) -> pd.DataFrame:
     """WattBot retrieval metrics per answerable question (index: question id)."""
     return wattbot_retrieval_metrics(read_jsonl(paths.retrieval(rv)), gold)[0].set_index("id")
 
 
-def wattbot_tables(params: dict, paths: Paths, gold: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+def wattbot_tables(params: dict, paths: InputFiles, gold: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
     """(stage, variant) -> per-question metrics, for every configured variant. An answering variant
     carries its retrieval's metrics (NaN on unanswerable questions, which have no gold document)."""
     rtables = {rv: retrieval_per_question(paths, rv, gold) for rv in sorted(params["retrieval"])}
@@ -63,31 +74,11 @@ def wattbot_tables(params: dict, paths: Paths, gold: pd.DataFrame) -> dict[tuple
     return out
 
 
-def suite_tables(params: dict, paths: Paths) -> dict[tuple[str, str], pd.DataFrame]:
+def suite_tables(params: dict, paths: InputFiles) -> dict[tuple[str, str], pd.DataFrame]:
     """(dataset, retrieval variant) -> per-query suite metrics (ie@k, recall@k, ...)."""
     suite = params.get("suite") or {}
     return {(d, rv): pd.read_csv(paths.suite(d, rv), dtype={"query_id": str}).set_index("query_id")
             for d in suite.get("datasets", []) for rv in suite.get("variants", [])}
-
-
-def suite_variants_of(params: dict, ablation: dict) -> list[str] | None:
-    """The retrieval variants behind an ablation when the suite ran all of them, else None."""
-    rvs = ablation["variants"] if ablation["stage"] == "retrieval" else \
-        [params["answering"][v]["retrieval"] for v in ablation["variants"]]
-    suite = params.get("suite") or {}
-    if len(set(rvs)) < 2 or not suite.get("datasets") or not set(rvs) <= set(suite.get("variants", [])):
-        return None
-    return list(dict.fromkeys(rvs))
-
-
-def ablations_with_suite(params: dict) -> dict[str, dict]:
-    """The configured ablations plus the suite-wide comparison of every suite variant."""
-    abl = dict(params["report"]["ablations"])
-    suite = params.get("suite") or {}
-    if suite.get("datasets") and len(suite.get("variants", [])) >= 2:
-        abl[SUITE_NAME] = {"stage": "retrieval", "variants": list(suite["variants"]), "note": "every suite variant",
-                           "suite_only": True}
-    return abl
 
 
 def compare(tables: dict[str, pd.DataFrame], variants: list[str], metric: str, rep: dict) -> list[dict]:

@@ -11,20 +11,22 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline import layout as L
 from pipeline.answer.ensemble import member_from_records
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.report import ablation_figures as F
 from pipeline.report import ensemble_size as ES
-from pipeline.report.ablation import (Paths, ablation_stats, ablations_with_suite, suite_tables, suite_variants_of,
-                                      summary_numbers, variant_interval, wattbot_tables)
-from pipeline.report.claims import CLAIMS_FILE, claims_html, claims_md, measure_claims
-from pipeline.report.cost import cost_table, pareto_front, telemetry_row
+from pipeline.report.ablation import (InputFiles, ablation_stats, suite_tables, summary_numbers, variant_interval,
+                                      wattbot_tables)
+from pipeline.report.claims import claims_html, claims_md, load_claims, measure_claims
+from pipeline.report.cost import cost_table, pareto_front
 from pipeline.report.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.stems import (ablations_with_suite, ensemble_stem, ensemble_variants, figure_stems, suite_stem,
+                                    suite_variants_of)
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
-FIG_DIR = "figures"
 # The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
 LEADERBOARD_COLUMNS = ("variant", "backend", "retrieval", "score", "score_lo", "score_hi", "value", "ref", "na",
                        "score_2026", "doc_hit@1", "doc_recall@5", "tokens_per_question", "abstained", "failures")
@@ -48,28 +50,6 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
                     f"From {sources_csv}; per document in quality.csv next to it (docs/parsing.md).")]
 
 
-def figure_stems(params: dict) -> list[str]:
-    """Figure file stems under ``reports/figures/`` (each written as .png and .svg)."""
-    stems = ["leaderboard-ci", "attribution-grid", "attribution-counts", "pareto-tokens"]
-    abl = ablations_with_suite(params)
-    if abl:
-        stems.append("ablation-differences")
-    if params["report"].get("embedding_index"):
-        stems.append("embedding-map")
-    if params.get("parse_quality"):
-        stems.append("parse-quality")
-    for name, ab in sorted(abl.items()):
-        if not ab.get("suite_only"):
-            stems.append(f"ablation-{name}")
-        if suite_variants_of(params, ab):
-            stems.append(suite_stem(name, ab))
-    return stems + [ES.stem_of(v) for v in ES.ensemble_variants(params)]
-
-
-def suite_stem(name: str, ab: dict) -> str:
-    return "retrieval-suite-ie" if ab.get("suite_only") else f"ablation-{name}-suite"
-
-
 def headline(summary: pd.DataFrame, suite_ks: list[int]) -> pd.DataFrame:
     """One metric per comparison for the forest plot: score (answering), doc_hit@1 (retrieval on
     WattBot), IE at the largest k (suite)."""
@@ -81,7 +61,7 @@ def headline(summary: pd.DataFrame, suite_ks: list[int]) -> pd.DataFrame:
     return summary[keep].reset_index(drop=True)
 
 
-def attribution(params: dict, paths: Paths, gold: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+def attribution(params: dict, paths: InputFiles, gold: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Long table id, type, variant, class over every answering variant."""
     parts = []
     for av in order:
@@ -97,11 +77,13 @@ def csv_text(df: pd.DataFrame) -> str:
     return df.to_csv(index=False, lineterminator="\n")
 
 
-def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "benchmarks") -> dict:
+def build_analysis(params: dict, paths: InputFiles, reports: str, leaderboard: str | None = None,
+                   claims_file: str | Path = L.CLAIMS_FILE) -> dict:
+    """Every output of the figures rule, from the files it was passed (``params["gold"]``: the scored
+    split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
     rep = params["report"]
-    results_dir, reports_dir = Path(results), Path(reports)
-    wb, figs = reports_dir / "wattbot", reports_dir / FIG_DIR
-    paths = Paths(results_dir, params["score_split"])
+    out = L.Reports(reports)
+    reports_dir, figs = Path(reports), Path(out.figures_dir)
     gold = pd.read_csv(params["gold"], dtype=str, keep_default_na=False)
     wattbot, suite = wattbot_tables(params, paths, gold), suite_tables(params, paths)
     answering = sorted(params["answering"])
@@ -126,11 +108,7 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
     cost["score_hi"] = [round(ci[v][2], 4) for v in cost["variant"]]
     cost = cost.sort_values(["score", "variant"], ascending=[False, True], kind="stable").reset_index(drop=True)
     order = list(cost["variant"])
-    atomic_write_text(wb / "cost.csv", csv_text(cost))
-    tele = pd.DataFrame([{"variant": av, **telemetry_row(paths.answers(av), len(answers[av]),
-                                                         Path(benchmarks) / "wattbot" / "answer" / av / f"{params['score_split']}.tsv")}
-                         for av in order])
-    atomic_write_text(wb / "leaderboard.telemetry.csv", csv_text(cost.merge(tele, on="variant")))
+    atomic_write_text(out.cost, csv_text(cost))
     F.leaderboard_ci(cost, figs / "leaderboard-ci")
     entries["leaderboard-ci"] = FigureEntry("leaderboard-ci", "WattBot score per answering variant, 95% paired "
                                             "bootstrap interval over the train questions.", inputs_of(answering))
@@ -142,9 +120,9 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
 
     # --- ablations
     stats = ablation_stats(params, wattbot, suite)
-    atomic_write_text(wb / "ablations.csv", csv_text(stats))
+    atomic_write_text(out.ablations, csv_text(stats))
     summary = summary_numbers(stats)
-    atomic_write_text(wb / "ablation_differences.csv", csv_text(summary))
+    atomic_write_text(out.ablation_differences, csv_text(summary))
     abl = ablations_with_suite(params)
     ks = (params.get("suite") or {}).get("ks", [])
     for name, ab in sorted(abl.items()):
@@ -168,37 +146,37 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
         entries["ablation-differences"] = FigureEntry(
             "ablation-differences", "Every A-vs-B comparison on its headline metric (score, doc hit@1, IE@k): "
             "paired bootstrap 95% interval and randomisation-test p-value; all metrics in wattbot/ablations.csv.",
-            [str(wb / "ablations.csv")])
+            [out.ablations])
 
     # --- ensemble size: one curve per ensemble variant
     curves = []
-    for ev in ES.ensemble_variants(params):
+    for ev in ensemble_variants(params):
         spec = params["answering"][ev]
         members = [member_from_records(m, answers[m]) for m in spec["members"]]
         curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params["gold"]), rep,
                               rep["ensemble_subsets"])
         curves.append(curve)
-        ES.draw_curve(curve, figs / ES.stem_of(ev))
-        entries[ES.stem_of(ev)] = FigureEntry(
-            ES.stem_of(ev), f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
+        ES.draw_curve(curve, figs / ensemble_stem(ev))
+        entries[ensemble_stem(ev)] = FigureEntry(
+            ensemble_stem(ev), f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
             f"vote over {', '.join(spec['members'])}) by number of members k: mean over every k-subset (a seeded "
             f"sample of {rep['ensemble_subsets']} when there are more), paired bootstrap 95% interval; grey: the "
-            f"range of single subsets. Table: wattbot/{ES.CSV_NAME}.", inputs_of(spec["members"]))
+            f"range of single subsets. Table: {out.relative(out.ensemble_size)}.", inputs_of(spec["members"]))
     curve_table = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=ES.COLUMNS)
-    atomic_write_text(wb / ES.CSV_NAME, csv_text(curve_table))
+    atomic_write_text(out.ensemble_size, csv_text(curve_table))
 
     # --- published claims against this run (reports/claims.csv, claims.md, first section of index.html)
-    claims = measure_claims(params, wattbot, suite, abl, params.get("claims_elsewhere"))
-    atomic_write_text(reports_dir / "claims.csv", csv_text(claims))
-    atomic_write_text(reports_dir / "claims.md", claims_md(claims, params["config_hash"]))
+    claims = measure_claims(params, wattbot, suite, abl, params.get("claims_elsewhere"), load_claims(claims_file))
+    atomic_write_text(out.claims_csv, csv_text(claims))
+    atomic_write_text(out.claims_md, claims_md(claims, params["config_hash"]))
 
     # --- attribution
     attr = attribution(params, paths, gold, order)
-    atomic_write_text(wb / "attribution.csv", csv_text(attr))
+    atomic_write_text(out.attribution, csv_text(attr))
     counts = pd.crosstab(attr["variant"], attr["class"]).reindex(index=order, columns=list(CLASSES), fill_value=0)
-    atomic_write_text(wb / "attribution_counts.csv", csv_text(counts.reset_index()))
+    atomic_write_text(out.attribution_counts, csv_text(counts.reset_index()))
     by_type_v = attr.groupby(["variant", "type", "class"]).size().rename("count").reset_index()
-    atomic_write_text(wb / "attribution_by_type.csv", csv_text(by_type_v))
+    atomic_write_text(out.attribution_by_type, csv_text(by_type_v))
     by_type = pd.crosstab(attr["type"], attr["class"]).reindex(columns=list(CLASSES), fill_value=0)
     by_type["questions"] = attr.drop_duplicates("id")["type"].value_counts()
     by_type = by_type.reindex([t for t in QUESTION_TYPES if t in by_type.index])
@@ -228,7 +206,7 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
     missing = set(figure_stems(params)) - set(entries)
     if missing:
         raise ValueError(f"figures not drawn: {sorted(missing)}")
-    board = pd.read_csv(wb / "leaderboard.csv") if (wb / "leaderboard.csv").exists() else cost
+    board = pd.read_csv(leaderboard) if leaderboard else cost
     sections = [
         Section("Published claims", claims_html(claims), [], anchor="claims"),
         Section("Leaderboard", table_html(board[[c for c in LEADERBOARD_COLUMNS if c in board]]),
@@ -240,7 +218,7 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
         Section("Ablations", table_html(headline(summary, ks)), [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
                 f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
                 f"({rep['permutations']} sign patterns, exact when fewer exist)."),
-        Section("Ensemble size", table_html(curve_table), [ES.stem_of(v) for v in ES.ensemble_variants(params)],
+        Section("Ensemble size", table_html(curve_table), [ensemble_stem(v) for v in ensemble_variants(params)],
                 "Cross-run ensembles (backend ensemble) voted over every subset size; differences are paired "
                 "against single members (k = 1)."),
         Section("Per-question attribution", table_html(counts.reset_index()), ["attribution-grid", "attribution-counts"],
@@ -251,8 +229,8 @@ def build_analysis(params: dict, results: str, reports: str, benchmarks: str = "
         *parse_sources,
     ]
     html = render_html(params["config_hash"], sections, entries, reports_dir)
-    atomic_write_text(reports_dir / "index.html", html)
+    atomic_write_text(out.index_html, html)
     all_inputs = sorted({i for e in entries.values() for i in e.inputs})
-    write_manifest(reports_dir / "index.html", params, all_inputs)
-    write_manifest(reports_dir / "claims.csv", params, [*all_inputs, str(CLAIMS_FILE)])
+    write_manifest(out.index_html, params, all_inputs)
+    write_manifest(out.claims_csv, params, [*all_inputs, str(claims_file)])
     return {"figures": len(entries), "ablation_rows": len(stats)}

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pipeline.layout import Reports
 from pipeline.io import atomic_write_json
 from pipeline.provenance import write_manifest
 
 
 def bench_path(reports_dir: Path, name: str) -> Path:
     """Where bench ``name`` (``main`` or ``sprout``) keeps its figures."""
-    return Path(reports_dir) / "bench" / f"{name}.json"
+    return Path(Reports.at(reports_dir).bench(name))
 
 
 def save_bench(figures: dict, reports_dir: Path, name: str, config_slice: dict, inputs: tuple = ()) -> Path:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.layout import Reports
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.report.figures import doc_recall_by_variant, score_by_variant
@@ -15,23 +16,20 @@ from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 SCORE_COLUMNS = ("score", "value", "ref", "na")
 
 
-def variant_name(score_path: str) -> str:
-    return Path(score_path).stem
 
-
-def score_interval(score_path: str, rep: dict) -> dict:
-    """Paired-bootstrap 95% interval of the score from the evaluate stage's per-question CSV beside
-    ``<variant>.json`` (same seed and resamples as the figures)."""
-    pq = pd.read_csv(Path(score_path).with_name(f"{variant_name(score_path)}.per_question.csv"))
+def score_interval(per_question_path: str, rep: dict) -> dict:
+    """Paired-bootstrap 95% interval of the score from the evaluate stage's per-question CSV (same seed
+    and resamples as the figures)."""
+    pq = pd.read_csv(per_question_path)
     ci = bootstrap_mean(pq["score"].to_numpy(dtype=float), rep.get("bootstrap", 2000), rep.get("seed", 0))
     return {"score_lo": round(ci.lo, 4), "score_hi": round(ci.hi, 4)}
 
 
-def leaderboard(params: dict, score_paths: list[str]) -> pd.DataFrame:
+def leaderboard(params: dict, score_paths: dict[str, str], per_question_paths: dict[str, str]) -> pd.DataFrame:
+    """One row per answering variant (``score_paths``: variant -> scores JSON), best score first."""
     rows = []
     rep = params.get("report") or {}
-    for path in sorted(score_paths):
-        name = variant_name(path)
+    for name, path in sorted(score_paths.items()):
         res = json.loads(Path(path).read_text())
         v = params["variants"][name]
         a25, a26 = res["wattbot2025"]["all"], res["wattbot2026"]["all"]
@@ -42,7 +40,7 @@ def leaderboard(params: dict, score_paths: list[str]) -> pd.DataFrame:
             "retrieval": v["answering"]["retrieval"],
             "indexes": "+".join(sorted(v["upstream"]["indexes"])),
             **{c: round(a25[c], 4) for c in SCORE_COLUMNS},
-            **score_interval(path, rep),
+            **score_interval(per_question_paths[name], rep),
             "score_2026": round(a26["score"], 4),
             "tokens_per_question": round(tokens / max(a25["n"], 1), 1),
             **res["retrieval"],
@@ -53,7 +51,7 @@ def leaderboard(params: dict, score_paths: list[str]) -> pd.DataFrame:
     return board.reset_index(drop=True)
 
 
-def index_md(params: dict, board: pd.DataFrame, figure: str) -> str:
+def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str) -> str:
     cols = ["variant", "score", "score_lo", "score_hi", "value", "ref", "na", "score_2026", "doc_recall@1", "doc_recall@5", "abstained", "failures"]
     lines = [
         "# wattbench report",
@@ -73,42 +71,43 @@ def index_md(params: dict, board: pd.DataFrame, figure: str) -> str:
               "Score intervals: paired bootstrap 95% over questions. Figures, ablations with paired differences and "
               "p-values, attribution and cost: `index.html` (the `figures` rule).", "",
               "Retrieval alone (LLM-independent): `wattbot/retrieval.csv`", "",
-              "![doc recall by retrieval variant](wattbot/doc_recall_by_variant.png)", "", "## Variants", ""]
+              f"![doc recall by retrieval variant]({recall_figure})", "", "## Variants", ""]
     for name in sorted(params["variants"]):
         lines.append(f"- `{name}`: `{json.dumps(params['variants'][name], sort_keys=True)}`")
     return "\n".join(lines) + "\n"
 
 
-def retrieval_table(retrieval_paths: list[str], gold_path: str) -> pd.DataFrame:
-    """One row per retrieval variant: ``results/wattbot/retrieval/<variant>/<split>.jsonl`` files."""
+def retrieval_table(retrieval_paths: dict[str, str], gold_path: str) -> pd.DataFrame:
+    """One row per retrieval variant (``retrieval_paths``: variant -> its run on the scored split)."""
     gold = pd.read_csv(gold_path, dtype=str, keep_default_na=False)
-    rows = [{"retrieval": Path(p).parent.name, **wattbot_retrieval_metrics(read_jsonl(p), gold)[1]}
-            for p in sorted(retrieval_paths)]
+    rows = [{"retrieval": rv, **wattbot_retrieval_metrics(read_jsonl(p), gold)[1]}
+            for rv, p in sorted(retrieval_paths.items())]
     return pd.DataFrame(rows).sort_values(["doc_hit@1", "retrieval"], ascending=[False, True], kind="stable")
 
 
-def build_reports(params: dict, score_paths: list[str], submission_paths: list[str], reports: str,
-                  retrieval_paths: list[str] = (), gold_path: str | None = None) -> None:
-    reports_dir = Path(reports)
-    wb = reports_dir / "wattbot"
+def build_reports(params: dict, score_paths: dict[str, str], per_question_paths: dict[str, str],
+                  submission_paths: dict[str, str], reports: str, retrieval_paths: dict[str, str] | None = None,
+                  gold_path: str | None = None) -> None:
+    """The report rule's outputs from the files it was passed, each by variant name (``submission_paths``:
+    the test split's answer CSVs)."""
+    out = Reports(reports)
     if retrieval_paths and gold_path:
-        rtable = retrieval_table(list(retrieval_paths), gold_path)
-        atomic_write_text(wb / "retrieval.csv", rtable.to_csv(index=False, lineterminator="\n"))
-        doc_recall_by_variant(rtable, wb / "doc_recall_by_variant.png")
-    board = leaderboard(params, score_paths)
-    atomic_write_text(wb / "leaderboard.csv", board.to_csv(index=False, lineterminator="\n"))
+        rtable = retrieval_table(retrieval_paths, gold_path)
+        atomic_write_text(out.retrieval_table, rtable.to_csv(index=False, lineterminator="\n"))
+        doc_recall_by_variant(rtable, out.doc_recall_figure)
+    board = leaderboard(params, score_paths, per_question_paths)
+    atomic_write_text(out.leaderboard, board.to_csv(index=False, lineterminator="\n"))
     n_test = 0
-    for path in sorted(submission_paths):
-        name = Path(path).parent.name
+    for name, path in sorted(submission_paths.items()):
         data = Path(path).read_bytes()
-        atomic_write_bytes(wb / "submissions" / f"{name}.csv", data)
+        atomic_write_bytes(out.submission_of(name), data)
         if name == params["default_variant"]:
-            atomic_write_bytes(wb / "submission.csv", data)
+            atomic_write_bytes(out.submission, data)
             n_test = len(pd.read_csv(path))
-    score_by_variant(board, wb / "score_by_variant.png")
+    score_by_variant(board, out.score_figure)
     params = {**params, "n_test": n_test}
-    atomic_write_text(reports_dir / "index.md", index_md(params, board, "wattbot/score_by_variant.png"))
-    inputs = list(score_paths) + list(submission_paths)
-    write_manifest(reports_dir / "index.md", params, inputs)
-    write_manifest(wb / "leaderboard.csv", params, inputs)  # reports/wattbot/ and its submissions/ folder
-    write_manifest(wb / "submissions", params, submission_paths)  # -> submissions.manifest.json
+    atomic_write_text(out.index_md, index_md(params, board, out.relative(out.score_figure), out.relative(out.doc_recall_figure)))
+    inputs = list(score_paths.values()) + list(submission_paths.values())
+    write_manifest(out.index_md, params, inputs)
+    write_manifest(out.leaderboard, params, inputs)  # reports/wattbot/ and its submissions/ folder
+    write_manifest(out.submissions_dir, params, list(submission_paths.values()))  # -> submissions.manifest.json

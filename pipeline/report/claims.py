@@ -25,10 +25,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from pipeline.layout import CLAIMS_FILE, Reports
 from pipeline.report.ablation import compare
 from pipeline.report.results_doc import fmt, markdown_table
 
-CLAIMS_FILE = Path(__file__).with_name("claims.yaml")
 DIRECTIONS = ("greater", "less", "negligible")
 VERDICTS = ("reproduced", "contradicted", "undecided", "not run", "not testable with this model")
 Z_ALPHA, Z_POWER = 1.959964, 0.841621  # two-sided 5%, 80% power
@@ -228,7 +228,7 @@ def claims_md(table: pd.DataFrame, config_hash: str) -> str:
 
 def render(reports_dir: Path) -> str:
     """Generated block ``claims`` (README/docs): the claims table of ``reports/claims.csv``."""
-    table = pd.read_csv(Path(reports_dir) / "claims.csv", dtype={"n": "Int64"}, keep_default_na=True)
+    table = pd.read_csv(Reports.at(reports_dir).claims_csv, dtype={"n": "Int64"}, keep_default_na=True)
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
     return f"{len(table)} rows: {counts}. {RULE}\n\n" + markdown_table(claims_frame(table))
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.io import read_jsonl
+from pipeline.io import atomic_write_text, read_jsonl
+from pipeline.layout import answers_telemetry
 
 
 def calls_of(record: dict) -> list[dict]:
@@ -50,7 +51,7 @@ def benchmark_seconds(path: Path) -> float | None:
 def telemetry_row(answers_path: Path, n_questions: int, bench_path: Path) -> dict:
     """Run-dependent numbers of one variant: cache hits and latency of its LLM calls (from
     ``<answers>.jsonl.telemetry.jsonl``) and the answer job's wall time per question."""
-    tele_path = Path(f"{answers_path}.telemetry.jsonl")
+    tele_path = Path(answers_telemetry(str(answers_path)))
     tele = read_jsonl(tele_path) if tele_path.exists() else []
     latency = sum(float(t.get("latency_s") or 0) for t in tele)
     wall = benchmark_seconds(bench_path)
@@ -59,6 +60,18 @@ def telemetry_row(answers_path: Path, n_questions: int, bench_path: Path) -> dic
             "llm_latency_s": round(latency, 3), "llm_latency_per_question_s": round(latency / n, 4),
             "wall_s_per_question": None if wall is None else round(wall / n, 4),
             "telemetry_file": str(tele_path) if tele else ""}
+
+
+def leaderboard_telemetry(cost_csv: str, answers: dict[str, str], benchmarks: dict[str, str], out: str) -> None:
+    """``leaderboard.telemetry.csv``: the cost table plus each variant's run telemetry (``answers``,
+    ``benchmarks``: variant -> its answers JSONL and its answer job's benchmark TSV). Written after a
+    run (Snakemake's ``onsuccess``), outside the DAG: a benchmark TSV is no rule's output, so no rule
+    may read it, and the numbers differ between runs anyway."""
+    cost = pd.read_csv(cost_csv)
+    rows = [{"variant": v, **telemetry_row(Path(answers[v]), int(n), Path(benchmarks[v]))}
+            for v, n in zip(cost["variant"], cost["questions"]) if v in answers]
+    tele = pd.DataFrame(rows or {"variant": []})
+    atomic_write_text(out, cost.merge(tele, on="variant").to_csv(index=False, lineterminator="\n"))
 
 
 def pareto_front(points: pd.DataFrame, x: str, y: str) -> pd.DataFrame:

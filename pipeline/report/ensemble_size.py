@@ -22,11 +22,11 @@ import pandas as pd
 from pipeline.answer.ensemble import Member, vote_config, vote_members
 from pipeline.answer.submission import submission_frame
 from pipeline.answer.vote import VoteConfig
+from pipeline.layout import Reports
 from pipeline.report.figures import save_png_svg
 from pipeline.report.stats import paired_bootstrap, randomisation_p
 from pipeline.score.wattbot import per_question
 
-CSV_NAME = "ensemble_size.csv"
 COLUMNS = ["ensemble", "k", "subsets", "score", "lo", "hi", "diff_vs_k1", "diff_lo", "diff_hi", "p_vs_k1",
            "subset_min", "subset_max"]
 
@@ -99,19 +99,9 @@ def draw_curve(curve: pd.DataFrame, stem: str | Path) -> list[Path]:
     return save_png_svg(fig, stem)
 
 
-def ensemble_variants(params: dict) -> list[str]:
-    """Answering variants of backend ensemble with two members or more (each gets a curve)."""
-    return [v for v in sorted(params["answering"])
-            if params["answering"][v]["backend"] == "ensemble" and len(params["answering"][v]["members"]) > 1]
-
-
-def stem_of(variant: str) -> str:
-    return f"ensemble-size-{variant}"
-
-
 def render(reports_dir: Path) -> str:
     """The generated block of docs/ensembles.md: the curve table from reports/wattbot/ensemble_size.csv."""
-    path = Path(reports_dir) / "wattbot" / CSV_NAME
+    path = Path(Reports.at(reports_dir).ensemble_size)
     if not path.exists():
         return f"(no {path} yet: run the `figures` rule)"
     df = pd.read_csv(path)

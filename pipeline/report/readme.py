@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.layout import Reports
 from pipeline.io import atomic_write_text
 from pipeline.provenance import manifest_path
 
@@ -44,22 +45,23 @@ class Renderer:
         return getattr(importlib.import_module(module), name)(Path(reports_dir))
 
 
+R = Reports()  # sources are named relative to the reports folder
 # NAME -> renderer. One line per generated block; other stages add theirs here.
 REGISTRY: dict[str, Renderer] = {
-    "claims": Renderer("pipeline.report.claims:render", "claims.csv"),
-    "results-leaderboard": Renderer("pipeline.report.results_doc:render_leaderboard", "wattbot/leaderboard.csv"),
-    "results-retrieval": Renderer("pipeline.report.results_doc:render_retrieval", "wattbot/retrieval.csv"),
-    "results-suite": Renderer("pipeline.report.results_doc:render_suite", "retrieval/metrics.csv"),
-    "results-ablations": Renderer("pipeline.report.results_doc:render_ablations", "wattbot/ablation_differences.csv"),
-    "results-attribution": Renderer("pipeline.report.results_doc:render_attribution", "wattbot/attribution_counts.csv"),
-    "ensemble-size": Renderer("pipeline.report.ensemble_size:render", "wattbot/ensemble_size.csv"),
-    "parse-quality": Renderer("pipeline.parse.quality_report:render", "parsing/quality.csv"),
-    "bench-main": Renderer("pipeline.report.bench_doc:render_main", "bench/main.json"),
-    "bench-sprout": Renderer("pipeline.report.bench_doc:render_sprout", "bench/sprout.json"),
-    "sprout-speed": Renderer("pipeline.sprout.speed:render", "bench/sprout.json"),
-    "llm-bench": Renderer("pipeline.bench_llm:render", "bench/llm.json"),
-    "llm-local-servers": Renderer("pipeline.bench_llm:render_local", "bench/llm_local.json"),
-    "encoder": Renderer("pipeline.bench_encoder:render", "bench/encoder.json"),
+    "claims": Renderer("pipeline.report.claims:render", R.relative(R.claims_csv)),
+    "results-leaderboard": Renderer("pipeline.report.results_doc:render_leaderboard", R.relative(R.leaderboard)),
+    "results-retrieval": Renderer("pipeline.report.results_doc:render_retrieval", R.relative(R.retrieval_table)),
+    "results-suite": Renderer("pipeline.report.results_doc:render_suite", R.relative(R.suite_metrics)),
+    "results-ablations": Renderer("pipeline.report.results_doc:render_ablations", R.relative(R.ablation_differences)),
+    "results-attribution": Renderer("pipeline.report.results_doc:render_attribution", R.relative(R.attribution_counts)),
+    "ensemble-size": Renderer("pipeline.report.ensemble_size:render", R.relative(R.ensemble_size)),
+    "parse-quality": Renderer("pipeline.parse.quality_report:render", R.relative(R.parse_quality(""))),
+    "bench-main": Renderer("pipeline.report.bench_doc:render_main", R.relative(R.bench("main"))),
+    "bench-sprout": Renderer("pipeline.report.bench_doc:render_sprout", R.relative(R.bench("sprout"))),
+    "sprout-speed": Renderer("pipeline.sprout.speed:render", R.relative(R.bench("sprout"))),
+    "llm-bench": Renderer("pipeline.bench_llm:render", R.relative(R.bench("llm"))),
+    "llm-local-servers": Renderer("pipeline.bench_llm:render_local", R.relative(R.bench("llm_local"))),
+    "encoder": Renderer("pipeline.bench_encoder:render", R.relative(R.bench("encoder"))),
     "time": Renderer("pipeline.report.time_table:render", "time.telemetry.csv"),
 }
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.layout import Reports
+
 
 def fmt(x, digits: int = 3, signed: bool = False) -> str:
     """A number for a table cell (NaN empty); integers stay integers."""
@@ -35,7 +37,7 @@ def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
 
 def render_leaderboard(reports_dir: Path) -> str:
     """WattBot leaderboard on the scored split: score with its 95% interval, components, retrieval."""
-    board = pd.read_csv(Path(reports_dir) / "wattbot" / "leaderboard.csv")
+    board = pd.read_csv(Reports.at(reports_dir).leaderboard)
     board["score [95% CI]"] = [f"{fmt(r.score)} [{fmt(r.score_lo)}, {fmt(r.score_hi)}]" for r in board.itertuples()]
     n = int(board["n"].max()) if "n" in board else 0
     table = _pick(board, {"variant": "answering variant", "backend": "backend", "retrieval": "retrieval",
@@ -47,7 +49,7 @@ def render_leaderboard(reports_dir: Path) -> str:
 
 def render_retrieval(reports_dir: Path) -> str:
     """WattBot retrieval alone (LLM-independent): document hit/recall/precision, context size, quote."""
-    t = pd.read_csv(Path(reports_dir) / "wattbot" / "retrieval.csv")
+    t = pd.read_csv(Reports.at(reports_dir).retrieval_table)
     table = _pick(t, {"retrieval": "retrieval variant", "doc_hit@1": "doc hit@1", "doc_recall@5": "doc recall@5",
                       "doc_precision@5": "doc precision@5", "context_tokens": "context tokens",
                       "quote_in_context": "quote in context"})
@@ -57,7 +59,7 @@ def render_retrieval(reports_dir: Path) -> str:
 
 def render_suite(reports_dir: Path) -> str:
     """Retrieval suite: IE@k per dataset and variant, with recall/precision at the largest k."""
-    t = pd.read_csv(Path(reports_dir) / "retrieval" / "metrics.csv")
+    t = pd.read_csv(Reports.at(reports_dir).suite_metrics)
     wide = t.pivot_table(index=["dataset", "variant"], columns="k", values="ie").rename(columns=lambda k: f"IE@{k}")
     top = t[t["k"] == t["k"].max()].set_index(["dataset", "variant"])
     kmax = int(t["k"].max())
@@ -68,7 +70,7 @@ def render_suite(reports_dir: Path) -> str:
 
 def render_ablations(reports_dir: Path) -> str:
     """Every A-vs-B comparison on its headline metrics: paired difference, 95% interval, p."""
-    t = pd.read_csv(Path(reports_dir) / "wattbot" / "ablation_differences.csv")
+    t = pd.read_csv(Reports.at(reports_dir).ablation_differences)
     keep = t[((t["dataset"] == "wattbot") & t["metric"].isin(["score", "doc_hit@1"])) | t["metric"].eq("ie@5")]
     rows = [{"ablation": r.ablation, "variant − reference": f"{r.variant} − {r.reference}", "dataset": r.dataset,
              "metric": r.metric, "n": int(r.n),
@@ -79,5 +81,5 @@ def render_ablations(reports_dir: Path) -> str:
 
 def render_attribution(reports_dir: Path) -> str:
     """Per-question attribution class counts per answering variant."""
-    t = pd.read_csv(Path(reports_dir) / "wattbot" / "attribution_counts.csv")
+    t = pd.read_csv(Reports.at(reports_dir).attribution_counts)
     return markdown_table(t.astype({c: int for c in t.columns if c != "variant"}))

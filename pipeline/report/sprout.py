@@ -10,25 +10,26 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.layout import Reports
 from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 
 
-def beam_table(params: dict, score_paths: list[str], wattbot_paths: list[str], gold_path: str | None) -> pd.DataFrame:
+def beam_table(params: dict, score_paths: dict[str, str], wattbot_paths: dict[str, str],
+               gold_path: str | None) -> pd.DataFrame:
+    """``score_paths``: ``DATASET:VARIANT`` -> suite scores JSON; ``wattbot_paths``: variant -> WattBot retrieval run."""
+    from pipeline.report.suite import suite_runs
     from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
     rows = []
-    for path in sorted(score_paths):
-        p = Path(path)
-        dataset, variant = p.parents[1].name, p.stem
+    for dataset, variant, p in suite_runs(score_paths):
         s = json.loads(p.read_text())["summary"]
         for k in params["ks"]:
             rows.append({"dataset": dataset, "variant": variant, "beam_width": params["sweep"][variant],
                          "metric": f"ie@{k}", "value": round(s[f"ie@{k}"], 4)})
     if gold_path and wattbot_paths:
         gold = pd.read_csv(gold_path, dtype=str, keep_default_na=False)
-        for path in sorted(wattbot_paths):
-            variant = Path(path).parent.name
+        for variant, path in sorted(wattbot_paths.items(), key=lambda kv: kv[1]):
             _, summary = wattbot_retrieval_metrics(read_jsonl(path), gold)
             for m in ("doc_recall@5", "doc_recall@10", "doc_hit@1"):
                 rows.append({"dataset": "wattbot", "variant": variant, "beam_width": params["sweep"][variant],
@@ -96,16 +97,16 @@ def tree_figure(tree: dict, stem: str | Path) -> None:
     save_png_svg(fig, stem)
 
 
-def build_sprout_report(params: dict, score_paths: list[str], wattbot_paths: list[str], gold_path: str | None,
-                        index_path: str | None, out_dir: str) -> None:
+def build_sprout_report(params: dict, score_paths: dict[str, str], wattbot_paths: dict[str, str],
+                        gold_path: str | None, index_path: str | None, reports: str) -> None:
     from pipeline.index.store import IndexReader
     from pipeline.sprout.store import dump_tree
 
-    out = Path(out_dir)
+    out = Reports(reports)
     table = beam_table(params, score_paths, wattbot_paths, gold_path)
-    atomic_write_text(out / "retrieval" / "sprout_beam.csv", table.to_csv(index=False, lineterminator="\n"))
-    beam_figure(table, max(params["ks"]), out / "retrieval" / "sprout_beam.png")
-    write_manifest(out / "retrieval" / "sprout_beam.csv", params, list(score_paths) + list(wattbot_paths))
+    atomic_write_text(out.sprout_beam_csv, table.to_csv(index=False, lineterminator="\n"))
+    beam_figure(table, max(params["ks"]), out.sprout_beam_png)
+    write_manifest(out.sprout_beam_csv, params, list(score_paths.values()) + list(wattbot_paths.values()))
     if index_path:
         reader = IndexReader(index_path)
         # a drawable tree: the document whose leaf count is closest to 32
@@ -113,5 +114,5 @@ def build_sprout_report(params: dict, score_paths: list[str], wattbot_paths: lis
                                 "ORDER BY abs(count(*) - 32), doc_id LIMIT 1").fetchone()[0]
         reader.close()
         tree = dump_tree(index_path, doc)
-        atomic_write_json(out / "wattbot" / "sprout_tree.json", tree)
-        tree_figure(tree, out / "wattbot" / "sprout_tree")
+        atomic_write_json(out.sprout_tree("json"), tree)
+        tree_figure(tree, out.sprout_tree())

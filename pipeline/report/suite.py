@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.layout import Reports
 from pipeline.io import atomic_write_text
 from pipeline.provenance import write_manifest
 from pipeline.report.figures import ie_by_variant
@@ -14,12 +15,15 @@ from pipeline.report.figures import ie_by_variant
 PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "tokens")
 
 
-def metrics_table(score_paths: list[str]) -> pd.DataFrame:
-    """Long table from ``results/<dataset>/scores/<variant>.json`` files."""
+def suite_runs(score_paths: dict[str, str]) -> list[tuple[str, str, Path]]:
+    """(dataset, variant, path) of ``DATASET:VARIANT`` -> scores JSON, in the order of the paths."""
+    return [(*name.split(":", 1), Path(path)) for name, path in sorted(score_paths.items(), key=lambda kv: kv[1])]
+
+
+def metrics_table(score_paths: dict[str, str]) -> pd.DataFrame:
+    """Long table of the suite's scores (``DATASET:VARIANT`` -> ``results/<dataset>/scores/<variant>.json``)."""
     rows = []
-    for path in sorted(score_paths):
-        p = Path(path)
-        dataset, variant = p.parents[1].name, p.stem
+    for dataset, variant, p in suite_runs(score_paths):
         res = json.loads(p.read_text())
         s = res["summary"]
         for k in res["ks"]:
@@ -44,11 +48,11 @@ def index_md(table: pd.DataFrame, params: dict) -> str:
     return "\n".join(lines)
 
 
-def build_suite_report(params: dict, score_paths: list[str], out_dir: str) -> None:
-    out = Path(out_dir)
+def build_suite_report(params: dict, score_paths: dict[str, str], reports: str) -> None:
+    out = Reports(reports)
     table = metrics_table(score_paths)
-    atomic_write_text(out / "metrics.csv", table.to_csv(index=False, lineterminator="\n"))
+    atomic_write_text(out.suite_metrics, table.to_csv(index=False, lineterminator="\n"))
     for dataset, part in table.groupby("dataset", sort=True):
-        ie_by_variant(part, dataset, out / f"{dataset}.png")
-    atomic_write_text(out / "index.md", index_md(table, params))
-    write_manifest(out / "metrics.csv", params, score_paths)
+        ie_by_variant(part, dataset, out.suite_figure(dataset))
+    atomic_write_text(out.suite_index_md, index_md(table, params))
+    write_manifest(out.suite_metrics, params, list(score_paths.values()))

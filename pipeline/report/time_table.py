@@ -33,19 +33,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline import layout as L
 from pipeline.io import atomic_write_bytes, atomic_write_text
 from pipeline.provenance import write_manifest
 
 BENCHMARK_DIR = "benchmarks"
 # rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
-BENCHMARK_PATTERNS: dict[str, str] = {
-    "index": "benchmarks/{dataset}/index/{index}.tsv",
-    "retrieve": "benchmarks/{dataset}/retrieve/{rv}/{split}.tsv",
-    "sprout_attention": "benchmarks/{dataset}/sprout_attention.tsv",
-    "sprout_train_pairs": "benchmarks/sprout/train_pairs.tsv",
-    "answer": "benchmarks/wattbot/answer/{av}/{split}.tsv",
-    "parse_quality": "benchmarks/parsing/{scope}quality.tsv",
-}
+BENCHMARK_PATTERNS: dict[str, str] = {rule: L.rule_benchmark(rule) for rule in L.BENCHMARK_JOBS}
 # The answer jobs' per-call telemetry (pipeline/cli.py cmd_answer writes it beside the answers).
 ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
 TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"

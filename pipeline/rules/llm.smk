@@ -10,7 +10,7 @@ if LOCAL_MODEL_FILES:
         output: "{gguf}"
         wildcard_constraints: gguf="|".join(re.escape(f) for f in LOCAL_MODEL_FILES)
         params: cfg=lambda w: wf.local_model_for_file(CFG, w.gguf)
-        log: "logs/local_model/{gguf}.log"
+        log: L.log("local_model/{gguf}")
         threads: 1
         resources: mem_mb=1000, runtime=5
         shell: "python -m pipeline local-model --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"

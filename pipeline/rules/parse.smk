@@ -4,9 +4,9 @@
 
 rule parse_errors:
     input: wf.trees_input(CFG, "wattbot")
-    output: f"{R}/parse/errors.csv"
+    output: L.PARSE_ERRORS
     params: trees=lambda w, input: ",".join(input)
-    log: "logs/wattbot/parse_errors.log"
+    log: L.log("wattbot/parse_errors")
     threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline parse-errors --trees {params.trees:q} --out {output:q} 2>&1 | tee {log}"
@@ -15,10 +15,10 @@ rule parse_errors:
 rule parse_check:
     """Prints the failed documents; fails the run when parsing.strict is set (`onsuccess` repeats them last)."""
     input:
-        errors=f"{R}/parse/errors.csv",
-    output: f"{R}/parse/check.json"
+        errors=L.PARSE_ERRORS,
+    output: L.PARSE_CHECK
     params: strict="--strict" if CFG["parsing"]["strict"] else ""
-    log: "logs/wattbot/parse_check.log"
+    log: L.log("wattbot/parse_check")
     threads: 1
     resources: mem_mb=200, runtime=5
     shell: "python -m pipeline parse-check --errors {input.errors:q} --out {output:q} {params.strict} 2>&1 | tee {log}"
@@ -27,21 +27,20 @@ rule parse_check:
 rule parse_quality:
     """Heading precision/recall/F1 vs each PDF's outline, nesting, text, reading order, per document and source.
     scope "sample" (one small document per source) is in the default DAG; "all" is `make parse-quality`."""
-    input: lambda w: wf.parse_quality_pdfs(CFG, "sample" if w.scope else "all")
+    input:
+        pdfs=lambda w: wf.parse_quality_pdfs(CFG, "sample" if w.scope else "all"),
+        manifest=L.PARSE_CORPUS_MANIFEST,
     output:
-        quality="reports/parsing/{scope}quality.csv",
-        sources="reports/parsing/{scope}quality_sources.csv",
-        errors="results/parse-quality/{scope}errors.csv",
+        quality=L.reports.parse_quality(),
+        sources=L.reports.parse_quality_sources(),
+        errors=L.parse_quality_errors(),
     wildcard_constraints: scope="(sample/)?"
     params:
         pdfs=CFG["parsing"]["quality_dir"],
         scope=lambda w: "sample" if w.scope else "all",
-    log: "logs/parsing/{scope}quality.log"
-    benchmark: "benchmarks/parsing/{scope}quality.tsv"
+    log: L.log("parsing/{scope}quality")
+    benchmark: L.rule_benchmark("parse_quality")
     threads: 2
     resources: mem_mb=3000, runtime=20, cpus=lambda w, threads: threads
-    shell: "python -m pipeline parse-quality --pdfs {params.pdfs:q} --manifest data/parse-corpus.csv --scope {params.scope} --jobs {threads} --out {output.quality:q} --errors {output.errors:q} 2>&1 | tee {log}"
+    shell: "python -m pipeline parse-quality --pdfs {params.pdfs:q} --manifest {input.manifest:q} --scope {params.scope} --jobs {threads} --out {output.quality:q} --errors {output.errors:q} 2>&1 | tee {log}"
 
-
-onsuccess:
-    wf.report_parse_failures(f"{R}/parse/errors.csv")

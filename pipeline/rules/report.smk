@@ -1,8 +1,9 @@
 # The figures rule: `snakemake figures` (or `snakemake reports/index.html`) redraws every figure,
-# the statistics CSVs and the self-contained reports/index.html from results/ alone.
+# the statistics CSVs and the self-contained reports/index.html from the results it is passed.
 # `snakemake --report report.html` collects the report()-flagged outputs with their captions.
 
 FIG_STEMS = wf.figure_stems(CFG)
+FIG_INPUTS = wf.figures_inputs(CFG)
 CAPTIONS = "../report/captions"
 
 
@@ -14,33 +15,33 @@ def fig_category(stem):
     return CATEGORY.get(stem.split("-")[0], "Leaderboard")
 
 
+def reported(path, caption, category, **labels):
+    return report(path, caption=f"{CAPTIONS}/{caption}.rst", category=category, **labels)
+
+
 rule figures:
     input:
-        leaderboard="reports/wattbot/leaderboard.csv",
-        per_question=expand(f"{R}/scores/{{av}}.per_question.csv", av=sorted(CFG["answering"])),
-        answers=expand(f"{R}/answers/{{av}}/{SCORE_SPLIT}.jsonl", av=sorted(CFG["answering"])),
-        retrieval=expand(f"{R}/retrieval/{{rv}}/{SCORE_SPLIT}.jsonl", rv=sorted(CFG["retrieval"])),
-        suite=[f"results/{d}/scores/{rv}.per_query.csv" for d in SUITE for rv in wf.suite_variants(CFG)],
-        index=wf.embedding_index_input(CFG),
+        **wf.input_lists(FIG_INPUTS),
+        leaderboard=L.reports.leaderboard,
         parse_quality=wf.parse_quality_report(CFG),
         gold=wf.split_source(CFG, SCORE_SPLIT),
         claims=wf.claims_file(),
     output:
-        html=report("reports/index.html", caption=f"{CAPTIONS}/index.rst", category="Report"),
-        claims="reports/claims.csv",
-        claims_md="reports/claims.md",
-        ablations=report("reports/wattbot/ablations.csv", caption=f"{CAPTIONS}/ablations.rst", category="Ablations"),
-        differences="reports/wattbot/ablation_differences.csv",
-        attribution=report("reports/wattbot/attribution.csv", caption=f"{CAPTIONS}/attribution.rst", category="Attribution"),
-        attribution_counts="reports/wattbot/attribution_counts.csv",
-        attribution_by_type="reports/wattbot/attribution_by_type.csv",
-        cost=report("reports/wattbot/cost.csv", caption=f"{CAPTIONS}/cost.rst", category="Leaderboard"),
-        ensemble_size="reports/wattbot/ensemble_size.csv",
-        pngs=[report(f"reports/figures/{s}.png", caption=f"{CAPTIONS}/{CAPTION[fig_category(s)]}.rst",
-                     category=fig_category(s), labels={"figure": s}) for s in FIG_STEMS],
-        svgs=[f"reports/figures/{s}.svg" for s in FIG_STEMS],
-    params: cfg=wf.figures_params(CFG)
-    log: "logs/figures.log"
+        html=reported(L.reports.index_html, "index", "Report"),
+        claims=L.reports.claims_csv,
+        claims_md=L.reports.claims_md,
+        ablations=reported(L.reports.ablations, "ablations", "Ablations"),
+        differences=L.reports.ablation_differences,
+        attribution=reported(L.reports.attribution, "attribution", "Attribution"),
+        attribution_counts=L.reports.attribution_counts,
+        attribution_by_type=L.reports.attribution_by_type,
+        cost=reported(L.reports.cost, "cost", "Leaderboard"),
+        ensemble_size=L.reports.ensemble_size,
+        pngs=[reported(L.reports.figure(s, "png"), CAPTION[fig_category(s)], fig_category(s), labels={"figure": s})
+              for s in FIG_STEMS],
+        svgs=[L.reports.figure(s, "svg") for s in FIG_STEMS],
+    params: cfg=wf.figures_params(CFG), files=wf.named_args(FIG_INPUTS)
+    log: L.log("figures")
     threads: 1
     resources: mem_mb=3000, runtime=10
-    shell: "python -m pipeline figures --params {params.cfg:q} --gold {input.gold:q} --results results --reports reports 2>&1 | tee {log}"
+    shell: "python -m pipeline figures --params {params.cfg:q} {params.files} --leaderboard {input.leaderboard:q} --gold {input.gold:q} --reports {L.reports.root:q} 2>&1 | tee {log}"

@@ -1,12 +1,15 @@
 # SproutRAG: one attention pass per dataset (shared by its sprout indexes), head training on
 # LegalBench-RAG / HotpotQA labels (evaluated queries excluded), the beam-width report.
 
+SPROUT_REPORT_INPUTS = wf.sprout_report_inputs(CFG)
+
+
 rule sprout_attention:
     input: lambda w: wf.trees_input(CFG, w.dataset)
-    output: "results/{dataset}/sprout/attention.safetensors"
+    output: L.sprout_attention()
     params: cfg=wf.sprout_attention_params(CFG), trees=lambda w: wf.trees_arg(CFG, w.dataset)
-    log: "logs/{dataset}/sprout_attention.log"
-    benchmark: "benchmarks/{dataset}/sprout_attention.tsv"
+    log: L.log("{dataset}/sprout_attention")
+    benchmark: L.rule_benchmark("sprout_attention")
     threads: wf.sprout_threads(CFG)
     resources: mem_mb=6000, runtime=120, encoder=1, cpus=lambda w, threads: threads
     shell: "python -m pipeline sprout-attention --trees {params.trees:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
@@ -14,22 +17,23 @@ rule sprout_attention:
 
 if CFG["sprout"].get("train"):
     rule sprout_train_pairs:
-        input: [f"{d}/queries.csv" for d in wf.sprout_train_excludes(CFG).values()]
-        output: f"{wf.SPROUT_DIR}/train_pairs.safetensors"
+        input: [L.export_split(d) for d in wf.sprout_train_excludes(CFG)]
+        output: L.SPROUT_TRAIN_PAIRS
         params:
             cfg=wf.sprout_train_params(CFG),
             exclude=" ".join(f"--exclude {d}={p}" for d, p in wf.sprout_train_excludes(CFG).items()),
-        log: "logs/sprout/train_pairs.log"
-        benchmark: "benchmarks/sprout/train_pairs.tsv"
+        log: L.log("sprout/train_pairs")
+        benchmark: L.rule_benchmark("sprout_train_pairs")
         threads: wf.sprout_threads(CFG)
         resources: mem_mb=6000, runtime=60, encoder=1, cpus=lambda w, threads: threads
+        # {wf.SPROUT_DIR}/train_data is L.SPROUT_TRAIN_DATA written out: the shell text is the rule's rerun trigger
         shell: "python -m pipeline sprout-train-pairs --params {params.cfg:q} {params.exclude} --work-dir {wf.SPROUT_DIR}/train_data --out {output:q} 2>&1 | tee {log}"
 
     rule sprout_train:
-        input: f"{wf.SPROUT_DIR}/train_pairs.safetensors"
-        output: f"{wf.SPROUT_DIR}/head_weights.json"
+        input: L.SPROUT_TRAIN_PAIRS
+        output: L.SPROUT_HEAD_WEIGHTS
         params: cfg=wf.sprout_train_params(CFG)
-        log: "logs/sprout/train.log"
+        log: L.log("sprout/train")
         threads: 1
         resources: mem_mb=2000, runtime=10
         shell: "python -m pipeline sprout-train --pairs {input:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
@@ -37,19 +41,17 @@ if CFG["sprout"].get("train"):
 
 rule sprout_report:
     input:
-        scores=lambda w: [f"results/{d}/scores/{v}.json" for d in json.loads(wf.sprout_report_params(CFG))["datasets"]
-                          for v in CFG["sprout"].get("beam_sweep", [])],
-        wattbot=[f"{wf.RESULTS}/retrieval/{v}/{CFG['wattbot']['score_split']}.jsonl" for v in CFG["sprout"].get("beam_sweep", [])],
-        gold=wf.split_source(CFG, CFG["wattbot"]["score_split"]),
-        index=lambda w: [f"{wf.RESULTS}/index/{CFG['retrieval'][CFG['sprout']['beam_sweep'][0]]['index']}.sqlite"],
+        **wf.input_lists(SPROUT_REPORT_INPUTS),
+        gold=wf.split_source(CFG, SCORE_SPLIT),
+        index=wf.sprout_report_index(CFG),
     output:
-        figure="reports/retrieval/sprout_beam.png",
-        table="reports/retrieval/sprout_beam.csv",
-        tree="reports/wattbot/sprout_tree.json",
-        tree_png="reports/wattbot/sprout_tree.png",
-        tree_svg="reports/wattbot/sprout_tree.svg",
-    params: cfg=wf.sprout_report_params(CFG)
-    log: "logs/sprout/report.log"
+        figure=L.reports.sprout_beam_png,
+        table=L.reports.sprout_beam_csv,
+        tree=L.reports.sprout_tree("json"),
+        tree_png=L.reports.sprout_tree("png"),
+        tree_svg=L.reports.sprout_tree("svg"),
+    params: cfg=wf.sprout_report_params(CFG), files=wf.named_args(SPROUT_REPORT_INPUTS)
+    log: L.log("sprout/report")
     threads: 1
     resources: mem_mb=1000, runtime=5
-    shell: "python -m pipeline sprout-report --params {params.cfg:q} --scores {input.scores:q} --wattbot {input.wattbot:q} --gold {input.gold:q} --index {input.index:q} --out-dir reports 2>&1 | tee {log}"
+    shell: "python -m pipeline sprout-report --params {params.cfg:q} {params.files} --gold {input.gold:q} --index {input.index:q} --reports {L.reports.root:q} 2>&1 | tee {log}"

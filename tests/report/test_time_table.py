@@ -8,6 +8,7 @@ import sys
 import pandas as pd
 import pytest
 
+from pipeline import layout as L
 from pipeline.datasets.paths import REPO
 from pipeline.report.readme import BEGIN, END, fill
 from pipeline.io import atomic_write_jsonl
@@ -62,9 +63,11 @@ def test_patterns_match_the_rules_benchmark_lines():
     for smk in sorted((REPO / "pipeline" / "rules").glob("*.smk")):
         for block in re.split(r"(?m)^(?=\s*rule )", smk.read_text()):
             rule = re.match(r"\s*rule (\w+):", block)
-            bench = re.search(r'^\s+benchmark: "([^"]+)"', block, re.M)
+            bench = re.search(r'^\s+benchmark: L\.rule_benchmark\("(\w+)"\)', block, re.M)
+            if rule:
+                assert "benchmark:" not in block or bench, f"rule {rule.group(1)}: benchmark: L.rule_benchmark(...)"
             if rule and bench:
-                declared[rule.group(1)] = bench.group(1)
+                declared[rule.group(1)] = L.rule_benchmark(bench.group(1))
     assert declared == BENCHMARK_PATTERNS
 
 

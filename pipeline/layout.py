@@ -1,0 +1,231 @@
+"""Where every file of a run lives: results/, reports/, benchmarks/, logs/ and the data/ files rules read.
+
+One module, shared by the Snakemake rules (pipeline/rules/*.smk, through pipeline/workflow.py) and by the
+report verbs, so a path pattern is written once. A function's defaults are Snakemake wildcards, so
+``answers()`` is the rule's output pattern ``results/wattbot/answers/{av}/{split}.jsonl`` and
+``answers("bm25-x", "train")`` the file one job writes. Standard library only: the DAG is planned
+from here without loading any stage code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+RESULTS = "results"
+BENCHMARKS = "benchmarks"  # Snakemake's per-job wall time and memory (run telemetry, outside the byte-identical set)
+LOGS = "logs"
+WATTBOT = "wattbot"  # the dataset name of WattBot 2025 among the retrieval suite's
+WATTBOT_RESULTS = f"{RESULTS}/{WATTBOT}"
+SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dataset
+
+PARSE_CORPUS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality corpus (pipeline/parse/corpus.py)
+CLAIMS_FILE = Path(__file__).parent / "report" / "claims.yaml"  # published claims the report measures
+
+
+# --- results/<dataset>/: indexes, retrieval runs, suite exports and scores, SproutRAG attention ---
+
+def index_dir(dataset: str = "{dataset}") -> str:
+    return f"{RESULTS}/{dataset}/index"
+
+
+def index(dataset: str = "{dataset}", name: str = "{index}") -> str:
+    return f"{index_dir(dataset)}/{name}.sqlite"
+
+
+def retrieval(dataset: str = "{dataset}", rv: str = "{rv}", split: str = "{split}") -> str:
+    return f"{RESULTS}/{dataset}/retrieval/{rv}/{split}.jsonl"
+
+
+def export_dir(dataset: str = "{dataset}") -> str:
+    return f"{RESULTS}/{dataset}/export"
+
+
+def export_trees(dataset: str = "{dataset}") -> str:
+    return f"{export_dir(dataset)}/trees"
+
+
+def export_split(dataset: str = "{dataset}", split: str = "queries") -> str:
+    """A suite export's questions (its only split is ``queries``)."""
+    return f"{export_dir(dataset)}/{split}.csv"
+
+
+def export_gold(dataset: str = "{dataset}") -> str:
+    return f"{export_dir(dataset)}/gold.jsonl"
+
+
+def suite_scores(dataset: str = "{dataset}", rv: str = "{rv}") -> str:
+    return f"{RESULTS}/{dataset}/scores/{rv}.json"
+
+
+def suite_per_query(dataset: str = "{dataset}", rv: str = "{rv}") -> str:
+    return f"{RESULTS}/{dataset}/scores/{rv}.per_query.csv"
+
+
+def sprout_attention(dataset: str = "{dataset}") -> str:
+    return f"{RESULTS}/{dataset}/sprout/attention.safetensors"
+
+
+SPROUT_TRAIN_PAIRS = f"{SPROUT_DIR}/train_pairs.safetensors"
+SPROUT_TRAIN_DATA = f"{SPROUT_DIR}/train_data"
+SPROUT_HEAD_WEIGHTS = f"{SPROUT_DIR}/head_weights.json"
+
+
+# --- results/wattbot/: ingest, trees, answers, scores, parse failures ---
+
+INGEST_METADATA = f"{WATTBOT_RESULTS}/ingest/metadata.csv"
+
+
+def ingest_split(split: str = "{split}") -> str:
+    return f"{WATTBOT_RESULTS}/ingest/{split}.csv"
+
+
+def tree(doc: str = "{doc}") -> str:
+    return f"{WATTBOT_RESULTS}/trees/{doc}.json"
+
+
+def answers(av: str = "{av}", split: str = "{split}") -> str:
+    """An answering variant's records of one split (its Kaggle CSV: :func:`answers_csv`)."""
+    return f"{WATTBOT_RESULTS}/answers/{av}/{split}.jsonl"
+
+
+def answers_csv(av: str = "{av}", split: str = "{split}") -> str:
+    return f"{WATTBOT_RESULTS}/answers/{av}/{split}.csv"
+
+
+def answers_telemetry(answers_path: str) -> str:
+    """Run telemetry of an answer job (latency, cache hits), beside its records when it made LLM calls."""
+    return f"{answers_path}.telemetry.jsonl"
+
+
+def scores(av: str = "{av}") -> str:
+    return f"{WATTBOT_RESULTS}/scores/{av}.json"
+
+
+def per_question(av: str = "{av}") -> str:
+    return f"{WATTBOT_RESULTS}/scores/{av}.per_question.csv"
+
+
+PARSE_ERRORS = f"{WATTBOT_RESULTS}/parse/errors.csv"
+PARSE_CHECK = f"{WATTBOT_RESULTS}/parse/check.json"
+
+
+def parse_quality_errors(scope: str = "{scope}") -> str:
+    """``scope``: "" (the whole corpus) or "sample/" (the default DAG's few documents)."""
+    return f"{RESULTS}/parse-quality/{scope}errors.csv"
+
+
+# --- reports/: what a reader opens (a root of its own, so a report verb can write elsewhere in tests) ---
+
+def _file(name: str) -> property:
+    """A file at ``<root>/<name>``, as a property of :class:`Reports`."""
+    return property(lambda self: f"{self.root}/{name}", doc=f"``reports/{name}``")
+
+
+@dataclass(frozen=True)
+class Reports:
+    """Every file under reports/: the rules declare them, the report verbs write them (to another root in tests)."""
+
+    root: str = "reports"
+
+    @classmethod
+    def at(cls, folder: str | Path) -> Reports:
+        """The layout under ``folder`` (a run's reports/ elsewhere: `make readme --reports`, tests)."""
+        return cls(str(Path(folder)))
+
+    # the report rule: leaderboard, Kaggle submissions, reports/index.md
+    index_md = _file("index.md")
+    leaderboard = _file(f"{WATTBOT}/leaderboard.csv")
+    submission = _file(f"{WATTBOT}/submission.csv")  # the default variant's, what Kaggle gets
+    submissions_dir = _file(f"{WATTBOT}/submissions")
+    score_figure = _file(f"{WATTBOT}/score_by_variant.png")
+    retrieval_table = _file(f"{WATTBOT}/retrieval.csv")
+    doc_recall_figure = _file(f"{WATTBOT}/doc_recall_by_variant.png")
+
+    def submission_of(self, av: str) -> str:
+        return f"{self.submissions_dir}/{av}.csv"
+
+    def relative(self, path: str) -> str:
+        """``path`` as a link from a page in reports/ (index.md)."""
+        return path.removeprefix(f"{self.root}/")
+
+    # the figures rule: statistics, claims, the figures and reports/index.html
+    index_html = _file("index.html")
+    claims_csv = _file("claims.csv")
+    claims_md = _file("claims.md")
+    cost = _file(f"{WATTBOT}/cost.csv")
+    ablations = _file(f"{WATTBOT}/ablations.csv")
+    ablation_differences = _file(f"{WATTBOT}/ablation_differences.csv")
+    attribution = _file(f"{WATTBOT}/attribution.csv")
+    attribution_counts = _file(f"{WATTBOT}/attribution_counts.csv")
+    attribution_by_type = _file(f"{WATTBOT}/attribution_by_type.csv")
+    ensemble_size = _file(f"{WATTBOT}/ensemble_size.csv")
+    figures_dir = _file("figures")
+
+    def figure(self, stem: str, ext: str = "png") -> str:
+        return f"{self.figures_dir}/{stem}.{ext}"
+
+    # run telemetry, written after a successful run (outside the DAG and the byte-identical set)
+    leaderboard_telemetry = _file(f"{WATTBOT}/leaderboard.telemetry.csv")
+
+    # the retrieval suite and the SproutRAG beam sweep
+    suite_metrics = _file("retrieval/metrics.csv")
+    suite_index_md = _file("retrieval/index.md")
+    sprout_beam_csv = _file("retrieval/sprout_beam.csv")
+    sprout_beam_png = _file("retrieval/sprout_beam.png")
+
+    def suite_figure(self, dataset: str = "{dataset}") -> str:
+        return self / f"retrieval/{dataset}.png"
+
+    def sprout_tree(self, ext: str = "") -> str:
+        """One WattBot document's SproutRAG tree: ``json``, its dendrogram ``png`` / ``svg``, or (no ext) their stem."""
+        return self / f"{WATTBOT}/sprout_tree" + (f".{ext}" if ext else "")
+
+    # the parse-quality report ({scope}: "" for the whole corpus, "sample/" for the default DAG's)
+    def parse_quality(self, scope: str = "{scope}") -> str:
+        return self / f"parsing/{scope}quality.csv"
+
+    def parse_quality_sources(self, scope: str = "{scope}") -> str:
+        return self / f"parsing/{scope}quality_sources.csv"
+
+    screenshot = _file("index.screenshot.png")  # `make report-check`: the page's first screen in Chromium
+
+    def bench(self, name: str) -> str:
+        """``make bench`` figures: reports/bench/<name>.json."""
+        return self / f"bench/{name}.json"
+
+    def __truediv__(self, name: str) -> str:
+        return f"{self.root}/{name}"
+
+
+reports = Reports()
+
+
+# --- benchmarks/ and logs/: per-job telemetry and logs, never read by a rule ---
+
+def benchmark(job: str) -> str:
+    """A rule's ``benchmark:`` TSV (wall time in column ``s``)."""
+    return f"{BENCHMARKS}/{job}.tsv"
+
+
+# The rules that record a benchmark, and the job part of its path (the time table reads them back).
+BENCHMARK_JOBS = {
+    "index": "{dataset}/index/{index}",
+    "retrieve": "{dataset}/retrieve/{rv}/{split}",
+    "sprout_attention": "{dataset}/sprout_attention",
+    "sprout_train_pairs": "sprout/train_pairs",
+    "answer": f"{WATTBOT}/answer/{{av}}/{{split}}",
+    "parse_quality": "parsing/{scope}quality",
+}
+
+
+def rule_benchmark(rule: str) -> str:
+    """The ``benchmark:`` pattern of ``rule`` (wildcards unfilled)."""
+    return benchmark(BENCHMARK_JOBS[rule])
+
+
+def answer_benchmark(av: str = "{av}", split: str = "{split}") -> str:
+    return benchmark(BENCHMARK_JOBS["answer"].format(av=av, split=split))
+
+
+def log(job: str) -> str:
+    return f"{LOGS}/{job}.log"

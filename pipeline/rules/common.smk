@@ -1,0 +1,19 @@
+# What every rule file shares, included first by the Snakefile: where files live (L: pipeline/layout.py),
+# the config's lists the rules expand, and the wildcard constraints. A rule file reads only these, CFG and
+# wf (pipeline/workflow.py), never a global another rule file defines.
+import re
+
+from pipeline import layout as L
+
+CACHE = CFG["cache_dir"]   # the LLM and embedding caches
+SPLITS = sorted(CFG["wattbot"]["splits"])
+SCORE_SPLIT = CFG["wattbot"]["score_split"]
+SUITE = wf.suite_datasets(CFG)
+
+wildcard_constraints:
+    dataset="|".join([L.WATTBOT, *SUITE]),
+    split=r"[A-Za-z0-9_]+",
+    index="|".join(map(re.escape, sorted(CFG["indexes"]))),  # configured names only: no accidental matches
+    rv="|".join(map(re.escape, sorted(CFG["retrieval"]))),
+    doc=r"[A-Za-z0-9_.-]+",
+    av=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
