@@ -466,6 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
                    ("retrieval", "VARIANT=JSONL: retrieval runs of the scored split (for retrieval.csv)"))
     s.add_argument("--reports", required=True)
     s.add_argument("--gold", help="the labelled split's CSV")
+    s.set_defaults(fn=cmd_report)
 
     s = sub.add_parser("figures", help="ablations with intervals, attribution, cost, embedding map, reports/index.html")
     for flag in ("--params", "--gold"):
@@ -483,6 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
     s.add_argument("--reports", default=reports.root, help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
+    s.set_defaults(fn=cmd_readme)
 
     s = _verb(sub, "time-table", cmd_time_table, "wall and CPU seconds per rule from benchmarks/*.tsv: "
               "reports/time.telemetry.{csv,png,html} (run telemetry)")
