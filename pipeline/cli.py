@@ -99,17 +99,20 @@ def cmd_answer(a) -> None:
     from pipeline.llm.limits import llm_job_config
     from pipeline.provenance import write_manifest
 
+    from pipeline.specs import AnswerSpec
+
     p = _json(a.params)
+    spec = AnswerSpec.from_dict(p["name"], p["answering"])  # parsed once: the stage reads typed fields
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
     telemetry: list[dict] = []
-    llm_cfg = llm_job_config(p.get("llm", {}), _json(a.llm_exec), a.in_flight, p["answering"])
-    answers = answer_split(read_jsonl(a.retrieval), questions, p["answering"], llm_cfg, a.cache_dir,
+    llm_cfg = llm_job_config(p.get("llm", {}), _json(a.llm_exec), a.in_flight, spec)
+    answers = answer_split(read_jsonl(a.retrieval), questions, spec, llm_cfg, a.cache_dir,
                            set(meta["id"]), telemetry=telemetry)
-    if p["answering"]["backend"] == "llm":
+    if spec.backend == "llm":
         from pipeline.answer.failures import check_failure_rate
 
-        check_failure_rate(answers, llm_cfg, p["answering"])  # raises before any output is written
+        check_failure_rate(answers, llm_cfg, spec)  # raises before any output is written
     atomic_write_jsonl(a.out, answers)
     if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
         from pipeline.answer.llm_answer import telemetry_summary
@@ -139,15 +142,17 @@ def cmd_ensemble(a) -> None:
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.provenance import write_manifest
 
+    from pipeline.specs import EnsembleSpec
+
     p = _json(a.params)
-    spec = p["answering"]
+    spec = EnsembleSpec.from_dict(p["name"], p["answering"])
     members = _named(a.member)
-    if list(members) != spec["members"]:
-        raise ValueError(f"ensemble members given {list(members)}, configured {spec['members']}")
+    if tuple(members) != spec.members:
+        raise ValueError(f"ensemble members given {list(members)}, configured {list(spec.members)}")
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
     records = ensemble_records([member_from_records(n, read_jsonl(path)) for n, path in members.items()],
-                               vote_config(spec.get("vote")))
+                               vote_config(spec.vote))
     atomic_write_jsonl(a.out, records)
     write_submission(submission_frame(questions, records, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     write_manifest(a.out, p, [*members.values(), a.questions])
@@ -461,6 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
                    ("retrieval", "VARIANT=JSONL: retrieval runs of the scored split (for retrieval.csv)"))
     s.add_argument("--reports", required=True)
     s.add_argument("--gold", help="the labelled split's CSV")
+    s.set_defaults(fn=cmd_report)
 
     s = sub.add_parser("figures", help="ablations with intervals, attribution, cost, embedding map, reports/index.html")
     for flag in ("--params", "--gold"):
@@ -478,6 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
     s.add_argument("--reports", default=reports.root, help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
+    s.set_defaults(fn=cmd_readme)
 
     s = _verb(sub, "time-table", cmd_time_table, "wall and CPU seconds per rule from benchmarks/*.tsv: "
               "reports/time.telemetry.{csv,png,html} (run telemetry)")

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import copy
 import re
-from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import yaml
 
+from pipeline import config_schema
+from pipeline.config_schema import fill_and_check, spec_defaults
 from pipeline.index_kinds import ConfigProblem, get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
 
@@ -27,9 +28,9 @@ class ConfigError(ValueError):
 
 
 def _schema() -> dict:
-    text = resources.files("pipeline").joinpath("schemas/config.schema.yaml").read_text()
-    schema = yaml.safe_load(text)
-    # the index kinds are those registered (pipeline.index_kinds), not a list kept here
+    """The config schema with the index kinds that are registered (pipeline.index_kinds), not a list
+    kept in the YAML; built per validation, as a test may register a toy kind."""
+    schema = copy.deepcopy(config_schema.schema())
     schema["properties"]["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
     return schema
 
@@ -56,15 +57,16 @@ def _secret_keys(obj, path: str = "") -> list[str]:
 def validate(cfg: dict) -> dict:
     """Check ``cfg`` against the schema and its cross-references; return it resolved.
 
-    Resolution expands ``{data_root}`` in the WattBot paths. The input dict is not modified.
+    Resolution writes the schema's ``default:`` values in, then the defaults that depend on other
+    entries (a retrieval variant's levels on its index kind, an ensemble's splits on its members, ...),
+    and expands ``{data_root}`` in the paths. The input dict is not modified.
     """
     cfg = copy.deepcopy(dict(cfg))
     secrets = _secret_keys(cfg)
     if secrets:
         raise ConfigError(f"config key '{secrets[0]}': credentials must not be written in the config; put the "
                           "value in an environment variable and list its name in llm.envvars")
-    validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))
+    errors = fill_and_check(cfg, _schema())
     if errors:
         e = errors[0]
         raise ConfigError(f"config key '{_key_path(e)}': {e.message}")
@@ -75,7 +77,7 @@ def validate(cfg: dict) -> dict:
         planner = variant.get("planner") or {}
         if planner.get("kind") == "llm":
             _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
-            planner.setdefault("model", (cfg.get("llm") or {}).get("model"))
+            planner.setdefault("model", cfg["llm"].get("model"))
     resolve_ensembles(cfg)
     for name, variant in cfg["answering"].items():
         if variant["retrieval"] not in cfg["retrieval"]:
@@ -99,9 +101,6 @@ def validate(cfg: dict) -> dict:
     splits = cfg["wattbot"]["splits"]
     if cfg["wattbot"]["score_split"] not in splits:
         raise ConfigError(f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits")
-    cfg.setdefault("llm", {})
-    cfg["llm"] = {"mode": "live", "timeout_s": 120, "max_retries": 3, **cfg["llm"]}
-    cfg["embedding"] = {"batch_size": 64, "max_tokens": 512, "threads": 2, **cfg["embedding"]}
     for name, idx in cfg["indexes"].items():
         if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
             raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
@@ -110,33 +109,18 @@ def validate(cfg: dict) -> dict:
     bench = cfg.get("benchmarks")
     if bench:
         bench["root"] = bench["root"].format(data_root=cfg["data_root"])
-        bench.setdefault("ks", [1, 3, 5])
         for name in bench["retrieval"]:
             if name not in cfg["retrieval"]:
                 raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
-    cfg["report"] = report_defaults(cfg)
+    check_report(cfg)
 
-    parsing = cfg.setdefault("parsing", {})
-    parsing.setdefault("strict", False)
-    parsing.setdefault("quality_dir", "data/parse-corpus")
-    parsing.setdefault("headings", "combined")
-    parsing["vision"] = {"model": None, "params": {}, **(parsing.get("vision") or {})}
-
-    sprout = cfg.setdefault("sprout", {})
+    sprout = cfg["sprout"]
     for name in sprout.get("beam_sweep", []):
         if name not in cfg["retrieval"] or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys:
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
-    for key, value in SPROUT_ATTENTION_DEFAULTS.items():
-        sprout.setdefault(key, value)
     if sprout["stride_tokens"] > sprout["window_tokens"]:
         raise ConfigError("config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)")
-    if sprout.get("train"):
-        sprout["train"] = {"max_pairs_per_query": 16, "lambda": 0.1, "temperature": 0.05, "lr": 0.01, "epochs": 50,
-                           "batch_size": 32, "seed": 42, **sprout["train"]}
-    wb = cfg["wattbot"]
-    wb["dir"] = wb["dir"].format(data_root=cfg["data_root"])
-    wb.setdefault("pdf_dir", None)
-    wb.setdefault("fetch_dir", "data/pdfs")
+    cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
     return cfg
 
 
@@ -241,25 +225,18 @@ def check_paths(cfg: dict) -> None:
                               f"now {cfg['data_root']})")
 
 
-def report_defaults(cfg: dict) -> dict:
-    """The ``report`` block with defaults; every ablation variant must be configured (a report never
-    skips an ablation silently) and the embedding map needs an index with vectors at every tree level."""
-    rep = {"seed": 0, "bootstrap": 2000, "permutations": 10000, "embedding_sample": 1500, "ablations": {},
-           "ensemble_subsets": 20,
-           **(cfg.get("report") or {})}
+def check_report(cfg: dict) -> None:
+    """The ``report`` block's cross-references: every ablation variant must be configured (a report
+    never skips an ablation silently) and the embedding map needs an index with vectors at every tree level."""
+    rep = cfg["report"]
     trees = sorted(n for n, idx in cfg["indexes"].items() if kind_of(idx).tree_vectors)
     rep.setdefault("embedding_index", trees[0] if trees else None)
     if rep["embedding_index"] is not None and rep["embedding_index"] not in trees:
         raise ConfigError(f"config key 'report.embedding_index': '{rep['embedding_index']}' is not a 'tree' index (have {trees})")
-    ablations = {}
     for name, ab in rep["ablations"].items():
-        ab = {"stage": "answering", "note": "", **ab}
         missing = [v for v in ab["variants"] if v not in cfg[ab["stage"]]]
         if missing:
             raise ConfigError(f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'")
-        ablations[name] = ab
-    rep["ablations"] = ablations
-    return rep
 
 def _check_llm_model(cfg: dict, key: str, model: str | None) -> None:
     """An LLM variant names a model, or inherits ``llm.model``; ``local/<name>`` needs ``llm.local.<name>``."""
@@ -326,10 +303,8 @@ def index_slice(cfg: dict, index: str) -> dict:
             **kind.extra_slice(cfg)}
 
 
-# SproutRAG encoder windows. batch_tokens = 16 windows of 512 per forward pass: the fused kernel keeps
-# no T x T probabilities, so memory stays small and larger GEMMs run faster (docs/sprout-speed.md).
-SPROUT_ATTENTION_DEFAULTS = {"max_sentences_per_chunk": 2, "window_tokens": 510, "stride_tokens": 384,
-                             "batch_tokens": 8192, "threads": 2, "kernel": "sdpa"}
+# SproutRAG encoder windows: the schema's ``sprout`` defaults, without the keys that are not the attention pass's.
+SPROUT_ATTENTION_DEFAULTS = {k: v for k, v in spec_defaults("sprout").items() if k not in ("train", "beam_sweep")}
 
 
 def sprout_attention_slice(cfg: dict) -> dict:

@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.config import answer_splits
+from pipeline.specs import AnswerSpec, as_answer_spec
 
 CHARS_PER_TOKEN = 4
 ANSWER_COMPLETION_TOKENS = 300
@@ -94,10 +95,10 @@ def _filler_hits(n: int, chars: int) -> list[dict]:
     return [{"node_id": f"n{i}", "doc_id": f"doc{i % 30}", "text": body, "context": body} for i in range(n)]
 
 
-def answer_prompt_tokens(v: dict, model: str, question: str, unit: str, attempt: int) -> int:
+def answer_prompt_tokens(v: AnswerSpec | dict, model: str, question: str, unit: str, attempt: int) -> int:
     """Tokens of the prompt (and schema) variant ``v`` sends for this question at ``attempt``."""
-    return _prompt_tokens(v.get("prompt", "context_first"), v.get("context_k"), v.get("snippet_chars"),
-                          v.get("structured", True), model, question, unit, attempt)
+    s = as_answer_spec(v)
+    return _prompt_tokens(s.prompt, s.context_k, s.snippet_chars, s.structured, model, question, unit, attempt)
 
 
 @lru_cache(maxsize=None)  # runs that differ only by model or seed share their prompts
@@ -118,11 +119,11 @@ def _usd(model: str, prompt: int, completion: int) -> float | None:
 
 
 def answer_line(cfg: dict, name: str, split: str) -> Line:
-    v = cfg["answering"][name]
-    model = v.get("model") or cfg["llm"]["model"]
+    v = AnswerSpec.from_dict(name, cfg["answering"][name])
+    model = v.resolved_model(cfg["llm"].get("model"))
     qs = _questions(cfg, split)
-    samples, retries = v.get("samples", 1), v.get("max_retries", 0)
-    completion = int((v.get("params") or {}).get("max_tokens") or ANSWER_COMPLETION_TOKENS)
+    samples, retries = v.samples, v.max_retries
+    completion = int(v.params.get("max_tokens") or ANSWER_COMPLETION_TOKENS)
     per_attempt = [sum(answer_prompt_tokens(v, model, q.question, q.answer_unit, a) for q in qs.itertuples())
                    for a in range(retries + 1)]
     lo_p, hi_p = samples * per_attempt[0], samples * sum(per_attempt)

@@ -9,7 +9,7 @@ The kinds live one module each in :mod:`pipeline.indexes` (``tree``, ``chunks``,
 ``sprout``), each calling :func:`register` at import; every module of that package is loaded on
 the first lookup, so a new kind is a new module there plus its config entry (docs/extending.md).
 Modules outside the package (a test's toy kind) are named in ``WATTBENCH_INDEX_KINDS``
-(comma-separated), which Snakemake's jobs inherit. This module imports nothing of the pipeline, so
+(comma-separated), which Snakemake's jobs inherit. This module imports nothing of the pipeline but the config's schema lists (pipeline.specs), so
 the config layer can consult it without loading any stage; kind modules import their building
 blocks inside their build and search functions for the same reason.
 """
@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from pipeline import specs  # the config layer (schema lists), no stage
+
 if TYPE_CHECKING:
     from pipeline.index.store import StoredNode
 
 PACKAGE = "pipeline.indexes"
 EXTRA_ENV = "WATTBENCH_INDEX_KINDS"  # more kind modules to load, comma-separated (out-of-tree kinds)
-TREE_LEVELS = frozenset({"document", "section", "paragraph", "sentence"})
+TREE_LEVELS = frozenset(specs.TREE_LEVELS)   # the config schema's list (pipeline.tree.LEVELS)
 
 
 class ConfigProblem(ValueError):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 FLOORS: tuple[tuple[str, ...], ...] = (
     # shared services: no stage, no driver
-    ("io", "provenance", "layout", "tree", "config", "schemas", "layers", "cores", "llm", "embed", "ranking", "index_kinds"),
+    ("io", "provenance", "layout", "tree", "config", "config_schema", "specs", "schemas", "layers", "cores", "llm",
+     "embed", "ranking", "index_kinds"),
     ("datasets",),
     ("parse",),
     ("index", "sprout", "indexes"),   # indexes: the kind modules (registered in index_kinds, loaded by it)

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-LEVELS = ("document", "section", "paragraph", "sentence")
+from pipeline.specs import TREE_LEVELS as LEVELS  # the config schema's list: one copy of the level names
 PARAGRAPH_KINDS = ("text", "table", "figure")
 PARAGRAPH_SEP = "\n\n"
 SENTENCE_SEP = " "

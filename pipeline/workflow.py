@@ -11,8 +11,10 @@ from pathlib import Path
 
 from pipeline import layout as L
 from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_embedding, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
+from pipeline.config_schema import spec_defaults
 from pipeline.datasets.wattbot import document_source, load_metadata
 from pipeline.index_kinds import kind_of
+from pipeline.specs import AnswerSpec, BeamSpec, answering_spec
 
 NamedFiles = dict[str, dict[str, str]]  # a report verb's files: argument (kind) -> name -> path
 SPROUT_DIR = L.SPROUT_DIR  # named in rule sprout_train_pairs' shell text (a changed text reruns the rule)
@@ -40,7 +42,14 @@ def split_source(cfg: dict, split: str) -> str:
 
 
 def as_json(obj) -> str:
+    """Canonical JSON of a params value. A shell command takes it through ``{params.x:q}`` (Snakemake's
+    shlex quoting) or :func:`shell_arg`, never inside hand-written quotes (a ``'`` in a value would end them)."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def shell_arg(value: str) -> str:
+    """One shell word, whatever ``value`` holds (quotes, spaces, ``$``): for arguments a helper assembles."""
+    return shlex.quote(str(value))
 
 
 def index_params(cfg: dict, index: str) -> str:
@@ -70,8 +79,13 @@ def report_params(cfg: dict) -> str:
     })
 
 
+def answer_spec(cfg: dict, variant: str):
+    """The typed spec of an answering variant (an AnswerSpec, or an EnsembleSpec for ``backend: ensemble``)."""
+    return answering_spec(variant, cfg["answering"][variant])
+
+
 def uses_llm(cfg: dict, variant: str) -> int:
-    return int(cfg["answering"][variant]["backend"] == "llm")
+    return int(answer_spec(cfg, variant).backend == "llm")
 
 
 def llm_share(cfg: dict, variant: str, total: int | None) -> int:
@@ -81,9 +95,8 @@ def llm_share(cfg: dict, variant: str, total: int | None) -> int:
     if not uses_llm(cfg, variant):
         return 0
     from pipeline.llm.limits import model_limits
-    from pipeline.answer.llm_answer import AnswerSettings
 
-    model = AnswerSettings.from_variant(cfg["answering"][variant], (cfg.get("llm") or {}).get("model")).model
+    model = answer_spec(cfg, variant).resolved_model((cfg.get("llm") or {}).get("model"))
     share = model_limits(cfg.get("llm") or {}, model).concurrency
     total = getattr(total, "value", total)  # Snakemake 9 wraps global resources in Resource objects
     return max(1, min(share, int(total))) if total else share
@@ -95,11 +108,11 @@ def answer_threads(cfg: dict, variant: str) -> int:
     scales it down to ``--cores``; the job fits its servers to what it got (pipeline/cores.py)."""
     if not uses_llm(cfg, variant):
         return 1
-    from pipeline.answer.llm_answer import AnswerSettings
+    from pipeline.llm.limits import variant_model
     from pipeline.llm.local_server import local_llm_threads
 
     llm = cfg.get("llm") or {}
-    return local_llm_threads(llm, AnswerSettings.from_variant(cfg["answering"][variant], llm.get("model")).model)
+    return local_llm_threads(llm, variant_model(answer_spec(cfg, variant), llm.get("model")))
 
 
 def encoder_threads(cfg: dict) -> int:
@@ -133,18 +146,18 @@ def llm_exec_json(cfg: dict) -> str:
 def answer_variants(cfg: dict, ensemble: bool) -> str:
     """Wildcard pattern of the answering variants the ``answer`` rule (False) or the ``ensemble``
     rule (True) makes, so the two rules never claim the same file."""
-    names = [v for v in sorted(cfg["answering"]) if (cfg["answering"][v]["backend"] == "ensemble") == ensemble]
+    names = [v for v in sorted(cfg["answering"]) if (answer_spec(cfg, v).backend == "ensemble") == ensemble]
     return "|".join(map(re.escape, names)) or "(?!)"
 
 
 def ensemble_inputs(cfg: dict, variant: str, split: str) -> list[str]:
-    return [L.answers(m, split) for m in cfg["answering"][variant]["members"]]
+    return [L.answers(m, split) for m in answer_spec(cfg, variant).members]
 
 
 def ensemble_args(cfg: dict, variant: str, split: str) -> str:
     """``--member NAME=PATH`` per member, in vote order."""
-    members = cfg["answering"][variant]["members"]
-    return " ".join(f"--member {m}={p}" for m, p in zip(members, ensemble_inputs(cfg, variant, split)))
+    members = answer_spec(cfg, variant).members
+    return " ".join(f"--member {shell_arg(f'{m}={p}')}" for m, p in zip(members, ensemble_inputs(cfg, variant, split)))
 
 
 # --- LLM variants: which splits they answer, which local model files they need ---
@@ -164,8 +177,8 @@ def _model_files(cfg: dict, model: str | None) -> list[str]:
 
 
 def answer_models(cfg: dict, variant: str) -> list[str]:
-    a = cfg["answering"][variant]
-    return _model_files(cfg, a.get("model")) if a["backend"] == "llm" else []
+    spec = answer_spec(cfg, variant)
+    return _model_files(cfg, spec.model) if isinstance(spec, AnswerSpec) and spec.backend == "llm" else []
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:
@@ -251,6 +264,11 @@ def suite_export_params(cfg: dict, dataset: str) -> str:
     return as_json({"dataset": dataset, "root": b["root"], "subset": b["datasets"][dataset] or {}})
 
 
+def suite_ks(cfg: dict) -> list[int]:
+    """The suite's cutoffs: ``benchmarks.ks`` (the schema's default when the suite is not configured)."""
+    return (cfg.get("benchmarks") or spec_defaults("benchmarks"))["ks"]
+
+
 def suite_report_inputs(cfg: dict) -> NamedFiles:
     """The suite report's scores, named DATASET:VARIANT."""
     return {"scores": {f"{d}:{rv}": L.suite_scores(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)}}
@@ -258,7 +276,7 @@ def suite_report_inputs(cfg: dict) -> NamedFiles:
 
 def suite_report_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
-    return with_hash({"ks": b.get("ks", [1, 3, 5]), "datasets": b.get("datasets", {}),
+    return with_hash({"ks": suite_ks(cfg), "datasets": b.get("datasets", {}),
                       "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)}})
 
 
@@ -287,7 +305,7 @@ def ablations_in_other_configs() -> dict[str, list[str]]:
 
 def figures_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
-    suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": b.get("ks", [1, 3, 5])} if b else {}
+    suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
     return with_hash({
         "report": cfg["report"],
         "score_split": cfg["wattbot"]["score_split"],
@@ -351,19 +369,21 @@ def named_args(files: NamedFiles) -> str:
 def tree_args(cfg: dict, source: str = "") -> str:
     """Extra ``tree`` verb arguments: the heading method for a PDF source (JSON and text trees do not use
     it, so their params, and Snakemake's rerun check, stay as they were), and the vision model when set."""
-    parsing = cfg.get("parsing", {})
-    headings = f"--headings {parsing.get('headings', 'combined')}" if source.lower().endswith(".pdf") else ""
-    vision = parsing.get("vision") or {}
-    if not vision.get("model"):
+    parsing = cfg["parsing"]
+    headings = f"--headings {parsing['headings']}" if source.lower().endswith(".pdf") else ""
+    vision = parsing["vision"]
+    if not vision["model"]:
         return headings
-    return f"{headings} ".lstrip() + f"--vision-model {vision['model']} --vision-params '{as_json(vision.get('params') or {})}' --cache-dir {cfg['cache_dir']} --llm-mode {cfg['llm']['mode']}"
+    return f"{headings} ".lstrip() + " ".join([
+        "--vision-model", shell_arg(vision["model"]), "--vision-params", shell_arg(as_json(vision["params"])),
+        "--cache-dir", shell_arg(cfg["cache_dir"]), "--llm-mode", cfg["llm"]["mode"]])
 
 
 def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
     """The corpus PDFs of ``scope`` (``sample``: the default DAG's few; ``all``: `make parse-quality`) on disk."""
     from pipeline.parse.corpus import MANIFEST, load_manifest, select
 
-    folder = Path(cfg.get("parsing", {}).get("quality_dir") or "data/parse-corpus")
+    folder = Path(cfg["parsing"]["quality_dir"])
     if not MANIFEST.exists():
         return []
     return [str(folder / f"{e.doc}.pdf") for e in select(load_manifest(MANIFEST), scope) if (folder / f"{e.doc}.pdf").exists()]
@@ -454,9 +474,9 @@ def uses_trained_heads(cfg: dict) -> bool:
 
 def sprout_report_params(cfg: dict) -> str:
     sweep = cfg["sprout"].get("beam_sweep", [])
-    return with_hash({"sweep": {v: cfg["retrieval"][v].get("beam_width", 5) for v in sweep},
+    return with_hash({"sweep": {v: BeamSpec.from_dict(cfg["retrieval"][v]).beam_width for v in sweep},
                       "datasets": [d for d in suite_datasets(cfg) if set(sweep) <= set(suite_variants(cfg))],
-                      "ks": (cfg.get("benchmarks") or {}).get("ks", [1, 3, 5])})
+                      "ks": suite_ks(cfg)})
 
 
 def sprout_report_inputs(cfg: dict) -> NamedFiles:

@@ -101,3 +101,37 @@ def test_end_of_run_report_of_parse_failures(tmp_path, capsys):
     path.write_text(errors_csv([{"doc": "b", "source": "b.pdf", "reason": "encrypted (needs a password)"}]))
     assert report_parse_failures(str(path)) == ["parse failed: b (b.pdf): encrypted (needs a password)"]
     assert "1 document(s) could not be parsed" in capsys.readouterr().err
+
+
+def test_a_quote_in_a_variant_value_reaches_the_job_intact(tmp_path):
+    """Params cross the rule -> CLI boundary as one shell word (``{params.cfg:q}``, ``wf.shell_arg``), never in
+    hand-written quotes: a ' (or ", $, `) in a variant value reaches the job exactly as configured."""
+    import shlex
+
+    import yaml
+    from dag_runner import snakemake
+
+    from pipeline.datasets.paths import data_root
+    from pipeline.workflow import answering_params
+
+    tricky = "it's \"quoted\" $HOME `date` \\ done"
+    raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
+    raw["answering"]["mock-llm"]["params"]["stop"] = [tricky]
+    raw["parsing"] = {"vision": {"model": "openai/mock", "params": {"note": tricky}}}
+    path = tmp_path / "quote.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    done = snakemake(tmp_path / "work", "-n", "-p", configfile=path, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    commands = [shlex.split(line.split("Shell command: ", 1)[1]) for line in done.stdout.splitlines()
+                if line.startswith("Shell command: python -m pipeline ")]
+
+    def arg(words, flag):
+        return words[words.index(flag) + 1]
+
+    answer = [w for w in commands if w[3] == "answer" and "results/wattbot/answers/mock-llm/train.jsonl" in w]
+    tree = [w for w in commands if w[3] == "tree"]
+    assert answer and tree
+    cfg = load_config(path, {"data_root": str(data_root())})
+    assert json.loads(arg(answer[0], "--params")) == json.loads(answering_params(cfg, "mock-llm"))
+    assert json.loads(arg(answer[0], "--params"))["answering"]["params"]["stop"] == [tricky]
+    assert all(json.loads(arg(w, "--vision-params")) == {"note": tricky} for w in tree)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pipeline.answer.llm_answer import unanswered
 from pipeline.llm.limits import model_settings, variant_model
+from pipeline.specs import AnswerSpec
 
 
 class FailureRateExceeded(ValueError):
@@ -25,7 +26,7 @@ def unanswered_ids(answers: list[dict]) -> list[str]:
     return [r["id"] for r in answers if "call" in r and unanswered(r["call"])]
 
 
-def check_failure_rate(answers: list[dict], llm_cfg: dict, variant: dict) -> list[str]:
+def check_failure_rate(answers: list[dict], llm_cfg: dict, variant: AnswerSpec | dict) -> list[str]:
     """The ids without a provider reply; raise :class:`FailureRateExceeded` (one line) when their
     share is above the model's tolerance. At or under it, the job keeps its partial results (the
     records carry the failures; the leaderboard's ``failures`` column shows them)."""

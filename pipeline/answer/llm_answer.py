@@ -20,8 +20,7 @@ from pipeline.answer.vote import VoteConfig, vote
 from pipeline.llm.gateway import LOCAL_PREFIX, LLMGateway, LLMRequest, LLMResult
 from pipeline.llm.limits import variant_model
 from pipeline.llm.replies import repair_json, schema_problem
-
-PROMPTS = ("context_first", "question_first")
+from pipeline.specs import PROMPTS, AnswerSpec
 
 
 @lru_cache(maxsize=None)
@@ -152,24 +151,26 @@ def parse_answer(text: str, question: str, known_docs: set[str], answer_unit: st
                   explanation or "model answer", "is_blank", False)
 
 
+_DEFAULTS = AnswerSpec.from_dict("", {"backend": "llm", "retrieval": ""})  # the config schema's x-defaults
+
+
 @dataclass
 class AnswerSettings:
-    """One answering variant's LLM knobs (``answering.<variant>`` in config.yaml)."""
+    """One answering variant's LLM knobs (``answering.<variant>`` in config.yaml), its model resolved."""
     model: str
-    prompt: str = "context_first"
+    prompt: str = _DEFAULTS.prompt
     params: dict = field(default_factory=dict)
     context_k: int | None = None       # snippets shown at attempt 0 (None: all, within 12000 chars)
     snippet_chars: int | None = None   # each snippet cut to this many characters around its match
-    max_retries: int = 0               # blank -> retry with context_k·(attempt+1) snippets
-    samples: int = 1                   # ensemble size N (seeds seed, seed+1, ...)
+    max_retries: int = _DEFAULTS.max_retries   # blank -> retry with context_k·(attempt+1) snippets
+    samples: int = _DEFAULTS.samples           # ensemble size N (seeds seed, seed+1, ...)
     vote: VoteConfig = field(default_factory=VoteConfig)
-    structured: bool = True            # send the JSON schema as response_format
+    structured: bool = _DEFAULTS.structured    # send the JSON schema as response_format
 
     @classmethod
-    def from_variant(cls, v: dict, default_model: str | None = None) -> "AnswerSettings":
-        return cls(variant_model(v, default_model), v.get("prompt", "context_first"), dict(v.get("params", {})),
-                   v.get("context_k"), v.get("snippet_chars"), v.get("max_retries", 0), v.get("samples", 1),
-                   VoteConfig(**v.get("vote", {})), v.get("structured", True))
+    def from_spec(cls, spec: AnswerSpec, default_model: str | None = None) -> "AnswerSettings":
+        return cls(variant_model(spec, default_model), spec.prompt, dict(spec.params), spec.context_k,
+                   spec.snippet_chars, spec.max_retries, spec.samples, VoteConfig(**spec.vote), spec.structured)
 
 
 def _call_record(result: LLMResult, attempt: int, sample: int, error: str) -> dict:

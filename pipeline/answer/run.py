@@ -25,13 +25,14 @@ from tqdm import tqdm
 from pipeline.answer.extractive import answer_question
 from pipeline.llm.gateway import LLMGateway
 from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
+from pipeline.specs import AnswerSpec, as_answer_spec
 
 
 class FatalLLMError(ValueError):
     """A call failed in a way no retry can fix; the job fails (every reply received is cached)."""
 
 
-def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: dict, llm_cfg: dict,
+def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: AnswerSpec | dict, llm_cfg: dict,
                  cache_dir: str | Path, known_docs: set[str], progress: bool = True,
                  telemetry: list[dict] | None = None, gateway: LLMGateway | None = None) -> list[dict]:
     """Answer records in question order; per-call latency and cache hits go to ``telemetry``
@@ -41,11 +42,12 @@ def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: dict, 
     missing = [q for q in questions["id"] if q not in by_id]
     if missing:
         raise ValueError(f"retrieval results lack question id(s) {', '.join(missing[:5])}")
-    if variant["backend"] != "llm":
+    spec = as_answer_spec(variant)
+    if spec.backend != "llm":
         return [{"id": q.id, "question": q.question, "answer_unit": q.answer_unit,
-                 **asdict(answer_question(q.question, q.answer_unit, by_id[q.id]["hits"], variant.get("extractive")))}
+                 **asdict(answer_question(q.question, q.answer_unit, by_id[q.id]["hits"], spec.extractive))}
                 for q in tqdm(list(questions.itertuples(index=False)), desc="answer (extractive)", disable=not progress)]
-    settings = AnswerSettings.from_variant(variant, llm_cfg.get("model"))
+    settings = AnswerSettings.from_spec(spec, llm_cfg.get("model"))
     telemetry = telemetry if telemetry is not None else []
     if gateway is not None:
         return _answer_llm(gateway, settings, questions, by_id, known_docs, progress, telemetry)

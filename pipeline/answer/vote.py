@@ -12,17 +12,18 @@ from collections import Counter
 from dataclasses import dataclass
 
 from pipeline.answer.record import Answer, blank_answer
+from pipeline.config_schema import spec_defaults
+from pipeline.specs import TIEBREAKS, VOTE_MODES as MODES
 
-MODES = ("independent", "ref_priority", "answer_priority", "union", "intersection")
-TIEBREAKS = ("first", "blank")
+_DEFAULTS = spec_defaults("answering", "*", "vote")   # the config schema's x-defaults
 
 
 @dataclass
 class VoteConfig:
-    mode: str = "answer_priority"   # the competition's choice
-    ignore_blank: bool = True
-    tiebreak: str = "first"
-    normalise: bool = True          # compare value_key()s; False: exact stripped strings
+    mode: str = _DEFAULTS["mode"]   # answer_priority: the competition's choice
+    ignore_blank: bool = _DEFAULTS["ignore_blank"]
+    tiebreak: str = _DEFAULTS["tiebreak"]
+    normalise: bool = True          # compare value_key()s; False: exact stripped strings (cross-run ensembles)
 
     def key(self, value: str) -> str:
         return value_key(value) if self.normalise else str(value).strip()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import MINILM_MAX_TOKENS, Encoder, WordPieceEncoder
 from pipeline.cores import job_threads
+from pipeline.specs import EMBED_BACKENDS as BACKENDS  # the config schema's list
 
-BACKENDS = ("onnx-int8", "onnx-qint8", "torch", "sentence-transformers", "litellm")
+from .base import MINILM_MAX_TOKENS, Encoder, WordPieceEncoder
 
 
 def make_encoder(cfg: dict[str, Any]) -> Encoder:

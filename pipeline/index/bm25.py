@@ -21,6 +21,7 @@ from rank_bm25 import BM25Okapi
 
 from pipeline.index.store import IndexReader, IndexWriter, StoredNode
 from pipeline.ranking.fusion import rrf
+from pipeline.specs import LEVEL_FUSIONS  # the config schema's list
 from pipeline.tree import DocTree
 
 # a word or number, optionally joined to more by hyphens; "4.3", "6.1b", "5,842", "llama-3.1"
@@ -30,7 +31,6 @@ a an and are as at be been being but by can could did do does for from had has h
 its may might of on or our so such than that the their them then there these they this those to too
 was we were what when where which while who whom whose why will with would
 """.split())
-LEVEL_FUSIONS = ("score", "rrf")
 
 
 def _cons(w: str, i: int) -> bool:

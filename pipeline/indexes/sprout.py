@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pipeline import layout as L
 from pipeline.index_kinds import ConfigProblem, IndexKind, register
-from pipeline.sprout.search import BEAM_KEYS
+from pipeline.specs import BEAM_KEYS
 
 
 def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:

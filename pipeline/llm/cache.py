@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 from pipeline.provenance import stable_hash
-
-JOURNALS = ("wal", "nfs")
+from pipeline.specs import CACHE_JOURNALS as JOURNALS  # the config schema's list
 
 
 @dataclass

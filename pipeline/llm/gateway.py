@@ -48,10 +48,11 @@ from pipeline.llm import retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight
 from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits, model_settings
+from pipeline.specs import LLM_MODES as MODES, LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
-MODES = ("live", "record", "replay")
+_DEFAULTS = LLMSpec.from_dict({})   # the config schema's llm defaults
 LOCAL_PREFIX = "local/"
 
 
@@ -81,10 +82,11 @@ class LLMGateway:
     parameters its provider does not take (e.g. ``{"anthropic/x": ["seed"]}``) and
     litellm's own ``drop_params`` drops the ones it knows a provider refuses."""
 
-    def __init__(self, cache_path: str | Path, mode: str = "live", timeout_s: float = 120, max_retries: int = 3,
-                 api_base: str | None = None, backoff_s: float = 2.0, local: dict | None = None,
+    def __init__(self, cache_path: str | Path, mode: str = _DEFAULTS.mode, timeout_s: float = _DEFAULTS.timeout_s,
+                 max_retries: int = _DEFAULTS.max_retries, api_base: str | None = None,
+                 backoff_s: float = _DEFAULTS.backoff_s, local: dict | None = None,
                  concurrency: int = 1, max_backoff_s: float = 60.0, llm_cfg: dict | None = None,
-                 journal: str = "wal", max_cost_usd: float | None = None):
+                 journal: str = _DEFAULTS.cache_journal, max_cost_usd: float | None = None):
         if mode not in MODES:
             raise ValueError(f"llm.mode: '{mode}' is not one of {MODES}")
         self.cache = LLMCache(cache_path, journal)
@@ -106,10 +108,10 @@ class LLMGateway:
 
     @classmethod
     def from_config(cls, cache_dir: str | Path, llm_cfg: dict) -> "LLMGateway":
-        return cls(Path(cache_dir) / "llm.sqlite", llm_cfg.get("mode", "live"), llm_cfg.get("timeout_s", 120),
-                   llm_cfg.get("max_retries", 3), llm_cfg.get("api_base"), llm_cfg.get("backoff_s", 2.0),
-                   llm_cfg.get("local"), llm_cfg.get("concurrency", 1), llm_cfg=llm_cfg,
-                   journal=llm_cfg.get("cache_journal", "wal"), max_cost_usd=llm_cfg.get("max_cost_usd"))
+        s = LLMSpec.from_dict(llm_cfg)
+        return cls(Path(cache_dir) / "llm.sqlite", s.mode, s.timeout_s, s.max_retries, s.api_base, s.backoff_s,
+                   llm_cfg.get("local"), s.concurrency, llm_cfg=llm_cfg, journal=s.cache_journal,
+                   max_cost_usd=s.max_cost_usd)
 
     def __enter__(self) -> "LLMGateway":
         return self

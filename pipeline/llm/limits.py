@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.specs import AnswerSpec, as_answer_spec
+
 if TYPE_CHECKING:
     from pipeline.llm.cache import LLMRequest
 
@@ -35,20 +37,20 @@ def model_settings(llm_cfg: dict, model: str) -> dict:
     return {**llm_cfg, **((llm_cfg.get("per_model") or {}).get(model) or {})}
 
 
-def variant_model(variant: dict, default_model: str | None = None) -> str:
+def variant_model(variant: AnswerSpec | dict, default_model: str | None = None) -> str:
     """The model an LLM variant calls: its ``model``, else ``llm.model``."""
-    model = variant.get("model") or default_model
+    model = as_answer_spec(variant).resolved_model(default_model)
     if not model:
         raise ValueError("config key 'answering.<variant>.model': required when backend is llm (or set llm.model)")
     return model
 
 
-def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: dict) -> dict:
+def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: AnswerSpec | dict) -> dict:
     """The gateway config of one answering job: the computed slice plus the execution-only
     settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency, and a
     local model's servers and their threads fit the job's granted threads (:mod:`pipeline.cores`, :func:`pipeline.llm.local_server.fit_local_servers`)."""
     cfg = {**llm, **execution}
-    if variant.get("backend") != "llm":
+    if as_answer_spec(variant).backend != "llm":
         return cfg
     from pipeline.cores import granted_threads
     from pipeline.llm.local_server import fit_local_servers

@@ -23,7 +23,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-DEFAULTS = {"chat_format": "gemma", "n_ctx": 2048, "n_threads": 2, "startup_timeout_s": 120}
+from pipeline.config_schema import spec_defaults
+
+DEFAULTS = spec_defaults("llm", "local", "*")   # chat_format, n_ctx, n_threads, startup_timeout_s: the config schema's
 
 
 def assemble_model(cfg: dict, out: str | Path | None = None) -> Path:

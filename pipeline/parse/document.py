@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline.specs import HEADINGS  # who finds PDF headings: the rules, PyMuPDF's layout model, or both
 from pipeline.tree import DocTree
 
 
-HEADINGS = ("rules", "layout", "combined")  # who finds PDF headings: the rules, PyMuPDF's layout model, or both
 
 
 def parse_document(source: str | Path, doc_id: str, title: str | None = None, describe=None,

@@ -23,8 +23,9 @@ from pathlib import Path
 from pipeline import markdown
 from pipeline.layout import Reports
 from pipeline.parse.corpus import Entry
+from pipeline.specs import HEADINGS
 
-METHODS = ("rules", "layout", "combined")
+METHODS = HEADINGS  # every heading method the config offers
 LOW_F1 = 0.5  # a document below this heading F1 is listed with the reason
 MEASURES = ("heading_precision", "heading_recall", "heading_f1", "nesting_accuracy", "text_recovered",
             "reading_order", "seconds_per_page")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-STRATEGIES = ("none", "frequency", "score", "combined")
+from pipeline.specs import RERANKS as STRATEGIES  # the config schema's list
+
 FREQ_WEIGHT, SCORE_WEIGHT = 0.4, 0.6  # KohakuRAG's "combined" weights
 MIN_MAX_TOTAL = 0.001  # floor of max(total) in "combined" (KohakuRAG), avoids dividing by ~0
 

@@ -13,8 +13,7 @@ import pandas as pd
 from sklearn.decomposition import PCA
 
 from pipeline.index.store import connect
-
-LEVELS = ("document", "section", "paragraph", "sentence")
+from pipeline.tree import LEVELS
 
 
 def load_vectors(index_path: str | Path, sample: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-DEDUP_MODES = ("none", "node_id", "tree")
+from pipeline.specs import DEDUP_MODES  # the config schema's list
 
 
 @dataclass

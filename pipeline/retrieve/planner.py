@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from dataclasses import fields
 from functools import lru_cache
 from typing import Iterable
 
 from pipeline.index.bm25 import STOPWORDS, stem
 from pipeline.llm.gateway import LLMRequest
 from pipeline.llm.replies import json_values
+from pipeline.specs import PLANNER_KINDS, PlannerSpec
 
 # words an acronym may skip ("mixture of experts" -> MoE may use or skip "of")
 SMALL_WORDS = frozenset("a an and as at by for from in of on or per the to with".split())
@@ -292,28 +294,25 @@ class LLMPlanner:
         return dedup([question, question.split("?")[0]], self.n)
 
 
-PLANNER_KINDS = ("none", "offline", "llm")
-PLANNER_KEYS = {"kind", "n", "model", "params"}
+PLANNER_KEYS = {f.name for f in fields(PlannerSpec)}
 
 
 def make_planner(cfg: dict | None, acronyms: dict[str, str], gateway=None) -> OfflinePlanner | LLMPlanner | None:
     """The planner a config asks for; None means a single query (the question)."""
-    cfg = cfg or {"kind": "none"}
-    unknown = set(cfg) - PLANNER_KEYS
+    unknown = set(cfg or {}) - PLANNER_KEYS
     if unknown:
         raise ValueError(f"planner: unknown key(s) {sorted(unknown)}; allowed {sorted(PLANNER_KEYS)}")
-    kind = cfg.get("kind", "none")
-    if kind not in PLANNER_KINDS:
-        raise ValueError(f"planner.kind: '{kind}' is not one of {PLANNER_KINDS}")
-    if kind == "none":
+    spec = PlannerSpec.from_dict(cfg)
+    if spec.kind not in PLANNER_KINDS:
+        raise ValueError(f"planner.kind: '{spec.kind}' is not one of {PLANNER_KINDS}")
+    if spec.kind == "none":
         return None
-    n = cfg.get("n", 4)
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"planner.n: must be a positive integer, got {n!r}")
-    if kind == "offline":
-        return OfflinePlanner(acronyms, n)
-    if not cfg.get("model"):
+    if not isinstance(spec.n, int) or spec.n < 1:
+        raise ValueError(f"planner.n: must be a positive integer, got {spec.n!r}")
+    if spec.kind == "offline":
+        return OfflinePlanner(acronyms, spec.n)
+    if not spec.model:
         raise ValueError("planner.model: required when planner.kind is 'llm'")
     if gateway is None:
         raise ValueError("planner.kind 'llm' needs an LLM gateway")
-    return LLMPlanner(gateway, cfg["model"], n, cfg.get("params"))
+    return LLMPlanner(gateway, spec.model, spec.n, spec.params)

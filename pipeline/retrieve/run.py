@@ -18,6 +18,7 @@ from pipeline.ranking.fusion import append, convex, rrf
 from pipeline.ranking.rerank import rerank
 from pipeline.retrieve.expand import expand_context
 from pipeline.retrieve.planner import make_planner, mine_acronyms
+from pipeline.specs import RetrievalSpec
 
 ORDER = ["chunk", "sentence", "paragraph", "section", "document"]
 
@@ -86,20 +87,18 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
              progress: bool = True, gateway=None) -> list[dict]:
     """``params`` is a retrieval slice of the config (see :func:`pipeline.config.retrieval_slice`);
     index files are ``<index_dir>/<index name>.sqlite``. ``gateway`` serves an LLM planner."""
-    cfg = params["retrieval"]
+    spec = RetrievalSpec.from_dict(params.get("name", ""), params["retrieval"])
     searchers = Searchers(params, index_dir, cache_dir)
     store = searchers.store
-    planner_cfg = cfg.get("planner")
     acronyms = {}
-    if planner_cfg and planner_cfg.get("kind") == "offline":
+    if spec.planner.kind == "offline":
         acronyms = mine_acronyms(t for (t,) in store.db.execute("SELECT text FROM nodes WHERE level = 'sentence'"))
-    planner = make_planner(planner_cfg, acronyms, gateway)
+    planner = make_planner(params["retrieval"].get("planner"), acronyms, gateway)
     units = questions["answer_unit"] if "answer_unit" in questions else [None] * len(questions)
     plans = [planner.plan(q, u) if planner else [q] for q, u in zip(questions["question"], units)]
     qvecs = iter(searchers.encoder.encode([q for p in plans for q in p])) if searchers.encoder else None
     # a sprout node's parent is its merge partner, not its context
-    ctx = {"parent_depth": 1 if searchers.kind.parents_are_context else 0, "sibling_depth": 0, "dedup": "tree", "top_k_final": None, "token_budget": None,
-           **cfg.get("context", {})}
+    ctx = {"parent_depth": 1 if searchers.kind.parents_are_context else 0, **spec.context}
     out = []
     for qid, plan in tqdm(list(zip(questions["id"], plans)), desc="retrieve", disable=not progress):
         lists, nodes, sources = [], {}, {}
@@ -109,10 +108,10 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
             nodes.update(found)
             for n, names in source.items():
                 sources.setdefault(n, set()).update(names)
-        order = rerank(lists, cfg.get("rerank", "none"), cfg.get("kohaku_compat", False))
+        order = rerank(lists, spec.rerank, spec.kohaku_compat)
         if ctx["top_k_final"]:  # else every unique match stays (KohakuRAG: ~top_k x queries)
             order = order[: ctx["top_k_final"]]
-        hits = [hit_record(nodes[r.node_id], r.score, expand(store, nodes[r.node_id], cfg["expand"]),
+        hits = [hit_record(nodes[r.node_id], r.score, expand(store, nodes[r.node_id], spec.expand),
                            sources[r.node_id], r.queries) for r in order]
         snippets = expand_context(store, [r.node_id for r in order], ctx["parent_depth"], ctx["sibling_depth"],
                                   ctx["dedup"], None, ctx["token_budget"])

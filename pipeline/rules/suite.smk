@@ -23,7 +23,7 @@ rule suite_evaluate:
     output:
         scores=L.suite_scores(),
         per_query=L.suite_per_query(),
-    params: ks=" ".join(str(k) for k in CFG.get("benchmarks", {}).get("ks", [1, 3, 5]))
+    params: ks=" ".join(str(k) for k in wf.suite_ks(CFG))
     log: L.log("{dataset}/evaluate/{rv}")
     threads: 1
     resources: mem_mb=1000, runtime=10

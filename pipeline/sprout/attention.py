@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from pipeline.specs import ATTENTION_KERNELS as KERNELS  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
 from pipeline.sprout.chunks import Chunk
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,6 @@ class DocAttention:
     n_windows: int = 0
 
 
-KERNELS = ("sdpa", "eager")  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
 
 
 @dataclass

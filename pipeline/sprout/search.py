@@ -11,25 +11,24 @@ the global ``top_k`` returned.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.specs import BeamSpec
 from pipeline.sprout.build import SproutTree
+
+_DEFAULTS = BeamSpec.defaults()   # the config schema's (the reference implementation's values)
 
 
 @dataclass(frozen=True)
 class BeamConfig:
-    beam_width: int = 5
-    per_document_top_k: int = 5
+    beam_width: int = _DEFAULTS["beam_width"]
+    per_document_top_k: int = _DEFAULTS["per_document_top_k"]
     top_k: int = 10
-    threshold: float = 0.0
-    include_root: bool = False
-    collect: str = "threshold"  # threshold | visited
-
-
-# the retrieval-variant keys a sprout variant may set: BeamConfig's fields but top_k (the variant's own)
-BEAM_KEYS = tuple(f.name for f in fields(BeamConfig) if f.name != "top_k")
+    threshold: float = _DEFAULTS["threshold"]
+    include_root: bool = _DEFAULTS["include_root"]
+    collect: str = _DEFAULTS["collect"]  # threshold | visited
 
 
 @dataclass(frozen=True)

@@ -5,17 +5,21 @@ normalised; §3.1), through the shared embedding cache.
 """
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index.store import StoredNode
-from pipeline.sprout.search import BEAM_KEYS, BeamConfig, search_documents
+from pipeline.sprout.search import BeamConfig, search_documents
 from pipeline.sprout.store import SproutIndex, SproutStore
+from pipeline.specs import BeamSpec
+
 
 def beam_config(cfg: dict) -> BeamConfig:
-    return BeamConfig(top_k=cfg["top_k"], **{k: cfg[k] for k in BEAM_KEYS if k in cfg})
+    """A sprout retrieval variant's beam search: its keys over the schema's defaults."""
+    return BeamConfig(top_k=cfg["top_k"], **asdict(BeamSpec.from_dict(cfg)))
 
 
 class SproutSearcher:

@@ -1,0 +1,95 @@
+"""The config schema (pipeline/schemas/config.schema.yaml), loaded once: the one source of the
+config's defaults and enumerations.
+
+Two kinds of default live in the schema:
+
+- ``default:`` is written into the resolved config by :func:`fill_and_check` (a default-filling
+  JSON-schema validator, what ``snakemake.utils.validate(..., set_default=True)`` does), so it is part of
+  the slices that are hashed into params, manifests and cache keys, exactly as the hand-written
+  ``setdefault`` calls wrote it before.
+- ``x-default:`` is a stage's default for a variant key that the slices never carried (filling it in
+  would change every params string and so rerun every job); the typed specs (pipeline/specs.py) read it
+  through :func:`spec_defaults` instead of the stage code keeping its own copy.
+
+Enumerations are read from the schema too (:func:`enum`), so the code's constants and the schema's
+``enum:`` lists cannot drift apart.
+"""
+from __future__ import annotations
+
+import copy
+from functools import cache
+from importlib import resources
+
+import jsonschema
+import yaml
+
+
+@cache
+def schema() -> dict:
+    text = resources.files("pipeline").joinpath("schemas/config.schema.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def node(*path: str) -> dict:
+    """The subschema at ``path``: property names, ``*`` for a table's entries (``additionalProperties``),
+    ``[]`` for a list's items, or a ``definitions`` name after ``definitions``; ``$ref``s are followed."""
+    here = schema()
+    for i, key in enumerate(path):
+        here = _deref(here)
+        if key == "*":
+            here = here["additionalProperties"]
+        elif key == "[]":
+            here = here["items"]
+        elif i and path[i - 1] == "definitions":
+            here = here[key]
+        elif key == "definitions":
+            here = schema()["definitions"]
+        else:
+            here = here["properties"][key]
+    return _deref(here)
+
+
+def _deref(sub: dict) -> dict:
+    while "$ref" in sub:
+        sub = schema()["definitions"][sub["$ref"].rsplit("/", 1)[1]]
+    return sub
+
+
+def enum(*path: str) -> tuple:
+    """The allowed values at ``path``, in the schema's order."""
+    return tuple(node(*path)["enum"])
+
+
+def spec_defaults(*path: str) -> dict:
+    """``{key: default}`` of the object at ``path``: ``default:`` and ``x-default:`` values alike."""
+    out = {}
+    for key, sub in node(*path).get("properties", {}).items():
+        for kw in ("default", "x-default"):
+            if kw in sub:
+                out[key] = copy.deepcopy(sub[kw])
+    return out
+
+
+def _filling(validator_class):
+    """The validator class that also writes each missing property's ``default:`` into the instance
+    (before descending, so a defaulted object gets its own defaults too)."""
+    check_properties = validator_class.VALIDATORS["properties"]
+
+    def properties(validator, props, instance, sub):
+        if validator.is_type(instance, "object"):
+            for key, prop in props.items():
+                if "default" in prop and key not in instance:
+                    instance[key] = copy.deepcopy(prop["default"])
+        yield from check_properties(validator, props, instance, sub)
+
+    return jsonschema.validators.extend(validator_class, {"properties": properties})
+
+
+FillingValidator = _filling(jsonschema.Draft202012Validator)
+
+
+def fill_and_check(cfg: dict, full_schema: dict | None = None) -> list[jsonschema.ValidationError]:
+    """Write the schema's defaults into ``cfg`` (in place) and return its errors, by key path.
+    ``full_schema``: the schema completed by the caller (pipeline.config adds the registered index kinds)."""
+    errors = FillingValidator(full_schema or schema()).iter_errors(cfg)
+    return sorted(errors, key=lambda e: list(e.absolute_path))
