@@ -229,11 +229,11 @@ def cmd_report(a) -> None:
 
 def cmd_figures(a) -> None:
     from pipeline.report.ablation import InputFiles
-    from pipeline.report.analysis import build_analysis
+    from pipeline.report.figures_stage import build_figures_stage
 
     files = InputFiles(_named(a.scores), _named(a.per_question), _named(a.answers), _named(a.retrieval),
                        _named(a.suite), _named(a.index))
-    print(json.dumps(build_analysis({**_json(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)))
+    print(json.dumps(build_figures_stage({**_json(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)))
 
 
 def cmd_readme(a) -> None:

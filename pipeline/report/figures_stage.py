@@ -77,7 +77,7 @@ def csv_text(df: pd.DataFrame) -> str:
     return df.to_csv(index=False, lineterminator="\n")
 
 
-def build_analysis(params: dict, paths: InputFiles, reports: str, leaderboard: str | None = None,
+def build_figures_stage(params: dict, paths: InputFiles, reports: str, leaderboard: str | None = None,
                    claims_file: str | Path = L.CLAIMS_FILE) -> dict:
     """Every output of the figures rule, from the files it was passed (``params["gold"]``: the scored
     split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
