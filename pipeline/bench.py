@@ -106,10 +106,9 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     from pipeline.sprout.chunks import leaf_chunks
     from pipeline.sprout.heads import mutual_scores, uniform_logits
     from pipeline.sprout.search import search_documents
+    from pipeline.sprout.searcher import beam_config
     from pipeline.sprout.speed import merge_order
     from pipeline.sprout.stage import attention_config
-
-    from pipeline.sprout.searcher import beam_config
 
     cfg = load_config(config_path, more=more)
     scfg = attention_config({k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")})
@@ -157,7 +156,7 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     out["corpus_tokens"] = sum(n_tok)
     out["corpus_windows"] = sum(len(plan_windows(n, scfg["window_tokens"], scfg["stride_tokens"])) for n in n_tok)
     out["corpus_attention_minutes_at_this_rate"] = round(out["corpus_windows"] / out["windows_per_s"] / 60, 1)
-    for k, r in out["kernels"].items():  # CPU-bound: an otherwise idle machine gives `threads` CPU seconds a second
+    for r in out["kernels"].values():  # CPU-bound: an otherwise idle machine gives `threads` CPU seconds a second
         r["corpus_minutes_idle_estimate"] = round(out["corpus_windows"] * r["cpu_s_per_window"] / scfg["threads"] / 60, 1)
     print(json.dumps(out, indent=1))
     return out

@@ -29,10 +29,10 @@ import pandas as pd
 
 from pipeline import markdown
 from pipeline.answer.failures import unanswered_ids
-from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.answer.run import answer_split
 from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
+from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.report.bench_doc import bench_path, save_bench
 from pipeline.workflow import split_source
 

@@ -98,7 +98,6 @@ def cmd_answer(a) -> None:
     from pipeline.layout import answers_telemetry
     from pipeline.llm.limits import llm_job_config
     from pipeline.provenance import write_manifest
-
     from pipeline.specs import AnswerSpec
 
     p = _json(a.params)
@@ -141,7 +140,6 @@ def cmd_ensemble(a) -> None:
     from pipeline.answer.submission import submission_frame, write_submission
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.provenance import write_manifest
-
     from pipeline.specs import EnsembleSpec
 
     p = _json(a.params)
@@ -513,7 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
               "--metadata", "--out-dir", "--status")
     s.add_argument("--timeout", type=float, default=30)
 
-    s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/")
+    s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: "
+                                     "printed and written to reports/bench/")
     s.add_argument("--config", default="config.yaml", help="the config file")
     s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.mpnet.yaml: its encoders)")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")

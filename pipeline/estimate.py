@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pandas as pd
@@ -101,7 +101,7 @@ def answer_prompt_tokens(v: AnswerSpec | dict, model: str, question: str, unit: 
     return _prompt_tokens(s.prompt, s.context_k, s.snippet_chars, s.structured, model, question, unit, attempt)
 
 
-@lru_cache(maxsize=None)  # runs that differ only by model or seed share their prompts
+@cache  # runs that differ only by model or seed share their prompts
 def _prompt_tokens(prompt: str, context_k: int | None, snippet_chars: int | None, structured: bool, model: str,
                    question: str, unit: str, attempt: int) -> int:
     from pipeline.answer.llm_answer import answer_schema, build_messages, response_format

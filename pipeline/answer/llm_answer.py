@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from pipeline.answer.normalise import is_true_false, normalise_value, parse_refs
@@ -23,14 +23,14 @@ from pipeline.llm.replies import repair_json, schema_problem
 from pipeline.specs import PROMPTS, AnswerSpec
 
 
-@lru_cache(maxsize=None)
+@cache
 def template(name: str) -> str:
     if name not in PROMPTS:
         raise ValueError(f"prompt '{name}' is not one of {PROMPTS}")
     return resources.files("pipeline.answer").joinpath(f"prompts/{name}.txt").read_text()
 
 
-@lru_cache(maxsize=None)
+@cache
 def answer_schema_text() -> str:
     return resources.files("pipeline.answer").joinpath("prompts/answer.schema.json").read_text()
 
@@ -46,7 +46,7 @@ def answer_schema(doc_ids: list[str]) -> dict:
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def reply_schema() -> dict:
     """What a reply must satisfy to be read as an answer (the gateway retries one that does not,
     then records it as a failure). It is ``answer.schema.json`` as a contract, not as a
@@ -73,7 +73,7 @@ def reply_problem(text: str) -> str | None:
     return _reply_check()(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reply_check():
     return schema_problem(reply_schema())
 
@@ -168,7 +168,7 @@ class AnswerSettings:
     structured: bool = _DEFAULTS.structured    # send the JSON schema as response_format
 
     @classmethod
-    def from_spec(cls, spec: AnswerSpec, default_model: str | None = None) -> "AnswerSettings":
+    def from_spec(cls, spec: AnswerSpec, default_model: str | None = None) -> AnswerSettings:
         return cls(variant_model(spec, default_model), spec.prompt, dict(spec.params), spec.context_k,
                    spec.snippet_chars, spec.max_retries, spec.samples, VoteConfig(**spec.vote), spec.structured)
 

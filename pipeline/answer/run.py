@@ -14,17 +14,17 @@ are stored, then :class:`FatalLLMError` is raised.
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-import threading
 
 import pandas as pd
 from tqdm import tqdm
 
 from pipeline.answer.extractive import answer_question
-from pipeline.llm.gateway import LLMGateway
 from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
+from pipeline.llm.gateway import LLMGateway
 from pipeline.specs import AnswerSpec, as_answer_spec
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.config_schema import spec_defaults
-from pipeline.specs import TIEBREAKS, VOTE_MODES as MODES
+from pipeline.specs import TIEBREAKS
+from pipeline.specs import VOTE_MODES as MODES
 
 _DEFAULTS = spec_defaults("answering", "*", "vote")   # the config schema's x-defaults
 

@@ -26,9 +26,9 @@ from pathlib import Path
 import datasets
 
 from pipeline.datasets.paths import data_root
+from pipeline.io import atomic_write_jsonl, atomic_write_text, read_jsonl
 from pipeline.parse.text import _LIGATURES as _TEXT_LIGATURES
 from pipeline.parse.text import parse_text
-from pipeline.io import atomic_write_jsonl, atomic_write_text, read_jsonl
 from pipeline.tree import DocTree
 
 # name -> (module, folder under <data root>/retrieval)

@@ -39,12 +39,12 @@ class StoredNode:
     text: str
 
     @classmethod
-    def from_node(cls, node) -> "StoredNode":
+    def from_node(cls, node) -> StoredNode:
         """From a :class:`pipeline.tree.Node`."""
         return cls(node.id, node.doc_id, node.level, node.kind, node.parent, node.start, node.end, node.pages, node.text)
 
 
-def connect(path: str | Path) -> "sqlean.Connection":
+def connect(path: str | Path) -> sqlean.Connection:
     db = sqlean.connect(str(path))
     db.enable_load_extension(True)
     sqlite_vec.load(db)

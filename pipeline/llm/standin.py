@@ -110,7 +110,7 @@ class StandIn:
     def api_base(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "StandIn":
+    def start(self) -> StandIn:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True, name="standin")
         self.thread.start()
         self.timer = threading.Timer(self.cfg.max_seconds, self.stop)
@@ -133,7 +133,7 @@ class StandIn:
         """Block until the server stops by itself (its request or time bound)."""
         self.stopped.wait()
 
-    def __enter__(self) -> "StandIn":
+    def __enter__(self) -> StandIn:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -8,7 +8,7 @@ parsers all make the same decisions.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from pipeline.parse.sentences import sentence_texts
 from pipeline.tree import DocTree, ParagraphSpec, SectionSpec, build_tree

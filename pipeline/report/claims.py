@@ -239,7 +239,7 @@ def claims_html(table: pd.DataFrame) -> str:
     from pipeline.report.html import table_html
 
     rows = []
-    for cid, part in table.groupby("claim_id", sort=False):
+    for _cid, part in table.groupby("claim_id", sort=False):
         recs = part.to_dict("records")
         first = recs[0]
         if len(recs) == 1:

@@ -17,14 +17,26 @@ from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.report import ablation_figures as F
 from pipeline.report import ensemble_size as ES
-from pipeline.report.ablation import (InputFiles, ablation_stats, suite_tables, summary_numbers, variant_interval,
-                                      wattbot_tables)
+from pipeline.report.ablation import (
+    InputFiles,
+    ablation_stats,
+    suite_tables,
+    summary_numbers,
+    variant_interval,
+    wattbot_tables,
+)
 from pipeline.report.claims import claims_html, claims_md, load_claims, measure_claims
 from pipeline.report.cost import cost_table, pareto_front
 from pipeline.report.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.html import FigureEntry, Section, render_html, table_html
-from pipeline.report.stems import (ablations_with_suite, ensemble_stem, ensemble_variants, figure_stems, suite_stem,
-                                    suite_variants_of)
+from pipeline.report.stems import (
+    ablations_with_suite,
+    ensemble_stem,
+    ensemble_variants,
+    figure_stems,
+    suite_stem,
+    suite_variants_of,
+)
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
 # The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
@@ -215,7 +227,8 @@ def build_figures_stage(params: dict, paths: InputFiles, reports: str, leaderboa
                 f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Every column, failure reasons included: "
                 "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
                 "wattbot/leaderboard.telemetry.csv.", anchor="leaderboard"),
-        Section("Ablations", table_html(headline(summary, ks)), [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
+        Section("Ablations", table_html(headline(summary, ks)),
+                [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
                 f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
                 f"({rep['permutations']} sign patterns, exact when fewer exist)."),
         Section("Ensemble size", table_html(curve_table), [ensemble_stem(v) for v in ensemble_variants(params)],

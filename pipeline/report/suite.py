@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import markdown
-from pipeline.layout import Reports
 from pipeline.io import atomic_write_text
+from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.figures import ie_by_variant
 
@@ -41,7 +41,8 @@ def index_md(table: pd.DataFrame, params: dict) -> str:
     for dataset, part in table.groupby("dataset", sort=True):
         cols = ["variant", "k", "recall", "precision", "ie", "char_precision", "char_recall", "tokens", "ndcg@10", "mrr"]
         lines += [f"## {dataset}", "", f"![IE@k]({dataset}.png)", "",
-                  *markdown.table_lines(["variant", "k", "recall", "precision", "IE", "char P", "char R", "tokens", "nDCG@10", "MRR"],
+                  *markdown.table_lines(["variant", "k", "recall", "precision", "IE", "char P", "char R", "tokens",
+                                         "nDCG@10", "MRR"],
                                         ([f"{r[c]}" for c in cols] for r in part.to_dict("records"))), ""]
     return "\n".join(lines)
 

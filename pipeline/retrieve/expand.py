@@ -20,8 +20,8 @@ token budget. Nodes without a parent (flat-index chunks, documents) get no paren
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from pipeline.specs import DEDUP_MODES  # the config schema's list
 

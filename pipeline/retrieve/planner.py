@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import fields
-from functools import lru_cache
-from typing import Iterable
+from functools import cache
 
 from pipeline.index.bm25 import STOPWORDS, stem
 from pipeline.llm.gateway import LLMRequest
@@ -45,7 +45,7 @@ def _spells(letters: str, words: tuple[str, ...]) -> bool:
     "and") other than the first may give nothing. Every letter is used, and at least two words
     (and half as many as letters) contribute, so one long word does not "spell" an acronym."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def go(i: int, j: int, used: int) -> bool:
         if j == len(words):
             return i == len(letters) and used >= max(2, (len(letters) + 1) // 2)
@@ -251,7 +251,7 @@ Write up to {k} additional short search queries that would retrieve the passage 
 
 Question: {question}{unit}
 
-Reply with JSON only: {{"queries": ["...", "..."]}}"""
+Reply with JSON only: {{"queries": ["...", "..."]}}"""  # noqa: E501 (the prompt text is part of the LLM cache key)
 
 
 def parse_queries(text: str) -> list[str] | None:

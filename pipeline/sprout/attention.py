@@ -30,7 +30,9 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from pipeline.specs import ATTENTION_KERNELS as KERNELS  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
+from pipeline.specs import (
+    ATTENTION_KERNELS as KERNELS,  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
+)
 from pipeline.sprout.chunks import Chunk
 
 log = logging.getLogger(__name__)
@@ -90,7 +92,7 @@ class ChunkPool:
     """One forward pass's column-normalised token x chunk matrix S [B, T, c] and, filled layer by layer,
     A @ S [B, H, T, c]: each query token's mean attention to each chunk's tokens."""
 
-    matrix: "torch.Tensor"  # noqa: F821 (torch is imported lazily)
+    matrix: torch.Tensor  # noqa: F821 (torch is imported lazily)
     out: list = field(default_factory=list)
     _buffers: tuple = ()
 
@@ -272,7 +274,7 @@ def _n_chunks(w: _Window) -> int:
     return len(np.unique(w.chunk_of[w.chunk_of >= 0]))
 
 
-def membership(batch: list["_Window"], width: int) -> tuple[list[np.ndarray], np.ndarray]:
+def membership(batch: list[_Window], width: int) -> tuple[list[np.ndarray], np.ndarray]:
     """Per window its chunk ids, and S [B, width, c_max]: token t+1 (after [CLS]) of window b belongs to
     its chunk's column, columns normalised to sum 1 (a block mean), unused columns zero."""
     cids_all, cols = [], []

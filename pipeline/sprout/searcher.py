@@ -12,9 +12,9 @@ import numpy as np
 
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index.store import StoredNode
+from pipeline.specs import BeamSpec
 from pipeline.sprout.search import BeamConfig, search_documents
 from pipeline.sprout.store import SproutIndex, SproutStore
-from pipeline.specs import BeamSpec
 
 
 def beam_config(cfg: dict) -> BeamConfig:

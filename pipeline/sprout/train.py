@@ -75,7 +75,7 @@ def corelevant_pairs(chunks_by_doc: dict, gold: list[dict], group_by: str, max_p
         gold_chunks.update(idx)
         s = sorted(idx)
         pairs += [(a, b) for k, a in enumerate(s) for b in s[k + 1 :]]
-    for q, (gold_chunks, pairs) in out.items():
+    for _gold_chunks, pairs in out.values():
         pairs[:] = sorted(set(pairs), key=lambda p: (p[1] - p[0], p))[:max_pairs]
     return out
 
