@@ -346,13 +346,8 @@ def add_named_args(parser: argparse.ArgumentParser, *named: tuple[str, str]) -> 
         parser.add_argument(f"--{kind}", action="append", default=[], metavar="NAME=PATH", help=text)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from pipeline.layout import CLAIMS_FILE, reports
-
-    ap = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
-    ap.add_argument("-v", "--verbose", action="store_true")
-    sub = ap.add_subparsers(dest="verb", required=True)
-
+def _add_input_verbs(sub) -> None:
+    """ingest, tree and the parse verbs: from the inputs to DocTrees."""
     s = _verb(sub, "ingest", cmd_ingest, "validate WattBot inputs, write clean UTF-8 copies", "--metadata",
               "--metadata-out")
     s.add_argument("--split", action="append", default=[], help="NAME=PATH, repeatable")
@@ -369,6 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_headings_arg(s)
     s.set_defaults(fn=cmd_tree)
     add_parse_verbs(sub)
+
+
+def _add_index_verbs(sub) -> None:
+    """index and SproutRAG's attention, training and report verbs."""
 
     s = _verb(sub, "index", cmd_index, "build one index variant", "--params", "--cache-dir", "--out")
     s.add_argument("--trees", required=True, help="a folder of tree JSONs or a comma-separated list")
@@ -394,6 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reports", required=True)
     s.set_defaults(fn=cmd_sprout_report)
 
+
+def _add_answer_verbs(sub) -> None:
+    """retrieve, answer and what answering uses: stand-in, ensemble, vote, estimate, models."""
     _verb(sub, "retrieve", cmd_retrieve, "dense retrieval for one split", "--index-dir", "--questions", "--params",
           "--cache-dir", "--out")
 
@@ -438,6 +440,9 @@ def build_parser() -> argparse.ArgumentParser:
               "export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)")
     s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and minilm-qint8.onnx")
 
+
+def _add_score_verbs(sub) -> None:
+    """score and evaluate: the WattBot metric on submissions."""
     s = _verb(sub, "score", cmd_score, "score a submission CSV against a solution CSV (WattBot metric); "
               "a solution id missing from the submission scores 0 on every component")
     s.add_argument("--solution", required=True, help="gold CSV (id, answer_value, answer_unit, ref_id, ...)")
@@ -455,6 +460,11 @@ def build_parser() -> argparse.ArgumentParser:
                        ("--answers", "answer JSONL (abstentions, failures, LLM tokens)"),
                        ("--out", "scores JSON to write"), ("--per-question", "per-question CSV to write")):
         s.add_argument(flag, required=True, help=text)
+
+
+def _add_report_verbs(sub) -> None:
+    """report, figures, readme, time-table, report-check: from results/ to reports/."""
+    from pipeline.layout import CLAIMS_FILE, reports
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
     s.add_argument("--params", required=True)
@@ -494,6 +504,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
     s.set_defaults(fn=cmd_report_check)
 
+
+def _add_suite_verbs(sub) -> None:
+    """the retrieval suite's export, evaluate and report verbs."""
+
     _verb(sub, "suite-export", cmd_suite_export, "retrieval suite: one benchmark -> trees, queries, projected gold",
           "--params", "--out-dir")
 
@@ -506,6 +520,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_named_args(s, ("scores", "DATASET:VARIANT=JSON: the suite-evaluate scores of every run"))
     s.add_argument("--reports", required=True)
     s.set_defaults(fn=cmd_suite_report)
+
+
+def _add_tool_verbs(sub) -> None:
+    """fetch and bench: the verbs outside the DAG."""
+    from pipeline.layout import reports
 
     s = _verb(sub, "fetch", cmd_fetch, "download the WattBot PDFs (needs internet; offline it says so and exits 0)",
               "--metadata", "--out-dir", "--status")
@@ -525,6 +544,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison")
     s.add_argument("--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index")
     s.set_defaults(fn=cmd_bench)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
+    ap.add_argument("-v", "--verbose", action="store_true")
+    sub = ap.add_subparsers(dest="verb", required=True)
+    _add_input_verbs(sub)
+    _add_index_verbs(sub)
+    _add_answer_verbs(sub)
+    _add_score_verbs(sub)
+    _add_report_verbs(sub)
+    _add_suite_verbs(sub)
+    _add_tool_verbs(sub)
     return ap
 
 
