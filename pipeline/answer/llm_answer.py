@@ -113,7 +113,8 @@ def select_snippets(hits: list[dict], k: int | None) -> list[dict]:
 def render_context(hits: list[dict], max_chars: int = 12000, snippet_chars: int | None = None) -> str:
     """Unique contexts in rank order, each once, within a character budget. ``hits`` may be the
     retrieval record's ``context`` snippets (expanded, deduplicated) or its raw hits."""
-    parts, used = [], 0
+    parts: list[str] = []
+    used = 0
     for h in select_snippets(hits, None):
         body = h.get("context") or h["text"]
         if snippet_chars:
@@ -198,13 +199,14 @@ def telemetry_summary(rows: list[dict]) -> dict:
     return {"calls": len(rows), "cached": len(rows) - len(live), "tries": sum(int(r.get("tries") or 0) for r in live),
             "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in live) if counted else None,
             "completion_tokens": completion, "call_s": round(seconds, 1),
-            "tok_s": round(completion / seconds, 1) if seconds and counted else None}
+            "tok_s": round(completion / seconds, 1) if seconds and completion is not None else None}
 
 
 def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_unit: str, hits: list[dict],
                 known_docs: set[str], sample: int = 0) -> tuple[Answer, list[dict]]:
     """One sample with its blank-retry loop: the answer and one record per call made."""
-    calls, ans = [], None
+    calls: list[dict] = []
+    ans: Answer | None = None
     for attempt in range(s.max_retries + 1):
         shown = select_snippets(hits, s.context_k * (attempt + 1) if s.context_k else None)
         params = dict(s.params)
@@ -229,8 +231,9 @@ def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_un
             return blank_answer(f"LLM failure: {error}"), calls
         if error:
             ans = blank_answer(f"LLM failure: {error}")
-        elif not ans.is_blank:
+        elif ans is not None and not ans.is_blank:
             break
+    assert ans is not None  # max_retries >= 0: the loop ran at least once and set it
     return ans, calls
 
 

@@ -22,6 +22,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import datasets
 
@@ -254,7 +255,7 @@ def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
     for g in bench.gold:
         by_doc.setdefault(g["doc_id"], []).append(g)
     gold_out: list[dict] = []
-    counts = {"name": bench.name, "docs": len(bench.docs), "sentences": 0, "queries": len(bench.queries),
+    counts: dict[str, Any] = {"name": bench.name, "docs": len(bench.docs), "sentences": 0, "queries": len(bench.queries),
               "gold": 0, "gold_dropped": 0, "unaligned_chars": 0}
     for doc in bench.docs:
         tree = parse_text(doc["text"], doc["doc_id"], doc["title"] or doc["doc_id"])

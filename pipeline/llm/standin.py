@@ -145,7 +145,7 @@ class StandIn:
         d["per_key"], d["ok_per_key"] = dict(self.stats.per_key), dict(self.stats.ok_per_key)
         return d
 
-    def _decide(self, key: str) -> tuple[str, float]:
+    def _decide(self, key: str) -> tuple[str | int, float]:
         """What to do with one request: ('ok' | 429 | 5xx | 'stall' | 'malformed' | 'refused', arg)."""
         c = self.cfg
         with self.lock:

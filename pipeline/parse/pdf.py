@@ -69,7 +69,7 @@ REFERENCE_NAMES = frozenset({"references", "bibliography", "literaturecited", "w
 @dataclass
 class _Line:
     text: str
-    bbox: tuple[float, float, float, float]
+    bbox: tuple[float, ...]  # x0, y0, x1, y1
     size: float
     bold: bool
     page: int
@@ -165,10 +165,10 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
                     bold += len(s["text"])
                 if s["flags"] & 8 or re.search(r"Mono|Courier|TT\d|Typewriter", s["font"], re.I):
                     mono += len(s["text"])
-            size = max(chars, key=chars.get)
+            size = max(chars, key=lambda s: chars[s])
             total = sum(chars.values())
             block_lines.append(_Line(text, tuple(line["bbox"]), size, bold * 2 > total, pno, b_index,
-                                     font=max(fonts, key=fonts.get), mono=mono * 2 > total))
+                                     font=max(fonts, key=lambda f: fonts[f]), mono=mono * 2 > total))
         for ln in block_lines:
             ln.block_lines = len(block_lines)
         if groups and block_lines:
@@ -339,7 +339,7 @@ def _body_font(lines: list[_Line]) -> str:
     fonts: dict[str, int] = defaultdict(int)
     for ln in lines:
         fonts[ln.font] += len(ln.text)
-    return max(fonts, key=fonts.get) if fonts else ""
+    return max(fonts, key=lambda f: fonts[f]) if fonts else ""
 
 
 @dataclass

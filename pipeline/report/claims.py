@@ -87,6 +87,7 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
 def verdict(direction: str, lo: float, hi: float, margin: float | None = None) -> str:
     """The verdict rule of the module docstring for one interval."""
     if direction == "negligible":
+        assert margin is not None, "a negligible claim has a margin (claims.yaml)"
         if -margin <= lo and hi <= margin:
             return "reproduced"
         return "contradicted" if lo > margin or hi < -margin else "undecided"

@@ -18,7 +18,8 @@ PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "t
 
 def suite_runs(score_paths: dict[str, str]) -> list[tuple[str, str, Path]]:
     """(dataset, variant, path) of ``DATASET:VARIANT`` -> scores JSON, in the order of the paths."""
-    return [(*name.split(":", 1), Path(path)) for name, path in sorted(score_paths.items(), key=lambda kv: kv[1])]
+    return [(dataset, variant, Path(path)) for (dataset, variant), path in
+            ((name.split(":", 1), path) for name, path in sorted(score_paths.items(), key=lambda kv: kv[1]))]
 
 
 def metrics_table(score_paths: dict[str, str]) -> pd.DataFrame:

@@ -104,7 +104,8 @@ def fit_budget(snippets: list[Snippet], budget: int | None,
     """
     if budget is None:
         return list(snippets), 0
-    kept, used = [], 0
+    kept: list = []
+    used = 0
     for s in snippets:
         used += count_tokens(s.text)
         if kept and used > budget:

@@ -258,10 +258,9 @@ def parse_queries(text: str) -> list[str] | None:
     """Queries from a reply: the JSON object between the first "{" and the last "}" (its
     "queries"), else a bare JSON list; None if neither parses to a list of strings."""
     for data in json_values(text):
-        if isinstance(data, dict):
-            data = data.get("queries")
-        if isinstance(data, list):
-            return [q.strip() for q in data if isinstance(q, str) and q.strip()]
+        queries = data.get("queries") if isinstance(data, dict) else data
+        if isinstance(queries, list):
+            return [q.strip() for q in queries if isinstance(q, str) and q.strip()]
     return None
 
 

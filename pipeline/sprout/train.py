@@ -135,8 +135,10 @@ def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict
         vals.append(da.head_values[found])
     if not pos:
         raise ValueError("sprout training: no co-relevant chunk pair shares an encoder window; nothing to train on")
-    arrays = {"pair_example": np.asarray(rows, dtype=np.int64), "pair_values": np.concatenate(vals).astype(np.float32),
-              "query": qenc.encode(qtexts).astype(np.float32), "positive": np.stack(pos).astype(np.float32)}
+    arrays: dict[str, np.ndarray] = {"pair_example": np.asarray(rows, dtype=np.int64),
+                                     "pair_values": np.concatenate(vals).astype(np.float32),
+                                     "query": qenc.encode(qtexts).astype(np.float32),
+                                     "positive": np.stack(pos).astype(np.float32)}
     meta = {"datasets": provenance, "examples": len(pos), "pairs": len(rows), "pairs_without_window": dropped,
             "windows": sum(a.n_windows for a in attn), "layers": encoder.layers, "heads": encoder.heads,
             "model_id": encoder.model_id, "attention": attention_cfg}
