@@ -54,7 +54,7 @@ class Searcher(Protocol):
 # build(tree_paths, out_path, params, inputs, cache_dir) -> stats; params is the index slice of the config
 Builder = Callable[[list[str], str, dict, dict, str], dict]
 # searcher(index_path, retrieval params, cache_dir) -> Searcher
-SearcherFactory = Callable[[Path, dict, str], Searcher]
+SearcherFactory = Callable[[Path, dict, str | Path], Searcher]
 
 
 def _no_check(name: str, entry: dict, cfg: dict) -> None:

