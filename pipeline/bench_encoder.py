@@ -21,6 +21,7 @@ from pipeline.datasets.wattbot import parse_ref_ids
 from pipeline.embed.base import Encoder
 from pipeline.embed.factory import make_encoder
 from pipeline.embed.fidelity import fidelity
+from pipeline.embed.onnx_minilm import OnnxMiniLM
 from pipeline.embed.quantize import QINT8_DIR, QINT8_FILE, build_qint8_model, cpu_flags, has_int8_dot
 from pipeline.index.flat import chunk_tree
 from pipeline.index.hier import build_tree_index
@@ -108,9 +109,11 @@ def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: l
         chunks += [t.text[c.start:c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
     chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
     flags = cpu_flags()
+    auto = make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)})
+    assert isinstance(auto, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its model_file is what `auto` picked
     out: dict = {"docs_for_speed": [t.doc_id for t in corpus_trees], "sentences": len(sentences), "chunks": len(chunks),
                  "threads": int(cfg["embedding"].get("threads", 2)), "int8_dot_product": has_int8_dot(flags),
-                 "auto_choice": make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)}).model_file.name,
+                 "auto_choice": auto.model_file.name,
                  "encoders": {}}
     ref = encoders[REFERENCE]
     # Interleaved rounds, best kept: on a shared machine load comes and goes, and a round that ran
