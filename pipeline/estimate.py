@@ -121,6 +121,8 @@ def _usd(model: str, prompt: int, completion: int) -> float | None:
 def answer_line(cfg: dict, name: str, split: str) -> Line:
     v = AnswerSpec.from_dict(name, cfg["answering"][name])
     model = v.resolved_model(cfg["llm"].get("model"))
+    if model is None:
+        raise ValueError(f"answering variant {name!r} names no model and llm.model is not set")
     qs = _questions(cfg, split)
     samples, retries = v.samples, v.max_retries
     completion = int(v.params.get("max_tokens") or ANSWER_COMPLETION_TOKENS)
@@ -131,7 +133,7 @@ def answer_line(cfg: dict, name: str, split: str) -> Line:
     comp = (calls[0] * completion, calls[1] * completion)
     lo, hi = _usd(model, lo_p, comp[0]), _usd(model, hi_p, comp[1])
     return Line(f"answer {name}", model, split, len(qs), calls, (lo_p, hi_p), comp,
-                None if lo is None else (lo, hi))
+                None if lo is None or hi is None else (lo, hi))  # one model: both priced or neither
 
 
 def planner_lines(cfg: dict) -> list[Line]:
