@@ -395,7 +395,7 @@ def _add_index_verbs(sub) -> None:
 
 
 def _add_answer_verbs(sub) -> None:
-    """retrieve, answer and what answering uses: stand-in, ensemble, vote, estimate, models."""
+    """retrieve, answer and what answering uses: stand-in, ensemble, vote."""
     _verb(sub, "retrieve", cmd_retrieve, "dense retrieval for one split", "--index-dir", "--questions", "--params",
           "--cache-dir", "--out")
 
@@ -422,6 +422,9 @@ def _add_answer_verbs(sub) -> None:
     s.add_argument("--normalise", action="store_true",
                    help="compare normalised values (13900 == 13900.0) instead of exact stripped strings")
 
+
+def _add_model_verbs(sub) -> None:
+    """estimate, and the verbs that assemble a local LLM or encoder once."""
     s = _verb(sub, "estimate", cmd_estimate, "LLM calls, tokens, USD and hours a grid will spend (cold cache)")
     s.add_argument("--config", default="config.yaml")
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -553,6 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_verbs(sub)
     _add_index_verbs(sub)
     _add_answer_verbs(sub)
+    _add_model_verbs(sub)
     _add_score_verbs(sub)
     _add_report_verbs(sub)
     _add_suite_verbs(sub)
