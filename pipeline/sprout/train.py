@@ -80,19 +80,16 @@ def corelevant_pairs(chunks_by_doc: dict, gold: list[dict], group_by: str, max_p
     return out
 
 
-def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
-                  out: str, progress: bool = True) -> dict:
-    """Export the training subsets, run the windows holding labelled pairs, cache per-head pair attention."""
-    from safetensors.numpy import save
-
+def _training_pairs(train_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
+                    k: int) -> tuple[list, list, dict, dict]:
+    """Export each training subset and gather its co-relevant chunk pairs: (documents to run through
+    the encoder, (dataset, query, document, gold chunks, pairs) wanted, provenance, question texts)."""
     from pipeline.datasets.benchmarks import export_benchmark, read_gold
-    from pipeline.embed import make_encoder
-    from pipeline.sprout.stage import attention_encoder, window_config
 
-    k = attention_cfg["max_sentences_per_chunk"]
-    encoder = attention_encoder(attention_cfg)
-    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_cfg["threads"]})
-    docs, wanted, provenance, questions = [], [], {}, {}
+    docs: list = []
+    wanted: list = []
+    provenance: dict = {}
+    questions: dict = {}
     for name, subset in sorted(train_cfg["datasets"].items()):
         bench, excluded = training_subset(name, root, subset, exclude.get(name))
         ddir = Path(work_dir) / name
@@ -108,6 +105,21 @@ def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict
                             "queries_with_pairs": len({w[1] for w in wanted if w[0] == name}),
                             "pairs": sum(len(w[4]) for w in wanted if w[0] == name)}
         docs += [(f"{name}/{d}", trees[d].text, chunks[d]) for d in sorted({w[2] for w in wanted if w[0] == name})]
+    return docs, wanted, provenance, questions
+
+
+def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
+                  out: str, progress: bool = True) -> dict:
+    """Export the training subsets, run the windows holding labelled pairs, cache per-head pair attention."""
+    from safetensors.numpy import save
+
+    from pipeline.embed import make_encoder
+    from pipeline.sprout.stage import attention_encoder, window_config
+
+    k = attention_cfg["max_sentences_per_chunk"]
+    encoder = attention_encoder(attention_cfg)
+    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_cfg["threads"]})
+    docs, wanted, provenance, questions = _training_pairs(train_cfg, root, exclude, work_dir, k)
     index = {d[0]: i for i, d in enumerate(docs)}
     need: dict[int, set[tuple[int, int]]] = {}
     for name, _, doc_id, _, ps in wanted:
