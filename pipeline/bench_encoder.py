@@ -88,6 +88,19 @@ def paired_interval(a: list[int], b: list[int]) -> tuple[float, float, float]:
     return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
 
 
+def speed_texts(corpus_trees: list[DocTree], tokens_of: Callable[[list[str]], list[int]], n_sentences: int,
+                n_chunks: int) -> tuple[list[str], list[str]]:
+    """The speed test's texts: every k-th corpus sentence and every k-th 512-token chunk, evenly spread."""
+    sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
+    sentences = sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
+    chunks = []
+    for t in corpus_trees:
+        sents = list(t.at_level("sentence"))
+        chunks += [t.text[c.start:c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
+    chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
+    return sentences, chunks
+
+
 def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: list[str], questions: pd.DataFrame,
                       n_sentences: int = 300, n_chunks: int = 16, recall_n_docs: int = 4, repeats: int = 3,
                       ks: tuple[int, ...] = (1, 3, 5, 10)) -> dict:
@@ -101,13 +114,7 @@ def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: l
                 for name, c in ENCODERS.items()}
     tokens_of = encoders[REFERENCE].count_tokens
     corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
-    sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
-    sentences = sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
-    chunks = []
-    for t in corpus_trees:
-        sents = list(t.at_level("sentence"))
-        chunks += [t.text[c.start:c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
-    chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
+    sentences, chunks = speed_texts(corpus_trees, tokens_of, n_sentences, n_chunks)
     flags = cpu_flags()
     auto = make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)})
     assert isinstance(auto, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its model_file is what `auto` picked
