@@ -71,9 +71,10 @@ report: setup
 dag: setup
 	$(BIN)/snakemake -n
 
-# Lint and types on pipeline/ ([tool.ruff] and [tool.mypy] in pyproject.toml); make test runs it first.
+# Lint, format and types on pipeline/ ([tool.ruff] and [tool.mypy] in pyproject.toml); make test runs it first.
 lint: setup
 	$(BIN)/ruff check pipeline/
+	$(BIN)/ruff format --check pipeline/
 	$(BIN)/mypy pipeline/
 
 test: setup chromium lint
