@@ -1,6 +1,7 @@
-"""`make docs-diagram`: the DAG diagram of docs/architecture.md, generated from Snakemake's rulegraph.
+"""`make docs-diagram`: the two diagrams of docs/architecture.md, generated, never hand-drawn.
 
-Plans the main job (config.yaml, `snakemake -n --rulegraph` in a scratch folder, so no file of this
+The floors (between the FLOORS markers) are pipeline/layers.py's ``FLOORS``, top floor first. The DAG
+(between the RULEGRAPH markers) is Snakemake's rulegraph: it plans the main job (config.yaml, `snakemake -n --rulegraph` in a scratch folder, so no file of this
 checkout counts as done) and writes the graph as a Mermaid flowchart between the RULEGRAPH markers
 of docs/architecture.md, one box per rule, grouped by the rule file that defines it. No hand-drawn
 copy to drift: tests/test_docs.py checks the diagram's rules are the rulegraph's.
@@ -12,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 import yaml
@@ -19,6 +21,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "architecture.md"
 BEGIN, END = "<!-- BEGIN rulegraph: make docs-diagram -->", "<!-- END rulegraph -->"
+FLOORS_BEGIN, FLOORS_END = "<!-- BEGIN floors: make docs-diagram -->", "<!-- END floors -->"
 RULE = re.compile(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", re.M)
 
 
@@ -61,9 +64,25 @@ def mermaid(rules: set[str], edges: set[tuple[str, str]]) -> str:
     return "\n".join([*lines, "```"])
 
 
-def diagram_in(text: str) -> str:
-    """The Mermaid block between the markers of ``text``."""
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+def floors_block() -> str:
+    """pipeline/layers.py's floors as a text block, the drivers on top and the shared services at the bottom."""
+    sys.path.insert(0, str(REPO))
+    from pipeline.layers import FLOORS
+
+    label = {0: "shared", len(FLOORS) - 1: "drivers"}
+    rows = [textwrap.fill(", ".join(names), 100, initial_indent=f"{label.get(i, 'stage'):<9}", subsequent_indent=" " * 9)
+            for i, names in enumerate(FLOORS)]
+    return "\n".join(["```", *reversed(rows), "```"])
+
+
+def diagram_in(text: str, begin: str = BEGIN, end: str = END) -> str:
+    """The block between the markers of ``text``."""
+    return text.split(begin, 1)[1].split(end, 1)[0].strip()
+
+
+def replace_block(text: str, body: str, begin: str, end: str) -> str:
+    head, rest = text.split(begin, 1)
+    return f"{head}{begin}\n{body}\n{end}{rest.split(end, 1)[1]}"
 
 
 def parse_mermaid(block: str) -> tuple[set[str], set[tuple[str, str]]]:
@@ -73,11 +92,9 @@ def parse_mermaid(block: str) -> tuple[set[str], set[tuple[str, str]]]:
 
 
 def main() -> None:
-    text = PAGE.read_text()
-    head, rest = text.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    PAGE.write_text(f"{head}{BEGIN}\n{mermaid(*parse_dot(rulegraph_dot()))}\n{END}{tail}")
-    print(f"{PAGE.relative_to(REPO)}: rulegraph diagram regenerated")
+    text = replace_block(PAGE.read_text(), floors_block(), FLOORS_BEGIN, FLOORS_END)
+    PAGE.write_text(replace_block(text, mermaid(*parse_dot(rulegraph_dot())), BEGIN, END))
+    print(f"{PAGE.relative_to(REPO)}: floors and rulegraph diagrams regenerated")
 
 
 if __name__ == "__main__":

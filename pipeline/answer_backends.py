@@ -48,3 +48,8 @@ names = BACKENDS.names
 register(AnswerBackend("extractive", "pipeline.answer.run:answer_extractive"))
 register(AnswerBackend("llm", "pipeline.answer.run:answer_llm", calls_llm=True))
 register(AnswerBackend("ensemble", None))
+
+
+def calls_llm(backend: str) -> bool:
+    """Does ``backend`` call an LLM (a model to check, an ``llm_api`` slot, a failure rate, a cost)?"""
+    return get(backend).calls_llm

@@ -90,7 +90,7 @@ def validate(cfg: dict) -> dict:
             raise ConfigError(
                 f"config key 'answering.{name}.retrieval': unknown retrieval variant '{variant['retrieval']}'"
             )
-        if variant["backend"] == "llm":
+        if answer_backends.calls_llm(variant["backend"]):
             _check_llm_model(cfg, f"answering.{name}.model", variant.get("model"))
         bad = sorted(set(variant.get("splits", [])) - set(cfg["wattbot"]["splits"]))
         if bad:
@@ -348,7 +348,7 @@ def retrieval_slice(cfg: dict, variant: str) -> dict:
 def answering_slice(cfg: dict, variant: str) -> dict:
     a = cfg["answering"][variant]
     out = {"answering": a, "name": variant, "upstream": retrieval_slice(cfg, a["retrieval"])}
-    if a["backend"] == "llm":
+    if answer_backends.calls_llm(a["backend"]):
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY | {"mode"}}
     return out
 
