@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "architecture.md"
 BEGIN, END = "<!-- BEGIN rulegraph: make docs-diagram -->", "<!-- END rulegraph -->"
 FLOORS_BEGIN, FLOORS_END = "<!-- BEGIN floors: make docs-diagram -->", "<!-- END floors -->"
-RULE = re.compile(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", re.M)
+RULE = re.compile(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", re.MULTILINE)
 
 
 def rule_files() -> dict[str, str]:
@@ -48,8 +48,8 @@ def rulegraph_dot(data_root: str | None = None) -> str:
 
 def parse_dot(dot: str) -> tuple[set[str], set[tuple[str, str]]]:
     """Rules and (upstream, downstream) edges of a rulegraph."""
-    names = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', dot, re.M))
-    edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.M)}
+    names = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', dot, re.MULTILINE))
+    edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.MULTILINE)}
     return set(names.values()), edges
 
 
@@ -86,8 +86,8 @@ def replace_block(text: str, body: str, begin: str, end: str) -> str:
 
 
 def parse_mermaid(block: str) -> tuple[set[str], set[tuple[str, str]]]:
-    edges = set(re.findall(r"^\s+(\w+) --> (\w+)$", block, re.M))
-    rules = set(re.findall(r"^    (\w+)$", block, re.M))
+    edges = set(re.findall(r"^\s+(\w+) --> (\w+)$", block, re.MULTILINE))
+    rules = set(re.findall(r"^    (\w+)$", block, re.MULTILINE))
     return rules, edges
 
 

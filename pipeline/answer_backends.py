@@ -13,8 +13,9 @@ stage; a test may register a callable directly.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from pipeline.registry import Registry
 
