@@ -3,7 +3,8 @@
 
 A dataset is a loader module (``load(root, **subset) -> RetrievalBenchmark`` and a
 ``DEFAULT_SUBSET``; see pipeline/datasets/hotpotqa.py) plus one :func:`register` call here (or, for
-a dataset outside the package, in its own module: tests/datasets/toy_suite.py). The export stage
+a dataset outside the package, in its own module named in ``WATTBENCH_SUITE_DATASETS``, which
+Snakemake's jobs inherit: tests/datasets/toy_suite.py). The export stage
 (pipeline/datasets/benchmarks.py), the config schema's enumerations (pipeline/config.py) and
 SproutRAG's head training read this registry; nothing else names a dataset. Standard library only,
 so validating a config loads no loader.
@@ -11,6 +12,7 @@ so validating a config loads no loader.
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -30,6 +32,7 @@ class SuiteDataset:
         return importlib.import_module(self.loader)
 
 
+EXTRA_ENV = "WATTBENCH_SUITE_DATASETS"  # more modules that register datasets, comma-separated
 DATASETS: Registry[SuiteDataset] = Registry("benchmark")
 register = DATASETS.register
 unregister = DATASETS.unregister
@@ -44,8 +47,16 @@ for _d in (
     register(_d)
 
 
+def _load_extra() -> None:
+    """Import the modules named in ``WATTBENCH_SUITE_DATASETS`` (each registers its datasets once)."""
+    for module in os.environ.get(EXTRA_ENV, "").split(","):
+        if module.strip():
+            importlib.import_module(module.strip())
+
+
 def canonical(name: str) -> str:
     """The registered name of ``name`` or one of its aliases (case-insensitive); KeyError otherwise."""
+    _load_extra()
     low = name.lower()
     for d in DATASETS.entries():
         if low == d.name or low in d.aliases:
@@ -58,9 +69,11 @@ def get(name: str) -> SuiteDataset:
 
 
 def names() -> list[str]:
+    _load_extra()
     return DATASETS.names()
 
 
 def training_names() -> list[str]:
     """The datasets SproutRAG's heads may train on (those with a ``train_group``)."""
+    _load_extra()
     return [d.name for d in DATASETS.entries() if d.train_group]

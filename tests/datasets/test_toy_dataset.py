@@ -1,11 +1,13 @@
 """Adding a retrieval-suite dataset: a toy benchmark (tests/datasets/toy_suite.py, data written here
 in tmp_path) registered through pipeline/suite_datasets.py, the extension point the real datasets
 use, is validated in a config and run through the stage verbs a suite dataset's DAG branch runs:
-suite-export -> index -> retrieve -> suite-evaluate (docs/architecture.md, "Adding a dataset")."""
+suite-export -> index -> retrieve -> suite-evaluate, and (slow test) by Snakemake from a config that
+lists it (docs/architecture.md, "Adding a dataset")."""
 from __future__ import annotations
 
 import copy
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from pipeline import suite_datasets
 from pipeline import workflow as wf
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.suite_datasets import SuiteDataset
+from pipeline.suite_datasets import EXTRA_ENV, SuiteDataset
 
 HERE = Path(__file__).parent
 DOCS = [
@@ -37,15 +39,21 @@ QUESTIONS = [
 ]
 
 
+def write_toy_data(root: Path) -> Path:
+    """The toy's documents and questions under ``root/toy`` (``root``: the config's benchmarks.root)."""
+    (root / "toy").mkdir(parents=True)
+    (root / "toy" / "toy.json").write_text(json.dumps({"docs": DOCS, "questions": QUESTIONS}))
+    return root
+
+
 @pytest.fixture
 def toy_dataset(monkeypatch, tmp_path):
-    """The toy registered (its data under tmp_path/retrieval/toy); unregistered afterwards."""
+    """The toy registered by its module (named in WATTBENCH_SUITE_DATASETS), its data under
+    tmp_path/retrieval/toy; unregistered afterwards."""
     monkeypatch.syspath_prepend(str(HERE))
-    folder = tmp_path / "retrieval" / "toy"
-    folder.mkdir(parents=True)
-    (folder / "toy.json").write_text(json.dumps({"docs": DOCS, "questions": QUESTIONS}))
-    entry = suite_datasets.register(SuiteDataset("toy", loader="toy_suite", folder="toy"))
-    yield entry
+    monkeypatch.setenv(EXTRA_ENV, "toy_suite")
+    write_toy_data(tmp_path / "retrieval")
+    yield suite_datasets.get("toy")
     suite_datasets.unregister("toy")
     sys.modules.pop("toy_suite", None)
 
@@ -98,3 +106,21 @@ def test_a_training_group_makes_it_a_sprout_training_set(toy_dataset, tmp_path):
     suite_datasets.unregister("toy")
     suite_datasets.register(SuiteDataset("toy", loader="toy_suite", folder="toy", train_group="query"))
     assert validate(raw)["sprout"]["train"]["datasets"] == {"toy": None}
+
+
+@pytest.mark.slow
+def test_a_toy_dataset_runs_in_the_dag(tmp_path):
+    """Planned and run by Snakemake from a config listing the toy: suite_export -> index -> retrieve ->
+    suite_evaluate, in jobs that load the toy's module through WATTBENCH_SUITE_DATASETS."""
+    from dag_runner import snakemake
+
+    config = tmp_path / "toy.yaml"
+    config.write_text(yaml.safe_dump(tiny_with_toy(write_toy_data(tmp_path / "retrieval"))))
+    env = {EXTRA_ENV: "toy_suite",
+           "PYTHONPATH": os.pathsep.join([str(HERE), str(REPO), os.environ.get("PYTHONPATH", "")])}
+    work = tmp_path / "work"
+    target = "results/toy/scores/bm25.json"
+    done = snakemake(work, target, configfile=config, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((work / target).read_text())["summary"]
+    assert summary["queries"] == 3 and summary["hit@1"] == 1.0

@@ -1,7 +1,7 @@
 """A toy retrieval-suite dataset, added the way a real one is (pipeline/datasets/hotpotqa.py): a
-loader module with ``load(root, **subset)`` and ``DEFAULT_SUBSET``, plus one registration
-(tests/datasets/test_toy_dataset.py registers it; an in-tree dataset adds its line to
-pipeline/suite_datasets.py). It reads ``toy.json`` under its folder: documents and questions, each
+loader module with ``load(root, **subset)`` and ``DEFAULT_SUBSET``, plus one registration (the
+last line: an in-tree dataset adds that line to pipeline/suite_datasets.py; this module is loaded by
+naming it in ``WATTBENCH_SUITE_DATASETS``, as tests/datasets/test_toy_dataset.py does). It reads ``toy.json`` under its folder: documents and questions, each
 question naming the document sentence that answers it."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark
+from pipeline.suite_datasets import SuiteDataset, register
 
 FILE = "toy.json"
 DEFAULT_SUBSET = {"n_questions": None}
@@ -27,3 +28,6 @@ def load(root: str | Path, n_questions: int | None = None) -> RetrievalBenchmark
         gold.append({"query_id": q["id"], "doc_id": doc_id, "start": start, "end": start + len(q["evidence"]),
                      "grade": 1})
     return make_benchmark("toy", docs, [{"id": q["id"], "question": q["question"]} for q in questions], gold)
+
+
+register(SuiteDataset("toy", loader=__name__, folder="toy"))
