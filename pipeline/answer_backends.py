@@ -8,7 +8,8 @@ tests/answer/test_answer_backends.py). ``ensemble`` is registered without a func
 are its members' voted by the ``ensemble`` rule (pipeline/answer/ensemble.py).
 
 Functions are named by dotted path (``"module:function"``) so that validating a config imports no
-stage; a test may register a callable directly.
+stage; a test may register a callable directly. A backend kept outside the package registers in its
+own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated; Snakemake's jobs inherit it).
 """
 from __future__ import annotations
 
@@ -40,11 +41,13 @@ class AnswerBackend:
         return fn
 
 
-BACKENDS: Registry[AnswerBackend] = Registry("answering backend")
+EXTRA_ENV = "WATTBENCH_ANSWER_BACKENDS"  # more modules that register backends, comma-separated
+BACKENDS: Registry[AnswerBackend] = Registry("answering backend", EXTRA_ENV)
 register = BACKENDS.register
 unregister = BACKENDS.unregister
 get = BACKENDS.get
 names = BACKENDS.names
+
 
 register(AnswerBackend("extractive", "pipeline.answer.run:answer_extractive"))
 register(AnswerBackend("llm", "pipeline.answer.run:answer_llm", calls_llm=True))

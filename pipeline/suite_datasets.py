@@ -12,7 +12,6 @@ so validating a config loads no loader.
 from __future__ import annotations
 
 import importlib
-import os
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -33,7 +32,7 @@ class SuiteDataset:
 
 
 EXTRA_ENV = "WATTBENCH_SUITE_DATASETS"  # more modules that register datasets, comma-separated
-DATASETS: Registry[SuiteDataset] = Registry("benchmark")
+DATASETS: Registry[SuiteDataset] = Registry("benchmark", EXTRA_ENV)
 register = DATASETS.register
 unregister = DATASETS.unregister
 
@@ -47,16 +46,8 @@ for _d in (
     register(_d)
 
 
-def _load_extra() -> None:
-    """Import the modules named in ``WATTBENCH_SUITE_DATASETS`` (each registers its datasets once)."""
-    for module in os.environ.get(EXTRA_ENV, "").split(","):
-        if module.strip():
-            importlib.import_module(module.strip())
-
-
 def canonical(name: str) -> str:
     """The registered name of ``name`` or one of its aliases (case-insensitive); KeyError otherwise."""
-    _load_extra()
     low = name.lower()
     for d in DATASETS.entries():
         if low == d.name or low in d.aliases:
@@ -69,11 +60,9 @@ def get(name: str) -> SuiteDataset:
 
 
 def names() -> list[str]:
-    _load_extra()
     return DATASETS.names()
 
 
 def training_names() -> list[str]:
     """The datasets SproutRAG's heads may train on (those with a ``train_group``)."""
-    _load_extra()
     return [d.name for d in DATASETS.entries() if d.train_group]

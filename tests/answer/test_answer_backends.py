@@ -1,11 +1,14 @@
-"""Adding an answering backend: a toy backend registered in pipeline/answer_backends.py (the one
-registration point the built-in ``extractive`` and ``llm`` use) is accepted by the config, answers
-the tiny grid's train split through the ``answer`` verb on real WattBot retrieval, and its
-submission is scored (docs/architecture.md, "Adding an answering backend")."""
+"""Adding an answering backend: a toy backend (tests/answer/toy_backend.py) registered in
+pipeline/answer_backends.py (the one registration point the built-in ``extractive`` and ``llm`` use)
+is accepted by the config, answers the tiny grid's train split through the ``answer`` verb on real
+WattBot retrieval, its submission is scored, and (slow test) Snakemake runs it from the tiny grid
+(docs/architecture.md, "Adding an answering backend")."""
 from __future__ import annotations
 
 import json
-from collections import Counter
+import os
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,27 +16,21 @@ import yaml
 
 from pipeline import answer_backends
 from pipeline import workflow as wf
-from pipeline.answer.record import Answer
-from pipeline.answer_backends import AnswerBackend
+from pipeline.answer_backends import EXTRA_ENV
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
 
-
-def cite_top_document(questions: pd.DataFrame, by_id: dict, spec, job) -> list[dict]:
-    """The toy: cite the document most of a question's hits come from (first on ties); answer nothing."""
-    out = []
-    for q in questions.itertuples(index=False):
-        docs = Counter(h["doc_id"] for h in by_id[q.id]["hits"])
-        top = docs.most_common(1)[0][0] if docs else None
-        ans = Answer("is_blank", "is_blank", [top] if top else [], f"most hits from {top}")
-        out.append({"id": q.id, "question": q.question, "answer_unit": q.answer_unit, **ans.__dict__})
-    return out
+HERE = Path(__file__).parent
 
 
 @pytest.fixture
-def toy_backend():
-    yield answer_backends.register(AnswerBackend("top-doc", cite_top_document))
+def toy_backend(monkeypatch):
+    """The toy registered by its module (named in WATTBENCH_ANSWER_BACKENDS); unregistered afterwards."""
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setenv(EXTRA_ENV, "toy_backend")
+    yield answer_backends.get("top-doc")
     answer_backends.unregister("top-doc")
+    sys.modules.pop("toy_backend", None)
 
 
 def tiny_with(backend: str) -> dict:
@@ -77,10 +74,30 @@ def test_a_toy_backend_answers_and_is_scored_through_the_cli(toy_backend, three_
     records = [json.loads(line) for line in answers.read_text().splitlines()]
     hits = {json.loads(line)["id"]: json.loads(line)["hits"] for line in run.read_text().splitlines()}
     assert [r["id"] for r in records] == list(pd.read_csv(train, dtype=str)["id"])
+    from toy_backend import top_document
+
     for r in records:  # the toy's own rule, applied to the real retrieval
-        assert r["ref_id"] == [Counter(h["doc_id"] for h in hits[r["id"]]).most_common(1)[0][0]]
+        assert r["ref_id"] == [top_document(hits[r["id"]])]
     score = tmp_path / "score.json"
     main(["score", "--solution", str(wattbot_dir / "train_QA.csv"), "--submission", str(csv), "--out", str(score)])
     result = json.loads(score.read_text())
     assert result["n_missing"] == 0
     assert 0 < result["all"]["ref"] < 1  # it cites the right document for some questions, not all
+
+
+@pytest.mark.slow
+def test_a_toy_backend_runs_in_the_dag(tmp_path):
+    """Planned and run by Snakemake from the tiny grid plus a toy variant: ingest -> tree -> index ->
+    retrieve -> answer, in jobs that load the toy's module through WATTBENCH_ANSWER_BACKENDS."""
+    from dag_runner import snakemake
+
+    config = tmp_path / "toy.yaml"
+    config.write_text(yaml.safe_dump(tiny_with("top-doc")))
+    env = {EXTRA_ENV: "toy_backend",
+           "PYTHONPATH": os.pathsep.join([str(HERE), str(REPO), os.environ.get("PYTHONPATH", "")])}
+    work = tmp_path / "work"
+    target = "results/wattbot/answers/toy/train.jsonl"
+    done = snakemake(work, target, configfile=config, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = [json.loads(line) for line in (work / target).read_text().splitlines()]
+    assert records and all(r["answer_value"] == "is_blank" and len(r["ref_id"]) == 1 for r in records)
