@@ -6,7 +6,6 @@ WattBot retrieval, its submission is scored, and (slow test) Snakemake runs it f
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -89,15 +88,9 @@ def test_a_toy_backend_answers_and_is_scored_through_the_cli(toy_backend, three_
 def test_a_toy_backend_runs_in_the_dag(tmp_path):
     """Planned and run by Snakemake from the tiny grid plus a toy variant: ingest -> tree -> index ->
     retrieve -> answer, in jobs that load the toy's module through WATTBENCH_ANSWER_BACKENDS."""
-    from dag_runner import snakemake
+    from dag_runner import snakemake_with_module
 
-    config = tmp_path / "toy.yaml"
-    config.write_text(yaml.safe_dump(tiny_with("top-doc")))
-    env = {EXTRA_ENV: "toy_backend",
-           "PYTHONPATH": os.pathsep.join([str(HERE), str(REPO), os.environ.get("PYTHONPATH", "")])}
-    work = tmp_path / "work"
-    target = "results/wattbot/answers/toy/train.jsonl"
-    done = snakemake(work, target, configfile=config, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    records = [json.loads(line) for line in (work / target).read_text().splitlines()]
+    out = snakemake_with_module(tmp_path, tiny_with("top-doc"), "results/wattbot/answers/toy/train.jsonl", EXTRA_ENV,
+                                "toy_backend", HERE)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records and all(r["answer_value"] == "is_blank" and len(r["ref_id"]) == 1 for r in records)

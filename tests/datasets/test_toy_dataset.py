@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -112,15 +111,9 @@ def test_a_training_group_makes_it_a_sprout_training_set(toy_dataset, tmp_path):
 def test_a_toy_dataset_runs_in_the_dag(tmp_path):
     """Planned and run by Snakemake from a config listing the toy: suite_export -> index -> retrieve ->
     suite_evaluate, in jobs that load the toy's module through WATTBENCH_SUITE_DATASETS."""
-    from dag_runner import snakemake
+    from dag_runner import snakemake_with_module
 
-    config = tmp_path / "toy.yaml"
-    config.write_text(yaml.safe_dump(tiny_with_toy(write_toy_data(tmp_path / "retrieval"))))
-    env = {EXTRA_ENV: "toy_suite",
-           "PYTHONPATH": os.pathsep.join([str(HERE), str(REPO), os.environ.get("PYTHONPATH", "")])}
-    work = tmp_path / "work"
-    target = "results/toy/scores/bm25.json"
-    done = snakemake(work, target, configfile=config, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    summary = json.loads((work / target).read_text())["summary"]
+    out = snakemake_with_module(tmp_path, tiny_with_toy(write_toy_data(tmp_path / "retrieval")),
+                                "results/toy/scores/bm25.json", EXTRA_ENV, "toy_suite", HERE)
+    summary = json.loads(out.read_text())["summary"]
     assert summary["queries"] == 3 and summary["hit@1"] == 1.0
