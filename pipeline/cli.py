@@ -94,6 +94,7 @@ def cmd_answer(a) -> None:
 
     from pipeline.answer.run import answer_split
     from pipeline.answer.submission import submission_frame, write_submission
+    from pipeline.answer_backends import calls_llm
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.layout import answers_telemetry
     from pipeline.llm.limits import llm_job_config
@@ -109,7 +110,7 @@ def cmd_answer(a) -> None:
     llm_cfg = llm_job_config(p.get("llm", {}), _json(a.llm_exec), a.in_flight, spec)
     answers = answer_split(read_jsonl(a.retrieval), questions, spec, llm_cfg, a.cache_dir,
                            set(meta["id"]), telemetry=telemetry)
-    if spec.backend == "llm":
+    if calls_llm(spec.backend):
         from pipeline.answer.failures import check_failure_rate
 
         check_failure_rate(answers, llm_cfg, spec)  # raises before any output is written

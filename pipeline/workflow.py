@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pipeline import layout as L
 from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_embedding, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
+from pipeline.answer_backends import calls_llm
 from pipeline.config_schema import spec_defaults
 from pipeline.datasets.wattbot import document_source, load_metadata
 from pipeline.index_kinds import kind_of
@@ -85,7 +86,7 @@ def answer_spec(cfg: dict, variant: str):
 
 
 def uses_llm(cfg: dict, variant: str) -> int:
-    return int(answer_spec(cfg, variant).backend == "llm")
+    return int(calls_llm(answer_spec(cfg, variant).backend))
 
 
 def llm_share(cfg: dict, variant: str, total: int | None) -> int:
@@ -178,7 +179,7 @@ def _model_files(cfg: dict, model: str | None) -> list[str]:
 
 def answer_models(cfg: dict, variant: str) -> list[str]:
     spec = answer_spec(cfg, variant)
-    return _model_files(cfg, spec.model) if isinstance(spec, AnswerSpec) and spec.backend == "llm" else []
+    return _model_files(cfg, spec.model) if isinstance(spec, AnswerSpec) and calls_llm(spec.backend) else []
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:

@@ -28,11 +28,9 @@ from pipeline.sprout.attention import corpus_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax
 from pipeline.tree import DocTree
+from pipeline.suite_datasets import get as get_dataset
 
 log = logging.getLogger(__name__)
-
-GROUP_BY = {"legalbench_rag": "span", "hotpotqa": "query"}  # what makes chunks co-relevant
-
 
 def _ids(path: Path, column: str) -> set[str]:
     if not path.exists():
@@ -99,7 +97,7 @@ def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict
         counts = export_benchmark(bench, ddir)
         trees = {p.stem: DocTree.load(p) for p in sorted((ddir / "trees").glob("*.json"))}
         chunks = {d: leaf_chunks(t, k) for d, t in trees.items()}
-        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), GROUP_BY[name], train_cfg["max_pairs_per_query"])
+        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), get_dataset(name).train_group, train_cfg["max_pairs_per_query"])
         questions.update({q["id"]: q["question"] for q in bench.queries})
         for (qid, doc_id), (gold_chunks, ps) in pairs.items():
             if ps:
