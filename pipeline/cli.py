@@ -103,7 +103,7 @@ def cmd_answer(a) -> None:
     from pipeline.specs import AnswerSpec
 
     p = _json(a.params)
-    spec = AnswerSpec.from_dict(p["name"], p["answering"])  # parsed once: the stage reads typed fields
+    spec = AnswerSpec.from_dict(p.get("name", "answering"), p["answering"])  # parsed once: the stage reads typed fields
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
     telemetry: list[dict] = []
