@@ -71,11 +71,19 @@ report: setup
 dag: setup
 	$(BIN)/snakemake -n
 
-test: setup chromium
-	$(BIN)/python -m pytest -q
+# The suite on every core (pytest-xdist); tests sharing a costly session build (the tiny DAG run, the
+# three-document indexes) stay on one worker (--dist loadgroup, tests/conftest.py). TEST_JOBS=0: serial.
+TEST_JOBS ?= $(CORES)
+PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadgroup)
 
+# Everything CI runs: fast, `data` (../shared) and `slow` (Snakemake runs, Chromium) tests.
+test: setup chromium
+	$(PYTEST)
+
+# Needs nothing outside the repo: no ../shared data, no network, no browser, no llama server build.
+FAST := not slow and not data and not browser and not local_llm
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(PYTEST) -m "$(FAST)"
 
 # Throughput and latency: printed and written to reports/bench/{main,encoder,sprout}.json (make readme renders them).
 bench: setup

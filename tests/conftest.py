@@ -1,4 +1,11 @@
-"""Shared fixtures: real WattBot data from ../shared (never copied into the repo)."""
+"""Shared fixtures: real WattBot data from ../shared (never copied into the repo), and the test tiers.
+
+Tiers (pyproject's markers): the fast tier (`make test-fast`, ``-m "not slow and not data"``) needs nothing
+outside the repo; ``data`` tests read the shared benchmark data (../shared or WATTBENCH_DATA), ``slow``
+ones run Snakemake or whole corpora. `make test` (CI) runs all three. A test that takes one of the data
+fixtures below is marked ``data`` here, so nobody has to remember to; tests that read the data some
+other way carry the marker themselves.
+"""
 from __future__ import annotations
 
 import os
@@ -14,6 +21,23 @@ from pipeline.datasets.paths import wattbot_dir  # noqa: E402
 
 WATTBOT = wattbot_dir()
 DOCS = ("khan2025", "patterson2021", "strubell2019")  # three real documents, small and varied
+
+# Fixtures that read ../shared: a test using any of them (directly or through another fixture) is `data`.
+DATA_FIXTURES = frozenset({"wattbot_dir", "three_trees", "built_indexes", "tiny_run"})
+# Session fixtures too costly to build once per xdist worker: their tests share one worker (--dist loadgroup).
+SHARED_BUILDS = ("tiny_run", "built_indexes")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & DATA_FIXTURES:
+            item.add_marker(pytest.mark.data)
+        for build in SHARED_BUILDS:
+            if build in names:
+                item.add_marker(pytest.mark.xdist_group(build))
+                break
 
 
 @pytest.fixture(scope="session")
