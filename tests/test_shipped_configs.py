@@ -11,7 +11,7 @@ import pytest
 import yaml
 from snakemake.utils import update_config
 
-from pipeline.config import OVERLAY_CONFIGS, load_config, validate
+from pipeline.config import OVERLAY_CONFIGS, index_slice, load_config, validate
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
 from pipeline.specs import EnsembleSpec, RetrievalSpec, Specs
@@ -93,3 +93,13 @@ def test_specs_of_the_default_config():
     assert (b1.beam.beam_width, b1.beam.collect, b1.expand, b1.levels) == (1, "threshold", "none", ("chunk",))
     q4: RetrievalSpec = specs.retrieval["hier-convex-q4"]
     assert (q4.planner.kind, q4.planner.n, q4.rerank, q4.context["dedup"]) == ("offline", 4, "combined", "tree")
+
+
+def test_default_config_has_sprout_variants():
+    cfg = load_config(REPO / "config.yaml")
+    assert cfg["indexes"]["sprout"] == {"kind": "sprout", "heads": "trained"}
+    assert cfg["indexes"]["sprout-uniform"]["heads"] == "uniform"
+    assert cfg["retrieval"]["sprout"]["expand"] == "none" and cfg["retrieval"]["sprout"]["beam_width"] == 5
+    assert {"sprout", "sprout-uniform"} <= set(cfg["benchmarks"]["retrieval"])
+    assert index_slice(cfg, "sprout")["sprout"]["stride_tokens"] == cfg["sprout"]["stride_tokens"]
+    assert cfg["sprout"]["train"]["lambda"] == 0.1 and cfg["sprout"]["train"]["temperature"] == 0.05

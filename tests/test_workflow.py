@@ -103,6 +103,7 @@ def test_end_of_run_report_of_parse_failures(tmp_path, capsys):
     assert "1 document(s) could not be parsed" in capsys.readouterr().err
 
 
+@pytest.mark.data  # snakemake -n over tiny.yaml needs its WattBot inputs
 def test_a_quote_in_a_variant_value_reaches_the_job_intact(tmp_path):
     """Params cross the rule -> CLI boundary as one shell word (``{params.cfg:q}``, ``wf.shell_arg``), never in
     hand-written quotes: a ' (or ", $, `) in a variant value reaches the job exactly as configured."""
