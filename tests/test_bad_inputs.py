@@ -14,7 +14,7 @@ from pipeline.datasets.paths import REPO
 
 # A hand-written WattBot in miniature (metadata + three train questions): the bad-file cases need a good
 # partner file, not the shared data.
-W = Path(__file__).parent / "fixtures" / "wattbot_mini"
+W = Path(__file__).parent / "fixtures" / "data" / "wattbot"
 
 
 def write(name: str, data: bytes | str):
