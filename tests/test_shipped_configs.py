@@ -11,7 +11,7 @@ import pytest
 import yaml
 from snakemake.utils import update_config
 
-from pipeline.config import OVERLAY_CONFIGS, index_slice, load_config, validate
+from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_config, validate
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
 from pipeline.specs import EnsembleSpec, RetrievalSpec, Specs
@@ -103,3 +103,17 @@ def test_default_config_has_sprout_variants():
     assert {"sprout", "sprout-uniform"} <= set(cfg["benchmarks"]["retrieval"])
     assert index_slice(cfg, "sprout")["sprout"]["stride_tokens"] == cfg["sprout"]["stride_tokens"]
     assert cfg["sprout"]["train"]["lambda"] == 0.1 and cfg["sprout"]["train"]["temperature"] == 0.05
+
+
+def test_kohakurag_preset_validates():
+    cfg = load_config(REPO / "config.kohakurag.yaml")
+    ens = cfg["answering"]["kr-ensemble"]
+    assert ens["vote"]["mode"] == "answer_priority" and len(ens["members"]) == 6
+    run = cfg["answering"]["run-a1"]
+    assert run["prompt"] == "context_first" and run["max_retries"] == 3
+    r = cfg["retrieval"][run["retrieval"]]
+    assert r["planner"] == {"kind": "llm", "n": 4, "model": cfg["llm"]["model"]} and r["rerank"] == "combined"
+    assert r["top_k"] == 16 and cfg["default_variant"] == "kr-ensemble"
+    assert answer_splits(cfg, "kr-ensemble") == ["test", "train"]
+    seeds = {(cfg["answering"][m]["model"], cfg["answering"][m]["params"]["seed"]) for m in ens["members"]}
+    assert len(seeds) == 6   # every run its own cached calls
