@@ -1,8 +1,9 @@
 """The configs this repository ships (config.yaml, the overlays of config.full.yaml/config.mpnet.yaml, the
-KohakuRAG preset, tests/tiny.yaml): valid, and hashing to the pinned params and cache keys.
+KohakuRAG preset, tests/tiny.yaml): valid, hashing to the pinned params and cache keys
+(tests/fixtures/config_pins.json), holding the variants the docs and reports/claims.yaml name.
 
-These tests are *about* the shipped files, so they read them; every other test uses its own small config
-(tests/tiny.yaml or one it writes), so a change to the production grid fails here and nowhere else."""
+These tests are *about* the shipped files, so they read them. Tests of behaviour use the tests' own grid
+(tests/grid.yaml) or tests/tiny.yaml, so a change to the production grid fails here, not all over the suite."""
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -14,6 +15,7 @@ from snakemake.utils import update_config
 from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_config, validate
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
+from pipeline.report.claims import load_claims
 from pipeline.specs import EnsembleSpec, RetrievalSpec, Specs
 
 # What main's code hashed and passed before the specs (made once from that code; tests/fixtures/config_pins.json):
@@ -117,3 +119,17 @@ def test_kohakurag_preset_validates():
     assert answer_splits(cfg, "kr-ensemble") == ["test", "train"]
     seeds = {(cfg["answering"][m]["model"], cfg["answering"][m]["params"]["seed"]) for m in ens["members"]}
     assert len(seeds) == 6   # every run its own cached calls
+
+
+def test_claims_yaml_names_real_ablations_and_variants():
+    """Every claim points at an ablation of config.yaml or a larger grid whose variants include the claim's."""
+    claims = load_claims()
+    assert {c.system for c in claims} == {"KohakuRAG", "SproutRAG"} and len(claims) >= 10
+    abl = {}
+    for name in ("config.yaml", *OVERLAY_CONFIGS):
+        abl |= (yaml.safe_load((REPO / name).read_text()).get("report") or {}).get("ablations") or {}
+    suite_variants = yaml.safe_load((REPO / "config.yaml").read_text())["benchmarks"]["retrieval"]
+    abl["retrieval-suite"] = {"variants": suite_variants}
+    for c in claims:
+        assert c.ablation in abl, c.id
+        assert set(c.variants) <= set(abl[c.ablation]["variants"]), c.id
