@@ -71,10 +71,12 @@ report: setup
 dag: setup
 	$(BIN)/snakemake -n
 
-# The suite on every core (pytest-xdist); tests sharing a costly session build (the tiny DAG run, the
-# three-document indexes) stay on one worker (--dist loadgroup, tests/conftest.py). TEST_JOBS=0: serial.
+# The suite on every core (pytest-xdist). --dist loadfile: a file's tests share one worker, so a module
+# fixture (the int8 encoder build, the SproutRAG index, the Gemma server) is built once; a session build
+# (the tiny DAG run, the three-document indexes) once per worker that needs it. Not loadgroup: with
+# pytest 9 xdist's xdist_group marks no longer reach the scheduler. TEST_JOBS=0: serial.
 TEST_JOBS ?= $(CORES)
-PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadgroup)
+PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 # Everything CI runs: fast, `data` (../shared) and `slow` (Snakemake runs, Chromium) tests.
 test: setup chromium

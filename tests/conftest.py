@@ -24,22 +24,12 @@ DOCS = ("khan2025", "patterson2021", "strubell2019")  # three real documents, sm
 
 # Fixtures that read ../shared: a test using any of them (directly or through another fixture) is `data`.
 DATA_FIXTURES = frozenset({"wattbot_dir", "three_trees", "built_indexes", "tiny_run"})
-# Session/module fixtures too costly to build once per xdist worker: their tests share one worker (--dist
-# loadgroup). The tiny DAG run, the three-document indexes, the SproutRAG index, the int8 encoder build
-# (tests/embed/test_qint8.py) and the 200 MB Gemma GGUF with its server (tests/answer/test_local_llm.py).
-SHARED_BUILDS = ("tiny_run", "built_indexes", "sprout_dir", "built", "local_cfg")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        if names & DATA_FIXTURES:
+        if set(getattr(item, "fixturenames", ())) & DATA_FIXTURES:
             item.add_marker(pytest.mark.data)
-        for build in SHARED_BUILDS:
-            if build in names:
-                item.add_marker(pytest.mark.xdist_group(build))
-                break
 
 
 @pytest.fixture(scope="session")
