@@ -75,11 +75,22 @@ dag: setup
 docs-diagram: setup
 	$(BIN)/python docs/rulegraph.py
 
-test: setup chromium
-	$(BIN)/python -m pytest -q
 
+# The suite on every core (pytest-xdist). --dist loadfile: a file's tests share one worker, so a module
+# fixture (the int8 encoder build, the SproutRAG index, the Gemma server) is built once; a session build
+# (the tiny DAG run, the three-document indexes) once per worker that needs it. Not loadgroup: with
+# pytest 9 xdist's xdist_group marks no longer reach the scheduler. TEST_JOBS=0: serial.
+TEST_JOBS ?= $(CORES)
+PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
+
+# Everything CI runs: fast, `data` (../shared) and `slow` (Snakemake runs, Chromium) tests.
+test: setup chromium
+	$(PYTEST)
+
+# Needs nothing outside the repo: no ../shared data, no network, no browser, no llama server build.
+FAST := not slow and not data and not browser and not local_llm
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(PYTEST) -m "$(FAST)"
 
 # Throughput and latency: printed and written to reports/bench/{main,encoder,sprout}.json (make readme renders them).
 bench: setup
