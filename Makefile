@@ -12,7 +12,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # llama-cpp-python (extra local-llm) has no wheel: it builds once (~5 min on 2 cores), pip caches it.
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag clean figures report readme report-check chromium
+.PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check chromium
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $(STAMP): pyproject.toml requirements.lock
@@ -77,11 +77,26 @@ lint: setup
 	$(BIN)/ruff format --check pipeline/
 	$(BIN)/mypy pipeline/
 
-test: setup chromium lint
-	$(BIN)/python -m pytest -q
+# The DAG diagram of docs/architecture.md, regenerated from `snakemake --rulegraph` (tests/test_docs.py checks it).
+docs-diagram: setup
+	$(BIN)/python docs/rulegraph.py
 
+
+# The suite on every core (pytest-xdist). --dist loadfile: a file's tests share one worker, so a module
+# fixture (the int8 encoder build, the SproutRAG index, the Gemma server) is built once; a session build
+# (the tiny DAG run, the three-document indexes) once per worker that needs it. Not loadgroup: with
+# pytest 9 xdist's xdist_group marks no longer reach the scheduler. TEST_JOBS=0: serial.
+TEST_JOBS ?= $(CORES)
+PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
+
+# Everything CI runs: fast, `data` (../shared) and `slow` (Snakemake runs, Chromium) tests.
+test: setup chromium lint
+	$(PYTEST)
+
+# Needs nothing outside the repo: no ../shared data, no network, no browser, no llama server build.
+FAST := not slow and not data and not browser and not local_llm
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(PYTEST) -m "$(FAST)"
 
 # Throughput and latency: printed and written to reports/bench/{main,encoder,sprout}.json (make readme renders them).
 bench: setup

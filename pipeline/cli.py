@@ -94,6 +94,7 @@ def cmd_answer(a) -> None:
 
     from pipeline.answer.run import answer_split
     from pipeline.answer.submission import submission_frame, write_submission
+    from pipeline.answer_backends import calls_llm
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.layout import answers_telemetry
     from pipeline.llm.limits import llm_job_config
@@ -101,14 +102,14 @@ def cmd_answer(a) -> None:
     from pipeline.specs import AnswerSpec
 
     p = _json(a.params)
-    spec = AnswerSpec.from_dict(p["name"], p["answering"])  # parsed once: the stage reads typed fields
+    spec = AnswerSpec.from_dict(p.get("name", "answering"), p["answering"])  # parsed once: the stage reads typed fields
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
     telemetry: list[dict] = []
     llm_cfg = llm_job_config(p.get("llm", {}), _json(a.llm_exec), a.in_flight, spec)
     answers = answer_split(read_jsonl(a.retrieval), questions, spec, llm_cfg, a.cache_dir,
                            set(meta["id"]), telemetry=telemetry)
-    if spec.backend == "llm":
+    if calls_llm(spec.backend):
         from pipeline.answer.failures import check_failure_rate
 
         check_failure_rate(answers, llm_cfg, spec)  # raises before any output is written

@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from pipeline import config_schema
+from pipeline import answer_backends, config_schema, suite_datasets
 from pipeline.config_schema import fill_and_check, spec_defaults
 from pipeline.index_kinds import ConfigProblem, get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
@@ -28,10 +28,16 @@ class ConfigError(ValueError):
 
 
 def _schema() -> dict:
-    """The config schema with the index kinds that are registered (pipeline.index_kinds), not a list
-    kept in the YAML; built per validation, as a test may register a toy kind."""
+    """The config schema with the index kinds, answering backends and suite datasets that are
+    registered (pipeline/index_kinds.py, answer_backends.py, suite_datasets.py), not lists kept in
+    the YAML; built per validation, as a test may register a toy one."""
     schema = copy.deepcopy(config_schema.schema())
-    schema["properties"]["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
+    props = schema["properties"]
+    props["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
+    props["answering"]["additionalProperties"]["properties"]["backend"] = {"enum": answer_backends.names()}
+    props["benchmarks"]["properties"]["datasets"]["propertyNames"] = {"enum": suite_datasets.names()}
+    props["sprout"]["properties"]["train"]["properties"]["datasets"]["propertyNames"] = {
+        "enum": suite_datasets.training_names()}
     return schema
 
 
@@ -84,7 +90,7 @@ def validate(cfg: dict) -> dict:
             raise ConfigError(
                 f"config key 'answering.{name}.retrieval': unknown retrieval variant '{variant['retrieval']}'"
             )
-        if variant["backend"] == "llm":
+        if answer_backends.calls_llm(variant["backend"]):
             _check_llm_model(cfg, f"answering.{name}.model", variant.get("model"))
         bad = sorted(set(variant.get("splits", [])) - set(cfg["wattbot"]["splits"]))
         if bad:
@@ -343,7 +349,7 @@ def retrieval_slice(cfg: dict, variant: str) -> dict:
 def answering_slice(cfg: dict, variant: str) -> dict:
     a = cfg["answering"][variant]
     out = {"answering": a, "name": variant, "upstream": retrieval_slice(cfg, a["retrieval"])}
-    if a["backend"] == "llm":
+    if answer_backends.calls_llm(a["backend"]):
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY | {"mode"}}
     return out
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.answer_backends import calls_llm
 from pipeline.config import answer_splits
 from pipeline.specs import AnswerSpec, as_answer_spec
 
@@ -164,7 +165,7 @@ def estimate(cfg: dict) -> Estimate:
     """The estimate for a validated config (see the module docstring for how)."""
     lines = planner_lines(cfg)
     for name in sorted(cfg["answering"]):
-        if cfg["answering"][name]["backend"] == "llm":
+        if calls_llm(cfg["answering"][name]["backend"]):
             lines += [answer_line(cfg, name, split) for split in answer_splits(cfg, name)]
     return Estimate(lines, int(cfg["llm"].get("concurrency") or 1))
 

@@ -7,7 +7,7 @@ verb) and how to search it (the ``retrieve`` verb). Nothing else switches on the
 
 The kinds live one module each in :mod:`pipeline.indexes` (``tree``, ``chunks``, ``bm25``,
 ``sprout``), each calling :func:`register` at import; every module of that package is loaded on
-the first lookup, so a new kind is a new module there plus its config entry (docs/extending.md).
+the first lookup, so a new kind is a new module there plus its config entry (docs/architecture.md, "Adding an index kind").
 Modules outside the package (a test's toy kind) are named in ``WATTBENCH_INDEX_KINDS``
 (comma-separated), which Snakemake's jobs inherit. This module imports nothing of the pipeline but
 the config's schema lists (pipeline.specs), so the config layer can consult it without loading any

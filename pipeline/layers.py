@@ -13,7 +13,7 @@ from __future__ import annotations
 FLOORS: tuple[tuple[str, ...], ...] = (
     # shared services: no stage, no driver
     ("io", "provenance", "layout", "tree", "config", "config_schema", "specs", "schemas", "layers", "cores", "llm",
-     "embed", "ranking", "index_kinds"),
+     "embed", "ranking", "index_kinds", "registry", "answer_backends", "suite_datasets", "markdown"),
     ("datasets",),
     ("parse",),
     ("index", "sprout", "indexes"),   # indexes: the kind modules (registered in index_kinds, loaded by it)

@@ -17,7 +17,6 @@ from pipeline.config_schema import enum, spec_defaults
 # --- enumerations: the schema's lists ---
 TREE_LEVELS = enum("definitions", "tree_level")         # root first: document, section, paragraph, sentence
 EMBED_BACKENDS = enum("definitions", "embed_backend")
-ANSWER_BACKENDS = enum("answering", "*", "backend")
 PROMPTS = enum("answering", "*", "prompt")
 VOTE_MODES = enum("answering", "*", "vote", "mode")
 TIEBREAKS = enum("answering", "*", "vote", "tiebreak")

@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 
 from pipeline import layout as L
+from pipeline.answer_backends import calls_llm
 from pipeline.config import (  # noqa: F401
     answer_splits,
     answering_slice,
@@ -94,7 +95,7 @@ def answer_spec(cfg: dict, variant: str):
 
 
 def uses_llm(cfg: dict, variant: str) -> int:
-    return int(answer_spec(cfg, variant).backend == "llm")
+    return int(calls_llm(answer_spec(cfg, variant).backend))
 
 
 def llm_share(cfg: dict, variant: str, total: int | None) -> int:
@@ -187,7 +188,7 @@ def _model_files(cfg: dict, model: str | None) -> list[str]:
 
 def answer_models(cfg: dict, variant: str) -> list[str]:
     spec = answer_spec(cfg, variant)
-    return _model_files(cfg, spec.model) if isinstance(spec, AnswerSpec) and spec.backend == "llm" else []
+    return _model_files(cfg, spec.model) if isinstance(spec, AnswerSpec) and calls_llm(spec.backend) else []
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:

@@ -1,4 +1,11 @@
-"""Shared fixtures: real WattBot data from ../shared (never copied into the repo)."""
+"""Shared fixtures: real WattBot data from ../shared (never copied into the repo), and the test tiers.
+
+Tiers (pyproject's markers): the fast tier (`make test-fast`, ``-m "not slow and not data"``) needs nothing
+outside the repo; ``data`` tests read the shared benchmark data (../shared or WATTBENCH_DATA), ``slow``
+ones run Snakemake or whole corpora. `make test` (CI) runs all three. A test that takes one of the data
+fixtures below is marked ``data`` here, so nobody has to remember to; tests that read the data some
+other way carry the marker themselves.
+"""
 from __future__ import annotations
 
 import os
@@ -14,6 +21,15 @@ from pipeline.datasets.paths import wattbot_dir  # noqa: E402
 
 WATTBOT = wattbot_dir()
 DOCS = ("khan2025", "patterson2021", "strubell2019")  # three real documents, small and varied
+
+# Fixtures that read ../shared: a test using any of them (directly or through another fixture) is `data`.
+DATA_FIXTURES = frozenset({"wattbot_dir", "three_trees", "built_indexes", "tiny_run"})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if set(getattr(item, "fixturenames", ())) & DATA_FIXTURES:
+            item.add_marker(pytest.mark.data)
 
 
 @pytest.fixture(scope="session")

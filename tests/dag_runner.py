@@ -46,3 +46,18 @@ def result_files(root: Path) -> dict[str, bytes]:
                                                     ".telemetry.png", ".telemetry.html", ".screenshot.png")):
                 out[str(p.relative_to(root))] = p.read_bytes()
     return out
+
+
+def snakemake_with_module(tmp_path: Path, cfg: dict, target: str, env_var: str, module: str,
+                          module_dir: Path) -> Path:
+    """Run ``target`` from the config ``cfg`` with an out-of-package module (a toy index kind, dataset
+    or answering backend) named in ``env_var``, as its jobs must load it; the target's path."""
+    import yaml
+
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    env = {env_var: module, "PYTHONPATH": os.pathsep.join([str(module_dir), str(REPO), os.environ.get("PYTHONPATH", "")])}
+    work = tmp_path / "work"
+    done = snakemake(work, target, configfile=config, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return work / target

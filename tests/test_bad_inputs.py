@@ -10,9 +10,11 @@ import pandas as pd
 import pytest
 
 from dag_runner import command, environment
-from pipeline.datasets.paths import REPO, wattbot_dir
+from pipeline.datasets.paths import REPO
 
-W = wattbot_dir()
+# A hand-written WattBot in miniature (metadata + three train questions): the bad-file cases need a good
+# partner file, not the shared data.
+W = Path(__file__).parent / "fixtures" / "data" / "wattbot"
 
 
 def write(name: str, data: bytes | str):

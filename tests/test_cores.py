@@ -19,7 +19,7 @@ GEMMA = "local/gemma3-270m"
 
 @pytest.fixture()
 def cfg():
-    return load_config(REPO / "config.yaml")
+    return load_config(REPO / "tests" / "grid.yaml")  # the tests' own grid, not config.yaml
 
 
 def test_job_threads_at_most_the_grant(monkeypatch):

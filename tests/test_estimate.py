@@ -10,6 +10,8 @@ from pipeline.datasets.paths import REPO, data_root
 from pipeline.estimate import (ASSUMED_LATENCY_S, answer_prompt_tokens, estimate, format_estimate,
                                price_per_token, print_estimate)
 
+pytestmark = pytest.mark.data  # counts the real WattBot questions
+
 
 @pytest.fixture(scope="module")
 def kr():

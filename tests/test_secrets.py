@@ -32,7 +32,7 @@ def test_a_declared_variable_that_is_not_set_is_a_clear_error(tmp_path):
     ("answering", "x", "params", "api_key"), ("llm", "OPENAI_API_KEY"), ("retrieval", "p", "planner", "secret"),
 ])
 def test_credentials_in_the_config_are_refused_naming_the_key(where):
-    cfg = load_config(REPO / "config.yaml")
+    cfg = load_config(REPO / "tests" / "tiny.yaml")
     node = cfg
     for key in where[:-1]:
         node = node.setdefault(key, {})

@@ -11,34 +11,37 @@ from pipeline.datasets.paths import REPO
 from pipeline.tree import DocTree
 from pipeline.workflow import answering_params, doc_ids, retrieval_indexes, tree_source
 
+MINI_DATA = REPO / "tests" / "fixtures" / "data"
+
 
 @pytest.fixture()
 def cfg():
-    return load_config(REPO / "config.yaml")
+    """The tests' own grid over the hand-written mini WattBot (tests/fixtures/data: doe2024, roe2023)."""
+    return load_config(REPO / "tests" / "grid.yaml", {"data_root": str(MINI_DATA)})
 
 
 def test_documents_and_subsets(cfg):
-    assert len(doc_ids(cfg)) == 32
-    cfg["wattbot"]["docs"] = ["strubell2019", "khan2025"]
-    assert doc_ids(cfg) == ["khan2025", "strubell2019"]
+    assert doc_ids(cfg) == ["doe2024", "roe2023"]  # every document of the metadata
+    cfg["wattbot"]["docs"] = ["roe2023"]
+    assert doc_ids(cfg) == ["roe2023"]
     cfg["wattbot"]["docs"] = ["nobody"]
     with pytest.raises(ValueError, match="wattbot.docs"):
         doc_ids(cfg)
 
 
 def test_pdf_folder_takes_precedence(cfg, tmp_path):
-    assert tree_source(cfg, "strubell2019").endswith("corpus/strubell2019.json")
+    assert tree_source(cfg, "doe2024").endswith("corpus/doe2024.json")
     doc = fitz.open()
     page = doc.new_page()
     page.insert_text((72, 100), "1 Introduction", fontsize=16)
     page.insert_text((72, 140), "Training BERT on GPUs emitted 1438 lbs of CO2.", fontsize=10)
-    doc.save(tmp_path / "strubell2019.pdf")
+    doc.save(tmp_path / "doe2024.pdf")
     cfg["wattbot"]["pdf_dir"] = str(tmp_path)
-    source = tree_source(cfg, "strubell2019")
-    assert source == str(tmp_path / "strubell2019.pdf")
-    assert tree_source(cfg, "khan2025").endswith("corpus/khan2025.json")  # no PDF: the corpus JSON
+    source = tree_source(cfg, "doe2024")
+    assert source == str(tmp_path / "doe2024.pdf")
+    assert tree_source(cfg, "roe2023").endswith("corpus/roe2023.json")  # no PDF: the corpus JSON
     out = tmp_path / "tree.json"
-    done = subprocess.run([sys.executable, "-m", "pipeline", "tree", "--source", source, "--doc-id", "strubell2019",
+    done = subprocess.run([sys.executable, "-m", "pipeline", "tree", "--source", source, "--doc-id", "doe2024",
                            "--out", str(out)], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
     tree = DocTree.load(out)
@@ -103,6 +106,7 @@ def test_end_of_run_report_of_parse_failures(tmp_path, capsys):
     assert "1 document(s) could not be parsed" in capsys.readouterr().err
 
 
+@pytest.mark.data  # snakemake -n over tiny.yaml needs its WattBot inputs
 def test_a_quote_in_a_variant_value_reaches_the_job_intact(tmp_path):
     """Params cross the rule -> CLI boundary as one shell word (``{params.cfg:q}``, ``wf.shell_arg``), never in
     hand-written quotes: a ' (or ", $, `) in a variant value reaches the job exactly as configured."""

@@ -1,9 +1,9 @@
 """The answer stage: retrieval results + questions -> one answer record per question.
 
-Backends are data (``answering.<variant>.backend``): ``extractive`` (offline, no model
-download, the default) or ``llm`` (any litellm model through the cached gateway, including
-the local llama.cpp server). Every question gets a record; an LLM question that failed
-carries ``failure`` with the reason and counts in the scores and the leaderboard.
+Backends are data (``answering.<variant>.backend``), each registered with its answer function in
+pipeline/answer_backends.py: ``extractive`` (offline, no model download, the default) or ``llm``
+(any litellm model through the cached gateway, including the local llama.cpp server). Every question
+gets a record; an LLM question that failed carries ``failure`` with the reason and counts in the scores and the leaderboard.
 
 LLM answering is concurrent: every (question, sample) pair is a task in a thread pool of the
 model's ``concurrency`` (its blank-retry chain stays in order inside the task); samples are
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from pipeline.answer.extractive import answer_question
 from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
+from pipeline.answer_backends import get as get_backend
 from pipeline.llm.gateway import LLMGateway
 from pipeline.specs import AnswerSpec, as_answer_spec
 
@@ -32,27 +33,47 @@ class FatalLLMError(ValueError):
     """A call failed in a way no retry can fix; the job fails (every reply received is cached)."""
 
 
+@dataclass
+class AnswerJob:
+    """What one answer job gives every backend beside the questions, their hits and the variant."""
+    llm_cfg: dict
+    cache_dir: str | Path
+    known_docs: set[str]
+    progress: bool = True
+    telemetry: list[dict] = field(default_factory=list)  # per-call latency and cache hits (the caller's list)
+    gateway: LLMGateway | None = None                     # an open gateway to use (the caller closes it)
+
+
 def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: AnswerSpec | dict, llm_cfg: dict,
                  cache_dir: str | Path, known_docs: set[str], progress: bool = True,
                  telemetry: list[dict] | None = None, gateway: LLMGateway | None = None) -> list[dict]:
-    """Answer records in question order; per-call latency and cache hits go to ``telemetry``
-    (a list the caller owns) instead of the records, so the records are identical on reruns.
-    ``gateway``: an open gateway to use (the caller closes it); else one is made from ``llm_cfg``."""
+    """Answer records in question order, by the variant's registered backend; per-call latency and
+    cache hits go to ``telemetry`` (a list the caller owns) instead of the records, so the records are
+    identical on reruns. ``gateway``: an open gateway to use (the caller closes it); else one is made
+    from ``llm_cfg``."""
     by_id = {r["id"]: r for r in retrieval}
     missing = [q for q in questions["id"] if q not in by_id]
     if missing:
         raise ValueError(f"retrieval results lack question id(s) {', '.join(missing[:5])}")
     spec = as_answer_spec(variant)
-    if spec.backend != "llm":
-        return [{"id": q.id, "question": q.question, "answer_unit": q.answer_unit,
-                 **asdict(answer_question(q.question, q.answer_unit, by_id[q.id]["hits"], spec.extractive))}
-                for q in tqdm(list(questions.itertuples(index=False)), desc="answer (extractive)", disable=not progress)]
-    settings = AnswerSettings.from_spec(spec, llm_cfg.get("model"))
-    telemetry = telemetry if telemetry is not None else []
-    if gateway is not None:
-        return _answer_llm(gateway, settings, questions, by_id, known_docs, progress, telemetry)
-    with LLMGateway.from_config(cache_dir, llm_cfg) as own:
-        return _answer_llm(own, settings, questions, by_id, known_docs, progress, telemetry)
+    job = AnswerJob(llm_cfg, cache_dir, known_docs, progress, telemetry if telemetry is not None else [], gateway)
+    return get_backend(spec.backend).function()(questions, by_id, spec, job)
+
+
+def answer_extractive(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, job: AnswerJob) -> list[dict]:
+    """The ``extractive`` backend: rule-based, offline (pipeline/answer/extractive.py)."""
+    return [{"id": q.id, "question": q.question, "answer_unit": q.answer_unit,
+             **asdict(answer_question(q.question, q.answer_unit, by_id[q.id]["hits"], spec.extractive))}
+            for q in tqdm(list(questions.itertuples(index=False)), desc="answer (extractive)", disable=not job.progress)]
+
+
+def answer_llm(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, job: AnswerJob) -> list[dict]:
+    """The ``llm`` backend: KohakuRAG's prompts through the cached gateway, samples voted."""
+    settings = AnswerSettings.from_spec(spec, job.llm_cfg.get("model"))
+    if job.gateway is not None:
+        return _answer_llm(job.gateway, settings, questions, by_id, job.known_docs, job.progress, job.telemetry)
+    with LLMGateway.from_config(job.cache_dir, job.llm_cfg) as own:
+        return _answer_llm(own, settings, questions, by_id, job.known_docs, job.progress, job.telemetry)
 
 
 def _answer_llm(gateway: LLMGateway, settings: AnswerSettings, questions: pd.DataFrame, by_id: dict,

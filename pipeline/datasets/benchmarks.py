@@ -16,7 +16,6 @@ section titles), so spans are carried over through a character alignment, never 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 from bisect import bisect_left
@@ -30,17 +29,10 @@ from pipeline.datasets.paths import data_root
 from pipeline.io import atomic_write_jsonl, atomic_write_text, read_jsonl
 from pipeline.parse.text import _LIGATURES as _TEXT_LIGATURES
 from pipeline.parse.text import parse_text
+from pipeline.suite_datasets import canonical
+from pipeline.suite_datasets import get as get_dataset
 from pipeline.tree import DocTree
 
-# name -> (module, folder under <data root>/retrieval)
-LOADERS = {
-    "legalbench_rag": ("pipeline.datasets.legalbench", "legalbench_rag"),
-    "hotpotqa": ("pipeline.datasets.hotpotqa", "hotpotqa"),
-    "dragonball": ("pipeline.datasets.dragonball", "dragonball"),
-    "msmarco": ("pipeline.datasets.msmarco", "msmarco"),
-}
-ALIASES = {"legalbench": "legalbench_rag", "legalbench-rag": "legalbench_rag", "msmarco_dl": "msmarco",
-           "trec_dl": "msmarco", "hotpot_qa": "hotpotqa"}
 GOLD_COLUMNS = ("query_id", "doc_id", "start", "end", "grade")
 
 
@@ -116,14 +108,7 @@ def read_records(root: str | Path, file: str | None = None, split: str = "train"
 
 def default_root(name: str) -> Path:
     """``<data root>/retrieval/<folder>`` (see :func:`pipeline.datasets.paths.data_root`)."""
-    return data_root() / "retrieval" / LOADERS[canonical(name)][1]
-
-
-def canonical(name: str) -> str:
-    name = ALIASES.get(name.lower(), name.lower())
-    if name not in LOADERS:
-        raise KeyError(f"unknown benchmark {name!r}; known: {sorted(LOADERS)}")
-    return name
+    return data_root() / "retrieval" / get_dataset(name).folder
 
 
 def load_benchmark(name: str, root: str | Path | None = None, subset: dict | None = None) -> RetrievalBenchmark:
@@ -133,7 +118,7 @@ def load_benchmark(name: str, root: str | Path | None = None, subset: dict | Non
     override it; ``{"full": True}`` starts from everything instead (other keys still apply as filters).
     """
     name = canonical(name)
-    module = importlib.import_module(LOADERS[name][0])
+    module = get_dataset(name).module()  # registered in pipeline/suite_datasets.py
     subset = dict(subset or {})
     params = {} if subset.pop("full", False) else dict(module.DEFAULT_SUBSET)
     params.update(subset)

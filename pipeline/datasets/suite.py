@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.datasets.benchmarks import LOADERS, canonical, export_benchmark, load_benchmark
+from pipeline.datasets.benchmarks import export_benchmark, load_benchmark
 from pipeline.provenance import write_manifest
+from pipeline.suite_datasets import get as get_dataset
 
 
 def dataset_root(root: str | Path, name: str) -> Path:
     """``<benchmarks.root>/<the dataset's folder>``."""
-    return Path(root) / LOADERS[canonical(name)][1]
+    return Path(root) / get_dataset(name).folder
 
 
 def export_dataset(name: str, root: str | Path, subset: dict, out_dir: str | Path) -> dict:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.answer_backends import calls_llm
 from pipeline.specs import AnswerSpec, as_answer_spec
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: A
     local model's servers and their threads fit the job's granted threads (:mod:`pipeline.cores`,
     :func:`pipeline.llm.local_server.fit_local_servers`)."""
     cfg = {**llm, **execution}
-    if as_answer_spec(variant).backend != "llm":
+    if not calls_llm(as_answer_spec(variant).backend):
         return cfg
     from pipeline.cores import granted_threads
     from pipeline.llm.local_server import fit_local_servers

@@ -9,6 +9,7 @@ mocked variants (``params.mock_response``); ``local/<name>`` models need their s
 """
 from __future__ import annotations
 
+from pipeline.answer_backends import calls_llm
 from pipeline.config import ConfigError
 from pipeline.llm.gateway import LOCAL_PREFIX
 
@@ -18,7 +19,7 @@ def llm_users(cfg: dict) -> dict[str, list[str]]:
     llm = cfg.get("llm") or {}
     users: dict[str, list[str]] = {}
     for name, v in sorted(cfg.get("answering", {}).items()):
-        if v["backend"] == "llm" and "mock_response" not in (v.get("params") or {}):
+        if calls_llm(v["backend"]) and "mock_response" not in (v.get("params") or {}):
             users.setdefault(v.get("model") or llm.get("model") or "", []).append(name)
     for name, r in sorted(cfg.get("retrieval", {}).items()):
         planner = r.get("planner") or {}

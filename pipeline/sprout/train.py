@@ -27,12 +27,10 @@ from pipeline.provenance import write_manifest
 from pipeline.sprout.attention import corpus_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax
+from pipeline.suite_datasets import get as get_dataset
 from pipeline.tree import DocTree
 
 log = logging.getLogger(__name__)
-
-GROUP_BY = {"legalbench_rag": "span", "hotpotqa": "query"}  # what makes chunks co-relevant
-
 
 def _ids(path: Path, column: str) -> set[str]:
     if not path.exists():
@@ -96,7 +94,10 @@ def _training_pairs(train_cfg: dict, root: str, exclude: dict[str, str], work_di
         counts = export_benchmark(bench, ddir)
         trees = {p.stem: DocTree.load(p) for p in sorted((ddir / "trees").glob("*.json"))}
         chunks = {d: leaf_chunks(t, k) for d, t in trees.items()}
-        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), GROUP_BY[name], train_cfg["max_pairs_per_query"])
+        group_by = get_dataset(name).train_group
+        if group_by is None:  # the schema admits only datasets with a train_group
+            raise ValueError(f"sprout training: dataset {name!r} has no train_group")
+        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), group_by, train_cfg["max_pairs_per_query"])
         questions.update({q["id"]: q["question"] for q in bench.queries})
         for (qid, doc_id), (gold_chunks, ps) in pairs.items():
             if ps:

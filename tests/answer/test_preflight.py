@@ -40,6 +40,7 @@ def test_key_set_replay_mode_and_mocks_pass(monkeypatch):
     preflight(validate(tiny(**HOSTED)))
 
 
+@pytest.mark.data  # runs the tiny DAG over ../shared
 def test_no_key_stops_the_dag_before_any_job(tmp_path):
     cfg = tiny(**HOSTED)
     cfg["llm"].pop("envvars")

@@ -18,6 +18,7 @@ SMALL = {
 
 
 @pytest.mark.parametrize("name", SMALL)
+@pytest.mark.data  # real documents from ../shared/data/retrieval
 def test_export_round_trip_on_real_docs(name, tmp_path):
     bench = load_benchmark(name, subset=SMALL[name])
     (tmp_path / "trees").mkdir()
@@ -81,6 +82,7 @@ def test_safe_ids_are_stable_and_filesystem_safe():
     assert safe_id("Same", key="text one") != safe_id("Same", key="text two")
 
 
+@pytest.mark.data  # reads a benchmark from ../shared/data/retrieval
 def test_schema_checks_and_subset_semantics():
     docs = [{"doc_id": "d", "title": "", "text": "abc", "source_id": "d"}]
     queries = [{"id": "q", "question": "?"}]

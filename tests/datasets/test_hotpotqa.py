@@ -8,6 +8,8 @@ import pytest
 from pipeline.datasets import hotpotqa
 from pipeline.datasets.benchmarks import default_root, load_benchmark
 
+pytestmark = pytest.mark.data  # the benchmark as shipped in ../shared/data/retrieval
+
 ROOT = default_root("hotpotqa")
 
 

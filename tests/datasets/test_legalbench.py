@@ -7,6 +7,8 @@ import pytest
 
 from pipeline.datasets.benchmarks import default_root, load_benchmark
 
+pytestmark = pytest.mark.data  # the benchmark as shipped in ../shared/data/retrieval
+
 ROOT = default_root("legalbench_rag")
 
 

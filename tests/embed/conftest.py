@@ -1,20 +1,17 @@
-import json
 from pathlib import Path
 
 import pytest
 
-from pipeline.datasets.paths import wattbot_dir
-
-CORPUS_DOC = wattbot_dir() / "corpus" / "strubell2019.json"
+SENTENCES = Path(__file__).parents[1] / "fixtures" / "sentences.txt"
 
 
 @pytest.fixture(scope="session")
 def sentences() -> list[str]:
-    """~20 real, distinct corpus sentences of varied length (the corpus must be there: no fake fallback)."""
-    doc = json.loads(CORPUS_DOC.read_text())
-    texts = [s["text"] for sec in doc["sections"] for p in sec["paragraphs"] for s in p["sentences"]]
-    texts = list(dict.fromkeys(t for t in texts if t.strip()))
-    return texts[5:25]
+    """20 distinct hand-written sentences in the corpus's register, 6 to 35 words (numbers, units,
+    hyphens, a decimal): the encoder tests need varied lengths, not the shared data."""
+    texts = [t for t in SENTENCES.read_text(encoding="utf-8").splitlines() if t.strip()]
+    assert len(set(texts)) == len(texts) == 20
+    return texts
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """The encoder comparison's pieces that need no encoder: the recall subset and the paired interval."""
 import pandas as pd
+import pytest
 
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
@@ -8,6 +9,7 @@ from pipeline.bench_encoder import paired_interval, recall_docs, render
 from pipeline.workflow import doc_ids, split_source
 
 
+@pytest.mark.data  # the real metadata and train questions
 def test_recall_subset_keeps_exactly_the_questions_citing_its_documents():
     cfg = load_config(REPO / "config.yaml")
     train = pd.read_csv(split_source(cfg, "train"), dtype=str)

@@ -45,6 +45,7 @@ def test_builtin_kinds_are_registered():
         get_kind("nope")
 
 
+@pytest.mark.data  # trees_input lists tiny.yaml's documents from the real metadata
 def test_a_toy_kind_is_configured_by_its_module(toy_kind):
     cfg = validate(tiny_with_lead())
     assert cfg["retrieval"]["lead"]["levels"] == ["sentence"] and cfg["retrieval"]["lead"]["expand"] == "none"

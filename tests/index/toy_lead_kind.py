@@ -1,6 +1,6 @@
 """A toy index kind for tests/index/test_index_kinds.py: each document's first sentences ("lead"),
 searched by how many distinct query words a sentence contains. It is a module of its own, outside
-pipeline/indexes/, loaded through WATTBENCH_INDEX_KINDS, exactly as docs/extending.md says."""
+pipeline/indexes/, loaded through WATTBENCH_INDEX_KINDS, exactly as docs/architecture.md ("Adding an index kind") says."""
 from __future__ import annotations
 
 import json

@@ -6,8 +6,9 @@ import pytest
 
 from pipeline.report.browser import find_chromium, inspect_page, problems
 
-pytestmark = pytest.mark.skipif(find_chromium() is None and not os.environ.get("CI"),
-                                reason="chromium not installed (make test installs it)")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(find_chromium() is None and not os.environ.get("CI"),
+                                 reason="chromium not installed (make test installs it)")]
 
 
 def test_bad_page_fails_every_check(tmp_path):

@@ -6,7 +6,6 @@ import json
 import pytest
 
 from pipeline.llm.gateway import LLMGateway, LLMResult
-from pipeline.datasets.paths import wattbot_dir
 from pipeline.parse.payload import load_payload
 from pipeline.retrieve.planner import (LLMPlanner, OfflinePlanner, make_planner, mine_acronyms,
                                        parse_queries)
@@ -15,14 +14,14 @@ DOCS = ["patterson2021", "li2025b", "wu2021a", "amazon2023", "luccioni2025c"]
 
 
 @pytest.fixture(scope="module")
-def acronyms() -> dict[str, str]:
-    texts = [n.text for d in DOCS for n in load_payload(wattbot_dir() / "corpus" / f"{d}.json").at_level("sentence")]
+def acronyms(wattbot_dir) -> dict[str, str]:
+    texts = [n.text for d in DOCS for n in load_payload(wattbot_dir / "corpus" / f"{d}.json").at_level("sentence")]
     return mine_acronyms(texts)
 
 
 @pytest.fixture(scope="module")
-def train() -> list[dict]:
-    with open(wattbot_dir() / "train_QA.csv", encoding="utf-8-sig") as f:
+def train(wattbot_dir) -> list[dict]:
+    with open(wattbot_dir / "train_QA.csv", encoding="utf-8-sig") as f:
         return list(csv.DictReader(f))
 
 

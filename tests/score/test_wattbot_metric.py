@@ -282,7 +282,7 @@ def test_missing_unanswerable_id_is_not_an_abstention(profile):
     assert res["all"]["na"] == 0.5 and res["all"]["value"] == 0.5
 
 
-def test_one_row_of_many_scores_as_a_small_fraction():
+def test_one_row_of_many_scores_as_a_small_fraction(wattbot_dir):
     """The issue's case: 1 submitted row of the whole split is ~1/n, not a perfect n=1 score."""
     gold = pd.read_csv(TRAIN)
     res = score_frames(gold, gold.iloc[:1], "wattbot2025")
@@ -379,7 +379,7 @@ def test_unknown_profile():
 
 
 @pytest.fixture(scope="module")
-def train() -> pd.DataFrame:
+def train(wattbot_dir) -> pd.DataFrame:
     return pd.read_csv(TRAIN)
 
 

@@ -7,27 +7,18 @@ import pytest
 
 import pipeline.workflow as wf
 from pipeline import layout as L
-from pipeline.config import ConfigError, index_slice, load_config, validate
+from pipeline.config import ConfigError, load_config, validate
 
 
 @pytest.fixture(scope="module")
 def cfg():
-    return load_config("config.yaml")
-
-
-def test_default_config_has_sprout_variants(cfg):
-    assert cfg["indexes"]["sprout"] == {"kind": "sprout", "heads": "trained"}
-    assert cfg["indexes"]["sprout-uniform"]["heads"] == "uniform"
-    assert cfg["retrieval"]["sprout"]["expand"] == "none" and cfg["retrieval"]["sprout"]["beam_width"] == 5
-    assert {"sprout", "sprout-uniform"} <= set(cfg["benchmarks"]["retrieval"])
-    assert index_slice(cfg, "sprout")["sprout"]["stride_tokens"] == cfg["sprout"]["stride_tokens"]
-    assert cfg["sprout"]["train"]["lambda"] == 0.1 and cfg["sprout"]["train"]["temperature"] == 0.05
+    return load_config("tests/grid.yaml")  # the tests' own grid, not config.yaml
 
 
 def raw():
     import yaml
 
-    with open("config.yaml", encoding="utf-8") as fh:
+    with open("tests/grid.yaml", encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 

@@ -1,0 +1,68 @@
+"""The registry of retrieval-suite datasets: what ``benchmarks.datasets`` (and
+``sprout.train.datasets``) may name.
+
+A dataset is a loader module (``load(root, **subset) -> RetrievalBenchmark`` and a
+``DEFAULT_SUBSET``; see pipeline/datasets/hotpotqa.py) plus one :func:`register` call here (or, for
+a dataset outside the package, in its own module named in ``WATTBENCH_SUITE_DATASETS``, which
+Snakemake's jobs inherit: tests/datasets/toy_suite.py). The export stage
+(pipeline/datasets/benchmarks.py), the config schema's enumerations (pipeline/config.py) and
+SproutRAG's head training read this registry; nothing else names a dataset. Standard library only,
+so validating a config loads no loader.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+from pipeline.registry import Registry
+
+
+@dataclass(frozen=True)
+class SuiteDataset:
+    name: str
+    loader: str                       # dotted module with load(root, **subset) and DEFAULT_SUBSET
+    folder: str                       # its folder under <data root>/retrieval (= benchmarks.root)
+    aliases: tuple[str, ...] = ()     # other spellings load_benchmark accepts
+    train_group: str | None = None    # SproutRAG head training: what makes chunks co-relevant ("span",
+    #                                   "query"); None: not offered as a training set
+
+    def module(self) -> ModuleType:
+        return importlib.import_module(self.loader)
+
+
+EXTRA_ENV = "WATTBENCH_SUITE_DATASETS"  # more modules that register datasets, comma-separated
+DATASETS: Registry[SuiteDataset] = Registry("benchmark", EXTRA_ENV)
+register = DATASETS.register
+unregister = DATASETS.unregister
+
+for _d in (
+    SuiteDataset("legalbench_rag", "pipeline.datasets.legalbench", "legalbench_rag",
+                 ("legalbench", "legalbench-rag"), train_group="span"),
+    SuiteDataset("hotpotqa", "pipeline.datasets.hotpotqa", "hotpotqa", ("hotpot_qa",), train_group="query"),
+    SuiteDataset("dragonball", "pipeline.datasets.dragonball", "dragonball"),
+    SuiteDataset("msmarco", "pipeline.datasets.msmarco", "msmarco", ("msmarco_dl", "trec_dl")),
+):
+    register(_d)
+
+
+def canonical(name: str) -> str:
+    """The registered name of ``name`` or one of its aliases (case-insensitive); KeyError otherwise."""
+    low = name.lower()
+    for d in DATASETS.entries():
+        if low == d.name or low in d.aliases:
+            return d.name
+    raise KeyError(f"unknown benchmark {name!r}; known: {DATASETS.names()}")
+
+
+def get(name: str) -> SuiteDataset:
+    return DATASETS.get(canonical(name))
+
+
+def names() -> list[str]:
+    return DATASETS.names()
+
+
+def training_names() -> list[str]:
+    """The datasets SproutRAG's heads may train on (those with a ``train_group``)."""
+    return [d.name for d in DATASETS.entries() if d.train_group]

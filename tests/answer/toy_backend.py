@@ -1,0 +1,31 @@
+"""A toy answering backend, added the way a built-in one is: an answer function and one
+registration (the last line; pipeline/answer_backends.py holds the built-ins'). It cites the
+document most of a question's hits come from and answers no value. Loaded by naming this module
+in ``WATTBENCH_ANSWER_BACKENDS`` (tests/answer/test_answer_backends.py)."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict
+
+import pandas as pd
+
+from pipeline.answer.record import Answer
+from pipeline.answer_backends import AnswerBackend, register
+
+
+def top_document(hits: list[dict]) -> str | None:
+    """The document most hits come from (the first such on ties), None without hits."""
+    docs = Counter(h["doc_id"] for h in hits)
+    return docs.most_common(1)[0][0] if docs else None
+
+
+def cite_top_document(questions: pd.DataFrame, by_id: dict, spec, job) -> list[dict]:
+    out = []
+    for q in questions.itertuples(index=False):
+        top = top_document(by_id[q.id]["hits"])
+        ans = Answer("is_blank", "is_blank", [top] if top else [], f"most hits from {top}")
+        out.append({"id": q.id, "question": q.question, "answer_unit": q.answer_unit, **asdict(ans)})
+    return out
+
+
+register(AnswerBackend("top-doc", f"{__name__}:cite_top_document"))

@@ -1,0 +1,33 @@
+"""A toy retrieval-suite dataset, added the way a real one is (pipeline/datasets/hotpotqa.py): a
+loader module with ``load(root, **subset)`` and ``DEFAULT_SUBSET``, plus one registration (the
+last line: an in-tree dataset adds that line to pipeline/suite_datasets.py; this module is loaded by
+naming it in ``WATTBENCH_SUITE_DATASETS``, as tests/datasets/test_toy_dataset.py does). It reads ``toy.json`` under its folder: documents and questions, each
+question naming the document sentence that answers it."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark
+from pipeline.suite_datasets import SuiteDataset, register
+
+FILE = "toy.json"
+DEFAULT_SUBSET = {"n_questions": None}
+
+
+def load(root: str | Path, n_questions: int | None = None) -> RetrievalBenchmark:
+    data = json.loads((Path(root) / FILE).read_text(encoding="utf-8"))
+    questions = data["questions"][:n_questions] if n_questions else data["questions"]
+    docs = [{"doc_id": f"toy-{d['id']}", "title": d["title"], "text": d["text"], "source_id": d["id"]}
+            for d in data["docs"]]
+    texts = {d["doc_id"]: d["text"] for d in docs}
+    gold = []
+    for q in questions:
+        doc_id = f"toy-{q['doc']}"
+        start = texts[doc_id].index(q["evidence"])  # the evidence sentence, as a character span
+        gold.append({"query_id": q["id"], "doc_id": doc_id, "start": start, "end": start + len(q["evidence"]),
+                     "grade": 1})
+    return make_benchmark("toy", docs, [{"id": q["id"], "question": q["question"]} for q in questions], gold)
+
+
+register(SuiteDataset("toy", loader=__name__, folder="toy"))

@@ -1,0 +1,135 @@
+"""The configs this repository ships (config.yaml, the overlays of config.full.yaml/config.mpnet.yaml, the
+KohakuRAG preset, tests/tiny.yaml): valid, hashing to the pinned params and cache keys
+(tests/fixtures/config_pins.json), holding the variants the docs and reports/claims.yaml name.
+
+These tests are *about* the shipped files, so they read them. Tests of behaviour use the tests' own grid
+(tests/grid.yaml) or tests/tiny.yaml, so a change to the production grid fails here, not all over the suite."""
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import update_config
+
+from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_config, validate
+from pipeline.datasets.paths import REPO
+from pipeline.provenance import stable_hash
+from pipeline.report.claims import load_claims
+from pipeline.specs import EnsembleSpec, RetrievalSpec, Specs
+
+# What main's code hashed and passed before the specs (made once from that code; tests/fixtures/config_pins.json):
+# a changed pin is a rerun of that branch and new cache keys, so a pin changes only deliberately.
+PINS = json.loads((Path(__file__).parent / "fixtures" / "config_pins.json").read_text())
+CONFIGS = {"config.yaml": ("config.yaml", ()), "full": ("config.yaml", OVERLAY_CONFIGS),
+           "kohakurag": ("config.kohakurag.yaml", ()), "tiny": ("tests/tiny.yaml", ())}
+
+
+def pins_now(label: str) -> dict[str, str]:
+    import pipeline.workflow as wf
+    from pipeline.answer.ensemble import vote_config
+    from pipeline.answer.llm_answer import AnswerSettings
+    from pipeline.sprout.searcher import beam_config
+    from pipeline.sprout.stage import attention_config
+
+    path, more = CONFIGS[label]
+    cfg = load_config(REPO / path, more=tuple(REPO / m for m in more))
+    pins = {}
+    for n in cfg["indexes"]:
+        pins[f"index/{n}"] = stable_hash(wf.index_params(cfg, n))
+    for n, v in cfg["retrieval"].items():
+        pins[f"retrieval/{n}"] = stable_hash(wf.retrieval_params(cfg, n))
+        if cfg["indexes"][v["index"]]["kind"] == "sprout":
+            pins[f"beam/{n}"] = stable_hash(asdict(beam_config(v)))
+    for n in cfg["answering"]:
+        pins[f"answering/{n}"] = stable_hash(wf.answering_params(cfg, n))
+        spec = wf.answer_spec(cfg, n)
+        if spec.backend == "llm":  # what the LLM requests (and so their cache keys) are made of
+            pins[f"llm-settings/{n}"] = stable_hash(asdict(AnswerSettings.from_spec(spec, cfg["llm"].get("model"))))
+        if spec.backend == "ensemble":
+            pins[f"vote/{n}"] = stable_hash(asdict(vote_config(spec.vote)))
+    pins["llm_exec"] = stable_hash(wf.llm_exec_json(cfg))
+    pins["sprout_attention"] = stable_hash(attention_config(json.loads(wf.sprout_attention_params(cfg))))
+    if label == "tiny":
+        pins["report"] = stable_hash(wf.report_params(cfg))
+        pins["suite_report"] = stable_hash(wf.suite_report_params(cfg))
+        pins["sprout_report"] = stable_hash(wf.sprout_report_params(cfg))
+    return pins
+
+
+@pytest.mark.parametrize("label", sorted(CONFIGS))
+def test_hashed_slices_and_request_settings_are_unchanged(label):
+    now, before = pins_now(label), PINS[label]
+    changed = sorted(k for k in before if k in now and now[k] != before[k])
+    assert changed == []
+    assert set(before) <= set(now)
+
+
+def test_default_config_is_valid():
+    cfg = load_config(REPO / "config.yaml")
+    assert cfg["default_variant"] in cfg["answering"]
+    assert cfg["wattbot"]["dir"].endswith("shared/data/wattbot")
+
+
+def test_full_config_merged_over_the_default_is_valid():
+    """config.mpnet.yaml and config.full.yaml merge over config.yaml the way Snakemake merges --configfile lists."""
+    cfg = load_config(REPO / "config.yaml")
+    for name in OVERLAY_CONFIGS:
+        update_config(cfg, yaml.safe_load((REPO / name).read_text()))
+    out = validate(cfg)
+    assert {"llm-qf", "llm-n3-union", "llm-plan-cf"} <= set(out["answering"])
+    assert {"prompt-order", "ensemble-size", "retry"} <= set(out["report"]["ablations"])
+
+
+def test_specs_of_the_default_config():
+    cfg = load_config(REPO / "config.yaml")
+    specs = Specs.from_config(cfg)
+    ens = specs.answering["ens5"]
+    assert isinstance(ens, EnsembleSpec) and ens.retrieval == "hier-convex" and ens.splits == ("train",)
+    llm = specs.answering["llm-cf"]
+    assert (llm.backend, llm.prompt, llm.context_k, llm.samples, llm.resolved_model(specs.llm.model)) == (
+        "llm", "context_first", 2, 1, "local/gemma3-270m")
+    assert specs.llm.timeout_s == 300 and specs.llm.local["gemma3-270m"].n_threads == 1
+    assert specs.llm.local["gemma3-270m"].startup_timeout_s == 120   # the schema's x-default
+    b1 = specs.retrieval["sprout-b1"]
+    assert (b1.beam.beam_width, b1.beam.collect, b1.expand, b1.levels) == (1, "threshold", "none", ("chunk",))
+    q4: RetrievalSpec = specs.retrieval["hier-convex-q4"]
+    assert (q4.planner.kind, q4.planner.n, q4.rerank, q4.context["dedup"]) == ("offline", 4, "combined", "tree")
+
+
+def test_default_config_has_sprout_variants():
+    cfg = load_config(REPO / "config.yaml")
+    assert cfg["indexes"]["sprout"] == {"kind": "sprout", "heads": "trained"}
+    assert cfg["indexes"]["sprout-uniform"]["heads"] == "uniform"
+    assert cfg["retrieval"]["sprout"]["expand"] == "none" and cfg["retrieval"]["sprout"]["beam_width"] == 5
+    assert {"sprout", "sprout-uniform"} <= set(cfg["benchmarks"]["retrieval"])
+    assert index_slice(cfg, "sprout")["sprout"]["stride_tokens"] == cfg["sprout"]["stride_tokens"]
+    assert cfg["sprout"]["train"]["lambda"] == 0.1 and cfg["sprout"]["train"]["temperature"] == 0.05
+
+
+def test_kohakurag_preset_validates():
+    cfg = load_config(REPO / "config.kohakurag.yaml")
+    ens = cfg["answering"]["kr-ensemble"]
+    assert ens["vote"]["mode"] == "answer_priority" and len(ens["members"]) == 6
+    run = cfg["answering"]["run-a1"]
+    assert run["prompt"] == "context_first" and run["max_retries"] == 3
+    r = cfg["retrieval"][run["retrieval"]]
+    assert r["planner"] == {"kind": "llm", "n": 4, "model": cfg["llm"]["model"]} and r["rerank"] == "combined"
+    assert r["top_k"] == 16 and cfg["default_variant"] == "kr-ensemble"
+    assert answer_splits(cfg, "kr-ensemble") == ["test", "train"]
+    seeds = {(cfg["answering"][m]["model"], cfg["answering"][m]["params"]["seed"]) for m in ens["members"]}
+    assert len(seeds) == 6   # every run its own cached calls
+
+
+def test_claims_yaml_names_real_ablations_and_variants():
+    """Every claim points at an ablation of config.yaml or a larger grid whose variants include the claim's."""
+    claims = load_claims()
+    assert {c.system for c in claims} == {"KohakuRAG", "SproutRAG"} and len(claims) >= 10
+    abl = {}
+    for name in ("config.yaml", *OVERLAY_CONFIGS):
+        abl |= (yaml.safe_load((REPO / name).read_text()).get("report") or {}).get("ablations") or {}
+    suite_variants = yaml.safe_load((REPO / "config.yaml").read_text())["benchmarks"]["retrieval"]
+    abl["retrieval-suite"] = {"variants": suite_variants}
+    for c in claims:
+        assert c.ablation in abl, c.id
+        assert set(c.variants) <= set(abl[c.ablation]["variants"]), c.id
