@@ -12,7 +12,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # llama-cpp-python (extra local-llm) has no wheel: it builds once (~5 min on 2 cores), pip caches it.
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: setup run run-mpnet resume time-table test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check chromium
+.PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check chromium
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $(STAMP): pyproject.toml requirements.lock
@@ -71,6 +71,12 @@ report: setup
 dag: setup
 	$(BIN)/snakemake -n
 
+# Lint, format and types on pipeline/ ([tool.ruff] and [tool.mypy] in pyproject.toml); make test runs it first.
+lint: setup
+	$(BIN)/ruff check pipeline/
+	$(BIN)/ruff format --check pipeline/
+	$(BIN)/mypy pipeline/
+
 # The DAG diagram of docs/architecture.md, regenerated from `snakemake --rulegraph` (tests/test_docs.py checks it).
 docs-diagram: setup
 	$(BIN)/python docs/rulegraph.py
@@ -84,7 +90,7 @@ TEST_JOBS ?= $(CORES)
 PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 # Everything CI runs: fast, `data` (../shared) and `slow` (Snakemake runs, Chromium) tests.
-test: setup chromium
+test: setup chromium lint
 	$(PYTEST)
 
 # Needs nothing outside the repo: no ../shared data, no network, no browser, no llama server build.

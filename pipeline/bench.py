@@ -101,15 +101,11 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     docs/sprout-speed.md renders the attention figures (pipeline.sprout.speed.render)."""
     import numpy as np
 
-    from pipeline.embed import make_encoder
     from pipeline.sprout.build import build_tree
     from pipeline.sprout.chunks import leaf_chunks
     from pipeline.sprout.heads import mutual_scores, uniform_logits
-    from pipeline.sprout.search import search_documents
     from pipeline.sprout.speed import merge_order
     from pipeline.sprout.stage import attention_config
-
-    from pipeline.sprout.searcher import beam_config
 
     cfg = load_config(config_path, more=more)
     scfg = attention_config({k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")})
@@ -139,7 +135,21 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     out["max_height"] = int(max(t.height[t.root] for t in built))
     out["tree_nodes"] = int(sum(t.n_nodes for t in built))
     questions = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)["question"].tolist()[:n_queries]
-    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": scfg["threads"]})
+    _beam_search_latency(out, questions, built, scfg["threads"])
+    _corpus_estimate(out, every, encoder, scfg)
+    print(json.dumps(out, indent=1))
+    return out
+
+
+def _beam_search_latency(out: dict, questions: list[str], built: list, threads: int) -> None:
+    """Query encoding ms per question, then the median beam-search ms per query at beam widths 1..10."""
+    import numpy as np
+
+    from pipeline.embed import make_encoder
+    from pipeline.sprout.search import search_documents
+    from pipeline.sprout.searcher import beam_config
+
+    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": threads})
     t0 = time.perf_counter()
     qvecs = qenc.encode(questions)
     out["query_encoding_ms"] = round(1000 * (time.perf_counter() - t0) / len(questions), 2)
@@ -151,16 +161,18 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
             search_documents(built, np.asarray(q), beam)
             lat.append((time.perf_counter() - t0) * 1000)
         out[f"beam_search_ms_per_query_b{b}"] = round(statistics.median(lat), 3)
+
+
+def _corpus_estimate(out: dict, every: list, encoder, scfg: dict) -> None:
+    """The whole WattBot corpus's tokens and windows, and its attention minutes at the measured rates."""
     from pipeline.sprout.attention import plan_windows
 
     n_tok = [len(encoder.tokenize(t.text)[0]) for t in every]
     out["corpus_tokens"] = sum(n_tok)
     out["corpus_windows"] = sum(len(plan_windows(n, scfg["window_tokens"], scfg["stride_tokens"])) for n in n_tok)
     out["corpus_attention_minutes_at_this_rate"] = round(out["corpus_windows"] / out["windows_per_s"] / 60, 1)
-    for k, r in out["kernels"].items():  # CPU-bound: an otherwise idle machine gives `threads` CPU seconds a second
+    for r in out["kernels"].values():  # CPU-bound: an otherwise idle machine gives `threads` CPU seconds a second
         r["corpus_minutes_idle_estimate"] = round(out["corpus_windows"] * r["cpu_s_per_window"] / scfg["threads"] / 60, 1)
-    print(json.dumps(out, indent=1))
-    return out
 
 
 def _attention_run(kernel: str, scfg: dict, docs: list) -> tuple:

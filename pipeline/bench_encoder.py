@@ -10,23 +10,23 @@ import math
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from pipeline import markdown
 from pipeline.datasets.wattbot import parse_ref_ids
-from pipeline.tree import DocTree
-from pipeline.index.flat import chunk_tree
-from pipeline.index.hier import build_tree_index
-from pipeline.index.store import IndexReader, IndexWriter
-
 from pipeline.embed.base import Encoder
 from pipeline.embed.factory import make_encoder
 from pipeline.embed.fidelity import fidelity
+from pipeline.embed.onnx_minilm import OnnxMiniLM
 from pipeline.embed.quantize import QINT8_DIR, QINT8_FILE, build_qint8_model, cpu_flags, has_int8_dot
+from pipeline.index.flat import chunk_tree
+from pipeline.index.hier import build_tree_index
+from pipeline.index.store import IndexReader, IndexWriter
+from pipeline.tree import DocTree
 
 REPORT = Path("bench") / "encoder.json"  # written by pipeline.report.bench_doc.save_bench
 #: label -> backend config over the run's `embedding` (the packaged file is the current default)
@@ -88,6 +88,19 @@ def paired_interval(a: list[int], b: list[int]) -> tuple[float, float, float]:
     return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
 
 
+def speed_texts(corpus_trees: list[DocTree], tokens_of: Callable[[list[str]], list[int]], n_sentences: int,
+                n_chunks: int) -> tuple[list[str], list[str]]:
+    """The speed test's texts: every k-th corpus sentence and every k-th 512-token chunk, evenly spread."""
+    sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
+    sentences = sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
+    chunks = []
+    for t in corpus_trees:
+        sents = list(t.at_level("sentence"))
+        chunks += [t.text[c.start:c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
+    chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
+    return sentences, chunks
+
+
 def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: list[str], questions: pd.DataFrame,
                       n_sentences: int = 300, n_chunks: int = 16, recall_n_docs: int = 4, repeats: int = 3,
                       ks: tuple[int, ...] = (1, 3, 5, 10)) -> dict:
@@ -101,17 +114,13 @@ def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: l
                 for name, c in ENCODERS.items()}
     tokens_of = encoders[REFERENCE].count_tokens
     corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
-    sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
-    sentences = sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
-    chunks = []
-    for t in corpus_trees:
-        sents = list(t.at_level("sentence"))
-        chunks += [t.text[c.start:c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
-    chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
+    sentences, chunks = speed_texts(corpus_trees, tokens_of, n_sentences, n_chunks)
     flags = cpu_flags()
+    auto = make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)})
+    assert isinstance(auto, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its model_file is what `auto` picked
     out: dict = {"docs_for_speed": [t.doc_id for t in corpus_trees], "sentences": len(sentences), "chunks": len(chunks),
                  "threads": int(cfg["embedding"].get("threads", 2)), "int8_dot_product": has_int8_dot(flags),
-                 "auto_choice": make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)}).model_file.name,
+                 "auto_choice": auto.model_file.name,
                  "encoders": {}}
     ref = encoders[REFERENCE]
     # Interleaved rounds, best kept: on a shared machine load comes and goes, and a round that ran
@@ -151,7 +160,8 @@ def render(reports_dir: Path) -> str:
         return f"(no {path} yet: run `python -m pipeline bench`)"
     r = json.loads(path.read_text())
     lines = [f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
-             f"{', '.join(r['docs_for_speed'])}, {r['threads']} threads, best of {r.get('rounds', 1)} interleaved rounds; int8 dot-product instructions: "
+             f"{', '.join(r['docs_for_speed'])}, {r['threads']} threads, best of {r.get('rounds', 1)} interleaved rounds; "
+             "int8 dot-product instructions: "
              f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).", ""]
     rows = []
     for name, e in r["encoders"].items():
@@ -159,14 +169,18 @@ def render(reports_dir: Path) -> str:
         cos = ([f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f}", f"{cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"]
                if cs else ["reference", "reference"])
         rows.append([name, f"{e['sentences']['per_s']:.0f}", f"{e['sentences']['per_cpu_s']:.0f}",
-                     f"{e['sentence_speedup_vs_packaged']:.2f}", f"{e['chunks']['per_s']:.1f}", f"{e['chunks']['per_cpu_s']:.1f}", *cos])
+                     f"{e['sentence_speedup_vs_packaged']:.2f}", f"{e['chunks']['per_s']:.1f}",
+                     f"{e['chunks']['per_cpu_s']:.1f}", *cos])
     lines += markdown.table_lines(["encoder", "sentences/s", "sentences/CPU-s", "× packaged", "chunks/s", "chunks/CPU-s",
                                    "cosine to fp32, sentences (mean / min)", "chunks (mean / min)"], rows)
     rec = r["recall"]
     lines += ["", f"Doc recall@k on the {rec['questions']} WattBot train questions citing one of "
               f"{', '.join(rec['docs'])} (a hier index of those documents per encoder; "
               f"difference to fp32 torch with a paired 95% interval):", ""]
-    rows = [[name, *(f"{v['recall']:.3f}" + ("" if name == REFERENCE else f" ({v['diff_vs_ref']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}])")
-                     for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
+    def cell(name: str, v: dict) -> str:
+        diff = "" if name == REFERENCE else f" ({v['diff_vs_ref']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}])"
+        return f"{v['recall']:.3f}" + diff
+
+    rows = [[name, *(cell(name, v) for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
     lines += markdown.table_lines(["encoder", *(f"recall@{k}" for k in rec["ks"])], rows)
     return "\n".join(lines)

@@ -24,15 +24,16 @@ import time
 import urllib.request
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from pipeline import markdown
 from pipeline.answer.failures import unanswered_ids
-from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.answer.run import answer_split
 from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
+from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.report.bench_doc import bench_path, save_bench
 from pipeline.workflow import split_source
 
@@ -40,7 +41,7 @@ STANDIN = {"mean_latency_s": 1.0, "latency_sigma": 0.5, "share_429": 0.05, "retr
            "share_stall": 0.005, "stall_s": 30.0, "share_malformed": 0.005, "share_blank": 0.2, "seed": 13,
            "max_requests": 20000, "max_seconds": 900}
 CLIENT = {"mode": "live", "timeout_s": 10, "max_retries": 6, "backoff_s": 0.5, "max_backoff_s": 10, "concurrency": 32}
-VARIANT = {"backend": "llm", "model": "openai/standin", "samples": 5, "max_retries": 1, "context_k": 2,
+VARIANT: dict[str, Any] = {"backend": "llm", "model": "openai/standin", "samples": 5, "max_retries": 1, "context_k": 2,
            "vote": {"mode": "answer_priority"}}
 TARGETS = {"ratio": 1.3, "rerun_s": 10.0, "calls_lost": 0}
 
@@ -120,7 +121,7 @@ def run_llm_bench(config_path: str = "config.yaml", reports_dir: str | Path = "r
         "targets": TARGETS, "cpus": os.cpu_count(),
     }
     path = save_bench(out, Path(reports_dir), "llm", {"config": config_path, "variant": VARIANT})
-    print(render(reports_dir))
+    print(render(Path(reports_dir)))
     print(f"(written to {path})")
     return out
 
@@ -189,7 +190,7 @@ def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str |
            "load_avg_1min": round(os.getloadavg()[0], 1), "one_server_s": round(one, 1), "two_servers_s": round(two, 1),
            "speedup": round(one / two, 2)}
     save_bench(out, Path(reports_dir), "llm_local", {"config": config_path, "model": model, "calls": calls})
-    print(render_local(reports_dir))
+    print(render_local(Path(reports_dir)))
     return out
 
 

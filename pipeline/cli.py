@@ -99,7 +99,6 @@ def cmd_answer(a) -> None:
     from pipeline.layout import answers_telemetry
     from pipeline.llm.limits import llm_job_config
     from pipeline.provenance import write_manifest
-
     from pipeline.specs import AnswerSpec
 
     p = _json(a.params)
@@ -142,7 +141,6 @@ def cmd_ensemble(a) -> None:
     from pipeline.answer.submission import submission_frame, write_submission
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.provenance import write_manifest
-
     from pipeline.specs import EnsembleSpec
 
     p = _json(a.params)
@@ -230,11 +228,11 @@ def cmd_report(a) -> None:
 
 def cmd_figures(a) -> None:
     from pipeline.report.ablation import InputFiles
-    from pipeline.report.analysis import build_analysis
+    from pipeline.report.figures_stage import build_figures_stage
 
     files = InputFiles(_named(a.scores), _named(a.per_question), _named(a.answers), _named(a.retrieval),
                        _named(a.suite), _named(a.index))
-    print(json.dumps(build_analysis({**_json(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)))
+    print(json.dumps(build_figures_stage({**_json(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)))
 
 
 def cmd_readme(a) -> None:
@@ -349,13 +347,8 @@ def add_named_args(parser: argparse.ArgumentParser, *named: tuple[str, str]) -> 
         parser.add_argument(f"--{kind}", action="append", default=[], metavar="NAME=PATH", help=text)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from pipeline.layout import CLAIMS_FILE, reports
-
-    ap = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
-    ap.add_argument("-v", "--verbose", action="store_true")
-    sub = ap.add_subparsers(dest="verb", required=True)
-
+def _add_input_verbs(sub) -> None:
+    """ingest, tree and the parse verbs: from the inputs to DocTrees."""
     s = _verb(sub, "ingest", cmd_ingest, "validate WattBot inputs, write clean UTF-8 copies", "--metadata",
               "--metadata-out")
     s.add_argument("--split", action="append", default=[], help="NAME=PATH, repeatable")
@@ -372,6 +365,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_headings_arg(s)
     s.set_defaults(fn=cmd_tree)
     add_parse_verbs(sub)
+
+
+def _add_index_verbs(sub) -> None:
+    """index and SproutRAG's attention, training and report verbs."""
 
     s = _verb(sub, "index", cmd_index, "build one index variant", "--params", "--cache-dir", "--out")
     s.add_argument("--trees", required=True, help="a folder of tree JSONs or a comma-separated list")
@@ -397,6 +394,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reports", required=True)
     s.set_defaults(fn=cmd_sprout_report)
 
+
+def _add_answer_verbs(sub) -> None:
+    """retrieve, answer and what answering uses: stand-in, ensemble, vote."""
     _verb(sub, "retrieve", cmd_retrieve, "dense retrieval for one split", "--index-dir", "--questions", "--params",
           "--cache-dir", "--out")
 
@@ -423,6 +423,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--normalise", action="store_true",
                    help="compare normalised values (13900 == 13900.0) instead of exact stripped strings")
 
+
+def _add_model_verbs(sub) -> None:
+    """estimate, and the verbs that assemble a local LLM or encoder once."""
     s = _verb(sub, "estimate", cmd_estimate, "LLM calls, tokens, USD and hours a grid will spend (cold cache)")
     s.add_argument("--config", default="config.yaml")
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -441,6 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
               "export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)")
     s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and minilm-qint8.onnx")
 
+
+def _add_score_verbs(sub) -> None:
+    """score and evaluate: the WattBot metric on submissions."""
     s = _verb(sub, "score", cmd_score, "score a submission CSV against a solution CSV (WattBot metric); "
               "a solution id missing from the submission scores 0 on every component")
     s.add_argument("--solution", required=True, help="gold CSV (id, answer_value, answer_unit, ref_id, ...)")
@@ -458,6 +464,11 @@ def build_parser() -> argparse.ArgumentParser:
                        ("--answers", "answer JSONL (abstentions, failures, LLM tokens)"),
                        ("--out", "scores JSON to write"), ("--per-question", "per-question CSV to write")):
         s.add_argument(flag, required=True, help=text)
+
+
+def _add_report_verbs(sub) -> None:
+    """report, figures, readme, time-table, report-check: from results/ to reports/."""
+    from pipeline.layout import CLAIMS_FILE, reports
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
     s.add_argument("--params", required=True)
@@ -497,6 +508,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
     s.set_defaults(fn=cmd_report_check)
 
+
+def _add_suite_verbs(sub) -> None:
+    """the retrieval suite's export, evaluate and report verbs."""
+
     _verb(sub, "suite-export", cmd_suite_export, "retrieval suite: one benchmark -> trees, queries, projected gold",
           "--params", "--out-dir")
 
@@ -510,11 +525,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reports", required=True)
     s.set_defaults(fn=cmd_suite_report)
 
+
+def _add_tool_verbs(sub) -> None:
+    """fetch and bench: the verbs outside the DAG."""
+    from pipeline.layout import reports
+
     s = _verb(sub, "fetch", cmd_fetch, "download the WattBot PDFs (needs internet; offline it says so and exits 0)",
               "--metadata", "--out-dir", "--status")
     s.add_argument("--timeout", type=float, default=30)
 
-    s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/")
+    s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: "
+                                     "printed and written to reports/bench/")
     s.add_argument("--config", default="config.yaml", help="the config file")
     s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.mpnet.yaml: its encoders)")
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
@@ -527,6 +548,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison")
     s.add_argument("--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index")
     s.set_defaults(fn=cmd_bench)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.splitlines()[0])
+    ap.add_argument("-v", "--verbose", action="store_true")
+    sub = ap.add_subparsers(dest="verb", required=True)
+    _add_input_verbs(sub)
+    _add_index_verbs(sub)
+    _add_answer_verbs(sub)
+    _add_model_verbs(sub)
+    _add_score_verbs(sub)
+    _add_report_verbs(sub)
+    _add_suite_verbs(sub)
+    _add_tool_verbs(sub)
     return ap
 
 

@@ -122,7 +122,8 @@ def validate(cfg: dict) -> dict:
 
     sprout = cfg["sprout"]
     for name in sprout.get("beam_sweep", []):
-        if name not in cfg["retrieval"] or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys:
+        if (name not in cfg["retrieval"]
+                or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys):
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
     if sprout["stride_tokens"] > sprout["window_tokens"]:
         raise ConfigError("config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)")

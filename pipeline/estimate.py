@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pandas as pd
@@ -102,7 +102,7 @@ def answer_prompt_tokens(v: AnswerSpec | dict, model: str, question: str, unit: 
     return _prompt_tokens(s.prompt, s.context_k, s.snippet_chars, s.structured, model, question, unit, attempt)
 
 
-@lru_cache(maxsize=None)  # runs that differ only by model or seed share their prompts
+@cache  # runs that differ only by model or seed share their prompts
 def _prompt_tokens(prompt: str, context_k: int | None, snippet_chars: int | None, structured: bool, model: str,
                    question: str, unit: str, attempt: int) -> int:
     from pipeline.answer.llm_answer import answer_schema, build_messages, response_format
@@ -122,6 +122,8 @@ def _usd(model: str, prompt: int, completion: int) -> float | None:
 def answer_line(cfg: dict, name: str, split: str) -> Line:
     v = AnswerSpec.from_dict(name, cfg["answering"][name])
     model = v.resolved_model(cfg["llm"].get("model"))
+    if model is None:
+        raise ValueError(f"answering variant {name!r} names no model and llm.model is not set")
     qs = _questions(cfg, split)
     samples, retries = v.samples, v.max_retries
     completion = int(v.params.get("max_tokens") or ANSWER_COMPLETION_TOKENS)
@@ -132,7 +134,7 @@ def answer_line(cfg: dict, name: str, split: str) -> Line:
     comp = (calls[0] * completion, calls[1] * completion)
     lo, hi = _usd(model, lo_p, comp[0]), _usd(model, hi_p, comp[1])
     return Line(f"answer {name}", model, split, len(qs), calls, (lo_p, hi_p), comp,
-                None if lo is None else (lo, hi))
+                None if lo is None or hi is None else (lo, hi))  # one model: both priced or neither
 
 
 def planner_lines(cfg: dict) -> list[Line]:

@@ -9,18 +9,20 @@ The kinds live one module each in :mod:`pipeline.indexes` (``tree``, ``chunks``,
 ``sprout``), each calling :func:`register` at import; every module of that package is loaded on
 the first lookup, so a new kind is a new module there plus its config entry (docs/architecture.md, "Adding an index kind").
 Modules outside the package (a test's toy kind) are named in ``WATTBENCH_INDEX_KINDS``
-(comma-separated), which Snakemake's jobs inherit. This module imports nothing of the pipeline but the config's schema lists (pipeline.specs), so
-the config layer can consult it without loading any stage; kind modules import their building
-blocks inside their build and search functions for the same reason.
+(comma-separated), which Snakemake's jobs inherit. This module imports nothing of the pipeline but
+the config's schema lists (pipeline.specs), so the config layer can consult it without loading any
+stage; kind modules import their building blocks inside their build and search functions for the
+same reason.
 """
 from __future__ import annotations
 
 import importlib
 import os
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pipeline import specs  # the config layer (schema lists), no stage
 
@@ -45,14 +47,14 @@ class Searcher(Protocol):
 
     store: Any  # an IndexReader-like object: node(id), node_by_rowid, db (for context expansion)
 
-    def search(self, query: str, qvec, k: int) -> list[tuple["StoredNode", float]]:
+    def search(self, query: str, qvec, k: int) -> list[tuple[StoredNode, float]]:
         """The top ``k`` nodes for ``query`` (its vector ``qvec``, None when nothing embeds queries)."""
 
 
 # build(tree_paths, out_path, params, inputs, cache_dir) -> stats; params is the index slice of the config
 Builder = Callable[[list[str], str, dict, dict, str], dict]
 # searcher(index_path, retrieval params, cache_dir) -> Searcher
-SearcherFactory = Callable[[Path, dict, str], Searcher]
+SearcherFactory = Callable[[Path, dict, str | Path], Searcher]
 
 
 def _no_check(name: str, entry: dict, cfg: dict) -> None:

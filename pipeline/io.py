@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:

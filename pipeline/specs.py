@@ -49,7 +49,7 @@ class BeamSpec:
         return {k: v for k, v in spec_defaults("retrieval", "*").items() if k in BEAM_KEYS}
 
     @classmethod
-    def from_dict(cls, variant: dict) -> "BeamSpec":
+    def from_dict(cls, variant: dict) -> BeamSpec:
         return cls(**{**cls.defaults(), **{k: variant[k] for k in BEAM_KEYS if k in variant}})
 
 
@@ -65,7 +65,7 @@ class PlannerSpec:
     params: dict | None = None
 
     @classmethod
-    def from_dict(cls, planner: dict | None) -> "PlannerSpec":
+    def from_dict(cls, planner: dict | None) -> PlannerSpec:
         return cls(**{**spec_defaults("retrieval", "*", "planner"), **(planner or {})})
 
 
@@ -86,7 +86,7 @@ class RetrievalSpec:
     beam: BeamSpec
 
     @classmethod
-    def from_dict(cls, name: str, v: dict) -> "RetrievalSpec":
+    def from_dict(cls, name: str, v: dict) -> RetrievalSpec:
         d = {**spec_defaults("retrieval", "*"), **v}
         return cls(name=name, index=d["index"], top_k=d["top_k"], levels=tuple(d["levels"]), expand=d["expand"],
                    planner=PlannerSpec.from_dict(d.get("planner")), rerank=d["rerank"],
@@ -114,7 +114,7 @@ class AnswerSpec:
     vote: dict = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, name: str, v: dict) -> "AnswerSpec":
+    def from_dict(cls, name: str, v: dict) -> AnswerSpec:
         d = {"retrieval": None, "model": None, "extractive": None, "context_k": None, "snippet_chars": None, "splits": None,
              "vote": {}, **spec_defaults("answering", "*"), **v}
         d["splits"] = tuple(d["splits"]) if d["splits"] else None
@@ -136,7 +136,7 @@ class EnsembleSpec:
     backend = "ensemble"
 
     @classmethod
-    def from_dict(cls, name: str, v: dict) -> "EnsembleSpec":
+    def from_dict(cls, name: str, v: dict) -> EnsembleSpec:
         return cls(name, tuple(v["members"]), v.get("retrieval"), tuple(v["splits"]) if v.get("splits") else None,
                    dict(v.get("vote") or {}))
 
@@ -163,7 +163,7 @@ class LocalModelSpec:
     startup_timeout_s: float
 
     @classmethod
-    def from_dict(cls, name: str, m: dict) -> "LocalModelSpec":
+    def from_dict(cls, name: str, m: dict) -> LocalModelSpec:
         return cls(name=name, **{**spec_defaults("llm", "local", "*"), **m})
 
 
@@ -182,7 +182,7 @@ class LLMSpec:
     local: dict = field(default_factory=dict)   # name -> LocalModelSpec
 
     @classmethod
-    def from_dict(cls, llm: dict) -> "LLMSpec":
+    def from_dict(cls, llm: dict) -> LLMSpec:
         d = {**spec_defaults("llm"), **llm}
         local = {n: LocalModelSpec.from_dict(n, m) for n, m in (d.get("local") or {}).items()}
         return cls(**{**_known(cls, d), "local": local})
@@ -196,7 +196,7 @@ class Specs:
     llm: LLMSpec
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "Specs":
+    def from_config(cls, cfg: dict) -> Specs:
         return cls({n: RetrievalSpec.from_dict(n, v) for n, v in cfg["retrieval"].items()},
                    {n: answering_spec(n, v) for n, v in cfg["answering"].items()},
                    LLMSpec.from_dict(cfg.get("llm") or {}))

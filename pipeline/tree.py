@@ -8,11 +8,12 @@ text, so that every node's ``start``/``end`` are exact character offsets into
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator
 
-from pipeline.specs import TREE_LEVELS as LEVELS  # the config schema's list: one copy of the level names
+from pipeline.specs import TREE_LEVELS as LEVELS  # noqa: F401 (re-exported) the config schema's list: one copy of the level names
+
 PARAGRAPH_KINDS = ("text", "table", "figure")
 PARAGRAPH_SEP = "\n\n"
 SENTENCE_SEP = " "
@@ -58,7 +59,7 @@ class SectionSpec:
     title: str
     paragraphs: list[ParagraphSpec]
     pages: list[int] = field(default_factory=list)
-    subsections: list["SectionSpec"] = field(default_factory=list)
+    subsections: list[SectionSpec] = field(default_factory=list)
     bbox: list[float] | None = None
 
 
@@ -106,7 +107,7 @@ class DocTree:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "DocTree":
+    def from_json(cls, data: dict) -> DocTree:
         text = data["text"]
         nodes = {n["id"]: Node(text=text[n["start"] : n["end"]], **n) for n in data["nodes"]}
         return cls(data["doc_id"], data["title"], data["text"], nodes, data.get("metadata", {}))
@@ -117,7 +118,7 @@ class DocTree:
         atomic_write_text(path, json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True))
 
     @classmethod
-    def load(cls, path: str | Path) -> "DocTree":
+    def load(cls, path: str | Path) -> DocTree:
         return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
 
 

@@ -10,8 +10,17 @@ import shlex
 from pathlib import Path
 
 from pipeline import layout as L
-from pipeline.config import answer_splits, answering_slice, config_hash, local_models, index_embedding, index_slice, retrieval_indexes, retrieval_slice  # noqa: F401
 from pipeline.answer_backends import calls_llm
+from pipeline.config import (  # noqa: F401
+    answer_splits,
+    answering_slice,
+    config_hash,
+    index_embedding,
+    index_slice,
+    local_models,
+    retrieval_indexes,
+    retrieval_slice,
+)
 from pipeline.config_schema import spec_defaults
 from pipeline.datasets.wattbot import document_source, load_metadata
 from pipeline.index_kinds import kind_of

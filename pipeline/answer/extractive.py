@@ -20,9 +20,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from pipeline.answer.numbers import Mention, find_numbers, fmt, is_year, keep_scale_for, unit_key, unit_score
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.parse.sentences import sentence_texts
-from pipeline.answer.numbers import Mention, find_numbers, fmt, is_year, keep_scale_for, unit_key, unit_score
 
 BLANK = "is_blank"
 RANK_W, DOC_W = 0.15, 0.15   # weights of the rank prior and the document-share prior
@@ -290,7 +290,7 @@ def _answer_number(question: str, unit: str, qt: QTerms, cands: list[Candidate])
         return _abstain("No usable number was found in the retrieved sentences.")
     # Agreement: the same value (with its unit) in several sentences adds a little confidence.
     votes: dict[str, set[str]] = {}
-    for s, c, m, u in scored:
+    for _s, c, m, u in scored:
         if u > 0:
             votes.setdefault(fmt(m.value), set()).add(_compact(c.text))
     best = max(scored, key=lambda t: t[0] + 0.1 * min(len(votes.get(fmt(t[2].value), ())) - 1, 3)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from pipeline.answer.normalise import is_true_false, normalise_value, parse_refs
@@ -23,14 +23,14 @@ from pipeline.llm.replies import repair_json, schema_problem
 from pipeline.specs import PROMPTS, AnswerSpec
 
 
-@lru_cache(maxsize=None)
+@cache
 def template(name: str) -> str:
     if name not in PROMPTS:
         raise ValueError(f"prompt '{name}' is not one of {PROMPTS}")
     return resources.files("pipeline.answer").joinpath(f"prompts/{name}.txt").read_text()
 
 
-@lru_cache(maxsize=None)
+@cache
 def answer_schema_text() -> str:
     return resources.files("pipeline.answer").joinpath("prompts/answer.schema.json").read_text()
 
@@ -46,7 +46,7 @@ def answer_schema(doc_ids: list[str]) -> dict:
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def reply_schema() -> dict:
     """What a reply must satisfy to be read as an answer (the gateway retries one that does not,
     then records it as a failure). It is ``answer.schema.json`` as a contract, not as a
@@ -73,7 +73,7 @@ def reply_problem(text: str) -> str | None:
     return _reply_check()(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reply_check():
     return schema_problem(reply_schema())
 
@@ -113,7 +113,8 @@ def select_snippets(hits: list[dict], k: int | None) -> list[dict]:
 def render_context(hits: list[dict], max_chars: int = 12000, snippet_chars: int | None = None) -> str:
     """Unique contexts in rank order, each once, within a character budget. ``hits`` may be the
     retrieval record's ``context`` snippets (expanded, deduplicated) or its raw hits."""
-    parts, used = [], 0
+    parts: list[str] = []
+    used = 0
     for h in select_snippets(hits, None):
         body = h.get("context") or h["text"]
         if snippet_chars:
@@ -168,7 +169,7 @@ class AnswerSettings:
     structured: bool = _DEFAULTS.structured    # send the JSON schema as response_format
 
     @classmethod
-    def from_spec(cls, spec: AnswerSpec, default_model: str | None = None) -> "AnswerSettings":
+    def from_spec(cls, spec: AnswerSpec, default_model: str | None = None) -> AnswerSettings:
         return cls(variant_model(spec, default_model), spec.prompt, dict(spec.params), spec.context_k,
                    spec.snippet_chars, spec.max_retries, spec.samples, VoteConfig(**spec.vote), spec.structured)
 
@@ -198,13 +199,14 @@ def telemetry_summary(rows: list[dict]) -> dict:
     return {"calls": len(rows), "cached": len(rows) - len(live), "tries": sum(int(r.get("tries") or 0) for r in live),
             "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in live) if counted else None,
             "completion_tokens": completion, "call_s": round(seconds, 1),
-            "tok_s": round(completion / seconds, 1) if seconds and counted else None}
+            "tok_s": round(completion / seconds, 1) if seconds and completion is not None else None}
 
 
 def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_unit: str, hits: list[dict],
                 known_docs: set[str], sample: int = 0) -> tuple[Answer, list[dict]]:
     """One sample with its blank-retry loop: the answer and one record per call made."""
-    calls, ans = [], None
+    calls: list[dict] = []
+    ans: Answer | None = None
     for attempt in range(s.max_retries + 1):
         shown = select_snippets(hits, s.context_k * (attempt + 1) if s.context_k else None)
         params = dict(s.params)
@@ -229,8 +231,9 @@ def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_un
             return blank_answer(f"LLM failure: {error}"), calls
         if error:
             ans = blank_answer(f"LLM failure: {error}")
-        elif not ans.is_blank:
+        elif ans is not None and not ans.is_blank:
             break
+    assert ans is not None  # max_retries >= 0: the loop ran at least once and set it
     return ans, calls
 
 

@@ -207,7 +207,7 @@ def unit_score(text: str, m: Mention, unit: str) -> float:
 
 def _follows(after: str, regs: list[re.Pattern], words: int = 2) -> bool:
     """Does a unit regex match right after the number, allowing up to `words` words between?"""
-    skip = r"^\s?(?:[\w\-]+\s){0,%d}" % words
+    skip = rf"^\s?(?:[\w\-]+\s){{0,{words}}}"
     return any(re.match(skip + "(?:" + r.pattern + ")", after, re.I) for r in regs)
 
 

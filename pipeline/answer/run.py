@@ -2,8 +2,8 @@
 
 Backends are data (``answering.<variant>.backend``), each registered with its answer function in
 pipeline/answer_backends.py: ``extractive`` (offline, no model download, the default) or ``llm``
-(any litellm model through the cached gateway, including the local llama.cpp server). Every question gets a record; an LLM question that failed
-carries ``failure`` with the reason and counts in the scores and the leaderboard.
+(any litellm model through the cached gateway, including the local llama.cpp server). Every question
+gets a record; an LLM question that failed carries ``failure`` with the reason and counts in the scores and the leaderboard.
 
 LLM answering is concurrent: every (question, sample) pair is a task in a thread pool of the
 model's ``concurrency`` (its blank-retry chain stays in order inside the task); samples are
@@ -14,18 +14,18 @@ are stored, then :class:`FatalLLMError` is raised.
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-import threading
 
 import pandas as pd
 from tqdm import tqdm
 
 from pipeline.answer.extractive import answer_question
+from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
 from pipeline.answer_backends import get as get_backend
 from pipeline.llm.gateway import LLMGateway
-from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
 from pipeline.specs import AnswerSpec, as_answer_spec
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.config_schema import spec_defaults
-from pipeline.specs import TIEBREAKS, VOTE_MODES as MODES
+from pipeline.specs import TIEBREAKS
+from pipeline.specs import VOTE_MODES as MODES
 
 _DEFAULTS = spec_defaults("answering", "*", "vote")   # the config schema's x-defaults
 
@@ -44,7 +46,7 @@ def value_key(value: str) -> str:
         return str(value).strip().lower()
 
 
-def majority(keys: list) -> object:
+def majority(keys: list) -> Any:
     """Most common key; ties go to the key that appears first."""
     counts = Counter(keys)
     best = max(counts.values())

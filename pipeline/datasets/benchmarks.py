@@ -21,14 +21,16 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import datasets
 
 from pipeline.datasets.paths import data_root
+from pipeline.io import atomic_write_jsonl, atomic_write_text, read_jsonl
 from pipeline.parse.text import _LIGATURES as _TEXT_LIGATURES
 from pipeline.parse.text import parse_text
-from pipeline.io import atomic_write_jsonl, atomic_write_text, read_jsonl
-from pipeline.suite_datasets import canonical, get as get_dataset
+from pipeline.suite_datasets import canonical
+from pipeline.suite_datasets import get as get_dataset
 from pipeline.tree import DocTree
 
 GOLD_COLUMNS = ("query_id", "doc_id", "start", "end", "grade")
@@ -238,7 +240,7 @@ def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
     for g in bench.gold:
         by_doc.setdefault(g["doc_id"], []).append(g)
     gold_out: list[dict] = []
-    counts = {"name": bench.name, "docs": len(bench.docs), "sentences": 0, "queries": len(bench.queries),
+    counts: dict[str, Any] = {"name": bench.name, "docs": len(bench.docs), "sentences": 0, "queries": len(bench.queries),
               "gold": 0, "gold_dropped": 0, "unaligned_chars": 0}
     for doc in bench.docs:
         tree = parse_text(doc["text"], doc["doc_id"], doc["title"] or doc["doc_id"])

@@ -41,7 +41,7 @@ def load(root: str | Path, n_questions: int | None = None, seed: int = 0, source
         queries.append({"id": qid, "question": r["question"], "answer": r.get("answer", ""),
                         "type": r.get("type", ""), "level": r.get("level", ""),
                         "source_file": r.get("source_file", "")})
-        offsets = {}
+        offsets: dict[str, tuple[str, list[tuple[int, int]]]] = {}
         for title, sentences in _context(r):
             text, spans = _paragraph(sentences)
             if not text.strip():
@@ -49,7 +49,7 @@ def load(root: str | Path, n_questions: int | None = None, seed: int = 0, source
             doc_id = safe_id(title, prefix="hotpotqa-", key=f"{title}\n{text}")
             docs.setdefault(doc_id, {"doc_id": doc_id, "title": title, "text": text, "source_id": title})
             offsets.setdefault(title, (doc_id, spans))
-        for title, sent_id in _gold_sentences(r):
+        for title, sent_id in _gold_sentences(r) or []:  # None was filtered out above
             doc_id, spans = offsets[title]
             gold.append({"query_id": qid, "doc_id": doc_id, "start": spans[sent_id][0], "end": spans[sent_id][1],
                          "grade": 1})

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .base import l2_normalise, minilm_path
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 
 def _rows(resp: Any) -> list[list[float]]:
@@ -26,7 +29,7 @@ class LiteLLMEncoder:
         self.batch_size = batch_size
         self.model_id = f"{model}/litellm"
         self._dim = int(dim) if dim else None
-        self._tok = None
+        self._tok: Tokenizer | None = None
 
     @property
     def dim(self) -> int:

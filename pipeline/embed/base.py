@@ -10,11 +10,11 @@ two encoders that can produce different vectors must never share one.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
-
 
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 256  # all-MiniLM's sentence-transformers max_seq_length (tokenizer.json says 128)
@@ -23,7 +23,9 @@ MINILM_MAX_TOKENS = 256  # all-MiniLM's sentence-transformers max_seq_length (to
 @runtime_checkable
 class Encoder(Protocol):
     model_id: str
-    dim: int
+
+    @property
+    def dim(self) -> int: ...  # an attribute, or a property probed lazily (the API encoder)
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
 

@@ -87,7 +87,7 @@ class EmbeddingCache:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "EmbeddingCache":
+    def __enter__(self) -> EmbeddingCache:
         return self
 
     def __exit__(self, *exc: object) -> None:

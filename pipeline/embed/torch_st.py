@@ -79,7 +79,7 @@ class SentenceTransformerEncoder:
             self._model.max_seq_length = max_tokens
         self.batch_size = batch_size
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-        self.dim = int(get_dim())
+        self.dim = int(get_dim() or 0)  # sentence-transformers types it Optional; a loaded model knows it
         self.model_id = f"{name}/st-fp32@max{self._model.max_seq_length}"
 
     def encode(self, texts: list[str]) -> np.ndarray:

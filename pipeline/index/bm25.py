@@ -108,7 +108,8 @@ def build_bm25_index(trees: list[DocTree], levels: list[str], writer: IndexWrite
     counts: dict[str, int] = {}
     for tree in trees:
         nodes = list(tree.nodes.values())
-        writer.add([StoredNode.from_node(n) for n in nodes], tokens=[tokenize(n.text) if n.level in levels else None for n in nodes])
+        writer.add([StoredNode.from_node(n) for n in nodes],
+                   tokens=[tokenize(n.text) if n.level in levels else None for n in nodes])
         for n in nodes:
             if n.level in levels:
                 counts[n.level] = counts.get(n.level, 0) + 1

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index.bm25 import build_bm25_index

@@ -7,10 +7,12 @@ from pulling a paragraph vector as hard as a long evidence sentence.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from pipeline.index.store import IndexWriter, StoredNode
-from pipeline.tree import DocTree, section_depth
+from pipeline.tree import DocTree, Node, section_depth
 
 AGGREGATED = ("paragraph", "section", "document")
 
@@ -20,7 +22,7 @@ def aggregate(tree: DocTree, leaf_vecs: dict[str, np.ndarray], leaf_tokens: dict
     vecs = dict(leaf_vecs)
     weight = {k: max(int(v), 1) for k, v in leaf_tokens.items()}
     for level in AGGREGATED:
-        nodes = tree.at_level(level)
+        nodes: Iterable[Node] = tree.at_level(level)
         if level == "section":  # subsections before the sections that hold them
             nodes = sorted(nodes, key=lambda n: -section_depth(n.id))
         for node in nodes:

@@ -39,12 +39,12 @@ class StoredNode:
     text: str
 
     @classmethod
-    def from_node(cls, node) -> "StoredNode":
+    def from_node(cls, node) -> StoredNode:
         """From a :class:`pipeline.tree.Node`."""
         return cls(node.id, node.doc_id, node.level, node.kind, node.parent, node.start, node.end, node.pages, node.text)
 
 
-def connect(path: str | Path) -> "sqlean.Connection":
+def connect(path: str | Path) -> sqlean.Connection:
     db = sqlean.connect(str(path))
     db.enable_load_extension(True)
     sqlite_vec.load(db)
@@ -123,10 +123,14 @@ class IndexReader:
         ).fetchone()
         if row is None:
             return None
-        return StoredNode(*row[:7], json.loads(row[7]), row[8])
+        return StoredNode(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]), row[8])
 
     def node_by_rowid(self, rowid: int) -> StoredNode:
-        return self._node("rowid = ?", rowid)
+        """A node a search found (its rowid comes from this index's vectors or postings)."""
+        node = self._node("rowid = ?", rowid)
+        if node is None:
+            raise KeyError(f"no node with rowid {rowid} in this index")
+        return node
 
     def node(self, node_id: str) -> StoredNode | None:
         return self._node("node_id = ?", node_id)

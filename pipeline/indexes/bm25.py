@@ -16,7 +16,7 @@ def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir
 class LexicalSearcher:
     """BM25 over the variant's levels, merged across levels by its ``level_fusion``."""
 
-    def __init__(self, path: Path, params: dict, cache_dir: str):
+    def __init__(self, path: Path, params: dict, cache_dir: str | Path):
         from pipeline.index.bm25 import BM25Searcher
 
         cfg = params["retrieval"]

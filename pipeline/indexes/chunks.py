@@ -12,7 +12,7 @@ def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir
 
     idx = params["index"]
     return build_dense_index(
-        tree_paths, out, idx, params.get("embedding"), cache_dir, params,
+        tree_paths, out, idx, params["embedding"], cache_dir, params,
         lambda trees, embed, count, writer: build_chunk_index(trees, embed, count, writer, idx["chunk_tokens"],
                                                               idx["overlap_tokens"]))
 

@@ -14,11 +14,11 @@ from pipeline.specs import BEAM_KEYS
 def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
     from pipeline.sprout.stage import build_sprout_index
 
-    return build_sprout_index(tree_paths, out, params["index"], inputs.get("sprout_attention"),
+    return build_sprout_index(tree_paths, out, params["index"], inputs["sprout_attention"],
                               inputs.get("head_weights"), params)
 
 
-def searcher(path: Path, params: dict, cache_dir: str):
+def searcher(path: Path, params: dict, cache_dir: str | Path):
     from pipeline.sprout.searcher import SproutSearcher
 
     return SproutSearcher(path, params["retrieval"], cache_dir, (params.get("embedding") or {}).get("threads", 2))

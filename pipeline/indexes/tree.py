@@ -11,14 +11,14 @@ def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir
     from pipeline.index.build import build_dense_index
     from pipeline.index.hier import build_tree_index
 
-    return build_dense_index(tree_paths, out, params["index"], params.get("embedding"), cache_dir, params,
+    return build_dense_index(tree_paths, out, params["index"], params["embedding"], cache_dir, params,
                              build_tree_index)
 
 
 class LevelSearcher:
     """A dense searcher restricted to the variant's levels."""
 
-    def __init__(self, path: Path, params: dict, cache_dir: str):
+    def __init__(self, path: Path, params: dict, cache_dir: str | Path):
         from pipeline.index.dense import DenseSearcher
 
         self.dense = DenseSearcher(path, params["embedding"], cache_dir)

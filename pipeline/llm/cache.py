@@ -14,9 +14,9 @@ import socket
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from pipeline.provenance import stable_hash
 from pipeline.specs import CACHE_JOURNALS as JOURNALS  # the config schema's list

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from pipeline.llm.cache import LLMCache, LLMResult
 
@@ -34,6 +34,7 @@ def single_flight(flight_key: tuple[str, str], lead: Callable[[], LLMResult], on
         leader = flight is None
         if leader:
             flight = _FLIGHTS[flight_key] = _Flight()
+    assert flight is not None  # found or just made under the lock
     if not leader:
         on_follow()
         flight.done.wait()

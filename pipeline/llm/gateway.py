@@ -40,15 +40,16 @@ import queue
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from pipeline.llm import retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight
 from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits, model_settings
-from pipeline.specs import LLM_MODES as MODES, LLMSpec
+from pipeline.specs import LLM_MODES as MODES
+from pipeline.specs import LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
@@ -107,13 +108,13 @@ class LLMGateway:
         self.stats_lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, cache_dir: str | Path, llm_cfg: dict) -> "LLMGateway":
+    def from_config(cls, cache_dir: str | Path, llm_cfg: dict) -> LLMGateway:
         s = LLMSpec.from_dict(llm_cfg)
         return cls(Path(cache_dir) / "llm.sqlite", s.mode, s.timeout_s, s.max_retries, s.api_base, s.backoff_s,
                    llm_cfg.get("local"), s.concurrency, llm_cfg=llm_cfg, journal=s.cache_journal,
                    max_cost_usd=s.max_cost_usd)
 
-    def __enter__(self) -> "LLMGateway":
+    def __enter__(self) -> LLMGateway:
         return self
 
     def __exit__(self, *exc) -> None:

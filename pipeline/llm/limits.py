@@ -49,7 +49,8 @@ def variant_model(variant: AnswerSpec | dict, default_model: str | None = None) 
 def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: AnswerSpec | dict) -> dict:
     """The gateway config of one answering job: the computed slice plus the execution-only
     settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency, and a
-    local model's servers and their threads fit the job's granted threads (:mod:`pipeline.cores`, :func:`pipeline.llm.local_server.fit_local_servers`)."""
+    local model's servers and their threads fit the job's granted threads (:mod:`pipeline.cores`,
+    :func:`pipeline.llm.local_server.fit_local_servers`)."""
     cfg = {**llm, **execution}
     if not calls_llm(as_answer_spec(variant).backend):
         return cfg
@@ -78,7 +79,7 @@ def model_limits(llm_cfg: dict, model: str) -> ModelLimits:
     return ModelLimits(int(concurrency), merged.get("requests_per_minute"), merged.get("tokens_per_minute"))
 
 
-def estimate_tokens(request: "LLMRequest") -> int:
+def estimate_tokens(request: LLMRequest) -> int:
     """Tokens a request spends against a tokens-per-minute budget, before the call: prompt
     characters / 4 plus the completion allowance (``max_tokens``, else 512)."""
     chars = sum(len(str(m.get("content", ""))) for m in request.messages)

@@ -80,7 +80,7 @@ class LocalServer:
                 "--port", str(self.port), "--n_ctx", str(c["n_ctx"]), "--n_threads", str(c["n_threads"]),
                 "--chat_format", c["chat_format"], "--model_alias", self.name]
 
-    def start(self) -> "LocalServer":
+    def start(self) -> LocalServer:
         try:
             import llama_cpp  # noqa: F401  (fail here with a clear line, not as a dead subprocess)
         except ImportError:
@@ -118,7 +118,7 @@ class LocalServer:
                 self.proc.wait()
         self.proc = None
 
-    def __enter__(self) -> "LocalServer":
+    def __enter__(self) -> LocalServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -9,9 +9,9 @@ mocked variants (``params.mock_response``); ``local/<name>`` models need their s
 """
 from __future__ import annotations
 
-from pipeline.llm.gateway import LOCAL_PREFIX
 from pipeline.answer_backends import calls_llm
 from pipeline.config import ConfigError
+from pipeline.llm.gateway import LOCAL_PREFIX
 
 
 def llm_users(cfg: dict) -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import jsonschema
 

@@ -15,14 +15,14 @@ import email.utils
 import logging
 import random
 import time
-from functools import lru_cache
+from functools import cache
 
 # A missing key is fatal whatever type litellm wraps it in.
 FATAL_WORDS = ("api key", "api_key", "credentials", "llm provider not provided", "model not found",
                "does not exist", "unknown model")
 
 
-@lru_cache(maxsize=None)
+@cache
 def fatal_errors() -> tuple[type, ...]:
     """Errors another attempt cannot fix (and their subclasses: a ContextWindowExceededError is
     a BadRequestError)."""
@@ -36,7 +36,7 @@ def fatal_errors() -> tuple[type, ...]:
             litellm.UnsupportedParamsError, litellm.InvalidRequestError)
 
 
-@lru_cache(maxsize=None)
+@cache
 def retryable_errors() -> frozenset[type]:
     """Errors without an HTTP status that another attempt may fix (matched exactly, see above)."""
     import json
@@ -51,7 +51,7 @@ def retryable_errors() -> frozenset[type]:
                       json.JSONDecodeError})
 
 
-@lru_cache(maxsize=None)
+@cache
 def rate_limit_errors() -> frozenset[type]:
     import litellm
     import openai

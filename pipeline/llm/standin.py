@@ -110,7 +110,7 @@ class StandIn:
     def api_base(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "StandIn":
+    def start(self) -> StandIn:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True, name="standin")
         self.thread.start()
         self.timer = threading.Timer(self.cfg.max_seconds, self.stop)
@@ -133,7 +133,7 @@ class StandIn:
         """Block until the server stops by itself (its request or time bound)."""
         self.stopped.wait()
 
-    def __enter__(self) -> "StandIn":
+    def __enter__(self) -> StandIn:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -145,7 +145,7 @@ class StandIn:
         d["per_key"], d["ok_per_key"] = dict(self.stats.per_key), dict(self.stats.ok_per_key)
         return d
 
-    def _decide(self, key: str) -> tuple[str, float]:
+    def _decide(self, key: str) -> tuple[str | int, float]:
         """What to do with one request: ('ok' | 429 | 5xx | 'stall' | 'malformed' | 'refused', arg)."""
         c = self.cfg
         with self.lock:

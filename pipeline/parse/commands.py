@@ -39,8 +39,8 @@ def describer_from(a):
 
 
 def cmd_parse(a) -> None:
-    from pipeline.parse.document import parse_document
     from pipeline.io import atomic_write_text
+    from pipeline.parse.document import parse_document
 
     src = Path(a.source)
     tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a), headings=a.headings)
@@ -55,8 +55,8 @@ def cmd_parse(a) -> None:
 
 
 def cmd_parse_errors(a) -> None:
-    from pipeline.parse.errors import collect_errors, errors_csv
     from pipeline.io import atomic_write_text
+    from pipeline.parse.errors import collect_errors, errors_csv
     from pipeline.provenance import write_manifest
 
     trees = a.trees.split(",") if a.trees else []
@@ -82,10 +82,10 @@ def cmd_parse_check(a) -> None:
 
 def cmd_parse_quality(a) -> None:
     """``quality.csv`` + ``quality_sources.csv`` over the manifest's documents (or every PDF in a folder)."""
+    from pipeline.io import atomic_write_text
     from pipeline.parse.corpus import Entry, load_manifest, select
     from pipeline.parse.errors import errors_csv
     from pipeline.parse.quality_report import write_report
-    from pipeline.io import atomic_write_text
     from pipeline.provenance import write_manifest
 
     folder = Path(a.pdfs)
@@ -127,7 +127,8 @@ def add_vision_args(s) -> None:
 
 
 def add_parse_verbs(sub) -> None:
-    s = sub.add_parser("parse", help="parse one PDF (or JSON/text) into a readable node list: id, parent, level, kind, title, text, page, start, end")
+    s = sub.add_parser("parse", help="parse one PDF (or JSON/text) into a readable node list: "
+                                     "id, parent, level, kind, title, text, page, start, end")
     s.add_argument("source")
     s.add_argument("-o", "--out", default=None, help="output JSON (default: stdout)")
     s.add_argument("--doc-id", default=None)

@@ -3,10 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.specs import HEADINGS  # who finds PDF headings: the rules, PyMuPDF's layout model, or both
+from pipeline.specs import HEADINGS  # noqa: F401 (re-exported) who finds PDF headings: the rules, PyMuPDF's layout model, or both
 from pipeline.tree import DocTree
-
-
 
 
 def parse_document(source: str | Path, doc_id: str, title: str | None = None, describe=None,

@@ -141,7 +141,8 @@ def load_payload(path: str | Path) -> DocTree:
     by_page: list[SectionSpec] = []
     flat: list[tuple[int, SectionSpec]] = [(0, SectionSpec(title, []))]  # front matter, before any heading
     outline = Outline()
-    running = running_lines([p["text"] for s in pages for p in s["paragraphs"] if p["metadata"].get("attachment_type") != "image"])
+    running = running_lines([p["text"] for s in pages for p in s["paragraphs"]
+                             if p["metadata"].get("attachment_type") != "image"])
     for section in pages:
         page = int(section["metadata"]["page"])
         by_page.append(SectionSpec(f"Page {page}", [], pages=[page]))

@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pymupdf
 
@@ -69,7 +69,7 @@ REFERENCE_NAMES = frozenset({"references", "bibliography", "literaturecited", "w
 @dataclass
 class _Line:
     text: str
-    bbox: tuple[float, float, float, float]
+    bbox: tuple[float, ...]  # x0, y0, x1, y1
     size: float
     bold: bool
     page: int
@@ -165,10 +165,10 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
                     bold += len(s["text"])
                 if s["flags"] & 8 or re.search(r"Mono|Courier|TT\d|Typewriter", s["font"], re.I):
                     mono += len(s["text"])
-            size = max(chars, key=chars.get)
+            size = max(chars, key=lambda s: chars[s])
             total = sum(chars.values())
             block_lines.append(_Line(text, tuple(line["bbox"]), size, bold * 2 > total, pno, b_index,
-                                     font=max(fonts, key=fonts.get), mono=mono * 2 > total))
+                                     font=max(fonts, key=lambda f: fonts[f]), mono=mono * 2 > total))
         for ln in block_lines:
             ln.block_lines = len(block_lines)
         if groups and block_lines:
@@ -314,7 +314,7 @@ def _reading_order(items: list, width: float) -> list:
         it.col = "L" if x1 <= mid + slack else "R" if x0 >= mid - slack else "S"
     left = [it for it in items if it.col == "L"]
     right = [it for it in items if it.col == "R"]
-    two_columns = any(l.bbox[1] < r.bbox[3] and r.bbox[1] < l.bbox[3] for l in left for r in right)
+    two_columns = any(lt.bbox[1] < r.bbox[3] and r.bbox[1] < lt.bbox[3] for lt in left for r in right)
     if not two_columns:
         for it in items:
             it.col = "S"
@@ -339,7 +339,7 @@ def _body_font(lines: list[_Line]) -> str:
     fonts: dict[str, int] = defaultdict(int)
     for ln in lines:
         fonts[ln.font] += len(ln.text)
-    return max(fonts, key=fonts.get) if fonts else ""
+    return max(fonts, key=lambda f: fonts[f]) if fonts else ""
 
 
 @dataclass
@@ -442,7 +442,8 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
         return "caps"
     if alone and ln.bbox[2] - ln.bbox[0] < 0.6 * style.width and style.centred(ln) and not style.at_margin(ln):
         return "centred"
-    if distinct and narrow and style.at_margin(ln) and not ln.in_row and not ln.bold and not sentence and text[0].isupper() and len(text.split()) <= 12:
+    if (distinct and narrow and style.at_margin(ln) and not ln.in_row and not ln.bold and not sentence
+            and text[0].isupper() and len(text.split()) <= 12):
         return "font"
     return None
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import nupunkt
 

@@ -8,7 +8,8 @@ parsers all make the same decisions.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 from pipeline.parse.sentences import sentence_texts
 from pipeline.tree import DocTree, ParagraphSpec, SectionSpec, build_tree
@@ -55,7 +56,7 @@ def vocabulary(text: str) -> set[str]:
     return words
 
 
-def _join_hyphenated(left: str, right: str, vocab: set[str]) -> bool:
+def _join_hyphenated(left: str, right: str, vocab: AbstractSet[str]) -> bool:
     """True when ``left-`` + ``right`` is one word split by a line break ("effi-" + "ciency")."""
     last = left.lower().rsplit("-", 1)[-1]
     right = right.lower()
@@ -66,7 +67,7 @@ def _join_hyphenated(left: str, right: str, vocab: set[str]) -> bool:
     return not (len(last) > 2 and len(right) > 2 and last in vocab and right in vocab)
 
 
-def join_lines(lines: Iterable[str], vocab: set[str] = frozenset()) -> tuple[str, list[int]]:
+def join_lines(lines: Iterable[str], vocab: AbstractSet[str] = frozenset()) -> tuple[str, list[int]]:
     """Join cleaned lines into running text; return it with the offsets of the line joins.
 
     The join offsets are soft breaks for :func:`split_sentences` (where an over-long
@@ -111,7 +112,7 @@ def heading_title(line: str) -> str | None:
     return line
 
 
-def paragraph_sentences(lines: list[str], vocab: set[str] = frozenset()) -> list[str]:
+def paragraph_sentences(lines: list[str], vocab: AbstractSet[str] = frozenset()) -> list[str]:
     """Sentences of a paragraph given as cleaned lines; a heading first line is its own sentence."""
     lines = [x for x in lines if x]
     head: list[str] = []

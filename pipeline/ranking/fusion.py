@@ -52,7 +52,7 @@ def convex(lists: list[list[tuple]], top_k: int, weights: list[float] | None = N
 def append(primary: list[tuple], extra: list[tuple], extra_k: int) -> list[tuple]:
     """KohakuRAG's hybrid: up to ``extra_k`` new ids from ``extra`` appended after ``primary``."""
     seen = {n for n, _ in primary}
-    added = []
+    added: list[tuple[str, float]] = []
     for n, s in extra:
         if n not in seen and len(added) < extra_k:
             seen.add(n)

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from pipeline import markdown
-from pipeline.layout import Reports
 from pipeline.io import atomic_write_json
+from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
 
 

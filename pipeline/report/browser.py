@@ -25,7 +25,7 @@ MEASURE_JS = """() => {
   const de = document.documentElement, H = window.innerHeight;
   const rect = el => el ? el.getBoundingClientRect() : null;
   const rows = [...document.querySelectorAll('tr')].map(r => ({h: r.getBoundingClientRect().height,
-      text: r.innerText.slice(0, 80)})).filter(r => r.h > %d);
+      text: r.innerText.slice(0, 80)})).filter(r => r.h > MAX_ROW_PX);
   const wide = [...document.querySelectorAll('.tw')].filter(d => d.scrollWidth > d.clientWidth + 1)
       .map(d => { let e = d; while (e && e.tagName !== 'H2') e = e.previousElementSibling || e.parentElement;
                   return `${e ? e.innerText : '?'}: ${d.scrollWidth}px in ${d.clientWidth}px`; });
@@ -41,7 +41,7 @@ MEASURE_JS = """() => {
           broken_images: imgs, images: document.images.length, dangling_links: links,
           title_visible: !below(document.querySelector('h1')),
           claims_visible: !below(claimsTable), leaderboard_visible: !below(firstRow)};
-}""" % MAX_ROW_PX
+}""".replace("MAX_ROW_PX", str(MAX_ROW_PX))  # JavaScript: braces everywhere, so no str.format
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import markdown
-from pipeline.layout import Reports
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
+from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.figures import doc_recall_by_variant, score_by_variant
 from pipeline.report.stats import bootstrap_mean
@@ -53,13 +53,15 @@ def leaderboard(params: dict, score_paths: dict[str, str], per_question_paths: d
 
 
 def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str) -> str:
-    cols = ["variant", "score", "score_lo", "score_hi", "value", "ref", "na", "score_2026", "doc_recall@1", "doc_recall@5", "abstained", "failures"]
+    cols = ["variant", "score", "score_lo", "score_hi", "value", "ref", "na", "score_2026", "doc_recall@1", "doc_recall@5",
+            "abstained", "failures"]
     lines = [
         "# wattbench report",
         "",
         f"- config hash: `{params['config_hash']}`",
         f"- scored split: `{params['score_split']}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
-        f"- default variant: `{params['default_variant']}` → `wattbot/submission.csv` (Kaggle format, {params['n_test']} test questions)",
+        f"- default variant: `{params['default_variant']}` → `wattbot/submission.csv` "
+        f"(Kaggle format, {params['n_test']} test questions)",
         "",
         "## Leaderboard",
         "",

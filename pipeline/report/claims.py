@@ -87,6 +87,7 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
 def verdict(direction: str, lo: float, hi: float, margin: float | None = None) -> str:
     """The verdict rule of the module docstring for one interval."""
     if direction == "negligible":
+        assert margin is not None, "a negligible claim has a margin (claims.yaml)"
         if -margin <= lo and hi <= margin:
             return "reproduced"
         return "contradicted" if lo > margin or hi < -margin else "undecided"
@@ -239,7 +240,7 @@ def claims_html(table: pd.DataFrame) -> str:
     from pipeline.report.html import table_html
 
     rows = []
-    for cid, part in table.groupby("claim_id", sort=False):
+    for _cid, part in table.groupby("claim_id", sort=False):
         recs = part.to_dict("records")
         first = recs[0]
         if len(recs) == 1:

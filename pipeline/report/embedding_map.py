@@ -28,11 +28,11 @@ def load_vectors(index_path: str | Path, sample: int, seed: int) -> tuple[pd.Dat
     meta = pd.DataFrame([r[:3] for r in rows], columns=["node_id", "doc_id", "level"])
     vecs = np.stack([np.frombuffer(r[3], dtype=np.float32) for r in rows])
     rng = np.random.default_rng(seed)
-    keep = []
+    picked: list[int] = []
     for level in LEVELS:
         idx = np.flatnonzero(meta["level"].to_numpy() == level)
-        keep.extend(sorted(rng.choice(idx, size=sample, replace=False)) if len(idx) > sample else idx)
-    keep = np.asarray(sorted(keep))
+        picked.extend(sorted(rng.choice(idx, size=sample, replace=False)) if len(idx) > sample else idx)
+    keep = np.asarray(sorted(picked))
     return meta.iloc[keep].reset_index(drop=True), vecs[keep]
 
 

@@ -9,7 +9,7 @@ import base64
 import html
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pandas as pd
@@ -60,7 +60,7 @@ def cell_html(value) -> str:
             f"{html.escape(value)}</details></td>")
 
 
-@lru_cache(maxsize=None)
+@cache
 def short_hash(path: str) -> str:
     return file_hash(path)[:12] if Path(path).exists() else "missing"
 

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.layout import Reports
 from pipeline.io import atomic_write_text
+from pipeline.layout import Reports
 from pipeline.provenance import manifest_path
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"

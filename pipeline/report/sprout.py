@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.layout import Reports
 from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
+from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
 
 

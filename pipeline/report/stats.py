@@ -9,6 +9,7 @@ generators only, so a report is byte-identical on a rerun.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 from scipy.stats import bootstrap, permutation_test
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import markdown
-from pipeline.layout import Reports
 from pipeline.io import atomic_write_text
+from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.figures import ie_by_variant
 
@@ -18,7 +18,8 @@ PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "t
 
 def suite_runs(score_paths: dict[str, str]) -> list[tuple[str, str, Path]]:
     """(dataset, variant, path) of ``DATASET:VARIANT`` -> scores JSON, in the order of the paths."""
-    return [(*name.split(":", 1), Path(path)) for name, path in sorted(score_paths.items(), key=lambda kv: kv[1])]
+    return [(dataset, variant, Path(path)) for (dataset, variant), path in
+            ((name.split(":", 1), path) for name, path in sorted(score_paths.items(), key=lambda kv: kv[1]))]
 
 
 def metrics_table(score_paths: dict[str, str]) -> pd.DataFrame:
@@ -41,7 +42,8 @@ def index_md(table: pd.DataFrame, params: dict) -> str:
     for dataset, part in table.groupby("dataset", sort=True):
         cols = ["variant", "k", "recall", "precision", "ie", "char_precision", "char_recall", "tokens", "ndcg@10", "mrr"]
         lines += [f"## {dataset}", "", f"![IE@k]({dataset}.png)", "",
-                  *markdown.table_lines(["variant", "k", "recall", "precision", "IE", "char P", "char R", "tokens", "nDCG@10", "MRR"],
+                  *markdown.table_lines(["variant", "k", "recall", "precision", "IE", "char P", "char R", "tokens",
+                                         "nDCG@10", "MRR"],
                                         ([f"{r[c]}" for c in cols] for r in part.to_dict("records"))), ""]
     return "\n".join(lines)
 

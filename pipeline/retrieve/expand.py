@@ -20,8 +20,8 @@ token budget. Nodes without a parent (flat-index chunks, documents) get no paren
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from pipeline.specs import DEDUP_MODES  # the config schema's list
 
@@ -104,7 +104,8 @@ def fit_budget(snippets: list[Snippet], budget: int | None,
     """
     if budget is None:
         return list(snippets), 0
-    kept, used = [], 0
+    kept: list = []
+    used = 0
     for s in snippets:
         used += count_tokens(s.text)
         if kept and used > budget:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import fields
-from functools import lru_cache
-from typing import Iterable
+from functools import cache
 
 from pipeline.index.bm25 import STOPWORDS, stem
 from pipeline.llm.gateway import LLMRequest
@@ -45,7 +45,7 @@ def _spells(letters: str, words: tuple[str, ...]) -> bool:
     "and") other than the first may give nothing. Every letter is used, and at least two words
     (and half as many as letters) contribute, so one long word does not "spell" an acronym."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def go(i: int, j: int, used: int) -> bool:
         if j == len(words):
             return i == len(letters) and used >= max(2, (len(letters) + 1) // 2)
@@ -251,17 +251,16 @@ Write up to {k} additional short search queries that would retrieve the passage 
 
 Question: {question}{unit}
 
-Reply with JSON only: {{"queries": ["...", "..."]}}"""
+Reply with JSON only: {{"queries": ["...", "..."]}}"""  # noqa: E501 (the prompt text is part of the LLM cache key)
 
 
 def parse_queries(text: str) -> list[str] | None:
     """Queries from a reply: the JSON object between the first "{" and the last "}" (its
     "queries"), else a bare JSON list; None if neither parses to a list of strings."""
     for data in json_values(text):
-        if isinstance(data, dict):
-            data = data.get("queries")
-        if isinstance(data, list):
-            return [q.strip() for q in data if isinstance(q, str) and q.strip()]
+        queries = data.get("queries") if isinstance(data, dict) else data
+        if isinstance(queries, list):
+            return [q.strip() for q in queries if isinstance(q, str) and q.strip()]
     return None
 
 

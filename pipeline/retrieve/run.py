@@ -29,7 +29,10 @@ def expand(reader: IndexReader, node: StoredNode, to: str) -> StoredNode:
         return node
     current = node
     while ORDER.index(current.level) < ORDER.index(to) and current.parent:
-        current = reader.node(current.parent)
+        parent = reader.node(current.parent)
+        if parent is None:
+            raise KeyError(f"node {current.node_id}'s parent {current.parent} is not in the index")
+        current = parent
     return current
 
 
@@ -101,7 +104,9 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
     ctx = {"parent_depth": 1 if searchers.kind.parents_are_context else 0, **spec.context}
     out = []
     for qid, plan in tqdm(list(zip(questions["id"], plans)), desc="retrieve", disable=not progress):
-        lists, nodes, sources = [], {}, {}
+        lists: list = []
+        nodes: dict = {}
+        sources: dict = {}
         for query in plan:
             ranked, found, source = searchers.search(query, next(qvecs) if qvecs else None)
             lists.append(ranked)
@@ -122,7 +127,6 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
             hit["expansion"] = [s.node_id for s in snippets if s.source == hit["node_id"]]
         out.append({"id": qid, "query": plan[0], "queries": plan, "hits": hits,
                     "context": [asdict(s) for s in snippets]})
-    if planner is not None and getattr(planner, "failures", None):
-        for question, reason in planner.failures:
-            tqdm.write(f"planner failure (fell back to the question): {reason}: {question[:80]}")
+    for question, reason in getattr(planner, "failures", None) or []:  # the LLM planner's fallbacks
+        tqdm.write(f"planner failure (fell back to the question): {reason}: {question[:80]}")
     return out

@@ -81,7 +81,9 @@ def intervals(hit: dict) -> list[tuple[int, int]]:
 
 
 def union_length(intervals: list[tuple[int, int]]) -> int:
-    total, cur_start, cur_end = 0, None, None
+    total = 0
+    cur_start: int = 0
+    cur_end: int | None = None
     for s, e in sorted(intervals):
         if cur_end is None or s > cur_end:
             total += (cur_end - cur_start) if cur_end is not None else 0

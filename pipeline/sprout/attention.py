@@ -26,12 +26,18 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
 
-from pipeline.specs import ATTENTION_KERNELS as KERNELS  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
+from pipeline.specs import (
+    ATTENTION_KERNELS as KERNELS,  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
+)
 from pipeline.sprout.chunks import Chunk
+
+if TYPE_CHECKING:
+    import torch  # imported lazily where it runs
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +96,7 @@ class ChunkPool:
     """One forward pass's column-normalised token x chunk matrix S [B, T, c] and, filled layer by layer,
     A @ S [B, H, T, c]: each query token's mean attention to each chunk's tokens."""
 
-    matrix: "torch.Tensor"  # noqa: F821 (torch is imported lazily)
+    matrix: torch.Tensor
     out: list = field(default_factory=list)
     _buffers: tuple = ()
 
@@ -170,6 +176,7 @@ class AttentionEncoder:
         self.tok.no_truncation()
         self.tok.no_padding()
         self.cls, self.sep = self.tok.token_to_id("[CLS]"), self.tok.token_to_id("[SEP]")
+        assert self.cls is not None and self.sep is not None, "a WordPiece tokenizer has [CLS] and [SEP]"
         c = self.model.config
         self.layers, self.heads, self.dim = c.num_hidden_layers, c.num_attention_heads, c.hidden_size
         self.max_positions = c.max_position_embeddings
@@ -203,8 +210,8 @@ class _Acc:
     lh: int
     keys: list = field(default_factory=list)
     vals: list = field(default_factory=list)
-    vec_sum: np.ndarray = None
-    vec_count: np.ndarray = None
+    vec_sum: np.ndarray = field(init=False)  # made in __post_init__
+    vec_count: np.ndarray = field(init=False)
 
     def __post_init__(self):
         self.vec_sum = np.zeros((self.n, self.dim), dtype=np.float64)
@@ -248,7 +255,8 @@ def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[
     accs = [_Acc(len(chunks), encoder.dim, encoder.layers * encoder.heads) for _, _, chunks in docs]
     # by length (little padding), then by chunk count (little padding of S's columns in a batch)
     order = sorted(range(len(windows)), key=lambda i: (len(windows[i].ids), _n_chunks(windows[i]), i))
-    batches, cur = [], []
+    batches: list[list[int]] = []
+    cur: list[int] = []
     for i in order:
         width = len(windows[i].ids) + 2
         if cur and (len(cur) + 1) * width > cfg.batch_tokens:
@@ -272,7 +280,7 @@ def _n_chunks(w: _Window) -> int:
     return len(np.unique(w.chunk_of[w.chunk_of >= 0]))
 
 
-def membership(batch: list["_Window"], width: int) -> tuple[list[np.ndarray], np.ndarray]:
+def membership(batch: list[_Window], width: int) -> tuple[list[np.ndarray], np.ndarray]:
     """Per window its chunk ids, and S [B, width, c_max]: token t+1 (after [CLS]) of window b belongs to
     its chunk's column, columns normalised to sum 1 (a block mean), unused columns zero."""
     cids_all, cols = [], []

@@ -96,10 +96,9 @@ def kruskal_merges(n: int, pairs: np.ndarray, scores: np.ndarray) -> list[tuple[
             if len(out) == n - 1:
                 break
     roots = sorted({find(x) for x in range(n)}, key=lambda r: lo[r])
-    acc = roots[0] if roots else None
-    for r in roots[1:]:
-        out.append((comp_node[acc], comp_node[r], 0.0))
-        comp_node[acc] = n + len(out) - 1
+    for r in roots[1:]:  # chain the remaining components under the first
+        out.append((comp_node[roots[0]], comp_node[r], 0.0))
+        comp_node[roots[0]] = n + len(out) - 1
     return out
 
 

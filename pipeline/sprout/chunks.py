@@ -42,7 +42,7 @@ def leaf_chunks(tree: DocTree, max_sentences: int = 2) -> list[Chunk]:
     sents = sorted(tree.at_level("sentence"), key=lambda n: n.start)
     if not sents:
         return [Chunk(tree.doc_id, 0, 0, len(tree.text), ())] if tree.text.strip() else []
-    out = []
+    out: list[Chunk] = []
     for i in range(0, len(sents), max_sentences):
         run = sents[i : i + max_sentences]
         pages = tuple(sorted({p for s in run for p in s.pages}))

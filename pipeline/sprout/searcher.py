@@ -12,9 +12,9 @@ import numpy as np
 
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index.store import StoredNode
+from pipeline.specs import BeamSpec
 from pipeline.sprout.search import BeamConfig, search_documents
 from pipeline.sprout.store import SproutIndex, SproutStore
-from pipeline.specs import BeamSpec
 
 
 def beam_config(cfg: dict) -> BeamConfig:
@@ -35,7 +35,12 @@ class SproutSearcher:
 
     def search(self, query: str, qvec: np.ndarray, k: int) -> list[tuple[StoredNode, float]]:
         """Beam search over every document's tree; ``k`` is the variant's ``top_k``, already in the beam."""
-        return [(self.store.node(f.node_id), f.score) for f in search_documents(self.index.trees, qvec, self.beam)]
+        hits = []
+        for found in search_documents(self.index.trees, qvec, self.beam):
+            node = self.store.node(found.node_id)
+            assert node is not None, "the beam visits only this index's own trees"
+            hits.append((node, found.score))
+        return hits
 
     def hit_extra(self, node_id: str) -> dict:
         """Exact spans (a subtree may cover non-adjacent leaves), size, height, depth of a hit."""

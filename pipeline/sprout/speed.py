@@ -33,7 +33,7 @@ def render(reports_dir: Path) -> str:
              f"{b['attention']['threads']} threads, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
              f"WattBot has {b['corpus_windows']} windows.", ""]
     rows = ([kernel, f"{r['windows_per_s']}", f"{r['cpu_s_per_window']}",
-             f"{r['cpu_s_by_phase'].get('tokenize', 0)} / {r['cpu_s_by_phase'].get('encoder', 0)} / {r['cpu_s_by_phase'].get('aggregate', 0)}",
+             " / ".join(f"{r['cpu_s_by_phase'].get(phase, 0)}" for phase in ("tokenize", "encoder", "aggregate")),
              f"{r['corpus_minutes_idle_estimate']}"] for kernel, r in b["kernels"].items())
     lines += markdown.table_lines(["kernel", "windows/s (wall)", "CPU s / window", "CPU s: tokenize / encoder / aggregate",
                                    "WattBot pass, idle estimate (min)"], rows)

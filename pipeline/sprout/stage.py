@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 
 import numpy as np
 
 from pipeline.config import SPROUT_ATTENTION_DEFAULTS
+from pipeline.cores import job_threads
 from pipeline.index.store import IndexWriter
 from pipeline.provenance import write_manifest
 from pipeline.sprout.attention import AttentionEncoder, WindowConfig, corpus_attention
@@ -17,7 +17,6 @@ from pipeline.sprout.corpus import load_attention, save_attention
 from pipeline.sprout.heads import load_logits, mutual_scores, softmax, uniform_logits
 from pipeline.sprout.store import write_trees
 from pipeline.tree import DocTree
-from pipeline.cores import job_threads
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +92,8 @@ def build_sprout_index(tree_paths: list[str], out: str, index_cfg: dict, attenti
     writer.close()
     stats = {"counts": counts, "tree_seconds": round(tree_seconds, 3),
              "tree_ms_per_doc": round(1000 * tree_seconds / max(len(built), 1), 2), "heads": heads}
-    write_manifest(out, config_slice, inputs=sorted(tree_paths) + [attention_path] + ([head_weights] if head_weights and heads == "trained" else []),
+    trained_heads = [head_weights] if head_weights and heads == "trained" else []
+    write_manifest(out, config_slice, inputs=sorted(tree_paths) + [attention_path] + trained_heads,
                    model_id=meta["model_id"], counts=counts)
     log.info("sprout index %s: %s", out, stats)
     return stats

@@ -84,7 +84,7 @@ class SproutIndex:
         for doc_id in sorted(by_doc):
             rs = by_doc[doc_id]
             n = (len(rs) + 1) // 2
-            col = lambda k: np.array([r[k] for r in rs], dtype=np.int64)  # noqa: E731
+            col = lambda k: np.array([r[k] for r in rs], dtype=np.int64)  # noqa: E731, B023 (called in this iteration only)
             score = np.array([np.nan if r[14] is None else r[14] for r in rs])
             self.trees.append(SproutTree(doc_id, n, col(6), col(7), col(8), col(9), col(10), col(11), col(13),
                                          col(12), score, np.stack([vec[r[0]] for r in rs])))

@@ -27,8 +27,8 @@ from pipeline.provenance import write_manifest
 from pipeline.sprout.attention import corpus_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax
-from pipeline.tree import DocTree
 from pipeline.suite_datasets import get as get_dataset
+from pipeline.tree import DocTree
 
 log = logging.getLogger(__name__)
 
@@ -73,31 +73,31 @@ def corelevant_pairs(chunks_by_doc: dict, gold: list[dict], group_by: str, max_p
         gold_chunks.update(idx)
         s = sorted(idx)
         pairs += [(a, b) for k, a in enumerate(s) for b in s[k + 1 :]]
-    for q, (gold_chunks, pairs) in out.items():
+    for _gold_chunks, pairs in out.values():
         pairs[:] = sorted(set(pairs), key=lambda p: (p[1] - p[0], p))[:max_pairs]
     return out
 
 
-def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
-                  out: str, progress: bool = True) -> dict:
-    """Export the training subsets, run the windows holding labelled pairs, cache per-head pair attention."""
-    from safetensors.numpy import save
-
+def _training_pairs(train_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
+                    k: int) -> tuple[list, list, dict, dict]:
+    """Export each training subset and gather its co-relevant chunk pairs: (documents to run through
+    the encoder, (dataset, query, document, gold chunks, pairs) wanted, provenance, question texts)."""
     from pipeline.datasets.benchmarks import export_benchmark, read_gold
-    from pipeline.embed import make_encoder
-    from pipeline.sprout.stage import attention_encoder, window_config
 
-    k = attention_cfg["max_sentences_per_chunk"]
-    encoder = attention_encoder(attention_cfg)
-    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_cfg["threads"]})
-    docs, wanted, provenance, questions = [], [], {}, {}
+    docs: list = []
+    wanted: list = []
+    provenance: dict = {}
+    questions: dict = {}
     for name, subset in sorted(train_cfg["datasets"].items()):
         bench, excluded = training_subset(name, root, subset, exclude.get(name))
         ddir = Path(work_dir) / name
         counts = export_benchmark(bench, ddir)
         trees = {p.stem: DocTree.load(p) for p in sorted((ddir / "trees").glob("*.json"))}
         chunks = {d: leaf_chunks(t, k) for d, t in trees.items()}
-        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), get_dataset(name).train_group, train_cfg["max_pairs_per_query"])
+        group_by = get_dataset(name).train_group
+        if group_by is None:  # the schema admits only datasets with a train_group
+            raise ValueError(f"sprout training: dataset {name!r} has no train_group")
+        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), group_by, train_cfg["max_pairs_per_query"])
         questions.update({q["id"]: q["question"] for q in bench.queries})
         for (qid, doc_id), (gold_chunks, ps) in pairs.items():
             if ps:
@@ -106,6 +106,21 @@ def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict
                             "queries_with_pairs": len({w[1] for w in wanted if w[0] == name}),
                             "pairs": sum(len(w[4]) for w in wanted if w[0] == name)}
         docs += [(f"{name}/{d}", trees[d].text, chunks[d]) for d in sorted({w[2] for w in wanted if w[0] == name})]
+    return docs, wanted, provenance, questions
+
+
+def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
+                  out: str, progress: bool = True) -> dict:
+    """Export the training subsets, run the windows holding labelled pairs, cache per-head pair attention."""
+    from safetensors.numpy import save
+
+    from pipeline.embed import make_encoder
+    from pipeline.sprout.stage import attention_encoder, window_config
+
+    k = attention_cfg["max_sentences_per_chunk"]
+    encoder = attention_encoder(attention_cfg)
+    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_cfg["threads"]})
+    docs, wanted, provenance, questions = _training_pairs(train_cfg, root, exclude, work_dir, k)
     index = {d[0]: i for i, d in enumerate(docs)}
     need: dict[int, set[tuple[int, int]]] = {}
     for name, _, doc_id, _, ps in wanted:
@@ -133,8 +148,10 @@ def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict
         vals.append(da.head_values[found])
     if not pos:
         raise ValueError("sprout training: no co-relevant chunk pair shares an encoder window; nothing to train on")
-    arrays = {"pair_example": np.asarray(rows, dtype=np.int64), "pair_values": np.concatenate(vals).astype(np.float32),
-              "query": qenc.encode(qtexts).astype(np.float32), "positive": np.stack(pos).astype(np.float32)}
+    arrays: dict[str, np.ndarray] = {"pair_example": np.asarray(rows, dtype=np.int64),
+                                     "pair_values": np.concatenate(vals).astype(np.float32),
+                                     "query": qenc.encode(qtexts).astype(np.float32),
+                                     "positive": np.stack(pos).astype(np.float32)}
     meta = {"datasets": provenance, "examples": len(pos), "pairs": len(rows), "pairs_without_window": dropped,
             "windows": sum(a.n_windows for a in attn), "layers": encoder.layers, "heads": encoder.heads,
             "model_id": encoder.model_id, "attention": attention_cfg}

@@ -7,6 +7,7 @@ every output before it runs.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -17,14 +18,26 @@ from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.report import ablation_figures as F
 from pipeline.report import ensemble_size as ES
-from pipeline.report.ablation import (InputFiles, ablation_stats, suite_tables, summary_numbers, variant_interval,
-                                      wattbot_tables)
+from pipeline.report.ablation import (
+    InputFiles,
+    ablation_stats,
+    suite_tables,
+    summary_numbers,
+    variant_interval,
+    wattbot_tables,
+)
 from pipeline.report.claims import claims_html, claims_md, load_claims, measure_claims
 from pipeline.report.cost import cost_table, pareto_front
 from pipeline.report.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.html import FigureEntry, Section, render_html, table_html
-from pipeline.report.stems import (ablations_with_suite, ensemble_stem, ensemble_variants, figure_stems, suite_stem,
-                                    suite_variants_of)
+from pipeline.report.stems import (
+    ablations_with_suite,
+    ensemble_stem,
+    ensemble_variants,
+    figure_stems,
+    suite_stem,
+    suite_variants_of,
+)
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
 # The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
@@ -77,48 +90,60 @@ def csv_text(df: pd.DataFrame) -> str:
     return df.to_csv(index=False, lineterminator="\n")
 
 
-def build_analysis(params: dict, paths: InputFiles, reports: str, leaderboard: str | None = None,
-                   claims_file: str | Path = L.CLAIMS_FILE) -> dict:
-    """Every output of the figures rule, from the files it was passed (``params["gold"]``: the scored
-    split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
-    rep = params["report"]
-    out = L.Reports(reports)
-    reports_dir, figs = Path(reports), Path(out.figures_dir)
-    gold = pd.read_csv(params["gold"], dtype=str, keep_default_na=False)
-    wattbot, suite = wattbot_tables(params, paths, gold), suite_tables(params, paths)
-    answering = sorted(params["answering"])
-    scores = {av: json.loads(paths.scores(av).read_text()) for av in answering}
-    answers = {av: read_jsonl(paths.answers(av)) for av in answering}
-    entries: dict[str, FigureEntry] = {}
-    retrieval_inputs = {rv: str(paths.retrieval(rv)) for rv in params["retrieval"]}
+@dataclass
+class FigureRun:
+    """What every section of the figures stage shares: its params and input files, where figures go,
+    and the entries drawn so far (stem -> caption and input files)."""
 
-    def inputs_of(avs=(), rvs=(), suite_pairs=()) -> list[str]:
+    params: dict
+    paths: InputFiles
+    out: L.Reports
+    entries: dict[str, FigureEntry] = field(default_factory=dict)
+
+    @property
+    def rep(self) -> dict:
+        return self.params["report"]
+
+    @property
+    def figs(self) -> Path:
+        return Path(self.out.figures_dir)
+
+    def inputs_of(self, avs=(), rvs=(), suite_pairs=()) -> list[str]:
+        """The files a figure of these answering / retrieval variants and suite runs was drawn from."""
+        params, paths = self.params, self.paths
         out = [params["gold"]]
         for av in avs:
             out += [str(paths.per_question(av)), str(paths.answers(av)), str(paths.scores(av))]
             rvs = [*rvs, params["answering"][av]["retrieval"]]
-        out += [retrieval_inputs[rv] for rv in dict.fromkeys(rvs)]
+        out += [str(paths.retrieval(rv)) for rv in dict.fromkeys(rvs)]
         out += [str(paths.suite(d, rv)) for d, rv in suite_pairs]
         return list(dict.fromkeys(out))
 
-    # --- cost, intervals per variant, leaderboard figure
+
+def draw_cost(run: FigureRun, wattbot: dict, answering: list[str], answers: dict, scores: dict) -> pd.DataFrame:
+    """wattbot/cost.csv with score intervals (best first), the leaderboard and Pareto figures."""
+    figs = run.figs
     cost = cost_table(answering, answers, scores)
-    ci = {av: variant_interval(wattbot[("answering", av)]["score"], rep) for av in answering}
+    ci = {av: variant_interval(wattbot[("answering", av)]["score"], run.rep) for av in answering}
     cost["score_lo"] = [round(ci[v][1], 4) for v in cost["variant"]]
     cost["score_hi"] = [round(ci[v][2], 4) for v in cost["variant"]]
     cost = cost.sort_values(["score", "variant"], ascending=[False, True], kind="stable").reset_index(drop=True)
-    order = list(cost["variant"])
-    atomic_write_text(out.cost, csv_text(cost))
+    atomic_write_text(run.out.cost, csv_text(cost))
     F.leaderboard_ci(cost, figs / "leaderboard-ci")
-    entries["leaderboard-ci"] = FigureEntry("leaderboard-ci", "WattBot score per answering variant, 95% paired "
-                                            "bootstrap interval over the train questions.", inputs_of(answering))
+    run.entries["leaderboard-ci"] = FigureEntry("leaderboard-ci", "WattBot score per answering variant, 95% paired "
+                                                "bootstrap interval over the train questions.", run.inputs_of(answering))
     F.pareto(cost, pareto_front(cost, "tokens_per_question", "score"), pareto_front(cost, "context_tokens", "score"),
              figs / "pareto-tokens")
-    entries["pareto-tokens"] = FigureEntry("pareto-tokens", "Score against LLM tokens per question (prompt + "
-                                           "completion, from the answer records) and against the context tokens "
-                                           "retrieval shows; red: Pareto front.", inputs_of(answering))
+    run.entries["pareto-tokens"] = FigureEntry("pareto-tokens", "Score against LLM tokens per question (prompt + "
+                                               "completion, from the answer records) and against the context tokens "
+                                               "retrieval shows; red: Pareto front.", run.inputs_of(answering))
+    return cost
 
-    # --- ablations
+
+def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """wattbot/ablations.csv and its differences, a figure per ablation (WattBot and suite) and the
+    forest of every difference; returns (stats, summary, the ablations with their suite variants)."""
+    params, out, figs, entries = run.params, run.out, run.figs, run.entries
     stats = ablation_stats(params, wattbot, suite)
     atomic_write_text(out.ablations, csv_text(stats))
     summary = summary_numbers(stats)
@@ -133,22 +158,26 @@ def build_analysis(params: dict, paths: InputFiles, reports: str, leaderboard: s
             stem = f"ablation-{name}"
             F.ablation_bars(part[part["dataset"] == "wattbot"], name, ab["note"], figs / stem)
             entries[stem] = FigureEntry(stem, f"WattBot train, {ab['stage']} variants {', '.join(ab['variants'])} "
-                                        f"(reference: {ab['variants'][0]}). {ab['note']}", inputs_of(avs, rvs))
+                                        f"(reference: {ab['variants'][0]}). {ab['note']}", run.inputs_of(avs, rvs))
         srvs = suite_variants_of(params, ab)
         if srvs:
             stem = suite_stem(name, ab)
             F.ablation_suite(part[part["dataset"] != "wattbot"], f"{name}: IE@k on the retrieval suite", figs / stem)
             pairs = [(d, rv) for d in params["suite"]["datasets"] for rv in srvs]
             entries[stem] = FigureEntry(stem, f"Retrieval suite IE@k of {', '.join(srvs)} (95% paired bootstrap "
-                                        f"over queries).", inputs_of(suite_pairs=pairs))
+                                        f"over queries).", run.inputs_of(suite_pairs=pairs))
     if abl:
         F.differences_forest(headline(summary, ks), figs / "ablation-differences")
         entries["ablation-differences"] = FigureEntry(
             "ablation-differences", "Every A-vs-B comparison on its headline metric (score, doc hit@1, IE@k): "
             "paired bootstrap 95% interval and randomisation-test p-value; all metrics in wattbot/ablations.csv.",
             [out.ablations])
+    return stats, summary, abl
 
-    # --- ensemble size: one curve per ensemble variant
+
+def draw_ensemble_sizes(run: FigureRun, answers: dict) -> pd.DataFrame:
+    """One score-by-size curve per ensemble variant (figure each) and their table."""
+    params, rep, out = run.params, run.rep, run.out
     curves = []
     for ev in ensemble_variants(params):
         spec = params["answering"][ev]
@@ -156,22 +185,22 @@ def build_analysis(params: dict, paths: InputFiles, reports: str, leaderboard: s
         curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params["gold"]), rep,
                               rep["ensemble_subsets"])
         curves.append(curve)
-        ES.draw_curve(curve, figs / ensemble_stem(ev))
-        entries[ensemble_stem(ev)] = FigureEntry(
+        ES.draw_curve(curve, run.figs / ensemble_stem(ev))
+        run.entries[ensemble_stem(ev)] = FigureEntry(
             ensemble_stem(ev), f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
             f"vote over {', '.join(spec['members'])}) by number of members k: mean over every k-subset (a seeded "
             f"sample of {rep['ensemble_subsets']} when there are more), paired bootstrap 95% interval; grey: the "
-            f"range of single subsets. Table: {out.relative(out.ensemble_size)}.", inputs_of(spec["members"]))
+            f"range of single subsets. Table: {out.relative(out.ensemble_size)}.", run.inputs_of(spec["members"]))
     curve_table = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=ES.COLUMNS)
     atomic_write_text(out.ensemble_size, csv_text(curve_table))
+    return curve_table
 
-    # --- published claims against this run (reports/claims.csv, claims.md, first section of index.html)
-    claims = measure_claims(params, wattbot, suite, abl, params.get("claims_elsewhere"), load_claims(claims_file))
-    atomic_write_text(out.claims_csv, csv_text(claims))
-    atomic_write_text(out.claims_md, claims_md(claims, params["config_hash"]))
 
-    # --- attribution
-    attr = attribution(params, paths, gold, order)
+def draw_attribution(run: FigureRun, gold: pd.DataFrame, order: list[str], answering: list[str]) -> pd.DataFrame:
+    """The attribution tables (per question, counts, by question type) and their two figures;
+    returns the class counts per variant."""
+    out = run.out
+    attr = attribution(run.params, run.paths, gold, order)
     atomic_write_text(out.attribution, csv_text(attr))
     counts = pd.crosstab(attr["variant"], attr["class"]).reindex(index=order, columns=list(CLASSES), fill_value=0)
     atomic_write_text(out.attribution_counts, csv_text(counts.reset_index()))
@@ -182,32 +211,36 @@ def build_analysis(params: dict, paths: InputFiles, reports: str, leaderboard: s
     by_type = by_type.reindex([t for t in QUESTION_TYPES if t in by_type.index])
     grid = attr.pivot(index="id", columns="variant", values="class").reindex(index=gold["id"], columns=order)
     types = attr.drop_duplicates("id").set_index("id")["type"]
-    F.attribution_grid(grid, types, figs / "attribution-grid")
-    F.attribution_counts(counts, by_type, figs / "attribution-counts")
+    F.attribution_grid(grid, types, run.figs / "attribution-grid")
+    F.attribution_counts(counts, by_type, run.figs / "attribution-counts")
     for stem, cap in (("attribution-grid", "Outcome class of every train question (rows, with question type) under "
                        "every answering variant (columns, best first): which variant fixed which question."),
                       ("attribution-counts", "Attribution class counts per variant, and per question type.")):
-        entries[stem] = FigureEntry(stem, cap, inputs_of(answering))
+        run.entries[stem] = FigureEntry(stem, cap, run.inputs_of(answering))
+    return counts
 
-    # --- embedding map
+
+def draw_embedding_map(run: FigureRun) -> None:
+    """The PCA map of one index's vectors, when the config names an index for it."""
+    rep = run.rep
     if rep.get("embedding_index"):
-        index_path = paths.index(rep["embedding_index"])
+        index_path = run.paths.index(rep["embedding_index"])
         meta, vecs = load_vectors(index_path, rep["embedding_sample"], rep["seed"])
         xy, var = project(vecs)
         levels = [lv for lv in LEVELS if (meta["level"] == lv).any()]
-        F.embedding_map(meta, xy, var, levels, figs / "embedding-map")
-        entries["embedding-map"] = FigureEntry("embedding-map", f"PCA of the '{rep['embedding_index']}' index "
-                                               f"vectors (at most {rep['embedding_sample']} per level, seeded), one "
-                                               f"projection for all levels, coloured by document.", [str(index_path)])
+        F.embedding_map(meta, xy, var, levels, run.figs / "embedding-map")
+        run.entries["embedding-map"] = FigureEntry(
+            "embedding-map", f"PCA of the '{rep['embedding_index']}' index "
+            f"vectors (at most {rep['embedding_sample']} per level, seeded), one "
+            f"projection for all levels, coloured by document.", [str(index_path)])
 
-    # --- parse quality (pipeline/parse/quality_report.py wrote the table; drawn here so index.html shows it)
-    parse_sources = parse_quality_section(params.get("parse_quality") or "", figs, entries)
 
-    missing = set(figure_stems(params)) - set(entries)
-    if missing:
-        raise ValueError(f"figures not drawn: {sorted(missing)}")
-    board = pd.read_csv(leaderboard) if leaderboard else cost
-    sections = [
+def page_sections(run: FigureRun, claims: pd.DataFrame, board: pd.DataFrame, summary: pd.DataFrame,
+                  curve_table: pd.DataFrame, counts: pd.DataFrame, parse_sources: list[Section]) -> list[Section]:
+    """The sections of reports/index.html, in page order."""
+    params, rep = run.params, run.rep
+    ks = (params.get("suite") or {}).get("ks", [])
+    return [
         Section("Published claims", claims_html(claims), [], anchor="claims"),
         Section("Leaderboard", table_html(board[[c for c in LEADERBOARD_COLUMNS if c in board]]),
                 ["leaderboard-ci", "pareto-tokens"],
@@ -215,7 +248,8 @@ def build_analysis(params: dict, paths: InputFiles, reports: str, leaderboard: s
                 f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Every column, failure reasons included: "
                 "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
                 "wattbot/leaderboard.telemetry.csv.", anchor="leaderboard"),
-        Section("Ablations", table_html(headline(summary, ks)), [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
+        Section("Ablations", table_html(headline(summary, ks)),
+                [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
                 f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
                 f"({rep['permutations']} sign patterns, exact when fewer exist)."),
         Section("Ensemble size", table_html(curve_table), [ensemble_stem(v) for v in ensemble_variants(params)],
@@ -225,12 +259,46 @@ def build_analysis(params: dict, paths: InputFiles, reports: str, leaderboard: s
                 "Classes in order: correct; value right but citation not exact; no gold document in the context; "
                 "abstained although the gold document was shown; gold document shown but a wrong value; answered "
                 "an unanswerable question."),
-        Section("Inside the index", "", [s for s in ("embedding-map",) if s in entries], ""),
+        Section("Inside the index", "", [s for s in ("embedding-map",) if s in run.entries], ""),
         *parse_sources,
     ]
-    html = render_html(params["config_hash"], sections, entries, reports_dir)
+
+
+def build_figures_stage(params: dict, paths: InputFiles, reports: str, leaderboard: str | None = None,
+                        claims_file: str | Path = L.CLAIMS_FILE) -> dict:
+    """Every output of the figures rule, from the files it was passed (``params["gold"]``: the scored
+    split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
+    run = FigureRun(params, paths, L.Reports(reports))
+    out = run.out
+    gold = pd.read_csv(params["gold"], dtype=str, keep_default_na=False)
+    wattbot, suite = wattbot_tables(params, paths, gold), suite_tables(params, paths)
+    answering = sorted(params["answering"])
+    scores = {av: json.loads(paths.scores(av).read_text()) for av in answering}
+    answers = {av: read_jsonl(paths.answers(av)) for av in answering}
+
+    cost = draw_cost(run, wattbot, answering, answers, scores)
+    order = list(cost["variant"])
+    stats, summary, abl = draw_ablations(run, wattbot, suite)
+    curve_table = draw_ensemble_sizes(run, answers)
+
+    # published claims against this run (reports/claims.csv, claims.md, first section of index.html)
+    claims = measure_claims(params, wattbot, suite, abl, params.get("claims_elsewhere"), load_claims(Path(claims_file)))
+    atomic_write_text(out.claims_csv, csv_text(claims))
+    atomic_write_text(out.claims_md, claims_md(claims, params["config_hash"]))
+
+    counts = draw_attribution(run, gold, order, answering)
+    draw_embedding_map(run)
+    # parse quality (pipeline/parse/quality_report.py wrote the table; drawn here so index.html shows it)
+    parse_sources = parse_quality_section(params.get("parse_quality") or "", run.figs, run.entries)
+
+    missing = set(figure_stems(params)) - set(run.entries)
+    if missing:
+        raise ValueError(f"figures not drawn: {sorted(missing)}")
+    board = pd.read_csv(leaderboard) if leaderboard else cost
+    sections = page_sections(run, claims, board, summary, curve_table, counts, parse_sources)
+    html = render_html(params["config_hash"], sections, run.entries, Path(reports))
     atomic_write_text(out.index_html, html)
-    all_inputs = sorted({i for e in entries.values() for i in e.inputs})
+    all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})
     write_manifest(out.index_html, params, all_inputs)
     write_manifest(out.claims_csv, params, [*all_inputs, str(claims_file)])
-    return {"figures": len(entries), "ablation_rows": len(stats)}
+    return {"figures": len(run.entries), "ablation_rows": len(stats)}
