@@ -11,6 +11,7 @@ Functions are named by dotted path (``"module:function"``) so that validating a 
 stage; a test may register a callable directly. A backend kept outside the package registers in its
 own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated; Snakemake's jobs inherit it).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -28,7 +29,7 @@ AnswerFn = Callable[..., list]
 @dataclass(frozen=True)
 class AnswerBackend:
     name: str
-    answer: str | AnswerFn | None      # "module:function", a callable, or None (ensemble: voted members)
+    answer: str | AnswerFn | None  # "module:function", a callable, or None (ensemble: voted members)
     calls_llm: bool = False
 
     def function(self) -> AnswerFn:

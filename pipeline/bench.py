@@ -4,6 +4,7 @@ and the fidelity of the fast int8 encoder to the fp32 reference. Prints the figu
 Targets live here, not in timed unit tests: a slow machine should print slow numbers,
 not fail the suite.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,15 +30,21 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
     trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
     sentences = [n.text for t in trees for n in t.at_level("sentence")]
     encoder = make_encoder(cfg["embedding"])
-    out: dict = {"docs": [t.doc_id for t in trees], "sentences": len(sentences), "encoder": encoder.model_id,
-                 "cpus": os.cpu_count()}
+    out: dict = {
+        "docs": [t.doc_id for t in trees],
+        "sentences": len(sentences),
+        "encoder": encoder.model_id,
+        "cpus": os.cpu_count(),
+    }
 
     out["encoder_sentences_per_s"] = round(encoder_throughput(encoder, sentences), 1)
     with tempfile.TemporaryDirectory() as tmp:
         cache = EmbeddingCache(Path(tmp) / "emb.sqlite")  # cold cache: every sentence is really embedded
         writer = IndexWriter(Path(tmp) / "hier.sqlite", encoder.dim, {"model_id": encoder.model_id})
         t0 = time.perf_counter()
-        build_tree_index(trees, lambda texts: cache.encode(encoder, texts, progress=False), encoder.count_tokens, writer)
+        build_tree_index(
+            trees, lambda texts: cache.encode(encoder, texts, progress=False), encoder.count_tokens, writer
+        )
         writer.close()
         out["indexing_sentences_per_s"] = round(len(sentences) / (time.perf_counter() - t0), 1)
 
@@ -62,8 +69,10 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
     if reference is not None and reference.model_id != encoder.model_id:
         sample = sentences[:: max(1, len(sentences) // 300)][:300]
         out["fidelity_vs_fp32"] = {k: round(v, 5) for k, v in fidelity(encoder, reference, sample).items()}
-        out["sample_sentences_per_s"] = {encoder.model_id: round(encoder_throughput(encoder, sample), 1),
-                                         reference.model_id: round(encoder_throughput(reference, sample), 1)}
+        out["sample_sentences_per_s"] = {
+            encoder.model_id: round(encoder_throughput(encoder, sample), 1),
+            reference.model_id: round(encoder_throughput(reference, sample), 1),
+        }
 
     out["encoders_sentences_per_s"] = encoder_costs(cfg, sentences)
     print(json.dumps(out, indent=1))
@@ -77,8 +86,9 @@ def run_encoder_comparison(config_path: str = "config.yaml", more: tuple = (), r
     cfg = load_config(config_path, more=more)
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     train = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)
-    out = run_encoder_bench(cfg, lambda d: load_payload(corpus / f"{d}.json"), doc_ids(cfg), train,
-                            recall_n_docs=recall_docs)
+    out = run_encoder_bench(
+        cfg, lambda d: load_payload(corpus / f"{d}.json"), doc_ids(cfg), train, recall_n_docs=recall_docs
+    )
     print(json.dumps(out, indent=1))
     return out
 
@@ -87,9 +97,11 @@ def encoder_costs(cfg: dict, sentences: list[str], n: int = 300) -> dict[str, fl
     """Warm sentences/s of the default encoder and of every assembled ``embedding_models`` entry
     on the same sample (the cost of a strong-encoder variant beside MiniLM's)."""
     sample = sentences[:: max(1, len(sentences) // n)][:n]
-    configs = [cfg["embedding"]] + [{**cfg["embedding"], **{k: v for k, v in m.items() if k != "package"}}
-                                    for _, m in sorted((cfg.get("embedding_models") or {}).items())
-                                    if Path(m["model"]).exists()]
+    configs = [cfg["embedding"]] + [
+        {**cfg["embedding"], **{k: v for k, v in m.items() if k != "package"}}
+        for _, m in sorted((cfg.get("embedding_models") or {}).items())
+        if Path(m["model"]).exists()
+    ]
     encoders = [make_encoder(c) for c in configs]
     return {e.model_id: round(encoder_throughput(e, sample), 1) for e in encoders}
 
@@ -116,25 +128,40 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     runs = {k: _attention_run(k, scfg, docs) for k in dict.fromkeys(["eager", scfg["kernel"]])}  # before, after
     encoder, attn, speed = runs[scfg["kernel"]]
     windows = sum(a.n_windows for a in attn)
-    out: dict = {"docs": [t.doc_id for t in trees], "chunks": sum(a.n_chunks for a in attn), "windows": windows,
-                 "tokens": sum(a.n_tokens for a in attn), "cpus": os.cpu_count(), "attention": scfg,
-                 "windows_per_s": speed["windows_per_s"], "attention_seconds": speed["wall_s"],
-                 "kernels": {k: r[2] for k, r in runs.items()}, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
+    out: dict = {
+        "docs": [t.doc_id for t in trees],
+        "chunks": sum(a.n_chunks for a in attn),
+        "windows": windows,
+        "tokens": sum(a.n_tokens for a in attn),
+        "cpus": os.cpu_count(),
+        "attention": scfg,
+        "windows_per_s": speed["windows_per_s"],
+        "attention_seconds": speed["wall_s"],
+        "kernels": {k: r[2] for k, r in runs.items()},
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+    }
     logits = uniform_logits(encoder.layers, encoder.heads)
     if len(runs) > 1:  # the reference's outputs: the fused kernel must give the same values and trees
         ref = runs["eager"][1]
-        out["max_abs_head_value_diff_vs_eager"] = float(max(np.abs(a.head_values - b.head_values).max(initial=0)
-                                                            for a, b in zip(attn, ref)))
-        out["trees_identical_to_eager"] = all(merge_order(a, logits) == merge_order(b, logits)
-                                              for a, b in zip(attn, ref))
-        out["speedup_cpu_per_window_vs_eager"] = round(runs["eager"][2]["cpu_s_per_window"] / speed["cpu_s_per_window"], 2)
+        out["max_abs_head_value_diff_vs_eager"] = float(
+            max(np.abs(a.head_values - b.head_values).max(initial=0) for a, b in zip(attn, ref))
+        )
+        out["trees_identical_to_eager"] = all(
+            merge_order(a, logits) == merge_order(b, logits) for a, b in zip(attn, ref)
+        )
+        out["speedup_cpu_per_window_vs_eager"] = round(
+            runs["eager"][2]["cpu_s_per_window"] / speed["cpu_s_per_window"], 2
+        )
     t0 = time.perf_counter()
-    built = [build_tree(a.doc_id, a.n_chunks, a.pairs, mutual_scores(a.head_values, logits), a.leaf_vectors)
-             for a in attn]
+    built = [
+        build_tree(a.doc_id, a.n_chunks, a.pairs, mutual_scores(a.head_values, logits), a.leaf_vectors) for a in attn
+    ]
     out["tree_build_s_per_doc"] = round((time.perf_counter() - t0) / len(built), 5)
     out["max_height"] = int(max(t.height[t.root] for t in built))
     out["tree_nodes"] = int(sum(t.n_nodes for t in built))
-    questions = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)["question"].tolist()[:n_queries]
+    questions = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)["question"].tolist()[
+        :n_queries
+    ]
     _beam_search_latency(out, questions, built, scfg["threads"])
     _corpus_estimate(out, every, encoder, scfg)
     print(json.dumps(out, indent=1))
@@ -172,7 +199,9 @@ def _corpus_estimate(out: dict, every: list, encoder, scfg: dict) -> None:
     out["corpus_windows"] = sum(len(plan_windows(n, scfg["window_tokens"], scfg["stride_tokens"])) for n in n_tok)
     out["corpus_attention_minutes_at_this_rate"] = round(out["corpus_windows"] / out["windows_per_s"] / 60, 1)
     for r in out["kernels"].values():  # CPU-bound: an otherwise idle machine gives `threads` CPU seconds a second
-        r["corpus_minutes_idle_estimate"] = round(out["corpus_windows"] * r["cpu_s_per_window"] / scfg["threads"] / 60, 1)
+        r["corpus_minutes_idle_estimate"] = round(
+            out["corpus_windows"] * r["cpu_s_per_window"] / scfg["threads"] / 60, 1
+        )
 
 
 def _attention_run(kernel: str, scfg: dict, docs: list) -> tuple:
@@ -188,6 +217,15 @@ def _attention_run(kernel: str, scfg: dict, docs: list) -> tuple:
     attn = corpus_attention(encoder, docs, window_config(scfg), progress=False, cpu=cpu)
     wall, cpu_s = time.perf_counter() - w0, time.process_time() - c0
     windows = sum(a.n_windows for a in attn)
-    return encoder, attn, {"model_id": encoder.model_id, "wall_s": round(wall, 2), "cpu_s": round(cpu_s, 2),
-                           "windows_per_s": round(windows / wall, 3), "cpu_s_per_window": round(cpu_s / windows, 4),
-                           "cpu_s_by_phase": {k: round(v, 2) for k, v in sorted(cpu.items())}}
+    return (
+        encoder,
+        attn,
+        {
+            "model_id": encoder.model_id,
+            "wall_s": round(wall, 2),
+            "cpu_s": round(cpu_s, 2),
+            "windows_per_s": round(windows / wall, 3),
+            "cpu_s_per_window": round(cpu_s / windows, 4),
+            "cpu_s_by_phase": {k: round(v, 2) for k, v in sorted(cpu.items())},
+        },
+    )

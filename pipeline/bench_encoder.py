@@ -4,6 +4,7 @@ and 512-token chunks: speed (wall and CPU seconds: the machine is shared), cosin
 recall@k of a hier index built by each. Written to reports/bench/encoder.json; ``render`` turns it
 into docs/encoder.md's generated block, so no measured number is typed by hand.
 """
+
 from __future__ import annotations
 
 import math
@@ -50,8 +51,12 @@ def speed(encoder: Encoder, texts: list[str]) -> dict[str, float]:
 
 def best(rounds: list[dict[str, float]]) -> dict[str, float]:
     """The fastest of several rounds, by wall clock and by CPU time separately."""
-    return {"per_s": max(r["per_s"] for r in rounds), "per_cpu_s": max(r["per_cpu_s"] for r in rounds),
-            "wall_s": min(r["wall_s"] for r in rounds), "cpu_s": min(r["cpu_s"] for r in rounds)}
+    return {
+        "per_s": max(r["per_s"] for r in rounds),
+        "per_cpu_s": max(r["per_cpu_s"] for r in rounds),
+        "wall_s": min(r["wall_s"] for r in rounds),
+        "cpu_s": min(r["cpu_s"] for r in rounds),
+    }
 
 
 def recall_docs(doc_ids: list[str], questions: pd.DataFrame, n_docs: int) -> tuple[list[str], pd.DataFrame]:
@@ -63,7 +68,9 @@ def recall_docs(doc_ids: list[str], questions: pd.DataFrame, n_docs: int) -> tup
     return sorted(top), questions[keep].reset_index(drop=True)
 
 
-def doc_hits(encoder: Encoder, trees: list, questions: pd.DataFrame, ks: tuple[int, ...], tmp: Path) -> dict[int, list[int]]:
+def doc_hits(
+    encoder: Encoder, trees: list, questions: pd.DataFrame, ks: tuple[int, ...], tmp: Path
+) -> dict[int, list[int]]:
     """Per question and k: 1 if a gold document is among the top-k sentence/paragraph nodes' documents."""
     path = tmp / f"{len(list(tmp.iterdir()))}.sqlite"
     writer = IndexWriter(path, encoder.dim, {"model_id": encoder.model_id})
@@ -88,48 +95,76 @@ def paired_interval(a: list[int], b: list[int]) -> tuple[float, float, float]:
     return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
 
 
-def speed_texts(corpus_trees: list[DocTree], tokens_of: Callable[[list[str]], list[int]], n_sentences: int,
-                n_chunks: int) -> tuple[list[str], list[str]]:
+def speed_texts(
+    corpus_trees: list[DocTree], tokens_of: Callable[[list[str]], list[int]], n_sentences: int, n_chunks: int
+) -> tuple[list[str], list[str]]:
     """The speed test's texts: every k-th corpus sentence and every k-th 512-token chunk, evenly spread."""
     sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
     sentences = sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
     chunks = []
     for t in corpus_trees:
         sents = list(t.at_level("sentence"))
-        chunks += [t.text[c.start:c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
+        chunks += [t.text[c.start : c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
     chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
     return sentences, chunks
 
 
-def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: list[str], questions: pd.DataFrame,
-                      n_sentences: int = 300, n_chunks: int = 16, recall_n_docs: int = 4, repeats: int = 3,
-                      ks: tuple[int, ...] = (1, 3, 5, 10)) -> dict:
+def run_encoder_bench(
+    cfg: dict,
+    load_tree: Callable[[str], DocTree],
+    doc_ids: list[str],
+    questions: pd.DataFrame,
+    n_sentences: int = 300,
+    n_chunks: int = 16,
+    recall_n_docs: int = 4,
+    repeats: int = 3,
+    ks: tuple[int, ...] = (1, 3, 5, 10),
+) -> dict:
     """Measure every encoder of :data:`ENCODERS`; `bench` saves the result as reports/bench/encoder.json."""
-    model_dir = Path(cfg["embedding"].get("model") or QINT8_DIR) if cfg["embedding"]["backend"] == "onnx-qint8" \
+    model_dir = (
+        Path(cfg["embedding"].get("model") or QINT8_DIR)
+        if cfg["embedding"]["backend"] == "onnx-qint8"
         else Path(QINT8_DIR)
+    )
     if not (model_dir / QINT8_FILE).exists():
         build_qint8_model(model_dir)
     base = {k: v for k, v in cfg["embedding"].items() if k not in ("model", "model_id", "precision", "backend")}
-    encoders = {name: make_encoder({**base, **c, **({"model": str(model_dir)} if c["backend"] == "onnx-qint8" else {})})
-                for name, c in ENCODERS.items()}
+    encoders = {
+        name: make_encoder({**base, **c, **({"model": str(model_dir)} if c["backend"] == "onnx-qint8" else {})})
+        for name, c in ENCODERS.items()
+    }
     tokens_of = encoders[REFERENCE].count_tokens
     corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
     sentences, chunks = speed_texts(corpus_trees, tokens_of, n_sentences, n_chunks)
     flags = cpu_flags()
     auto = make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)})
     assert isinstance(auto, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its model_file is what `auto` picked
-    out: dict = {"docs_for_speed": [t.doc_id for t in corpus_trees], "sentences": len(sentences), "chunks": len(chunks),
-                 "threads": int(cfg["embedding"].get("threads", 2)), "int8_dot_product": has_int8_dot(flags),
-                 "auto_choice": auto.model_file.name,
-                 "encoders": {}}
+    out: dict = {
+        "docs_for_speed": [t.doc_id for t in corpus_trees],
+        "sentences": len(sentences),
+        "chunks": len(chunks),
+        "threads": int(cfg["embedding"].get("threads", 2)),
+        "int8_dot_product": has_int8_dot(flags),
+        "auto_choice": auto.model_file.name,
+        "encoders": {},
+    }
     ref = encoders[REFERENCE]
     # Interleaved rounds, best kept: on a shared machine load comes and goes, and a round that ran
     # under less contention is the closer one to the encoder's own speed.
-    rounds = [{(name, kind): speed(enc, texts) for name, enc in encoders.items()
-               for kind, texts in (("sentences", sentences), ("chunks", chunks))} for _ in range(repeats)]
+    rounds = [
+        {
+            (name, kind): speed(enc, texts)
+            for name, enc in encoders.items()
+            for kind, texts in (("sentences", sentences), ("chunks", chunks))
+        }
+        for _ in range(repeats)
+    ]
     out["rounds"] = repeats
     for name, enc in encoders.items():
-        row = {"model_id": enc.model_id, **{kind: best([r[name, kind] for r in rounds]) for kind in ("sentences", "chunks")}}
+        row = {
+            "model_id": enc.model_id,
+            **{kind: best([r[name, kind] for r in rounds]) for kind in ("sentences", "chunks")},
+        }
         if name != REFERENCE:
             row["cosine_sentences"] = fidelity(enc, ref, sentences)
             row["cosine_chunks"] = fidelity(enc, ref, chunks)
@@ -144,9 +179,12 @@ def run_encoder_bench(cfg: dict, load_tree: Callable[[str], DocTree], doc_ids: l
         hits = {name: doc_hits(enc, rtrees, rq, ks, Path(tmp)) for name, enc in encoders.items()}
     for name, h in hits.items():
         out["recall"]["by_encoder"][name] = {
-            str(k): {"recall": float(np.mean(h[k])),
-                     **dict(zip(("diff_vs_ref", "lo", "hi"), paired_interval(h[k], hits[REFERENCE][k])))}
-            for k in ks}
+            str(k): {
+                "recall": float(np.mean(h[k])),
+                **dict(zip(("diff_vs_ref", "lo", "hi"), paired_interval(h[k], hits[REFERENCE][k]))),
+            }
+            for k in ks
+        }
     out["config"] = {"embedding": base, "encoders": ENCODERS}
     return out
 
@@ -159,24 +197,54 @@ def render(reports_dir: Path) -> str:
     if not path.exists():
         return f"(no {path} yet: run `python -m pipeline bench`)"
     r = json.loads(path.read_text())
-    lines = [f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
-             f"{', '.join(r['docs_for_speed'])}, {r['threads']} threads, best of {r.get('rounds', 1)} interleaved rounds; "
-             "int8 dot-product instructions: "
-             f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).", ""]
+    lines = [
+        f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
+        f"{', '.join(r['docs_for_speed'])}, {r['threads']} threads, best of {r.get('rounds', 1)} interleaved rounds; "
+        "int8 dot-product instructions: "
+        f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).",
+        "",
+    ]
     rows = []
     for name, e in r["encoders"].items():
         cs, cc = e.get("cosine_sentences"), e.get("cosine_chunks")
-        cos = ([f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f}", f"{cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"]
-               if cs else ["reference", "reference"])
-        rows.append([name, f"{e['sentences']['per_s']:.0f}", f"{e['sentences']['per_cpu_s']:.0f}",
-                     f"{e['sentence_speedup_vs_packaged']:.2f}", f"{e['chunks']['per_s']:.1f}",
-                     f"{e['chunks']['per_cpu_s']:.1f}", *cos])
-    lines += markdown.table_lines(["encoder", "sentences/s", "sentences/CPU-s", "× packaged", "chunks/s", "chunks/CPU-s",
-                                   "cosine to fp32, sentences (mean / min)", "chunks (mean / min)"], rows)
+        cos = (
+            [f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f}", f"{cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"]
+            if cs
+            else ["reference", "reference"]
+        )
+        rows.append(
+            [
+                name,
+                f"{e['sentences']['per_s']:.0f}",
+                f"{e['sentences']['per_cpu_s']:.0f}",
+                f"{e['sentence_speedup_vs_packaged']:.2f}",
+                f"{e['chunks']['per_s']:.1f}",
+                f"{e['chunks']['per_cpu_s']:.1f}",
+                *cos,
+            ]
+        )
+    lines += markdown.table_lines(
+        [
+            "encoder",
+            "sentences/s",
+            "sentences/CPU-s",
+            "× packaged",
+            "chunks/s",
+            "chunks/CPU-s",
+            "cosine to fp32, sentences (mean / min)",
+            "chunks (mean / min)",
+        ],
+        rows,
+    )
     rec = r["recall"]
-    lines += ["", f"Doc recall@k on the {rec['questions']} WattBot train questions citing one of "
-              f"{', '.join(rec['docs'])} (a hier index of those documents per encoder; "
-              f"difference to fp32 torch with a paired 95% interval):", ""]
+    lines += [
+        "",
+        f"Doc recall@k on the {rec['questions']} WattBot train questions citing one of "
+        f"{', '.join(rec['docs'])} (a hier index of those documents per encoder; "
+        f"difference to fp32 torch with a paired 95% interval):",
+        "",
+    ]
+
     def cell(name: str, v: dict) -> str:
         diff = "" if name == REFERENCE else f" ({v['diff_vs_ref']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}])"
         return f"{v['recall']:.3f}" + diff

@@ -13,6 +13,7 @@ them to ``reports/bench/llm.json`` (:func:`render` makes the README's generated 
 Retrieval is not what this measures: every question is shown the same three real document
 titles as context snippets (the stand-in's answers cite the first), so the run needs no index.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,20 +38,40 @@ from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.report.bench_doc import bench_path, save_bench
 from pipeline.workflow import split_source
 
-STANDIN = {"mean_latency_s": 1.0, "latency_sigma": 0.5, "share_429": 0.05, "retry_after_s": 1.0, "share_5xx": 0.01,
-           "share_stall": 0.005, "stall_s": 30.0, "share_malformed": 0.005, "share_blank": 0.2, "seed": 13,
-           "max_requests": 20000, "max_seconds": 900}
+STANDIN = {
+    "mean_latency_s": 1.0,
+    "latency_sigma": 0.5,
+    "share_429": 0.05,
+    "retry_after_s": 1.0,
+    "share_5xx": 0.01,
+    "share_stall": 0.005,
+    "stall_s": 30.0,
+    "share_malformed": 0.005,
+    "share_blank": 0.2,
+    "seed": 13,
+    "max_requests": 20000,
+    "max_seconds": 900,
+}
 CLIENT = {"mode": "live", "timeout_s": 10, "max_retries": 6, "backoff_s": 0.5, "max_backoff_s": 10, "concurrency": 32}
-VARIANT: dict[str, Any] = {"backend": "llm", "model": "openai/standin", "samples": 5, "max_retries": 1, "context_k": 2,
-           "vote": {"mode": "answer_priority"}}
+VARIANT: dict[str, Any] = {
+    "backend": "llm",
+    "model": "openai/standin",
+    "samples": 5,
+    "max_retries": 1,
+    "context_k": 2,
+    "vote": {"mode": "answer_priority"},
+}
 TARGETS = {"ratio": 1.3, "rerun_s": 10.0, "calls_lost": 0}
 
 
 def start_standin(params: dict, work: Path) -> tuple[subprocess.Popen, str]:
     """The stand-in as its own process; waits until it listens and returns it with its api_base."""
     port_file = work / "standin.port"
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline", "standin", "--port-file", str(port_file),
-                             "--params", json.dumps(params)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "standin", "--port-file", str(port_file), "--params", json.dumps(params)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while not port_file.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -71,13 +92,20 @@ def bench_inputs(cfg: dict, n_questions: int | None = None) -> tuple[pd.DataFram
         questions = questions.head(n_questions)
     meta = load_metadata(Path(cfg["wattbot"]["dir"]) / "metadata.csv").astype(str)
     docs = meta.head(3)
-    hits = [{"node_id": f"{d.id}:title", "doc_id": d.id, "text": d.title, "context": d.title,
-             "context_id": f"{d.id}:title"} for d in docs.itertuples(index=False)]
+    hits = [
+        {"node_id": f"{d.id}:title", "doc_id": d.id, "text": d.title, "context": d.title, "context_id": f"{d.id}:title"}
+        for d in docs.itertuples(index=False)
+    ]
     return questions, [{"id": q, "hits": hits} for q in questions["id"]], set(meta["id"])
 
 
-def run_llm_bench(config_path: str = "config.yaml", reports_dir: str | Path = "reports",
-                  n_questions: int | None = None, standin: dict | None = None, client: dict | None = None) -> dict:
+def run_llm_bench(
+    config_path: str = "config.yaml",
+    reports_dir: str | Path = "reports",
+    n_questions: int | None = None,
+    standin: dict | None = None,
+    client: dict | None = None,
+) -> dict:
     cfg = load_config(config_path)
     standin, client = {**STANDIN, **(standin or {})}, {**CLIENT, **(client or {})}
     questions, retrieval, known = bench_inputs(cfg, n_questions)
@@ -110,15 +138,30 @@ def run_llm_bench(config_path: str = "config.yaml", reports_dir: str | Path = "r
     if limits:  # a rate limit can bind before the concurrency does
         ideal = max(ideal, distinct / (min(limits) / 60))
     out = {
-        "questions": len(questions), "samples": VARIANT["samples"], "blank_retries": VARIANT["max_retries"],
-        "concurrency": client["concurrency"], "standin": standin, "client": client,
-        "calls": served["requests"], "distinct_calls": distinct, "wall_s": round(wall, 1), "warmup_s": round(warmup, 1),
-        "ideal_s": round(ideal, 1), "ratio": round(wall / ideal, 3), "retries": stats["retries"],
-        "rate_limited": served["rate_limited"], "retry_after_honoured": stats["retry_after_honoured"],
-        "server_errors": served["server_errors"], "stalled": served["stalled"], "malformed": served["malformed"],
-        "calls_lost": len(unanswered_ids(first)), "rerun_s": round(rerun, 2), "rerun_calls": rerun_calls,
+        "questions": len(questions),
+        "samples": VARIANT["samples"],
+        "blank_retries": VARIANT["max_retries"],
+        "concurrency": client["concurrency"],
+        "standin": standin,
+        "client": client,
+        "calls": served["requests"],
+        "distinct_calls": distinct,
+        "wall_s": round(wall, 1),
+        "warmup_s": round(warmup, 1),
+        "ideal_s": round(ideal, 1),
+        "ratio": round(wall / ideal, 3),
+        "retries": stats["retries"],
+        "rate_limited": served["rate_limited"],
+        "retry_after_honoured": stats["retry_after_honoured"],
+        "server_errors": served["server_errors"],
+        "stalled": served["stalled"],
+        "malformed": served["malformed"],
+        "calls_lost": len(unanswered_ids(first)),
+        "rerun_s": round(rerun, 2),
+        "rerun_calls": rerun_calls,
         "rerun_identical": json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True),
-        "targets": TARGETS, "cpus": os.cpu_count(),
+        "targets": TARGETS,
+        "cpus": os.cpu_count(),
     }
     path = save_bench(out, Path(reports_dir), "llm", {"config": config_path, "variant": VARIANT})
     print(render(Path(reports_dir)))
@@ -138,20 +181,29 @@ def render(reports_dir: Path) -> str:
         ("retries", f"{b['retries']}", ""),
         ("429s (Retry-After honoured)", f"{b['rate_limited']} ({b['retry_after_honoured']})", ""),
         ("5xx / stalled / cut-off bodies", f"{b['server_errors']} / {b['stalled']} / {b['malformed']}", ""),
-        ("calls lost", f"{b['calls_lost']}", f"= {t['calls_lost']} {'✓' if b['calls_lost'] == t['calls_lost'] else '✗'}"),
-        ("rerun from cache", f"{b['rerun_s']} s, {b['rerun_calls']} calls, "
-                             f"{'identical' if b['rerun_identical'] else 'DIFFERENT'}",
-         f"≤ {t['rerun_s']} s {'✓' if b['rerun_s'] <= t['rerun_s'] else '✗'}"),
+        (
+            "calls lost",
+            f"{b['calls_lost']}",
+            f"= {t['calls_lost']} {'✓' if b['calls_lost'] == t['calls_lost'] else '✗'}",
+        ),
+        (
+            "rerun from cache",
+            f"{b['rerun_s']} s, {b['rerun_calls']} calls, {'identical' if b['rerun_identical'] else 'DIFFERENT'}",
+            f"≤ {t['rerun_s']} s {'✓' if b['rerun_s'] <= t['rerun_s'] else '✗'}",
+        ),
     ]
-    head = (f"{b['questions']} test questions × {b['samples']} samples, {b['blank_retries']} blank-retry, "
-            f"concurrency {b['concurrency']}; stand-in latency lognormal mean {s['mean_latency_s']} s, "
-            f"{s['share_429']:.0%} 429 (Retry-After {s['retry_after_s']:g} s), {s['share_5xx']:.0%} 5xx, "
-            f"{s['share_stall']:.1%} stalls (client timeout {b['client']['timeout_s']} s); {b['cpus']} CPUs.\n\n")
+    head = (
+        f"{b['questions']} test questions × {b['samples']} samples, {b['blank_retries']} blank-retry, "
+        f"concurrency {b['concurrency']}; stand-in latency lognormal mean {s['mean_latency_s']} s, "
+        f"{s['share_429']:.0%} 429 (Retry-After {s['retry_after_s']:g} s), {s['share_5xx']:.0%} 5xx, "
+        f"{s['share_stall']:.1%} stalls (client timeout {b['client']['timeout_s']} s); {b['cpus']} CPUs.\n\n"
+    )
     return head + markdown.table(["figure", "value", "target"], rows)
 
 
-def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str | Path = "reports", calls: int = 4,
-                            model: str = "gemma3-270m") -> dict:
+def run_local_servers_bench(
+    config_path: str = "config.yaml", reports_dir: str | Path = "reports", calls: int = 4, model: str = "gemma3-270m"
+) -> dict:
     """Does a second llama-cpp-python server process raise local throughput (0.3.x has no parallel
     slots)? ``calls`` short generations one after another on one server, then spread over two
     servers by two threads; figures to ``reports/bench/llm_local.json``."""
@@ -164,8 +216,15 @@ def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str |
     prompts = [f"Name three uses of energy number {i}. Answer in one sentence." for i in range(calls)]
 
     def ask(server: LocalServer, prompt: str) -> None:
-        body = json.dumps({"model": model, "messages": [{"role": "user", "content": prompt}], "max_tokens": 32,
-                           "temperature": 0, "seed": 0}).encode()
+        body = json.dumps(
+            {
+                "model": model,
+                "messages": [{"role": "user", "content": prompt}],
+                "max_tokens": 32,
+                "temperature": 0,
+                "seed": 0,
+            }
+        ).encode()
         req = urllib.request.Request(f"{server.api_base}/chat/completions", body, {"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=600) as resp:
             resp.read()
@@ -186,9 +245,16 @@ def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str |
         finally:
             for s in servers:
                 s.stop()
-    out = {"calls": calls, "max_tokens": 32, "n_threads": cfg.get("n_threads"), "cpus": os.cpu_count(),
-           "load_avg_1min": round(os.getloadavg()[0], 1), "one_server_s": round(one, 1), "two_servers_s": round(two, 1),
-           "speedup": round(one / two, 2)}
+    out = {
+        "calls": calls,
+        "max_tokens": 32,
+        "n_threads": cfg.get("n_threads"),
+        "cpus": os.cpu_count(),
+        "load_avg_1min": round(os.getloadavg()[0], 1),
+        "one_server_s": round(one, 1),
+        "two_servers_s": round(two, 1),
+        "speedup": round(one / two, 2),
+    }
     save_bench(out, Path(reports_dir), "llm_local", {"config": config_path, "model": model, "calls": calls})
     print(render_local(Path(reports_dir)))
     return out
@@ -197,7 +263,9 @@ def run_local_servers_bench(config_path: str = "config.yaml", reports_dir: str |
 def render_local(reports_dir: Path) -> str:
     """The docs block ``llm-local-servers``: one local server against two, from the last measurement."""
     b = json.loads(bench_path(reports_dir, "llm_local").read_text())
-    return (f"{b['calls']} short generations ({b['max_tokens']} tokens, {b['n_threads']} thread per server, "
-            f"{b['cpus']} CPUs, load average {b['load_avg_1min']} while measured): one server, one after another "
-            f"**{b['one_server_s']} s**; two servers, two at a time **{b['two_servers_s']} s** "
-            f"(× {b['speedup']}).")
+    return (
+        f"{b['calls']} short generations ({b['max_tokens']} tokens, {b['n_threads']} thread per server, "
+        f"{b['cpus']} CPUs, load average {b['load_avg_1min']} while measured): one server, one after another "
+        f"**{b['one_server_s']} s**; two servers, two at a time **{b['two_servers_s']} s** "
+        f"(× {b['speedup']})."
+    )

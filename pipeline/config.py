@@ -3,6 +3,7 @@
 Validation happens once at start-up (the Snakefile calls :func:`validate`), so a typo fails
 before any work with a message that names the bad key, not deep inside a rule.
 """
+
 from __future__ import annotations
 
 import copy
@@ -22,7 +23,6 @@ from pipeline.provenance import stable_hash
 OVERLAY_CONFIGS = ("config.mpnet.yaml", "config.full.yaml")
 
 
-
 class ConfigError(ValueError):
     """A bad config value; the message names the key."""
 
@@ -37,7 +37,8 @@ def _schema() -> dict:
     props["answering"]["additionalProperties"]["properties"]["backend"] = {"enum": answer_backends.names()}
     props["benchmarks"]["properties"]["datasets"]["propertyNames"] = {"enum": suite_datasets.names()}
     props["sprout"]["properties"]["train"]["properties"]["datasets"]["propertyNames"] = {
-        "enum": suite_datasets.training_names()}
+        "enum": suite_datasets.training_names()
+    }
     return schema
 
 
@@ -70,8 +71,10 @@ def validate(cfg: dict) -> dict:
     cfg = copy.deepcopy(dict(cfg))
     secrets = _secret_keys(cfg)
     if secrets:
-        raise ConfigError(f"config key '{secrets[0]}': credentials must not be written in the config; put the "
-                          "value in an environment variable and list its name in llm.envvars")
+        raise ConfigError(
+            f"config key '{secrets[0]}': credentials must not be written in the config; put the "
+            "value in an environment variable and list its name in llm.envvars"
+        )
     errors = fill_and_check(cfg, _schema())
     if errors:
         e = errors[0]
@@ -97,16 +100,19 @@ def validate(cfg: dict) -> dict:
             raise ConfigError(f"config key 'answering.{name}.splits': {bad} not in wattbot.splits")
         score_split = cfg["wattbot"]["score_split"]
         if variant.get("splits") and score_split in cfg["wattbot"]["splits"] and score_split not in variant["splits"]:
-            raise ConfigError(f"config key 'answering.{name}.splits': must include the score split "
-                              f"'{score_split}'")
+            raise ConfigError(f"config key 'answering.{name}.splits': must include the score split '{score_split}'")
     if cfg["default_variant"] not in cfg["answering"]:
         raise ConfigError(f"config key 'default_variant': '{cfg['default_variant']}' is not an answering variant")
     if set(answer_splits(cfg, cfg["default_variant"])) != set(cfg["wattbot"]["splits"]):
-        raise ConfigError(f"config key 'default_variant': '{cfg['default_variant']}' must answer every split "
-                          f"(its answers become the submission)")
+        raise ConfigError(
+            f"config key 'default_variant': '{cfg['default_variant']}' must answer every split "
+            f"(its answers become the submission)"
+        )
     splits = cfg["wattbot"]["splits"]
     if cfg["wattbot"]["score_split"] not in splits:
-        raise ConfigError(f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits")
+        raise ConfigError(
+            f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits"
+        )
     for name, idx in cfg["indexes"].items():
         if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
             raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
@@ -122,11 +128,15 @@ def validate(cfg: dict) -> dict:
 
     sprout = cfg["sprout"]
     for name in sprout.get("beam_sweep", []):
-        if (name not in cfg["retrieval"]
-                or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys):
+        if (
+            name not in cfg["retrieval"]
+            or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys
+        ):
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
     if sprout["stride_tokens"] > sprout["window_tokens"]:
-        raise ConfigError("config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)")
+        raise ConfigError(
+            "config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)"
+        )
     cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
     return cfg
 
@@ -155,7 +165,9 @@ def _check_retrieval(cfg: dict, name: str, variant: dict) -> None:
     """One ``retrieval.<name>`` variant against its index's kind (and its hybrid partner's)."""
     index = variant["index"]
     if index not in cfg["indexes"]:
-        raise ConfigError(f"config key 'retrieval.{name}.index': unknown index '{index}' (have {sorted(cfg['indexes'])})")
+        raise ConfigError(
+            f"config key 'retrieval.{name}.index': unknown index '{index}' (have {sorted(cfg['indexes'])})"
+        )
     entry = cfg["indexes"][index]
     kind = kind_of(entry)
     variant.setdefault("levels", list(kind.default_levels))
@@ -163,14 +175,18 @@ def _check_retrieval(cfg: dict, name: str, variant: dict) -> None:
     hybrid = variant.get("hybrid")
     other = cfg["indexes"].get(hybrid["index"]) if hybrid else None
     if hybrid and (kind.hybrid_role != "dense" or other is None or kind_of(other).hybrid_role != "lexical"):
-        raise ConfigError(f"config key 'retrieval.{name}.hybrid.index': a hybrid pairs a dense index "
-                          f"({_roles('dense')}) with a lexical one ({_roles('lexical')}) "
-                          f"(got {index}:{kind.name} + {hybrid['index']})")
+        raise ConfigError(
+            f"config key 'retrieval.{name}.hybrid.index': a hybrid pairs a dense index "
+            f"({_roles('dense')}) with a lexical one ({_roles('lexical')}) "
+            f"(got {index}:{kind.name} + {hybrid['index']})"
+        )
     takes = kind.retrieval_keys | (kind_of(other).retrieval_keys if other else frozenset())
     for owner in kind_names():
         for key in sorted(get_kind(owner).retrieval_keys - takes):
             if key in variant:
-                raise ConfigError(f"config key 'retrieval.{name}.{key}': only variants that use a {owner} index take it")
+                raise ConfigError(
+                    f"config key 'retrieval.{name}.{key}': only variants that use a {owner} index take it"
+                )
     if kind.no_expand and variant["expand"] != "none":
         raise ConfigError(f"config key 'retrieval.{name}.expand': {kind.no_expand}")
     allowed = kind.searchable_levels(entry)
@@ -202,13 +218,26 @@ def resolve_ensembles(cfg: dict) -> None:
             if m not in answering:
                 raise ConfigError(f"config key 'answering.{name}.members': unknown answering variant '{m}'")
             if answering[m]["backend"] == "ensemble":
-                raise ConfigError(f"config key 'answering.{name}.members': '{m}' is an ensemble (list its members instead)")
+                raise ConfigError(
+                    f"config key 'answering.{name}.members': '{m}' is an ensemble (list its members instead)"
+                )
         if len(set(members)) != len(members):
             raise ConfigError(f"config key 'answering.{name}.members': a member is listed twice")
-        for key in ("model", "params", "prompt", "extractive", "context_k", "snippet_chars", "max_retries",
-                    "samples", "structured"):
+        for key in (
+            "model",
+            "params",
+            "prompt",
+            "extractive",
+            "context_k",
+            "snippet_chars",
+            "max_retries",
+            "samples",
+            "structured",
+        ):
             if key in variant:
-                raise ConfigError(f"config key 'answering.{name}.{key}': an ensemble only votes (set it on its members)")
+                raise ConfigError(
+                    f"config key 'answering.{name}.{key}': an ensemble only votes (set it on its members)"
+                )
         common = set(cfg["wattbot"]["splits"])
         for m in members:
             common &= set(answering[m].get("splits") or cfg["wattbot"]["splits"])
@@ -228,8 +257,9 @@ def check_paths(cfg: dict) -> None:
         folders["benchmarks.root"] = cfg["benchmarks"]["root"]
     for key, folder in folders.items():
         if not Path(folder).is_dir():
-            raise ConfigError(f"config key '{key}': folder {folder} not found (check data_root, "
-                              f"now {cfg['data_root']})")
+            raise ConfigError(
+                f"config key '{key}': folder {folder} not found (check data_root, now {cfg['data_root']})"
+            )
 
 
 def check_report(cfg: dict) -> None:
@@ -239,11 +269,16 @@ def check_report(cfg: dict) -> None:
     trees = sorted(n for n, idx in cfg["indexes"].items() if kind_of(idx).tree_vectors)
     rep.setdefault("embedding_index", trees[0] if trees else None)
     if rep["embedding_index"] is not None and rep["embedding_index"] not in trees:
-        raise ConfigError(f"config key 'report.embedding_index': '{rep['embedding_index']}' is not a 'tree' index (have {trees})")
+        raise ConfigError(
+            f"config key 'report.embedding_index': '{rep['embedding_index']}' is not a 'tree' index (have {trees})"
+        )
     for name, ab in rep["ablations"].items():
         missing = [v for v in ab["variants"] if v not in cfg[ab["stage"]]]
         if missing:
-            raise ConfigError(f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'")
+            raise ConfigError(
+                f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'"
+            )
+
 
 def _check_llm_model(cfg: dict, key: str, model: str | None) -> None:
     """An LLM variant names a model, or inherits ``llm.model``; ``local/<name>`` needs ``llm.local.<name>``."""
@@ -251,9 +286,11 @@ def _check_llm_model(cfg: dict, key: str, model: str | None) -> None:
     model = model or llm.get("model")
     if not model:
         raise ConfigError(f"config key '{key}': required when the backend is llm (or set llm.model)")
-    if model.startswith("local/") and model[len("local/"):] not in (llm.get("local") or {}):
-        raise ConfigError(f"config key '{key}': '{model}' needs a server config under llm.local."
-                          f"{model[len('local/'):]} (have {sorted(llm.get('local') or {})})")
+    if model.startswith("local/") and model[len("local/") :] not in (llm.get("local") or {}):
+        raise ConfigError(
+            f"config key '{key}': '{model}' needs a server config under llm.local."
+            f"{model[len('local/') :]} (have {sorted(llm.get('local') or {})})"
+        )
 
 
 def answer_splits(cfg: dict, variant: str) -> list[str]:
@@ -265,7 +302,7 @@ def local_models(cfg: dict, model: str | None) -> dict[str, dict]:
     """``{name: server config}`` of the local model ``model`` names (empty for hosted models)."""
     llm = cfg.get("llm") or {}
     model = model or llm.get("model") or ""
-    name = model[len("local/"):] if model.startswith("local/") else None
+    name = model[len("local/") :] if model.startswith("local/") else None
     return {name: llm["local"][name]} if name else {}
 
 
@@ -293,6 +330,7 @@ def deep_merge(base: dict, over: dict) -> dict:
 
 # --- slices: the part of the config that shapes one output (for params: and manifests) ---
 
+
 def index_embedding(cfg: dict, index: str) -> dict:
     """The encoder of a dense index: the global ``embedding``, or its ``embedding_models`` entry over
     it. An index with its own encoder has its own vectors and cache keys; the default indexes' slices
@@ -306,8 +344,12 @@ def index_embedding(cfg: dict, index: str) -> dict:
 def index_slice(cfg: dict, index: str) -> dict:
     idx = cfg["indexes"][index]
     kind = kind_of(idx)
-    return {"index": idx, "name": index, **({"embedding": index_embedding(cfg, index)} if kind.embeds else {}),
-            **kind.extra_slice(cfg)}
+    return {
+        "index": idx,
+        "name": index,
+        **({"embedding": index_embedding(cfg, index)} if kind.embeds else {}),
+        **kind.extra_slice(cfg),
+    }
 
 
 # SproutRAG encoder windows: the schema's ``sprout`` defaults, without the keys that are not the attention pass's.
@@ -326,8 +368,17 @@ def retrieval_indexes(cfg: dict, variant: str) -> list[str]:
 # LLM settings that say how a run executes, not what it computes: they stay out of the slices (and
 # hashes) that decide what reruns. The answer rule passes them apart (``--llm-exec``, see
 # ``llm_execution``): a changed concurrency or rate limit reruns nothing.
-EXECUTION_ONLY = {"envvars", "concurrency", "requests_per_minute", "tokens_per_minute", "per_model",
-                  "max_failure_rate", "max_cost_usd", "cache_journal", "malformed_retries"}
+EXECUTION_ONLY = {
+    "envvars",
+    "concurrency",
+    "requests_per_minute",
+    "tokens_per_minute",
+    "per_model",
+    "max_failure_rate",
+    "max_cost_usd",
+    "cache_journal",
+    "malformed_retries",
+}
 
 
 def llm_execution(cfg: dict) -> dict:
@@ -339,8 +390,12 @@ def llm_execution(cfg: dict) -> dict:
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
     dense = [n for n, idx in indexes.items() if kind_of(idx).embeds]
-    out = {"retrieval": cfg["retrieval"][variant], "name": variant, "indexes": indexes,
-           "embedding": index_embedding(cfg, dense[0]) if dense else None}
+    out = {
+        "retrieval": cfg["retrieval"][variant],
+        "name": variant,
+        "indexes": indexes,
+        "embedding": index_embedding(cfg, dense[0]) if dense else None,
+    }
     if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
     return out

@@ -14,6 +14,7 @@ Two kinds of default live in the schema:
 Enumerations are read from the schema too (:func:`enum`), so the code's constants and the schema's
 ``enum:`` lists cannot drift apart.
 """
+
 from __future__ import annotations
 
 import copy

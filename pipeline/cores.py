@@ -7,6 +7,7 @@ encoders, the attention pass and the llama.cpp servers read it here and never st
 than the job holds: ``snakemake --cores 8`` on a 2-core machine no longer oversubscribes.
 Outside Snakemake (no ``OMP_NUM_THREADS``) the configured number holds.
 """
+
 from __future__ import annotations
 
 import os

@@ -19,6 +19,7 @@ How the figures are made (an estimate, said so in the printout):
   chat models) / ``llm.concurrency`` (1 when unset). Cached replies are neither paid nor waited for:
   the figures are for a cold cache.
 """
+
 from __future__ import annotations
 
 import json
@@ -44,6 +45,7 @@ LOCAL_PREFIXES = ("local/",)
 @dataclass
 class Line:
     """One variant x split: its calls (no retry .. every retry) and tokens at those two bounds."""
+
     what: str
     model: str
     split: str
@@ -51,7 +53,7 @@ class Line:
     calls: tuple[int, int]
     prompt_tokens: tuple[int, int]
     completion_tokens: tuple[int, int]
-    usd: tuple[float, float] | None = None   # None: the model has no price in litellm's map
+    usd: tuple[float, float] | None = None  # None: the model has no price in litellm's map
 
 
 @dataclass
@@ -103,8 +105,16 @@ def answer_prompt_tokens(v: AnswerSpec | dict, model: str, question: str, unit: 
 
 
 @cache  # runs that differ only by model or seed share their prompts
-def _prompt_tokens(prompt: str, context_k: int | None, snippet_chars: int | None, structured: bool, model: str,
-                   question: str, unit: str, attempt: int) -> int:
+def _prompt_tokens(
+    prompt: str,
+    context_k: int | None,
+    snippet_chars: int | None,
+    structured: bool,
+    model: str,
+    question: str,
+    unit: str,
+    attempt: int,
+) -> int:
     from pipeline.answer.llm_answer import answer_schema, build_messages, response_format
 
     chars = snippet_chars or CONTEXT_CAP_CHARS
@@ -127,14 +137,24 @@ def answer_line(cfg: dict, name: str, split: str) -> Line:
     qs = _questions(cfg, split)
     samples, retries = v.samples, v.max_retries
     completion = int(v.params.get("max_tokens") or ANSWER_COMPLETION_TOKENS)
-    per_attempt = [sum(answer_prompt_tokens(v, model, q.question, q.answer_unit, a) for q in qs.itertuples())
-                   for a in range(retries + 1)]
+    per_attempt = [
+        sum(answer_prompt_tokens(v, model, q.question, q.answer_unit, a) for q in qs.itertuples())
+        for a in range(retries + 1)
+    ]
     lo_p, hi_p = samples * per_attempt[0], samples * sum(per_attempt)
     calls = (len(qs) * samples, len(qs) * samples * (retries + 1))
     comp = (calls[0] * completion, calls[1] * completion)
     lo, hi = _usd(model, lo_p, comp[0]), _usd(model, hi_p, comp[1])
-    return Line(f"answer {name}", model, split, len(qs), calls, (lo_p, hi_p), comp,
-                None if lo is None or hi is None else (lo, hi))  # one model: both priced or neither
+    return Line(
+        f"answer {name}",
+        model,
+        split,
+        len(qs),
+        calls,
+        (lo_p, hi_p),
+        comp,
+        None if lo is None or hi is None else (lo, hi),
+    )  # one model: both priced or neither
 
 
 def planner_lines(cfg: dict) -> list[Line]:
@@ -156,8 +176,18 @@ def planner_lines(cfg: dict) -> list[Line]:
             prompt = sum(tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
             completion = int((planner.get("params") or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)
             usd = _usd(model, prompt, completion)
-            out.append(Line(f"planner {rv}", model, split, len(qs), (len(qs), len(qs)), (prompt, prompt),
-                            (completion, completion), None if usd is None else (usd, usd)))
+            out.append(
+                Line(
+                    f"planner {rv}",
+                    model,
+                    split,
+                    len(qs),
+                    (len(qs), len(qs)),
+                    (prompt, prompt),
+                    (completion, completion),
+                    None if usd is None else (usd, usd),
+                )
+            )
     return out
 
 
@@ -178,15 +208,21 @@ def format_estimate(est: Estimate) -> str:
     rows = [f"{'LLM work':34} {'model':28} {'split':6} {'calls':>13} {'prompt tok':>21} {'output tok':>19} {'USD':>15}"]
     for x in est.lines:
         usd = "unpriced" if x.usd is None else _range(*x.usd, fmt="{:,.2f}")
-        rows.append(f"{x.what[:34]:34} {x.model[:28]:28} {x.split:6} {_range(*x.calls):>13} "
-                    f"{_range(*x.prompt_tokens):>21} {_range(*x.completion_tokens):>19} {usd:>15}")
+        rows.append(
+            f"{x.what[:34]:34} {x.model[:28]:28} {x.split:6} {_range(*x.calls):>13} "
+            f"{_range(*x.prompt_tokens):>21} {_range(*x.completion_tokens):>19} {usd:>15}"
+        )
     usd = _range(est.total("usd", 0), est.total("usd", 1), fmt="{:,.2f}")
-    rows.append(f"total: {_range(est.total('calls', 0), est.total('calls', 1))} calls, about USD {usd}"
-                + (f" plus unpriced {', '.join(est.unpriced)}" if est.unpriced else "")
-                + f"; about {_range(est.hours(0), est.hours(1), fmt='{:.1f}')} h at {ASSUMED_LATENCY_S:g} s per call "
-                f"and concurrency {est.concurrency}")
-    rows.append("(a cold-cache estimate: ranges go from no blank-retry to every retry; tokens = characters/4 of "
-                "the real prompts; prices from litellm's local map; see pipeline/estimate.py)")
+    rows.append(
+        f"total: {_range(est.total('calls', 0), est.total('calls', 1))} calls, about USD {usd}"
+        + (f" plus unpriced {', '.join(est.unpriced)}" if est.unpriced else "")
+        + f"; about {_range(est.hours(0), est.hours(1), fmt='{:.1f}')} h at {ASSUMED_LATENCY_S:g} s per call "
+        f"and concurrency {est.concurrency}"
+    )
+    rows.append(
+        "(a cold-cache estimate: ranges go from no blank-retry to every retry; tokens = characters/4 of "
+        "the real prompts; prices from litellm's local map; see pipeline/estimate.py)"
+    )
     return "\n".join(rows)
 
 
@@ -195,7 +231,10 @@ def print_estimate(cfg: dict, stream=None) -> Estimate | None:
     when the grid makes no LLM call."""
     est = estimate(cfg)
     if est.lines:
-        replay = "\n(llm.mode is replay: every reply comes from the cache, nothing is paid)" \
-            if cfg["llm"].get("mode") == "replay" else ""
+        replay = (
+            "\n(llm.mode is replay: every reply comes from the cache, nothing is paid)"
+            if cfg["llm"].get("mode") == "replay"
+            else ""
+        )
         print(format_estimate(est) + replay, file=stream or sys.stderr)
     return est if est.lines else None

@@ -14,6 +14,7 @@ the config's schema lists (pipeline.specs), so the config layer can consult it w
 stage; kind modules import their building blocks inside their build and search functions for the
 same reason.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 PACKAGE = "pipeline.indexes"
 EXTRA_ENV = "WATTBENCH_INDEX_KINDS"  # more kind modules to load, comma-separated (out-of-tree kinds)
-TREE_LEVELS = frozenset(specs.TREE_LEVELS)   # the config schema's list (pipeline.tree.LEVELS)
+TREE_LEVELS = frozenset(specs.TREE_LEVELS)  # the config schema's list (pipeline.tree.LEVELS)
 
 
 class ConfigProblem(ValueError):
@@ -77,18 +78,18 @@ class IndexKind:
     build: Builder
     searcher: SearcherFactory
     source: str
-    levels: frozenset[str]                       # levels a retrieval variant may search
-    default_levels: tuple[str, ...]              # retrieval.<v>.levels when unset
-    default_expand: str                          # retrieval.<v>.expand when unset
-    embeds: bool = False                         # built with the `embedding` backend (takes `embedding:`)
-    index_keys: frozenset[str] = frozenset()     # kind-only keys of indexes.<name> (levels, heads, ...)
+    levels: frozenset[str]  # levels a retrieval variant may search
+    default_levels: tuple[str, ...]  # retrieval.<v>.levels when unset
+    default_expand: str  # retrieval.<v>.expand when unset
+    embeds: bool = False  # built with the `embedding` backend (takes `embedding:`)
+    index_keys: frozenset[str] = frozenset()  # kind-only keys of indexes.<name> (levels, heads, ...)
     index_defaults: dict = field(default_factory=dict)
-    levels_from_index: bool = False              # searchable levels = the index's own `levels`
+    levels_from_index: bool = False  # searchable levels = the index's own `levels`
     retrieval_keys: frozenset[str] = frozenset()  # kind-only keys of retrieval.<v> (its searcher's settings)
-    no_expand: str | None = None                 # why its variants must use expand: none (None: they may expand)
-    hybrid_role: str | None = None               # "dense" or "lexical": which side of a hybrid it can be
-    tree_vectors: bool = False                   # a vector at every tree level (the report's embedding map)
-    parents_are_context: bool = True             # a hit's parent is its context (sprout: its merge partner)
+    no_expand: str | None = None  # why its variants must use expand: none (None: they may expand)
+    hybrid_role: str | None = None  # "dense" or "lexical": which side of a hybrid it can be
+    tree_vectors: bool = False  # a vector at every tree level (the report's embedding map)
+    parents_are_context: bool = True  # a hit's parent is its context (sprout: its merge partner)
     check_index: Callable[[str, dict, dict], None] = _no_check  # extra checks of indexes.<name> (raise ConfigProblem)
     extra_inputs: Callable[[dict, str, str], dict[str, str]] = _no_inputs  # {input name: path} beyond the trees
     extra_slice: Callable[[dict], dict] = _no_slice  # config beyond `index` that shapes the built file

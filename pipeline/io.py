@@ -4,6 +4,7 @@ Outputs are written to a temp file in the same folder, then renamed, so a reader
 after a kill) never sees half a file; JSON is written with sorted keys so reruns are
 byte-identical. Provenance manifests (:mod:`pipeline.provenance`) are written through it.
 """
+
 from __future__ import annotations
 
 import json

@@ -8,15 +8,34 @@ on top. Within a floor, packages may import each other as long as no circle form
 To place a new package, add its name to a floor; a name here whose package does not exist
 (yet) is ignored, so the map can name a floor before the code lands.
 """
+
 from __future__ import annotations
 
 FLOORS: tuple[tuple[str, ...], ...] = (
     # shared services: no stage, no driver
-    ("io", "provenance", "layout", "tree", "config", "config_schema", "specs", "schemas", "layers", "cores", "llm",
-     "embed", "ranking", "index_kinds", "registry", "answer_backends", "suite_datasets", "markdown"),
+    (
+        "io",
+        "provenance",
+        "layout",
+        "tree",
+        "config",
+        "config_schema",
+        "specs",
+        "schemas",
+        "layers",
+        "cores",
+        "llm",
+        "embed",
+        "ranking",
+        "index_kinds",
+        "registry",
+        "answer_backends",
+        "suite_datasets",
+        "markdown",
+    ),
     ("datasets",),
     ("parse",),
-    ("index", "sprout", "indexes"),   # indexes: the kind modules (registered in index_kinds, loaded by it)
+    ("index", "sprout", "indexes"),  # indexes: the kind modules (registered in index_kinds, loaded by it)
     ("retrieve",),
     ("answer",),
     ("score",),

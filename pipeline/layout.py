@@ -6,6 +6,7 @@ report verbs, so a path pattern is written once. A function's defaults are Snake
 ``answers("bm25-x", "train")`` the file one job writes. Standard library only: the DAG is planned
 from here without loading any stage code.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ CLAIMS_FILE = Path(__file__).parent / "report" / "claims.yaml"  # published clai
 
 
 # --- results/<dataset>/: indexes, retrieval runs, suite exports and scores, SproutRAG attention ---
+
 
 def index_dir(dataset: str = "{dataset}") -> str:
     return f"{RESULTS}/{dataset}/index"
@@ -116,6 +118,7 @@ def parse_quality_errors(scope: str = "{scope}") -> str:
 
 # --- reports/: what a reader opens (a root of its own, so a report verb can write elsewhere in tests) ---
 
+
 def _file(name: str) -> property:
     """A file at ``<root>/<name>``, as a property of :class:`Reports`."""
     return property(lambda self: f"{self.root}/{name}", doc=f"``reports/{name}``")
@@ -201,6 +204,7 @@ reports = Reports()
 
 
 # --- benchmarks/ and logs/: per-job telemetry and logs, never read by a rule ---
+
 
 def benchmark(job: str) -> str:
     """A rule's ``benchmark:`` TSV (wall time in column ``s``)."""

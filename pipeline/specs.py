@@ -8,6 +8,7 @@ stage keeps its own copy of a default. Enumerations are the schema's (one list e
 Kept apart from pipeline/config.py (loading, validation, slicing): this module only names and types
 what is already valid, so stages can import it without the validation machinery.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from pipeline.config_schema import enum, spec_defaults
 
 # --- enumerations: the schema's lists ---
-TREE_LEVELS = enum("definitions", "tree_level")         # root first: document, section, paragraph, sentence
+TREE_LEVELS = enum("definitions", "tree_level")  # root first: document, section, paragraph, sentence
 EMBED_BACKENDS = enum("definitions", "embed_backend")
 PROMPTS = enum("answering", "*", "prompt")
 VOTE_MODES = enum("answering", "*", "vote", "mode")
@@ -25,7 +26,7 @@ PLANNER_KINDS = enum("retrieval", "*", "planner", "kind")
 DEDUP_MODES = enum("retrieval", "*", "context", "dedup")
 RERANKS = enum("retrieval", "*", "rerank")
 LEVEL_FUSIONS = enum("retrieval", "*", "level_fusion")
-HEADINGS = enum("parsing", "headings")                  # who finds PDF headings
+HEADINGS = enum("parsing", "headings")  # who finds PDF headings
 ATTENTION_KERNELS = enum("sprout", "kernel")
 CACHE_JOURNALS = enum("llm", "cache_journal")
 
@@ -38,6 +39,7 @@ def _known(cls, values: dict) -> dict:
 @dataclass(frozen=True)
 class BeamSpec:
     """A sprout variant's beam search (``retrieval.<v>`` sprout keys)."""
+
     beam_width: int
     per_document_top_k: int
     threshold: float
@@ -72,6 +74,7 @@ class PlannerSpec:
 @dataclass(frozen=True)
 class RetrievalSpec:
     """``retrieval.<name>``: what the retrieve stage reads beyond the index (validated and resolved)."""
+
     name: str
     index: str
     top_k: int
@@ -81,28 +84,38 @@ class RetrievalSpec:
     rerank: str
     kohaku_compat: bool
     level_fusion: str
-    context: dict              # the user's context keys; parent_depth's default depends on the index kind
+    context: dict  # the user's context keys; parent_depth's default depends on the index kind
     hybrid: dict | None
     beam: BeamSpec
 
     @classmethod
     def from_dict(cls, name: str, v: dict) -> RetrievalSpec:
         d = {**spec_defaults("retrieval", "*"), **v}
-        return cls(name=name, index=d["index"], top_k=d["top_k"], levels=tuple(d["levels"]), expand=d["expand"],
-                   planner=PlannerSpec.from_dict(d.get("planner")), rerank=d["rerank"],
-                   kohaku_compat=d["kohaku_compat"], level_fusion=d["level_fusion"],
-                   context={**spec_defaults("retrieval", "*", "context"), **(d.get("context") or {})},
-                   hybrid=d.get("hybrid"), beam=BeamSpec.from_dict(d))
+        return cls(
+            name=name,
+            index=d["index"],
+            top_k=d["top_k"],
+            levels=tuple(d["levels"]),
+            expand=d["expand"],
+            planner=PlannerSpec.from_dict(d.get("planner")),
+            rerank=d["rerank"],
+            kohaku_compat=d["kohaku_compat"],
+            level_fusion=d["level_fusion"],
+            context={**spec_defaults("retrieval", "*", "context"), **(d.get("context") or {})},
+            hybrid=d.get("hybrid"),
+            beam=BeamSpec.from_dict(d),
+        )
 
 
 @dataclass(frozen=True)
 class AnswerSpec:
     """``answering.<name>`` of an ``extractive`` or ``llm`` variant."""
+
     name: str
     backend: str
-    retrieval: str | None              # None only where a stage function is called without the config
-    splits: tuple[str, ...] | None     # None: every split
-    model: str | None                  # None: llm.model
+    retrieval: str | None  # None only where a stage function is called without the config
+    splits: tuple[str, ...] | None  # None: every split
+    model: str | None  # None: llm.model
     params: dict
     prompt: str
     extractive: dict | None
@@ -115,8 +128,17 @@ class AnswerSpec:
 
     @classmethod
     def from_dict(cls, name: str, v: dict) -> AnswerSpec:
-        d = {"retrieval": None, "model": None, "extractive": None, "context_k": None, "snippet_chars": None, "splits": None,
-             "vote": {}, **spec_defaults("answering", "*"), **v}
+        d = {
+            "retrieval": None,
+            "model": None,
+            "extractive": None,
+            "context_k": None,
+            "snippet_chars": None,
+            "splits": None,
+            "vote": {},
+            **spec_defaults("answering", "*"),
+            **v,
+        }
         d["splits"] = tuple(d["splits"]) if d["splits"] else None
         return cls(name=name, **_known(cls, d))
 
@@ -127,9 +149,10 @@ class AnswerSpec:
 @dataclass(frozen=True)
 class EnsembleSpec:
     """``answering.<name>`` of a ``backend: ensemble`` variant: its members' answers voted."""
+
     name: str
     members: tuple[str, ...]
-    retrieval: str | None              # resolved by validate: the first member's
+    retrieval: str | None  # resolved by validate: the first member's
     splits: tuple[str, ...] | None
     vote: dict
 
@@ -137,8 +160,13 @@ class EnsembleSpec:
 
     @classmethod
     def from_dict(cls, name: str, v: dict) -> EnsembleSpec:
-        return cls(name, tuple(v["members"]), v.get("retrieval"), tuple(v["splits"]) if v.get("splits") else None,
-                   dict(v.get("vote") or {}))
+        return cls(
+            name,
+            tuple(v["members"]),
+            v.get("retrieval"),
+            tuple(v["splits"]) if v.get("splits") else None,
+            dict(v.get("vote") or {}),
+        )
 
 
 def answering_spec(name: str, v: dict) -> AnswerSpec | EnsembleSpec:
@@ -154,6 +182,7 @@ def as_answer_spec(v: AnswerSpec | dict) -> AnswerSpec:
 @dataclass(frozen=True)
 class LocalModelSpec:
     """``llm.local.<name>``: a GGUF served by llama-cpp-python on 127.0.0.1."""
+
     name: str
     package: str
     gguf: str
@@ -170,6 +199,7 @@ class LocalModelSpec:
 @dataclass(frozen=True)
 class LLMSpec:
     """``llm`` as one job's gateway sees it (the computed slice plus the execution-only settings)."""
+
     mode: str
     timeout_s: float
     max_retries: int
@@ -179,7 +209,7 @@ class LLMSpec:
     model: str | None = None
     concurrency: int = 1
     max_cost_usd: float | None = None
-    local: dict = field(default_factory=dict)   # name -> LocalModelSpec
+    local: dict = field(default_factory=dict)  # name -> LocalModelSpec
 
     @classmethod
     def from_dict(cls, llm: dict) -> LLMSpec:
@@ -191,12 +221,15 @@ class LLMSpec:
 @dataclass(frozen=True)
 class Specs:
     """Every variant of a validated config, typed: what the workflow reads to wire the DAG."""
+
     retrieval: dict[str, RetrievalSpec]
     answering: dict[str, AnswerSpec | EnsembleSpec]
     llm: LLMSpec
 
     @classmethod
     def from_config(cls, cfg: dict) -> Specs:
-        return cls({n: RetrievalSpec.from_dict(n, v) for n, v in cfg["retrieval"].items()},
-                   {n: answering_spec(n, v) for n, v in cfg["answering"].items()},
-                   LLMSpec.from_dict(cfg.get("llm") or {}))
+        return cls(
+            {n: RetrievalSpec.from_dict(n, v) for n, v in cfg["retrieval"].items()},
+            {n: answering_spec(n, v) for n, v in cfg["answering"].items()},
+            LLMSpec.from_dict(cfg.get("llm") or {}),
+        )

@@ -9,6 +9,7 @@ Snakemake's jobs inherit: tests/datasets/toy_suite.py). The export stage
 SproutRAG's head training read this registry; nothing else names a dataset. Standard library only,
 so validating a config loads no loader.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -21,10 +22,10 @@ from pipeline.registry import Registry
 @dataclass(frozen=True)
 class SuiteDataset:
     name: str
-    loader: str                       # dotted module with load(root, **subset) and DEFAULT_SUBSET
-    folder: str                       # its folder under <data root>/retrieval (= benchmarks.root)
-    aliases: tuple[str, ...] = ()     # other spellings load_benchmark accepts
-    train_group: str | None = None    # SproutRAG head training: what makes chunks co-relevant ("span",
+    loader: str  # dotted module with load(root, **subset) and DEFAULT_SUBSET
+    folder: str  # its folder under <data root>/retrieval (= benchmarks.root)
+    aliases: tuple[str, ...] = ()  # other spellings load_benchmark accepts
+    train_group: str | None = None  # SproutRAG head training: what makes chunks co-relevant ("span",
     #                                   "query"); None: not offered as a training set
 
     def module(self) -> ModuleType:
@@ -37,8 +38,13 @@ register = DATASETS.register
 unregister = DATASETS.unregister
 
 for _d in (
-    SuiteDataset("legalbench_rag", "pipeline.datasets.legalbench", "legalbench_rag",
-                 ("legalbench", "legalbench-rag"), train_group="span"),
+    SuiteDataset(
+        "legalbench_rag",
+        "pipeline.datasets.legalbench",
+        "legalbench_rag",
+        ("legalbench", "legalbench-rag"),
+        train_group="span",
+    ),
     SuiteDataset("hotpotqa", "pipeline.datasets.hotpotqa", "hotpotqa", ("hotpot_qa",), train_group="query"),
     SuiteDataset("dragonball", "pipeline.datasets.dragonball", "dragonball"),
     SuiteDataset("msmarco", "pipeline.datasets.msmarco", "msmarco", ("msmarco_dl", "trec_dl")),

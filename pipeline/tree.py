@@ -5,6 +5,7 @@ Parsers do not compute offsets themselves: they describe a document as nested
 text, so that every node's ``start``/``end`` are exact character offsets into
 ``DocTree.text`` and node ids are stable (they depend on position, never on run order).
 """
+
 from __future__ import annotations
 
 import json
@@ -159,7 +160,9 @@ def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: d
                 emit(SENTENCE_SEP)
             start, end = emit(sentence)
             sid = f"{par_id}:t{t_index}"
-            nodes[sid] = Node(sid, doc_id, "sentence", para.kind, par_id, "", sentence, start, end, list(para.pages), box)
+            nodes[sid] = Node(
+                sid, doc_id, "sentence", para.kind, par_id, "", sentence, start, end, list(para.pages), box
+            )
             par.children.append(sid)
         par.end = pos
 

@@ -2,6 +2,7 @@
 
 Kept here (not in the Snakefile) so the DAG file stays declarative and this logic is tested.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,6 +29,7 @@ from pipeline.specs import AnswerSpec, BeamSpec, answering_spec
 
 NamedFiles = dict[str, dict[str, str]]  # a report verb's files: argument (kind) -> name -> path
 SPROUT_DIR = L.SPROUT_DIR  # named in rule sprout_train_pairs' shell text (a changed text reruns the rule)
+
 
 def doc_ids(cfg: dict) -> list[str]:
     """All documents of the metadata, or the configured subset (an unknown id is an error)."""
@@ -81,12 +83,14 @@ def with_hash(params: dict) -> str:
 
 
 def report_params(cfg: dict) -> str:
-    return with_hash({
-        "default_variant": cfg["default_variant"],
-        "score_split": cfg["wattbot"]["score_split"],
-        "variants": {v: answering_slice(cfg, v) for v in sorted(cfg["answering"])},
-        "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
-    })
+    return with_hash(
+        {
+            "default_variant": cfg["default_variant"],
+            "score_split": cfg["wattbot"]["score_split"],
+            "variants": {v: answering_slice(cfg, v) for v in sorted(cfg["answering"])},
+            "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
+        }
+    )
 
 
 def answer_spec(cfg: dict, variant: str):
@@ -153,6 +157,7 @@ def llm_exec_json(cfg: dict) -> str:
 
 # --- ensembles: a DAG node over their members' answer files ---
 
+
 def answer_variants(cfg: dict, ensemble: bool) -> str:
     """Wildcard pattern of the answering variants the ``answer`` rule (False) or the ``ensemble``
     rule (True) makes, so the two rules never claim the same file."""
@@ -171,6 +176,7 @@ def ensemble_args(cfg: dict, variant: str, split: str) -> str:
 
 
 # --- LLM variants: which splits they answer, which local model files they need ---
+
 
 def answer_targets(cfg: dict, split: str) -> list[str]:
     """Answer CSVs of ``split`` for every variant that answers it (LLM variants may be train-only)."""
@@ -217,15 +223,19 @@ def qint8_model_files(folder: str | None) -> list[str]:
 
 def qint8_model_folders(cfg: dict) -> list[str]:
     """Folders the minilm_qint8 rule must build: those of every ``onnx-qint8`` dense index."""
-    return sorted({str(Path(f).parent) for n in cfg["indexes"] for f in encoder_model_inputs(cfg, n)
-                   if f.endswith(".onnx")})
+    return sorted(
+        {str(Path(f).parent) for n in cfg["indexes"] for f in encoder_model_inputs(cfg, n) if f.endswith(".onnx")}
+    )
 
 
 def packaged_encoders(cfg: dict) -> dict[str, str]:
     """Assembled folder -> PyPI package prefix, for every embedding model an index uses."""
     used = {idx.get("embedding") for idx in cfg["indexes"].values()}
-    return {m["model"]: m["package"] for n, m in sorted((cfg.get("embedding_models") or {}).items())
-            if n in used and m.get("package")}
+    return {
+        m["model"]: m["package"]
+        for n, m in sorted((cfg.get("embedding_models") or {}).items())
+        if n in used and m.get("package")
+    }
 
 
 def uses_llm_planner(cfg: dict, variant: str) -> int:
@@ -241,6 +251,7 @@ def local_model_for_file(cfg: dict, path: str) -> str:
 
 
 # --- which trees and questions a dataset's index and retrieval rules read ---
+
 
 def suite_datasets(cfg: dict) -> list[str]:
     return sorted((cfg.get("benchmarks") or {}).get("datasets", {}))
@@ -286,11 +297,17 @@ def suite_report_inputs(cfg: dict) -> NamedFiles:
 
 def suite_report_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
-    return with_hash({"ks": suite_ks(cfg), "datasets": b.get("datasets", {}),
-                      "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)}})
+    return with_hash(
+        {
+            "ks": suite_ks(cfg),
+            "datasets": b.get("datasets", {}),
+            "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)},
+        }
+    )
 
 
 # --- the figures rule (reports/index.html): ablations, attribution, cost, embedding map ---
+
 
 def claims_file() -> str:
     """claims.yaml, an input of the figures rule (a changed claim redraws the claims table)."""
@@ -316,16 +333,18 @@ def ablations_in_other_configs() -> dict[str, list[str]]:
 def figures_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
-    return with_hash({
-        "report": cfg["report"],
-        "score_split": cfg["wattbot"]["score_split"],
-        "default_variant": cfg["default_variant"],
-        "answering": {v: cfg["answering"][v] for v in sorted(cfg["answering"])},
-        "retrieval": {v: cfg["retrieval"][v] for v in sorted(cfg["retrieval"])},
-        "suite": suite,
-        "parse_quality": (parse_quality_report(cfg) or [""])[0],
-        "claims_elsewhere": ablations_in_other_configs(),
-    })
+    return with_hash(
+        {
+            "report": cfg["report"],
+            "score_split": cfg["wattbot"]["score_split"],
+            "default_variant": cfg["default_variant"],
+            "answering": {v: cfg["answering"][v] for v in sorted(cfg["answering"])},
+            "retrieval": {v: cfg["retrieval"][v] for v in sorted(cfg["retrieval"])},
+            "suite": suite,
+            "parse_quality": (parse_quality_report(cfg) or [""])[0],
+            "claims_elsewhere": ablations_in_other_configs(),
+        }
+    )
 
 
 def figure_stems(cfg: dict) -> list[str]:
@@ -341,14 +360,17 @@ def embedding_index_input(cfg: dict) -> list[str]:
 
 # --- what the report verbs read: every file by name, declared as the rule's input and passed to the verb ---
 
+
 def report_inputs(cfg: dict) -> NamedFiles:
     """The report rule's files: scores of every answering variant, the test submissions, the retrieval runs."""
     avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
     tests = split_variants(cfg, "test") if "test" in cfg["wattbot"]["splits"] else []
-    return {"scores": {av: L.scores(av) for av in avs},
-            "per_question": {av: L.per_question(av) for av in avs},
-            "submissions": {av: L.answers_csv(av, "test") for av in tests},
-            "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])}}
+    return {
+        "scores": {av: L.scores(av) for av in avs},
+        "per_question": {av: L.per_question(av) for av in avs},
+        "submissions": {av: L.answers_csv(av, "test") for av in tests},
+        "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
+    }
 
 
 def figures_inputs(cfg: dict) -> NamedFiles:
@@ -356,12 +378,14 @@ def figures_inputs(cfg: dict) -> NamedFiles:
     run, the suite's per-query tables (named DATASET:VARIANT) and the index the embedding map draws."""
     avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
     name = cfg["report"].get("embedding_index")
-    return {"scores": {av: L.scores(av) for av in avs},
-            "per_question": {av: L.per_question(av) for av in avs},
-            "answers": {av: L.answers(av, split) for av in avs},
-            "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
-            "suite": {f"{d}:{rv}": L.suite_per_query(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)},
-            "index": {name: L.index(L.WATTBOT, name)} if name else {}}
+    return {
+        "scores": {av: L.scores(av) for av in avs},
+        "per_question": {av: L.per_question(av) for av in avs},
+        "answers": {av: L.answers(av, split) for av in avs},
+        "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
+        "suite": {f"{d}:{rv}": L.suite_per_query(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)},
+        "index": {name: L.index(L.WATTBOT, name)} if name else {},
+    }
 
 
 def input_lists(files: NamedFiles) -> dict[str, list[str]]:
@@ -371,10 +395,15 @@ def input_lists(files: NamedFiles) -> dict[str, list[str]]:
 
 def named_args(files: NamedFiles) -> str:
     """``--<kind> NAME=PATH`` per file: a report verb is told which file is which, never derives it from a path."""
-    return " ".join(f"--{kind.replace('_', '-')} {shlex.quote(f'{name}={path}')}"
-                    for kind, named in files.items() for name, path in named.items())
+    return " ".join(
+        f"--{kind.replace('_', '-')} {shlex.quote(f'{name}={path}')}"
+        for kind, named in files.items()
+        for name, path in named.items()
+    )
+
 
 # --- the parse stage: vision captioning args, failure report, quality report ---
+
 
 def tree_args(cfg: dict, source: str = "") -> str:
     """Extra ``tree`` verb arguments: the heading method for a PDF source (JSON and text trees do not use
@@ -384,9 +413,18 @@ def tree_args(cfg: dict, source: str = "") -> str:
     vision = parsing["vision"]
     if not vision["model"]:
         return headings
-    return f"{headings} ".lstrip() + " ".join([
-        "--vision-model", shell_arg(vision["model"]), "--vision-params", shell_arg(as_json(vision["params"])),
-        "--cache-dir", shell_arg(cfg["cache_dir"]), "--llm-mode", cfg["llm"]["mode"]])
+    return f"{headings} ".lstrip() + " ".join(
+        [
+            "--vision-model",
+            shell_arg(vision["model"]),
+            "--vision-params",
+            shell_arg(as_json(vision["params"])),
+            "--cache-dir",
+            shell_arg(cfg["cache_dir"]),
+            "--llm-mode",
+            cfg["llm"]["mode"],
+        ]
+    )
 
 
 def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
@@ -396,7 +434,11 @@ def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
     folder = Path(cfg["parsing"]["quality_dir"])
     if not MANIFEST.exists():
         return []
-    return [str(folder / f"{e.doc}.pdf") for e in select(load_manifest(MANIFEST), scope) if (folder / f"{e.doc}.pdf").exists()]
+    return [
+        str(folder / f"{e.doc}.pdf")
+        for e in select(load_manifest(MANIFEST), scope)
+        if (folder / f"{e.doc}.pdf").exists()
+    ]
 
 
 PARSE_SCOPES = {"sample": "sample/", "all": ""}  # the {scope} wildcard of rule parse_quality
@@ -425,8 +467,12 @@ def after_run(cfg: dict) -> None:
 
         split = cfg["wattbot"]["score_split"]
         avs = sorted(cfg["answering"])
-        leaderboard_telemetry(L.reports.cost, {v: L.answers(v, split) for v in avs},
-                              {v: L.answer_benchmark(v, split) for v in avs}, L.reports.leaderboard_telemetry)
+        leaderboard_telemetry(
+            L.reports.cost,
+            {v: L.answers(v, split) for v in avs},
+            {v: L.answer_benchmark(v, split) for v in avs},
+            L.reports.leaderboard_telemetry,
+        )
 
 
 def report_parse_failures(errors_csv: str) -> list[str]:
@@ -443,7 +489,9 @@ def report_parse_failures(errors_csv: str) -> list[str]:
         print(f"{len(lines)} document(s) could not be parsed (see {errors_csv}):", *lines, sep="\n", file=sys.stderr)
     return lines
 
+
 # --- SproutRAG: the attention pass, head training, and what a sprout index reads ---
+
 
 def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
     """The trees, a dense index's packaged encoder files, and the kind's extra inputs (a sprout
@@ -469,8 +517,13 @@ def sprout_train_params(cfg: dict) -> str:
     from pipeline.config import sprout_attention_slice
 
     b = cfg.get("benchmarks") or {}
-    return as_json({"train": cfg["sprout"]["train"], "attention": sprout_attention_slice(cfg),
-                    "root": b.get("root", f"{cfg['data_root']}/retrieval")})
+    return as_json(
+        {
+            "train": cfg["sprout"]["train"],
+            "attention": sprout_attention_slice(cfg),
+            "root": b.get("root", f"{cfg['data_root']}/retrieval"),
+        }
+    )
 
 
 def sprout_train_excludes(cfg: dict) -> dict[str, str]:
@@ -484,17 +537,23 @@ def uses_trained_heads(cfg: dict) -> bool:
 
 def sprout_report_params(cfg: dict) -> str:
     sweep = cfg["sprout"].get("beam_sweep", [])
-    return with_hash({"sweep": {v: BeamSpec.from_dict(cfg["retrieval"][v]).beam_width for v in sweep},
-                      "datasets": [d for d in suite_datasets(cfg) if set(sweep) <= set(suite_variants(cfg))],
-                      "ks": suite_ks(cfg)})
+    return with_hash(
+        {
+            "sweep": {v: BeamSpec.from_dict(cfg["retrieval"][v]).beam_width for v in sweep},
+            "datasets": [d for d in suite_datasets(cfg) if set(sweep) <= set(suite_variants(cfg))],
+            "ks": suite_ks(cfg),
+        }
+    )
 
 
 def sprout_report_inputs(cfg: dict) -> NamedFiles:
     """The beam sweep's suite scores (DATASET:VARIANT) and WattBot retrieval runs of the scored split."""
     sweep = cfg["sprout"].get("beam_sweep", [])
     datasets = json.loads(sprout_report_params(cfg))["datasets"]
-    return {"scores": {f"{d}:{v}": L.suite_scores(d, v) for d in datasets for v in sweep},
-            "wattbot": {v: L.retrieval(L.WATTBOT, v, cfg["wattbot"]["score_split"]) for v in sweep}}
+    return {
+        "scores": {f"{d}:{v}": L.suite_scores(d, v) for d in datasets for v in sweep},
+        "wattbot": {v: L.retrieval(L.WATTBOT, v, cfg["wattbot"]["score_split"]) for v in sweep},
+    }
 
 
 def sprout_report_index(cfg: dict) -> list[str]:

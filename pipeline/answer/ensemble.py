@@ -6,6 +6,7 @@ vote``). The voting rules are pipeline/answer/vote.py's, shared with the N-sampl
 module only turns runs into per-question answer lists, checks that the runs answer the same
 questions, and writes the result back as records or as a submission.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -18,15 +19,16 @@ from pipeline.answer.submission import BLANK, COLUMNS, submission_frame
 from pipeline.answer.vote import VoteConfig, tally
 from pipeline.datasets.wattbot import parse_ref_ids
 
-NEEDED = ("id", "answer_value", "ref_id")   # what a vote reads; the other Kaggle columns are optional
+NEEDED = ("id", "answer_value", "ref_id")  # what a vote reads; the other Kaggle columns are optional
 
 
 @dataclass
 class Member:
     """One run: its answers by question id (file order kept) and the ref urls its rows carry."""
+
     name: str
     answers: dict[str, Answer]
-    rows: dict[str, dict] = field(default_factory=dict)   # the raw row/record per id
+    rows: dict[str, dict] = field(default_factory=dict)  # the raw row/record per id
     urls: dict[str, str] = field(default_factory=dict)
 
 
@@ -39,9 +41,16 @@ def vote_config(spec: dict | None, normalise_default: bool = False) -> VoteConfi
 
 # --- members from answer records (the DAG) and from submission CSVs (the CLI) ---
 
+
 def answer_of_record(rec: dict) -> Answer:
-    return Answer(rec["answer"], rec["answer_value"], list(rec["ref_id"]), rec.get("explanation", ""),
-                  rec.get("supporting_materials", BLANK), bool(rec["is_blank"]))
+    return Answer(
+        rec["answer"],
+        rec["answer_value"],
+        list(rec["ref_id"]),
+        rec.get("explanation", ""),
+        rec.get("supporting_materials", BLANK),
+        bool(rec["is_blank"]),
+    )
 
 
 def member_from_records(name: str, records: list[dict]) -> Member:
@@ -54,8 +63,14 @@ def answer_of_row(row: dict) -> Answer:
     """A submission row as an Answer: blank when answer_value is ``is_blank`` or empty (the aggregator's rule)."""
     value = str(row["answer_value"]).strip()
     blank = value.lower() in (BLANK, "")
-    return Answer(row.get("answer") or value, value, parse_ref_ids(row["ref_id"]), row.get("explanation") or "",
-                  row.get("supporting_materials") or BLANK, blank)
+    return Answer(
+        row.get("answer") or value,
+        value,
+        parse_ref_ids(row["ref_id"]),
+        row.get("explanation") or "",
+        row.get("supporting_materials") or BLANK,
+        blank,
+    )
 
 
 def read_submission(path: str | Path) -> Member:
@@ -108,11 +123,12 @@ def _ids(ids: list[str], most: int = 10) -> str:
 
 # --- the vote ---
 
+
 @dataclass
 class Voted:
     id: str
     answer: Answer
-    voters: list[str]          # names of the members whose answer won (empty when blanked by the tiebreak)
+    voters: list[str]  # names of the members whose answer won (empty when blanked by the tiebreak)
 
 
 def vote_members(members: list[Member], cfg: VoteConfig) -> list[Voted]:
@@ -123,8 +139,20 @@ def vote_members(members: list[Member], cfg: VoteConfig) -> list[Voted]:
         ans, positions = tally([m.answers[qid] for m in members], cfg)
         voters = [names[i] for i in positions]
         note = f" [members: {', '.join(names)}; voted by: {', '.join(voters) or 'none'}]"
-        out.append(Voted(qid, Answer(ans.answer, ans.answer_value, ans.ref_id, ans.explanation + note,
-                                     ans.supporting_materials, ans.is_blank), voters))
+        out.append(
+            Voted(
+                qid,
+                Answer(
+                    ans.answer,
+                    ans.answer_value,
+                    ans.ref_id,
+                    ans.explanation + note,
+                    ans.supporting_materials,
+                    ans.is_blank,
+                ),
+                voters,
+            )
+        )
     return out
 
 
@@ -134,14 +162,23 @@ def ensemble_records(members: list[Member], cfg: VoteConfig) -> list[dict]:
     out = []
     for v in vote_members(members, cfg):
         rows = [m.rows[v.id] for m in members]
-        rec = {"id": v.id, "question": rows[0].get("question", ""), "answer_unit": rows[0].get("answer_unit", ""),
-               **asdict(v.answer), "voters": v.voters,
-               "members": [{"variant": m.name, "answer_value": r["answer_value"], "ref_id": r["ref_id"],
-                            "is_blank": r["is_blank"]} for m, r in zip(members, rows)]}
+        rec = {
+            "id": v.id,
+            "question": rows[0].get("question", ""),
+            "answer_unit": rows[0].get("answer_unit", ""),
+            **asdict(v.answer),
+            "voters": v.voters,
+            "members": [
+                {"variant": m.name, "answer_value": r["answer_value"], "ref_id": r["ref_id"], "is_blank": r["is_blank"]}
+                for m, r in zip(members, rows)
+            ],
+        }
         calls = [r["call"] for r in rows if r.get("call")]
         if calls:
-            rec["call"] = {k: sum(int(c.get(k) or 0) for c in calls)
-                           for k in ("n_calls", "failed_calls", "prompt_tokens", "completion_tokens")}
+            rec["call"] = {
+                k: sum(int(c.get(k) or 0) for c in calls)
+                for k in ("n_calls", "failed_calls", "prompt_tokens", "completion_tokens")
+            }
             rec["call"]["cost_usd"] = round(sum(c.get("cost_usd") or 0 for c in calls), 8)
         failures = [f"{m.name}: {r['failure']}" for m, r in zip(members, rows) if r.get("failure")]
         rec["failure"] = " | ".join(failures) if len(failures) == len(members) else ""
@@ -154,13 +191,17 @@ def voted_submission(members: list[Member], cfg: VoteConfig) -> pd.DataFrame:
     first member; ref urls from the members' own rows)."""
     voted = vote_members(members, cfg)
     first = members[0].rows
-    questions = pd.DataFrame([{"id": v.id, "question": first[v.id].get("question", ""),
-                               "answer_unit": first[v.id].get("answer_unit", "")} for v in voted])
+    questions = pd.DataFrame(
+        [
+            {"id": v.id, "question": first[v.id].get("question", ""), "answer_unit": first[v.id].get("answer_unit", "")}
+            for v in voted
+        ]
+    )
     urls: dict[str, str] = {}
     for m in members:
         for ref, url in m.urls.items():
             urls.setdefault(ref, url)
     df = submission_frame(questions, [{"id": v.id, **asdict(v.answer)} for v in voted], urls)
     no_url = df["ref_url"].str.contains("''", regex=False)
-    df.loc[no_url, "ref_url"] = BLANK   # a ref no member gave a url for
+    df.loc[no_url, "ref_url"] = BLANK  # a ref no member gave a url for
     return df[list(COLUMNS)]

@@ -14,6 +14,7 @@ by how much of the question they cover, plus small priors for hit rank and docum
 It cites the document of the sentence it used. Weights were set on the 41 train questions with a
 BM25 dev retriever, as round values; they are not fitted to the test set.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,28 +26,30 @@ from pipeline.answer.record import Answer, blank_answer
 from pipeline.parse.sentences import sentence_texts
 
 BLANK = "is_blank"
-RANK_W, DOC_W = 0.15, 0.15   # weights of the rank prior and the document-share prior
+RANK_W, DOC_W = 0.15, 0.15  # weights of the rank prior and the document-share prior
 
 DEFAULTS: dict = {
-    "max_hits": 15,        # hits read, in rank order
-    "context_window": 2,   # neighbouring sentences of a hit (inside its context) also considered
-    "min_support": 0.2,    # abstain when the best sentence covers less of the question than this
+    "max_hits": 15,  # hits read, in rank order
+    "context_window": 2,  # neighbouring sentences of a hit (inside its context) also considered
+    "min_support": 0.2,  # abstain when the best sentence covers less of the question than this
 }
 
 
 # --------------------------------------------------------------------------------------- terms
 
-_STOP = set("""
+_STOP = set(
+    """
 a an the of in on for to and or is are was were be been being by with as at from that this these those
 which what who whom whose how many much does do did it its their there than into per about over under
 between when where why can could would should will may might has have had not no if so such also only
 true false according paper study recent recently reported report reports estimated estimate estimates
 approximately approximate roughly around total value name term called known describe described use used
 using given based following one two authors author et al s
-""".split())
+""".split()
+)
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-_/']*[A-Za-z0-9]|[A-Za-z0-9]")
-_NUMTOK = re.compile(r"(?<![A-Za-z\d.,])(?<![A-Za-z]-)\d[\d,]*(?:\.\d+)?")   # not "CO2", "A100", "GPT-3"
+_NUMTOK = re.compile(r"(?<![A-Za-z\d.,])(?<![A-Za-z]-)\d[\d,]*(?:\.\d+)?")  # not "CO2", "A100", "GPT-3"
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
@@ -70,10 +73,11 @@ def _is_entity(tok: str) -> bool:
 @dataclass
 class QTerms:
     """Weighted question terms: plain words by stem, entity tokens as compact strings, numbers."""
+
     words: dict[str, float] = field(default_factory=dict)
     entities: dict[str, float] = field(default_factory=dict)
     numbers: set[str] = field(default_factory=set)
-    parts: set[str] = field(default_factory=set)   # pieces of entities: "LLaMA-7B" -> "llama", "7b"
+    parts: set[str] = field(default_factory=set)  # pieces of entities: "LLaMA-7B" -> "llama", "7b"
 
     @property
     def total(self) -> float:
@@ -91,7 +95,7 @@ def question_terms(question: str) -> QTerms:
             qt.entities[_compact(tok)] = 2.0
             qt.parts.update(_compact(p) for p in re.split(r"[-_/]", tok) if len(p) > 1)
             continue
-        for part in re.split(r"[-/]", tok):   # "platform-level" -> "platform", "level"
+        for part in re.split(r"[-/]", tok):  # "platform-level" -> "platform", "level"
             if part.lower() not in _STOP and len(part) > 1:
                 qt.words[_stem(part)] = 1.5 if part.isupper() else 1.0
     return qt
@@ -113,7 +117,6 @@ def coverage(qt: QTerms, text: str) -> float:
 # ---------------------------------------------------------------------------------- candidates
 
 
-
 _LIGATURES = str.maketrans({"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl"})
 
 
@@ -129,16 +132,19 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in sentence_texts(clean(text)) if len(s) > 2]
 
 
-_BIBLIO = re.compile(r"arXiv:\s?\d|arXiv preprint|In Proceedings|Proceedings of|https?://|doi\.org|\bpp\. \d"
-                     r"|\bvol\. \d", re.I)
+_BIBLIO = re.compile(
+    r"arXiv:\s?\d|arXiv preprint|In Proceedings|Proceedings of|https?://|doi\.org|\bpp\. \d"
+    r"|\bvol\. \d",
+    re.I,
+)
 
 
 @dataclass
 class Candidate:
     text: str
     doc_id: str
-    rank: int            # rank of the hit it came from (0 = best)
-    from_hit: bool       # the matched node's own text, not a neighbour from its context
+    rank: int  # rank of the hit it came from (0 = best)
+    from_hit: bool  # the matched node's own text, not a neighbour from its context
     support: float = 0.0
     score: float = 0.0
 
@@ -151,7 +157,7 @@ def build_candidates(hits: list[dict], window: int) -> list[Candidate]:
 
     def add(text: str, doc: str, rank: int, from_hit: bool) -> None:
         key = _compact(text)
-        if _BIBLIO.search(text):   # reference-list entries carry years, pages and arXiv ids, not answers
+        if _BIBLIO.search(text):  # reference-list entries carry years, pages and arXiv ids, not answers
             return
         if key and (key not in seen or (rank, not from_hit) < (seen[key].rank, not seen[key].from_hit)):
             seen[key] = Candidate(text, doc, rank, from_hit)
@@ -188,11 +194,13 @@ def score_candidates(cands: list[Candidate], qt: QTerms, hits: list[dict]) -> No
     mass = doc_mass(hits)
     for c in cands:
         c.support = coverage(qt, c.text)
-        c.score = (c.support + RANK_W * (1 - c.rank / n) + (0.05 if c.from_hit else 0.0)
-                   + DOC_W * mass.get(c.doc_id, 0.0))
+        c.score = (
+            c.support + RANK_W * (1 - c.rank / n) + (0.05 if c.from_hit else 0.0) + DOC_W * mass.get(c.doc_id, 0.0)
+        )
 
 
 # ---------------------------------------------------------------------------------- answering
+
 
 def answer_question(question: str, answer_unit: str, hits: list[dict], cfg: dict | None = None) -> Answer:
     """Answer one question from its retrieval hits (rank order), or abstain."""
@@ -204,8 +212,9 @@ def answer_question(question: str, answer_unit: str, hits: list[dict], cfg: dict
     cands.sort(key=lambda c: -c.score)
     if not cands or cands[0].support < cfg["min_support"]:
         best = f"{cands[0].support:.2f}" if cands else "none"
-        return _abstain(f"No retrieved sentence covers enough of the question (best coverage {best} "
-                        f"< {cfg['min_support']}).")
+        return _abstain(
+            f"No retrieved sentence covers enough of the question (best coverage {best} < {cfg['min_support']})."
+        )
     if _is_tf(question):
         return _answer_tf(question, qt, cands)
     if unit_key(answer_unit) in ("", BLANK):
@@ -231,14 +240,17 @@ def _quote(c: Candidate) -> str:
 
 # --- numbers
 
-_LABEL_LEFT = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|page|§|step)"
-                         r"\s?$", re.I)
+_LABEL_LEFT = re.compile(
+    r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|page|§|step)"
+    r"\s?$",
+    re.I,
+)
 _YEAR_UNITS = ("year", "years", "yr")
 
 
 def _number_score(c: Candidate, m: Mention, unit: str, qt: QTerms, prev_end: int = 0) -> float | None:
     """Score one number in one sentence, or None when it cannot be the answer."""
-    if _LABEL_LEFT.search(c.text[max(0, m.start - 12):m.start]):
+    if _LABEL_LEFT.search(c.text[max(0, m.start - 12) : m.start]):
         return None
     if is_year(m) and unit_key(unit) not in _YEAR_UNITS:
         return None
@@ -255,7 +267,7 @@ def _year_fit(text: str, m: Mention, qt: QTerms) -> float:
     asked = {y for y in qt.numbers if _YEAR.fullmatch(y)}
     if not asked:
         return 0.0
-    nxt = re.search(r"\d[\d,.]*", text[m.end:m.end + 60])
+    nxt = re.search(r"\d[\d,.]*", text[m.end : m.end + 60])
     if not nxt or not _YEAR.fullmatch(nxt.group(0).rstrip(".,")):
         return 0.0
     return 0.1 if nxt.group(0).rstrip(".,") in asked else -0.3
@@ -264,15 +276,15 @@ def _year_fit(text: str, m: Mention, qt: QTerms) -> float:
 def _local(text: str, m: Mention, qt: QTerms, prev_end: int = 0) -> float:
     """Question-term coverage of the words just around the number: picks the right number when a
     sentence (or a flattened table row, "LLaMA-33B 64.7 GB 60 6656") holds several."""
-    window = text[max(0, m.start - 80):m.end + 30]
+    window = text[max(0, m.start - 80) : m.end + 30]
     parts = _compact(window)
     bonus = 0.5 if any(p in parts for p in qt.parts if not p.isdigit()) else 0.0
-    near = _compact(text[max(0, m.start - 25):m.end + 15])
+    near = _compact(text[max(0, m.start - 25) : m.end + 15])
     bonus += 0.5 if any(p in near for p in qt.parts) else 0.0
     wide = min(1.0, coverage(qt, window) + 0.5 * bonus)
     # The clause since the previous number usually names what this number measures
     # ("GPT-4 at $40M and Google's Gemini Ultra at $30M").
-    clause = text[max(prev_end, m.start - 80):m.start]
+    clause = text[max(prev_end, m.start - 80) : m.start]
     return 0.5 * wide + 0.5 * min(1.0, 3 * coverage(qt, clause))
 
 
@@ -293,8 +305,12 @@ def _answer_number(question: str, unit: str, qt: QTerms, cands: list[Candidate])
     for _s, c, m, u in scored:
         if u > 0:
             votes.setdefault(fmt(m.value), set()).add(_compact(c.text))
-    best = max(scored, key=lambda t: t[0] + 0.1 * min(len(votes.get(fmt(t[2].value), ())) - 1, 3)
-               if votes.get(fmt(t[2].value)) else t[0])
+    best = max(
+        scored,
+        key=lambda t: (
+            t[0] + 0.1 * min(len(votes.get(fmt(t[2].value), ())) - 1, 3) if votes.get(fmt(t[2].value)) else t[0]
+        ),
+    )
     s, c, m, u = best
     value = _range_or_scalar(question, m)
     shown = f"{fmt(m.value)}–{fmt(m.hi)}" if m.hi is not None else fmt(m.value)
@@ -304,7 +320,7 @@ def _answer_number(question: str, unit: str, qt: QTerms, cands: list[Candidate])
         answer_value=value,
         ref_id=[c.doc_id],
         explanation=f"Took '{m.raw}' {unit_note} from the {c.doc_id} sentence covering "
-                    f"{c.support:.0%} of the question terms.",
+        f"{c.support:.0%} of the question terms.",
         supporting_materials=_quote(c),
         is_blank=False,
     )
@@ -326,8 +342,11 @@ def _range_or_scalar(question: str, m: Mention) -> str:
 
 # --- True/False
 
-_NEG = re.compile(r"\b(not|no|nor|never|neither|cannot|without|lack|lacks|lacking|lacked|fail|fails|failed|"
-                  r"rather than|instead of|leaves? out|\w+n't)\b", re.I)
+_NEG = re.compile(
+    r"\b(not|no|nor|never|neither|cannot|without|lack|lacks|lacking|lacked|fail|fails|failed|"
+    r"rather than|instead of|leaves? out|\w+n't)\b",
+    re.I,
+)
 
 
 _ABSOLUTE = re.compile(r"\b(always|fully|completely|entirely|guaranteed?|impossible|none)\b", re.I)
@@ -342,11 +361,14 @@ def _answer_tf(question: str, qt: QTerms, cands: list[Candidate]) -> Answer:
     stmt = _strip_tf(question)
     nums = {n for n in qt.numbers if not _YEAR.fullmatch(n)}
     c = cands[0]
-    if nums:   # prefer, among the top three, a sentence that states the statement's numbers
+    if nums:  # prefer, among the top three, a sentence that states the statement's numbers
         c = max(cands[:3], key=lambda x: (len(nums & _sentence_numbers(x.text)), x.score))
     reason = "agrees with"
-    if nums and not nums & _sentence_numbers(c.text) and _sentence_numbers(c.text) - {
-            y for y in _sentence_numbers(c.text) if _YEAR.fullmatch(y)}:
+    if (
+        nums
+        and not nums & _sentence_numbers(c.text)
+        and _sentence_numbers(c.text) - {y for y in _sentence_numbers(c.text) if _YEAR.fullmatch(y)}
+    ):
         reason = "states other numbers than"
     elif bool(_NEG.search(stmt)) != bool(_NEG.search(c.text)):
         reason = "disagrees in negation with"
@@ -369,16 +391,20 @@ def _sentence_numbers(text: str) -> set[str]:
 
 # --- short text answers (unit "is_blank", not True/False)
 
-_CAP_STOP = set("""The A An In On Our We This These That Those It Its For As To However Moreover Thus Here
+_CAP_STOP = set(
+    """The A An In On Our We This These That Those It Its For As To However Moreover Thus Here
 Table Figure Fig Section And Or Of By With From At When While Since Such Each All Both Most Many Some
 Finally First Second Third Then Therefore Also Note Further Furthermore Although Because If Based
-TABLE Tables Figures arXiv Proceedings Conference Abstract Introduction Conclusion""".split())
+TABLE Tables Figures arXiv Proceedings Conference Abstract Introduction Conclusion""".split()
+)
 _NAME_TOK = r"(?:[A-Z][\w.\-+/]*|[a-z]+[A-Z][\w.\-+/]*|\w*\d\w*[A-Za-z]\w*)"
 _NAME_RUN = re.compile(rf"{_NAME_TOK}(?:\s(?:of\s|for\s|the\s|and\s|on\s)?{_NAME_TOK})*")
 _ASKS_TERM = re.compile(r"\b(term|called|defined|definition|known as|refer|concept|phenomenon|principle)\b", re.I)
-_DEFINED = re.compile(r"(?:called|known as|termed|referred to as|dubbed|named|coined)\s[\"“']?"
-                      r"([A-Za-z][\w\-. ]{1,40}?)[\"”']?(?=[,.;:()]|\s(?:which|that|and|to|is|was)\b)"
-                      r"|^\W*([A-Z][\w\- ]{1,40}?)\s?(?::|\s(?:is defined as|refers to|is the term))")
+_DEFINED = re.compile(
+    r"(?:called|known as|termed|referred to as|dubbed|named|coined)\s[\"“']?"
+    r"([A-Za-z][\w\-. ]{1,40}?)[\"”']?(?=[,.;:()]|\s(?:which|that|and|to|is|was)\b)"
+    r"|^\W*([A-Z][\w\- ]{1,40}?)\s?(?::|\s(?:is defined as|refers to|is the term))"
+)
 
 
 def _answer_text(question: str, qt: QTerms, cands: list[Candidate]) -> Answer:
@@ -398,9 +424,14 @@ def _answer_text(question: str, qt: QTerms, cands: list[Candidate]) -> Answer:
         if not span:
             span = next((n for n in _names(c.text) if _compact(n) not in q_comp), "")
         if span:
-            return Answer(span, span, [c.doc_id],
-                          f"Took the span '{span}' from the {c.doc_id} sentence covering "
-                          f"{c.support:.0%} of the question terms.", _quote(c), False)
+            return Answer(
+                span,
+                span,
+                [c.doc_id],
+                f"Took the span '{span}' from the {c.doc_id} sentence covering {c.support:.0%} of the question terms.",
+                _quote(c),
+                False,
+            )
     return _abstain("No name-like span was found in the best retrieved sentences.")
 
 
@@ -429,7 +460,7 @@ def _names(text: str) -> list[str]:
 
 
 def _options(question: str) -> list[str]:
-    """"...: Meena, T5, GPT-3, GShard-600B, or Switch Transformer?" -> the five options."""
+    """ "...: Meena, T5, GPT-3, GShard-600B, or Switch Transformer?" -> the five options."""
     m = re.search(r"[:\-]\s*([^:?]+,[^:?]+\bor\b[^:?]+)\?*\s*$", question)
     if not m:
         return []

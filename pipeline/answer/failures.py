@@ -6,6 +6,7 @@ A question counts when some sample of it ended without any reply from the provid
 give is the model's answer and is scored. Every reply received is already in the cache when
 the job fails (the gateway stores each one as it arrives), so nothing is bought twice.
 """
+
 from __future__ import annotations
 
 from pipeline.answer.llm_answer import unanswered
@@ -37,5 +38,6 @@ def check_failure_rate(answers: list[dict], llm_cfg: dict, variant: AnswerSpec |
         raise FailureRateExceeded(
             f"{len(lost)} of {len(answers)} question(s) got no reply from {model} ({len(lost) / len(answers):.1%} > "
             f"llm.max_failure_rate {allowed:g}): {', '.join(lost[:5])}{' ...' if len(lost) > 5 else ''}; every reply "
-            f"received is cached: rerun to make only the failed calls")
+            f"received is cached: rerun to make only the failed calls"
+        )
     return lost

@@ -7,6 +7,7 @@ granularity the scorer wants). The reply is JSON (schema-enforced where the prov
 silent blank. An answer is blank when its value is ``is_blank`` or it cites no known
 document; then attempt i (0-based) shows ``context_k·(i+1)`` snippets, up to ``max_retries``.
 """
+
 from __future__ import annotations
 
 import json
@@ -93,7 +94,7 @@ def _window(text: str, focus: str, max_chars: int) -> str:
         return text
     at = max(0, text.find(" ".join(focus.split())[:80]))
     start = max(0, min(at - max_chars // 3, len(text) - max_chars))
-    return ("…" if start else "") + text[start:start + max_chars].strip() + "…"
+    return ("…" if start else "") + text[start : start + max_chars].strip() + "…"
 
 
 def select_snippets(hits: list[dict], k: int | None) -> list[dict]:
@@ -127,14 +128,21 @@ def render_context(hits: list[dict], max_chars: int = 12000, snippet_chars: int 
     return "\n---\n".join(parts)
 
 
-def build_messages(prompt: str, question: str, answer_unit: str, hits: list[dict],
-                   snippet_chars: int | None = None) -> list[dict]:
-    kind = ("true_false" if is_true_false(question) else "name" if answer_unit == "is_blank" else "number")
-    rule = {"true_false": 'answer_value is "1" if the statement is true, "0" if false.',
-            "name": "answer_value is the name or term asked for, never a number.",
-            "number": f"answer_value is a number in {answer_unit}: no commas, no units, a range as [lower,upper]."}
-    text = template(prompt).format(context=render_context(hits, snippet_chars=snippet_chars), question=question,
-                                   answer_unit=answer_unit, value_rule=rule[kind])
+def build_messages(
+    prompt: str, question: str, answer_unit: str, hits: list[dict], snippet_chars: int | None = None
+) -> list[dict]:
+    kind = "true_false" if is_true_false(question) else "name" if answer_unit == "is_blank" else "number"
+    rule = {
+        "true_false": 'answer_value is "1" if the statement is true, "0" if false.',
+        "name": "answer_value is the name or term asked for, never a number.",
+        "number": f"answer_value is a number in {answer_unit}: no commas, no units, a range as [lower,upper].",
+    }
+    text = template(prompt).format(
+        context=render_context(hits, snippet_chars=snippet_chars),
+        question=question,
+        answer_unit=answer_unit,
+        value_rule=rule[kind],
+    )
     return [{"role": "user", "content": text}]
 
 
@@ -146,10 +154,18 @@ def parse_answer(text: str, question: str, known_docs: set[str], answer_unit: st
     refs = [r for r in parse_refs(data.get("ref_id", [])) if r in known_docs]
     explanation = str(data.get("explanation", "")).strip()
     if value == "is_blank" or data.get("is_blank") is True or not refs:
-        why = "the model abstained" if value == "is_blank" or data.get("is_blank") is True else "no known document cited"
+        why = (
+            "the model abstained" if value == "is_blank" or data.get("is_blank") is True else "no known document cited"
+        )
         return blank_answer(f"{why}: {explanation}" if explanation else why)
-    return Answer(str(data.get("answer") or value).strip(), value, sorted(dict.fromkeys(refs)),
-                  explanation or "model answer", "is_blank", False)
+    return Answer(
+        str(data.get("answer") or value).strip(),
+        value,
+        sorted(dict.fromkeys(refs)),
+        explanation or "model answer",
+        "is_blank",
+        False,
+    )
 
 
 _DEFAULTS = AnswerSpec.from_dict("", {"backend": "llm", "retrieval": ""})  # the config schema's x-defaults
@@ -158,35 +174,59 @@ _DEFAULTS = AnswerSpec.from_dict("", {"backend": "llm", "retrieval": ""})  # the
 @dataclass
 class AnswerSettings:
     """One answering variant's LLM knobs (``answering.<variant>`` in config.yaml), its model resolved."""
+
     model: str
     prompt: str = _DEFAULTS.prompt
     params: dict = field(default_factory=dict)
-    context_k: int | None = None       # snippets shown at attempt 0 (None: all, within 12000 chars)
-    snippet_chars: int | None = None   # each snippet cut to this many characters around its match
-    max_retries: int = _DEFAULTS.max_retries   # blank -> retry with context_k·(attempt+1) snippets
-    samples: int = _DEFAULTS.samples           # ensemble size N (seeds seed, seed+1, ...)
+    context_k: int | None = None  # snippets shown at attempt 0 (None: all, within 12000 chars)
+    snippet_chars: int | None = None  # each snippet cut to this many characters around its match
+    max_retries: int = _DEFAULTS.max_retries  # blank -> retry with context_k·(attempt+1) snippets
+    samples: int = _DEFAULTS.samples  # ensemble size N (seeds seed, seed+1, ...)
     vote: VoteConfig = field(default_factory=VoteConfig)
-    structured: bool = _DEFAULTS.structured    # send the JSON schema as response_format
+    structured: bool = _DEFAULTS.structured  # send the JSON schema as response_format
 
     @classmethod
     def from_spec(cls, spec: AnswerSpec, default_model: str | None = None) -> AnswerSettings:
-        return cls(variant_model(spec, default_model), spec.prompt, dict(spec.params), spec.context_k,
-                   spec.snippet_chars, spec.max_retries, spec.samples, VoteConfig(**spec.vote), spec.structured)
+        return cls(
+            variant_model(spec, default_model),
+            spec.prompt,
+            dict(spec.params),
+            spec.context_k,
+            spec.snippet_chars,
+            spec.max_retries,
+            spec.samples,
+            VoteConfig(**spec.vote),
+            spec.structured,
+        )
 
 
 def _call_record(result: LLMResult, attempt: int, sample: int, error: str) -> dict:
-    return {"sample": sample, "attempt": attempt, "raw": result.text, "ok": not error, "error": error,
-            "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-            "cost_usd": result.cost_usd, "fatal": result.fatal, "telemetry": call_telemetry(result)}
+    return {
+        "sample": sample,
+        "attempt": attempt,
+        "raw": result.text,
+        "ok": not error,
+        "error": error,
+        "prompt_tokens": result.prompt_tokens,
+        "completion_tokens": result.completion_tokens,
+        "cost_usd": result.cost_usd,
+        "fatal": result.fatal,
+        "telemetry": call_telemetry(result),
+    }
 
 
 def call_telemetry(result: LLMResult) -> dict:
     """Run-dependent numbers of one call (never in a record): cache hit, latency of its last try,
     tries, and the generation speed that latency implies (tokens/s; None for a cache hit)."""
     live = not result.cached and result.latency_s > 0
-    return {"cached": result.cached, "latency_s": result.latency_s, "tries": result.attempts,
-            "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-            "tok_s": round(result.completion_tokens / result.latency_s, 2) if live else None}
+    return {
+        "cached": result.cached,
+        "latency_s": result.latency_s,
+        "tries": result.attempts,
+        "prompt_tokens": result.prompt_tokens,
+        "completion_tokens": result.completion_tokens,
+        "tok_s": round(result.completion_tokens / result.latency_s, 2) if live else None,
+    }
 
 
 def telemetry_summary(rows: list[dict]) -> dict:
@@ -196,14 +236,26 @@ def telemetry_summary(rows: list[dict]) -> dict:
     seconds = sum(float(r.get("latency_s") or 0) for r in live)
     counted = all("completion_tokens" in r for r in live)  # telemetry written before tokens were recorded: unknown
     completion = sum(int(r.get("completion_tokens") or 0) for r in live) if counted else None
-    return {"calls": len(rows), "cached": len(rows) - len(live), "tries": sum(int(r.get("tries") or 0) for r in live),
-            "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in live) if counted else None,
-            "completion_tokens": completion, "call_s": round(seconds, 1),
-            "tok_s": round(completion / seconds, 1) if seconds and completion is not None else None}
+    return {
+        "calls": len(rows),
+        "cached": len(rows) - len(live),
+        "tries": sum(int(r.get("tries") or 0) for r in live),
+        "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in live) if counted else None,
+        "completion_tokens": completion,
+        "call_s": round(seconds, 1),
+        "tok_s": round(completion / seconds, 1) if seconds and completion is not None else None,
+    }
 
 
-def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_unit: str, hits: list[dict],
-                known_docs: set[str], sample: int = 0) -> tuple[Answer, list[dict]]:
+def answer_once(
+    gateway: LLMGateway,
+    s: AnswerSettings,
+    question: str,
+    answer_unit: str,
+    hits: list[dict],
+    known_docs: set[str],
+    sample: int = 0,
+) -> tuple[Answer, list[dict]]:
     """One sample with its blank-retry loop: the answer and one record per call made."""
     calls: list[dict] = []
     ans: Answer | None = None
@@ -211,14 +263,19 @@ def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_un
         shown = select_snippets(hits, s.context_k * (attempt + 1) if s.context_k else None)
         params = dict(s.params)
         if s.structured:
-            params["response_format"] = response_format(s.model, answer_schema(
-                sorted({h["doc_id"] for h in shown} & known_docs)))
+            params["response_format"] = response_format(
+                s.model, answer_schema(sorted({h["doc_id"] for h in shown} & known_docs))
+            )
         seed = params.pop("seed", None)
         if s.samples > 1:
             seed = (seed or 0) + sample
-        request = LLMRequest(model=s.model, messages=build_messages(s.prompt, question, answer_unit, shown,
-                                                                    s.snippet_chars),
-                             params=params, seed=seed, sample=sample)
+        request = LLMRequest(
+            model=s.model,
+            messages=build_messages(s.prompt, question, answer_unit, shown, s.snippet_chars),
+            params=params,
+            seed=seed,
+            sample=sample,
+        )
         result = gateway.complete(request, validate=reply_problem)
         error = result.error
         if result.ok:
@@ -237,12 +294,23 @@ def answer_once(gateway: LLMGateway, s: AnswerSettings, question: str, answer_un
     return ans, calls
 
 
-def answer_with_llm(gateway: LLMGateway, settings: AnswerSettings, question: str, answer_unit: str,
-                    hits: list[dict], known_docs: set[str]) -> tuple[Answer, dict]:
+def answer_with_llm(
+    gateway: LLMGateway,
+    settings: AnswerSettings,
+    question: str,
+    answer_unit: str,
+    hits: list[dict],
+    known_docs: set[str],
+) -> tuple[Answer, dict]:
     """The voted answer of ``settings.samples`` samples plus the call record (see
     :func:`combine_samples`), the samples made one after another."""
-    return combine_samples(settings, [answer_once(gateway, settings, question, answer_unit, hits, known_docs, sample)
-                                      for sample in range(settings.samples)])
+    return combine_samples(
+        settings,
+        [
+            answer_once(gateway, settings, question, answer_unit, hits, known_docs, sample)
+            for sample in range(settings.samples)
+        ],
+    )
 
 
 def combine_samples(settings: AnswerSettings, samples: list[tuple[Answer, list[dict]]]) -> tuple[Answer, dict]:
@@ -260,8 +328,11 @@ def combine_samples(settings: AnswerSettings, samples: list[tuple[Answer, list[d
     errors = [c["error"] for c in calls if c["error"]]
     final = vote(answers, settings.vote) if answers else blank_answer(f"LLM failure: {errors[-1]}")
     record = {
-        "ok": bool(answers), "error": "" if answers else errors[-1], "n_calls": len(calls),
-        "failed_calls": len(errors), "samples_used": len(answers),
+        "ok": bool(answers),
+        "error": "" if answers else errors[-1],
+        "n_calls": len(calls),
+        "failed_calls": len(errors),
+        "samples_used": len(answers),
         "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
         "completion_tokens": sum(c["completion_tokens"] for c in calls),
         "cost_usd": round(sum(c["cost_usd"] or 0 for c in calls), 8),

@@ -3,12 +3,16 @@
 Why: the WattBot metric compares strings and floats strictly ("13,900" is wrong, "True" is
 wrong, "about 80" is wrong), so format slips would cost points that the model earned.
 """
+
 from __future__ import annotations
 
 import re
 
-HEDGE = re.compile(r"^(?:about|approximately|approx\.?|around|roughly|nearly|almost|circa|ca\.|an estimated|"
-                   r"estimated|~|≈|≃)\s*", re.I)
+HEDGE = re.compile(
+    r"^(?:about|approximately|approx\.?|around|roughly|nearly|almost|circa|ca\.|an estimated|"
+    r"estimated|~|≈|≃)\s*",
+    re.I,
+)
 NUMBER = r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+"
 RANGE = re.compile(rf"^\s*({NUMBER})\s*(?:%|[A-Za-z]+)?\s*(?:-|–|—|to)\s*({NUMBER})\s*(?:\S.*)?$")
 NUM_WITH_UNIT = re.compile(rf"^\s*({NUMBER})\s*(%|[A-Za-z][A-Za-z0-9/²₂ .\-]{{0,30}})?$")

@@ -5,6 +5,7 @@ The corpus is noisy PDF text: "13,900", "4.3 net tCO 2 e", "6.7 ×", "80–90%",
 the WattBot answer format (no commas, no units) and tell how well the words around a number match
 the question's ``answer_unit``.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,9 +19,9 @@ SCALE_SUFFIX = {"k": 3, "K": 3, "M": 6, "B": 9, "T": 12}
 # values); thousands separators; an optional attached scale suffix ("175B") or scale word.
 _NUM = re.compile(
     r"(?<![\w.])(?<![A-Za-z][-/])(?:(?P<neg>[-−])(?=\d))?(?P<cur>\$|US\$)?\s?"
-    r"(?P<num>(?>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+))"   # atomic: "1.2x" never yields "1"
+    r"(?P<num>(?>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+))"  # atomic: "1.2x" never yields "1"
     r"(?:(?P<suf>[kKMBT])(?![\w])|\s?(?P<word>thousand|million|billion|trillion)\b)?"
-    r"(?=[xX×](?![\w])|(?![\w]))"                                        # "6.7x" keeps its "x" as unit
+    r"(?=[xX×](?![\w])|(?![\w]))"  # "6.7x" keeps its "x" as unit
 )
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _RANGE_SEP = re.compile(r"[x×%]?\s?(?:[–—-]|to)\s?")
@@ -31,13 +32,14 @@ _FORMULA_LEFT = re.compile(r"(?:CO|NO|SO|CH|H|N|O)\s?$")
 @dataclass
 class Mention:
     """One number found in a sentence."""
-    value: Decimal        # scaled value ("1.3 million" -> 1300000), unless keep_scale
-    raw: str              # the matched text
+
+    value: Decimal  # scaled value ("1.3 million" -> 1300000), unless keep_scale
+    raw: str  # the matched text
     start: int
     end: int
-    scale: str = ""       # the scale word or suffix, normalised ("million"), or ""
-    hi: Decimal | None = None   # upper bound when the mention opens a range "80–90"
-    currency: bool = False      # "$" directly before the number
+    scale: str = ""  # the scale word or suffix, normalised ("million"), or ""
+    hi: Decimal | None = None  # upper bound when the mention opens a range "80–90"
+    currency: bool = False  # "$" directly before the number
 
 
 def fmt(x: Decimal) -> str:
@@ -66,7 +68,7 @@ def find_numbers(text: str, keep_scale: tuple[str, ...] = ()) -> list[Mention]:
     for m in _NUM.finditer(text):
         if _in_citation(text, m.start(), m.end()):
             continue
-        if len(m.group("num")) == 1 and _FORMULA_LEFT.search(text[max(0, m.start() - 3):m.start()]):
+        if len(m.group("num")) == 1 and _FORMULA_LEFT.search(text[max(0, m.start() - 3) : m.start()]):
             continue
         try:
             v = Decimal(m.group("num").replace(",", ""))
@@ -87,7 +89,7 @@ def _in_citation(text: str, start: int, end: int) -> bool:
     if left < 0 or "]" in text[left:start]:
         return False
     right = text.find("]", end, end + 20)
-    return right >= 0 and re.fullmatch(r"[\d,\s–-]*", text[left + 1:right]) is not None
+    return right >= 0 and re.fullmatch(r"[\d,\s–-]*", text[left + 1 : right]) is not None
 
 
 def _fold_ranges(text: str, ms: list[Mention], keep_scale: tuple[str, ...]) -> list[Mention]:
@@ -96,14 +98,21 @@ def _fold_ranges(text: str, ms: list[Mention], keep_scale: tuple[str, ...]) -> l
     i = 0
     while i < len(ms):
         a = ms[i]
-        if i + 1 < len(ms) and _RANGE_SEP.fullmatch(text[a.end:ms[i + 1].start]) and a.hi is None \
-                and a.value < ms[i + 1].value:
+        if (
+            i + 1 < len(ms)
+            and _RANGE_SEP.fullmatch(text[a.end : ms[i + 1].start])
+            and a.hi is None
+            and a.value < ms[i + 1].value
+        ):
             b = ms[i + 1]
             lo = a.value
-            if b.scale and not a.scale and b.scale not in keep_scale:   # "1.5–2 million"
+            if b.scale and not a.scale and b.scale not in keep_scale:  # "1.5–2 million"
                 lo = lo.scaleb(SCALE_WORDS[b.scale])
-            out.append(Mention(lo, text[a.start:b.end], a.start, b.end, b.scale or a.scale, b.value,
-                               a.currency or b.currency))
+            out.append(
+                Mention(
+                    lo, text[a.start : b.end], a.start, b.end, b.scale or a.scale, b.value, a.currency or b.currency
+                )
+            )
             i += 2
             continue
         out.append(a)
@@ -121,6 +130,7 @@ def is_year(m: Mention) -> bool:
 # weakly, right before it: "PUE of 1.1"). Letters may be separated by spaces because PDF
 # extraction splits sub/superscripts ("tCO 2 e").
 
+
 def _loose(word: str) -> str:
     """A regex for `word` that tolerates spaces between characters (PDF sub/superscripts)."""
     return r"\s?".join(re.escape(c) for c in word)
@@ -132,8 +142,13 @@ _SYNONYMS: dict[str, list[str]] = {
     "times": [r"[x×](?![a-z0-9])", r"times\b", r"-?fold\b"],
     "fold": [r"[x×](?![a-z0-9])", r"times\b", r"-?fold\b"],
     "ratio": [r"[x×](?![a-z0-9])", r"times\b", r":\s?1\b"],
-    "tco2e": [_loose("tco2e"), _loose("tco2"), r"t\s?co\s?2", r"(?:metric\s)?tons?\s(?:of\s)?co\s?2",
-              r"tonnes?\s(?:of\s)?co\s?2"],
+    "tco2e": [
+        _loose("tco2e"),
+        _loose("tco2"),
+        r"t\s?co\s?2",
+        r"(?:metric\s)?tons?\s(?:of\s)?co\s?2",
+        r"tonnes?\s(?:of\s)?co\s?2",
+    ],
     "metric tons": [r"(?:metric\s)?tons?\b", r"tonnes?\b", r"t\s?co\s?2"],
     "tons": [r"(?:metric\s)?tons?\b", r"tonnes?\b"],
     "lbs": [r"lbs?\b", r"pounds?\b"],
@@ -168,9 +183,9 @@ def unit_regexes(unit: str) -> list[re.Pattern]:
     key = unit_key(unit)
     pats = list(_SYNONYMS.get(key, []))
     if not pats or key not in _SYNONYMS:
-        pats.append(_loose(key.replace(" ", "")))           # the unit itself, spaces optional
+        pats.append(_loose(key.replace(" ", "")))  # the unit itself, spaces optional
         words = [w for w in re.split(r"[\s_/]+", key) if len(w) > 1 and not w.isdigit()]
-        for w in words[:1] + words[-1:]:                     # first and last word, e.g. "GPU hours"
+        for w in words[:1] + words[-1:]:  # first and last word, e.g. "GPU hours"
             stem = w[:-1] if w.endswith("s") and len(w) > 3 else w
             pats.append(re.escape(stem) + r"s?\b")
     return [re.compile(p, re.I) for p in dict.fromkeys(pats)]
@@ -186,9 +201,9 @@ def unit_score(text: str, m: Mention, unit: str) -> float:
         return 1.0
     if key.startswith("usd") and m.currency:
         return 1.0
-    if key == "percent" and text[m.end:m.end + 1] == "%":
+    if key == "percent" and text[m.end : m.end + 1] == "%":
         return 1.0
-    after = text[m.end:m.end + 40]
+    after = text[m.end : m.end + 40]
     if _follows(after, unit_regexes(unit)):
         return 1.0 if _follows(after, unit_regexes(unit), words=0) else 0.8
     # Compound units ("L/kWh", "USD per hour"): the numerator alone ("0.18 liters of water per...").
@@ -196,7 +211,7 @@ def unit_score(text: str, m: Mention, unit: str) -> float:
     if num != key and _follows(after, unit_regexes(num)):
         return 0.8
     # "PUE of 1.1": the unit word shortly before, not itself preceded by another number.
-    before = text[max(0, m.start - 30):m.start].lower()
+    before = text[max(0, m.start - 30) : m.start].lower()
     words = [w for w in re.split(r"[\s_/]+", key) if len(w) > 1]
     for w in words:
         b = re.search(r"(\S*)\s?\b" + re.escape(w) + r"s?\b([^.;]{0,20})$", before)

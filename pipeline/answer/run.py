@@ -12,6 +12,7 @@ whatever order the replies arrive in. A non-retryable error (auth, permission, u
 bad request) stops the job: calls not yet started are cancelled, calls in flight finish and
 are stored, then :class:`FatalLLMError` is raised.
 """
+
 from __future__ import annotations
 
 import threading
@@ -36,17 +37,26 @@ class FatalLLMError(ValueError):
 @dataclass
 class AnswerJob:
     """What one answer job gives every backend beside the questions, their hits and the variant."""
+
     llm_cfg: dict
     cache_dir: str | Path
     known_docs: set[str]
     progress: bool = True
     telemetry: list[dict] = field(default_factory=list)  # per-call latency and cache hits (the caller's list)
-    gateway: LLMGateway | None = None                     # an open gateway to use (the caller closes it)
+    gateway: LLMGateway | None = None  # an open gateway to use (the caller closes it)
 
 
-def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: AnswerSpec | dict, llm_cfg: dict,
-                 cache_dir: str | Path, known_docs: set[str], progress: bool = True,
-                 telemetry: list[dict] | None = None, gateway: LLMGateway | None = None) -> list[dict]:
+def answer_split(
+    retrieval: list[dict],
+    questions: pd.DataFrame,
+    variant: AnswerSpec | dict,
+    llm_cfg: dict,
+    cache_dir: str | Path,
+    known_docs: set[str],
+    progress: bool = True,
+    telemetry: list[dict] | None = None,
+    gateway: LLMGateway | None = None,
+) -> list[dict]:
     """Answer records in question order, by the variant's registered backend; per-call latency and
     cache hits go to ``telemetry`` (a list the caller owns) instead of the records, so the records are
     identical on reruns. ``gateway``: an open gateway to use (the caller closes it); else one is made
@@ -62,9 +72,15 @@ def answer_split(retrieval: list[dict], questions: pd.DataFrame, variant: Answer
 
 def answer_extractive(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, job: AnswerJob) -> list[dict]:
     """The ``extractive`` backend: rule-based, offline (pipeline/answer/extractive.py)."""
-    return [{"id": q.id, "question": q.question, "answer_unit": q.answer_unit,
-             **asdict(answer_question(q.question, q.answer_unit, by_id[q.id]["hits"], spec.extractive))}
-            for q in tqdm(list(questions.itertuples(index=False)), desc="answer (extractive)", disable=not job.progress)]
+    return [
+        {
+            "id": q.id,
+            "question": q.question,
+            "answer_unit": q.answer_unit,
+            **asdict(answer_question(q.question, q.answer_unit, by_id[q.id]["hits"], spec.extractive)),
+        }
+        for q in tqdm(list(questions.itertuples(index=False)), desc="answer (extractive)", disable=not job.progress)
+    ]
 
 
 def answer_llm(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, job: AnswerJob) -> list[dict]:
@@ -76,8 +92,15 @@ def answer_llm(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, job: Answ
         return _answer_llm(own, settings, questions, by_id, job.known_docs, job.progress, job.telemetry)
 
 
-def _answer_llm(gateway: LLMGateway, settings: AnswerSettings, questions: pd.DataFrame, by_id: dict,
-                known_docs: set[str], progress: bool, telemetry: list[dict]) -> list[dict]:
+def _answer_llm(
+    gateway: LLMGateway,
+    settings: AnswerSettings,
+    questions: pd.DataFrame,
+    by_id: dict,
+    known_docs: set[str],
+    progress: bool,
+    telemetry: list[dict],
+) -> list[dict]:
     rows = list(questions.itertuples(index=False))
     tasks = [(i, s) for i in range(len(rows)) for s in range(settings.samples)]
     stop = threading.Event()
@@ -102,8 +125,16 @@ def _answer_llm(gateway: LLMGateway, settings: AnswerSettings, questions: pd.Dat
         raise FatalLLMError(f"model {settings.model}: {fatal[0]} (not retried; every reply received is cached)")
     out = []
     for i, q in enumerate(rows):
-        ans, call = combine_samples(settings, done[i * settings.samples:(i + 1) * settings.samples])
+        ans, call = combine_samples(settings, done[i * settings.samples : (i + 1) * settings.samples])
         telemetry.extend({"id": q.id, **t} for t in call.pop("telemetry"))
-        out.append({"id": q.id, "question": q.question, "answer_unit": q.answer_unit, "call": call,
-                    "failure": call["error"], **asdict(ans)})
+        out.append(
+            {
+                "id": q.id,
+                "question": q.question,
+                "answer_unit": q.answer_unit,
+                "call": call,
+                "failure": call["error"],
+                **asdict(ans),
+            }
+        )
     return out

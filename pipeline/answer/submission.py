@@ -1,12 +1,22 @@
 """Answers -> the Kaggle submission format (the 9 columns of test_Q.csv, ids in input order)."""
+
 from __future__ import annotations
 
 import pandas as pd
 
 from pipeline.datasets.wattbot import format_ref_ids
 
-COLUMNS = ("id", "question", "answer", "answer_value", "answer_unit", "ref_id", "ref_url",
-           "supporting_materials", "explanation")
+COLUMNS = (
+    "id",
+    "question",
+    "answer",
+    "answer_value",
+    "answer_unit",
+    "ref_id",
+    "ref_url",
+    "supporting_materials",
+    "explanation",
+)
 BLANK = "is_blank"
 
 
@@ -25,9 +35,19 @@ def submission_frame(questions: pd.DataFrame, answers: list[dict], urls: dict[st
             continue
         refs = a["ref_id"]
         ref_urls = [urls.get(r, "") for r in refs]
-        rows.append((q.id, q.question, a["answer"], a["answer_value"], q.answer_unit, format_ref_ids(refs),
-                     format_ref_ids(ref_urls), a["supporting_materials"] or BLANK,
-                     a["explanation"].strip() or BLANK))
+        rows.append(
+            (
+                q.id,
+                q.question,
+                a["answer"],
+                a["answer_value"],
+                q.answer_unit,
+                format_ref_ids(refs),
+                format_ref_ids(ref_urls),
+                a["supporting_materials"] or BLANK,
+                a["explanation"].strip() or BLANK,
+            )
+        )
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 

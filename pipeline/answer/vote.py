@@ -6,6 +6,7 @@ Values are compared normalised (``normalise=True``: "13900" and "13900.0" are on
 default for samples) or as exact stripped strings (``normalise=False``: KohakuRAG's rule, the
 default for cross-run ensembles). Ties go to the value seen first (sample or member order).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -17,15 +18,15 @@ from pipeline.config_schema import spec_defaults
 from pipeline.specs import TIEBREAKS
 from pipeline.specs import VOTE_MODES as MODES
 
-_DEFAULTS = spec_defaults("answering", "*", "vote")   # the config schema's x-defaults
+_DEFAULTS = spec_defaults("answering", "*", "vote")  # the config schema's x-defaults
 
 
 @dataclass
 class VoteConfig:
-    mode: str = _DEFAULTS["mode"]   # answer_priority: the competition's choice
+    mode: str = _DEFAULTS["mode"]  # answer_priority: the competition's choice
     ignore_blank: bool = _DEFAULTS["ignore_blank"]
     tiebreak: str = _DEFAULTS["tiebreak"]
-    normalise: bool = True          # compare value_key()s; False: exact stripped strings (cross-run ensembles)
+    normalise: bool = True  # compare value_key()s; False: exact stripped strings (cross-run ensembles)
 
     def key(self, value: str) -> str:
         return value_key(value) if self.normalise else str(value).strip()
@@ -94,5 +95,6 @@ def tally(answers: list[Answer], cfg: VoteConfig) -> tuple[Answer, list[int]]:
     note = f" [ensemble {cfg.mode}: {len(matching)}/{len(answers)} votes]"
     if winner.is_blank or not refs:
         return blank_answer((winner.explanation if winner.is_blank else "no common reference") + note), voters
-    return Answer(winner.answer, winner.answer_value, refs, winner.explanation + note,
-                  winner.supporting_materials, False), voters
+    return Answer(
+        winner.answer, winner.answer_value, refs, winner.explanation + note, winner.supporting_materials, False
+    ), voters

@@ -13,6 +13,7 @@ Every loader returns a :class:`RetrievalBenchmark` of three ``datasets.Dataset``
 ``parse_text`` rewrites the text (whitespace, ligatures, line-end hyphens, heading lines become
 section titles), so spans are carried over through a character alignment, never by offset copying.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,12 +46,18 @@ class RetrievalBenchmark:
     params: dict | None = None  # the subset parameters that produced it (for manifests)
 
     def summary(self) -> dict:
-        return {"name": self.name, "docs": len(self.docs), "queries": len(self.queries), "gold": len(self.gold),
-                "chars": sum(len(t) for t in self.docs["text"])}
+        return {
+            "name": self.name,
+            "docs": len(self.docs),
+            "queries": len(self.queries),
+            "gold": len(self.gold),
+            "chars": sum(len(t) for t in self.docs["text"]),
+        }
 
 
-def make_benchmark(name: str, docs: list[dict], queries: list[dict], gold: list[dict],
-                   params: dict | None = None) -> RetrievalBenchmark:
+def make_benchmark(
+    name: str, docs: list[dict], queries: list[dict], gold: list[dict], params: dict | None = None
+) -> RetrievalBenchmark:
     """Check the shared schema once (ids unique, gold inside its document) and build the tables."""
     texts = {d["doc_id"]: d["text"] for d in docs}
     if len(texts) != len(docs):
@@ -63,12 +70,22 @@ def make_benchmark(name: str, docs: list[dict], queries: list[dict], gold: list[
             raise ValueError(f"{name}: gold row refers to an unknown query or document: {g}")
         if not 0 <= g["start"] < g["end"] <= len(texts[g["doc_id"]]):
             raise ValueError(f"{name}: gold span outside its document: {g}")
-    features = datasets.Features({"query_id": datasets.Value("string"), "doc_id": datasets.Value("string"),
-                                  "start": datasets.Value("int64"), "end": datasets.Value("int64"),
-                                  "grade": datasets.Value("int64")})
-    return RetrievalBenchmark(name, datasets.Dataset.from_list(docs), datasets.Dataset.from_list(queries),
-                              datasets.Dataset.from_dict({c: [g[c] for g in gold] for c in GOLD_COLUMNS}, features),
-                              params)
+    features = datasets.Features(
+        {
+            "query_id": datasets.Value("string"),
+            "doc_id": datasets.Value("string"),
+            "start": datasets.Value("int64"),
+            "end": datasets.Value("int64"),
+            "grade": datasets.Value("int64"),
+        }
+    )
+    return RetrievalBenchmark(
+        name,
+        datasets.Dataset.from_list(docs),
+        datasets.Dataset.from_list(queries),
+        datasets.Dataset.from_dict({c: [g[c] for g in gold] for c in GOLD_COLUMNS}, features),
+        params,
+    )
 
 
 def safe_id(label: str, prefix: str = "", key: str | None = None, max_len: int = 64) -> str:
@@ -226,6 +243,7 @@ def squeeze(text: str) -> str:
 
 # --- export ------------------------------------------------------------------------------------------
 
+
 def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
     """Write ``trees/<doc_id>.json``, ``docs.csv``, ``queries.csv`` and ``gold.jsonl`` under ``out_dir``
     (tree files of documents not in ``bench`` are removed from ``trees/``).
@@ -240,8 +258,15 @@ def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
     for g in bench.gold:
         by_doc.setdefault(g["doc_id"], []).append(g)
     gold_out: list[dict] = []
-    counts: dict[str, Any] = {"name": bench.name, "docs": len(bench.docs), "sentences": 0, "queries": len(bench.queries),
-              "gold": 0, "gold_dropped": 0, "unaligned_chars": 0}
+    counts: dict[str, Any] = {
+        "name": bench.name,
+        "docs": len(bench.docs),
+        "sentences": 0,
+        "queries": len(bench.queries),
+        "gold": 0,
+        "gold_dropped": 0,
+        "unaligned_chars": 0,
+    }
     for doc in bench.docs:
         tree = parse_text(doc["text"], doc["doc_id"], doc["title"] or doc["doc_id"])
         tree.metadata.update({"benchmark": bench.name, "source_id": doc["source_id"]})
@@ -257,8 +282,17 @@ def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
             if projected is None:
                 counts["gold_dropped"] += 1
                 continue
-            gold_out.append({"query_id": g["query_id"], "doc_id": g["doc_id"], "start": projected[0],
-                             "end": projected[1], "grade": g["grade"], "orig_start": g["start"], "orig_end": g["end"]})
+            gold_out.append(
+                {
+                    "query_id": g["query_id"],
+                    "doc_id": g["doc_id"],
+                    "start": projected[0],
+                    "end": projected[1],
+                    "grade": g["grade"],
+                    "orig_start": g["start"],
+                    "orig_end": g["end"],
+                }
+            )
     keep = {f"{d}.json" for d in bench.docs["doc_id"]}
     for stale in (out / "trees").glob("*.json"):  # an earlier, larger export must not leak into the index
         if stale.name not in keep:

@@ -6,6 +6,7 @@ none). Queries with no mapped reference (the "Irrelevant Unsolvable" type, whose
 "Unable to answer") and the 3 queries whose gold documents are missing upstream are dropped:
 retrieval recall is undefined for them.
 """
+
 from __future__ import annotations
 
 import random
@@ -19,8 +20,13 @@ DOCS, QUERIES = "dragonball_docs.jsonl", "dragonball_queries_subset.jsonl"
 DEFAULT_SUBSET = {"language": "en", "docs_per_domain": 12, "seed": 0}
 
 
-def load(root: str | Path, language: str | list[str] | None = None, domain: str | list[str] | None = None,
-         docs_per_domain: int | None = None, seed: int = 0) -> RetrievalBenchmark:
+def load(
+    root: str | Path,
+    language: str | list[str] | None = None,
+    domain: str | list[str] | None = None,
+    docs_per_domain: int | None = None,
+    seed: int = 0,
+) -> RetrievalBenchmark:
     """Filter by ``language`` (en, zh) and ``domain`` (Finance, Law, Medical); ``docs_per_domain``
     samples cited documents per (language, domain) and keeps queries whose gold documents all made it."""
     docs = read_records(root, DOCS)  # a local folder, or a hub repo holding the same two files
@@ -38,15 +44,31 @@ def load(root: str | Path, language: str | list[str] | None = None, domain: str 
     present = {d["doc_id"] for d in docs}
     queries = [q for q in queries if set(q["ground_truth"]["doc_ids"]) <= present]
 
-    doc_rows = [{"doc_id": _doc_id(d["doc_id"]), "title": _title(d), "text": d["content"],
-                 "source_id": str(d["doc_id"]), "language": d["language"], "domain": d["domain"]} for d in docs]
+    doc_rows = [
+        {
+            "doc_id": _doc_id(d["doc_id"]),
+            "title": _title(d),
+            "text": d["content"],
+            "source_id": str(d["doc_id"]),
+            "language": d["language"],
+            "domain": d["domain"],
+        }
+        for d in docs
+    ]
     query_rows, gold = [], []
     for q in queries:
         qid = f"{q['language']}-{q['query']['query_id']}"
-        query_rows.append({"id": qid, "question": q["query"]["content"], "language": q["language"],
-                           "domain": q["domain"], "query_type": q["query"]["query_type"],
-                           "answer": q["ground_truth"]["content"],
-                           "gold_docs": ",".join(_doc_id(d) for d in q["ground_truth"]["doc_ids"])})
+        query_rows.append(
+            {
+                "id": qid,
+                "question": q["query"]["content"],
+                "language": q["language"],
+                "domain": q["domain"],
+                "query_type": q["query"]["query_type"],
+                "answer": q["ground_truth"]["content"],
+                "gold_docs": ",".join(_doc_id(d) for d in q["ground_truth"]["doc_ids"]),
+            }
+        )
         spans = {(s["doc_id"], s["start"], s["end"]) for s in q["reference_char_spans"] if s}
         gold += [{"query_id": qid, "doc_id": _doc_id(d), "start": s, "end": e, "grade": 1} for d, s, e in sorted(spans)]
     return make_benchmark("dragonball", doc_rows, query_rows, gold)

@@ -4,6 +4,7 @@ Offline, every download fails fast; the rule still succeeds and writes a status 
 says so, because a missing network is an expected state here, not a crash. The tree rule
 then keeps using the pre-extracted corpus JSON.
 """
+
 from __future__ import annotations
 
 import urllib.error
@@ -40,9 +41,13 @@ def fetch_pdfs(metadata: str | Path, out_dir: str | Path, status_path: str | Pat
     summary = {"documents": len(status), "available": got, "status": status}
     atomic_write_json(status_path, summary)
     if got == 0:
-        print(f"fetch: no PDF could be downloaded (offline?); trees keep using the pre-extracted corpus JSON. "
-              f"Details in {status_path}")
+        print(
+            f"fetch: no PDF could be downloaded (offline?); trees keep using the pre-extracted corpus JSON. "
+            f"Details in {status_path}"
+        )
     else:
-        print(f"fetch: {got}/{len(status)} PDFs in {out_dir}; run with --config wattbot='{{...pdf_dir: {out_dir}}}' "
-              f"or set wattbot.pdf_dir in config.yaml to parse them")
+        print(
+            f"fetch: {got}/{len(status)} PDFs in {out_dir}; run with --config wattbot='{{...pdf_dir: {out_dir}}}' "
+            f"or set wattbot.pdf_dir in config.yaml to parse them"
+        )
     return {k: v for k, v in summary.items() if k != "status"}

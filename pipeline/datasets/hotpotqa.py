@@ -7,6 +7,7 @@ AMOR test part replaced distractors with retrieved paragraphs and sometimes lost
 Reads the offline ``hotpotqa_subset.jsonl`` (list form ``[title, [sentences]]``) or the hub's
 dict form (``{"title": [...], "sentences": [...]}``).
 """
+
 from __future__ import annotations
 
 import random
@@ -20,8 +21,14 @@ FILE = "hotpotqa_subset.jsonl"
 DEFAULT_SUBSET = {"n_questions": 70, "seed": 0}
 
 
-def load(root: str | Path, n_questions: int | None = None, seed: int = 0, sources: list[str] | None = None,
-         split: str = "validation", hub_config: str = "distractor") -> RetrievalBenchmark:
+def load(
+    root: str | Path,
+    n_questions: int | None = None,
+    seed: int = 0,
+    sources: list[str] | None = None,
+    split: str = "validation",
+    hub_config: str = "distractor",
+) -> RetrievalBenchmark:
     """``sources`` filters on the offline file's ``source_file`` (amor_dev, amor_test, hipporag_train)."""
     if Path(root).is_dir():
         records = read_records(root, FILE)
@@ -38,9 +45,16 @@ def load(root: str | Path, n_questions: int | None = None, seed: int = 0, source
     queries, gold = [], []
     for r in records:
         qid = str(r.get("_id", r.get("id")))
-        queries.append({"id": qid, "question": r["question"], "answer": r.get("answer", ""),
-                        "type": r.get("type", ""), "level": r.get("level", ""),
-                        "source_file": r.get("source_file", "")})
+        queries.append(
+            {
+                "id": qid,
+                "question": r["question"],
+                "answer": r.get("answer", ""),
+                "type": r.get("type", ""),
+                "level": r.get("level", ""),
+                "source_file": r.get("source_file", ""),
+            }
+        )
         offsets: dict[str, tuple[str, list[tuple[int, int]]]] = {}
         for title, sentences in _context(r):
             text, spans = _paragraph(sentences)
@@ -51,8 +65,9 @@ def load(root: str | Path, n_questions: int | None = None, seed: int = 0, source
             offsets.setdefault(title, (doc_id, spans))
         for title, sent_id in _gold_sentences(r) or []:  # None was filtered out above
             doc_id, spans = offsets[title]
-            gold.append({"query_id": qid, "doc_id": doc_id, "start": spans[sent_id][0], "end": spans[sent_id][1],
-                         "grade": 1})
+            gold.append(
+                {"query_id": qid, "doc_id": doc_id, "start": spans[sent_id][0], "end": spans[sent_id][1], "grade": 1}
+            )
     return make_benchmark("hotpotqa", sorted(docs.values(), key=lambda d: d["doc_id"]), queries, gold)
 
 

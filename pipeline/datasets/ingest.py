@@ -3,6 +3,7 @@
 Downstream stages read only these copies, so encoding quirks (metadata.csv is cp1252) and
 bad rows are handled in one place and fail before any expensive work.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -13,8 +14,12 @@ from pipeline.io import atomic_write_text
 from pipeline.provenance import write_manifest
 
 
-def ingest(metadata_in: str | Path, questions_in: Mapping[str, str | Path], metadata_out: str | Path,
-           questions_out: Mapping[str, str | Path]) -> dict[str, int]:
+def ingest(
+    metadata_in: str | Path,
+    questions_in: Mapping[str, str | Path],
+    metadata_out: str | Path,
+    questions_out: Mapping[str, str | Path],
+) -> dict[str, int]:
     meta = load_metadata(metadata_in)
     docs = set(meta["id"])
     atomic_write_text(metadata_out, meta.to_csv(index=False, lineterminator="\n"))

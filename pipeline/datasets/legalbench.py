@@ -6,6 +6,7 @@ UTF-8 with ``newline=""`` (so ``\\r`` is kept; offsets would shift otherwise). T
 CUAD only, with two extra flags per test: ``excluded_by_legalbenchrag_filter`` (tests LegalBench-RAG
 drops) and ``in_legalbenchrag_mini_doc_set`` (LegalBench-RAG-mini's documents).
 """
+
 from __future__ import annotations
 
 import random
@@ -18,8 +19,14 @@ from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, rea
 DEFAULT_SUBSET = {"benchmark": "cuad", "mini": True, "n_docs": 8, "seed": 0}
 
 
-def load(root: str | Path, benchmark: str = "cuad", mini: bool = False, n_docs: int | None = None,
-         seed: int = 0, apply_filter: bool = True) -> RetrievalBenchmark:
+def load(
+    root: str | Path,
+    benchmark: str = "cuad",
+    mini: bool = False,
+    n_docs: int | None = None,
+    seed: int = 0,
+    apply_filter: bool = True,
+) -> RetrievalBenchmark:
     """Tests of ``root/benchmarks/<benchmark>.json`` (or a path to any such JSON) and the files they cite.
 
     ``mini`` keeps the LegalBench-RAG-mini documents (``<benchmark>_mini_doc_list.txt`` or the
@@ -33,8 +40,9 @@ def load(root: str | Path, benchmark: str = "cuad", mini: bool = False, n_docs: 
     records = read_records(bench_path)
     tests = records[0]["tests"] if len(records) == 1 and "tests" in records[0] else records
     prefix = bench_path.stem
-    indexed = [(i, t) for i, t in enumerate(tests)
-               if not (apply_filter and t.get("excluded_by_legalbenchrag_filter", False))]
+    indexed = [
+        (i, t) for i, t in enumerate(tests) if not (apply_filter and t.get("excluded_by_legalbenchrag_filter", False))
+    ]
     if mini:
         allowed = _mini_docs(bench_path, tests)
         indexed = [(i, t) for i, t in indexed if {s["file_path"] for s in t["snippets"]} <= allowed]
@@ -53,8 +61,14 @@ def load(root: str | Path, benchmark: str = "cuad", mini: bool = False, n_docs: 
     queries, gold = [], []
     for i, t in indexed:
         qid = str(t.get("query_id", f"{prefix}-{i}"))
-        queries.append({"id": qid, "question": t["query"], "category": t.get("category", ""),
-                        "source_file": t["snippets"][0]["file_path"] if t["snippets"] else ""})
+        queries.append(
+            {
+                "id": qid,
+                "question": t["query"],
+                "category": t.get("category", ""),
+                "source_file": t["snippets"][0]["file_path"] if t["snippets"] else "",
+            }
+        )
         for s in t["snippets"]:
             start, end = s["span"]
             gold.append({"query_id": qid, "doc_id": ids[s["file_path"]], "start": start, "end": end, "grade": 1})

@@ -6,6 +6,7 @@ span carrying its grade (for nDCG). Only judgments whose passage text is in the 
 so recall is over pool-covered gold. TREC DL itself uses grade >= 2 for binary metrics; the default
 here is >= 1 ("related" counts).
 """
+
 from __future__ import annotations
 
 import csv
@@ -19,9 +20,15 @@ from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, rea
 DEFAULT_SUBSET = {"n_queries": 20, "judged_per_query": 30, "n_distractors": 200, "seed": 0}
 
 
-def load(root: str | Path, n_queries: int | None = None, judged_per_query: int | None = None,
-         n_distractors: int | None = None, seed: int = 0, min_grade: int = 1,
-         tracks: list[str] | None = None) -> RetrievalBenchmark:
+def load(
+    root: str | Path,
+    n_queries: int | None = None,
+    judged_per_query: int | None = None,
+    n_distractors: int | None = None,
+    seed: int = 0,
+    min_grade: int = 1,
+    tracks: list[str] | None = None,
+) -> RetrievalBenchmark:
     """Sizes set to None keep everything: every judged query, all its judged passages, the whole pool."""
     root = Path(root)
     queries = _tsv(root / "queries.tsv")
@@ -44,13 +51,26 @@ def load(root: str | Path, n_queries: int | None = None, judged_per_query: int |
     unjudged = sorted(set(texts) - {r["pid"] for r in qrels})
     pids.update(unjudged if n_distractors is None else rng.sample(unjudged, min(n_distractors, len(unjudged))))
 
-    gold = [{"query_id": r["qid"], "doc_id": _doc_id(r["pid"]), "start": 0, "end": len(texts[r["pid"]]),
-             "grade": int(r["relevance"])} for r in qrels
-            if r["pid"] in pids and int(r["relevance"]) >= min_grade and texts[r["pid"]].strip()]
+    gold = [
+        {
+            "query_id": r["qid"],
+            "doc_id": _doc_id(r["pid"]),
+            "start": 0,
+            "end": len(texts[r["pid"]]),
+            "grade": int(r["relevance"]),
+        }
+        for r in qrels
+        if r["pid"] in pids and int(r["relevance"]) >= min_grade and texts[r["pid"]].strip()
+    ]
     with_gold = {g["query_id"] for g in gold}
-    query_rows = [{"id": q["qid"], "question": q["query"], "track": q["track"]} for q in queries if q["qid"] in with_gold]
-    docs = [{"doc_id": _doc_id(p), "title": "", "text": texts[p], "source_id": p}
-            for p in sorted(pids, key=int) if texts[p].strip()]
+    query_rows = [
+        {"id": q["qid"], "question": q["query"], "track": q["track"]} for q in queries if q["qid"] in with_gold
+    ]
+    docs = [
+        {"doc_id": _doc_id(p), "title": "", "text": texts[p], "source_id": p}
+        for p in sorted(pids, key=int)
+        if texts[p].strip()
+    ]
     return make_benchmark("msmarco", docs, query_rows, gold)
 
 

@@ -3,6 +3,7 @@
 ``WATTBENCH_DATA`` wins; else ``<repo>/../shared/data`` (the layout of every developer
 and CI checkout). Data is never copied into the repo.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """The export stage of the retrieval suite: one benchmark -> trees, queries and projected gold."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,6 +17,5 @@ def dataset_root(root: str | Path, name: str) -> Path:
 def export_dataset(name: str, root: str | Path, subset: dict, out_dir: str | Path) -> dict:
     bench = load_benchmark(name, dataset_root(root, name), subset or None)
     counts = export_benchmark(bench, out_dir)
-    write_manifest(Path(out_dir) / "queries.csv", {"dataset": name, "subset": bench.params},
-                   inputs=[], counts=counts)
+    write_manifest(Path(out_dir) / "queries.csv", {"dataset": name, "subset": bench.params}, inputs=[], counts=counts)
     return counts

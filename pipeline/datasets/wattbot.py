@@ -3,6 +3,7 @@
 ``metadata.csv`` is cp1252 (latin-1 family), not UTF-8; questions are UTF-8 with a BOM.
 Every loader fails with one line naming the file, row and field.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Sentence embeddings: swappable encoder backends (`make_encoder`) and an on-disk cache."""
+
 from .base import Encoder
 from .cache import EmbeddingCache
 from .factory import BACKENDS, make_encoder

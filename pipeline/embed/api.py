@@ -1,4 +1,5 @@
 """Embedding APIs through litellm (OpenAI, Cohere, Voyage, ...): not callable offline."""
+
 from __future__ import annotations
 
 import os

@@ -8,6 +8,7 @@ cache / vector index never have to care which backend produced a vector. `model_
 model + backend + precision (+ truncation when not the default) because it is the cache key:
 two encoders that can produce different vectors must never share one.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -39,7 +40,9 @@ def l2_normalise(x: np.ndarray) -> np.ndarray:
     return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
 
 
-def length_sorted_batches(lengths: list[int], batch_size: int, max_batch_tokens: int | None = None) -> Iterator[np.ndarray]:
+def length_sorted_batches(
+    lengths: list[int], batch_size: int, max_batch_tokens: int | None = None
+) -> Iterator[np.ndarray]:
     """Yield index batches of similar length, so padding to the batch max wastes little.
 
     A batch also stops growing once batch-count × longest-length would pass `max_batch_tokens`:

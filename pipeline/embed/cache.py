@@ -3,6 +3,7 @@
 Key = (encoder.model_id, sha256(text)); value = the float32 vector bytes. Stdlib sqlite3 in WAL
 mode, one commit per encoded chunk, so a killed run keeps every chunk it finished.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,7 +63,9 @@ class EmbeddingCache:
                 todo.setdefault(k, t)
         # Similar lengths in one chunk keep the encoder's own length-sorted batching effective.
         pending = sorted(todo.items(), key=lambda kv: len(kv[1]))
-        with tqdm(total=len(pending), desc=f"embed {model_id}", unit="text", disable=not progress or not pending) as bar:
+        with tqdm(
+            total=len(pending), desc=f"embed {model_id}", unit="text", disable=not progress or not pending
+        ) as bar:
             for start in range(0, len(pending), self.chunk_size):
                 chunk = pending[start : start + self.chunk_size]
                 vecs = np.ascontiguousarray(encoder.encode([t for _, t in chunk]), dtype=np.float32)

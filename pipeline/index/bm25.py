@@ -9,6 +9,7 @@ dropped ("5,842" -> "5842"), decimals kept whole ("4.3", "6.1b"); a hyphenated n
 whole *and* as its parts ("gshard-600b", "gshard", "600b"); a short English stopword list is
 dropped; words get a light stem (Porter's step 1 plus its final-e rule: plurals, -ed, -ing).
 """
+
 from __future__ import annotations
 
 import json
@@ -26,11 +27,13 @@ from pipeline.tree import DocTree
 
 # a word or number, optionally joined to more by hyphens; "4.3", "6.1b", "5,842", "llama-3.1"
 TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+[a-z]*)*(?:-[a-z0-9]+(?:[.,][0-9]+[a-z]*)*)*")
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an and are as at be been being but by can could did do does for from had has have how if in into is it
 its may might of on or our so such than that the their them then there these they this those to too
 was we were what when where which while who whom whose why will with would
-""".split())
+""".split()
+)
 
 
 def _cons(w: str, i: int) -> bool:
@@ -108,8 +111,10 @@ def build_bm25_index(trees: list[DocTree], levels: list[str], writer: IndexWrite
     counts: dict[str, int] = {}
     for tree in trees:
         nodes = list(tree.nodes.values())
-        writer.add([StoredNode.from_node(n) for n in nodes],
-                   tokens=[tokenize(n.text) if n.level in levels else None for n in nodes])
+        writer.add(
+            [StoredNode.from_node(n) for n in nodes],
+            tokens=[tokenize(n.text) if n.level in levels else None for n in nodes],
+        )
         for n in nodes:
             if n.level in levels:
                 counts[n.level] = counts.get(n.level, 0) + 1
@@ -128,7 +133,9 @@ class BM25Searcher:
                 "SELECT rowid, tokens FROM nodes WHERE level = ? AND tokens IS NOT NULL ORDER BY rowid", (level,)
             ).fetchall()
             if not rows:
-                raise ValueError(f"{path}: no '{level}' nodes in this BM25 index (built for {self.reader.meta.get('levels')})")
+                raise ValueError(
+                    f"{path}: no '{level}' nodes in this BM25 index (built for {self.reader.meta.get('levels')})"
+                )
             corpus = [json.loads(r[1]) or ["<empty>"] for r in rows]
             self.by_level[level] = ([r[0] for r in rows], BM25Okapi(corpus))
 

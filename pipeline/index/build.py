@@ -4,6 +4,7 @@ Two shapes share the writer and the manifest: dense indexes (an encoder through 
 cache; what they embed is the kind's ``add_nodes``) and lexical ones (tokens, no vectors). Which
 kind uses which is said by the kind's module in :mod:`pipeline.indexes`.
 """
+
 from __future__ import annotations
 
 import logging
@@ -23,8 +24,15 @@ log = logging.getLogger(__name__)
 AddNodes = Callable[[list[DocTree], Callable, Callable, IndexWriter], dict]
 
 
-def build_dense_index(tree_paths: list[str], out_path: str, index_cfg: dict, embedding_cfg: dict,
-                      cache_dir: str, config_slice: dict | None, add_nodes: AddNodes) -> dict:
+def build_dense_index(
+    tree_paths: list[str],
+    out_path: str,
+    index_cfg: dict,
+    embedding_cfg: dict,
+    cache_dir: str,
+    config_slice: dict | None,
+    add_nodes: AddNodes,
+) -> dict:
     """Embed through the cache, write the nodes ``add_nodes`` makes, write the manifest."""
     trees = [DocTree.load(p) for p in sorted(tree_paths)]
     encoder = make_encoder(embedding_cfg)
@@ -34,11 +42,20 @@ def build_dense_index(tree_paths: list[str], out_path: str, index_cfg: dict, emb
     embed = lambda texts: cache.encode(encoder, texts)  # noqa: E731 - a closure over the cache
     counts = add_nodes(trees, embed, encoder.count_tokens, writer)
     writer.close()
-    stats = {"counts": counts, "seconds": round(time.perf_counter() - t0, 3), "cache": cache.stats(),
-             "model_id": encoder.model_id}
+    stats = {
+        "counts": counts,
+        "seconds": round(time.perf_counter() - t0, 3),
+        "cache": cache.stats(),
+        "model_id": encoder.model_id,
+    }
     log.info("index %s: %s", out_path, stats)
-    write_manifest(out_path, config_slice or {"index": index_cfg, "embedding": embedding_cfg},
-                   inputs=sorted(tree_paths), model_id=encoder.model_id, counts=counts)
+    write_manifest(
+        out_path,
+        config_slice or {"index": index_cfg, "embedding": embedding_cfg},
+        inputs=sorted(tree_paths),
+        model_id=encoder.model_id,
+        counts=counts,
+    )
     return stats
 
 

@@ -3,6 +3,7 @@
 Filtering by level happens inside the vector search (a sqlite-vec metadata column), so
 ``k`` results really come back; KohakuRAG filtered after a global top-k and lost some.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,8 +19,10 @@ class DenseSearcher:
         self.reader = IndexReader(index_path)
         self.encoder = make_encoder(embedding_cfg)
         if self.reader.meta["model_id"] != self.encoder.model_id:
-            raise ValueError(f"{index_path}: built with {self.reader.meta['model_id']}, queried with "
-                             f"{self.encoder.model_id}; rebuild the index")
+            raise ValueError(
+                f"{index_path}: built with {self.reader.meta['model_id']}, queried with "
+                f"{self.encoder.model_id}; rebuild the index"
+            )
         self.cache = EmbeddingCache(Path(cache_dir) / "embeddings.sqlite")
 
     def encode(self, queries: list[str]) -> np.ndarray:

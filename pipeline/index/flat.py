@@ -4,6 +4,7 @@ Chunks are cut at sentence boundaries (so evidence spans line up with the tree v
 and ignore section and paragraph structure, like a plain chunked RAG index. Each chunk's
 text is the exact slice of the document text it covers, embedded directly.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,14 +46,18 @@ def chunk_tree(tree: DocTree, tokens: list[int], chunk_tokens: int, overlap_toke
     return chunks
 
 
-def build_chunk_index(trees: list[DocTree], embed, count_tokens, writer: IndexWriter,
-                      chunk_tokens: int, overlap_tokens: int) -> dict:
+def build_chunk_index(
+    trees: list[DocTree], embed, count_tokens, writer: IndexWriter, chunk_tokens: int, overlap_tokens: int
+) -> dict:
     nodes: list[StoredNode] = []
     for tree in trees:
         sent_tokens = count_tokens([n.text for n in tree.at_level("sentence")])
         for c in chunk_tree(tree, sent_tokens, chunk_tokens, overlap_tokens):
             node_id = f"{c.doc_id}:c{c.index}"
-            nodes.append(StoredNode(node_id, c.doc_id, "chunk", "chunk", None, c.start, c.end, c.pages,
-                                    tree.text[c.start : c.end]))
+            nodes.append(
+                StoredNode(
+                    node_id, c.doc_id, "chunk", "chunk", None, c.start, c.end, c.pages, tree.text[c.start : c.end]
+                )
+            )
     writer.add(nodes, embed([n.text for n in nodes]))
     return {"chunk": len(nodes)}

@@ -5,6 +5,7 @@ renormalised; its weight is the children's total token count. Weighting by token
 paper's rule; KohakuRAG's public code used a plain mean) keeps a one-word heading sentence
 from pulling a paragraph vector as hard as a long evidence sentence.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

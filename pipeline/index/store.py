@@ -4,6 +4,7 @@ The stdlib ``sqlite3`` on our machines is built without extension loading, so
 ``sqlite_vec.load()`` fails on it; ``sqlean`` (the ``sqlean.py`` package) is a drop-in
 sqlite3 module that can load extensions, and it is used for every index connection.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,9 @@ class StoredNode:
     @classmethod
     def from_node(cls, node) -> StoredNode:
         """From a :class:`pipeline.tree.Node`."""
-        return cls(node.id, node.doc_id, node.level, node.kind, node.parent, node.start, node.end, node.pages, node.text)
+        return cls(
+            node.id, node.doc_id, node.level, node.kind, node.parent, node.start, node.end, node.pages, node.text
+        )
 
 
 def connect(path: str | Path) -> sqlean.Connection:
@@ -71,11 +74,14 @@ class IndexWriter:
                 f"node_rowid INTEGER PRIMARY KEY, embedding float[{dim}] distance_metric=cosine, level TEXT)"
             )
         meta = {**meta, "dim": dim}
-        self.db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v, sort_keys=True)) for k, v in meta.items()])
+        self.db.executemany(
+            "INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v, sort_keys=True)) for k, v in meta.items()]
+        )
         self.rowid = 0
 
-    def add(self, nodes: list[StoredNode], vectors: np.ndarray | None = None,
-            tokens: list[list[str] | None] | None = None) -> None:
+    def add(
+        self, nodes: list[StoredNode], vectors: np.ndarray | None = None, tokens: list[list[str] | None] | None = None
+    ) -> None:
         """Append nodes with their vectors (dense stores) or their tokens (BM25)."""
         if vectors is not None and len(vectors) != len(nodes):
             raise ValueError(f"{len(nodes)} nodes but {len(vectors)} vectors")
@@ -83,8 +89,21 @@ class IndexWriter:
         for i, node in enumerate(nodes):
             self.rowid += 1
             toks = json.dumps(tokens[i]) if tokens is not None and tokens[i] is not None else None
-            rows.append((self.rowid, node.node_id, node.doc_id, node.level, node.kind, node.parent,
-                         node.start, node.end, json.dumps(node.pages), node.text, toks))
+            rows.append(
+                (
+                    self.rowid,
+                    node.node_id,
+                    node.doc_id,
+                    node.level,
+                    node.kind,
+                    node.parent,
+                    node.start,
+                    node.end,
+                    json.dumps(node.pages),
+                    node.text,
+                    toks,
+                )
+            )
             if vectors is not None:
                 vecs.append((self.rowid, np.asarray(vectors[i], dtype=np.float32).tobytes(), node.level))
         self.db.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)

@@ -1,5 +1,6 @@
 """The ``bm25`` kind: rank-bm25 over the tokenised tree nodes of the index's ``levels``
 (pipeline.index.bm25); the lexical side of a hybrid."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,9 +28,19 @@ class LexicalSearcher:
         return self.bm25.search(query, k, fusion=self.fusion)
 
 
-KIND = register(IndexKind(
-    name="bm25", build=build, searcher=LexicalSearcher, source="bm25",
-    levels=TREE_LEVELS, levels_from_index=True, default_levels=("sentence", "paragraph"), default_expand="paragraph",
-    index_keys=frozenset({"levels"}), index_defaults={"levels": ["sentence", "paragraph"]},
-    retrieval_keys=frozenset({"level_fusion"}), hybrid_role="lexical",
-))
+KIND = register(
+    IndexKind(
+        name="bm25",
+        build=build,
+        searcher=LexicalSearcher,
+        source="bm25",
+        levels=TREE_LEVELS,
+        levels_from_index=True,
+        default_levels=("sentence", "paragraph"),
+        default_expand="paragraph",
+        index_keys=frozenset({"levels"}),
+        index_defaults={"levels": ["sentence", "paragraph"]},
+        retrieval_keys=frozenset({"level_fusion"}),
+        hybrid_role="lexical",
+    )
+)

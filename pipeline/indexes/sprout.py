@@ -2,6 +2,7 @@
 searched by beam search. Its building blocks (attention pass, head training, Kruskal trees, beam
 search, store) are the ``pipeline.sprout`` package and the ``sprout_*`` rules; this module is what
 makes it an index kind like the others."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,8 +15,9 @@ from pipeline.specs import BEAM_KEYS
 def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
     from pipeline.sprout.stage import build_sprout_index
 
-    return build_sprout_index(tree_paths, out, params["index"], inputs["sprout_attention"],
-                              inputs.get("head_weights"), params)
+    return build_sprout_index(
+        tree_paths, out, params["index"], inputs["sprout_attention"], inputs.get("head_weights"), params
+    )
 
 
 def searcher(path: Path, params: dict, cache_dir: str | Path):
@@ -32,7 +34,10 @@ def check(name: str, idx: dict, cfg: dict) -> None:
 def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
     """The attention file, and the trained head weights when the index uses them."""
     trained = cfg["indexes"][index].get("heads") == "trained"
-    return {"sprout_attention": L.sprout_attention(dataset), **({"head_weights": L.SPROUT_HEAD_WEIGHTS} if trained else {})}
+    return {
+        "sprout_attention": L.sprout_attention(dataset),
+        **({"head_weights": L.SPROUT_HEAD_WEIGHTS} if trained else {}),
+    }
 
 
 def attention_slice(cfg: dict) -> dict:
@@ -42,10 +47,22 @@ def attention_slice(cfg: dict) -> dict:
     return {"sprout": sprout_attention_slice(cfg)}
 
 
-KIND = register(IndexKind(
-    name="sprout", build=build, searcher=searcher, source="sprout",
-    levels=frozenset({"chunk"}), default_levels=("chunk",), default_expand="none",
-    index_keys=frozenset({"heads"}), index_defaults={"heads": "uniform"}, retrieval_keys=frozenset(BEAM_KEYS),
-    no_expand="sprout nodes are their own context (use none)", parents_are_context=False,
-    check_index=check, extra_inputs=extra_inputs, extra_slice=attention_slice,
-))
+KIND = register(
+    IndexKind(
+        name="sprout",
+        build=build,
+        searcher=searcher,
+        source="sprout",
+        levels=frozenset({"chunk"}),
+        default_levels=("chunk",),
+        default_expand="none",
+        index_keys=frozenset({"heads"}),
+        index_defaults={"heads": "uniform"},
+        retrieval_keys=frozenset(BEAM_KEYS),
+        no_expand="sprout nodes are their own context (use none)",
+        parents_are_context=False,
+        check_index=check,
+        extra_inputs=extra_inputs,
+        extra_slice=attention_slice,
+    )
+)

@@ -1,5 +1,6 @@
 """The ``tree`` kind: KohakuRAG's hierarchy, sentences embedded and parents aggregated
 (pipeline.index.hier), searched densely at any tree level."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,8 +12,7 @@ def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir
     from pipeline.index.build import build_dense_index
     from pipeline.index.hier import build_tree_index
 
-    return build_dense_index(tree_paths, out, params["index"], params["embedding"], cache_dir, params,
-                             build_tree_index)
+    return build_dense_index(tree_paths, out, params["index"], params["embedding"], cache_dir, params, build_tree_index)
 
 
 class LevelSearcher:
@@ -31,7 +31,17 @@ class LevelSearcher:
         return self.dense.search(qvec, k, self.levels)
 
 
-KIND = register(IndexKind(
-    name="tree", build=build, searcher=LevelSearcher, source="dense", embeds=True, tree_vectors=True,
-    levels=TREE_LEVELS, default_levels=("sentence", "paragraph"), default_expand="paragraph", hybrid_role="dense",
-))
+KIND = register(
+    IndexKind(
+        name="tree",
+        build=build,
+        searcher=LevelSearcher,
+        source="dense",
+        embeds=True,
+        tree_vectors=True,
+        levels=TREE_LEVELS,
+        default_levels=("sentence", "paragraph"),
+        default_expand="paragraph",
+        hybrid_role="dense",
+    )
+)

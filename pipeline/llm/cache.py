@@ -5,6 +5,7 @@ sample index), so a rerun makes zero calls and a run can be replayed offline. Th
 ``stable_hash(asdict(request))``: changing :class:`LLMRequest`'s fields or that hash re-buys
 every stored call (``tests/llm/test_cache_key.py`` pins it).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -33,7 +34,7 @@ class LLMResult:
     latency_s: float = 0.0
     cost_usd: float | None = None
     attempts: int = 0
-    fatal: bool = False   # a non-retryable error (auth, permission, unknown model, bad request)
+    fatal: bool = False  # a non-retryable error (auth, permission, unknown model, bad request)
 
 
 @dataclass
@@ -109,8 +110,11 @@ class LLMCache:
         return LLMResult(**{**json.loads(row[0]), "cached": True}) if row else None
 
     def put(self, key: str, request: LLMRequest, result: LLMResult) -> None:
-        row = (key, json.dumps(asdict(request), sort_keys=True), json.dumps({**asdict(result), "cached": False},
-                                                                            sort_keys=True))
+        row = (
+            key,
+            json.dumps(asdict(request), sort_keys=True),
+            json.dumps({**asdict(result), "cached": False}, sort_keys=True),
+        )
         with self._write() as db:
             db.execute("INSERT OR IGNORE INTO calls VALUES (?, ?, ?)", row)
             db.execute("DELETE FROM leases WHERE key = ?", (key,))

@@ -4,6 +4,7 @@ Inside a process the first caller leads and the others wait for its reply; acros
 lease row in the cache (:meth:`LLMCache.claim`) marks a request in flight and other processes
 wait for it (a lease whose process died is taken over).
 """
+
 from __future__ import annotations
 
 import threading
@@ -25,8 +26,12 @@ _FLIGHTS: dict[tuple[str, str], _Flight] = {}
 _FLIGHTS_LOCK = threading.Lock()
 
 
-def single_flight(flight_key: tuple[str, str], lead: Callable[[], LLMResult], on_follow: Callable[[], None],
-                  followed: Callable[[LLMResult | None], LLMResult]) -> LLMResult:
+def single_flight(
+    flight_key: tuple[str, str],
+    lead: Callable[[], LLMResult],
+    on_follow: Callable[[], None],
+    followed: Callable[[LLMResult | None], LLMResult],
+) -> LLMResult:
     """``lead()`` unless the same request is in flight in this process; then ``on_follow()``, wait
     for the leader and return ``followed(leader's result)``."""
     with _FLIGHTS_LOCK:

@@ -32,6 +32,7 @@ not retried: the result comes back ``fatal`` and the answering job fails.
 Models named ``local/<name>`` are served on 127.0.0.1 by llama-cpp-python (see
 :mod:`pipeline.llm.local_server`), started on the first cache miss and stopped on close.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -53,7 +54,7 @@ from pipeline.specs import LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
-_DEFAULTS = LLMSpec.from_dict({})   # the config schema's llm defaults
+_DEFAULTS = LLMSpec.from_dict({})  # the config schema's llm defaults
 LOCAL_PREFIX = "local/"
 
 
@@ -68,11 +69,12 @@ class SpendCapReached(ValueError):
 @dataclass
 class GatewayStats:
     """Counters of one gateway (telemetry for the benchmark; never in result files)."""
-    requests: int = 0          # HTTP requests sent (attempts)
-    retries: int = 0           # attempts after the first, any reason
-    rate_limited: int = 0      # 429 replies
+
+    requests: int = 0  # HTTP requests sent (attempts)
+    retries: int = 0  # attempts after the first, any reason
+    rate_limited: int = 0  # 429 replies
     retry_after_honoured: int = 0  # 429s whose Retry-After was waited out
-    waited_for_peer: int = 0   # single-flight followers (in-process or another process)
+    waited_for_peer: int = 0  # single-flight followers (in-process or another process)
     limit_wait_s: float = 0.0  # seconds spent waiting on requests/tokens-per-minute buckets
 
 
@@ -83,11 +85,21 @@ class LLMGateway:
     parameters its provider does not take (e.g. ``{"anthropic/x": ["seed"]}``) and
     litellm's own ``drop_params`` drops the ones it knows a provider refuses."""
 
-    def __init__(self, cache_path: str | Path, mode: str = _DEFAULTS.mode, timeout_s: float = _DEFAULTS.timeout_s,
-                 max_retries: int = _DEFAULTS.max_retries, api_base: str | None = None,
-                 backoff_s: float = _DEFAULTS.backoff_s, local: dict | None = None,
-                 concurrency: int = 1, max_backoff_s: float = 60.0, llm_cfg: dict | None = None,
-                 journal: str = _DEFAULTS.cache_journal, max_cost_usd: float | None = None):
+    def __init__(
+        self,
+        cache_path: str | Path,
+        mode: str = _DEFAULTS.mode,
+        timeout_s: float = _DEFAULTS.timeout_s,
+        max_retries: int = _DEFAULTS.max_retries,
+        api_base: str | None = None,
+        backoff_s: float = _DEFAULTS.backoff_s,
+        local: dict | None = None,
+        concurrency: int = 1,
+        max_backoff_s: float = 60.0,
+        llm_cfg: dict | None = None,
+        journal: str = _DEFAULTS.cache_journal,
+        max_cost_usd: float | None = None,
+    ):
         if mode not in MODES:
             raise ValueError(f"llm.mode: '{mode}' is not one of {MODES}")
         self.cache = LLMCache(cache_path, journal)
@@ -110,9 +122,19 @@ class LLMGateway:
     @classmethod
     def from_config(cls, cache_dir: str | Path, llm_cfg: dict) -> LLMGateway:
         s = LLMSpec.from_dict(llm_cfg)
-        return cls(Path(cache_dir) / "llm.sqlite", s.mode, s.timeout_s, s.max_retries, s.api_base, s.backoff_s,
-                   llm_cfg.get("local"), s.concurrency, llm_cfg=llm_cfg, journal=s.cache_journal,
-                   max_cost_usd=s.max_cost_usd)
+        return cls(
+            Path(cache_dir) / "llm.sqlite",
+            s.mode,
+            s.timeout_s,
+            s.max_retries,
+            s.api_base,
+            s.backoff_s,
+            llm_cfg.get("local"),
+            s.concurrency,
+            llm_cfg=llm_cfg,
+            journal=s.cache_journal,
+            max_cost_usd=s.max_cost_usd,
+        )
 
     def __enter__(self) -> LLMGateway:
         return self
@@ -158,10 +180,16 @@ class LLMGateway:
             if hit is not None:
                 return hit
             if self.mode == "replay":
-                raise CacheMiss(f"llm replay: no cached response for model={request.model} key={key} "
-                                f"(run once with llm.mode: live to record it)")
-        return single_flight((self.cache.path, key), lambda: self._lead(request, key, validate or retries.not_empty),
-                             lambda: self._count(waited_for_peer=1), lambda result: self.cache.get(key) or result)
+                raise CacheMiss(
+                    f"llm replay: no cached response for model={request.model} key={key} "
+                    f"(run once with llm.mode: live to record it)"
+                )
+        return single_flight(
+            (self.cache.path, key),
+            lambda: self._lead(request, key, validate or retries.not_empty),
+            lambda: self._count(waited_for_peer=1),
+            lambda result: self.cache.get(key) or result,
+        )
 
     def _lead(self, request: LLMRequest, key: str, validate: Callable[[str], str | None]) -> LLMResult:
         """Claim the request across processes (a lease row), call, store, release."""
@@ -194,8 +222,10 @@ class LLMGateway:
             return
         spent = self._buckets().spent()
         if spent >= self.max_cost_usd:
-            raise SpendCapReached(f"llm.max_cost_usd: {spent:.4f} USD spent, the cap is {self.max_cost_usd} USD; "
-                                  f"every reply so far is cached (raise the cap and rerun to go on)")
+            raise SpendCapReached(
+                f"llm.max_cost_usd: {spent:.4f} USD spent, the cap is {self.max_cost_usd} USD; "
+                f"every reply so far is cached (raise the cap and rerun to go on)"
+            )
 
     def _spend(self, cost: float) -> None:
         if self.max_cost_usd is not None:
@@ -222,17 +252,20 @@ class LLMGateway:
         """litellm model string and extra kwargs: ``local/<name>`` goes to its local server."""
         if not model.startswith(LOCAL_PREFIX):
             return model, ({"api_base": self.api_base} if self.api_base else {})
-        name = model[len(LOCAL_PREFIX):]
+        name = model[len(LOCAL_PREFIX) :]
         if name not in self.local:
-            raise ValueError(f"config key 'llm.local.{name}': model '{model}' has no local server config "
-                             f"(have {sorted(self.local)})")
+            raise ValueError(
+                f"config key 'llm.local.{name}': model '{model}' has no local server config (have {sorted(self.local)})"
+            )
         with self.servers_lock:
             if name not in self.servers:  # one process per call in flight (each answers one request at a time)
                 from pipeline.llm.local_server import LocalServer
 
                 log = Path(self.local[name]["gguf"]).with_suffix(".server.log")
-                pool = [LocalServer(name, self.local[name], log if i == 0 else log.with_suffix(f".{i}.log"))
-                        for i in range(self.limits(model).concurrency)]
+                pool = [
+                    LocalServer(name, self.local[name], log if i == 0 else log.with_suffix(f".{i}.log"))
+                    for i in range(self.limits(model).concurrency)
+                ]
                 self.servers[name] = [server.start() for server in pool]
                 self.free[name] = queue.SimpleQueue()
                 for server in pool:
@@ -243,7 +276,7 @@ class LLMGateway:
     def _server_for_call(self, model: str) -> Iterator[dict]:
         """A local model's idle server for the length of one call (``{}`` for hosted models): two
         concurrent calls never queue on one server while another is idle."""
-        name = model[len(LOCAL_PREFIX):]
+        name = model[len(LOCAL_PREFIX) :]
         if not model.startswith(LOCAL_PREFIX) or name not in self.free:
             yield {}
             return
@@ -280,8 +313,9 @@ class LLMGateway:
                     self.stats.requests += 1
                     self.stats.retries += attempt > 1
                 with self._server_for_call(request.model) as server:
-                    resp = retries.litellm_completion(model=model, messages=request.messages,
-                                                      timeout=self.timeout_s, **kwargs, **server)
+                    resp = retries.litellm_completion(
+                        model=model, messages=request.messages, timeout=self.timeout_s, **kwargs, **server
+                    )
                 text = resp.choices[0].message.content or ""
                 usage = getattr(resp, "usage", None)
                 try:
@@ -290,9 +324,17 @@ class LLMGateway:
                     cost = litellm.completion_cost(completion_response=resp)
                 except Exception:  # price unknown for local or mocked models
                     cost = None
-                result = LLMResult(text, True, "", False, getattr(usage, "prompt_tokens", 0) or 0,
-                                   getattr(usage, "completion_tokens", 0) or 0,
-                                   round(time.perf_counter() - t0, 3), cost, attempt)
+                result = LLMResult(
+                    text,
+                    True,
+                    "",
+                    False,
+                    getattr(usage, "prompt_tokens", 0) or 0,
+                    getattr(usage, "completion_tokens", 0) or 0,
+                    round(time.perf_counter() - t0, 3),
+                    cost,
+                    attempt,
+                )
                 error = validate(text) or ""
                 if not error:
                     return result
@@ -315,4 +357,3 @@ class LLMGateway:
         if result is not None:  # a reply that stayed malformed: the model's words, with the reason
             return result
         return LLMResult("", False, error, attempts=self.max_retries + 1)
-

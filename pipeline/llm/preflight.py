@@ -7,6 +7,7 @@ not in the environment (``litellm.validate_environment``) stops the run with one
 the variable and the variants that need it. Replay mode is exempt (no call leaves), and so are
 mocked variants (``params.mock_response``); ``local/<name>`` models need their server config.
 """
+
 from __future__ import annotations
 
 from pipeline.answer_backends import calls_llm
@@ -45,14 +46,17 @@ def preflight(cfg: dict) -> None:
     need: dict[str, list[str]] = {}
     for model, variants in sorted(users.items()):
         if model.startswith(LOCAL_PREFIX):
-            if model[len(LOCAL_PREFIX):] not in (llm.get("local") or {}):
-                raise ConfigError(f"preflight: model '{model}' (used by {', '.join(variants)}) has no server "
-                                  f"config under llm.local")
+            if model[len(LOCAL_PREFIX) :] not in (llm.get("local") or {}):
+                raise ConfigError(
+                    f"preflight: model '{model}' (used by {', '.join(variants)}) has no server config under llm.local"
+                )
             continue
         for var in missing_keys(model, llm.get("api_base")):
             need.setdefault(var, []).extend(f"{v} ({model})" for v in variants)
     if need:
         var, variants = sorted(need.items())[0]
         more = f"; also missing: {', '.join(sorted(need)[1:])}" if len(need) > 1 else ""
-        raise ConfigError(f"preflight: environment variable {var} is not set; needed by {', '.join(variants)} "
-                          f"(export it, or set llm.mode: replay to use only cached replies){more}")
+        raise ConfigError(
+            f"preflight: environment variable {var} is not set; needed by {', '.join(variants)} "
+            f"(export it, or set llm.mode: replay to use only cached replies){more}"
+        )

@@ -5,6 +5,7 @@ Why one module: every stage that asks a model for JSON (answers, planner queries
 same way; a reply's JSON is found by :func:`json_span`, and only :func:`repair_json` goes on to
 fix what a small model gets wrong.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ import jsonschema
 def json_span(text: str, open_: str = "{", close: str = "}") -> str | None:
     """The text from the first ``open_`` to the last ``close`` (None when there is no such pair)."""
     start, end = text.find(open_), text.rfind(close)
-    return text[start:end + 1] if start >= 0 and end > start else None
+    return text[start : end + 1] if start >= 0 and end > start else None
 
 
 def json_values(text: str) -> Iterator[dict | list]:

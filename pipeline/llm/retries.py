@@ -9,6 +9,7 @@ and openai error extends ``APIError``, so ``isinstance`` would retry errors that
 meant to be (a mock's exception, a schema-validation error); exact classes keep the set the
 gateway has always retried.
 """
+
 from __future__ import annotations
 
 import email.utils
@@ -18,8 +19,15 @@ import time
 from functools import cache
 
 # A missing key is fatal whatever type litellm wraps it in.
-FATAL_WORDS = ("api key", "api_key", "credentials", "llm provider not provided", "model not found",
-               "does not exist", "unknown model")
+FATAL_WORDS = (
+    "api key",
+    "api_key",
+    "credentials",
+    "llm provider not provided",
+    "model not found",
+    "does not exist",
+    "unknown model",
+)
 
 
 @cache
@@ -29,11 +37,22 @@ def fatal_errors() -> tuple[type, ...]:
     import litellm
     import openai
 
-    return (litellm.AuthenticationError, openai.AuthenticationError, litellm.PermissionDeniedError,
-            openai.PermissionDeniedError, litellm.NotFoundError, openai.NotFoundError, litellm.BadRequestError,
-            openai.BadRequestError, litellm.UnprocessableEntityError, openai.UnprocessableEntityError,
-            litellm.ContextWindowExceededError, litellm.ContentPolicyViolationError,
-            litellm.UnsupportedParamsError, litellm.InvalidRequestError)
+    return (
+        litellm.AuthenticationError,
+        openai.AuthenticationError,
+        litellm.PermissionDeniedError,
+        openai.PermissionDeniedError,
+        litellm.NotFoundError,
+        openai.NotFoundError,
+        litellm.BadRequestError,
+        openai.BadRequestError,
+        litellm.UnprocessableEntityError,
+        openai.UnprocessableEntityError,
+        litellm.ContextWindowExceededError,
+        litellm.ContentPolicyViolationError,
+        litellm.UnsupportedParamsError,
+        litellm.InvalidRequestError,
+    )
 
 
 @cache
@@ -44,11 +63,25 @@ def retryable_errors() -> frozenset[type]:
     import litellm
     import openai
 
-    return frozenset({litellm.Timeout, openai.APITimeoutError, litellm.APIConnectionError,
-                      openai.APIConnectionError, litellm.RateLimitError, openai.RateLimitError,
-                      litellm.ServiceUnavailableError, litellm.InternalServerError, openai.InternalServerError,
-                      litellm.APIError, openai.APIError, litellm.BadGatewayError, TimeoutError, ConnectionError,
-                      json.JSONDecodeError})
+    return frozenset(
+        {
+            litellm.Timeout,
+            openai.APITimeoutError,
+            litellm.APIConnectionError,
+            openai.APIConnectionError,
+            litellm.RateLimitError,
+            openai.RateLimitError,
+            litellm.ServiceUnavailableError,
+            litellm.InternalServerError,
+            openai.InternalServerError,
+            litellm.APIError,
+            openai.APIError,
+            litellm.BadGatewayError,
+            TimeoutError,
+            ConnectionError,
+            json.JSONDecodeError,
+        }
+    )
 
 
 @cache

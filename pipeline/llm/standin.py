@@ -12,6 +12,7 @@ Bounded: it stops by itself after ``max_requests`` requests or ``max_seconds`` s
 Run it in a thread (:class:`StandIn`, a context manager) or as a process:
 ``python -m pipeline standin --port-file PORT [--params JSON]``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,17 +30,17 @@ from pathlib import Path
 
 @dataclass
 class StandInConfig:
-    mean_latency_s: float = 0.05      # lognormal latency of a normal reply, this mean ...
-    latency_sigma: float = 0.5        # ... and this shape (sigma of the underlying normal)
-    requests_per_minute: float | None = None   # over this (sliding 60 s window): 429 + Retry-After
-    share_429: float = 0.0            # extra 429s at random, with Retry-After: retry_after_s
+    mean_latency_s: float = 0.05  # lognormal latency of a normal reply, this mean ...
+    latency_sigma: float = 0.5  # ... and this shape (sigma of the underlying normal)
+    requests_per_minute: float | None = None  # over this (sliding 60 s window): 429 + Retry-After
+    share_429: float = 0.0  # extra 429s at random, with Retry-After: retry_after_s
     retry_after_s: float = 1.0
-    retry_after_date: bool = False    # send Retry-After as an HTTP date instead of seconds
-    share_5xx: float = 0.0            # 500/502/503 at random
-    share_stall: float = 0.0          # requests that hang for stall_s (the client times out)
+    retry_after_date: bool = False  # send Retry-After as an HTTP date instead of seconds
+    share_5xx: float = 0.0  # 500/502/503 at random
+    share_stall: float = 0.0  # requests that hang for stall_s (the client times out)
     stall_s: float = 30.0
-    share_malformed: float = 0.0      # a 200 whose body is cut-off JSON
-    share_blank: float = 0.0          # answers that abstain (deterministic per request: drives blank-retries)
+    share_malformed: float = 0.0  # a 200 whose body is cut-off JSON
+    share_blank: float = 0.0  # answers that abstain (deterministic per request: drives blank-retries)
     status_always: int | None = None  # every request answers this status (401: a bad key, 404: no such model)
     seed: int = 0
     max_requests: int = 100_000
@@ -53,26 +54,46 @@ def request_key(body: dict) -> str:
 
 
 def _unit(key: str, salt: str) -> float:
-    return int(hashlib.sha256(f"{salt}:{key}".encode()).hexdigest()[:8], 16) / 2 ** 32
+    return int(hashlib.sha256(f"{salt}:{key}".encode()).hexdigest()[:8], 16) / 2**32
 
 
 def answer_for(body: dict, share_blank: float = 0.0) -> str:
     """The deterministic JSON answer to a request: a number and the first document offered
     (the schema's ``ref_id`` enum, else the first ``[ref_id=...]`` in the prompt)."""
     key = request_key(body)
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") \
-        or (body.get("response_format") or {}).get("schema") or {}
-    docs = [d for d in (((schema.get("properties") or {}).get("ref_id") or {}).get("items") or {}).get("enum", [])
-            if d != "is_blank"]
+    schema = (
+        ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        or (body.get("response_format") or {}).get("schema")
+        or {}
+    )
+    docs = [
+        d
+        for d in (((schema.get("properties") or {}).get("ref_id") or {}).get("items") or {}).get("enum", [])
+        if d != "is_blank"
+    ]
     if not docs:
         text = " ".join(str(m.get("content", "")) for m in body.get("messages") or [])
         docs = re.findall(r"\[ref_id=([^\]]+)\]", text)[:1]
     if not docs or _unit(key, "blank") < share_blank:
-        return json.dumps({"explanation": "The context does not say.", "answer": "is_blank",
-                           "answer_value": "is_blank", "ref_id": ["is_blank"], "is_blank": True})
+        return json.dumps(
+            {
+                "explanation": "The context does not say.",
+                "answer": "is_blank",
+                "answer_value": "is_blank",
+                "ref_id": ["is_blank"],
+                "is_blank": True,
+            }
+        )
     value = str(int(_unit(key, "value") * 1000))
-    return json.dumps({"explanation": f"Stand-in answer for {key[:8]}.", "answer": value, "answer_value": value,
-                       "ref_id": [docs[0]], "is_blank": False})
+    return json.dumps(
+        {
+            "explanation": f"Stand-in answer for {key[:8]}.",
+            "answer": value,
+            "answer_value": value,
+            "ref_id": [docs[0]],
+            "is_blank": False,
+        }
+    )
 
 
 @dataclass
@@ -84,7 +105,7 @@ class Stats:
     stalled: int = 0
     malformed: int = 0
     refused: int = 0
-    in_flight: int = 0               # requests received and not yet answered
+    in_flight: int = 0  # requests received and not yet answered
     per_key: Counter = field(default_factory=Counter)
     ok_per_key: Counter = field(default_factory=Counter)
 
@@ -165,9 +186,13 @@ class StandIn:
                 return 429, max(1.0, math.ceil(60 - (now - self.window[0])))
             self.window.append(now)
             r = self.rng.random()
-            latency = self.rng.lognormvariate(math.log(c.mean_latency_s) - c.latency_sigma ** 2 / 2, c.latency_sigma)
-            for share, kind in ((c.share_429, 429), (c.share_5xx, 503), (c.share_stall, "stall"),
-                                (c.share_malformed, "malformed")):
+            latency = self.rng.lognormvariate(math.log(c.mean_latency_s) - c.latency_sigma**2 / 2, c.latency_sigma)
+            for share, kind in (
+                (c.share_429, 429),
+                (c.share_5xx, 503),
+                (c.share_stall, "stall"),
+                (c.share_malformed, "malformed"),
+            ):
                 if r < share:
                     if kind == 429:
                         self.stats.rate_limited += 1
@@ -183,83 +208,123 @@ class StandIn:
                 r -= share
             return "ok", latency
 
-    def _handler(self):
-        standin = self
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        """A request handler class bound to this stand-in."""
+        return type("Handler", (_Handler,), {"standin": self})
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
 
-            def log_message(self, *a):
-                pass
+class _Handler(BaseHTTPRequestHandler):
+    """The stand-in's HTTP side: `standin` is bound per server by :meth:`StandIn._handler`."""
 
-            def _send(self, status: int, data: bytes, headers: dict | None = None) -> None:
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for k, v in (headers or {}).items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:  # the client gave up (a stalled request it timed out)
-                    pass
+    standin: StandIn
 
-            def do_GET(self):
-                if self.path.rstrip("/").endswith("/stats"):
-                    self._send(200, json.dumps(standin.snapshot()).encode())
-                elif self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": "standin", "object": "model"}]}).encode())
-                else:
-                    self._send(404, b'{"error": {"message": "not found"}}')
+    protocol_version = "HTTP/1.1"
 
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                key = request_key(body)
-                kind, arg = standin._decide(key)
-                with standin.lock:
-                    standin.stats.in_flight += 1
-                try:
-                    self._reply(body, key, kind, arg)
-                finally:
-                    with standin.lock:
-                        standin.stats.in_flight -= 1
+    def log_message(self, *a):
+        pass
 
-            def _reply(self, body: dict, key: str, kind, arg: float) -> None:
-                if kind == "ok" or kind == "malformed":
-                    time.sleep(arg)
-                if kind == "ok":
-                    text = answer_for(body, standin.cfg.share_blank)
-                    data = json.dumps({"id": f"standin-{key}", "object": "chat.completion", "created": 0,
-                                       "model": body.get("model", "standin"),
-                                       "choices": [{"index": 0, "finish_reason": "stop",
-                                                    "message": {"role": "assistant", "content": text}}],
-                                       "usage": {"prompt_tokens": len(json.dumps(body.get("messages"))) // 4,
-                                                 "completion_tokens": len(text) // 4,
-                                                 "total_tokens": (len(json.dumps(body.get("messages"))) + len(text)) // 4}})
-                    with standin.lock:
-                        standin.stats.ok += 1
-                        standin.stats.ok_per_key[key] += 1
-                    self._send(200, data.encode())
-                elif kind == "malformed":
-                    self._send(200, b'{"id": "standin", "object": "chat.completion", "choices": [{"index": 0, "mess')
-                elif kind == "stall":
-                    time.sleep(arg)
-                    self._send(504, b'{"error": {"message": "stalled"}}')
-                elif kind == 429:
-                    after = (time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + arg))
-                             if standin.cfg.retry_after_date else str(int(math.ceil(arg))))
-                    self._send(429, json.dumps({"error": {"message": "rate limit", "type": "rate_limit_error",
-                                                          "code": "rate_limit_exceeded"}}).encode(),
-                               {"Retry-After": after})
-                elif kind == "refused":
-                    self._send(503, b'{"error": {"message": "stand-in request bound reached"}}')
-                else:
-                    messages = {401: "Incorrect API key provided", 403: "permission denied",
-                                404: "The model does not exist", 400: "bad request"}
-                    self._send(int(kind), json.dumps({"error": {"message": messages.get(int(kind), "server error"),
-                                                                "type": "error", "code": int(kind)}}).encode())
+    def _send(self, status: int, data: bytes, headers: dict | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client gave up (a stalled request it timed out)
+            pass
 
-        return Handler
+    def do_GET(self):
+        if self.path.rstrip("/").endswith("/stats"):
+            self._send(200, json.dumps(self.standin.snapshot()).encode())
+        elif self.path.rstrip("/").endswith("/models"):
+            self._send(200, json.dumps({"object": "list", "data": [{"id": "standin", "object": "model"}]}).encode())
+        else:
+            self._send(404, b'{"error": {"message": "not found"}}')
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        key = request_key(body)
+        kind, arg = self.standin._decide(key)
+        with self.standin.lock:
+            self.standin.stats.in_flight += 1
+        try:
+            self._reply(body, key, kind, arg)
+        finally:
+            with self.standin.lock:
+                self.standin.stats.in_flight -= 1
+
+    def _reply(self, body: dict, key: str, kind, arg: float) -> None:
+        if kind == "ok" or kind == "malformed":
+            time.sleep(arg)
+        if kind == "ok":
+            text = answer_for(body, self.standin.cfg.share_blank)
+            data = json.dumps(
+                {
+                    "id": f"standin-{key}",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body.get("model", "standin"),
+                    "choices": [
+                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                    ],
+                    "usage": {
+                        "prompt_tokens": len(json.dumps(body.get("messages"))) // 4,
+                        "completion_tokens": len(text) // 4,
+                        "total_tokens": (len(json.dumps(body.get("messages"))) + len(text)) // 4,
+                    },
+                }
+            )
+            with self.standin.lock:
+                self.standin.stats.ok += 1
+                self.standin.stats.ok_per_key[key] += 1
+            self._send(200, data.encode())
+        elif kind == "malformed":
+            self._send(200, b'{"id": "standin", "object": "chat.completion", "choices": [{"index": 0, "mess')
+        elif kind == "stall":
+            time.sleep(arg)
+            self._send(504, b'{"error": {"message": "stalled"}}')
+        elif kind == 429:
+            after = (
+                time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + arg))
+                if self.standin.cfg.retry_after_date
+                else str(int(math.ceil(arg)))
+            )
+            self._send(
+                429,
+                json.dumps(
+                    {
+                        "error": {
+                            "message": "rate limit",
+                            "type": "rate_limit_error",
+                            "code": "rate_limit_exceeded",
+                        }
+                    }
+                ).encode(),
+                {"Retry-After": after},
+            )
+        elif kind == "refused":
+            self._send(503, b'{"error": {"message": "stand-in request bound reached"}}')
+        else:
+            messages = {
+                401: "Incorrect API key provided",
+                403: "permission denied",
+                404: "The model does not exist",
+                400: "bad request",
+            }
+            self._send(
+                int(kind),
+                json.dumps(
+                    {
+                        "error": {
+                            "message": messages.get(int(kind), "server error"),
+                            "type": "error",
+                            "code": int(kind),
+                        }
+                    }
+                ).encode(),
+            )
 
 
 def serve(params: dict, port_file: str | Path) -> dict:

@@ -9,6 +9,7 @@
 - :func:`parse_text`: plain text or markdown;
 - :func:`split_sentences` / :func:`sentence_texts`: the shared sentence splitter.
 """
+
 from pipeline.parse.payload import load_corpus_dir, load_payload
 from pipeline.parse.sentences import sentence_texts, split_sentences
 from pipeline.parse.text import parse_text

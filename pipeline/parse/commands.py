@@ -5,6 +5,7 @@
 - ``parse-quality``: ``reports/parsing/quality.csv`` over a folder of real PDFs;
 - ``parse-corpus``: download those PDFs (Debian documentation packages).
 """
+
 from __future__ import annotations
 
 import csv
@@ -22,8 +23,19 @@ def inspect_json(tree: DocTree) -> dict:
     """Every node with its text spelled out (the tree JSON stores offsets only)."""
     nodes = []
     for n in tree.nodes.values():
-        row = {"id": n.id, "parent": n.parent, "level": n.level, "kind": n.kind, "title": n.title, "text": n.text,
-               "page": n.page, "pages": n.pages, "bbox": n.bbox, "start": n.start, "end": n.end}
+        row = {
+            "id": n.id,
+            "parent": n.parent,
+            "level": n.level,
+            "kind": n.kind,
+            "title": n.title,
+            "text": n.text,
+            "page": n.page,
+            "pages": n.pages,
+            "bbox": n.bbox,
+            "start": n.start,
+            "end": n.end,
+        }
         if n.level == "section":
             row["depth"] = section_depth(n.id)
         nodes.append(row)
@@ -76,7 +88,9 @@ def cmd_parse_check(a) -> None:
         print(f"parse failed: {row['doc']} ({row['source']}): {row['reason']}", file=sys.stderr)
     if rows and a.strict:
         raise ValueError(f"{len(rows)} document(s) could not be parsed and parsing.strict is set; see {a.errors}")
-    atomic_write_text(a.out, json.dumps({"failed": [r["doc"] for r in rows], "strict": a.strict}, sort_keys=True) + "\n")
+    atomic_write_text(
+        a.out, json.dumps({"failed": [r["doc"] for r in rows], "strict": a.strict}, sort_keys=True) + "\n"
+    )
     print(f"parse check: {len(rows)} document(s) failed to parse" + (f", listed in {a.errors}" if rows else ""))
 
 
@@ -115,8 +129,12 @@ def cmd_parse_corpus(a) -> None:
 def add_headings_arg(s) -> None:
     from pipeline.parse.document import HEADINGS
 
-    s.add_argument("--headings", default="combined", choices=HEADINGS,
-                   help="PDF heading method (default: combined, the best on the parse-quality corpus)")
+    s.add_argument(
+        "--headings",
+        default="combined",
+        choices=HEADINGS,
+        help="PDF heading method (default: combined, the best on the parse-quality corpus)",
+    )
 
 
 def add_vision_args(s) -> None:
@@ -127,8 +145,11 @@ def add_vision_args(s) -> None:
 
 
 def add_parse_verbs(sub) -> None:
-    s = sub.add_parser("parse", help="parse one PDF (or JSON/text) into a readable node list: "
-                                     "id, parent, level, kind, title, text, page, start, end")
+    s = sub.add_parser(
+        "parse",
+        help="parse one PDF (or JSON/text) into a readable node list: "
+        "id, parent, level, kind, title, text, page, start, end",
+    )
     s.add_argument("source")
     s.add_argument("-o", "--out", default=None, help="output JSON (default: stdout)")
     s.add_argument("--doc-id", default=None)
@@ -150,7 +171,9 @@ def add_parse_verbs(sub) -> None:
 
     s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")
     s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `parse-corpus` writes it")
-    s.add_argument("--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs")
+    s.add_argument(
+        "--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs"
+    )
     s.add_argument("--scope", default="all", choices=("sample", "dev", "all"), help="manifest rows to measure")
     s.add_argument("--out", required=True)
     s.add_argument("--errors", required=True)

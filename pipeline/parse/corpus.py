@@ -13,6 +13,7 @@ Each document is written to ``<out>/<doc>.pdf`` (the window) and ``<out>/<doc>.t
 outline entries that point into the window, pages renumbered). The folder is a cache, not
 committed; packages are fetched once and only the listed files are kept.
 """
+
 from __future__ import annotations
 
 import csv
@@ -49,8 +50,21 @@ class Entry:
 
 def load_manifest(path: str | Path = MANIFEST) -> list[Entry]:
     with open(path, encoding="utf-8", newline="") as fh:
-        return [Entry(r["doc"], r["source"], r["role"], r["package"], r["version"], r["file"], r["sha256"],
-                      int(r["first_page"]), int(r["last_page"]), r["sample"] == "1") for r in csv.DictReader(fh)]
+        return [
+            Entry(
+                r["doc"],
+                r["source"],
+                r["role"],
+                r["package"],
+                r["version"],
+                r["file"],
+                r["sha256"],
+                int(r["first_page"]),
+                int(r["last_page"]),
+                r["sample"] == "1",
+            )
+            for r in csv.DictReader(fh)
+        ]
 
 
 def select(entries: list[Entry], scope: str) -> list[Entry]:
@@ -100,7 +114,9 @@ def _unpack(entries: list[Entry], files_dir: Path) -> None:
             deb = next(Path(tmp).glob(f"{package}_*.deb"))
             run("dpkg-deb", "-x", deb.name, "x")
         except subprocess.CalledProcessError as exc:
-            raise RuntimeError(f"parse corpus: {' '.join(exc.cmd)} failed: {exc.stderr.strip().splitlines()[-1:]}") from exc
+            raise RuntimeError(
+                f"parse corpus: {' '.join(exc.cmd)} failed: {exc.stderr.strip().splitlines()[-1:]}"
+            ) from exc
         for e in entries:
             src = Path(tmp) / "x" / e.file
             if not src.is_file():
@@ -110,7 +126,7 @@ def _unpack(entries: list[Entry], files_dir: Path) -> None:
                 raise RuntimeError(f"parse corpus: {package}:{e.file} sha256 {digest[:12]} != manifest {e.sha256[:12]}")
             target = files_dir / package / e.file.removesuffix(".gz")
             target.parent.mkdir(parents=True, exist_ok=True)
-            with (gzip.open(src) if e.file.endswith(".gz") else open(src, "rb")) as fin, open(target, "wb") as fout:
+            with gzip.open(src) if e.file.endswith(".gz") else open(src, "rb") as fin, open(target, "wb") as fout:
                 shutil.copyfileobj(fin, fout)
 
 
@@ -120,7 +136,9 @@ def fetch_corpus(out_dir: str | Path, entries: list[Entry] | None = None) -> lis
     out_dir.mkdir(parents=True, exist_ok=True)
     entries = load_manifest() if entries is None else entries
     files_dir = out_dir / ".files"
-    todo = [e for e in entries if not (out_dir / f"{e.doc}.pdf").exists() or not (out_dir / f"{e.doc}.toc.json").exists()]
+    todo = [
+        e for e in entries if not (out_dir / f"{e.doc}.pdf").exists() or not (out_dir / f"{e.doc}.toc.json").exists()
+    ]
     by_package: dict[tuple[str, str], list[Entry]] = {}
     for e in todo:
         by_package.setdefault((e.package, e.version), []).append(e)

@@ -1,4 +1,5 @@
 """Pick the parser for a document source by its file type."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +8,9 @@ from pipeline.specs import HEADINGS  # noqa: F401 (re-exported) who finds PDF he
 from pipeline.tree import DocTree
 
 
-def parse_document(source: str | Path, doc_id: str, title: str | None = None, describe=None,
-                   headings: str = "rules") -> DocTree:
+def parse_document(
+    source: str | Path, doc_id: str, title: str | None = None, describe=None, headings: str = "rules"
+) -> DocTree:
     """``.json`` = WattBot pre-extracted payload, ``.pdf`` = PyMuPDF, ``.txt``/``.md`` = plain text.
 
     ``describe`` (PNG bytes -> text) captions PDF figures with a vision model; other formats have no images.

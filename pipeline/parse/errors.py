@@ -7,6 +7,7 @@ simply has nothing from that document; :func:`collect_errors` gathers the reason
 ``results/<dataset>/parse/errors.csv`` at the end of the run, and a strict config makes
 that step fail.
 """
+
 from __future__ import annotations
 
 import csv
@@ -46,5 +47,7 @@ def collect_errors(tree_paths: list[str | Path]) -> list[dict]:
     for path in tree_paths:
         tree = DocTree.load(path)
         if tree.metadata.get("error"):
-            rows.append({"doc": tree.doc_id, "source": tree.metadata.get("source", ""), "reason": tree.metadata["error"]})
+            rows.append(
+                {"doc": tree.doc_id, "source": tree.metadata.get("source", ""), "reason": tree.metadata["error"]}
+            )
     return rows

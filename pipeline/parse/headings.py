@@ -7,6 +7,7 @@ The check matters most for text-only input, where "3 GPUs were used" or a number
 item looks just like a heading: a real heading continues the outline (next sibling at some
 level, or the first child), a false one jumps around.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,9 +16,11 @@ from dataclasses import dataclass, field
 from pipeline.tree import SectionSpec
 
 _ROMAN = {"I": 1, "V": 5, "X": 10}
-_NUMBER = re.compile(r"^(?:(?P<dec>\d{1,2}(?:\.\d{1,2}){0,3})\.?(?=\s|[A-Z])"  # 3.1.2 (then a space or capital)
-                     r"|(?P<roman>[IVX]{1,6})\."  # IV.
-                     r"|(?P<letter>[A-H])(?:\.(?P<sub>\d{1,2}(?:\.\d{1,2}){0,2}))?\.?(?=\s))")  # B, B.2.1
+_NUMBER = re.compile(
+    r"^(?:(?P<dec>\d{1,2}(?:\.\d{1,2}){0,3})\.?(?=\s|[A-Z])"  # 3.1.2 (then a space or capital)
+    r"|(?P<roman>[IVX]{1,6})\."  # IV.
+    r"|(?P<letter>[A-H])(?:\.(?P<sub>\d{1,2}(?:\.\d{1,2}){0,2}))?\.?(?=\s))"
+)  # B, B.2.1
 MAX_JUMP = 3  # a heading number may skip this many siblings (a missed heading), not more
 
 

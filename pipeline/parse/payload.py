@@ -11,6 +11,7 @@ numbered line may be a list item, so a number must continue the outline seen so 
 ``MIN_HEADINGS``, or one section spanning most of a long document: see :func:`headings_fit`)
 keeps one section per page, which is still better than one section for the whole paper.
 """
+
 from __future__ import annotations
 
 import json
@@ -141,8 +142,9 @@ def load_payload(path: str | Path) -> DocTree:
     by_page: list[SectionSpec] = []
     flat: list[tuple[int, SectionSpec]] = [(0, SectionSpec(title, []))]  # front matter, before any heading
     outline = Outline()
-    running = running_lines([p["text"] for s in pages for p in s["paragraphs"]
-                             if p["metadata"].get("attachment_type") != "image"])
+    running = running_lines(
+        [p["text"] for s in pages for p in s["paragraphs"] if p["metadata"].get("attachment_type") != "image"]
+    )
     for section in pages:
         page = int(section["metadata"]["page"])
         by_page.append(SectionSpec(f"Page {page}", [], pages=[page]))

@@ -23,6 +23,7 @@ table of contents (a title with its page number far to the right) never do. Numb
 body-size headings must continue the outline (``pipeline.parse.headings``).
 Unparseable files raise :class:`ParseError` with a one-line reason.
 """
+
 from __future__ import annotations
 
 import re
@@ -113,11 +114,7 @@ def open_pdf(path: Path) -> pymupdf.Document:
         doc = pymupdf.open(stream=raw, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises its own types for corrupt files
         raise ParseError(path, f"corrupt: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
-    problem = (
-        "encrypted (needs a password)" if doc.needs_pass
-        else "no pages" if not doc.page_count
-        else ""
-    )
+    problem = "encrypted (needs a password)" if doc.needs_pass else "no pages" if not doc.page_count else ""
     if problem:
         doc.close()
         raise ParseError(path, problem)
@@ -167,8 +164,18 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
                     mono += len(s["text"])
             size = max(chars, key=lambda s: chars[s])
             total = sum(chars.values())
-            block_lines.append(_Line(text, tuple(line["bbox"]), size, bold * 2 > total, pno, b_index,
-                                     font=max(fonts, key=lambda f: fonts[f]), mono=mono * 2 > total))
+            block_lines.append(
+                _Line(
+                    text,
+                    tuple(line["bbox"]),
+                    size,
+                    bold * 2 > total,
+                    pno,
+                    b_index,
+                    font=max(fonts, key=lambda f: fonts[f]),
+                    mono=mono * 2 > total,
+                )
+            )
         for ln in block_lines:
             ln.block_lines = len(block_lines)
         if groups and block_lines:
@@ -180,7 +187,11 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
 
 
 def _bold(span: dict) -> bool:
-    return bool(span["flags"] & 16) or "bold" in span["font"].lower() or bool(re.search(r"BX|Bold|Bd|Black|Heavy", span["font"]))
+    return (
+        bool(span["flags"] & 16)
+        or "bold" in span["font"].lower()
+        or bool(re.search(r"BX|Bold|Bd|Black|Heavy", span["font"]))
+    )
 
 
 def _split_run_in(ln: _Line, spans: list[dict]) -> list[_Line]:
@@ -198,18 +209,41 @@ def _split_run_in(ln: _Line, spans: list[dict]) -> list[_Line]:
     if not (head.endswith(".") and 1 <= len(words) <= 8 and rest[:1].isupper()) or re.fullmatch(r"[\dIVX.]+", head):
         return [ln]
     box = lambda part: tuple(_union(sp["bbox"] for sp in part))  # noqa: E731
-    first = _Line(head.rstrip(".").strip(), box(spans[:lead]), ln.size, True, ln.page, ln.block, font=spans[0]["font"],
-                  block_lines=ln.block_lines, run_in=True)
-    second = _Line(rest, box(spans[lead:]), ln.size, False, ln.page, ln.block, font=spans[lead]["font"],
-                   mono=ln.mono, block_lines=ln.block_lines)
+    first = _Line(
+        head.rstrip(".").strip(),
+        box(spans[:lead]),
+        ln.size,
+        True,
+        ln.page,
+        ln.block,
+        font=spans[0]["font"],
+        block_lines=ln.block_lines,
+        run_in=True,
+    )
+    second = _Line(
+        rest,
+        box(spans[lead:]),
+        ln.size,
+        False,
+        ln.page,
+        ln.block,
+        font=spans[lead]["font"],
+        mono=ln.mono,
+        block_lines=ln.block_lines,
+    )
     return [first, second]
 
 
 def _mark_rows(lines: list[_Line]) -> None:
     """Lines sharing a baseline with another line in the same font, side by side, are table cells."""
     for ln in lines:
-        ln.in_row = any(o is not ln and o.font == ln.font and abs(o.bbox[3] - ln.bbox[3]) < 0.3 * ln.size
-                        and (o.bbox[0] > ln.bbox[2] or ln.bbox[0] > o.bbox[2]) for o in lines)
+        ln.in_row = any(
+            o is not ln
+            and o.font == ln.font
+            and abs(o.bbox[3] - ln.bbox[3]) < 0.3 * ln.size
+            and (o.bbox[0] > ln.bbox[2] or ln.bbox[0] > o.bbox[2])
+            for o in lines
+        )
 
 
 _LAYOUT_HEADINGS = ("section-header", "title")
@@ -250,7 +284,11 @@ def _mark_toc_entries(lines: list[_Line]) -> None:
         for num in numbers:
             leader = num.text.startswith(".")  # ". . . . 12" set as its own line right after the title
             gap = num.bbox[0] - ln.bbox[2]
-            if num is not ln and abs(num.bbox[3] - ln.bbox[3]) < 0.4 * ln.size and (gap > 2 * ln.size or (leader and gap > -2)):
+            if (
+                num is not ln
+                and abs(num.bbox[3] - ln.bbox[3]) < 0.4 * ln.size
+                and (gap > 2 * ln.size or (leader and gap > -2))
+            ):
                 ln.toc_entry = num.toc_entry = True
                 break
         if re.search(r"(?:\.\s?){4,}\s*\d{1,4}$", ln.text):
@@ -281,7 +319,9 @@ def _tables(page: pymupdf.Page, pno: int) -> list[_Table]:
         for row in tab.rows:
             cells = []
             for cell in row.cells:
-                inside = sorted((w for w in words if cell and _inside(w[:4], cell, 0)), key=lambda w: (w[5], w[6], w[7]))
+                inside = sorted(
+                    (w for w in words if cell and _inside(w[:4], cell, 0)), key=lambda w: (w[5], w[6], w[7])
+                )
                 cells.append(clean_line(" ".join(w[4] for w in inside)))
             rows.append(cells)
         if any(any(r) for r in rows):
@@ -420,7 +460,9 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     numbered = heading_title(text) is not None and heading_number(text) is not None
     named = text.replace(" ", "").rstrip(".:").lower() in NAMED_HEADINGS
     short = ln.block_lines <= 2 or ln.bbox[2] - ln.bbox[0] < 0.8 * style.width
-    sentence = bool(_SENTENCE_END.search(text)) and not re.fullmatch(r"[\dIVXA-H.]+\.", text.split()[0] + ".") and not numbered
+    sentence = (
+        bool(_SENTENCE_END.search(text)) and not re.fullmatch(r"[\dIVXA-H.]+\.", text.split()[0] + ".") and not numbered
+    )
     if ln.size >= HEADING_SIZE * style.size:
         return "size" if (numbered or named or ln.bold or short) and not sentence and not text.endswith(":") else None
     if abs(ln.size - style.size) > 0.5 * style.size * (HEADING_SIZE - 1) and ln.size < style.size:
@@ -433,8 +475,14 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
     if numbered and ln.block_lines == 1 and narrow and (distinct or ln.size > style.size + 0.2):
         return "numbered"  # a standalone numbered line set apart by its font (mom's 10.8 pt in 10.5 pt text)
-    alone = (ln.block_lines == 1 and narrow and _title_like(text) and not _CODE.search(text) and not ln.in_row
-             and not _MATH_FONT.match(ln.font.split("+")[-1]))
+    alone = (
+        ln.block_lines == 1
+        and narrow
+        and _title_like(text)
+        and not _CODE.search(text)
+        and not ln.in_row
+        and not _MATH_FONT.match(ln.font.split("+")[-1])
+    )
     if alone and ln.bold:
         return "bold"
     letters = [c for c in text if c.isalpha()]
@@ -442,8 +490,16 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
         return "caps"
     if alone and ln.bbox[2] - ln.bbox[0] < 0.6 * style.width and style.centred(ln) and not style.at_margin(ln):
         return "centred"
-    if (distinct and narrow and style.at_margin(ln) and not ln.in_row and not ln.bold and not sentence
-            and text[0].isupper() and len(text.split()) <= 12):
+    if (
+        distinct
+        and narrow
+        and style.at_margin(ln)
+        and not ln.in_row
+        and not ln.bold
+        and not sentence
+        and text[0].isupper()
+        and len(text.split()) <= 12
+    ):
         return "font"
     return None
 
@@ -542,8 +598,14 @@ def _figures(page: pymupdf.Page, pno: int, tables: list[_Table], lines: list[_Li
     return figures
 
 
-def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe: Describer | None = None,
-              headings: str = "rules", layout: dict[int, Boxes] | None = None) -> DocTree:
+def parse_pdf(
+    path: str | Path,
+    doc_id: str,
+    title: str | None = None,
+    describe: Describer | None = None,
+    headings: str = "rules",
+    layout: dict[int, Boxes] | None = None,
+) -> DocTree:
     """Parse a PDF into sections (from headings), paragraphs, tables, figures and sentences.
 
     ``describe``, when given, turns each figure region (rendered to PNG) into a text
@@ -570,7 +632,9 @@ def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe:
             page_figures = _figures(page, pno, page_tables, lines)
             has_images = has_images or bool(page.get_image_info())
             taken = {id(x) for f in page_figures for x in f.caption}
-            lines = [ln for ln in lines if id(ln) not in taken and not any(_inside(ln.bbox, f.bbox) for f in page_figures)]
+            lines = [
+                ln for ln in lines if id(ln) not in taken and not any(_inside(ln.bbox, f.bbox) for f in page_figures)
+            ]
             if describe:
                 for fig in page_figures:
                     fig.description = describe(page.get_pixmap(clip=pymupdf.Rect(fig.bbox), dpi=144).tobytes("png"))
@@ -597,7 +661,10 @@ def parse_pdf(path: str | Path, doc_id: str, title: str | None = None, describe:
     if title and title_lines and not _shares_words(title, " ".join(ln.text for ln in title_lines)):
         title_lines = []  # page 1 opens with a chapter heading, not the document's (metadata) title
     title = title or " ".join(ln.text for ln in title_lines) or doc_id
-    ordered = [_reading_order(lines + tabs + figs, width) for lines, tabs, figs, (width, _) in zip(pages, tables, figures, sizes)]
+    ordered = [
+        _reading_order(lines + tabs + figs, width)
+        for lines, tabs, figs, (width, _) in zip(pages, tables, figures, sizes)
+    ]
     items = [it for its in ordered for it in its]
     sections = _sections(items, title, {id(ln) for ln in title_lines}, style, vocab, headings)
     metadata = {"parser": "pdf", "source": path.name, "pages": len(pages)}
@@ -617,7 +684,9 @@ def _is_references(title: str) -> bool:
 
 
 def _figure_paragraph(fig: _Figure, vocab: set[str]) -> ParagraphSpec:
-    caption = paragraph_sentences([ln.text for ln in fig.caption], vocab) if fig.caption else [f"[Figure on page {fig.page}]"]
+    caption = (
+        paragraph_sentences([ln.text for ln in fig.caption], vocab) if fig.caption else [f"[Figure on page {fig.page}]"]
+    )
     extra = sentence_texts(f"Figure description: {fig.description}") if fig.description else []
     return ParagraphSpec(caption + extra, "figure", [fig.page], _union([fig.bbox] + [ln.bbox for ln in fig.caption]))
 
@@ -629,13 +698,20 @@ def _style_key(ln: _Line) -> tuple[float, bool]:
 
 def _heading_depths(items: list, title_ids: set[int], style: _Style, method: str) -> dict[tuple[float, bool], int]:
     """Default depth of an unnumbered heading by its style: the largest (boldest) heading style is depth 1."""
-    keys = sorted({_style_key(it) for it in items if isinstance(it, _Line) and id(it) not in title_ids
-                   and _heading_cue(it, style, method)}, reverse=True)
+    keys = sorted(
+        {
+            _style_key(it)
+            for it in items
+            if isinstance(it, _Line) and id(it) not in title_ids and _heading_cue(it, style, method)
+        },
+        reverse=True,
+    )
     return {key: i + 1 for i, key in enumerate(keys)}
 
 
-def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab: set[str],
-              method: str = "rules") -> list[SectionSpec]:
+def _sections(
+    items: list, title: str, title_ids: set[int], style: _Style, vocab: set[str], method: str = "rules"
+) -> list[SectionSpec]:
     """Walk the ordered lines, tables and figures: headings open (nested) sections, other lines fill paragraphs."""
     flat: list[tuple[int, SectionSpec]] = [(0, SectionSpec(title, []))]
     block: list[_Line] = []
@@ -700,8 +776,12 @@ def _sections(items: list, title: str, title_ids: set[int], style: _Style, vocab
 
 def _after_label(label: _Line, ln: _Line, style: _Style) -> bool:
     """The title line under a bare "Part III" / "Chapter 9" label: same page, below it, in large type."""
-    return (label.page == ln.page and ln.bbox[1] > label.bbox[1] and _LABEL_ONLY.fullmatch(label.text.strip()) is not None
-            and ln.size >= HEADING_SIZE * style.size)
+    return (
+        label.page == ln.page
+        and ln.bbox[1] > label.bbox[1]
+        and _LABEL_ONLY.fullmatch(label.text.strip()) is not None
+        and ln.size >= HEADING_SIZE * style.size
+    )
 
 
 def _front_matter(ln: _Line, text: str, cue: str, front_end: float) -> bool:

@@ -9,6 +9,7 @@ pages (consecutive paragraphs in the order the content stream has them); tables,
 seconds per page. Sources are macro-averaged (``pipeline.parse.quality_report``), so one big
 manual cannot hide a failing typesetting family.
 """
+
 from __future__ import annotations
 
 import json
@@ -104,8 +105,9 @@ def headings(tree: DocTree) -> list[tuple[str, int]]:
 
 def nesting_accuracy(depths: list[int], levels: list[int]) -> float | None:
     """Share of consecutive matched headings whose tree depth moves (up, down, level) as the outline level does."""
-    steps = [(d2 > d1) - (d2 < d1) == (l2 > l1) - (l2 < l1)
-             for d1, d2, l1, l2 in zip(depths, depths[1:], levels, levels[1:])]
+    steps = [
+        (d2 > d1) - (d2 < d1) == (l2 > l1) - (l2 < l1) for d1, d2, l1, l2 in zip(depths, depths[1:], levels, levels[1:])
+    ]
     return round(sum(steps) / len(steps), 3) if steps else None
 
 
@@ -135,7 +137,7 @@ def reading_order(paragraphs: list[str], stream: list[str]) -> float | None:
         key = _WORD.findall(text.lower())[:ORDER_WORDS]
         if len(key) < ORDER_WORDS:
             continue
-        hit = next((i for i in range(len(stream) - len(key) + 1) if stream[i:i + len(key)] == key), None)
+        hit = next((i for i in range(len(stream) - len(key) + 1) if stream[i : i + len(key)] == key), None)
         if hit is not None:
             positions.append(hit)
     steps = [b > a for a, b in zip(positions, positions[1:])]
@@ -146,8 +148,15 @@ def _example(titles: list[str], n: int = 3) -> str:
     return "; ".join(t[:40] for t in titles[:n])
 
 
-def measure(tree: DocTree, toc: list[list], plain: str, pages: int, method: str = "rules", seconds: float = 0.0,
-            stream_pages: dict[int, list[str]] | None = None) -> Quality:
+def measure(
+    tree: DocTree,
+    toc: list[list],
+    plain: str,
+    pages: int,
+    method: str = "rules",
+    seconds: float = 0.0,
+    stream_pages: dict[int, list[str]] | None = None,
+) -> Quality:
     """The quality of one parsed tree against its outline ``[[level, title, page], ...]`` and plain text."""
     toc_titles = [t for _, t, *_ in toc]
     found = headings(tree)
@@ -171,16 +180,25 @@ def measure(tree: DocTree, toc: list[list], plain: str, pages: int, method: str 
     matched_toc = {j for _, j in pairs}
     matched_found = {i for i, _ in pairs}
     return Quality(
-        doc=tree.doc_id, method=method, pages=pages, toc_entries=len(toc), headings=len(found),
+        doc=tree.doc_id,
+        method=method,
+        pages=pages,
+        toc_entries=len(toc),
+        headings=len(found),
         heading_precision=None if precision is None else round(precision, 3),
         heading_recall=None if recall is None else round(recall, 3),
-        heading_f1=None if f1 is None else round(f1, 3), nesting_accuracy=nesting,
-        sections=sum(1 for _ in tree.at_level("section")), paragraphs=sum(kinds.values()),
+        heading_f1=None if f1 is None else round(f1, 3),
+        nesting_accuracy=nesting,
+        sections=sum(1 for _ in tree.at_level("section")),
+        paragraphs=sum(kinds.values()),
         sentences=sum(1 for _ in tree.at_level("sentence")),
         sentences_per_paragraph=round(sum(len(p.children) for p in text_paras) / max(len(text_paras), 1), 2),
-        text_recovered=round(text_recovered(tree, plain), 3), two_column_pages=len(stream_pages or {}),
+        text_recovered=round(text_recovered(tree, plain), 3),
+        two_column_pages=len(stream_pages or {}),
         reading_order=round(sum(orders) / len(orders), 3) if orders else None,
-        tables=kinds["table"], figures=kinds["figure"], seconds_per_page=round(seconds / max(pages, 1), 3),
+        tables=kinds["table"],
+        figures=kinds["figure"],
+        seconds_per_page=round(seconds / max(pages, 1), 3),
         missed=_example([t for j, t in enumerate(toc_titles) if j not in matched_toc]),
         extra=_example([t for i, t in enumerate(titles) if i not in matched_found]),
     )

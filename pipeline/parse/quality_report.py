@@ -12,6 +12,7 @@ The kept method is the one with the best macro-average heading F1 over the *deve
 sources; the reserved check source never takes part in the choice. ``render`` turns the source
 table into the generated block of docs/parsing.md.
 """
+
 from __future__ import annotations
 
 import csv
@@ -27,8 +28,15 @@ from pipeline.specs import HEADINGS
 
 METHODS = HEADINGS  # every heading method the config offers
 LOW_F1 = 0.5  # a document below this heading F1 is listed with the reason
-MEASURES = ("heading_precision", "heading_recall", "heading_f1", "nesting_accuracy", "text_recovered",
-            "reading_order", "seconds_per_page")
+MEASURES = (
+    "heading_precision",
+    "heading_recall",
+    "heading_f1",
+    "nesting_accuracy",
+    "text_recovered",
+    "reading_order",
+    "seconds_per_page",
+)
 DEV_MACRO = "all development sources (macro)"
 
 
@@ -45,8 +53,9 @@ def _measure_one(args: tuple[str, Entry, tuple[str, ...]]) -> tuple[list[dict], 
     return [{"source": entry.source, "role": entry.role, **asdict(q)} for q in rows], None
 
 
-def measure_corpus(folder: str | Path, entries: list[Entry], methods: tuple[str, ...] = METHODS,
-                   jobs: int = 1) -> tuple[list[dict], list[dict]]:
+def measure_corpus(
+    folder: str | Path, entries: list[Entry], methods: tuple[str, ...] = METHODS, jobs: int = 1
+) -> tuple[list[dict], list[dict]]:
     """Every document x method row, and the documents that failed to parse (the others go on)."""
     from tqdm import tqdm
 
@@ -122,8 +131,13 @@ def source_table(docs: list[dict]) -> list[dict]:
         groups.setdefault((d["role"], d["source"]), []).append(d)
 
     def summary(name: str, role: str, ds: list[dict]) -> dict:
-        row = {"source": name, "role": role, "documents": len(ds), "pages": sum(d["pages"] for d in ds),
-               "outline_entries": sum(d["toc_entries"] for d in ds)}
+        row = {
+            "source": name,
+            "role": role,
+            "documents": len(ds),
+            "pages": sum(d["pages"] for d in ds),
+            "outline_entries": sum(d["toc_entries"] for d in ds),
+        }
         for m in MEASURES:
             row[m] = _mean(0.0 if m == "heading_f1" and d[m] is None else d[m] for d in ds)
         for m in METHODS:
@@ -136,8 +150,13 @@ def source_table(docs: list[dict]) -> list[dict]:
     dev = [summary(s, role, ds) for (role, s), ds in sorted(groups.items()) if role == "dev"]
     out = list(dev)
     if dev:
-        macro = {"source": DEV_MACRO, "role": "dev", "documents": sum(r["documents"] for r in dev),
-                 "pages": sum(r["pages"] for r in dev), "outline_entries": sum(r["outline_entries"] for r in dev)}
+        macro = {
+            "source": DEV_MACRO,
+            "role": "dev",
+            "documents": sum(r["documents"] for r in dev),
+            "pages": sum(r["pages"] for r in dev),
+            "outline_entries": sum(r["outline_entries"] for r in dev),
+        }
         for key in (*MEASURES, *(f"f1_{m}" for m in METHODS)):
             macro[key] = _mean(r[key] for r in dev)
         for key in ("tables", "figures", "below_half"):
@@ -195,8 +214,13 @@ def write_report(folder: str | Path, entries: list[Entry], out: str | Path, jobs
     atomic_write_text(out.with_name("quality_sources.csv"), csv_text(sources))
     atomic_write_text(out.with_name("quality_all.csv"), csv_text(rows))
     macro = next((s for s in sources if s["source"] == DEV_MACRO), {})
-    return {"documents": len(docs), "failed": len(errors), "method": method,
-            **{f"macro_f1_{m}": macro.get(f"f1_{m}") for m in METHODS}, "errors": errors}
+    return {
+        "documents": len(docs),
+        "failed": len(errors),
+        "method": method,
+        **{f"macro_f1_{m}": macro.get(f"f1_{m}") for m in METHODS},
+        "errors": errors,
+    }
 
 
 def render(reports_dir: Path) -> str:
@@ -207,10 +231,25 @@ def render(reports_dir: Path) -> str:
     with open(out.parse_quality(""), encoding="utf-8", newline="") as fh:
         docs = list(csv.DictReader(fh))
     kept = docs[0]["method"] if docs else "?"
-    cols = ("documents", "pages", "outline_entries", "heading_precision", "heading_recall", "heading_f1",
-            "f1_rules", "f1_layout", "f1_combined", "nesting_accuracy", "text_recovered", "reading_order",
-            "tables", "figures", "seconds_per_page")
+    cols = (
+        "documents",
+        "pages",
+        "outline_entries",
+        "heading_precision",
+        "heading_recall",
+        "heading_f1",
+        "f1_rules",
+        "f1_layout",
+        "f1_combined",
+        "nesting_accuracy",
+        "text_recovered",
+        "reading_order",
+        "tables",
+        "figures",
+        "seconds_per_page",
+    )
     head = ["source", *(c.replace("_", " ") for c in cols)]
+
     def name(r: dict) -> str:
         bold = f"**{r['source']}**" if r["source"] == DEV_MACRO else r["source"]
         return bold + ("" if r["role"] == "dev" else " (independent check)")
@@ -218,8 +257,10 @@ def render(reports_dir: Path) -> str:
     lines = markdown.table_lines(head, ([name(r), *(r[c] or "–" for c in cols)] for r in rows))
     low = [d for d in docs if d["low_f1_reason"]]
     lines.append("")
-    lines.append(f"Kept heading method: **{kept}** (best macro-average heading F1 over the development sources); "
-                 "precision, recall, F1 and the other measures are the kept method's.")
+    lines.append(
+        f"Kept heading method: **{kept}** (best macro-average heading F1 over the development sources); "
+        "precision, recall, F1 and the other measures are the kept method's."
+    )
     if low:
         lines.append("")
         lines.append(f"Documents below heading F1 {LOW_F1}:")

@@ -16,6 +16,7 @@ our own list of scientific ones, then run a small safety net over Punkt's output
 * cut sentences longer than ``max_chars`` (flattened tables, reference lists) at soft
   breaks such as original line ends, so no leaf becomes a page-long blob.
 """
+
 from __future__ import annotations
 
 import re
@@ -35,7 +36,9 @@ ABBREVIATIONS = frozenset(
     """.split()
 )
 # Abbreviations after which a sentence essentially never ends, whatever follows.
-NEVER_FINAL = frozenset("fig figs eq eqs tab tbl sec secs sect ch chap app appx al vs cf approx e.g i.e viz w.r.t".split())
+NEVER_FINAL = frozenset(
+    "fig figs eq eqs tab tbl sec secs sect ch chap app appx al vs cf approx e.g i.e viz w.r.t".split()
+)
 # Abbreviations that take a number ("Art. 3(1)", "No. 5", "p. 12"): never final before a digit.
 BEFORE_NUMBER = NEVER_FINAL | frozenset("art no nos vol vols ref refs p pp ch figure table section equation".split())
 BULLETS = "●•▪◦■♦➢►"

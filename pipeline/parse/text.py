@@ -5,6 +5,7 @@ odd spaces), join lines back into running text (undoing line-end hyphenation onl
 the joined form is a word) and recognise heading lines, so the payload, PDF and plain-text
 parsers all make the same decisions.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,9 @@ from collections.abc import Set as AbstractSet
 from pipeline.parse.sentences import sentence_texts
 from pipeline.tree import DocTree, ParagraphSpec, SectionSpec, build_tree
 
-_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st", "\u00ad": None})
+_LIGATURES = str.maketrans(
+    {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st", "\u00ad": None}
+)
 _SPACES = re.compile(r"[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 _BROKEN = re.compile(r"\S*-[ \t\u00a0]*\n\s*\S*")
@@ -23,16 +26,38 @@ _LOWER_START = re.compile(r"[a-z]+")
 
 # "1 Introduction", "2.3 Results", "1.Introduction", "IV. Results", "B. Setup" (a space is
 # required after a plain number so that footnotes like "9See ..." are not headings).
-_NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+|\d{1,2}\.(?=[A-Z])|[IVX]{1,6}\.\s*|[A-H]\.\s+)(?P<title>[A-Z].*)$")
+_NUMBERED = re.compile(
+    r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+|\d{1,2}\.(?=[A-Z])|[IVX]{1,6}\.\s*|[A-H]\.\s+)(?P<title>[A-Z].*)$"
+)
 _NUMBER_TOKEN = re.compile(r"[\d.,%/×x±~<>=+-]+")
-_FUNCTION_WORDS = frozenset("a an and as at by for from in into of on or the to with that which is are was were".split())
+_FUNCTION_WORDS = frozenset(
+    "a an and as at by for from in into of on or the to with that which is are was were".split()
+)
 NAMED_HEADINGS = frozenset(
     h.replace(" ", "")
     for h in (
-        "abstract", "introduction", "related work", "background", "method", "methods", "methodology",
-        "experiments", "experimental setup", "results", "discussion", "conclusion", "conclusions",
-        "limitations", "future work", "references", "bibliography", "appendix",
-        "acknowledgments", "acknowledgements", "acknowledgment", "acknowledgement",
+        "abstract",
+        "introduction",
+        "related work",
+        "background",
+        "method",
+        "methods",
+        "methodology",
+        "experiments",
+        "experimental setup",
+        "results",
+        "discussion",
+        "conclusion",
+        "conclusions",
+        "limitations",
+        "future work",
+        "references",
+        "bibliography",
+        "appendix",
+        "acknowledgments",
+        "acknowledgements",
+        "acknowledgment",
+        "acknowledgement",
     )
 )
 _MD_HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*#*$")

@@ -6,6 +6,7 @@ to PNG and described by that model; the description becomes extra sentences of t
 node. Calls go through :class:`pipeline.llm.gateway.LLMGateway`, so they are cached by full
 request (the image bytes included) and replayable offline.
 """
+
 from __future__ import annotations
 
 import base64
@@ -16,19 +17,26 @@ from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.parse.pdf import Describer
 
 log = logging.getLogger("wattbench.parse")
-PROMPT = ("Describe this figure from a scientific document for search: its type, axes, legend, "
-          "and every number or label you can read. Plain text, at most 120 words.")
+PROMPT = (
+    "Describe this figure from a scientific document for search: its type, axes, legend, "
+    "and every number or label you can read. Plain text, at most 120 words."
+)
 
 
-def figure_describer(model: str, cache_dir: str | Path, mode: str = "live", params: dict | None = None,
-                     gateway: LLMGateway | None = None) -> Describer:
+def figure_describer(
+    model: str, cache_dir: str | Path, mode: str = "live", params: dict | None = None, gateway: LLMGateway | None = None
+) -> Describer:
     """A function PNG bytes -> description; a failed call gives "" and a warning, never a crash."""
     gateway = gateway or LLMGateway(Path(cache_dir) / "llm.sqlite", mode)
 
     def describe(png: bytes) -> str:
         url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-        messages = [{"role": "user", "content": [{"type": "text", "text": PROMPT},
-                                                 {"type": "image_url", "image_url": {"url": url}}]}]
+        messages = [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": PROMPT}, {"type": "image_url", "image_url": {"url": url}}],
+            }
+        ]
         result = gateway.complete(LLMRequest(model, messages, dict(params or {})))
         if not result.ok:
             log.warning("figure description failed (%s): %s", model, result.error)

@@ -3,13 +3,13 @@
 Every function takes ``(id, score)`` lists, best first, and returns one such list; ties keep
 the order of first appearance (lists in argument order, then rank), so results are deterministic.
 """
+
 from __future__ import annotations
 
 RRF_K = 60  # the constant of Cormack et al. (2009); damps the weight of the very first ranks
 
 
-def rrf(lists: list[list[tuple]], top_k: int, k: int = RRF_K,
-        weights: list[float] | None = None) -> list[tuple]:
+def rrf(lists: list[list[tuple]], top_k: int, k: int = RRF_K, weights: list[float] | None = None) -> list[tuple]:
     """(Weighted) reciprocal-rank fusion: ``sum_i w_i / (k + rank_i)``; an id repeated within
     one list counts at its best rank only."""
     weights = weights or [1.0] * len(lists)

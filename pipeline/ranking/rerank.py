@@ -6,6 +6,7 @@ node has freq = 1 and "frequency"/"combined" collapse to first-occurrence score 
 (docs/kohakurag.md §5, "Important quirk"). :func:`rerank` computes the statistics over all
 occurrences by default; ``kohaku_compat=True`` reproduces the original.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -34,8 +35,9 @@ class Ranked:
     queries: list[int] = field(default_factory=list)
 
 
-def rerank(lists: list[list[tuple[str, float]]], strategy: str = "combined",
-           kohaku_compat: bool = False) -> list[Ranked]:
+def rerank(
+    lists: list[list[tuple[str, float]]], strategy: str = "combined", kohaku_compat: bool = False
+) -> list[Ranked]:
     """Unique nodes of the per-query ``(node_id, score)`` lists (planner order), best first.
 
     Correct mode: freq = number of occurrences across all lists (a node repeated within one

@@ -4,6 +4,7 @@ An ablation (``report.ablations`` in config.yaml) names variants of one stage; t
 reference. For WattBot every variant gets one value per train question and metric; for the
 retrieval suite one per query and IE@k. Statistics pair variants on the questions they share.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -25,12 +26,12 @@ class InputFiles:
     """The result files a report verb was passed, by name (the rule declares them; pipeline/layout.py
     says where they live): the verb looks a file up here and never derives a path itself."""
 
-    scores_of: dict[str, str] = field(default_factory=dict)        # answering variant -> scores JSON
+    scores_of: dict[str, str] = field(default_factory=dict)  # answering variant -> scores JSON
     per_question_of: dict[str, str] = field(default_factory=dict)  # answering variant -> per-question CSV
-    answers_of: dict[str, str] = field(default_factory=dict)       # answering variant -> answers JSONL (scored split)
-    retrieval_of: dict[str, str] = field(default_factory=dict)     # retrieval variant -> run JSONL (scored split)
-    suite_of: dict[str, str] = field(default_factory=dict)         # "dataset:variant" -> suite per-query CSV
-    index_of: dict[str, str] = field(default_factory=dict)         # index name -> sqlite
+    answers_of: dict[str, str] = field(default_factory=dict)  # answering variant -> answers JSONL (scored split)
+    retrieval_of: dict[str, str] = field(default_factory=dict)  # retrieval variant -> run JSONL (scored split)
+    suite_of: dict[str, str] = field(default_factory=dict)  # "dataset:variant" -> suite per-query CSV
+    index_of: dict[str, str] = field(default_factory=dict)  # index name -> sqlite
 
     @staticmethod
     def _get(files: dict[str, str], name: str, kind: str) -> Path:
@@ -77,8 +78,11 @@ def wattbot_tables(params: dict, paths: InputFiles, gold: pd.DataFrame) -> dict[
 def suite_tables(params: dict, paths: InputFiles) -> dict[tuple[str, str], pd.DataFrame]:
     """(dataset, retrieval variant) -> per-query suite metrics (ie@k, recall@k, ...)."""
     suite = params.get("suite") or {}
-    return {(d, rv): pd.read_csv(paths.suite(d, rv), dtype={"query_id": str}).set_index("query_id")
-            for d in suite.get("datasets", []) for rv in suite.get("variants", [])}
+    return {
+        (d, rv): pd.read_csv(paths.suite(d, rv), dtype={"query_id": str}).set_index("query_id")
+        for d in suite.get("datasets", [])
+        for rv in suite.get("variants", [])
+    }
 
 
 def compare(tables: dict[str, pd.DataFrame], variants: list[str], metric: str, rep: dict) -> list[dict]:
@@ -91,11 +95,22 @@ def compare(tables: dict[str, pd.DataFrame], variants: list[str], metric: str, r
     cis, diffs = paired_bootstrap(x, rep["bootstrap"], rep["seed"])
     rows = []
     for j, v in enumerate(variants):
-        row = {"variant": v, "reference": variants[0], "metric": metric, "n": len(cols),
-               "mean": cis[j].mean, "lo": cis[j].lo, "hi": cis[j].hi}
+        row = {
+            "variant": v,
+            "reference": variants[0],
+            "metric": metric,
+            "n": len(cols),
+            "mean": cis[j].mean,
+            "lo": cis[j].lo,
+            "hi": cis[j].hi,
+        }
         if j:
-            row |= {"diff": diffs[j].mean, "diff_lo": diffs[j].lo, "diff_hi": diffs[j].hi,
-                    "p_value": randomisation_p(x[:, j], x[:, 0], rep["permutations"], rep["seed"])}
+            row |= {
+                "diff": diffs[j].mean,
+                "diff_lo": diffs[j].lo,
+                "diff_hi": diffs[j].hi,
+                "p_value": randomisation_p(x[:, j], x[:, 0], rep["permutations"], rep["seed"]),
+            }
         rows.append(row)
     return rows
 
@@ -110,17 +125,35 @@ def ablation_stats(params: dict, wattbot: dict, suite: dict) -> pd.DataFrame:
             metrics = ANSWER_METRICS if ab["stage"] == "answering" else RETRIEVAL_METRICS
             tables = {v: wattbot[(ab["stage"], v)] for v in ab["variants"]}
             for m in metrics:
-                rows += [{"ablation": name, "stage": ab["stage"], "dataset": "wattbot", **r}
-                         for r in compare(tables, ab["variants"], m, rep)]
+                rows += [
+                    {"ablation": name, "stage": ab["stage"], "dataset": "wattbot", **r}
+                    for r in compare(tables, ab["variants"], m, rep)
+                ]
         rvs = suite_variants_of(params, ab)
         if rvs:
             for d in params["suite"]["datasets"]:
                 tables = {rv: suite[(d, rv)] for rv in rvs}
                 for k in params["suite"]["ks"]:
-                    rows += [{"ablation": name, "stage": "retrieval", "dataset": d, **r}
-                             for r in compare(tables, rvs, f"ie@{k}", rep)]
-    cols = ["ablation", "stage", "dataset", "metric", "variant", "reference", "n", "mean", "lo", "hi",
-            "diff", "diff_lo", "diff_hi", "p_value"]
+                    rows += [
+                        {"ablation": name, "stage": "retrieval", "dataset": d, **r}
+                        for r in compare(tables, rvs, f"ie@{k}", rep)
+                    ]
+    cols = [
+        "ablation",
+        "stage",
+        "dataset",
+        "metric",
+        "variant",
+        "reference",
+        "n",
+        "mean",
+        "lo",
+        "hi",
+        "diff",
+        "diff_lo",
+        "diff_hi",
+        "p_value",
+    ]
     table = pd.DataFrame(rows, columns=cols)
     num = ["mean", "lo", "hi", "diff", "diff_lo", "diff_hi"]
     table[num] = table[num].astype(float).round(4)
@@ -138,5 +171,6 @@ def variant_interval(values: pd.Series, rep: dict) -> tuple[float, float, float]
 def summary_numbers(stats: pd.DataFrame) -> pd.DataFrame:
     """The A-vs-B lines (non-reference rows) for the README and the HTML: one per comparison."""
     part = stats[stats["diff"].notna()]
-    return part[["ablation", "dataset", "metric", "reference", "variant", "n", "diff", "diff_lo", "diff_hi",
-                 "p_value"]].reset_index(drop=True)
+    return part[
+        ["ablation", "dataset", "metric", "reference", "variant", "n", "diff", "diff_lo", "diff_hi", "p_value"]
+    ].reset_index(drop=True)

@@ -3,6 +3,7 @@
 Every bar or point carries its paired bootstrap 95% interval (columns ``lo``/``hi``); A-vs-B
 panels print the paired difference, its interval and the randomisation-test p-value.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,8 +16,14 @@ from matplotlib.colors import ListedColormap
 from pipeline.report.figures import save_png_svg
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES
 
-CLASS_COLOURS = {"correct": "#2ca02c", "wrong_citation": "#bcbd22", "retrieval_miss": "#d62728",
-                 "abstained_answerable": "#9467bd", "wrong_value": "#ff7f0e", "answered_unanswerable": "#8c564b"}
+CLASS_COLOURS = {
+    "correct": "#2ca02c",
+    "wrong_citation": "#bcbd22",
+    "retrieval_miss": "#d62728",
+    "abstained_answerable": "#9467bd",
+    "wrong_value": "#ff7f0e",
+    "answered_unanswerable": "#8c564b",
+}
 
 
 def _err(part: pd.DataFrame) -> np.ndarray:
@@ -24,8 +31,10 @@ def _err(part: pd.DataFrame) -> np.ndarray:
 
 
 def diff_text(row) -> str:
-    return (f"{row['variant']} − {row['reference']}: {row['diff']:+.3f} "
-            f"[{row['diff_lo']:+.3f}, {row['diff_hi']:+.3f}], p={row['p_value']:.3g}")
+    return (
+        f"{row['variant']} − {row['reference']}: {row['diff']:+.3f} "
+        f"[{row['diff_lo']:+.3f}, {row['diff_hi']:+.3f}], p={row['p_value']:.3g}"
+    )
 
 
 def ablation_bars(stats: pd.DataFrame, name: str, note: str, stem: str | Path) -> list[Path]:
@@ -46,8 +55,14 @@ def ablation_bars(stats: pd.DataFrame, name: str, note: str, stem: str | Path) -
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside the data
     first = metrics[0]
     lines = [diff_text(r) for r in stats[(stats["metric"] == first) & stats["diff"].notna()].to_dict("records")]
-    fig.text(0.01, -0.02 - 0.035 * len(lines), f"paired {first} differences (n={int(stats['n'].iloc[0])}):\n"
-             + "\n".join(lines), fontsize=7, va="top", family="monospace")
+    fig.text(
+        0.01,
+        -0.02 - 0.035 * len(lines),
+        f"paired {first} differences (n={int(stats['n'].iloc[0])}):\n" + "\n".join(lines),
+        fontsize=7,
+        va="top",
+        family="monospace",
+    )
     return save_png_svg(fig, stem)
 
 
@@ -61,8 +76,13 @@ def ablation_suite(stats: pd.DataFrame, title: str, stem: str | Path) -> list[Pa
     datasets = sorted(stats["dataset"].unique())
     variants = list(dict.fromkeys(stats["variant"]))
     many = len(variants) > MAX_OVERLAID
-    fig, axes = plt.subplots(1, len(datasets), figsize=(3.4 * len(datasets) + 1, 0.3 * len(variants) + 1.6 if many else 3.3),
-                             squeeze=False, sharey=many)
+    fig, axes = plt.subplots(
+        1,
+        len(datasets),
+        figsize=(3.4 * len(datasets) + 1, 0.3 * len(variants) + 1.6 if many else 3.3),
+        squeeze=False,
+        sharey=many,
+    )
     for ax, d in zip(axes[0], datasets):
         part = stats[stats["dataset"] == d].copy()
         part["k"] = part["metric"].str.split("@").str[1].astype(int)
@@ -76,8 +96,14 @@ def ablation_suite(stats: pd.DataFrame, title: str, stem: str | Path) -> list[Pa
         else:
             for j, v in enumerate(variants):
                 pv = part[part["variant"] == v].sort_values("k")
-                ax.errorbar(pv["k"] + (j - (len(variants) - 1) / 2) * 0.08, pv["mean"], yerr=_err(pv), marker="o",
-                            capsize=2, label=v)
+                ax.errorbar(
+                    pv["k"] + (j - (len(variants) - 1) / 2) * 0.08,
+                    pv["mean"],
+                    yerr=_err(pv),
+                    marker="o",
+                    capsize=2,
+                    label=v,
+                )
             ax.set_xlabel("k")
             ax.set_xticks(sorted(part["k"].unique()))
         ax.set_title(f"{d} (n={int(part['n'].iloc[0])})", fontsize=9)
@@ -102,9 +128,15 @@ def spread_labels(ax, xs, ys, labels, fontsize: int = 6, width_px: float = 90) -
         while any(abs(px - x) < width_px and abs(py - ly) < gap for px, py in placed):
             ly += gap
         placed.append((x, ly))
-        ax.annotate(labels[i], (xs[i], ys[i]), xytext=(5, (ly - y) * to_pt), textcoords="offset points",
-                    fontsize=fontsize, va="center",
-                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "grey"} if ly != y else None)
+        ax.annotate(
+            labels[i],
+            (xs[i], ys[i]),
+            xytext=(5, (ly - y) * to_pt),
+            textcoords="offset points",
+            fontsize=fontsize,
+            va="center",
+            arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "grey"} if ly != y else None,
+        )
 
 
 def _interval_rows(point, lo, hi, width: float, row_height: float, **style):
@@ -117,15 +149,27 @@ def _interval_rows(point, lo, hi, width: float, row_height: float, **style):
 
 def differences_forest(summary: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Every A-vs-B comparison on its headline metric: paired difference, 95% interval, p-value."""
-    fig, ax, ys = _interval_rows(summary["diff"], summary["diff_lo"], summary["diff_hi"], width=8,
-                                 row_height=0.32, color="k")
+    fig, ax, ys = _interval_rows(
+        summary["diff"], summary["diff_lo"], summary["diff_hi"], width=8, row_height=0.32, color="k"
+    )
     ax.axvline(0, color="grey", lw=1, ls="--")
     ax.set_yticks(ys)
-    ax.set_yticklabels([f"{r['ablation']} [{r['dataset']} {r['metric']}]: {r['variant']} − {r['reference']}"
-                        for r in summary.to_dict("records")], fontsize=7)
+    ax.set_yticklabels(
+        [
+            f"{r['ablation']} [{r['dataset']} {r['metric']}]: {r['variant']} − {r['reference']}"
+            for r in summary.to_dict("records")
+        ],
+        fontsize=7,
+    )
     for y, r in zip(ys, summary.to_dict("records")):
-        ax.annotate(f"p={r['p_value']:.2g}", (r["diff_hi"], y), xytext=(4, 0), textcoords="offset points",
-                    fontsize=7, va="center")
+        ax.annotate(
+            f"p={r['p_value']:.2g}",
+            (r["diff_hi"], y),
+            xytext=(4, 0),
+            textcoords="offset points",
+            fontsize=7,
+            va="center",
+        )
     ax.set_xlabel("paired difference to the reference (95% bootstrap CI)")
     ax.set_title("Ablations: variant minus reference", fontsize=10)
     return save_png_svg(fig, stem)
@@ -135,8 +179,14 @@ def attribution_grid(classes: pd.DataFrame, types: pd.Series, stem: str | Path) 
     """Question x variant grid coloured by attribution class: which variant fixed which question."""
     codes = classes.apply(lambda col: col.map({c: i for i, c in enumerate(CLASSES)}))
     fig, ax = plt.subplots(figsize=(1.0 * classes.shape[1] + 3.5, 0.16 * len(classes) + 1.6))
-    ax.imshow(codes.to_numpy(), aspect="auto", interpolation="nearest",
-              cmap=ListedColormap([CLASS_COLOURS[c] for c in CLASSES]), vmin=-0.5, vmax=len(CLASSES) - 0.5)
+    ax.imshow(
+        codes.to_numpy(),
+        aspect="auto",
+        interpolation="nearest",
+        cmap=ListedColormap([CLASS_COLOURS[c] for c in CLASSES]),
+        vmin=-0.5,
+        vmax=len(CLASSES) - 0.5,
+    )
     ax.set_xticks(range(classes.shape[1]))
     ax.set_xticklabels(classes.columns, rotation=35, ha="right", fontsize=7)
     ax.set_yticks(range(len(classes)))
@@ -159,8 +209,14 @@ def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | 
     a1.set_xlabel("questions")
     a1.set_title("attribution per variant", fontsize=10)
     a1.tick_params(axis="y", labelsize=7)
-    fig.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=CLASS_COLOURS[c]) for c in CLASSES], labels=list(CLASSES),
-               fontsize=7, ncol=len(CLASSES), loc="lower center", bbox_to_anchor=(0.5, -0.06))
+    fig.legend(
+        handles=[plt.Rectangle((0, 0), 1, 1, color=CLASS_COLOURS[c]) for c in CLASSES],
+        labels=list(CLASSES),
+        fontsize=7,
+        ncol=len(CLASSES),
+        loc="lower center",
+        bbox_to_anchor=(0.5, -0.06),
+    )
     types = [t for t in QUESTION_TYPES if t in by_type.index]
     share = by_type.loc[types, list(CLASSES)]
     share = share.div(share.sum(axis=1).replace(0, 1), axis=0)
@@ -171,8 +227,10 @@ def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | 
     a2.invert_yaxis()
     a2.tick_params(axis="y", labelsize=8)
     a2.set_xlabel("share of (question, variant) outcomes")
-    a2.set_title("per question type (questions: " + ", ".join(
-        f"{t} {int(by_type.loc[t, 'questions'])}" for t in types) + ")", fontsize=8)
+    a2.set_title(
+        "per question type (questions: " + ", ".join(f"{t} {int(by_type.loc[t, 'questions'])}" for t in types) + ")",
+        fontsize=8,
+    )
     return save_png_svg(fig, stem)
 
 
@@ -180,11 +238,18 @@ def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.Dat
     """Score (95% CI) against LLM tokens per question and against context tokens shown, with the
     Pareto fronts (extractive variants spend 0 LLM tokens)."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for ax, x, front, label in ((axes[0], "tokens_per_question", front_tokens, "LLM tokens per question"),
-                                (axes[1], "context_tokens", front_context, "context tokens per question")):
-        ax.errorbar(cost[x], cost["score"], yerr=np.vstack([cost["score"] - cost["score_lo"],
-                                                            cost["score_hi"] - cost["score"]]).clip(min=0),
-                    fmt="o", capsize=2, color="tab:blue")
+    for ax, x, front, label in (
+        (axes[0], "tokens_per_question", front_tokens, "LLM tokens per question"),
+        (axes[1], "context_tokens", front_context, "context tokens per question"),
+    ):
+        ax.errorbar(
+            cost[x],
+            cost["score"],
+            yerr=np.vstack([cost["score"] - cost["score_lo"], cost["score_hi"] - cost["score"]]).clip(min=0),
+            fmt="o",
+            capsize=2,
+            color="tab:blue",
+        )
         ax.step(front[x], front["score"], where="post", color="tab:red", lw=1, label="Pareto front")
         if x == "tokens_per_question":  # LLM tokens span 0 (extractive) to thousands
             ax.set_xscale("symlog", linthresh=100)
@@ -217,9 +282,14 @@ def embedding_map(meta: pd.DataFrame, xy: np.ndarray, variance: list[float], lev
     fig, axes = plt.subplots(1, len(levels), figsize=(4 * len(levels), 4.2), sharex=True, sharey=True)
     for ax, level in zip(np.atleast_1d(axes), levels):
         m = (meta["level"] == level).to_numpy()
-        ax.scatter(xy[m, 0], xy[m, 1], s=60 if level == "document" else (12 if level == "section" else 3),
-                   c=[colour[d] for d in meta.loc[m, "doc_id"]], alpha=0.9 if level == "document" else 0.5,
-                   linewidths=0)
+        ax.scatter(
+            xy[m, 0],
+            xy[m, 1],
+            s=60 if level == "document" else (12 if level == "section" else 3),
+            c=[colour[d] for d in meta.loc[m, "doc_id"]],
+            alpha=0.9 if level == "document" else 0.5,
+            linewidths=0,
+        )
         ax.set_title(f"{level} (n={int(m.sum())})", fontsize=9)
         ax.set_xlabel(f"PC1 ({variance[0]:.1%})")
     np.atleast_1d(axes)[0].set_ylabel(f"PC2 ({variance[1]:.1%})")

@@ -1,5 +1,6 @@
 """`make bench` figures into the docs: the bench writes ``reports/bench/<name>.json`` (one flat-ish JSON
 object per bench) and these renderers turn it into a table, so no speed is ever typed by hand."""
+
 from __future__ import annotations
 
 import json

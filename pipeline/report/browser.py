@@ -8,6 +8,7 @@ first leaderboard row. Chromium is Debian's (``apt-get install chromium``; the M
 run targets install it), driven by Playwright for Python with ``executable_path`` (Playwright's own
 browser download cannot work offline).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -16,8 +17,15 @@ from pathlib import Path
 
 VIEWPORT = (1400, 900)
 MAX_ROW_PX = 200
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 
 # Measured in the page: plain DOM geometry, no framework.
@@ -96,8 +104,11 @@ def problems(c: PageCheck) -> list[str]:
     out += [f"table row {r['h']:.0f}px tall (> {MAX_ROW_PX}): {r['text']!r}" for r in c.tall_rows]
     out += [f"figure not loaded: {i}" for i in c.broken_images]
     out += [f"in-page link to a missing id: #{i}" for i in c.dangling_links]
-    for name, ok in (("title", c.title_visible), ("claims summary", c.claims_visible),
-                     ("first leaderboard row", c.leaderboard_visible)):
+    for name, ok in (
+        ("title", c.title_visible),
+        ("claims summary", c.claims_visible),
+        ("first leaderboard row", c.leaderboard_visible),
+    ):
         if not ok:
             out.append(f"first screen ({VIEWPORT[0]}x{VIEWPORT[1]}) does not show the {name}")
     return out

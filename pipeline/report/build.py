@@ -1,4 +1,5 @@
 """The report stage: leaderboard, Kaggle submissions, a figure and ``reports/index.md``."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,6 @@ from pipeline.report.stats import bootstrap_mean
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 SCORE_COLUMNS = ("score", "value", "ref", "na")
-
 
 
 def score_interval(per_question_path: str, rep: dict) -> dict:
@@ -35,26 +35,40 @@ def leaderboard(params: dict, score_paths: dict[str, str], per_question_paths: d
         v = params["variants"][name]
         a25, a26 = res["wattbot2025"]["all"], res["wattbot2026"]["all"]
         tokens = res["answers"].get("prompt_tokens", 0) + res["answers"].get("completion_tokens", 0)
-        rows.append({
-            "variant": name,
-            "backend": v["answering"]["backend"],
-            "retrieval": v["answering"]["retrieval"],
-            "indexes": "+".join(sorted(v["upstream"]["indexes"])),
-            **{c: round(a25[c], 4) for c in SCORE_COLUMNS},
-            **score_interval(per_question_paths[name], rep),
-            "score_2026": round(a26["score"], 4),
-            "tokens_per_question": round(tokens / max(a25["n"], 1), 1),
-            **res["retrieval"],
-            **res["answers"],
-            "n": a25["n"],
-        })
+        rows.append(
+            {
+                "variant": name,
+                "backend": v["answering"]["backend"],
+                "retrieval": v["answering"]["retrieval"],
+                "indexes": "+".join(sorted(v["upstream"]["indexes"])),
+                **{c: round(a25[c], 4) for c in SCORE_COLUMNS},
+                **score_interval(per_question_paths[name], rep),
+                "score_2026": round(a26["score"], 4),
+                "tokens_per_question": round(tokens / max(a25["n"], 1), 1),
+                **res["retrieval"],
+                **res["answers"],
+                "n": a25["n"],
+            }
+        )
     board = pd.DataFrame(rows).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
     return board.reset_index(drop=True)
 
 
 def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str) -> str:
-    cols = ["variant", "score", "score_lo", "score_hi", "value", "ref", "na", "score_2026", "doc_recall@1", "doc_recall@5",
-            "abstained", "failures"]
+    cols = [
+        "variant",
+        "score",
+        "score_lo",
+        "score_hi",
+        "value",
+        "ref",
+        "na",
+        "score_2026",
+        "doc_recall@1",
+        "doc_recall@5",
+        "abstained",
+        "failures",
+    ]
     lines = [
         "# wattbench report",
         "",
@@ -67,11 +81,20 @@ def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str)
         "",
         *markdown.table_lines(cols, ([row.get(c, "") for c in cols] for row in board.to_dict("records"))),
     ]
-    lines += ["", f"![score by variant]({figure})", "",
-              "Score intervals: paired bootstrap 95% over questions. Figures, ablations with paired differences and "
-              "p-values, attribution and cost: `index.html` (the `figures` rule).", "",
-              "Retrieval alone (LLM-independent): `wattbot/retrieval.csv`", "",
-              f"![doc recall by retrieval variant]({recall_figure})", "", "## Variants", ""]
+    lines += [
+        "",
+        f"![score by variant]({figure})",
+        "",
+        "Score intervals: paired bootstrap 95% over questions. Figures, ablations with paired differences and "
+        "p-values, attribution and cost: `index.html` (the `figures` rule).",
+        "",
+        "Retrieval alone (LLM-independent): `wattbot/retrieval.csv`",
+        "",
+        f"![doc recall by retrieval variant]({recall_figure})",
+        "",
+        "## Variants",
+        "",
+    ]
     for name in sorted(params["variants"]):
         lines.append(f"- `{name}`: `{json.dumps(params['variants'][name], sort_keys=True)}`")
     return "\n".join(lines) + "\n"
@@ -80,14 +103,22 @@ def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str)
 def retrieval_table(retrieval_paths: dict[str, str], gold_path: str) -> pd.DataFrame:
     """One row per retrieval variant (``retrieval_paths``: variant -> its run on the scored split)."""
     gold = pd.read_csv(gold_path, dtype=str, keep_default_na=False)
-    rows = [{"retrieval": rv, **wattbot_retrieval_metrics(read_jsonl(p), gold)[1]}
-            for rv, p in sorted(retrieval_paths.items())]
+    rows = [
+        {"retrieval": rv, **wattbot_retrieval_metrics(read_jsonl(p), gold)[1]}
+        for rv, p in sorted(retrieval_paths.items())
+    ]
     return pd.DataFrame(rows).sort_values(["doc_hit@1", "retrieval"], ascending=[False, True], kind="stable")
 
 
-def build_reports(params: dict, score_paths: dict[str, str], per_question_paths: dict[str, str],
-                  submission_paths: dict[str, str], reports: str, retrieval_paths: dict[str, str] | None = None,
-                  gold_path: str | None = None) -> None:
+def build_reports(
+    params: dict,
+    score_paths: dict[str, str],
+    per_question_paths: dict[str, str],
+    submission_paths: dict[str, str],
+    reports: str,
+    retrieval_paths: dict[str, str] | None = None,
+    gold_path: str | None = None,
+) -> None:
     """The report rule's outputs from the files it was passed, each by variant name (``submission_paths``:
     the test split's answer CSVs)."""
     out = Reports(reports)
@@ -106,7 +137,9 @@ def build_reports(params: dict, score_paths: dict[str, str], per_question_paths:
             n_test = len(pd.read_csv(path))
     score_by_variant(board, out.score_figure)
     params = {**params, "n_test": n_test}
-    atomic_write_text(out.index_md, index_md(params, board, out.relative(out.score_figure), out.relative(out.doc_recall_figure)))
+    atomic_write_text(
+        out.index_md, index_md(params, board, out.relative(out.score_figure), out.relative(out.doc_recall_figure))
+    )
     inputs = list(score_paths.values()) + list(submission_paths.values())
     write_manifest(out.index_md, params, inputs)
     write_manifest(out.leaderboard, params, inputs)  # reports/wattbot/ and its submissions/ folder

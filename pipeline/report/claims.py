@@ -17,6 +17,7 @@ Verdict rule (:data:`RULE`), from the unadjusted 95% interval ``[lo, hi]`` of tr
 Each row also gives the smallest effect this n could detect (two-sided 5% test, 80% power), from
 the interval's width: ``mde = (z_0.975 + z_0.8) * (hi - lo) / (2 z_0.975)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,15 +33,40 @@ from pipeline.report.results_doc import fmt, markdown_table
 DIRECTIONS = ("greater", "less", "negligible")
 VERDICTS = ("reproduced", "contradicted", "undecided", "not run", "not testable with this model")
 Z_ALPHA, Z_POWER = 1.959964, 0.841621  # two-sided 5%, 80% power
-RULE = ("Verdict from the 95% paired-bootstrap interval of treatment - control: reproduced when it has "
-        "the claimed sign and excludes 0 (for 'negligible' claims: lies within ±margin); contradicted when it "
-        "excludes 0 with the opposite sign (lies wholly beyond the margin); undecided otherwise, with the "
-        "smallest effect this n could detect (5% two-sided, 80% power); not run when the ablation is not in "
-        "this run's config; not testable when the claim's testable_if condition fails. p: paired "
-        "randomisation test; p_holm: Holm-adjusted across the table.")
-COLUMNS = ["claim_id", "system", "claim", "source", "published", "ablation", "dataset", "metric", "treatment",
-           "control", "direction", "margin", "n", "treatment_mean", "control_mean", "diff", "diff_lo", "diff_hi",
-           "relative", "p_value", "p_holm", "mde", "verdict", "note"]
+RULE = (
+    "Verdict from the 95% paired-bootstrap interval of treatment - control: reproduced when it has "
+    "the claimed sign and excludes 0 (for 'negligible' claims: lies within ±margin); contradicted when it "
+    "excludes 0 with the opposite sign (lies wholly beyond the margin); undecided otherwise, with the "
+    "smallest effect this n could detect (5% two-sided, 80% power); not run when the ablation is not in "
+    "this run's config; not testable when the claim's testable_if condition fails. p: paired "
+    "randomisation test; p_holm: Holm-adjusted across the table."
+)
+COLUMNS = [
+    "claim_id",
+    "system",
+    "claim",
+    "source",
+    "published",
+    "ablation",
+    "dataset",
+    "metric",
+    "treatment",
+    "control",
+    "direction",
+    "margin",
+    "n",
+    "treatment_mean",
+    "control_mean",
+    "diff",
+    "diff_lo",
+    "diff_hi",
+    "relative",
+    "p_value",
+    "p_holm",
+    "mde",
+    "verdict",
+    "note",
+]
 
 
 @dataclass(frozen=True)
@@ -76,9 +102,23 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
             raise ValueError(f"claims.yaml: claim {cid}: direction must be one of {DIRECTIONS}")
         if raw["direction"] == "negligible" and not raw.get("margin"):
             raise ValueError(f"claims.yaml: claim {cid}: a 'negligible' claim needs a margin")
-        out.append(Claim(cid, raw["system"], raw["claim"], raw["source"], str(raw["published"]), raw["ablation"],
-                         raw["treatment"], control, raw["metric"], tuple(raw["datasets"]), raw["direction"],
-                         raw.get("margin"), raw.get("testable_if")))
+        out.append(
+            Claim(
+                cid,
+                raw["system"],
+                raw["claim"],
+                raw["source"],
+                str(raw["published"]),
+                raw["ablation"],
+                raw["treatment"],
+                control,
+                raw["metric"],
+                tuple(raw["datasets"]),
+                raw["direction"],
+                raw.get("margin"),
+                raw.get("testable_if"),
+            )
+        )
     if len({c.id for c in out}) != len(out):
         raise ValueError("claims.yaml: duplicate claim id")
     return out
@@ -124,11 +164,19 @@ def _measure(claim: Claim, tables: dict[str, pd.DataFrame], rep: dict) -> dict:
     control = max(candidates, key=lambda v: (tables[v][claim.metric].mean(), v))
     ctrl_row, treat_row = compare(tables, [control, claim.treatment], claim.metric, rep)
     lo, hi = treat_row["diff_lo"], treat_row["diff_hi"]
-    return {"control": control, "n": treat_row["n"], "treatment_mean": treat_row["mean"],
-            "control_mean": ctrl_row["mean"], "diff": treat_row["diff"], "diff_lo": lo, "diff_hi": hi,
-            "relative": treat_row["diff"] / ctrl_row["mean"] if ctrl_row["mean"] else None,
-            "p_value": treat_row["p_value"], "mde": min_detectable(lo, hi),
-            "verdict": verdict(claim.direction, lo, hi, claim.margin)}
+    return {
+        "control": control,
+        "n": treat_row["n"],
+        "treatment_mean": treat_row["mean"],
+        "control_mean": ctrl_row["mean"],
+        "diff": treat_row["diff"],
+        "diff_lo": lo,
+        "diff_hi": hi,
+        "relative": treat_row["diff"] / ctrl_row["mean"] if ctrl_row["mean"] else None,
+        "p_value": treat_row["p_value"],
+        "mde": min_detectable(lo, hi),
+        "verdict": verdict(claim.direction, lo, hi, claim.margin),
+    }
 
 
 def _untestable(claim: Claim, tables: dict[str, pd.DataFrame], control: str) -> str:
@@ -141,8 +189,14 @@ def _untestable(claim: Claim, tables: dict[str, pd.DataFrame], control: str) -> 
     return "" if got >= cond["min"] else f"{v} {cond['metric']} {got:.3f} < {cond['min']} (testable_if)"
 
 
-def measure_claims(params: dict, wattbot: dict, suite: dict, ablations: dict, elsewhere: dict | None = None,
-                   claims: list[Claim] | None = None) -> pd.DataFrame:
+def measure_claims(
+    params: dict,
+    wattbot: dict,
+    suite: dict,
+    ablations: dict,
+    elsewhere: dict | None = None,
+    claims: list[Claim] | None = None,
+) -> pd.DataFrame:
     """One row per claim and dataset (``COLUMNS``). ``ablations``: this run's (with the suite one);
     ``elsewhere``: config file name -> ablation names configured there, to say where a claim that
     did not run would run."""
@@ -150,26 +204,46 @@ def measure_claims(params: dict, wattbot: dict, suite: dict, ablations: dict, el
     suite_datasets = (params.get("suite") or {}).get("datasets", [])
     rows = []
     for c in claims if claims is not None else load_claims():
-        base = {"claim_id": c.id, "system": c.system, "claim": c.claim, "source": c.source, "published": c.published,
-                "ablation": c.ablation, "metric": c.metric, "treatment": c.treatment,
-                "control": c.control if isinstance(c.control, str) else "best of " + ", ".join(c.control),
-                "direction": c.direction, "margin": c.margin}
+        base = {
+            "claim_id": c.id,
+            "system": c.system,
+            "claim": c.claim,
+            "source": c.source,
+            "published": c.published,
+            "ablation": c.ablation,
+            "metric": c.metric,
+            "treatment": c.treatment,
+            "control": c.control if isinstance(c.control, str) else "best of " + ", ".join(c.control),
+            "direction": c.direction,
+            "margin": c.margin,
+        }
         ab = ablations.get(c.ablation)
         datasets = [d for ds in c.datasets for d in (suite_datasets if ds == "suite" else [ds])] or list(c.datasets)
         if ab is None:
             where = [name for name, abls in (elsewhere or {}).items() if c.ablation in abls]
-            note = f"ablation '{c.ablation}' is not in this run's config" + (f" (it is in {', '.join(where)})" if where else "")
+            note = f"ablation '{c.ablation}' is not in this run's config" + (
+                f" (it is in {', '.join(where)})" if where else ""
+            )
             rows += [base | {"dataset": d, "verdict": "not run", "note": note} for d in datasets]
             continue
         missing = [v for v in c.variants if v not in ab["variants"]]
         if missing:
-            rows += [base | {"dataset": d, "verdict": "not run",
-                             "note": f"ablation '{c.ablation}' has no variant {', '.join(missing)}"} for d in datasets]
+            rows += [
+                base
+                | {
+                    "dataset": d,
+                    "verdict": "not run",
+                    "note": f"ablation '{c.ablation}' has no variant {', '.join(missing)}",
+                }
+                for d in datasets
+            ]
             continue
         for d in datasets:
             tables = _tables_for(c, ab.get("stage", "answering"), d, wattbot, suite)
             if set(tables) != set(c.variants) or any(c.metric not in t for t in tables.values()):
-                rows.append(base | {"dataset": d, "verdict": "not run", "note": f"no {c.metric} for every variant on {d}"})
+                rows.append(
+                    base | {"dataset": d, "verdict": "not run", "note": f"no {c.metric} for every variant on {d}"}
+                )
                 continue
             row = base | {"dataset": d, "note": ""} | _measure(c, tables, rep)
             why = _untestable(c, tables, row["control"])
@@ -178,7 +252,9 @@ def measure_claims(params: dict, wattbot: dict, suite: dict, ablations: dict, el
             rows.append(row)
     table = pd.DataFrame(rows, columns=COLUMNS)
     ran = table["p_value"].notna()
-    table["p_holm"] = pd.Series(holm(table.loc[ran, "p_value"].astype(float).tolist()), index=table.index[ran], dtype=float)
+    table["p_holm"] = pd.Series(
+        holm(table.loc[ran, "p_value"].astype(float).tolist()), index=table.index[ran], dtype=float
+    )
     num = ["treatment_mean", "control_mean", "diff", "diff_lo", "diff_hi", "relative", "mde"]
     table[num] = table[num].astype(float).round(4)
     table[["p_value", "p_holm"]] = table[["p_value", "p_holm"]].astype(float).round(5)
@@ -190,8 +266,10 @@ def measurement_text(row: dict) -> str:
     """'+0.095 [+0.026, +0.179], p=0.016' (empty when the claim did not run)."""
     if pd.isna(row.get("diff")):
         return ""
-    return (f"{fmt(row['diff'], signed=True)} [{fmt(row['diff_lo'], signed=True)}, {fmt(row['diff_hi'], signed=True)}], "
-            f"p={row['p_value']:.3g}, Holm p={row['p_holm']:.3g}")
+    return (
+        f"{fmt(row['diff'], signed=True)} [{fmt(row['diff_lo'], signed=True)}, {fmt(row['diff_hi'], signed=True)}], "
+        f"p={row['p_value']:.3g}, Holm p={row['p_holm']:.3g}"
+    )
 
 
 def verdict_text(row: dict) -> str:
@@ -209,10 +287,18 @@ def claims_frame(table: pd.DataFrame) -> pd.DataFrame:
     """The human table (markdown, HTML): claim, published, measurement, dataset and n, verdict."""
     rows = []
     for r in table.to_dict("records"):
-        rows.append({"system": r["system"], "claim": r["claim"], "published": r["published"],
-                     "treatment − control": f"{r['treatment']} − {r['control']}", "metric": r["metric"],
-                     "dataset (n)": r["dataset"] + (f" ({r['n']})" if not pd.isna(r["n"]) else ""),
-                     "measured Δ [95% CI]": measurement_text(r), "verdict": verdict_text(r)})
+        rows.append(
+            {
+                "system": r["system"],
+                "claim": r["claim"],
+                "published": r["published"],
+                "treatment − control": f"{r['treatment']} − {r['control']}",
+                "metric": r["metric"],
+                "dataset (n)": r["dataset"] + (f" ({r['n']})" if not pd.isna(r["n"]) else ""),
+                "measured Δ [95% CI]": measurement_text(r),
+                "verdict": verdict_text(r),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -223,8 +309,10 @@ def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
 
 def claims_md(table: pd.DataFrame, config_hash: str) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
-    return (f"# Published claims, reproduced?\n\nConfig hash `{config_hash}`; {len(table)} rows: {counts}.\n\n"
-            f"{RULE}\n\n" + markdown_table(claims_frame(table)))
+    return (
+        f"# Published claims, reproduced?\n\nConfig hash `{config_hash}`; {len(table)} rows: {counts}.\n\n"
+        f"{RULE}\n\n" + markdown_table(claims_frame(table))
+    )
 
 
 def render(reports_dir: Path) -> str:
@@ -248,11 +336,23 @@ def claims_html(table: pd.DataFrame) -> str:
         else:
             measured = f"{len(recs)} datasets, see below"
             verdict_cell = ", ".join(f"{n} {v}" for v, n in verdict_counts(part).items())
-        rows.append({"system": first["system"], "claim": first["claim"], "published": first["published"],
-                     "metric": first["metric"], "measured Δ [95% CI], p": measured, "verdict": verdict_cell})
+        rows.append(
+            {
+                "system": first["system"],
+                "claim": first["claim"],
+                "published": first["published"],
+                "metric": first["metric"],
+                "measured Δ [95% CI], p": measured,
+                "verdict": verdict_cell,
+            }
+        )
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
-    return (f"<p>{len(rows)} published claims ({len(table)} rows with datasets): {counts}. "
-            f'Data: <a href="claims.csv">claims.csv</a>, <a href="claims.md">claims.md</a>.</p>'
-            + '<div id="claims-summary">' + table_html(pd.DataFrame(rows)) + "</div>"
-            + f"<details><summary>every row with its interval, Holm-adjusted p and verdict rule</summary>"
-              f"<p>{RULE}</p>{table_html(claims_frame(table))}</details>")
+    return (
+        f"<p>{len(rows)} published claims ({len(table)} rows with datasets): {counts}. "
+        f'Data: <a href="claims.csv">claims.csv</a>, <a href="claims.md">claims.md</a>.</p>'
+        + '<div id="claims-summary">'
+        + table_html(pd.DataFrame(rows))
+        + "</div>"
+        + f"<details><summary>every row with its interval, Holm-adjusted p and verdict rule</summary>"
+        f"<p>{RULE}</p>{table_html(claims_frame(table))}</details>"
+    )

@@ -4,6 +4,7 @@ Split in two on purpose: what the answers record (LLM calls, prompt and completi
 result and goes into byte-identical files; what a run measures (latency, cache hits, wall time)
 differs between a cold and a cached rerun, so it goes into ``*.telemetry.csv`` beside them.
 """
+
 from __future__ import annotations
 
 import csv
@@ -28,10 +29,15 @@ def cost_row(answers: list[dict], score: dict) -> dict:
     n = max(len(answers), 1)
     prompt = sum(int(c.get("prompt_tokens") or 0) for c in calls)
     completion = sum(int(c.get("completion_tokens") or 0) for c in calls)
-    return {"questions": len(answers), "llm_calls": len(calls), "prompt_tokens": prompt,
-            "completion_tokens": completion, "tokens_per_question": round((prompt + completion) / n, 1),
-            "context_tokens": score["retrieval"].get("context_tokens"),
-            "score": round(score["wattbot2025"]["all"]["score"], 4)}
+    return {
+        "questions": len(answers),
+        "llm_calls": len(calls),
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "tokens_per_question": round((prompt + completion) / n, 1),
+        "context_tokens": score["retrieval"].get("context_tokens"),
+        "score": round(score["wattbot2025"]["all"]["score"], 4),
+    }
 
 
 def cost_table(variants: list[str], answers: dict[str, list[dict]], scores: dict[str, dict]) -> pd.DataFrame:
@@ -56,10 +62,14 @@ def telemetry_row(answers_path: Path, n_questions: int, bench_path: Path) -> dic
     latency = sum(float(t.get("latency_s") or 0) for t in tele)
     wall = benchmark_seconds(bench_path)
     n = max(n_questions, 1)
-    return {"telemetry_calls": len(tele), "cache_hits": sum(bool(t.get("cached")) for t in tele),
-            "llm_latency_s": round(latency, 3), "llm_latency_per_question_s": round(latency / n, 4),
-            "wall_s_per_question": None if wall is None else round(wall / n, 4),
-            "telemetry_file": str(tele_path) if tele else ""}
+    return {
+        "telemetry_calls": len(tele),
+        "cache_hits": sum(bool(t.get("cached")) for t in tele),
+        "llm_latency_s": round(latency, 3),
+        "llm_latency_per_question_s": round(latency / n, 4),
+        "wall_s_per_question": None if wall is None else round(wall / n, 4),
+        "telemetry_file": str(tele_path) if tele else "",
+    }
 
 
 def leaderboard_telemetry(cost_csv: str, answers: dict[str, str], benchmarks: dict[str, str], out: str) -> None:
@@ -68,8 +78,11 @@ def leaderboard_telemetry(cost_csv: str, answers: dict[str, str], benchmarks: di
     run (Snakemake's ``onsuccess``), outside the DAG: a benchmark TSV is no rule's output, so no rule
     may read it, and the numbers differ between runs anyway."""
     cost = pd.read_csv(cost_csv)
-    rows = [{"variant": v, **telemetry_row(Path(answers[v]), int(n), Path(benchmarks[v]))}
-            for v, n in zip(cost["variant"], cost["questions"]) if v in answers]
+    rows = [
+        {"variant": v, **telemetry_row(Path(answers[v]), int(n), Path(benchmarks[v]))}
+        for v, n in zip(cost["variant"], cost["questions"])
+        if v in answers
+    ]
     tele = pd.DataFrame(rows or {"variant": []})
     atomic_write_text(out, cost.merge(tele, on="variant").to_csv(index=False, lineterminator="\n"))
 

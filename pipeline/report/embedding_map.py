@@ -4,6 +4,7 @@ PCA (not t-SNE) on purpose: linear, deterministic with a fixed solver, and one p
 shared by all four levels, so a document's sentences, paragraphs, sections and its own vector
 can be compared on the same axes (parents are token-weighted means of their children).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,8 +21,10 @@ def load_vectors(index_path: str | Path, sample: int, seed: int) -> tuple[pd.Dat
     """Node rows (node_id, doc_id, level) and their vectors; at most ``sample`` nodes per level,
     drawn with a seeded generator from the node_id-sorted list (stable across runs)."""
     db = connect(index_path)
-    rows = db.execute("SELECT n.node_id, n.doc_id, n.level, v.embedding FROM vectors v "
-                      "JOIN nodes n ON n.rowid = v.node_rowid ORDER BY n.node_id").fetchall()
+    rows = db.execute(
+        "SELECT n.node_id, n.doc_id, n.level, v.embedding FROM vectors v "
+        "JOIN nodes n ON n.rowid = v.node_rowid ORDER BY n.node_id"
+    ).fetchall()
     db.close()
     if not rows:
         raise ValueError(f"{index_path}: no vectors (not a dense tree index?)")

@@ -8,6 +8,7 @@ mean over the subsets, so the curve is the expected score of a random k-member e
 intervals are paired bootstrap 95% over questions (pipeline/report/stats.py), the differences
 against k = 1 paired too, with a paired randomisation test.
 """
+
 from __future__ import annotations
 
 import io
@@ -28,8 +29,20 @@ from pipeline.report.figures import save_png_svg
 from pipeline.report.stats import paired_bootstrap, randomisation_p
 from pipeline.score.wattbot import per_question
 
-COLUMNS = ["ensemble", "k", "subsets", "score", "lo", "hi", "diff_vs_k1", "diff_lo", "diff_hi", "p_vs_k1",
-           "subset_min", "subset_max"]
+COLUMNS = [
+    "ensemble",
+    "k",
+    "subsets",
+    "score",
+    "lo",
+    "hi",
+    "diff_vs_k1",
+    "diff_lo",
+    "diff_hi",
+    "p_vs_k1",
+    "subset_min",
+    "subset_max",
+]
 
 
 def subsets_of_size(n: int, k: int, max_subsets: int, seed: int) -> list[tuple[int, ...]]:
@@ -51,16 +64,21 @@ def score_votes(members: list[Member], cfg: VoteConfig, gold: pd.DataFrame) -> p
     goes through CSV text and pandas defaults, exactly as the ``evaluate`` rule reads it."""
     voted = vote_members(members, cfg)
     first = members[0].rows
-    questions = pd.DataFrame([{"id": v.id, "question": first[v.id].get("question", ""),
-                               "answer_unit": first[v.id].get("answer_unit", "")} for v in voted])
+    questions = pd.DataFrame(
+        [
+            {"id": v.id, "question": first[v.id].get("question", ""), "answer_unit": first[v.id].get("answer_unit", "")}
+            for v in voted
+        ]
+    )
     sub = submission_frame(questions, [{"id": v.id, **asdict(v.answer)} for v in voted], {})
     text = sub.to_csv(index=False, lineterminator="\n")
     pq = per_question(gold, pd.read_csv(io.StringIO(text)), "wattbot2025")
     return pq.set_index(pq["id"].astype(str))["score"]
 
 
-def size_curve(name: str, members: list[Member], vote: dict | None, gold: pd.DataFrame, rep: dict,
-               max_subsets: int) -> pd.DataFrame:
+def size_curve(
+    name: str, members: list[Member], vote: dict | None, gold: pd.DataFrame, rep: dict, max_subsets: int
+) -> pd.DataFrame:
     """One row per size k = 1..n (see the module docstring); ``gold`` read with pandas defaults."""
     cfg = vote_config(vote)
     n = len(members)
@@ -68,8 +86,9 @@ def size_curve(name: str, members: list[Member], vote: dict | None, gold: pd.Dat
     per_k, spread = [], []
     for k in range(1, n + 1):
         subsets = subsets_of_size(n, k, max_subsets, rep["seed"])
-        scores = np.column_stack([score_votes([members[i] for i in s], cfg, gold).reindex(ids).to_numpy(float)
-                                  for s in subsets])
+        scores = np.column_stack(
+            [score_votes([members[i] for i in s], cfg, gold).reindex(ids).to_numpy(float) for s in subsets]
+        )
         if np.isnan(scores).any():
             raise ValueError(f"ensemble '{name}': a member does not answer every scored question")
         per_k.append((len(subsets), scores.mean(axis=1)))
@@ -90,8 +109,15 @@ def draw_curve(curve: pd.DataFrame, stem: str | Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     k = curve["k"].to_numpy()
     ax.fill_between(k, curve["subset_min"], curve["subset_max"], color="#ddd", label="range over subsets")
-    ax.errorbar(k, curve["score"], yerr=[curve["score"] - curve["lo"], curve["hi"] - curve["score"]],
-                marker="o", capsize=3, color="#1f77b4", label="mean over subsets, 95% CI")
+    ax.errorbar(
+        k,
+        curve["score"],
+        yerr=[curve["score"] - curve["lo"], curve["hi"] - curve["score"]],
+        marker="o",
+        capsize=3,
+        color="#1f77b4",
+        label="mean over subsets, 95% CI",
+    )
     ax.set_xticks(k)
     ax.set_xlabel("members in the ensemble (k)")
     ax.set_ylabel("WattBot score (train)")
@@ -108,6 +134,15 @@ def render(reports_dir: Path) -> str:
     df = pd.read_csv(path)
     if df.empty:
         return "(no ensemble variant with two members or more in the grid)"
-    rows = ([r.ensemble, r.k, r.subsets, f"{r.score:.3f} [{r.lo:.3f}, {r.hi:.3f}]",
-             f"{r.diff_vs_k1:+.3f} [{r.diff_lo:+.3f}, {r.diff_hi:+.3f}]", f"{r.p_vs_k1:.3g}"] for r in df.itertuples(index=False))
+    rows = (
+        [
+            r.ensemble,
+            r.k,
+            r.subsets,
+            f"{r.score:.3f} [{r.lo:.3f}, {r.hi:.3f}]",
+            f"{r.diff_vs_k1:+.3f} [{r.diff_lo:+.3f}, {r.diff_hi:+.3f}]",
+            f"{r.p_vs_k1:.3g}",
+        ]
+        for r in df.itertuples(index=False)
+    )
     return markdown.table(["ensemble", "k", "subsets", "score [95% CI]", "vs k=1 [95% CI]", "p"], rows)

@@ -1,4 +1,5 @@
 """Figures, one function each, reproducible from the results files alone."""
+
 from __future__ import annotations
 
 from pathlib import Path

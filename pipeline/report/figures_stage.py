@@ -4,6 +4,7 @@ self-contained ``reports/index.html``, all computed from results/ files alone.
 Which figures exist follows from the config alone (:func:`figure_stems`), so Snakemake knows
 every output before it runs.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,23 @@ from pipeline.report.stems import (
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
 # The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
-LEADERBOARD_COLUMNS = ("variant", "backend", "retrieval", "score", "score_lo", "score_hi", "value", "ref", "na",
-                       "score_2026", "doc_hit@1", "doc_recall@5", "tokens_per_question", "abstained", "failures")
+LEADERBOARD_COLUMNS = (
+    "variant",
+    "backend",
+    "retrieval",
+    "score",
+    "score_lo",
+    "score_hi",
+    "value",
+    "ref",
+    "na",
+    "score_2026",
+    "doc_hit@1",
+    "doc_recall@5",
+    "tokens_per_question",
+    "abstained",
+    "failures",
+)
 
 
 def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[Section]:
@@ -54,23 +70,53 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
     table = pd.read_csv(sources_csv)
     quality_figure(table.to_dict("records"), figs / "parse-quality")
     entries["parse-quality"] = FigureEntry(
-        "parse-quality", "Heading F1 against each PDF's own outline, macro-averaged per typesetting source, for "
+        "parse-quality",
+        "Heading F1 against each PDF's own outline, macro-averaged per typesetting source, for "
         "the rules alone, PyMuPDF's layout model alone, and their combination (dashed: 0.85 target, dotted: "
-        "0.75 floor); the independent-check source is never tuned on.", [sources_csv])
-    cols = [c for c in ("source", "role", "documents", "heading_precision", "heading_recall", "heading_f1", "f1_rules",
-                        "f1_layout", "f1_combined", "nesting_accuracy", "reading_order", "seconds_per_page") if c in table]
-    return [Section("Parsing", table_html(table[cols]), ["parse-quality"],
-                    f"From {sources_csv}; per document in quality.csv next to it (docs/parsing.md).")]
+        "0.75 floor); the independent-check source is never tuned on.",
+        [sources_csv],
+    )
+    cols = [
+        c
+        for c in (
+            "source",
+            "role",
+            "documents",
+            "heading_precision",
+            "heading_recall",
+            "heading_f1",
+            "f1_rules",
+            "f1_layout",
+            "f1_combined",
+            "nesting_accuracy",
+            "reading_order",
+            "seconds_per_page",
+        )
+        if c in table
+    ]
+    return [
+        Section(
+            "Parsing",
+            table_html(table[cols]),
+            ["parse-quality"],
+            f"From {sources_csv}; per document in quality.csv next to it (docs/parsing.md).",
+        )
+    ]
 
 
 def headline(summary: pd.DataFrame, suite_ks: list[int]) -> pd.DataFrame:
     """One metric per comparison for the forest plot: score (answering), doc_hit@1 (retrieval on
     WattBot), IE at the largest k (suite)."""
     top_k = f"ie@{max(suite_ks)}" if suite_ks else None
-    keep = ((summary["dataset"] == "wattbot") & summary["metric"].isin(["score"])) | \
-           ((summary["dataset"] == "wattbot") & (summary["metric"] == "doc_hit@1") &
-            ~summary["ablation"].isin(summary.loc[summary["metric"] == "score", "ablation"])) | \
-           ((summary["dataset"] != "wattbot") & (summary["metric"] == top_k))
+    keep = (
+        ((summary["dataset"] == "wattbot") & summary["metric"].isin(["score"]))
+        | (
+            (summary["dataset"] == "wattbot")
+            & (summary["metric"] == "doc_hit@1")
+            & ~summary["ablation"].isin(summary.loc[summary["metric"] == "score", "ablation"])
+        )
+        | ((summary["dataset"] != "wattbot") & (summary["metric"] == top_k))
+    )
     return summary[keep].reset_index(drop=True)
 
 
@@ -80,8 +126,9 @@ def attribution(params: dict, paths: InputFiles, gold: pd.DataFrame, order: list
     for av in order:
         spec = params["answering"][av]
         pq = pd.read_csv(paths.per_question(av), dtype={"id": str})
-        t = attribute_variant(gold, read_jsonl(paths.answers(av)), pq, read_jsonl(paths.retrieval(spec["retrieval"])),
-                              spec["backend"])
+        t = attribute_variant(
+            gold, read_jsonl(paths.answers(av)), pq, read_jsonl(paths.retrieval(spec["retrieval"])), spec["backend"]
+        )
         parts.append(t.assign(variant=av))
     return pd.concat(parts, ignore_index=True)[["id", "type", "variant", "class"]]
 
@@ -130,13 +177,24 @@ def draw_cost(run: FigureRun, wattbot: dict, answering: list[str], answers: dict
     cost = cost.sort_values(["score", "variant"], ascending=[False, True], kind="stable").reset_index(drop=True)
     atomic_write_text(run.out.cost, csv_text(cost))
     F.leaderboard_ci(cost, figs / "leaderboard-ci")
-    run.entries["leaderboard-ci"] = FigureEntry("leaderboard-ci", "WattBot score per answering variant, 95% paired "
-                                                "bootstrap interval over the train questions.", run.inputs_of(answering))
-    F.pareto(cost, pareto_front(cost, "tokens_per_question", "score"), pareto_front(cost, "context_tokens", "score"),
-             figs / "pareto-tokens")
-    run.entries["pareto-tokens"] = FigureEntry("pareto-tokens", "Score against LLM tokens per question (prompt + "
-                                               "completion, from the answer records) and against the context tokens "
-                                               "retrieval shows; red: Pareto front.", run.inputs_of(answering))
+    run.entries["leaderboard-ci"] = FigureEntry(
+        "leaderboard-ci",
+        "WattBot score per answering variant, 95% paired bootstrap interval over the train questions.",
+        run.inputs_of(answering),
+    )
+    F.pareto(
+        cost,
+        pareto_front(cost, "tokens_per_question", "score"),
+        pareto_front(cost, "context_tokens", "score"),
+        figs / "pareto-tokens",
+    )
+    run.entries["pareto-tokens"] = FigureEntry(
+        "pareto-tokens",
+        "Score against LLM tokens per question (prompt + "
+        "completion, from the answer records) and against the context tokens "
+        "retrieval shows; red: Pareto front.",
+        run.inputs_of(answering),
+    )
     return cost
 
 
@@ -157,21 +215,30 @@ def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataF
         if not ab.get("suite_only"):
             stem = f"ablation-{name}"
             F.ablation_bars(part[part["dataset"] == "wattbot"], name, ab["note"], figs / stem)
-            entries[stem] = FigureEntry(stem, f"WattBot train, {ab['stage']} variants {', '.join(ab['variants'])} "
-                                        f"(reference: {ab['variants'][0]}). {ab['note']}", run.inputs_of(avs, rvs))
+            entries[stem] = FigureEntry(
+                stem,
+                f"WattBot train, {ab['stage']} variants {', '.join(ab['variants'])} "
+                f"(reference: {ab['variants'][0]}). {ab['note']}",
+                run.inputs_of(avs, rvs),
+            )
         srvs = suite_variants_of(params, ab)
         if srvs:
             stem = suite_stem(name, ab)
             F.ablation_suite(part[part["dataset"] != "wattbot"], f"{name}: IE@k on the retrieval suite", figs / stem)
             pairs = [(d, rv) for d in params["suite"]["datasets"] for rv in srvs]
-            entries[stem] = FigureEntry(stem, f"Retrieval suite IE@k of {', '.join(srvs)} (95% paired bootstrap "
-                                        f"over queries).", run.inputs_of(suite_pairs=pairs))
+            entries[stem] = FigureEntry(
+                stem,
+                f"Retrieval suite IE@k of {', '.join(srvs)} (95% paired bootstrap over queries).",
+                run.inputs_of(suite_pairs=pairs),
+            )
     if abl:
         F.differences_forest(headline(summary, ks), figs / "ablation-differences")
         entries["ablation-differences"] = FigureEntry(
-            "ablation-differences", "Every A-vs-B comparison on its headline metric (score, doc hit@1, IE@k): "
+            "ablation-differences",
+            "Every A-vs-B comparison on its headline metric (score, doc hit@1, IE@k): "
             "paired bootstrap 95% interval and randomisation-test p-value; all metrics in wattbot/ablations.csv.",
-            [out.ablations])
+            [out.ablations],
+        )
     return stats, summary, abl
 
 
@@ -182,15 +249,17 @@ def draw_ensemble_sizes(run: FigureRun, answers: dict) -> pd.DataFrame:
     for ev in ensemble_variants(params):
         spec = params["answering"][ev]
         members = [member_from_records(m, answers[m]) for m in spec["members"]]
-        curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params["gold"]), rep,
-                              rep["ensemble_subsets"])
+        curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params["gold"]), rep, rep["ensemble_subsets"])
         curves.append(curve)
         ES.draw_curve(curve, run.figs / ensemble_stem(ev))
         run.entries[ensemble_stem(ev)] = FigureEntry(
-            ensemble_stem(ev), f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
+            ensemble_stem(ev),
+            f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
             f"vote over {', '.join(spec['members'])}) by number of members k: mean over every k-subset (a seeded "
             f"sample of {rep['ensemble_subsets']} when there are more), paired bootstrap 95% interval; grey: the "
-            f"range of single subsets. Table: {out.relative(out.ensemble_size)}.", run.inputs_of(spec["members"]))
+            f"range of single subsets. Table: {out.relative(out.ensemble_size)}.",
+            run.inputs_of(spec["members"]),
+        )
     curve_table = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=ES.COLUMNS)
     atomic_write_text(out.ensemble_size, csv_text(curve_table))
     return curve_table
@@ -213,9 +282,14 @@ def draw_attribution(run: FigureRun, gold: pd.DataFrame, order: list[str], answe
     types = attr.drop_duplicates("id").set_index("id")["type"]
     F.attribution_grid(grid, types, run.figs / "attribution-grid")
     F.attribution_counts(counts, by_type, run.figs / "attribution-counts")
-    for stem, cap in (("attribution-grid", "Outcome class of every train question (rows, with question type) under "
-                       "every answering variant (columns, best first): which variant fixed which question."),
-                      ("attribution-counts", "Attribution class counts per variant, and per question type.")):
+    for stem, cap in (
+        (
+            "attribution-grid",
+            "Outcome class of every train question (rows, with question type) under "
+            "every answering variant (columns, best first): which variant fixed which question.",
+        ),
+        ("attribution-counts", "Attribution class counts per variant, and per question type."),
+    ):
         run.entries[stem] = FigureEntry(stem, cap, run.inputs_of(answering))
     return counts
 
@@ -230,42 +304,72 @@ def draw_embedding_map(run: FigureRun) -> None:
         levels = [lv for lv in LEVELS if (meta["level"] == lv).any()]
         F.embedding_map(meta, xy, var, levels, run.figs / "embedding-map")
         run.entries["embedding-map"] = FigureEntry(
-            "embedding-map", f"PCA of the '{rep['embedding_index']}' index "
+            "embedding-map",
+            f"PCA of the '{rep['embedding_index']}' index "
             f"vectors (at most {rep['embedding_sample']} per level, seeded), one "
-            f"projection for all levels, coloured by document.", [str(index_path)])
+            f"projection for all levels, coloured by document.",
+            [str(index_path)],
+        )
 
 
-def page_sections(run: FigureRun, claims: pd.DataFrame, board: pd.DataFrame, summary: pd.DataFrame,
-                  curve_table: pd.DataFrame, counts: pd.DataFrame, parse_sources: list[Section]) -> list[Section]:
+def page_sections(
+    run: FigureRun,
+    claims: pd.DataFrame,
+    board: pd.DataFrame,
+    summary: pd.DataFrame,
+    curve_table: pd.DataFrame,
+    counts: pd.DataFrame,
+    parse_sources: list[Section],
+) -> list[Section]:
     """The sections of reports/index.html, in page order."""
     params, rep = run.params, run.rep
     ks = (params.get("suite") or {}).get("ks", [])
     return [
         Section("Published claims", claims_html(claims), [], anchor="claims"),
-        Section("Leaderboard", table_html(board[[c for c in LEADERBOARD_COLUMNS if c in board]]),
-                ["leaderboard-ci", "pareto-tokens"],
-                "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
-                f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Every column, failure reasons included: "
-                "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
-                "wattbot/leaderboard.telemetry.csv.", anchor="leaderboard"),
-        Section("Ablations", table_html(headline(summary, ks)),
-                [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
-                f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
-                f"({rep['permutations']} sign patterns, exact when fewer exist)."),
-        Section("Ensemble size", table_html(curve_table), [ensemble_stem(v) for v in ensemble_variants(params)],
-                "Cross-run ensembles (backend ensemble) voted over every subset size; differences are paired "
-                "against single members (k = 1)."),
-        Section("Per-question attribution", table_html(counts.reset_index()), ["attribution-grid", "attribution-counts"],
-                "Classes in order: correct; value right but citation not exact; no gold document in the context; "
-                "abstained although the gold document was shown; gold document shown but a wrong value; answered "
-                "an unanswerable question."),
+        Section(
+            "Leaderboard",
+            table_html(board[[c for c in LEADERBOARD_COLUMNS if c in board]]),
+            ["leaderboard-ci", "pareto-tokens"],
+            "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
+            f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Every column, failure reasons included: "
+            "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
+            "wattbot/leaderboard.telemetry.csv.",
+            anchor="leaderboard",
+        ),
+        Section(
+            "Ablations",
+            table_html(headline(summary, ks)),
+            [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
+            f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
+            f"({rep['permutations']} sign patterns, exact when fewer exist).",
+        ),
+        Section(
+            "Ensemble size",
+            table_html(curve_table),
+            [ensemble_stem(v) for v in ensemble_variants(params)],
+            "Cross-run ensembles (backend ensemble) voted over every subset size; differences are paired "
+            "against single members (k = 1).",
+        ),
+        Section(
+            "Per-question attribution",
+            table_html(counts.reset_index()),
+            ["attribution-grid", "attribution-counts"],
+            "Classes in order: correct; value right but citation not exact; no gold document in the context; "
+            "abstained although the gold document was shown; gold document shown but a wrong value; answered "
+            "an unanswerable question.",
+        ),
         Section("Inside the index", "", [s for s in ("embedding-map",) if s in run.entries], ""),
         *parse_sources,
     ]
 
 
-def build_figures_stage(params: dict, paths: InputFiles, reports: str, leaderboard: str | None = None,
-                        claims_file: str | Path = L.CLAIMS_FILE) -> dict:
+def build_figures_stage(
+    params: dict,
+    paths: InputFiles,
+    reports: str,
+    leaderboard: str | None = None,
+    claims_file: str | Path = L.CLAIMS_FILE,
+) -> dict:
     """Every output of the figures rule, from the files it was passed (``params["gold"]``: the scored
     split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
     run = FigureRun(params, paths, L.Reports(reports))

@@ -3,6 +3,7 @@ figure names the files it was drawn from, their hashes and the config hash.
 
 No timestamps: the page is a result like any other and byte-identical on a rerun.
 """
+
 from __future__ import annotations
 
 import base64
@@ -56,8 +57,10 @@ def cell_html(value) -> str:
         return f"<td>{html.escape(str(value))}</td>"
     if len(value) <= LONG_CELL:
         return f'<td class="t">{html.escape(value)}</td>'
-    return (f'<td class="t"><details><summary>{html.escape(value[:LONG_CELL - 20])}…</summary>'
-            f"{html.escape(value)}</details></td>")
+    return (
+        f'<td class="t"><details><summary>{html.escape(value[: LONG_CELL - 20])}…</summary>'
+        f"{html.escape(value)}</details></td>"
+    )
 
 
 @cache
@@ -69,9 +72,12 @@ def table_html(df: pd.DataFrame, raw_html: tuple[str, ...] = ()) -> str:
     """An HTML table (4 significant digits, NaN empty, long text folded), scrolling sideways inside
     its box when wide, never the page. Columns in ``raw_html`` hold trusted markup (links)."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    rows = "".join("<tr>" + "".join(f'<td class="t">{v}</td>' if c in raw_html else cell_html(v)
-                                    for c, v in zip(df.columns, row)) + "</tr>"
-                   for row in df.itertuples(index=False))
+    rows = "".join(
+        "<tr>"
+        + "".join(f'<td class="t">{v}</td>' if c in raw_html else cell_html(v) for c, v in zip(df.columns, row))
+        + "</tr>"
+        for row in df.itertuples(index=False)
+    )
     return f'<div class="tw"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
 
 
@@ -85,17 +91,27 @@ def figure_html(entry: FigureEntry, fig_dir: Path, reports_dir: Path, config_has
     png = fig_dir / f"{entry.stem}.png"
     data = base64.b64encode(png.read_bytes()).decode("ascii")
     rel = os.path.relpath(fig_dir, reports_dir)
-    inputs = "".join(f"<li><a href=\"{html.escape(href(p, reports_dir))}\">{html.escape(p)}</a> "
-                     f"<code>sha256:{short_hash(p)}</code></li>" for p in entry.inputs)
-    return (f'<figure id="{entry.stem}"><img alt="{entry.stem}" src="data:image/png;base64,{data}">'
-            f"<figcaption><b>{entry.stem}</b>: {html.escape(entry.caption)} "
-            f'[<a href="{rel}/{entry.stem}.png">png</a> · <a href="{rel}/{entry.stem}.svg">svg</a>] '
-            f"config hash <code>{config_hash}</code></figcaption>"
-            f"<details><summary>drawn from {len(entry.inputs)} file(s)</summary><ul>{inputs}</ul></details></figure>")
+    inputs = "".join(
+        f'<li><a href="{html.escape(href(p, reports_dir))}">{html.escape(p)}</a> '
+        f"<code>sha256:{short_hash(p)}</code></li>"
+        for p in entry.inputs
+    )
+    return (
+        f'<figure id="{entry.stem}"><img alt="{entry.stem}" src="data:image/png;base64,{data}">'
+        f"<figcaption><b>{entry.stem}</b>: {html.escape(entry.caption)} "
+        f'[<a href="{rel}/{entry.stem}.png">png</a> · <a href="{rel}/{entry.stem}.svg">svg</a>] '
+        f"config hash <code>{config_hash}</code></figcaption>"
+        f"<details><summary>drawn from {len(entry.inputs)} file(s)</summary><ul>{inputs}</ul></details></figure>"
+    )
 
 
-def render_html(config_hash: str, sections: list[Section], entries: dict[str, FigureEntry],
-                reports_dir: Path, fig_dir_name: str = "figures") -> str:
+def render_html(
+    config_hash: str,
+    sections: list[Section],
+    entries: dict[str, FigureEntry],
+    reports_dir: Path,
+    fig_dir_name: str = "figures",
+) -> str:
     reports_dir = Path(reports_dir)
     fig_dir = reports_dir / fig_dir_name
     ids = [s.anchor or f"s{i}" for i, s in enumerate(sections)]
@@ -107,9 +123,10 @@ def render_html(config_hash: str, sections: list[Section], entries: dict[str, Fi
             body.append(f"<p>{html.escape(s.text)}</p>")
         body.append(s.table)
         body += [figure_html(entries[stem], fig_dir, reports_dir, config_hash) for stem in s.stems]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>wattbench report</title>"
-            f"<style>{STYLE}</style></head><body><h1>wattbench report</h1>"
-            f"<p class=\"intro\">Config hash <code>{config_hash}</code>; every figure lists the result files (with sha256) "
-            f"it was drawn from; provenance: <a href=\"index.html.manifest.json\">index.html.manifest.json</a>; "
-            f"markdown summary: <a href=\"index.md\">index.md</a>.</p><nav>{nav}</nav>"
-            + "\n".join(body) + "</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>wattbench report</title>'
+        f"<style>{STYLE}</style></head><body><h1>wattbench report</h1>"
+        f'<p class="intro">Config hash <code>{config_hash}</code>; every figure lists the result files (with sha256) '
+        f'it was drawn from; provenance: <a href="index.html.manifest.json">index.html.manifest.json</a>; '
+        f'markdown summary: <a href="index.md">index.md</a>.</p><nav>{nav}</nav>' + "\n".join(body) + "</body></html>\n"
+    )

@@ -14,6 +14,7 @@ from a hand. Registering a renderer is one line in :data:`REGISTRY`.
 A block whose report file is missing (its variants were not in the run's config) says so instead of
 keeping stale numbers; an unknown NAME or a block without its END line is an error.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -27,8 +28,7 @@ from pipeline.layout import Reports
 from pipeline.provenance import manifest_path
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
-BLOCK = re.compile(r"<!-- BEGIN generated: (?P<name>[\w.-]+) -->\n(?P<body>.*?)<!-- END generated: (?P=name) -->",
-                   re.S)
+BLOCK = re.compile(r"<!-- BEGIN generated: (?P<name>[\w.-]+) -->\n(?P<body>.*?)<!-- END generated: (?P=name) -->", re.S)
 OPENING = re.compile(r"<!-- BEGIN generated: ([\w.-]+) -->")
 
 
@@ -83,8 +83,10 @@ def render_block(name: str, reports_dir: Path, registry: dict[str, Renderer] | N
     """The full content of one block: stamp line, blank line, rendered markdown."""
     reg = REGISTRY if registry is None else registry
     if name not in reg:
-        raise ValueError(f"generated block {name!r} has no renderer; register it in pipeline/report/readme.py "
-                         f"(have {', '.join(sorted(reg))})")
+        raise ValueError(
+            f"generated block {name!r} has no renderer; register it in pipeline/report/readme.py "
+            f"(have {', '.join(sorted(reg))})"
+        )
     r = reg[name]
     if not (Path(reports_dir) / r.source).exists():
         return f"*Not rendered: `reports/{r.source}` was not produced by the last run (its variants are not in its config).*\n"
@@ -97,10 +99,19 @@ def fill(text: str, reports_dir: Path, registry: dict[str, Renderer] | None = No
     opened = OPENING.findall(text)
     closed = [m.group("name") for m in BLOCK.finditer(text)]
     if opened != closed:
-        raise ValueError(f"{where or 'text'}: generated block(s) {sorted(set(opened) - set(closed)) or opened} "
-                         "without a matching END line")
-    return BLOCK.sub(lambda m: BEGIN.format(m.group("name")) + "\n" + render_block(m.group("name"), reports_dir, registry)
-                     + END.format(m.group("name")), text)
+        raise ValueError(
+            f"{where or 'text'}: generated block(s) {sorted(set(opened) - set(closed)) or opened} "
+            "without a matching END line"
+        )
+    return BLOCK.sub(
+        lambda m: (
+            BEGIN.format(m.group("name"))
+            + "\n"
+            + render_block(m.group("name"), reports_dir, registry)
+            + END.format(m.group("name"))
+        ),
+        text,
+    )
 
 
 def fill_docs(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | None = None) -> list[Path]:

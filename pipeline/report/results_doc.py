@@ -1,6 +1,7 @@
 """Render functions for the generated blocks of docs/results.md (and the README's pointer to it):
 each reads one reports/ file of the last run and returns markdown, so no result number is typed
 by hand. Registered in :data:`pipeline.report.readme.REGISTRY`."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,6 +23,7 @@ def fmt(x, digits: int = 3, signed: bool = False) -> str:
 
 def markdown_table(df: pd.DataFrame) -> str:
     """A GitHub markdown table (numbers via :func:`fmt`, pipes in cells escaped)."""
+
     def cell(x) -> str:
         return (fmt(x) if isinstance(x, float) else str(x)).replace("|", "\\|")
 
@@ -39,19 +41,40 @@ def render_leaderboard(reports_dir: Path) -> str:
     board = pd.read_csv(Reports.at(reports_dir).leaderboard)
     board["score [95% CI]"] = [f"{fmt(r.score)} [{fmt(r.score_lo)}, {fmt(r.score_hi)}]" for r in board.itertuples()]
     n = int(board["n"].max()) if "n" in board else 0
-    table = _pick(board, {"variant": "answering variant", "backend": "backend", "retrieval": "retrieval",
-                          "score [95% CI]": "score [95% CI]", "value": "value", "ref": "ref", "na": "na",
-                          "score_2026": "`wattbot2026`", "doc_hit@1": "doc hit@1", "doc_recall@5": "doc recall@5",
-                          "abstained": "abstained", "failures": "failures"})
+    table = _pick(
+        board,
+        {
+            "variant": "answering variant",
+            "backend": "backend",
+            "retrieval": "retrieval",
+            "score [95% CI]": "score [95% CI]",
+            "value": "value",
+            "ref": "ref",
+            "na": "na",
+            "score_2026": "`wattbot2026`",
+            "doc_hit@1": "doc hit@1",
+            "doc_recall@5": "doc recall@5",
+            "abstained": "abstained",
+            "failures": "failures",
+        },
+    )
     return f"{n} questions, metric profile `wattbot2025`, best first.\n\n" + markdown_table(table)
 
 
 def render_retrieval(reports_dir: Path) -> str:
     """WattBot retrieval alone (LLM-independent): document hit/recall/precision, context size, quote."""
     t = pd.read_csv(Reports.at(reports_dir).retrieval_table)
-    table = _pick(t, {"retrieval": "retrieval variant", "doc_hit@1": "doc hit@1", "doc_recall@5": "doc recall@5",
-                      "doc_precision@5": "doc precision@5", "context_tokens": "context tokens",
-                      "quote_in_context": "quote in context"})
+    table = _pick(
+        t,
+        {
+            "retrieval": "retrieval variant",
+            "doc_hit@1": "doc hit@1",
+            "doc_recall@5": "doc recall@5",
+            "doc_precision@5": "doc precision@5",
+            "context_tokens": "context tokens",
+            "quote_in_context": "quote in context",
+        },
+    )
     n = int(t["questions"].max()) if "questions" in t else 0
     return f"{n} answerable questions.\n\n" + markdown_table(table)
 
@@ -71,10 +94,18 @@ def render_ablations(reports_dir: Path) -> str:
     """Every A-vs-B comparison on its headline metrics: paired difference, 95% interval, p."""
     t = pd.read_csv(Reports.at(reports_dir).ablation_differences)
     keep = t[((t["dataset"] == "wattbot") & t["metric"].isin(["score", "doc_hit@1"])) | t["metric"].eq("ie@5")]
-    rows = [{"ablation": r.ablation, "variant − reference": f"{r.variant} − {r.reference}", "dataset": r.dataset,
-             "metric": r.metric, "n": int(r.n),
-             "Δ [95% CI]": f"{fmt(r.diff, signed=True)} [{fmt(r.diff_lo, signed=True)}, {fmt(r.diff_hi, signed=True)}]",
-             "p": f"{r.p_value:.3g}"} for r in keep.itertuples()]
+    rows = [
+        {
+            "ablation": r.ablation,
+            "variant − reference": f"{r.variant} − {r.reference}",
+            "dataset": r.dataset,
+            "metric": r.metric,
+            "n": int(r.n),
+            "Δ [95% CI]": f"{fmt(r.diff, signed=True)} [{fmt(r.diff_lo, signed=True)}, {fmt(r.diff_hi, signed=True)}]",
+            "p": f"{r.p_value:.3g}",
+        }
+        for r in keep.itertuples()
+    ]
     return markdown_table(pd.DataFrame(rows))
 
 

@@ -3,6 +3,7 @@
 heights, spans; the document with closest to 32 leaves) as ``reports/wattbot/sprout_tree.json``,
 drawn as a dendrogram in ``reports/wattbot/sprout_tree.{png,svg}`` so a reader sees which chunks the
 attention merged first."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,9 @@ from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
 
 
-def beam_table(params: dict, score_paths: dict[str, str], wattbot_paths: dict[str, str],
-               gold_path: str | None) -> pd.DataFrame:
+def beam_table(
+    params: dict, score_paths: dict[str, str], wattbot_paths: dict[str, str], gold_path: str | None
+) -> pd.DataFrame:
     """``score_paths``: ``DATASET:VARIANT`` -> suite scores JSON; ``wattbot_paths``: variant -> WattBot retrieval run."""
     from pipeline.report.suite import suite_runs
     from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
@@ -25,15 +27,29 @@ def beam_table(params: dict, score_paths: dict[str, str], wattbot_paths: dict[st
     for dataset, variant, p in suite_runs(score_paths):
         s = json.loads(p.read_text())["summary"]
         for k in params["ks"]:
-            rows.append({"dataset": dataset, "variant": variant, "beam_width": params["sweep"][variant],
-                         "metric": f"ie@{k}", "value": round(s[f"ie@{k}"], 4)})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "variant": variant,
+                    "beam_width": params["sweep"][variant],
+                    "metric": f"ie@{k}",
+                    "value": round(s[f"ie@{k}"], 4),
+                }
+            )
     if gold_path and wattbot_paths:
         gold = pd.read_csv(gold_path, dtype=str, keep_default_na=False)
         for variant, path in sorted(wattbot_paths.items(), key=lambda kv: kv[1]):
             _, summary = wattbot_retrieval_metrics(read_jsonl(path), gold)
             for m in ("doc_recall@5", "doc_recall@10", "doc_hit@1"):
-                rows.append({"dataset": "wattbot", "variant": variant, "beam_width": params["sweep"][variant],
-                             "metric": m, "value": summary[m]})
+                rows.append(
+                    {
+                        "dataset": "wattbot",
+                        "variant": variant,
+                        "beam_width": params["sweep"][variant],
+                        "metric": m,
+                        "value": summary[m],
+                    }
+                )
     return pd.DataFrame(rows).sort_values(["dataset", "metric", "beam_width"], kind="stable").reset_index(drop=True)
 
 
@@ -97,8 +113,14 @@ def tree_figure(tree: dict, stem: str | Path) -> None:
     save_png_svg(fig, stem)
 
 
-def build_sprout_report(params: dict, score_paths: dict[str, str], wattbot_paths: dict[str, str],
-                        gold_path: str | None, index_path: str | None, reports: str) -> None:
+def build_sprout_report(
+    params: dict,
+    score_paths: dict[str, str],
+    wattbot_paths: dict[str, str],
+    gold_path: str | None,
+    index_path: str | None,
+    reports: str,
+) -> None:
     from pipeline.index.store import IndexReader
     from pipeline.sprout.store import dump_tree
 
@@ -110,8 +132,9 @@ def build_sprout_report(params: dict, score_paths: dict[str, str], wattbot_paths
     if index_path:
         reader = IndexReader(index_path)
         # a drawable tree: the document whose leaf count is closest to 32
-        doc = reader.db.execute("SELECT doc_id FROM nodes WHERE level = 'chunk' GROUP BY doc_id "
-                                "ORDER BY abs(count(*) - 32), doc_id LIMIT 1").fetchone()[0]
+        doc = reader.db.execute(
+            "SELECT doc_id FROM nodes WHERE level = 'chunk' GROUP BY doc_id ORDER BY abs(count(*) - 32), doc_id LIMIT 1"
+        ).fetchone()[0]
         reader.close()
         tree = dump_tree(index_path, doc)
         atomic_write_json(out.sprout_tree("json"), tree)

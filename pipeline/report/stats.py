@@ -6,6 +6,7 @@ then reflects how the two variants disagree on questions, not how hard the quest
 The resampling is scipy.stats' (``bootstrap``, ``permutation_test``), driven by seeded numpy
 generators only, so a report is byte-identical on a rerun.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ class Interval:
     hi: float
 
 
-def paired_bootstrap(matrix: np.ndarray, n_boot: int = 2000, seed: int = 0,
-                     alpha: float = ALPHA) -> tuple[list[Interval], list[Interval]]:
+def paired_bootstrap(
+    matrix: np.ndarray, n_boot: int = 2000, seed: int = 0, alpha: float = ALPHA
+) -> tuple[list[Interval], list[Interval]]:
     """Percentile intervals of each column's mean, and of each column's mean minus column 0's.
 
     ``matrix``: questions x variants, no NaN (drop questions a variant lacks before calling).
@@ -42,12 +44,21 @@ def paired_bootstrap(matrix: np.ndarray, n_boot: int = 2000, seed: int = 0,
     if x.shape[0] == 1:  # scipy wants two observations; every resample of one question is that question
         lo = hi = np.concatenate([point, point - point[0]])
     else:
+
         def means_and_diffs(*cols, axis=-1):
             means = np.stack([c.mean(axis=axis) for c in cols])
             return np.concatenate([means, means - means[0]])
 
-        res = bootstrap(tuple(x.T), means_and_diffs, paired=True, vectorized=True, n_resamples=n_boot,
-                        method="percentile", confidence_level=1 - alpha, rng=np.random.default_rng(seed))
+        res = bootstrap(
+            tuple(x.T),
+            means_and_diffs,
+            paired=True,
+            vectorized=True,
+            n_resamples=n_boot,
+            method="percentile",
+            confidence_level=1 - alpha,
+            rng=np.random.default_rng(seed),
+        )
         lo, hi = res.confidence_interval
     cis = [Interval(float(point[j]), float(lo[j]), float(hi[j])) for j in range(k)]
     diffs = [Interval(float(point[j] - point[0]), float(lo[k + j]), float(hi[k + j])) for j in range(k)]
@@ -75,6 +86,13 @@ def randomisation_p(a, b, n_perm: int = 10000, seed: int = 0) -> float:
     def abs_mean_diff(x, y, axis=-1):
         return np.abs((x - y).mean(axis=axis))
 
-    res = permutation_test((a, b), abs_mean_diff, permutation_type="samples", vectorized=True,
-                           n_resamples=n_perm, alternative="greater", rng=np.random.default_rng(seed))
+    res = permutation_test(
+        (a, b),
+        abs_mean_diff,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_perm,
+        alternative="greater",
+        rng=np.random.default_rng(seed),
+    )
     return float(res.pvalue)

@@ -4,6 +4,7 @@ Snakemake needs every output before it runs, so the stems are planned when the D
 imports only the standard library, and `snakemake -n` never loads matplotlib or scikit-learn
 (tests/test_layout.py checks it). The drawing code (pipeline/report/figures_stage.py) uses the same names.
 """
+
 from __future__ import annotations
 
 SUITE_NAME = "retrieval-suite"  # the pseudo-ablation over every suite variant
@@ -11,8 +12,11 @@ SUITE_NAME = "retrieval-suite"  # the pseudo-ablation over every suite variant
 
 def suite_variants_of(params: dict, ablation: dict) -> list[str] | None:
     """The retrieval variants behind an ablation when the suite ran all of them, else None."""
-    rvs = ablation["variants"] if ablation["stage"] == "retrieval" else \
-        [params["answering"][v]["retrieval"] for v in ablation["variants"]]
+    rvs = (
+        ablation["variants"]
+        if ablation["stage"] == "retrieval"
+        else [params["answering"][v]["retrieval"] for v in ablation["variants"]]
+    )
     suite = params.get("suite") or {}
     if len(set(rvs)) < 2 or not suite.get("datasets") or not set(rvs) <= set(suite.get("variants", [])):
         return None
@@ -24,15 +28,22 @@ def ablations_with_suite(params: dict) -> dict[str, dict]:
     abl = dict(params["report"]["ablations"])
     suite = params.get("suite") or {}
     if suite.get("datasets") and len(suite.get("variants", [])) >= 2:
-        abl[SUITE_NAME] = {"stage": "retrieval", "variants": list(suite["variants"]), "note": "every suite variant",
-                           "suite_only": True}
+        abl[SUITE_NAME] = {
+            "stage": "retrieval",
+            "variants": list(suite["variants"]),
+            "note": "every suite variant",
+            "suite_only": True,
+        }
     return abl
 
 
 def ensemble_variants(params: dict) -> list[str]:
     """Answering variants of backend ensemble with two members or more (each gets a curve)."""
-    return [v for v in sorted(params["answering"])
-            if params["answering"][v]["backend"] == "ensemble" and len(params["answering"][v]["members"]) > 1]
+    return [
+        v
+        for v in sorted(params["answering"])
+        if params["answering"][v]["backend"] == "ensemble" and len(params["answering"][v]["members"]) > 1
+    ]
 
 
 def ensemble_stem(variant: str) -> str:

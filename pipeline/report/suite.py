@@ -1,5 +1,6 @@
 """Report of the retrieval suite: ``reports/retrieval/metrics.csv`` (dataset x variant x k),
 one IE@k figure per dataset and ``reports/retrieval/index.md``."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,12 @@ PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "t
 
 def suite_runs(score_paths: dict[str, str]) -> list[tuple[str, str, Path]]:
     """(dataset, variant, path) of ``DATASET:VARIANT`` -> scores JSON, in the order of the paths."""
-    return [(dataset, variant, Path(path)) for (dataset, variant), path in
-            ((name.split(":", 1), path) for name, path in sorted(score_paths.items(), key=lambda kv: kv[1]))]
+    return [
+        (dataset, variant, Path(path))
+        for (dataset, variant), path in (
+            (name.split(":", 1), path) for name, path in sorted(score_paths.items(), key=lambda kv: kv[1])
+        )
+    ]
 
 
 def metrics_table(score_paths: dict[str, str]) -> pd.DataFrame:
@@ -29,22 +34,53 @@ def metrics_table(score_paths: dict[str, str]) -> pd.DataFrame:
         res = json.loads(p.read_text())
         s = res["summary"]
         for k in res["ks"]:
-            rows.append({"dataset": dataset, "variant": variant, "k": k,
-                         **{m: round(s[f"{m}@{k}"], 4) for m in PER_K},
-                         "ndcg@10": round(s["ndcg@10"], 4), "mrr": round(s["mrr"], 4), "queries": s["queries"]})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "variant": variant,
+                    "k": k,
+                    **{m: round(s[f"{m}@{k}"], 4) for m in PER_K},
+                    "ndcg@10": round(s["ndcg@10"], 4),
+                    "mrr": round(s["mrr"], 4),
+                    "queries": s["queries"],
+                }
+            )
     return pd.DataFrame(rows).sort_values(["dataset", "variant", "k"], kind="stable").reset_index(drop=True)
 
 
 def index_md(table: pd.DataFrame, params: dict) -> str:
-    lines = ["# Retrieval suite", "", f"- config hash: `{params['config_hash']}`",
-             "- relevance: a retrieved unit is relevant when it overlaps a gold span of its document;",
-             "  IE@k = recall@k x precision@k per query, averaged (SproutRAG's information efficiency)", ""]
+    lines = [
+        "# Retrieval suite",
+        "",
+        f"- config hash: `{params['config_hash']}`",
+        "- relevance: a retrieved unit is relevant when it overlaps a gold span of its document;",
+        "  IE@k = recall@k x precision@k per query, averaged (SproutRAG's information efficiency)",
+        "",
+    ]
     for dataset, part in table.groupby("dataset", sort=True):
-        cols = ["variant", "k", "recall", "precision", "ie", "char_precision", "char_recall", "tokens", "ndcg@10", "mrr"]
-        lines += [f"## {dataset}", "", f"![IE@k]({dataset}.png)", "",
-                  *markdown.table_lines(["variant", "k", "recall", "precision", "IE", "char P", "char R", "tokens",
-                                         "nDCG@10", "MRR"],
-                                        ([f"{r[c]}" for c in cols] for r in part.to_dict("records"))), ""]
+        cols = [
+            "variant",
+            "k",
+            "recall",
+            "precision",
+            "ie",
+            "char_precision",
+            "char_recall",
+            "tokens",
+            "ndcg@10",
+            "mrr",
+        ]
+        lines += [
+            f"## {dataset}",
+            "",
+            f"![IE@k]({dataset}.png)",
+            "",
+            *markdown.table_lines(
+                ["variant", "k", "recall", "precision", "IE", "char P", "char R", "tokens", "nDCG@10", "MRR"],
+                ([f"{r[c]}" for c in cols] for r in part.to_dict("records")),
+            ),
+            "",
+        ]
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ Rules are recognised by their benchmark path patterns, kept here in one place
 (:data:`BENCHMARK_PATTERNS`; tests check they match the rules' ``benchmark:`` lines). A file no
 pattern matches is counted under ``other``.
 """
+
 from __future__ import annotations
 
 import base64
@@ -50,6 +51,7 @@ COLUMNS = ["rule", "jobs", "wall_s", "cpu_s", "cpu_per_wall", "max_rss_mb", "slo
 @dataclass(frozen=True)
 class JobTime:
     """One job's benchmark line: Snakemake's ``s`` (wall), ``cpu_time`` and ``max_rss`` (MB)."""
+
     rule: str
     job: str
     wall_s: float
@@ -91,8 +93,15 @@ def read_benchmarks(root: str | Path) -> list[JobTime]:
             continue
         rel = path.relative_to(root).as_posix()
         last = rows[-1]
-        jobs.append(JobTime(rule_of(rel), rel[len(BENCHMARK_DIR) + 1:-len(".tsv")], _number(last.get("s")),
-                            _number(last.get("cpu_time")), _number(last.get("max_rss"))))
+        jobs.append(
+            JobTime(
+                rule_of(rel),
+                rel[len(BENCHMARK_DIR) + 1 : -len(".tsv")],
+                _number(last.get("s")),
+                _number(last.get("cpu_time")),
+                _number(last.get("max_rss")),
+            )
+        )
     return jobs
 
 
@@ -105,12 +114,28 @@ def time_table(jobs: list[JobTime]) -> pd.DataFrame:
     rows = []
     for rule, g in df.groupby("rule", sort=False):
         slow = g.loc[g["wall_s"].idxmax()]
-        rows.append({"rule": rule, "jobs": len(g), "wall_s": g["wall_s"].sum(), "cpu_s": g["cpu_s"].sum(),
-                     "max_rss_mb": g["max_rss_mb"].max(), "slowest_job": slow["job"], "slowest_wall_s": slow["wall_s"]})
+        rows.append(
+            {
+                "rule": rule,
+                "jobs": len(g),
+                "wall_s": g["wall_s"].sum(),
+                "cpu_s": g["cpu_s"].sum(),
+                "max_rss_mb": g["max_rss_mb"].max(),
+                "slowest_job": slow["job"],
+                "slowest_wall_s": slow["wall_s"],
+            }
+        )
     out = pd.DataFrame(rows).sort_values(["wall_s", "rule"], ascending=[False, True])
     slow = df.loc[df["wall_s"].idxmax()]
-    total = {"rule": "all", "jobs": len(df), "wall_s": df["wall_s"].sum(), "cpu_s": df["cpu_s"].sum(),
-             "max_rss_mb": df["max_rss_mb"].max(), "slowest_job": slow["job"], "slowest_wall_s": slow["wall_s"]}
+    total = {
+        "rule": "all",
+        "jobs": len(df),
+        "wall_s": df["wall_s"].sum(),
+        "cpu_s": df["cpu_s"].sum(),
+        "max_rss_mb": df["max_rss_mb"].max(),
+        "slowest_job": slow["job"],
+        "slowest_wall_s": slow["wall_s"],
+    }
     out = pd.concat([out, pd.DataFrame([total])], ignore_index=True)
     out["cpu_per_wall"] = (out["cpu_s"] / out["wall_s"].where(out["wall_s"] > 0)).round(2)
     for c in ("wall_s", "cpu_s", "slowest_wall_s"):
@@ -126,7 +151,7 @@ def llm_table(root: str | Path) -> pd.DataFrame:
 
     rows = []
     for path in sorted(Path(root).glob(ANSWER_TELEMETRY)):
-        split = path.name[:-len(".jsonl.telemetry.jsonl")]
+        split = path.name[: -len(".jsonl.telemetry.jsonl")]
         rows.append({"variant": path.parent.name, "split": split, **telemetry_summary(read_jsonl(path))})
     return pd.DataFrame(rows)
 
@@ -157,15 +182,17 @@ def figure_png(table: pd.DataFrame) -> bytes:
 def page_html(table: pd.DataFrame, png: bytes, llm: pd.DataFrame | None = None) -> str:
     """A self-contained page: the figure inline, the table, and the LLM jobs' table when there is one."""
     img = base64.b64encode(png).decode()
-    return ("<!doctype html><html><head><meta charset='utf-8'><title>wattbench: time per rule</title></head>"
-            "<body style='font-family:sans-serif;max-width:60em;margin:auto'>"
-            "<h1>Time per rule</h1><p>Wall and CPU seconds summed over each rule's jobs, from Snakemake's "
-            "benchmark files of the last run (jobs run side by side: the sum is not the run's elapsed time). "
-            f"Table: <a href='{TABLE}'>{TABLE}</a>.</p>"
-            f"<img alt='time per rule' src='data:image/png;base64,{img}'>"
-            + table.to_html(index=False, escape=True, na_rep="")
-            + ("" if llm is None or llm.empty else "<h2>LLM answering jobs</h2>" + llm.to_html(index=False, na_rep=""))
-            + "</body></html>\n")
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>wattbench: time per rule</title></head>"
+        "<body style='font-family:sans-serif;max-width:60em;margin:auto'>"
+        "<h1>Time per rule</h1><p>Wall and CPU seconds summed over each rule's jobs, from Snakemake's "
+        "benchmark files of the last run (jobs run side by side: the sum is not the run's elapsed time). "
+        f"Table: <a href='{TABLE}'>{TABLE}</a>.</p>"
+        f"<img alt='time per rule' src='data:image/png;base64,{img}'>"
+        + table.to_html(index=False, escape=True, na_rep="")
+        + ("" if llm is None or llm.empty else "<h2>LLM answering jobs</h2>" + llm.to_html(index=False, na_rep=""))
+        + "</body></html>\n"
+    )
 
 
 def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
@@ -213,18 +240,30 @@ def render(reports_dir: Path) -> str:
     lines = ["| rule | jobs | wall (summed) | CPU | CPU/wall | slowest job |", "|---|---:|---:|---:|---:|---|"]
     for r in t.itertuples(index=False):
         name = "**all**" if r.rule == "all" else f"`{html.escape(r.rule)}`"
-        lines.append(f"| {name} | {r.jobs} | {_duration(r.wall_s)} | {_duration(r.cpu_s)} | {r.cpu_per_wall} | "
-                     f"`{r.slowest_job}` ({_duration(r.slowest_wall_s)}) |")
-    lines += ["", "Summed over each rule's jobs from Snakemake's `benchmarks/*.tsv` (rules with a `benchmark:` file); "
-                  "jobs run side by side, so the sum exceeds the run's elapsed time. Figure: "
-                  f"`reports/{FIGURE}`, page: `reports/{PAGE}`."]
+        lines.append(
+            f"| {name} | {r.jobs} | {_duration(r.wall_s)} | {_duration(r.cpu_s)} | {r.cpu_per_wall} | "
+            f"`{r.slowest_job}` ({_duration(r.slowest_wall_s)}) |"
+        )
+    lines += [
+        "",
+        "Summed over each rule's jobs from Snakemake's `benchmarks/*.tsv` (rules with a `benchmark:` file); "
+        "jobs run side by side, so the sum exceeds the run's elapsed time. Figure: "
+        f"`reports/{FIGURE}`, page: `reports/{PAGE}`.",
+    ]
     llm_path = Path(reports_dir) / LLM_TABLE
     llm = pd.read_csv(llm_path, keep_default_na=False) if llm_path.exists() and llm_path.stat().st_size > 1 else None
     if llm is not None and not llm.empty:
-        lines += ["", "LLM answering jobs (calls not answered from the cache; tokens/s = generated tokens / seconds of "
-                      "their last tries):", "",
-                  "| job | calls | from cache | tries | prompt tokens | generated tokens | seconds in calls | tokens/s |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| `{r.variant}/{r.split}` | {r.calls} | {r.cached} | {r.tries} | {r.prompt_tokens} | "
-                  f"{r.completion_tokens} | {r.call_s} | {r.tok_s} |" for r in llm.itertuples(index=False)]
+        lines += [
+            "",
+            "LLM answering jobs (calls not answered from the cache; tokens/s = generated tokens / seconds of "
+            "their last tries):",
+            "",
+            "| job | calls | from cache | tries | prompt tokens | generated tokens | seconds in calls | tokens/s |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        lines += [
+            f"| `{r.variant}/{r.split}` | {r.calls} | {r.cached} | {r.tries} | {r.prompt_tokens} | "
+            f"{r.completion_tokens} | {r.call_s} | {r.tok_s} |"
+            for r in llm.itertuples(index=False)
+        ]
     return "\n".join(lines) + "\n"

@@ -18,6 +18,7 @@ context KohakuRAG shows; ``dedup="none"`` reproduces the competition era, where 
 appear several times. Pipeline: truncate matches (``top_k_final``) -> expand -> dedup ->
 token budget. Nodes without a parent (flat-index chunks, documents) get no parents or siblings.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -66,7 +67,9 @@ def expand_match(store, node_id: str, rank: int, parent_depth: int = 1, sibling_
             break
         top = store.node(top.parent)
         group.append(Snippet(top.node_id, top.doc_id, top.level, top.text, rank, "parent", node_id))
-    group += [_snippet(store, s, rank, "sibling", node_id) for s in siblings(store, top.node_id, top.parent, sibling_depth)]
+    group += [
+        _snippet(store, s, rank, "sibling", node_id) for s in siblings(store, top.node_id, top.parent, sibling_depth)
+    ]
     return group
 
 
@@ -95,8 +98,9 @@ def dedup_snippets(snippets: list[Snippet], mode: str = "tree") -> list[Snippet]
     return out
 
 
-def fit_budget(snippets: list[Snippet], budget: int | None,
-               count_tokens: Callable[[str], int] = _words) -> tuple[list[Snippet], int]:
+def fit_budget(
+    snippets: list[Snippet], budget: int | None, count_tokens: Callable[[str], int] = _words
+) -> tuple[list[Snippet], int]:
     """The longest prefix whose token total stays <= ``budget``, and how many were dropped.
 
     A prefix (not a knapsack) keeps rank order intact; the first snippet always stays, even
@@ -114,9 +118,16 @@ def fit_budget(snippets: list[Snippet], budget: int | None,
     return kept, len(snippets) - len(kept)
 
 
-def expand_context(store, matches: list[str], parent_depth: int = 1, sibling_depth: int = 0,
-                   dedup: str = "tree", top_k_final: int | None = None, token_budget: int | None = None,
-                   count_tokens: Callable[[str], int] = _words) -> list[Snippet]:
+def expand_context(
+    store,
+    matches: list[str],
+    parent_depth: int = 1,
+    sibling_depth: int = 0,
+    dedup: str = "tree",
+    top_k_final: int | None = None,
+    token_budget: int | None = None,
+    count_tokens: Callable[[str], int] = _words,
+) -> list[Snippet]:
     """Snippets for ``matches`` (node ids, best first) from an :class:`IndexReader` ``store``.
 
     Returns the kept snippets only; to report how many the budget dropped, call with
@@ -126,6 +137,9 @@ def expand_context(store, matches: list[str], parent_depth: int = 1, sibling_dep
         raise ValueError(f"expand: unknown dedup mode {dedup!r} (expected one of {DEDUP_MODES})")
     if top_k_final is not None:
         matches = matches[:top_k_final]
-    snippets = [s for rank, node_id in enumerate(matches, start=1)
-                for s in expand_match(store, node_id, rank, parent_depth, sibling_depth)]
+    snippets = [
+        s
+        for rank, node_id in enumerate(matches, start=1)
+        for s in expand_match(store, node_id, rank, parent_depth, sibling_depth)
+    ]
     return fit_budget(dedup_snippets(snippets, dedup), token_budget, count_tokens)[0]

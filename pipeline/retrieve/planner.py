@@ -7,6 +7,7 @@ and fallback, see docs/kohakurag.md §5). :class:`OfflinePlanner` is the determi
 LLM-free counterpart: acronym expansion with acronyms mined from the corpus itself, a
 keyword/entity query and a unit-aware query.
 """
+
 from __future__ import annotations
 
 import re
@@ -72,7 +73,7 @@ def _parts(tokens: list[str]) -> tuple[str, ...] | None:
 
 
 def _singular(long_form: str) -> str:
-    """"graphics processing units" -> "graphics processing unit"; "-ies" -> "-y"; forms that
+    """ "graphics processing units" -> "graphics processing unit"; "-ies" -> "-y"; forms that
     cannot be told apart safely ("gases", "processes", "status") are left as they are."""
     if long_form.endswith("ies"):
         return long_form[:-3] + "y"
@@ -142,30 +143,54 @@ def dedup(queries: Iterable[str], n: int) -> list[str]:
 
 # --- offline planner ------------------------------------------------------------------------
 
-SCAFFOLD = [re.compile(p, re.I) for p in (
-    r"^\s*true\s+or\s+false\s*[:.\-]\s*",
-    r"\baccording\s+to\s+[^,?]*,\s*",
-)]
+SCAFFOLD = [
+    re.compile(p, re.I)
+    for p in (
+        r"^\s*true\s+or\s+false\s*[:.\-]\s*",
+        r"\baccording\s+to\s+[^,?]*,\s*",
+    )
+]
 # a stand-alone word: not part of "GPU-based", "ML.ENERGY" or "L/kWh"
 ACRONYM_IN_TEXT = re.compile(r"(?<![\w.\-/])[A-Za-z]+(?![\w/]|[.\-]\w)")
-FILLER = STOPWORDS | frozenset("""
+FILLER = STOPWORDS | frozenset(
+    """
 how many much what which name term following out given roughly approximately approximate reportedly
 et al e.g i.e
-""".split())
+""".split()
+)
 # entity-aware tokens: "GShard-600B", "6.1B-parameter", "L/kWh", "5,842", "CO₂", "100%"
 ENTITY = re.compile(r"[A-Za-z0-9₀-₉](?:[\w.%/₀-₉+'’\-]|,(?=\d))*")
 UNIT_WORDS = {  # the unit as the corpus writes it, plus what it measures
-    "tco2e": "tCO2e CO2 emissions", "co2e": "CO2e emissions", "co2eq": "CO2eq CO2 emissions",
-    "mwh": "MWh megawatt-hours energy", "kwh": "kWh kilowatt-hours energy", "wh": "Wh watt-hours energy",
-    "gwh": "GWh gigawatt-hours energy", "twh": "TWh terawatt-hours electricity",
-    "w": "W watts power", "watts": "watts W power", "kw": "kW kilowatts power", "mw": "MW megawatts power",
+    "tco2e": "tCO2e CO2 emissions",
+    "co2e": "CO2e emissions",
+    "co2eq": "CO2eq CO2 emissions",
+    "mwh": "MWh megawatt-hours energy",
+    "kwh": "kWh kilowatt-hours energy",
+    "wh": "Wh watt-hours energy",
+    "gwh": "GWh gigawatt-hours energy",
+    "twh": "TWh terawatt-hours electricity",
+    "w": "W watts power",
+    "watts": "watts W power",
+    "kw": "kW kilowatts power",
+    "mw": "MW megawatts power",
     "gw": "GW gigawatts power",
-    "percent": "percent % percentage", "multiplier": "times factor", "times": "times factor",
-    "fold": "fold times factor", "ratio": "ratio times",
-    "usd": "USD $ dollars cost", "liters": "liters L water", "l": "liters L", "kl": "kL kiloliters water",
-    "l/kwh": "L/kWh liters per kWh water", "lbs": "lbs pounds", "kg": "kg kilograms",
-    "tons": "tons tonnes", "gb": "GB gigabytes memory", "parameters": "parameters model size",
-    "flops": "FLOPs floating point operations compute", "zettaflops": "zettaFLOPs FLOPs compute",
+    "percent": "percent % percentage",
+    "multiplier": "times factor",
+    "times": "times factor",
+    "fold": "fold times factor",
+    "ratio": "ratio times",
+    "usd": "USD $ dollars cost",
+    "liters": "liters L water",
+    "l": "liters L",
+    "kl": "kL kiloliters water",
+    "l/kwh": "L/kWh liters per kWh water",
+    "lbs": "lbs pounds",
+    "kg": "kg kilograms",
+    "tons": "tons tonnes",
+    "gb": "GB gigabytes memory",
+    "parameters": "parameters model size",
+    "flops": "FLOPs floating point operations compute",
+    "zettaflops": "zettaFLOPs FLOPs compute",
 }
 
 
@@ -177,9 +202,10 @@ class OfflinePlanner:
         if n < 1:
             raise ValueError(f"planner.n: must be at least 1, got {n}")
         self.acronyms, self.n = dict(acronyms), n
-        self._long = [(acr, re.compile(r"\b" + r"[\s\-]+".join(map(re.escape, re.split(r"[\s\-]+", long)))
-                                       + r"(s?)\b", re.I))
-                      for acr, long in sorted(self.acronyms.items(), key=lambda kv: -len(kv[1]))]
+        self._long = [
+            (acr, re.compile(r"\b" + r"[\s\-]+".join(map(re.escape, re.split(r"[\s\-]+", long))) + r"(s?)\b", re.I))
+            for acr, long in sorted(self.acronyms.items(), key=lambda kv: -len(kv[1]))
+        ]
 
     def plan(self, question: str, answer_unit: str | None = None) -> list[str]:
         keywords = self.keywords(question)
@@ -197,7 +223,7 @@ class OfflinePlanner:
         edits: list[tuple[int, int, str]] = []
         for m in ACRONYM_IN_TEXT.finditer(question):
             shape = _acronym_letters(m[0])
-            defined = question[m.start() - 1:m.start()] == "(" and question[m.end():m.end() + 1] == ")"
+            defined = question[m.start() - 1 : m.start()] == "(" and question[m.end() : m.end() + 1] == ")"
             if shape and shape[0] in self.acronyms and self.acronyms[shape[0]] not in lower and not defined:
                 long = self.acronyms[shape[0]]
                 long += "s" if shape[1] and not long.endswith("s") else ""
@@ -287,8 +313,13 @@ class LLMPlanner:
         queries = dedup([question, *(extra or [])], self.n)
         if len(queries) > 1:
             return queries
-        reason = (f"llm error: {result.error}" if not result.ok else
-                  f"unparseable reply: {result.text[:200]!r}" if extra is None else "no new queries")
+        reason = (
+            f"llm error: {result.error}"
+            if not result.ok
+            else f"unparseable reply: {result.text[:200]!r}"
+            if extra is None
+            else "no new queries"
+        )
         self.failures.append((question, reason))
         return dedup([question, question.split("?")[0]], self.n)
 

@@ -4,6 +4,7 @@ plan queries -> per query: dense / BM25 / hybrid top-k -> cross-query rerank -> 
 its context node and the planned queries that matched it) -> context snippets (parents, siblings,
 tree dedup, ``top_k_final``, token budget). Output: the retrieval JSONL contract.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -38,10 +39,18 @@ def expand(reader: IndexReader, node: StoredNode, to: str) -> StoredNode:
 
 def hit_record(node: StoredNode, score: float, context: StoredNode, sources: set[str], queries: list[int]) -> dict:
     return {
-        "node_id": node.node_id, "doc_id": node.doc_id, "level": node.level, "score": round(float(score), 6),
-        "text": node.text, "start": node.start, "end": node.end, "pages": node.pages,
+        "node_id": node.node_id,
+        "doc_id": node.doc_id,
+        "level": node.level,
+        "score": round(float(score), 6),
+        "text": node.text,
+        "start": node.start,
+        "end": node.end,
+        "pages": node.pages,
         "source": "+".join(sorted(sources)),
-        "queries": queries, "context_id": context.node_id, "context": context.text,
+        "queries": queries,
+        "context_id": context.node_id,
+        "context": context.text,
     }
 
 
@@ -53,8 +62,10 @@ class Searchers:
         cfg = params["retrieval"]
         self.cfg, self.hybrid = cfg, cfg.get("hybrid")
         # the variant's own index first, then its hybrid partner (pipeline.config.retrieval_indexes order)
-        self.searchers = [(kind_of(idx), kind_of(idx).searcher(Path(index_dir) / f"{name}.sqlite", params, cache_dir))
-                          for name, idx in params["indexes"].items()]
+        self.searchers = [
+            (kind_of(idx), kind_of(idx).searcher(Path(index_dir) / f"{name}.sqlite", params, cache_dir))
+            for name, idx in params["indexes"].items()
+        ]
         self.kind, primary = self.searchers[0]
         self.store = primary.store
         # whatever embeds the queries (None: a lexical index only)
@@ -86,8 +97,14 @@ class Searchers:
         return ranked, nodes, {n: {name for name in lists if n in members[name]} for n in nodes}
 
 
-def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache_dir: str | Path,
-             progress: bool = True, gateway=None) -> list[dict]:
+def retrieve(
+    questions: pd.DataFrame,
+    params: dict,
+    index_dir: str | Path,
+    cache_dir: str | Path,
+    progress: bool = True,
+    gateway=None,
+) -> list[dict]:
     """``params`` is a retrieval slice of the config (see :func:`pipeline.config.retrieval_slice`);
     index files are ``<index_dir>/<index name>.sqlite``. ``gateway`` serves an LLM planner."""
     spec = RetrievalSpec.from_dict(params.get("name", ""), params["retrieval"])
@@ -116,17 +133,29 @@ def retrieve(questions: pd.DataFrame, params: dict, index_dir: str | Path, cache
         order = rerank(lists, spec.rerank, spec.kohaku_compat)
         if ctx["top_k_final"]:  # else every unique match stays (KohakuRAG: ~top_k x queries)
             order = order[: ctx["top_k_final"]]
-        hits = [hit_record(nodes[r.node_id], r.score, expand(store, nodes[r.node_id], spec.expand),
-                           sources[r.node_id], r.queries) for r in order]
-        snippets = expand_context(store, [r.node_id for r in order], ctx["parent_depth"], ctx["sibling_depth"],
-                                  ctx["dedup"], None, ctx["token_budget"])
+        hits = [
+            hit_record(
+                nodes[r.node_id], r.score, expand(store, nodes[r.node_id], spec.expand), sources[r.node_id], r.queries
+            )
+            for r in order
+        ]
+        snippets = expand_context(
+            store,
+            [r.node_id for r in order],
+            ctx["parent_depth"],
+            ctx["sibling_depth"],
+            ctx["dedup"],
+            None,
+            ctx["token_budget"],
+        )
         if searchers.hit_extra:  # sprout: exact spans (a subtree may cover non-adjacent leaves), size, height, depth
             for hit in hits:
                 hit.update(searchers.hit_extra(hit["node_id"]))
         for hit in hits:  # what each match brought into the prompt context (after dedup and budget)
             hit["expansion"] = [s.node_id for s in snippets if s.source == hit["node_id"]]
-        out.append({"id": qid, "query": plan[0], "queries": plan, "hits": hits,
-                    "context": [asdict(s) for s in snippets]})
+        out.append(
+            {"id": qid, "query": plan[0], "queries": plan, "hits": hits, "context": [asdict(s) for s in snippets]}
+        )
     for question, reason in getattr(planner, "failures", None) or []:  # the LLM planner's fallbacks
         tqdm.write(f"planner failure (fell back to the question): {reason}: {question[:80]}")
     return out

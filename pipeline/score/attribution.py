@@ -10,6 +10,7 @@ One class per (question, variant), decided in this order so each question lands 
 5. gold document shown, answerer abstained: ``abstained_answerable``;
 6. gold document shown, answered with a wrong value: ``wrong_value`` (evidence present, wrong value).
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -17,13 +18,20 @@ import pandas as pd
 from pipeline.datasets.wattbot import parse_ref_ids
 from pipeline.score.wattbot import is_blank
 
-CLASSES = ("correct", "wrong_citation", "retrieval_miss", "abstained_answerable", "wrong_value",
-           "answered_unanswerable")
+CLASSES = (
+    "correct",
+    "wrong_citation",
+    "retrieval_miss",
+    "abstained_answerable",
+    "wrong_value",
+    "answered_unanswerable",
+)
 QUESTION_TYPES = ("quote", "table", "figure", "calculation", "unanswerable")
 
 
-def classify(gold_blank: bool, answered_blank: bool, value_ok: bool, ref_score: float,
-             gold_docs: set[str], shown_docs: set[str]) -> str:
+def classify(
+    gold_blank: bool, answered_blank: bool, value_ok: bool, ref_score: float, gold_docs: set[str], shown_docs: set[str]
+) -> str:
     """The attribution class of one question (rules in the module docstring)."""
     if gold_blank:
         return "correct" if answered_blank else "answered_unanswerable"
@@ -53,8 +61,9 @@ def shown_docs(record: dict, backend: str) -> set[str]:
     return {h["doc_id"] for h in items}
 
 
-def attribute_variant(gold: pd.DataFrame, answers: list[dict], per_question: pd.DataFrame,
-                      retrieval: list[dict], backend: str) -> pd.DataFrame:
+def attribute_variant(
+    gold: pd.DataFrame, answers: list[dict], per_question: pd.DataFrame, retrieval: list[dict], backend: str
+) -> pd.DataFrame:
     """One row per gold question: id, type, class. Every gold question must have an answer, a score
     row and a retrieval record (a missing one is an error, never a silent drop)."""
     by_answer = {r["id"]: r for r in answers}
@@ -67,7 +76,13 @@ def attribute_variant(gold: pd.DataFrame, answers: list[dict], per_question: pd.
                 raise ValueError(f"attribution: no {name} record for question {g.id}")
         a, s = by_answer[g.id], by_score[g.id]
         answered_blank = bool(a.get("is_blank")) or is_blank(str(a.get("answer_value", "")))
-        cls = classify(is_blank(str(g.answer_value)), answered_blank, bool(int(s["value"])), float(s["ref"]),
-                       set(parse_ref_ids(str(g.ref_id))), shown_docs(by_retrieval[g.id], backend))
+        cls = classify(
+            is_blank(str(g.answer_value)),
+            answered_blank,
+            bool(int(s["value"])),
+            float(s["ref"]),
+            set(parse_ref_ids(str(g.ref_id))),
+            shown_docs(by_retrieval[g.id], backend),
+        )
         rows.append({"id": g.id, "type": question_type(str(g.explanation), str(g.answer_value)), "class": cls})
     return pd.DataFrame(rows, columns=["id", "type", "class"])

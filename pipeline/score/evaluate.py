@@ -1,5 +1,6 @@
 """Score one answering variant on a labelled split: both WattBot profiles, document recall
 of its retrieval, abstention and failure counts, LLM cost. Feeds the leaderboard."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -15,7 +16,9 @@ def read_csv_default(path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-def evaluate_variant(solution: str, submission: str, retrieval: str, answers: str, out: str, per_question_out: str) -> dict:
+def evaluate_variant(
+    solution: str, submission: str, retrieval: str, answers: str, out: str, per_question_out: str
+) -> dict:
     gold, sub = read_csv_default(solution), read_csv_default(submission)
     result: dict = {"n_questions": len(gold)}
     for profile in PROFILES:

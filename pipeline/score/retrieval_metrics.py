@@ -18,6 +18,7 @@ from ir-measures (trec_eval, linear gains) at unit level: qrels are the retrieve
 the best gold span they overlap, plus one pseudo-unit per gold span no retrieved unit touches, so
 the ideal ranking also counts evidence the run missed.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -69,8 +70,11 @@ def dedup(hits: list[dict]) -> list[dict]:
 
 def judge(hit: dict, spans: list[Span]) -> tuple[set[int], int]:
     """Indexes of the gold spans the unit overlaps, and its grade (best overlapped grade, 0 if none)."""
-    touched = {i for i, s in enumerate(spans)
-               if s.doc_id == str(hit["doc_id"]) and any(overlap(a, b, s.start, s.end) > 0 for a, b in intervals(hit))}
+    touched = {
+        i
+        for i, s in enumerate(spans)
+        if s.doc_id == str(hit["doc_id"]) and any(overlap(a, b, s.start, s.end) > 0 for a, b in intervals(hit))
+    }
     return touched, max((spans[i].grade for i in touched), default=0)
 
 
@@ -122,10 +126,15 @@ def query_metrics(hits: list[dict], spans: list[Span], ks=KS) -> dict[str, float
         relevant = sum(1 for t, _ in marks if t)
         recall, precision = len(covered) / len(spans), relevant / k
         got, want, both = char_overlap(top, spans)
-        row |= {f"recall@{k}": recall, f"precision@{k}": precision, f"hit@{k}": float(relevant > 0),
-                f"ie@{k}": recall * precision, f"char_precision@{k}": both / got if got else 0.0,
-                f"char_recall@{k}": both / want if want else 0.0,
-                f"tokens@{k}": float(sum(len(str(h.get("text", "")).split()) for h in top))}
+        row |= {
+            f"recall@{k}": recall,
+            f"precision@{k}": precision,
+            f"hit@{k}": float(relevant > 0),
+            f"ie@{k}": recall * precision,
+            f"char_precision@{k}": both / got if got else 0.0,
+            f"char_recall@{k}": both / want if want else 0.0,
+            f"tokens@{k}": float(sum(len(str(h.get("text", "")).split()) for h in top)),
+        }
     return row
 
 
@@ -146,8 +155,9 @@ def library_inputs(rows: list[dict], gold: dict[str, list[Span]]) -> tuple[list,
             run.append(ir_measures.ScoredDoc(qid, unit_key(h), float(len(units) - rank)))
             if grade:
                 qrels.append(ir_measures.Qrel(qid, unit_key(h), grade))
-        qrels += [ir_measures.Qrel(qid, f"__missed_gold_{i}", s.grade)
-                  for i, s in enumerate(spans) if i not in touched_any]
+        qrels += [
+            ir_measures.Qrel(qid, f"__missed_gold_{i}", s.grade) for i, s in enumerate(spans) if i not in touched_any
+        ]
     return qrels, run
 
 
@@ -178,7 +188,14 @@ def evaluate_run(rows: list[dict], gold: list[dict], ks=KS) -> tuple[pd.DataFram
         rec |= {f"ndcg@{NDCG_CUTOFF}": lib.get(qid, {}).get(str(ndcg), 0.0), "mrr": lib.get(qid, {}).get(str(rr), 0.0)}
         records.append(rec)
     table = pd.DataFrame(records)
-    summary = {c: float(table[c].mean()) for c in table.columns if c not in ("query_id", "n_gold", "n_hits")} if records else {}
-    summary |= {"queries": len(records), "queries_without_hits": sum(1 for q in spans if q not in by_id),
-                "rows_without_gold": sum(1 for q in by_id if q not in spans)}
+    summary = (
+        {c: float(table[c].mean()) for c in table.columns if c not in ("query_id", "n_gold", "n_hits")}
+        if records
+        else {}
+    )
+    summary |= {
+        "queries": len(records),
+        "queries_without_hits": sum(1 for q in spans if q not in by_id),
+        "rows_without_gold": sum(1 for q in by_id if q not in spans),
+    }
     return table, summary

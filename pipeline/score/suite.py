@@ -1,4 +1,5 @@
 """The evaluate stage of the retrieval suite: one retrieval run against projected gold."""
+
 from __future__ import annotations
 
 from pipeline.datasets.benchmarks import read_gold

@@ -130,12 +130,24 @@ def normalise_text(s: str) -> str:
 
 # Spellings of the SAME unit only: nothing here converts scale (kWh stays apart from MWh).
 UNIT_SYNONYMS = {
-    "%": "percent", "pct": "percent", "per cent": "percent", "percentage": "percent",
-    "x": "multiplier", "×": "multiplier", "time": "multiplier", "fold": "multiplier",
-    "lb": "lbs", "pound": "lbs",
-    "tonne": "metric ton", "metric tonne": "metric ton",
-    "$": "usd", "dollar": "usd", "us dollar": "usd",
-    "watt": "w", "litre": "liter", "l": "liter",
+    "%": "percent",
+    "pct": "percent",
+    "per cent": "percent",
+    "percentage": "percent",
+    "x": "multiplier",
+    "×": "multiplier",
+    "time": "multiplier",
+    "fold": "multiplier",
+    "lb": "lbs",
+    "pound": "lbs",
+    "tonne": "metric ton",
+    "metric tonne": "metric ton",
+    "$": "usd",
+    "dollar": "usd",
+    "us dollar": "usd",
+    "watt": "w",
+    "litre": "liter",
+    "l": "liter",
 }
 
 
@@ -166,8 +178,8 @@ def strip_unit_words(value: str, unit: str) -> str:
     for f in sorted(unit_forms(unit), key=len, reverse=True):
         if low.endswith(f) and not v[: -len(f)][-1:].isalpha() and v[: -len(f)].strip():
             return v[: -len(f)].strip()
-        if low.startswith(f) and not v[len(f):][:1].isalpha() and v[len(f):].strip():
-            return v[len(f):].strip()
+        if low.startswith(f) and not v[len(f) :][:1].isalpha() and v[len(f) :].strip():
+            return v[len(f) :].strip()
     return v
 
 
@@ -197,14 +209,26 @@ class Profile:
 
 PROFILE_RULES = {
     "wattbot2025": Profile(
-        "wattbot2025", {"value": 0.75, "ref": 0.15, "na": 0.10, "unit": 0.0},
-        answering_na_is_free=True, abstain_fields=("answer_value",), ref_metric="jaccard",
-        text=lower_strip, unit=lower_strip, strip_unit_words=False, tuples=False,
+        "wattbot2025",
+        {"value": 0.75, "ref": 0.15, "na": 0.10, "unit": 0.0},
+        answering_na_is_free=True,
+        abstain_fields=("answer_value",),
+        ref_metric="jaccard",
+        text=lower_strip,
+        unit=lower_strip,
+        strip_unit_words=False,
+        tuples=False,
     ),
     "wattbot2026": Profile(
-        "wattbot2026", {"value": 0.75, "ref": 0.20, "na": 0.05, "unit": 0.0},
-        answering_na_is_free=False, abstain_fields=EVIDENCE_COLS, ref_metric="f1",
-        text=normalise_text, unit=canon_unit, strip_unit_words=True, tuples=True,
+        "wattbot2026",
+        {"value": 0.75, "ref": 0.20, "na": 0.05, "unit": 0.0},
+        answering_na_is_free=False,
+        abstain_fields=EVIDENCE_COLS,
+        ref_metric="f1",
+        text=normalise_text,
+        unit=canon_unit,
+        strip_unit_words=True,
+        tuples=True,
     ),
 }
 
@@ -297,8 +321,14 @@ def missing_row(p: Profile) -> dict[str, float]:
     return {**{c: 0 for c in p.components}, "score": 0.0}
 
 
-def _score(solution: pd.DataFrame, submission: pd.DataFrame, profile: str,
-           sol_name: str = "solution", sub_name: str = "submission", strict: bool = False) -> _Scored:
+def _score(
+    solution: pd.DataFrame,
+    submission: pd.DataFrame,
+    profile: str,
+    sol_name: str = "solution",
+    sub_name: str = "submission",
+    strict: bool = False,
+) -> _Scored:
     p = _profile(profile)
     sub_cols = SUBMISSION_COLS + tuple(c for c in p.abstain_fields if c not in SUBMISSION_COLS)
     sol = _validate(solution, KEY_COLS, sol_name)
@@ -308,12 +338,17 @@ def _score(solution: pd.DataFrame, submission: pd.DataFrame, profile: str,
     missing = [i for i in sol["id"] if i not in sub_rows]
     extra = [i for i in sub["id"] if i not in sol_ids]
     if strict and (missing or extra):
-        raise ValueError(f"{sub_name}: id set differs from {sol_name} ({len(missing)} missing, e.g. "
-                         f"{', '.join(missing[:5]) or '-'}; {len(extra)} extra, e.g. {', '.join(extra[:5]) or '-'})")
+        raise ValueError(
+            f"{sub_name}: id set differs from {sol_name} ({len(missing)} missing, e.g. "
+            f"{', '.join(missing[:5]) or '-'}; {len(extra)} extra, e.g. {', '.join(extra[:5]) or '-'})"
+        )
     extras = [c for c in ("Usage", *FLAG_COLS) if c in sol.columns]
     rows = [
-        {"id": g["id"], **(score_row(g, sub_rows[g["id"]], p) if g["id"] in sub_rows else missing_row(p)),
-         **{c: g[c] for c in extras}}
+        {
+            "id": g["id"],
+            **(score_row(g, sub_rows[g["id"]], p) if g["id"] in sub_rows else missing_row(p)),
+            **{c: g[c] for c in extras},
+        }
         for g in sol.to_dict("records")
     ]
     cols = ["id", *p.components, "score", *extras]
@@ -353,24 +388,31 @@ def _report(s: _Scored) -> dict:
 # ---------------------------------------------------------------- public API
 
 
-def score_frames(solution: pd.DataFrame, submission: pd.DataFrame, profile: str = "wattbot2025",
-                 strict: bool = False) -> dict:
+def score_frames(
+    solution: pd.DataFrame, submission: pd.DataFrame, profile: str = "wattbot2025", strict: bool = False
+) -> dict:
     """Score a submission against a solution: a JSON-able dict (all / public / private / by_type).
     Every solution id counts; a missing one scores 0 (``n_missing``), ``strict`` rejects any id
     set that differs from the solution's, as Kaggle does."""
     return _report(_score(solution, submission, profile, strict=strict))
 
 
-def score_files(solution_path: str | PathLike, submission_path: str | PathLike,
-                profile: str = "wattbot2025", strict: bool = False) -> dict:
+def score_files(
+    solution_path: str | PathLike, submission_path: str | PathLike, profile: str = "wattbot2025", strict: bool = False
+) -> dict:
     """Like score_frames, reading both CSVs with pandas defaults as the official metric does."""
-    s = _score(pd.read_csv(solution_path), pd.read_csv(submission_path), profile,
-               str(solution_path), str(submission_path), strict)
+    s = _score(
+        pd.read_csv(solution_path),
+        pd.read_csv(submission_path),
+        profile,
+        str(solution_path),
+        str(submission_path),
+        strict,
+    )
     return _report(s)
 
 
-def per_question(solution: pd.DataFrame, submission: pd.DataFrame,
-                 profile: str = "wattbot2025") -> pd.DataFrame:
+def per_question(solution: pd.DataFrame, submission: pd.DataFrame, profile: str = "wattbot2025") -> pd.DataFrame:
     """One row per solution id (a missing one all zeros): id, value, ref, na, unit (2026:
     ref_precision, ref_recall), score."""
     t = _score(solution, submission, profile).table

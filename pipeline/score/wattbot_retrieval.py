@@ -1,5 +1,6 @@
 """LLM-independent retrieval metrics on WattBot: do the hits point at the gold documents, how
 much context do they cost, and is the gold supporting quote actually in the context?"""
+
 from __future__ import annotations
 
 import re
@@ -32,8 +33,9 @@ def quote_fragment(supporting: str, explanation: str) -> str | None:
     return best if len(best.split()) >= MIN_QUOTE_WORDS else None
 
 
-def question_metrics(hits: list[dict], gold_docs: set[str], quote: str | None, ks=KS,
-                     snippets: list[dict] | None = None) -> dict:
+def question_metrics(
+    hits: list[dict], gold_docs: set[str], quote: str | None, ks=KS, snippets: list[dict] | None = None
+) -> dict:
     """``snippets``: the record's expanded context (what a prompt shows), when retrieval made one;
     else each hit's own context counts, once."""
     docs = list(dict.fromkeys(h["doc_id"] for h in hits))

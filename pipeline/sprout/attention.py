@@ -18,6 +18,7 @@ layer computes it inside PyTorch's fused scaled-dot-product kernel by appending 
 values, so the [L, B, H, T, T] tensor is never materialised (``kernel: eager`` does materialise it:
 the reference the tests and ``bench --sprout`` compare against; docs/sprout-speed.md).
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,8 +51,9 @@ class WindowConfig:
 
     def __post_init__(self):
         if not 0 < self.stride_tokens <= self.window_tokens:
-            raise ValueError(f"sprout: stride_tokens ({self.stride_tokens}) must be in 1..window_tokens "
-                             f"({self.window_tokens})")
+            raise ValueError(
+                f"sprout: stride_tokens ({self.stride_tokens}) must be in 1..window_tokens ({self.window_tokens})"
+            )
 
 
 def plan_windows(n_tokens: int, window: int, stride: int) -> list[tuple[int, int]]:
@@ -87,8 +89,6 @@ class DocAttention:
     chunk_windows: np.ndarray  # [n] int32, windows containing each chunk (0: no token at all)
     n_tokens: int = 0
     n_windows: int = 0
-
-
 
 
 @dataclass
@@ -133,7 +133,8 @@ def _pooled_attention(kernel: str):
             chunk_pool = ChunkPool(query.new_zeros(B, T, 0))
         q, k, v = chunk_pool.padded(query, key, value)
         out = torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, attn_mask=attention_mask, scale=scaling if scaling is not None else d ** -0.5)
+            q, k, v, attn_mask=attention_mask, scale=scaling if scaling is not None else d**-0.5
+        )
         chunk_pool.out.append(out[..., d:])
         return out[..., :d].transpose(1, 2).contiguous(), None
 
@@ -170,8 +171,9 @@ class AttentionEncoder:
         model_dir = Path(model_dir) if model_dir else minilm_path()
         torch.set_num_threads(threads)
         self._torch = torch
-        self.model = AutoModel.from_pretrained(str(model_dir), local_files_only=True,
-                                               attn_implementation=f"sprout-{kernel}").eval()
+        self.model = AutoModel.from_pretrained(
+            str(model_dir), local_files_only=True, attn_implementation=f"sprout-{kernel}"
+        ).eval()
         self.tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tok.no_truncation()
         self.tok.no_padding()
@@ -193,8 +195,9 @@ class AttentionEncoder:
         pool = ChunkPool(S)
         with t.inference_mode():
             ids_t = t.from_numpy(ids)
-            out = self.model(input_ids=ids_t, attention_mask=t.from_numpy(mask),
-                             token_type_ids=t.zeros_like(ids_t), chunk_pool=pool)
+            out = self.model(
+                input_ids=ids_t, attention_mask=t.from_numpy(mask), token_type_ids=t.zeros_like(ids_t), chunk_pool=pool
+            )
             AS = t.stack(pool.out, 1)  # [B, L, H, T, c]
             P = t.einsum("btc,blhtd->blhcd", S, AS)
         B, L, H, c, _ = P.shape
@@ -225,8 +228,14 @@ class _Window:
     chunk_of: np.ndarray  # chunk index per content token (-1: none)
 
 
-def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[Chunk]]], cfg: WindowConfig,
-                     keep_window=None, progress: bool = True, cpu: Counter | None = None) -> list[DocAttention]:
+def corpus_attention(
+    encoder: AttentionEncoder,
+    docs: list[tuple[str, str, list[Chunk]]],
+    cfg: WindowConfig,
+    keep_window=None,
+    progress: bool = True,
+    cpu: Counter | None = None,
+) -> list[DocAttention]:
     """``docs`` = (doc_id, text, chunks). ``keep_window(doc_index, chunk_ids) -> bool`` may skip windows
     (training computes only the windows holding a labelled pair); by default every window runs.
     Windows of all documents are batched together by length (short documents share a pass).
@@ -234,8 +243,9 @@ def corpus_attention(encoder: AttentionEncoder, docs: list[tuple[str, str, list[
     cpu = Counter() if cpu is None else cpu
     t0 = time.process_time()
     if cfg.window_tokens + 2 > encoder.max_positions:
-        raise ValueError(f"sprout: window_tokens {cfg.window_tokens} + 2 exceeds the encoder's "
-                         f"{encoder.max_positions} positions")
+        raise ValueError(
+            f"sprout: window_tokens {cfg.window_tokens} + 2 exceeds the encoder's {encoder.max_positions} positions"
+        )
     windows: list[_Window] = []
     n_tokens, n_windows = [], []
     for d, (_doc_id, text, chunks) in enumerate(docs):
@@ -344,5 +354,6 @@ def _finish(doc_id: str, acc: _Acc, n_tokens: int, n_windows: int) -> DocAttenti
         pairs = np.stack([uniq // acc.n, uniq % acc.n], axis=1).astype(np.int32)
     else:
         pairs, means, counts = np.zeros((0, 2), np.int32), np.zeros((0, acc.lh), np.float32), np.zeros(0, np.int64)
-    return DocAttention(doc_id, acc.n, pairs, means, counts.astype(np.int32), vecs,
-                        acc.vec_count.astype(np.int32), n_tokens, n_windows)
+    return DocAttention(
+        doc_id, acc.n, pairs, means, counts.astype(np.int32), vecs, acc.vec_count.astype(np.int32), n_tokens, n_windows
+    )

@@ -8,6 +8,7 @@ run out are joined in document order (leftmost component first) with merge score
 vector is the plain mean of its two children's (not renormalised: the "progressive embedding").
 Node indexes: leaves 0..n-1, the m-th merge is n+m; the root is the last node.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

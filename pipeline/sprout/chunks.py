@@ -5,6 +5,7 @@ document, ignoring paragraphs. Sentences come from the same trees every other va
 (not the reference's regex splitter), so gold spans and hits line up across variants; a chunk's
 text is the exact tree-text slice from its first sentence's start to its last sentence's end.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -4,6 +4,7 @@ Computed once per dataset (the ``sprout_attention`` rule) and shared by every sp
 dataset (uniform or trained head weights only change the tree, never the encoder passes). Stored as
 safetensors (byte-stable, no pickles): arrays concatenated over documents with offset tables.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,9 @@ from pipeline.io import atomic_write_bytes
 from pipeline.sprout.attention import DocAttention
 
 
-def save_attention(path: str | Path, docs: list[DocAttention], chunk_spans: list[list[tuple[int, int]]],
-                   meta: dict) -> None:
+def save_attention(
+    path: str | Path, docs: list[DocAttention], chunk_spans: list[list[tuple[int, int]]], meta: dict
+) -> None:
     from safetensors.numpy import save
 
     def offsets(sizes):
@@ -31,7 +33,9 @@ def save_attention(path: str | Path, docs: list[DocAttention], chunk_spans: list
         "leaf_vectors": np.concatenate([d.leaf_vectors for d in docs] or [np.zeros((0, dim), np.float32)]),
         "pair_offsets": offsets([len(d.pairs) for d in docs]),
         "pairs": np.concatenate([d.pairs for d in docs] or [np.zeros((0, 2), np.int32)]).astype(np.int32),
-        "head_values": np.concatenate([d.head_values for d in docs] or [np.zeros((0, lh), np.float32)]).astype(np.float32),
+        "head_values": np.concatenate([d.head_values for d in docs] or [np.zeros((0, lh), np.float32)]).astype(
+            np.float32
+        ),
         "pair_windows": np.concatenate([d.pair_windows for d in docs] or [np.zeros(0, np.int32)]).astype(np.int32),
         "doc_tokens": np.asarray([d.n_tokens for d in docs], dtype=np.int64),
         "doc_windows": np.asarray([d.n_windows for d in docs], dtype=np.int64),
@@ -55,8 +59,16 @@ def load_attention(path: str | Path) -> tuple[dict, dict[str, DocAttention], dic
     docs, spans = {}, {}
     for d, doc_id in enumerate(meta["doc_ids"]):
         c0, c1, p0, p1 = co[d], co[d + 1], po[d], po[d + 1]
-        docs[doc_id] = DocAttention(doc_id, int(c1 - c0), a["pairs"][p0:p1], a["head_values"][p0:p1],
-                                    a["pair_windows"][p0:p1], a["leaf_vectors"][c0:c1], a["chunk_windows"][c0:c1],
-                                    int(a["doc_tokens"][d]), int(a["doc_windows"][d]))
+        docs[doc_id] = DocAttention(
+            doc_id,
+            int(c1 - c0),
+            a["pairs"][p0:p1],
+            a["head_values"][p0:p1],
+            a["pair_windows"][p0:p1],
+            a["leaf_vectors"][c0:c1],
+            a["chunk_windows"][c0:c1],
+            int(a["doc_tokens"][d]),
+            int(a["doc_windows"][d]),
+        )
         spans[doc_id] = a["chunk_spans"][c0:c1]
     return meta, docs, spans

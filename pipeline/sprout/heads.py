@@ -3,6 +3,7 @@
 ``uniform`` is every logit 0 (1/72 each for MiniLM), what the reference index CLI always used;
 trained logits come from the ``sprout_train`` rule (a JSON file with the data they came from).
 """
+
 from __future__ import annotations
 
 import json

@@ -9,6 +9,7 @@ root. Leaves and internal nodes of every height compete on raw cosine only, orde
 (-score, height, leaf first, node id); each document's top ``per_document_top_k`` are pooled and
 the global ``top_k`` returned.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ import numpy as np
 from pipeline.specs import BeamSpec
 from pipeline.sprout.build import SproutTree
 
-_DEFAULTS = BeamSpec.defaults()   # the config schema's (the reference implementation's values)
+_DEFAULTS = BeamSpec.defaults()  # the config schema's (the reference implementation's values)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 Queries are encoded like the leaves' encoder (fp32 MiniLM, mean pooling over all tokens, L2
 normalised; §3.1), through the shared embedding cache.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict

@@ -12,6 +12,7 @@ queries and documents exclude everything the retrieval suite evaluates. Per-head
 the labelled pairs are computed once (only the windows holding a pair run) and cached; the
 optimisation over the cache then takes seconds.
 """
+
 from __future__ import annotations
 
 import csv
@@ -31,6 +32,7 @@ from pipeline.suite_datasets import get as get_dataset
 from pipeline.tree import DocTree
 
 log = logging.getLogger(__name__)
+
 
 def _ids(path: Path, column: str) -> set[str]:
     if not path.exists():
@@ -78,8 +80,9 @@ def corelevant_pairs(chunks_by_doc: dict, gold: list[dict], group_by: str, max_p
     return out
 
 
-def _training_pairs(train_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
-                    k: int) -> tuple[list, list, dict, dict]:
+def _training_pairs(
+    train_cfg: dict, root: str, exclude: dict[str, str], work_dir: str, k: int
+) -> tuple[list, list, dict, dict]:
     """Export each training subset and gather its co-relevant chunk pairs: (documents to run through
     the encoder, (dataset, query, document, gold chunks, pairs) wanted, provenance, question texts)."""
     from pipeline.datasets.benchmarks import export_benchmark, read_gold
@@ -102,15 +105,26 @@ def _training_pairs(train_cfg: dict, root: str, exclude: dict[str, str], work_di
         for (qid, doc_id), (gold_chunks, ps) in pairs.items():
             if ps:
                 wanted.append((name, qid, doc_id, sorted(gold_chunks), ps))
-        provenance[name] = {"subset": bench.params, "excluded_evaluated": excluded, "export": counts,
-                            "queries_with_pairs": len({w[1] for w in wanted if w[0] == name}),
-                            "pairs": sum(len(w[4]) for w in wanted if w[0] == name)}
+        provenance[name] = {
+            "subset": bench.params,
+            "excluded_evaluated": excluded,
+            "export": counts,
+            "queries_with_pairs": len({w[1] for w in wanted if w[0] == name}),
+            "pairs": sum(len(w[4]) for w in wanted if w[0] == name),
+        }
         docs += [(f"{name}/{d}", trees[d].text, chunks[d]) for d in sorted({w[2] for w in wanted if w[0] == name})]
     return docs, wanted, provenance, questions
 
 
-def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict[str, str], work_dir: str,
-                  out: str, progress: bool = True) -> dict:
+def prepare_pairs(
+    train_cfg: dict,
+    attention_cfg: dict,
+    root: str,
+    exclude: dict[str, str],
+    work_dir: str,
+    out: str,
+    progress: bool = True,
+) -> dict:
     """Export the training subsets, run the windows holding labelled pairs, cache per-head pair attention."""
     from safetensors.numpy import save
 
@@ -148,13 +162,23 @@ def prepare_pairs(train_cfg: dict, attention_cfg: dict, root: str, exclude: dict
         vals.append(da.head_values[found])
     if not pos:
         raise ValueError("sprout training: no co-relevant chunk pair shares an encoder window; nothing to train on")
-    arrays: dict[str, np.ndarray] = {"pair_example": np.asarray(rows, dtype=np.int64),
-                                     "pair_values": np.concatenate(vals).astype(np.float32),
-                                     "query": qenc.encode(qtexts).astype(np.float32),
-                                     "positive": np.stack(pos).astype(np.float32)}
-    meta = {"datasets": provenance, "examples": len(pos), "pairs": len(rows), "pairs_without_window": dropped,
-            "windows": sum(a.n_windows for a in attn), "layers": encoder.layers, "heads": encoder.heads,
-            "model_id": encoder.model_id, "attention": attention_cfg}
+    arrays: dict[str, np.ndarray] = {
+        "pair_example": np.asarray(rows, dtype=np.int64),
+        "pair_values": np.concatenate(vals).astype(np.float32),
+        "query": qenc.encode(qtexts).astype(np.float32),
+        "positive": np.stack(pos).astype(np.float32),
+    }
+    meta = {
+        "datasets": provenance,
+        "examples": len(pos),
+        "pairs": len(rows),
+        "pairs_without_window": dropped,
+        "windows": sum(a.n_windows for a in attn),
+        "layers": encoder.layers,
+        "heads": encoder.heads,
+        "model_id": encoder.model_id,
+        "attention": attention_cfg,
+    }
     atomic_write_bytes(out, save(arrays, metadata={"meta": json.dumps(meta, sort_keys=True)}))
     write_manifest(out, {"train": train_cfg, "attention": attention_cfg}, inputs=[], counts=meta)
     return meta
@@ -228,17 +252,21 @@ def train_heads(pairs_path: str, train_cfg: dict, out: str) -> dict:
     a = alpha.detach().numpy()
     w = softmax(a)
     result = {
-        "alpha": np.round(a, 8).tolist(), "weights": np.round(w.reshape(L, H), 8).tolist(),
+        "alpha": np.round(a, 8).tolist(),
+        "weights": np.round(w.reshape(L, H), 8).tolist(),
         "objective": "paper: CE(retrieval)/tau + lambda * mean -log M[i,j] over co-relevant pairs (encoder frozen)",
         "hyperparameters": {k: train_cfg[k] for k in ("lambda", "temperature", "lr", "epochs", "batch_size", "seed")},
-        "loss": {"start": dict(zip(("total", "retrieval", "attention"), np.round(start, 6).tolist())),
-                 "end": dict(zip(("total", "retrieval", "attention"), np.round(end, 6).tolist())),
-                 "per_epoch": history},
-        "top_heads": [{"layer": int(i // H), "head": int(i % H), "weight": round(float(w[i]), 6)}
-                      for i in np.argsort(-w, kind="stable")[:5]],
+        "loss": {
+            "start": dict(zip(("total", "retrieval", "attention"), np.round(start, 6).tolist())),
+            "end": dict(zip(("total", "retrieval", "attention"), np.round(end, 6).tolist())),
+            "per_epoch": history,
+        },
+        "top_heads": [
+            {"layer": int(i // H), "head": int(i % H), "weight": round(float(w[i]), 6)}
+            for i in np.argsort(-w, kind="stable")[:5]
+        ],
         "data": meta,
     }
     atomic_write_json(out, result)
     write_manifest(out, {"train": train_cfg}, inputs=[pairs_path], counts={"examples": n, "pairs": meta["pairs"]})
     return {"loss": result["loss"], "examples": n, "pairs": meta["pairs"]}
-
