@@ -61,10 +61,15 @@ class Searchers:
     def __init__(self, params: dict, index_dir: str | Path, cache_dir: str | Path):
         cfg = params["retrieval"]
         self.cfg, self.hybrid = cfg, cfg.get("hybrid")
-        # the variant's own index first, then its hybrid partner (pipeline.config.retrieval_indexes order)
+        # the variant's own index first, then its hybrid partner: named by the variant, never by the order of
+        # params["indexes"] (the params JSON has sorted keys, so "bm25" would come before "hier")
+        names = [cfg["index"]] + ([self.hybrid["index"]] if self.hybrid else [])
         self.searchers = [
-            (kind_of(idx), kind_of(idx).searcher(Path(index_dir) / f"{name}.sqlite", params, cache_dir))
-            for name, idx in params["indexes"].items()
+            (
+                kind_of(params["indexes"][name]),
+                kind_of(params["indexes"][name]).searcher(Path(index_dir) / f"{name}.sqlite", params, cache_dir),
+            )
+            for name in names
         ]
         self.kind, primary = self.searchers[0]
         self.store = primary.store

@@ -89,3 +89,14 @@ def test_llm_planner_through_the_gateway(built_indexes, tmp_path):
     rows = retrieve(QUESTIONS, p, built_indexes["dir"], built_indexes["cache_dir"], progress=False, gateway=gateway)
     assert rows[0]["queries"] == [QUESTIONS["question"][0], "GShard-600B carbon", "BERT GPU hours"]
     assert gateway.calls == 2
+
+
+def test_a_hybrid_is_the_same_whatever_the_order_of_its_indexes(built_indexes):
+    """The rule's params JSON has sorted keys ("bm25" before "hier"): the dense side is still the
+    variant's own index and the lexical side its hybrid partner, so the convex weights are not swapped."""
+    p = params(hybrid={"index": "bm25", "mode": "convex", "top_k": 8, "weight": 0.7})
+    sorted_p = {**p, "indexes": dict(sorted(p["indexes"].items()))}
+    assert list(sorted_p["indexes"]) == ["bm25", "hier"] and list(p["indexes"]) != list(sorted_p["indexes"])
+    a = retrieve(QUESTIONS, p, built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    b = retrieve(QUESTIONS, sorted_p, built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    assert a == b
