@@ -121,13 +121,43 @@ def build_bm25_index(trees: list[DocTree], levels: list[str], writer: IndexWrite
     return counts
 
 
+class OkapiScores:
+    """rank-bm25's ``BM25Okapi.get_scores``, bit for bit, from an inverted index: only the documents
+    that hold a query term are touched. Why: ``get_scores`` builds each term's frequency array with a
+    Python loop over every document (18k WattBot nodes x every term of every planned query: minutes
+    per retrieval job); here each term costs a few numpy operations on its postings. The same float
+    operations in the same order on the same elements (a document without the term adds an exact 0
+    in rank-bm25), so the scores are identical, not close (tests/index/test_bm25_scores.py)."""
+
+    def __init__(self, bm25: BM25Okapi):
+        self.bm25, self.n = bm25, bm25.corpus_size
+        doc_len = np.array(bm25.doc_len)
+        self.denominator = bm25.k1 * (1 - bm25.b + bm25.b * doc_len / bm25.avgdl)  # rank-bm25's expression
+        docs: dict[str, list[int]] = {}
+        freqs: dict[str, list[int]] = {}
+        for i, frequencies in enumerate(bm25.doc_freqs):
+            for term, tf in frequencies.items():
+                docs.setdefault(term, []).append(i)
+                freqs.setdefault(term, []).append(tf)
+        self.postings = {t: (np.array(docs[t], dtype=np.intp), np.array(freqs[t])) for t in docs}
+
+    def __call__(self, query: list[str]) -> np.ndarray:
+        k1, score = self.bm25.k1, np.zeros(self.n)
+        for q in query:
+            if q not in self.postings:
+                continue  # rank-bm25 adds 0 * (an all-zero frequency array): nothing
+            rows, tf = self.postings[q]
+            score[rows] += (self.bm25.idf.get(q) or 0) * (tf * (k1 + 1) / (tf + self.denominator[rows]))
+        return score
+
+
 class BM25Searcher:
     """Top-k BM25 search, restricted to ``levels``. Each level is its own collection (long
     paragraphs and short sentences do not share length statistics); ``search`` merges them."""
 
     def __init__(self, path: str | Path, levels: list[str]):
         self.reader = IndexReader(path)
-        self.by_level: dict[str, tuple[list[int], BM25Okapi]] = {}
+        self.by_level: dict[str, tuple[list[int], OkapiScores]] = {}
         for level in levels:
             rows = self.reader.db.execute(
                 "SELECT rowid, tokens FROM nodes WHERE level = ? AND tokens IS NOT NULL ORDER BY rowid", (level,)
@@ -137,7 +167,7 @@ class BM25Searcher:
                     f"{path}: no '{level}' nodes in this BM25 index (built for {self.reader.meta.get('levels')})"
                 )
             corpus = [json.loads(r[1]) or ["<empty>"] for r in rows]
-            self.by_level[level] = ([r[0] for r in rows], BM25Okapi(corpus))
+            self.by_level[level] = ([r[0] for r in rows], OkapiScores(BM25Okapi(corpus)))
 
     def search(self, query: str, k: int, fusion: str = "score") -> list[tuple[StoredNode, float]]:
         """Top ``k`` nodes over all levels. ``fusion`` merges the per-level top-k lists:
@@ -147,8 +177,8 @@ class BM25Searcher:
         equally; the rank-1 nodes of the levels tie, the first level in ``levels`` wins)."""
         q = tokenize(query)
         lists = []
-        for rowids, bm25 in self.by_level.values():
-            scores = bm25.get_scores(q)
+        for rowids, okapi in self.by_level.values():
+            scores = okapi(q)
             top = np.argsort(-scores, kind="stable")[:k]
             lists.append([(rowids[i], float(scores[i])) for i in top if scores[i] > 0])
         if fusion == "score":
