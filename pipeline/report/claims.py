@@ -280,7 +280,9 @@ def verdict_text(row: dict) -> str:
         return f"undecided (n={row['n']}: the two variants score the same on every question)"
     if v == "undecided":
         return f"undecided (n={row['n']} detects ≥{row['mde']:.3f})"
-    return f"{v}: {row['note']}" if row.get("note") else v
+    note = row.get("note")
+    # an empty note reads back from claims.csv as NaN, which is truthy: "reproduced: nan" in the docs
+    return f"{v}: {note}" if isinstance(note, str) and note.strip() else v
 
 
 def claims_frame(table: pd.DataFrame) -> pd.DataFrame:

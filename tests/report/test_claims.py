@@ -110,6 +110,8 @@ def test_render_reads_claims_csv(tmp_path):
     text = render(tmp_path)
     assert "2 rows: 1 reproduced, 1 not run." in text
     assert "+0.500 [" in text and "| KohakuRAG" not in text and "| S | B beats A |" in text
+    assert "nan" not in text  # the reproduced row's empty note reads back as NaN: no "reproduced: nan"
+    assert "| reproduced |" in text
     assert markdown_table(pd.DataFrame({"a": ["x|y"]})) == "| a |\n|---|\n| x\\|y |\n"
 
 
