@@ -23,10 +23,15 @@ $(STAMP): pyproject.toml requirements.lock
 
 setup: $(STAMP)
 
-run: setup
+# logs/make-run.times: when set-up and Snakemake started and ended (the time table reports both).
+run:
+	@mkdir -p logs && echo "start $$(date +%s)" > logs/make-run.times
+	$(MAKE) --no-print-directory setup
 	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
 	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
+	@echo "setup $$(date +%s)" >> logs/make-run.times
 	$(BIN)/snakemake --cores $(CORES)
+	@echo "dag $$(date +%s)" >> logs/make-run.times
 	$(MAKE) time-table
 	$(MAKE) readme
 	$(MAKE) report-check || echo "warning: reports/index.html failed the browser check (see above)"

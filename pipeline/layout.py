@@ -211,14 +211,32 @@ def benchmark(job: str) -> str:
     return f"{BENCHMARKS}/{job}.tsv"
 
 
-# The rules that record a benchmark, and the job part of its path (the time table reads them back).
+# Every rule of the DAG records a benchmark (the time table reads them back: per rule, and the run's
+# span from the first job's start to the last job's end). Value: the job part of its path; WattBot's own
+# rules come before the suite's, whose {dataset} would match "wattbot" too (the first match names the rule).
 BENCHMARK_JOBS = {
+    "ingest": f"{WATTBOT}/ingest",
+    "tree": f"{WATTBOT}/tree/{{doc}}",
+    "parse_errors": f"{WATTBOT}/parse_errors",
+    "parse_check": f"{WATTBOT}/parse_check",
+    "answer": f"{WATTBOT}/answer/{{av}}/{{split}}",
+    "ensemble": f"{WATTBOT}/ensemble/{{av}}/{{split}}",
+    "evaluate": f"{WATTBOT}/evaluate/{{av}}",
     "index": "{dataset}/index/{index}",
     "retrieve": "{dataset}/retrieve/{rv}/{split}",
     "sprout_attention": "{dataset}/sprout_attention",
+    "suite_export": "{dataset}/suite_export",
+    "suite_evaluate": "{dataset}/suite_evaluate/{rv}",
     "sprout_train_pairs": "sprout/train_pairs",
-    "answer": f"{WATTBOT}/answer/{{av}}/{{split}}",
+    "sprout_train": "sprout/train",
+    "sprout_report": "sprout/report",
+    "suite_report": "suite_report",
+    "report": "report",
+    "figures": "figures",
     "parse_quality": "parsing/{scope}quality",
+    "local_model": "local_model/{gguf}",
+    "minilm_qint8": "minilm_qint8/{folder}",
+    "embedding_model": "embedding_model/{folder}",
 }
 
 

@@ -42,8 +42,8 @@ def result_files(root: Path) -> dict[str, bytes]:
     out = {}
     for sub in ("results", "reports"):
         for p in sorted((root / sub).rglob("*")):
-            if p.is_file() and not p.name.endswith((".manifest.json", ".telemetry.jsonl", ".telemetry.csv",
-                                                    ".telemetry.png", ".telemetry.html", ".screenshot.png")):
+            telemetry = ".telemetry." in p.name  # run telemetry: *.telemetry.{jsonl,csv,json,png,html}
+            if p.is_file() and not telemetry and not p.name.endswith((".manifest.json", ".screenshot.png")):
                 out[str(p.relative_to(root))] = p.read_bytes()
     return out
 

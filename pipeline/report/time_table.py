@@ -10,7 +10,11 @@ outputs a rule could depend on (and a rule reading them would itself be timed). 
 * ``reports/time.telemetry.html`` - a small page with both (index.html is a DAG output and cannot
   depend on this step's files);
 * ``reports/time-llm.telemetry.csv`` - per LLM answering job: calls, cache hits, tries, prompt and
-  generated tokens, seconds in calls and generation tokens/s, from the answer jobs' telemetry.
+  generated tokens, seconds in calls and generation tokens/s, from the answer jobs' telemetry;
+* ``reports/time-run.telemetry.json`` - the run as a whole: the span from the first job's start to
+  the last job's end (every rule writes a benchmark; a TSV is written when its job ends, so its mtime
+  less its ``s`` is the job's start), the cores it kept busy on average, and, after ``make run``, the
+  set-up and Snakemake steps' wall time (``logs/make-run.times``, stamped by the Makefile).
 
 Timings differ on every run, so they are run telemetry: the ``.telemetry.`` names keep them out of
 the byte-identical set of ``results/`` and ``reports/`` (tests/dag_runner.py ``result_files``).
@@ -45,6 +49,8 @@ BENCHMARK_PATTERNS: dict[str, str] = {rule: L.rule_benchmark(rule) for rule in L
 ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
 TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"
 LLM_TABLE = "time-llm.telemetry.csv"
+RUN_SUMMARY = "time-run.telemetry.json"
+MAKE_RUN_TIMES = "logs/make-run.times"  # "start|setup|dag <epoch seconds>" lines, written by `make run`
 COLUMNS = ["rule", "jobs", "wall_s", "cpu_s", "cpu_per_wall", "max_rss_mb", "slowest_job", "slowest_wall_s"]
 
 
@@ -57,6 +63,7 @@ class JobTime:
     wall_s: float
     cpu_s: float
     max_rss_mb: float
+    end: float = 0.0  # epoch seconds the job ended (the TSV's mtime: Snakemake writes it at the job's end)
 
 
 def _regex(pattern: str) -> re.Pattern:
@@ -100,9 +107,52 @@ def read_benchmarks(root: str | Path) -> list[JobTime]:
                 _number(last.get("s")),
                 _number(last.get("cpu_time")),
                 _number(last.get("max_rss")),
+                path.stat().st_mtime,
             )
         )
     return jobs
+
+
+def make_run_times(root: str | Path) -> dict[str, float]:
+    """The stamps of the last ``make run`` (``start``, ``setup`` done, ``dag`` done), when complete and in order."""
+    path = Path(root) / MAKE_RUN_TIMES
+    if not path.exists():
+        return {}
+    stamps = {}
+    for line in path.read_text().splitlines():
+        key, _, value = line.partition(" ")
+        stamps[key] = _number(value)
+    if not all(stamps.get(k) for k in ("start", "setup", "dag")) or not (
+        stamps["start"] <= stamps["setup"] <= stamps["dag"]
+    ):
+        return {}
+    return stamps
+
+
+def run_summary(jobs: list[JobTime], stamps: dict[str, float] | None = None) -> dict:
+    """The run's span (first job start to last job end), its jobs and CPU seconds, and the average
+    cores busy; after ``make run`` only the jobs of that run's Snakemake step count (older benchmark
+    files are of jobs it did not rerun), and its set-up and Snakemake wall seconds are added."""
+    stamps = stamps or {}
+    since = stamps.get("setup", 0.0)
+    ran = [j for j in jobs if j.end >= since]
+    if not ran:
+        return {}
+    span = max(j.end for j in ran) - min(j.end - j.wall_s for j in ran)
+    cpu = sum(j.cpu_s for j in ran)
+    out = {
+        "jobs": len(ran),
+        "span_s": round(span, 1),
+        "cpu_s": round(cpu, 1),
+        "cores_busy": round(cpu / span, 2) if span > 0 else None,
+    }
+    if stamps:
+        out |= {
+            "make_run_setup_s": round(stamps["setup"] - stamps["start"], 1),
+            "make_run_snakemake_s": round(stamps["dag"] - stamps["setup"], 1),
+            "make_run_total_s": round(stamps["dag"] - stamps["start"], 1),
+        }
+    return out
 
 
 def time_table(jobs: list[JobTime]) -> pd.DataFrame:
@@ -205,6 +255,7 @@ def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
     write_manifest(out, {"benchmark_patterns": BENCHMARK_PATTERNS}, jobs=len(jobs), **run_commit(root))
     llm = llm_table(root)
     atomic_write_text(reports / LLM_TABLE, llm.to_csv(index=False, lineterminator="\n"))
+    atomic_write_text(reports / RUN_SUMMARY, json.dumps(run_summary(jobs, make_run_times(root)), indent=1) + "\n")
     if len(table):
         png = figure_png(table)
         atomic_write_bytes(reports / FIGURE, png)
@@ -231,6 +282,24 @@ def _duration(seconds: float) -> str:
     return f"{m} min {s:02d} s" if m else f"{s} s"
 
 
+def run_sentence(summary: dict) -> str:
+    """'The run: 211 jobs from the first job's start to the last job's end in 17 min 02 s ...'."""
+    text = (
+        f"**The run**: {summary['jobs']} jobs, {_duration(summary['span_s'])} from the first job's start to the "
+        f"last job's end, {_duration(summary['cpu_s'])} of CPU"
+        + (f" ({summary['cores_busy']} cores busy on average)" if summary.get("cores_busy") else "")
+        + "."
+    )
+    if "make_run_total_s" in summary:
+        text += (
+            f" `make run`: set-up {_duration(summary['make_run_setup_s'])} (the virtual environment and the "
+            f"parse-quality PDFs), Snakemake {_duration(summary['make_run_snakemake_s'])}, together "
+            f"{_duration(summary['make_run_total_s'])} (the time table, `make readme` and the browser check after it "
+            "are not counted)."
+        )
+    return text
+
+
 def render(reports_dir: Path) -> str:
     """The README's time section: the rules by summed wall time (``reports/time.telemetry.csv``), then
     the LLM answering jobs' tokens and tokens/s (``reports/time-llm.telemetry.csv``) when there are any."""
@@ -246,10 +315,14 @@ def render(reports_dir: Path) -> str:
         )
     lines += [
         "",
-        "Summed over each rule's jobs from Snakemake's `benchmarks/*.tsv` (rules with a `benchmark:` file); "
+        "Summed over each rule's jobs from Snakemake's `benchmarks/*.tsv` (every rule writes one); "
         "jobs run side by side, so the sum exceeds the run's elapsed time. Figure: "
         f"`reports/{FIGURE}`, page: `reports/{PAGE}`.",
     ]
+    summary_path = Path(reports_dir) / RUN_SUMMARY
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    if summary:
+        lines += ["", run_sentence(summary)]
     llm_path = Path(reports_dir) / LLM_TABLE
     llm = pd.read_csv(llm_path, keep_default_na=False) if llm_path.exists() and llm_path.stat().st_size > 1 else None
     if llm is not None and not llm.empty:

@@ -9,6 +9,7 @@ if ENCODER_FOLDERS:
         wildcard_constraints: folder="|".join(re.escape(f) for f in ENCODER_FOLDERS)
         params: package=lambda w: ENCODER_FOLDERS[w.folder]
         log: L.log("embedding_model/{folder}")
+        benchmark: L.rule_benchmark("embedding_model")
         threads: 1
         resources: mem_mb=1000, runtime=10
         shell: "python -m pipeline encoder-model --package {params.package:q} --out {output:q} 2>&1 | tee {log}"
@@ -23,6 +24,7 @@ if QINT8_FOLDERS:
         output: fp32="{folder}/minilm-fp32.onnx", int8="{folder}/minilm-qint8.onnx"
         wildcard_constraints: folder="|".join(re.escape(f) for f in QINT8_FOLDERS)
         log: L.log("minilm_qint8/{folder}")
+        benchmark: L.rule_benchmark("minilm_qint8")
         threads: 1
         resources: mem_mb=2000, runtime=10
         shell: "python -m pipeline encoder-qint8 --out {wildcards.folder:q} 2>&1 | tee {log}"

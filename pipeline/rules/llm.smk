@@ -11,6 +11,7 @@ if LOCAL_MODEL_FILES:
         wildcard_constraints: gguf="|".join(re.escape(f) for f in LOCAL_MODEL_FILES)
         params: cfg=lambda w: wf.local_model_for_file(CFG, w.gguf)
         log: L.log("local_model/{gguf}")
+        benchmark: L.rule_benchmark("local_model")
         threads: 1
         resources: mem_mb=1000, runtime=5
         shell: "python -m pipeline local-model --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"

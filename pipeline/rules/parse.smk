@@ -7,6 +7,7 @@ rule parse_errors:
     output: L.PARSE_ERRORS
     params: trees=lambda w, input: ",".join(input)
     log: L.log("wattbot/parse_errors")
+    benchmark: L.rule_benchmark("parse_errors")
     threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline parse-errors --trees {params.trees:q} --out {output:q} 2>&1 | tee {log}"
@@ -19,6 +20,7 @@ rule parse_check:
     output: L.PARSE_CHECK
     params: strict="--strict" if CFG["parsing"]["strict"] else ""
     log: L.log("wattbot/parse_check")
+    benchmark: L.rule_benchmark("parse_check")
     threads: 1
     resources: mem_mb=200, runtime=5
     shell: "python -m pipeline parse-check --errors {input.errors:q} --out {output:q} {params.strict} 2>&1 | tee {log}"

@@ -42,6 +42,7 @@ rule figures:
         svgs=[L.reports.figure(s, "svg") for s in FIG_STEMS],
     params: cfg=wf.figures_params(CFG), files=wf.named_args(FIG_INPUTS)
     log: L.log("figures")
+    benchmark: L.rule_benchmark("figures")
     threads: 1
     resources: mem_mb=3000, runtime=10
     shell: "python -m pipeline figures --params {params.cfg:q} {params.files} --leaderboard {input.leaderboard:q} --gold {input.gold:q} --reports {L.reports.root:q} 2>&1 | tee {log}"

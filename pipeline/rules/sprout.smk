@@ -34,6 +34,7 @@ if CFG["sprout"].get("train"):
         output: L.SPROUT_HEAD_WEIGHTS
         params: cfg=wf.sprout_train_params(CFG)
         log: L.log("sprout/train")
+        benchmark: L.rule_benchmark("sprout_train")
         threads: 1
         resources: mem_mb=2000, runtime=10
         shell: "python -m pipeline sprout-train --pairs {input:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
@@ -52,6 +53,7 @@ rule sprout_report:
         tree_svg=L.reports.sprout_tree("svg"),
     params: cfg=wf.sprout_report_params(CFG), files=wf.named_args(SPROUT_REPORT_INPUTS)
     log: L.log("sprout/report")
+    benchmark: L.rule_benchmark("sprout_report")
     threads: 1
     resources: mem_mb=1000, runtime=5
     shell: "python -m pipeline sprout-report --params {params.cfg:q} {params.files} --gold {input.gold:q} --index {input.index:q} --reports {L.reports.root:q} 2>&1 | tee {log}"

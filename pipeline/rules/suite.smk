@@ -10,6 +10,7 @@ rule suite_export:
         gold=L.export_gold(),
     params: cfg=lambda w: wf.suite_export_params(CFG, w.dataset)
     log: L.log("{dataset}/export")
+    benchmark: L.rule_benchmark("suite_export")
     threads: 1
     resources: mem_mb=4000, runtime=20
     # --out-dir is L.export_dir() written out: the shell text is the rule's rerun trigger (tests/test_layout.py)
@@ -25,6 +26,7 @@ rule suite_evaluate:
         per_query=L.suite_per_query(),
     params: ks=" ".join(str(k) for k in wf.suite_ks(CFG))
     log: L.log("{dataset}/evaluate/{rv}")
+    benchmark: L.rule_benchmark("suite_evaluate")
     threads: 1
     resources: mem_mb=1000, runtime=10
     shell: "python -m pipeline suite-evaluate --retrieval {input.retrieval:q} --gold {input.gold:q} --ks {params.ks} --out {output.scores:q} --per-query {output.per_query:q} 2>&1 | tee {log}"
@@ -38,6 +40,7 @@ rule suite_report:
         figures=[L.reports.suite_figure(d) for d in SUITE],
     params: cfg=wf.suite_report_params(CFG), files=wf.named_args(SUITE_REPORT_INPUTS)
     log: L.log("suite_report")
+    benchmark: L.rule_benchmark("suite_report")
     threads: 1
     resources: mem_mb=1000, runtime=5
     shell: "python -m pipeline suite-report --params {params.cfg:q} {params.files} --reports {L.reports.root:q} 2>&1 | tee {log}"

@@ -14,6 +14,7 @@ rule ingest:
     params:
         split_args=" ".join(f"--split {s}={wf.split_source(CFG, s)} --out-split {s}={L.ingest_split(s)}" for s in SPLITS),
     log: L.log("wattbot/ingest")
+    benchmark: L.rule_benchmark("ingest")
     threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline ingest --metadata {input.metadata:q} --metadata-out {output.metadata:q} {params.split_args} 2>&1 | tee {log}"
@@ -24,6 +25,7 @@ rule tree:
     output: L.tree()
     params: vision=lambda w: wf.tree_args(CFG, wf.tree_source(CFG, w.doc))  # heading method (PDFs) + vision model
     log: L.log("wattbot/tree/{doc}")
+    benchmark: L.rule_benchmark("tree")
     threads: 1
     resources: mem_mb=1000, runtime=10
     shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.vision} 2>&1 | tee {log}"
@@ -63,6 +65,7 @@ rule ensemble:
         cfg=lambda w: wf.answering_params(CFG, w.av),
         members=lambda w: wf.ensemble_args(CFG, w.av, w.split),
     log: L.log("wattbot/ensemble/{av}/{split}")
+    benchmark: L.rule_benchmark("ensemble")
     threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline ensemble {params.members} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
@@ -78,6 +81,7 @@ rule evaluate:
         scores=L.scores(),
         per_question=L.per_question(),
     log: L.log("wattbot/evaluate/{av}")
+    benchmark: L.rule_benchmark("evaluate")
     threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
@@ -98,6 +102,7 @@ rule report:
         retrieval=L.reports.retrieval_table,
     params: cfg=wf.report_params(CFG), files=wf.named_args(REPORT_INPUTS)
     log: L.log("report")
+    benchmark: L.rule_benchmark("report")
     threads: 1
     resources: mem_mb=1000, runtime=5
     shell: "python -m pipeline report --params {params.cfg:q} {params.files} --gold {input.gold:q} --reports {L.reports.root:q} 2>&1 | tee {log}"

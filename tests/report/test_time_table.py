@@ -12,8 +12,8 @@ from pipeline import layout as L
 from pipeline.datasets.paths import REPO
 from pipeline.report.readme import BEGIN, END, fill
 from pipeline.io import atomic_write_jsonl
-from pipeline.report.time_table import (BENCHMARK_PATTERNS, FIGURE, LLM_TABLE, PAGE, TABLE, read_benchmarks, render,
-                                        rule_of, write_time_table)
+from pipeline.report.time_table import (BENCHMARK_PATTERNS, FIGURE, LLM_TABLE, MAKE_RUN_TIMES, PAGE, RUN_SUMMARY,
+                                        TABLE, read_benchmarks, render, rule_of, write_time_table)
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 # Real lines of the last full run (benchmarks/wattbot/answer/llm-cf/train.tsv and others).
@@ -54,11 +54,18 @@ def test_rules_are_recognised_by_their_benchmark_paths():
     assert rule_of("benchmarks/dragonball/sprout_attention.tsv") == "sprout_attention"
     assert rule_of("benchmarks/sprout/train_pairs.tsv") == "sprout_train_pairs"
     assert rule_of("benchmarks/parsing/sample/quality.tsv") == "parse_quality"
+    # WattBot's evaluate and the suite's are told apart ({dataset} would match "wattbot" too)
+    assert rule_of("benchmarks/wattbot/evaluate/convex-extractive.tsv") == "evaluate"
+    assert rule_of("benchmarks/hotpotqa/suite_evaluate/sprout-b3.tsv") == "suite_evaluate"
+    assert rule_of("benchmarks/wattbot/tree/patterson2021.tsv") == "tree"
+    assert rule_of("benchmarks/sprout/train.tsv") == "sprout_train"
+    assert rule_of("benchmarks/local_model/data/models/g.gguf.tsv") == "local_model"
     assert rule_of("benchmarks/somewhere/new.tsv") == "other"
 
 
 def test_patterns_match_the_rules_benchmark_lines():
-    """One place for the benchmark paths: every rule's `benchmark:` line is a pattern here."""
+    """One place for the benchmark paths: every rule's `benchmark:` line is a pattern here, and every
+    rule of the DAG has one (`fetch`, outside it, needs none): the run's span counts every job."""
     declared = {}
     for smk in sorted((REPO / "pipeline" / "rules").glob("*.smk")):
         for block in re.split(r"(?m)^(?=\s*rule )", smk.read_text()):
@@ -68,7 +75,43 @@ def test_patterns_match_the_rules_benchmark_lines():
                 assert "benchmark:" not in block or bench, f"rule {rule.group(1)}: benchmark: L.rule_benchmark(...)"
             if rule and bench:
                 declared[rule.group(1)] = L.rule_benchmark(bench.group(1))
+            if rule and rule.group(1) not in ("all", "fetch"):
+                assert bench, f"rule {rule.group(1)} writes no benchmark"
     assert declared == BENCHMARK_PATTERNS
+
+
+def test_run_span_and_make_run_steps(run):
+    """The span runs from the earliest job start (TSV mtime - s) to the latest end; after `make run` only
+    the jobs that ended after its set-up count, and its steps' wall times are reported."""
+    import json
+    import os
+
+    t0 = 1_800_000_000
+    ends = {"wattbot/answer/llm-cf/train.tsv": t0 + 1300, "wattbot/index/flat.tsv": t0 + 300}
+    for rel in JOBS:
+        os.utime(run / "benchmarks" / rel, (t0 + 100, ends.get(rel, t0 + 100)))
+    old = run / "benchmarks" / "wattbot/tree/x.tsv"  # a job of an earlier run, not rerun
+    old.parent.mkdir(parents=True)
+    old.write_text(HEADER + "2.0\t0:00:02\t1\t1\t1\t1\t0\t0\t50\t1.0\n")
+    os.utime(old, (t0 - 5000, t0 - 5000))
+    write_time_table(run, run / "reports")
+    summary = json.loads((run / "reports" / RUN_SUMMARY).read_text())
+    assert summary["jobs"] == len(JOBS) + 1 and "make_run_total_s" not in summary
+    assert summary["span_s"] == pytest.approx(1300 + 5002, abs=0.5)  # no stamps: every job counts
+    (run / MAKE_RUN_TIMES).parent.mkdir(parents=True, exist_ok=True)
+    (run / MAKE_RUN_TIMES).write_text(f"start {t0 - 300}\nsetup {t0 - 100}\ndag {t0 + 1310}\n")
+    write_time_table(run, run / "reports")
+    summary = json.loads((run / "reports" / RUN_SUMMARY).read_text())
+    # earliest start: sprout_attention ended at t0+100 after 445 s; latest end: llm-cf at t0+1300
+    assert summary["jobs"] == len(JOBS) and summary["span_s"] == pytest.approx(1300 + 345, abs=0.5)
+    assert summary["make_run_setup_s"] == 200 and summary["make_run_snakemake_s"] == 1410
+    assert summary["make_run_total_s"] == 1610
+    body = render(run / "reports")
+    assert "27 min 25 s from the first job's start to the last job's end" in body
+    assert "`make run`: set-up 3 min 20 s" in body and "together 26 min 50 s" in body
+    (run / MAKE_RUN_TIMES).write_text(f"start {t0}\nsetup {t0 - 100}\n")  # a run that did not finish: no steps
+    write_time_table(run, run / "reports")
+    assert "make_run_total_s" not in json.loads((run / "reports" / RUN_SUMMARY).read_text())
 
 
 def test_table_sums_wall_and_cpu_per_rule(run):
