@@ -23,7 +23,7 @@ from pipeline.embed.base import Encoder
 from pipeline.embed.factory import make_encoder
 from pipeline.embed.fidelity import fidelity
 from pipeline.embed.onnx_minilm import OnnxMiniLM
-from pipeline.embed.quantize import QINT8_DIR, QINT8_FILE, build_qint8_model, cpu_flags, has_int8_dot
+from pipeline.embed.quantize import cpu_flags, ensure_qint8_model, has_int8_dot
 from pipeline.index.flat import chunk_tree
 from pipeline.index.hier import build_tree_index
 from pipeline.index.store import IndexReader, IndexWriter
@@ -121,13 +121,7 @@ def run_encoder_bench(
     ks: tuple[int, ...] = (1, 3, 5, 10),
 ) -> dict:
     """Measure every encoder of :data:`ENCODERS`; `bench` saves the result as reports/bench/encoder.json."""
-    model_dir = (
-        Path(cfg["embedding"].get("model") or QINT8_DIR)
-        if cfg["embedding"]["backend"] == "onnx-qint8"
-        else Path(QINT8_DIR)
-    )
-    if not (model_dir / QINT8_FILE).exists():
-        build_qint8_model(model_dir)
+    model_dir = ensure_qint8_model(cfg["embedding"] if cfg["embedding"]["backend"] == "onnx-qint8" else {})
     base = {k: v for k, v in cfg["embedding"].items() if k not in ("model", "model_id", "precision", "backend")}
     encoders = {
         name: make_encoder({**base, **c, **({"model": str(model_dir)} if c["backend"] == "onnx-qint8" else {})})

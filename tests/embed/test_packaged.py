@@ -85,7 +85,7 @@ def test_unknown_encoder_name_is_a_config_error():
 
 
 def test_encoder_costs_measure_every_assembled_encoder(tmp_path):
-    cfg = validate(yaml.safe_load((REPO / "config.yaml").read_text()))
+    cfg = validate(yaml.safe_load((REPO / "tests" / "grid.yaml").read_text()))  # the packaged onnx-int8 MiniLM
     cfg["embedding_models"] = {"absent": {"backend": "sentence-transformers", "model": str(tmp_path / "none")}}
     costs = encoder_costs(cfg, ["Training used 24 MWh.", "BERT emitted CO2."] * 10, n=20)
     assert list(costs) == ["all-MiniLM-L6-v2/onnx-int8@max512"] and costs["all-MiniLM-L6-v2/onnx-int8@max512"] > 0
