@@ -63,6 +63,7 @@ REGISTRY: dict[str, Renderer] = {
     "llm-local-servers": Renderer("pipeline.bench_llm:render_local", R.relative(R.bench("llm_local"))),
     "encoder": Renderer("pipeline.bench_encoder:render", R.relative(R.bench("encoder"))),
     "time": Renderer("pipeline.report.time_table:render", "time.telemetry.csv"),
+    "run-time": Renderer("pipeline.report.time_table:render_run", "time.telemetry.csv"),
 }
 
 

@@ -300,6 +300,13 @@ def run_sentence(summary: dict) -> str:
     return text
 
 
+def render_run(reports_dir: Path) -> str:
+    """The README's one line on the last run's elapsed time (``reports/time-run.telemetry.json``)."""
+    path = Path(reports_dir) / RUN_SUMMARY
+    summary = json.loads(path.read_text()) if path.exists() else {}
+    return run_sentence(summary) + "\n" if summary else "*No benchmark files in the last run.*\n"
+
+
 def render(reports_dir: Path) -> str:
     """The README's time section: the rules by summed wall time (``reports/time.telemetry.csv``), then
     the LLM answering jobs' tokens and tokens/s (``reports/time-llm.telemetry.csv``) when there are any."""

@@ -109,6 +109,8 @@ def test_run_span_and_make_run_steps(run):
     body = render(run / "reports")
     assert "27 min 25 s from the first job's start to the last job's end" in body
     assert "`make run`: set-up 3 min 20 s" in body and "together 26 min 50 s" in body
+    out = fill(f"{BEGIN.format('run-time')}\n{END.format('run-time')}", run / "reports")  # the README's line
+    assert "27 min 25 s from the first job's start" in out and "from `reports/time.telemetry.csv`" in out
     (run / MAKE_RUN_TIMES).write_text(f"start {t0}\nsetup {t0 - 100}\n")  # a run that did not finish: no steps
     write_time_table(run, run / "reports")
     assert "make_run_total_s" not in json.loads((run / "reports" / RUN_SUMMARY).read_text())
