@@ -45,6 +45,9 @@ if "llm_api" not in workflow.global_resources:
 if "cpus" not in workflow.global_resources:
     workflow.register_resource("cpus", machine_cores())
 
+# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow.py).
+wf.local_scheduler_without_rate_limit(workflow)
+
 
 rule all:
     input:

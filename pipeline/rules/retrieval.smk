@@ -26,5 +26,6 @@ rule retrieve:
     threads: 1
     # the shell text is the rule's rerun trigger ("code"): its --index-dir stays L.index_dir() written out
     # (tests/test_layout.py checks the two agree), so this refactoring reran no retrieval
-    resources: mem_mb=2000, runtime=10, encoder=1, llm_api=lambda w: wf.uses_llm_planner(CFG, w.rv), cpus=lambda w, threads: threads
+    # no `encoder` share: a retrieval embeds only its queries on its one core (`cpus`), so two run side by side
+    resources: mem_mb=2000, runtime=10, llm_api=lambda w: wf.uses_llm_planner(CFG, w.rv), cpus=lambda w, threads: threads
     shell: "python -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
