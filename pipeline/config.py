@@ -341,13 +341,24 @@ def index_embedding(cfg: dict, index: str) -> dict:
     return {**cfg["embedding"], **{k: v for k, v in cfg["embedding_models"][name].items() if k != "package"}}
 
 
+# How many threads a job uses says how it runs, not what it computes: ``threads`` stays out of the hashed
+# slices (a changed thread count reruns nothing). Under Snakemake a job takes the threads it was granted
+# (the rule's ``threads:``, from these same config keys; pipeline/cores.py).
+EXECUTION_ONLY_THREADS = frozenset({"threads"})
+
+
+def hashed_embedding(cfg: dict, index: str) -> dict:
+    """:func:`index_embedding` as the slices carry it: without the execution-only ``threads``."""
+    return {k: v for k, v in index_embedding(cfg, index).items() if k not in EXECUTION_ONLY_THREADS}
+
+
 def index_slice(cfg: dict, index: str) -> dict:
     idx = cfg["indexes"][index]
     kind = kind_of(idx)
     return {
         "index": idx,
         "name": index,
-        **({"embedding": index_embedding(cfg, index)} if kind.embeds else {}),
+        **({"embedding": hashed_embedding(cfg, index)} if kind.embeds else {}),
         **kind.extra_slice(cfg),
     }
 
@@ -357,7 +368,8 @@ SPROUT_ATTENTION_DEFAULTS = {k: v for k, v in spec_defaults("sprout").items() if
 
 
 def sprout_attention_slice(cfg: dict) -> dict:
-    return {k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")}
+    """The attention pass's keys of ``sprout`` (its ``threads`` are execution-only, as the encoders')."""
+    return {k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep", *EXECUTION_ONLY_THREADS)}
 
 
 def retrieval_indexes(cfg: dict, variant: str) -> list[str]:
@@ -394,7 +406,7 @@ def retrieval_slice(cfg: dict, variant: str) -> dict:
         "retrieval": cfg["retrieval"][variant],
         "name": variant,
         "indexes": indexes,
-        "embedding": index_embedding(cfg, dense[0]) if dense else None,
+        "embedding": hashed_embedding(cfg, dense[0]) if dense else None,
     }
     if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}

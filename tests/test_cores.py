@@ -33,6 +33,26 @@ def test_job_threads_at_most_the_grant(monkeypatch):
     assert job_threads(3) == 3
 
 
+def test_a_changed_thread_count_reruns_nothing(cfg):
+    """``embedding.threads`` and ``sprout.threads`` set the rules' ``threads:`` (how a job runs), not the
+    hashed params (what it computes): index, retrieval, answering and attention params stay the same."""
+    import copy
+
+    from pipeline.workflow import answering_params, index_params, retrieval_params, sprout_attention_params
+
+    more = copy.deepcopy(cfg)
+    more["embedding"]["threads"], more["sprout"]["threads"] = 7, 5
+    assert encoder_threads(more) == 7 and sprout_threads(more) == 5
+    for name in cfg["indexes"]:
+        assert index_params(more, name) == index_params(cfg, name)
+    for name in cfg["retrieval"]:
+        assert retrieval_params(more, name) == retrieval_params(cfg, name)
+    for name in cfg["answering"]:
+        assert answering_params(more, name) == answering_params(cfg, name)
+    assert sprout_attention_params(more) == sprout_attention_params(cfg)
+    assert '"threads"' not in index_params(cfg, "hier") + sprout_attention_params(cfg)
+
+
 def test_rule_threads_come_from_the_config(cfg):
     assert answer_threads(cfg, "llm-cf") == 2 == answer_threads(cfg, "llm-cf-r1")  # 2 servers x 1 thread
     assert answer_threads(cfg, "convex-extractive") == 1

@@ -129,11 +129,11 @@ def prepare_pairs(
     from safetensors.numpy import save
 
     from pipeline.embed import make_encoder
-    from pipeline.sprout.stage import attention_encoder, window_config
+    from pipeline.sprout.stage import attention_config, attention_encoder, window_config
 
     k = attention_cfg["max_sentences_per_chunk"]
     encoder = attention_encoder(attention_cfg)
-    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_cfg["threads"]})
+    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_config(attention_cfg)["threads"]})
     docs, wanted, provenance, questions = _training_pairs(train_cfg, root, exclude, work_dir, k)
     index = {d[0]: i for i, d in enumerate(docs)}
     need: dict[int, set[tuple[int, int]]] = {}
