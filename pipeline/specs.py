@@ -190,6 +190,7 @@ class LocalModelSpec:
     n_ctx: int
     n_threads: int
     startup_timeout_s: float
+    logits_all: bool = False  # vocabulary logits for every prompt token (only logprobs need them)
 
     @classmethod
     def from_dict(cls, name: str, m: dict) -> LocalModelSpec:

@@ -8,7 +8,10 @@ so nothing is downloaded at run time.
 
 Config (``llm.local.<name>``): ``package`` (the Python package with ``assemble(path)``),
 ``gguf`` (where the assembled file lives, under data/), ``chat_format`` (Gemma's GGUF has no
-template: without ``gemma`` the server silently uses a wrong one), ``n_ctx``, ``n_threads``.
+template: without ``gemma`` the server silently uses a wrong one), ``n_ctx``, ``n_threads``,
+``logits_all`` (false: the server computes the vocabulary projection for the last prompt token only;
+llama_cpp.server's own default, true, does it for every prompt token, which for Gemma's 262k-token
+vocabulary costs more than the rest of the model and is only needed for logprobs).
 """
 
 from __future__ import annotations
@@ -96,6 +99,8 @@ class LocalServer:
             str(c["n_threads"]),
             "--chat_format",
             c["chat_format"],
+            "--logits_all",
+            "true" if c["logits_all"] else "false",
             "--model_alias",
             self.name,
         ]

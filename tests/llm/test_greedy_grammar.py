@@ -1,7 +1,9 @@
-"""The greedy grammar sampler (pipeline/llm/greedy_grammar.py) picks the same tokens as
-llama-cpp-python's stock chain (penalties -> grammar over the whole vocabulary -> greedy) on real
-answer prompts with the answer schema's grammar, and takes its fallback (the grammar over the whole
-vocabulary) when the unconstrained pick is not allowed. Marked ``local_llm``: the Gemma GGUF."""
+"""What the local server runs picks the same tokens as llama_cpp.server's stock set-up on real answer
+prompts with the answer schema's grammar: the greedy grammar sampler (pipeline/llm/greedy_grammar.py)
+against llama-cpp-python's chain (penalties -> grammar over the whole vocabulary -> greedy), and logits
+for the last prompt token only (``logits_all: false``) against the server's default (every prompt
+token). The sampler's fallback (the grammar over the whole vocabulary) is exercised too. Marked
+``local_llm``: the Gemma GGUF."""
 
 from __future__ import annotations
 
@@ -45,11 +47,13 @@ def gguf(tmp_path_factory):
     return str(assemble_model(cfg))
 
 
-def _generate(gguf: str) -> list[tuple[str, int]]:
+def _generate(gguf: str, logits_all: bool) -> list[tuple[str, int]]:
     """The reply text and its token count for each question, as the server would make them."""
     from llama_cpp import Llama
 
-    llm = Llama(model_path=gguf, n_ctx=1024, n_threads=2, chat_format="gemma", verbose=False, seed=0)
+    llm = Llama(
+        model_path=gguf, n_ctx=1024, n_threads=2, chat_format="gemma", verbose=False, seed=0, logits_all=logits_all
+    )
     fmt = response_format("local/gemma", answer_schema([d for d, _ in SNIPPETS]))
     out = []
     for question, unit in QUESTIONS:
@@ -68,12 +72,12 @@ def _generate(gguf: str) -> list[tuple[str, int]]:
 def test_the_same_tokens_as_the_stock_chain(gguf, monkeypatch):
     from llama_cpp import Llama
 
-    stock = _generate(gguf)
+    stock = _generate(gguf, logits_all=True)  # llama_cpp.server's defaults
     monkeypatch.setattr(Llama, "_init_sampler", Llama._init_sampler)  # restored after the test
     monkeypatch.setattr(greedy_grammar.GreedyGrammarSampler, "fallbacks", 0, raising=False)
     greedy_grammar.install()
     assert getattr(Llama._init_sampler, "_greedy_grammar", False)
-    greedy = _generate(gguf)
+    greedy = _generate(gguf, logits_all=False)  # pipeline/llm/local_server.py's
     assert greedy == stock
     for text, n in greedy:
         assert n > 0 and text.lstrip().startswith('{"')  # the grammar held (a reply may stop at max_tokens)
