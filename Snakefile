@@ -45,9 +45,6 @@ if "llm_api" not in workflow.global_resources:
 if "cpus" not in workflow.global_resources:
     workflow.register_resource("cpus", machine_cores())
 
-# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow.py).
-wf.local_scheduler_without_rate_limit(workflow)
-
 
 rule all:
     input:
@@ -59,6 +56,11 @@ rule all:
         wf.suite_targets(CFG),
         wf.parse_targets(CFG),
         wf.sprout_targets(CFG),
+
+
+# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow.py).
+onstart:
+    wf.local_scheduler_without_rate_limit(workflow)
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run

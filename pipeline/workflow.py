@@ -568,18 +568,21 @@ def sprout_targets(cfg: dict) -> list[str]:
 
 def local_scheduler_without_rate_limit(workflow) -> bool:
     """Switch off Snakemake's job-submission rate limit for a local run (the ``--max-jobs-per-timespan``
-    default, ``100/1s``, is meant for cluster submission); True when it did.
+    default, ``100/1s``, is meant for cluster submission); True when it did. Called from ``onstart:``,
+    when the scheduler exists and the executor is known (neither is while the Snakefile is parsed).
 
     Why: with the limit set, every scheduling pass that leaves ready jobs waiting (for cores, ``llm_api``)
     starts a 1 s timer that triggers another pass, and every finished job adds one more such timer chain,
     so while the LLM jobs held both cores of this machine ~150 chains ran ~150 passes a second: Snakemake
-    itself took a quarter of a core (4 min 46 s of CPU in the first 20 min of the default grid; py-spy:
-    the scheduler loop). Without the limit a pass runs when a job finishes, as before the limit existed.
-    Cluster profiles keep Snakemake's behaviour."""
-    if not getattr(workflow, "local_exec", False) or getattr(workflow, "dryrun", False):
+    itself took a quarter of a core (5 min 23 s of CPU in the first 22 min of the default grid; py-spy:
+    the scheduler loop and its ILP solves). Without the limit a pass runs when a job finishes. Cluster
+    executors keep Snakemake's behaviour."""
+    scheduler = getattr(workflow, "scheduler", None)
+    try:
+        local = bool(workflow.local_exec)
+    except AttributeError:  # no executor yet: not a run
         return False
-    settings = getattr(workflow, "scheduling_settings", None)
-    if settings is None or not hasattr(settings, "max_jobs_per_timespan"):
+    if not local or scheduler is None or not hasattr(scheduler, "job_rate_limiter"):
         return False
-    settings.max_jobs_per_timespan = None
+    scheduler.job_rate_limiter = None
     return True

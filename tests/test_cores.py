@@ -141,13 +141,37 @@ def _planned(cores: int) -> dict[str, set[tuple[int, int | None]]]:
 @pytest.mark.slow
 def test_planned_jobs_hold_the_cores_they_use():
     """`snakemake --cores 8` plans the LLM, embedding and attention jobs with the threads they keep
-    busy (2), each taking as many units of the `cpus` resource (this machine's cores, registered by
-    the Snakefile), so on a 2-core machine no two of them run side by side; `--cores 1` scales them
-    to 1, and the job then fits its encoder/servers to that."""
+    busy (the local LLM's 2 servers; 1 per embedding and attention job, config.yaml's default), each
+    taking as many units of the `cpus` resource (this machine's cores, registered by the Snakefile), so
+    on a 2-core machine two 1-thread jobs or one LLM job run at a time; `--cores 1` scales them to 1,
+    and the job then fits its encoder/servers to that."""
     eight = _planned(8)
     assert eight["answer"] == {(1, 1), (2, 2)}  # extractive 1, local LLM 2 (servers x n_threads)
     for rule in ("index", "sprout_attention", "sprout_train_pairs"):
-        assert eight[rule] == {(2, 2)}, rule
+        assert eight[rule] == {(1, 1)}, rule
     assert eight["retrieve"] == {(1, 1)}
     one = _planned(1)
     assert {t for jobs in one.values() for t, _ in jobs} == {1}
+
+
+def test_local_runs_have_no_submission_rate_limit():
+    """The Snakefile's onstart drops Snakemake's job-rate limiter on a local run (its re-scheduling timers
+    multiplied while jobs waited: a quarter of a core); a cluster run and a parse-time call change nothing."""
+    from types import SimpleNamespace
+
+    from pipeline.workflow import local_scheduler_without_rate_limit
+
+    local = SimpleNamespace(local_exec=True, scheduler=SimpleNamespace(job_rate_limiter=object()))
+    assert local_scheduler_without_rate_limit(local) and local.scheduler.job_rate_limiter is None
+    limiter = object()
+    cluster = SimpleNamespace(local_exec=False, scheduler=SimpleNamespace(job_rate_limiter=limiter))
+    assert not local_scheduler_without_rate_limit(cluster) and cluster.scheduler.job_rate_limiter is limiter
+
+    class Parsing:  # while the Snakefile is parsed there is no executor (local_exec raises) and no scheduler
+        @property
+        def local_exec(self):
+            raise AttributeError("executor_plugin is None")
+
+    assert not local_scheduler_without_rate_limit(Parsing())
+    snakefile = (REPO / "Snakefile").read_text()
+    assert "onstart:\n    wf.local_scheduler_without_rate_limit(workflow)" in snakefile
