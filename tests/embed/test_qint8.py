@@ -47,6 +47,26 @@ def test_int8_and_fp32_export_stay_close_to_torch_fp32(built, sentences):
     assert int8.model_id != fp32.model_id and "onnx-qint8-" in int8.model_id and "onnx-fp32-" in fp32.model_id
 
 
+@pytest.mark.slow
+def test_int8_vectors_depend_on_the_batch_fp32_and_the_packaged_file_do_not(built, sentences):
+    """Why onnx-qint8 is not the default: quantize_dynamic's activations are quantized per tensor
+    (DynamicQuantizeLinear: one scale for the whole batch), so a text's vector depends on what it was
+    batched with, and so on the embedding cache's state and the jobs' order. On a cold re-run of the
+    default grid with it, two runs of the same commit gave different indexes and retrievals. The fp32
+    export and the packaged file (the default) give a text the same vector alone or in any batch."""
+    import numpy as np
+
+    for cfg, batch_free in (
+        ({"backend": "onnx-qint8", "model": str(built), "precision": "int8"}, False),
+        ({"backend": "onnx-qint8", "model": str(built), "precision": "fp32"}, True),
+        ({"backend": "onnx-int8"}, True),
+    ):
+        enc = make_encoder({**cfg, "max_tokens": 512})
+        together = enc.encode(sentences)
+        alone = np.vstack([enc.encode([s]) for s in sentences])
+        assert np.array_equal(together, alone) is batch_free, cfg
+
+
 def test_a_changed_model_file_is_a_cache_miss(tmp_path, sentences):
     """Same backend, same file name, new content → a new key, so the old vectors are not reused."""
     import onnx
