@@ -29,7 +29,7 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
     sentences = [n.text for t in trees for n in t.at_level("sentence")]
-    if cfg["embedding"]["backend"] == "onnx-qint8":  # the default: its model files are a DAG output
+    if cfg["embedding"]["backend"] == "onnx-qint8":  # its model files are a DAG output, missing outside the DAG
         from pipeline.embed.quantize import ensure_qint8_model
 
         ensure_qint8_model(cfg["embedding"])
