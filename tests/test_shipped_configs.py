@@ -107,15 +107,18 @@ def test_default_config_has_sprout_variants():
     assert cfg["sprout"]["train"]["lambda"] == 0.1 and cfg["sprout"]["train"]["temperature"] == 0.05
 
 
-def test_default_encoder_is_the_packaged_minilm():
-    """config.yaml embeds with the packaged onnx-int8 file, not onnx-qint8: the real int8 model quantizes
-    activations per batch, so a text's vector depends on what it is batched with (docs/encoder.md;
-    tests/embed/test_qint8.py). No dense index of the default grid depends on the minilm_qint8 files."""
+def test_default_encoder_is_the_built_int8_minilm():
+    """config.yaml embeds with onnx-qint8 (issue 14), which runs one text per pass so that a text's
+    vector does not depend on its batch (tests/embed/test_qint8.py): its dense indexes depend on the
+    minilm_qint8 rule's files, lexical and sprout indexes do not."""
+    from pipeline.embed.quantize import FP32_FILE, QINT8_FILE
     from pipeline.workflow import encoder_model_inputs, qint8_model_folders
 
     cfg = load_config(REPO / "config.yaml")
-    assert cfg["embedding"]["backend"] == "onnx-int8"
-    assert encoder_model_inputs(cfg, "hier") == [] and qint8_model_folders(cfg) == []
+    assert cfg["embedding"]["backend"] == "onnx-qint8"
+    built = [f"data/models/minilm-onnx/{FP32_FILE}", f"data/models/minilm-onnx/{QINT8_FILE}"]
+    assert encoder_model_inputs(cfg, "hier") == built and encoder_model_inputs(cfg, "flat") == built
+    assert encoder_model_inputs(cfg, "bm25") == [] and qint8_model_folders(cfg) == ["data/models/minilm-onnx"]
 
 
 def test_kohakurag_preset_validates():

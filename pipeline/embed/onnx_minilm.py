@@ -54,7 +54,14 @@ def file_model_id(label: str, model_file: Path, max_tokens: int) -> str:
 
 class QInt8MiniLM(OnnxMiniLM):
     """The file-built exports (rule ``minilm_qint8``): int8 where the CPU has int8 dot-product
-    instructions, the fp32 export elsewhere; ``precision`` forces one (the bench measures both)."""
+    instructions, the fp32 export elsewhere; ``precision`` forces one (the bench measures both).
+
+    The int8 graph quantizes each MatMul's input with one scale for the whole tensor
+    (``DynamicQuantizeLinear``), so in a batch a text's vector would depend on the texts beside it and on
+    the padding, and so on the cache state and the job order. It therefore runs one text per forward
+    pass (``batch_size`` is ignored for it): each text is quantized on its own scales, its vector is a
+    function of the text alone, and it is no slower (no padding; measured in docs/encoder.md).
+    """
 
     def __init__(
         self,
@@ -76,6 +83,8 @@ class QInt8MiniLM(OnnxMiniLM):
                 f"{model_file} is missing: build it with `python -m pipeline encoder-qint8 "
                 f"--out {folder}` (the DAG's minilm_qint8 rule does)"
             )
-        super().__init__(model_file, batch_size, max_tokens, threads)
-        label = "onnx-qint8" if model_file.name == QINT8_FILE else "onnx-fp32"
-        self.model_id = file_model_id(label, model_file, max_tokens)
+        int8 = model_file.name == QINT8_FILE
+        super().__init__(model_file, 1 if int8 else batch_size, max_tokens, threads)
+        # "-b1": one text per pass. Vectors of the earlier batched int8 runs (key "onnx-qint8-<sha>")
+        # depended on their batch; they must not be reused.
+        self.model_id = file_model_id("onnx-qint8-b1" if int8 else "onnx-fp32", model_file, max_tokens)
