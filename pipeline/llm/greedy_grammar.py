@@ -8,9 +8,12 @@ picking first and checking only the picked token; this module does the same for 
 
 At temperature 0 the result is the same token: the greedy pick over the grammar-masked logits is the
 first maximum among the allowed tokens; if the first maximum over all tokens is allowed, it is that
-token, and only when it is rejected is the grammar applied to the whole vocabulary. Repetition
-penalties are applied first, exactly as in the chain (penalties -> grammar -> greedy). Sampling
-(temperature > 0), logits processors and mirostat keep llama-cpp-python's own chain.
+token; only when it is rejected is the grammar applied, first to the 64 highest logits, and to the
+whole vocabulary only when those cannot decide (see ``_best_allowed``). Repetition
+penalties are applied first, as in the chain (penalties -> grammar -> greedy), by llama.cpp's own
+penalties sampler, but only to the tokens already generated: a penalty changes no other token's logit,
+and the stock pass looks every one of the 262k candidates up in its token-count map on every step.
+Sampling (temperature > 0), logits processors and mirostat keep llama-cpp-python's own chain.
 
 ``python -m pipeline.llm.greedy_grammar <llama_cpp.server args>`` runs the server with this sampler
 (pipeline/llm/local_server.py starts it that way); ``tests/llm/test_greedy_grammar.py`` checks the
@@ -31,6 +34,8 @@ class GreedyGrammarSampler:
     llama-cpp-python's ``LlamaSampler`` where ``Llama.sample`` uses it (``sample(ctx, idx)``)."""
 
     fallbacks = 0  # tokens whose unconstrained pick the grammar rejected (class-wide: the test reads it)
+    full_passes = 0  # fallbacks the top candidates could not decide: the grammar over the whole vocabulary
+    TOP = 64  # candidates checked first on a fallback
 
     def __init__(self, llama, grammar, penalty_last_n: int, repeat: float, freq: float, present: float):
         import llama_cpp
@@ -52,28 +57,59 @@ class GreedyGrammarSampler:
         self._view = np.ctypeslib.as_array(self._all)
         self._view["id"] = np.arange(self.n_vocab, dtype=np.int32)
         self._one = (llama_cpp.llama_token_data * 1)()
+        # every token accepted so far (a superset of the penalties sampler's last-n window: a token
+        # outside its window is left as it is, so passing it too changes nothing)
+        self._seen: dict[int, None] = {}
 
     def _array(self, data, size: int):
         return self._lib.llama_token_data_array(data=data, size=size, selected=-1, sorted=False)
 
+    def _penalised(self, logits: np.ndarray) -> np.ndarray:
+        """The logits after the penalties sampler: llama.cpp's own arithmetic on the generated tokens."""
+        out = logits.copy()
+        if self._seen:
+            ids = np.fromiter(self._seen, dtype=np.int32, count=len(self._seen))
+            few = (self._lib.llama_token_data * len(ids))()
+            view = np.ctypeslib.as_array(few)
+            view["id"], view["logit"], view["p"] = ids, out[ids], 0.0
+            self._lib.llama_sampler_apply(self.penalties.sampler, ctypes.byref(self._array(few, len(ids))))
+            out[view["id"]] = view["logit"]  # the sampler may reorder what it is given
+        return out
+
+    def _best_allowed(self, logits: np.ndarray) -> int:
+        """The first maximum among the tokens the grammar allows: looked for among the ``TOP`` highest
+        logits first, the whole vocabulary only when that cannot decide. Every token outside the top has
+        a logit at most the top's lowest, so an allowed top token above that is the answer (ties
+        included: all tokens tied with it are in the top, ordered by id as argmax orders them)."""
+        lib = self._lib
+        top = np.argpartition(logits, -self.TOP)[-self.TOP :]
+        floor = logits[top].min()
+        top = top[np.lexsort((top, -logits[top]))]  # highest logit first, then lowest id
+        few = (lib.llama_token_data * len(top))()
+        view = np.ctypeslib.as_array(few)
+        view["id"], view["logit"], view["p"] = top, logits[top], 0.0
+        lib.llama_sampler_apply(self.grammar.sampler, ctypes.byref(self._array(few, len(top))))
+        allowed = np.flatnonzero(view["logit"] != -np.inf)
+        if len(allowed) and view["logit"][allowed[0]] > floor:
+            return int(view["id"][allowed[0]])
+        type(self).full_passes += 1
+        self._view["logit"], self._view["p"] = logits, 0.0
+        lib.llama_sampler_apply(self.grammar.sampler, ctypes.byref(self._array(self._all, self.n_vocab)))
+        return int(np.argmax(self._view["logit"]))
+
     def sample(self, ctx, idx: int = -1) -> int:
         lib = self._lib
-        logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
-        self._view["logit"] = logits
-        self._view["p"] = 0.0
-        everything = self._array(self._all, self.n_vocab)
-        lib.llama_sampler_apply(self.penalties.sampler, ctypes.byref(everything))
-        token = int(np.argmax(self._view["logit"]))  # first maximum, as llama.cpp's greedy sampler
+        logits = self._penalised(np.ctypeslib.as_array(lib.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,)))
+        token = int(np.argmax(logits))  # first maximum, as llama.cpp's greedy sampler
         pick = self._one[0]
-        pick.id, pick.logit, pick.p = token, float(self._view["logit"][token]), 0.0  # type: ignore[assignment]
-        one = self._array(self._one, 1)
-        lib.llama_sampler_apply(self.grammar.sampler, ctypes.byref(one))
-        if math.isinf(pick.logit) and pick.logit < 0:  # rejected: mask the whole vocabulary
+        pick.id, pick.logit, pick.p = token, float(logits[token]), 0.0  # type: ignore[assignment]
+        lib.llama_sampler_apply(self.grammar.sampler, ctypes.byref(self._array(self._one, 1)))
+        if math.isinf(pick.logit) and pick.logit < 0:  # rejected: the best token the grammar allows
             type(self).fallbacks += 1
-            lib.llama_sampler_apply(self.grammar.sampler, ctypes.byref(everything))
-            token = int(np.argmax(self._view["logit"]))
+            token = self._best_allowed(logits)
         lib.llama_sampler_accept(self.penalties.sampler, token)
         lib.llama_sampler_accept(self.grammar.sampler, token)
+        self._seen[token] = None
         return token
 
     def close(self) -> None:

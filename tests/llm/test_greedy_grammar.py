@@ -74,15 +74,23 @@ def test_the_same_tokens_as_the_stock_chain(gguf, monkeypatch):
 
     stock = _generate(gguf, logits_all=True)  # llama_cpp.server's defaults
     monkeypatch.setattr(Llama, "_init_sampler", Llama._init_sampler)  # restored after the test
-    monkeypatch.setattr(greedy_grammar.GreedyGrammarSampler, "fallbacks", 0, raising=False)
+    sampler = greedy_grammar.GreedyGrammarSampler
+    monkeypatch.setattr(sampler, "fallbacks", 0, raising=False)
+    monkeypatch.setattr(sampler, "full_passes", 0, raising=False)
     greedy_grammar.install()
     assert getattr(Llama._init_sampler, "_greedy_grammar", False)
     greedy = _generate(gguf, logits_all=False)  # pipeline/llm/local_server.py's
     assert greedy == stock
     for text, n in greedy:
         assert n > 0 and text.lstrip().startswith("{") and '"explanation"' in text  # the grammar held (a reply may stop at max_tokens)
-    # the first token of a JSON reply is "{", which Gemma's unconstrained pick is not: the fallback ran
-    assert greedy_grammar.GreedyGrammarSampler.fallbacks > 0
+    # the first token of a JSON reply is "{", which Gemma's unconstrained pick is not: the fallback ran,
+    # and the top candidates decided at least some of the fallbacks without the whole-vocabulary pass
+    assert sampler.fallbacks > sampler.full_passes >= 0 and sampler.fallbacks > 0
+    # with only 2 top candidates most fallbacks need the whole vocabulary: still the same tokens
+    monkeypatch.setattr(sampler, "TOP", 2)
+    before = sampler.full_passes
+    assert _generate(gguf, logits_all=False) == stock
+    assert sampler.full_passes > before
 
 
 def test_sampling_keeps_the_stock_chain(gguf, monkeypatch):
