@@ -15,8 +15,8 @@ penalties sampler, but only to the tokens already generated: a penalty changes n
 and the stock pass looks every one of the 262k candidates up in its token-count map on every step.
 Sampling (temperature > 0), logits processors and mirostat keep llama-cpp-python's own chain.
 
-``python -m pipeline.llm.greedy_grammar <llama_cpp.server args>`` runs the server with this sampler
-(pipeline/llm/local_server.py starts it that way); ``tests/llm/test_greedy_grammar.py`` checks the
+The local server (``python -m pipeline.llm.llama_server``, started by pipeline/llm/local_server.py)
+installs it; ``tests/llm/test_greedy_grammar.py`` checks the
 tokens are those of the stock chain on real prompts.
 """
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import sys
 
 import numpy as np
 
@@ -140,16 +139,3 @@ def install() -> None:
 
     _init_sampler._greedy_grammar = True  # type: ignore[attr-defined]
     Llama._init_sampler = _init_sampler  # type: ignore[method-assign]
-
-
-def main() -> None:
-    """llama-cpp-python's server with the greedy grammar sampler installed (same arguments)."""
-    install()
-    from llama_cpp.server.__main__ import main as serve
-
-    sys.argv[0] = "llama_cpp.server"
-    serve()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,4 @@
-"""What the local server runs picks the same tokens as llama_cpp.server's stock set-up on real answer
+"""What the local server (pipeline/llm/llama_server.py) runs picks the same tokens as llama_cpp.server's stock set-up on real answer
 prompts with the answer schema's grammar: the greedy grammar sampler (pipeline/llm/greedy_grammar.py)
 against llama-cpp-python's chain (penalties -> grammar over the whole vocabulary -> greedy), and logits
 for the last prompt token only (``logits_all: false``) against the server's default (every prompt
@@ -106,3 +106,47 @@ def test_sampling_keeps_the_stock_chain(gguf, monkeypatch):
         assert isinstance(llm._init_sampler(temp=0.0), _internals.LlamaSampler)  # no grammar
     finally:
         llm.close()
+
+
+def test_the_server_evaluates_every_prompt_whole(gguf, monkeypatch):
+    """llama-cpp-python reuses the previous request's KV cache for the common prefix and evaluates only
+    the rest, so a reply could depend on the request before it (it did for 1 of 70 in two cold runs).
+    With pipeline.llm.llama_server's change every prompt is evaluated from position 0, and the reply is
+    the one a fresh model gives. The stock reuse is checked to happen, so the test sees a regression."""
+    from llama_cpp import Llama
+
+    from pipeline.llm import llama_server
+
+    monkeypatch.setattr(Llama, "generate", Llama.generate)  # restored after the test
+    monkeypatch.setattr(Llama, "_init_sampler", Llama._init_sampler)
+    greedy_grammar.install()
+    evaluated: list[int] = []
+    stock_eval = Llama.eval
+
+    def counting_eval(self, tokens):
+        evaluated.append(len(tokens))
+        return stock_eval(self, tokens)
+
+    monkeypatch.setattr(Llama, "eval", counting_eval)
+    fmt = response_format("local/gemma", answer_schema([d for d, _ in SNIPPETS]))
+    first, second = (build_messages("context_first", q, u, _hits(), snippet_chars=400) for q, u in QUESTIONS[:2])
+
+    def fresh_model():
+        return Llama(model_path=gguf, n_ctx=1024, n_threads=2, chat_format="gemma", verbose=False, seed=0)
+
+    def reply(llm, messages) -> tuple[str, int, int]:
+        evaluated.clear()
+        r = llm.create_chat_completion(messages, response_format=fmt, temperature=0.0, max_tokens=24, repeat_penalty=1.1)
+        return r["choices"][0]["message"]["content"], evaluated[0], r["usage"]["prompt_tokens"]
+
+    llm = fresh_model()
+    fresh = reply(llm, second)
+    assert fresh[1] == fresh[2]  # a fresh model evaluates the whole prompt
+    reply(llm, first)
+    _, reused_eval, n_prompt = reply(llm, second)
+    assert reused_eval < n_prompt  # stock: only the part after the shared prefix
+    llama_server.evaluate_whole_prompts()
+    reply(llm, first)
+    text, whole_eval, n_prompt = reply(llm, second)
+    assert whole_eval == n_prompt and text == fresh[0]
+    llm.close()
