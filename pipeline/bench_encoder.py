@@ -204,7 +204,8 @@ def render(reports_dir: Path) -> str:
     r = json.loads(path.read_text())
     lines = [
         f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
-        f"{', '.join(r['docs_for_speed'])}, {r['threads']} threads, best of {r.get('rounds', 1)} interleaved rounds; "
+        f"{', '.join(r['docs_for_speed'])}, {r['threads']} thread{'' if r['threads'] == 1 else 's'}, "
+        f"best of {r.get('rounds', 1)} interleaved rounds; "
         "int8 dot-product instructions: "
         f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).",
         "",
