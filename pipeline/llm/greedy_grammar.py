@@ -63,15 +63,20 @@ class GreedyGrammarSampler:
     def _array(self, data, size: int):
         return self._lib.llama_token_data_array(data=data, size=size, selected=-1, sorted=False)
 
+    def _apply(self, sampler, ids: np.ndarray, logits: np.ndarray) -> np.ndarray:
+        """``sampler`` applied to the candidates ``ids`` only: their (id, logit) rows after it."""
+        few = (self._lib.llama_token_data * len(ids))()
+        view = np.ctypeslib.as_array(few)
+        view["id"], view["logit"], view["p"] = ids, logits[ids], 0.0
+        self._lib.llama_sampler_apply(sampler, ctypes.byref(self._array(few, len(ids))))
+        return view
+
     def _penalised(self, logits: np.ndarray) -> np.ndarray:
         """The logits after the penalties sampler: llama.cpp's own arithmetic on the generated tokens."""
         out = logits.copy()
         if self._seen:
             ids = np.fromiter(self._seen, dtype=np.int32, count=len(self._seen))
-            few = (self._lib.llama_token_data * len(ids))()
-            view = np.ctypeslib.as_array(few)
-            view["id"], view["logit"], view["p"] = ids, out[ids], 0.0
-            self._lib.llama_sampler_apply(self.penalties.sampler, ctypes.byref(self._array(few, len(ids))))
+            view = self._apply(self.penalties.sampler, ids, out)
             out[view["id"]] = view["logit"]  # the sampler may reorder what it is given
         return out
 
@@ -84,10 +89,7 @@ class GreedyGrammarSampler:
         top = np.argpartition(logits, -self.TOP)[-self.TOP :]
         floor = logits[top].min()
         top = top[np.lexsort((top, -logits[top]))]  # highest logit first, then lowest id
-        few = (lib.llama_token_data * len(top))()
-        view = np.ctypeslib.as_array(few)
-        view["id"], view["logit"], view["p"] = top, logits[top], 0.0
-        lib.llama_sampler_apply(self.grammar.sampler, ctypes.byref(self._array(few, len(top))))
+        view = self._apply(self.grammar.sampler, top, logits)
         allowed = np.flatnonzero(view["logit"] != -np.inf)
         if len(allowed) and view["logit"][allowed[0]] > floor:
             return int(view["id"][allowed[0]])
