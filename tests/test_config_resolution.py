@@ -105,7 +105,7 @@ def test_the_shipped_overlays_extend_and_the_preset_stands_alone():
 
 
 def test_the_command_line_overrides_parse_as_snakemake_config_does():
-    assert config_overrides(["data_root=/x", "count=3", "flag=true", "ratio=0.5"]) == {
+    assert config_overrides(["data_root=/x", "count=3", "flag=True", "ratio=0.5"]) == {
         "data_root": "/x", "count": 3, "flag": True, "ratio": 0.5}
 
 
