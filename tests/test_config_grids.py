@@ -54,10 +54,10 @@ def planned_llm_jobs(out: str) -> set[tuple[str, str, str]]:
     answer jobs of an LLM backend, retrieve jobs with an LLM query planner (n >= 2: n = 1 asks nothing)."""
     jobs = set()
     for line in out.splitlines():
-        m = re.match(r"\s*python -m pipeline (answer|retrieve) ", line)
+        m = re.search(r"python -m pipeline (answer|retrieve) ", line)   # Snakemake 9: "Shell command: python ..."
         if not m:
             continue
-        argv = shlex.split(line)
+        argv = shlex.split(line[m.start():])
         params = json.loads(argv[argv.index("--params") + 1])
         path = Path(argv[argv.index("--out") + 1])
         dataset, split = path.parts[1], path.stem   # results/<dataset>/.../<split>.jsonl
@@ -106,3 +106,28 @@ def test_the_kohakurag_preset_plans_no_job_of_the_default_grid(repo_copy, plans)
     named = sorted({(p, n) for p in outputs for n in default_only if n in Path(p).parts or Path(p).stem == n})
     assert named == []
     assert not any(p.startswith(("results/sprout", "reports/suite", "reports/sprout")) for p in outputs)
+
+
+def test_cluster_jobs_resolve_the_same_extends_chain(tmp_path):
+    """A cluster job re-reads the Snakefile with the submitting run's --configfile/--config arguments: an
+    overlay that is only valid with the file it extends (alone it lacks every table) runs through the
+    Kubernetes profile (its kubectl stand-in runs each job as its own Snakemake process)."""
+    import os
+
+    import yaml
+
+    from dag_runner import snakemake
+
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(yaml.safe_dump({"extends": str(REPO / "tests" / "tiny.yaml"), "default_variant": "bm25-x"}))
+    work, state = tmp_path / "work", tmp_path / "state"
+    env = {"PATH": f"{REPO / 'tests' / 'cluster_standin'}:{os.environ['PATH']}", "STANDIN_STATE": str(state),
+           "WATTBENCH_K8S_IMAGE": "wattbench:test"}
+    done = snakemake(work, "--workflow-profile", str(REPO / "profiles" / "kubernetes"),
+                     "results/wattbot/ingest/train.csv", configfile=overlay, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    # the job ran in its own process (a pod): alone, overlay.yaml fails validation, and the scratch folder
+    # has no config.yaml to fall back on, so it succeeded only by resolving the same chain
+    assert [p.read_text().strip() for p in state.glob("wattbench-ingest-*.state")] == ["1,"]
+    assert "Finished job" in next(state.glob("wattbench-ingest-*.log")).read_text()
+    assert (work / "results" / "wattbot" / "ingest" / "train.csv").is_file()
