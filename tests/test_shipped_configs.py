@@ -25,7 +25,7 @@ CONFIGS = {"config.yaml": ("config.yaml", ()), "full": ("config.yaml", OVERLAY_C
            "kohakurag": ("config.kohakurag.yaml", ()), "tiny": ("tests/tiny.yaml", ())}
 
 
-def pins_now(label: str) -> dict[str, str]:
+def pins_now(label: str, overrides: dict | None = None) -> dict[str, str]:
     import pipeline.workflow as wf
     from pipeline.answer.ensemble import vote_config
     from pipeline.answer.llm_answer import AnswerSettings
@@ -33,7 +33,7 @@ def pins_now(label: str) -> dict[str, str]:
     from pipeline.sprout.stage import attention_config
 
     path, more = CONFIGS[label]
-    cfg = load_config(REPO / path, more=tuple(REPO / m for m in more))
+    cfg = load_config(REPO / path, overrides, more=tuple(REPO / m for m in more))
     pins = {}
     for n in cfg["indexes"]:
         pins[f"index/{n}"] = stable_hash(wf.index_params(cfg, n))
@@ -63,6 +63,20 @@ def test_hashed_slices_and_request_settings_are_unchanged(label):
     changed = sorted(k for k in before if k in now and now[k] != before[k])
     assert changed == []
     assert set(before) <= set(now)
+
+
+def test_cache_journal_is_execution_only():
+    """cache_journal: nfs (caches on a shared filesystem, docs/cluster.md) reruns nothing and re-buys no
+    call: only the execution-only llm_exec changes; the LLM cache follows it unless llm.cache_journal is set."""
+    import pipeline.workflow as wf
+
+    plain, nfs = pins_now("config.yaml"), pins_now("config.yaml", {"cache_journal": "nfs"})
+    assert sorted(k for k in plain if plain[k] != nfs[k]) == ["llm_exec"]
+    cfg = load_config(REPO / "config.yaml", {"cache_journal": "nfs"})
+    assert json.loads(wf.llm_exec_json(cfg))["cache_journal"] == "nfs"
+    cfg["llm"]["cache_journal"] = "wal"
+    assert json.loads(wf.llm_exec_json(cfg))["cache_journal"] == "wal"
+    assert "cache_journal" not in json.loads(wf.llm_exec_json(load_config(REPO / "config.yaml")))
 
 
 def test_default_config_is_valid():
