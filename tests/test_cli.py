@@ -108,3 +108,16 @@ def test_config_prints_the_resolved_config_and_each_values_source(tmp_path, caps
 def test_config_errors_name_the_file(tmp_path, capsys):
     assert main(["config", str(tmp_path / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
+
+
+def test_fixed_values_are_choices_from_their_source():
+    from pipeline.parse.corpus import SCOPES
+    from pipeline.score.wattbot import PROFILES
+    from pipeline.specs import HEADINGS, LLM_MODES
+
+    def choices(verb: str, flag: str):
+        return tuple(next(a for a in verbs()[verb]._actions if flag in a.option_strings).choices)
+
+    assert choices("score", "--profile") == tuple(PROFILES)  # kept literal there: importing pandas would slow every job
+    assert choices("parse", "--headings") == HEADINGS and choices("tree", "--llm-mode") == LLM_MODES
+    assert choices("parse-quality", "--scope") == SCOPES == choices("parse-corpus", "--scope")

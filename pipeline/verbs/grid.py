@@ -35,7 +35,10 @@ def read_layers(files: list[str], overrides: dict) -> list[tuple[str, dict]]:
 
 
 def resolve(files: list[str], overrides: dict) -> tuple[dict, list[tuple[str, dict]]]:
-    """The validated config of ``files`` (first file, the rest merged over it) and its layers."""
+    """The validated config of ``files`` (first file, the rest merged over it) and its layers.
+
+    The one place that knows how layers combine: a resolver that adds layers (``extends:`` chains)
+    replaces ``load_config`` and :func:`read_layers` here and returns its own list, lowest first."""
     from pipeline.config import load_config
 
     if not files:
