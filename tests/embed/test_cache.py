@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -106,3 +108,26 @@ def test_the_journal_comes_from_the_run_and_a_bad_one_is_named(tmp_path, monkeyp
     monkeypatch.setenv(ENV, "lustre")
     with pytest.raises(ValueError, match="cache_journal: 'lustre' is not one of"):
         EmbeddingCache(tmp_path / "bad.sqlite")
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_a_run_with_cache_journal_nfs_indexes_through_an_nfs_cache(tmp_path):
+    """The config key reaches the jobs: the tiny grid's index job writes its embedding cache in nfs mode."""
+    import sqlite3
+
+    import yaml
+    from dag_runner import snakemake
+
+    from pipeline import layout
+    from pipeline.datasets.paths import REPO
+
+    config = tmp_path / "tiny-nfs.yaml"
+    cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text(encoding="utf-8"))
+    config.write_text(yaml.safe_dump({**cfg, "cache_journal": "nfs"}), encoding="utf-8")
+    work = tmp_path / "work"
+    done = snakemake(work, layout.index("wattbot", "hier"), configfile=config)
+    assert done.returncode == 0, done.stderr[-3000:]
+    cache = work / cfg["cache_dir"] / "embeddings.sqlite"
+    assert sqlite3.connect(cache).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert Path(f"{cache}.lock").exists()
