@@ -31,6 +31,7 @@ def test_every_verb_has_a_description_and_every_option_a_help_text():
                 continue
             if not (action.help or "").strip() or action.help == argparse.SUPPRESS:
                 missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}: no help")
+        parser.format_help()  # renders (a stray % in a help text would raise here)
     assert not missing, missing
 
 

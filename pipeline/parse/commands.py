@@ -147,7 +147,7 @@ def add_vision_args(s) -> None:
         "--llm-mode",
         default="live",
         choices=LLM_MODES,
-        help="live: call and cache; replay: cache only (config llm.mode)",
+        help="the LLM cache mode, as config llm.mode (replay: cached replies only, a miss fails)",
     )
 
 

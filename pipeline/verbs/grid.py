@@ -187,7 +187,13 @@ def add_verbs(sub) -> None:
     s = verb(
         sub, "list", cmd_list, "the grid, one line each: datasets, retrieval and answering variants, ablations, presets"
     )
-    s.add_argument("section", nargs="?", choices=SECTIONS, help="list only this section (default: all of them)")
+    s.add_argument(
+        "section",
+        nargs="?",
+        choices=SECTIONS,
+        metavar="SECTION",
+        help=f"list only this one: {', '.join(SECTIONS)} (default: all)",
+    )
     _add_layer_args(s, config_arg=True)
     s.add_argument("--presets", default=".", help="the folder of the shipped config*.yaml files")
 
@@ -202,6 +208,6 @@ def add_verbs(sub) -> None:
         nargs="*",
         default=["config.yaml"],
         metavar="CONFIG",
-        help="config files, each merged over the ones before (as snakemake --configfile)",
+        help="config files, each merged over the ones before, as snakemake --configfile (default: config.yaml)",
     )
     _add_layer_args(s, config_arg=False)
