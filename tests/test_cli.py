@@ -94,20 +94,20 @@ def test_config_prints_the_resolved_config_and_each_values_source(tmp_path, caps
 
     overlay = tmp_path / "overlay.yaml"
     overlay.write_text("report: {bootstrap: 500}\nllm: {timeout_s: 60}\n", encoding="utf-8")
-    assert main(["config", GRID, str(overlay), "--set", "data_root=/elsewhere"]) == 0
+    assert main(["config", "--config", GRID, str(overlay), "--set", "data_root=/elsewhere", "--set", "cache_journal=nfs"]) == 0
     out = capsys.readouterr().out
-    resolved = load_config(GRID, {"data_root": "/elsewhere"}, (str(overlay),))
+    resolved = load_config(GRID, {"data_root": "/elsewhere", "cache_journal": "nfs"}, (str(overlay),))
     assert yaml.safe_load(out) == resolved  # valid YAML: the comments carry the sources
     source = {m[0]: m[1] for m in re.findall(r"^\s*([\w.-]+): .*#\s(\S+)$", out, re.M)}
     assert source["bootstrap"] == str(overlay) and source["timeout_s"] == str(overlay)
-    assert source["data_root"] == "--set"
+    assert source["data_root"] == "--set" and source["cache_journal"] == "--set"
     assert source["permutations"] == GRID  # set by the first file, not overridden
     assert source["fetch_dir"] == "default"  # the schema's default, no file sets it
     assert re.search(r"^  dir: /elsewhere/wattbot\s+# " + re.escape(GRID), out, re.M)  # resolved, from its file
 
 
 def test_config_errors_name_the_file(tmp_path, capsys):
-    assert main(["config", str(tmp_path / "missing.yaml")]) == 2
+    assert main(["config", "--config", str(tmp_path / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
 
 

@@ -37,6 +37,32 @@ COMMON_HELP = {
 }
 
 
+def config_args(s: argparse.ArgumentParser) -> None:
+    """``--config FILE...`` and ``--set k=v``: the config as Snakemake's ``--configfile FILE...`` and
+    ``--config k=v`` give it (the files merged in order, the overrides on top)."""
+    s.add_argument(
+        "--config",
+        nargs="+",
+        default=["config.yaml"],
+        metavar="FILE",
+        help="config files merged in order, as snakemake --configfile",
+    )
+    s.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config override on top, as snakemake --config, e.g. data_root=/my/copy (repeatable)",
+    )
+
+
+def config_overrides(pairs: list[str]) -> dict:
+    """``--set k=v`` pairs parsed as Snakemake parses ``--config k=v`` (numbers, booleans, YAML)."""
+    from snakemake.cli import parse_config
+
+    return parse_config(pairs)
+
+
 def json_arg(text: str) -> dict:
     return json.loads(text)
 

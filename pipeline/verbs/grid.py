@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.verbs.base import verb
+from pipeline.verbs.base import config_args, config_overrides, verb
 
 DEFAULT = "default"  # the source of a value no layer set: the schema's default, or resolved from others
 SECTIONS = ("datasets", "retrieval", "answering", "ablations", "presets")
@@ -92,7 +92,7 @@ def annotated_yaml(cfg: dict, sources: dict[tuple, str], path: tuple = (), depth
 
 
 def cmd_config(a) -> None:
-    cfg, layers = resolve(a.files, dict(kv.split("=", 1) for kv in a.set))
+    cfg, layers = resolve(a.config, config_overrides(a.set))
     print(f"# resolved config of {' + '.join(name for name, _ in layers)}; after each value: where it came from")
     print(f"# ('{DEFAULT}': the schema's default or resolved from other keys)")
     print("\n".join(annotated_yaml(cfg, value_sources(cfg, layers))))
@@ -159,28 +159,13 @@ def grid_entries(cfg: dict, presets_dir: Path) -> dict[str, dict[str, str]]:
 
 
 def cmd_list(a) -> None:
-    cfg, _ = resolve([a.config, *a.more], dict(kv.split("=", 1) for kv in a.set))
+    cfg, _ = resolve(a.config, config_overrides(a.set))
     entries = grid_entries(cfg, Path(a.presets))
     for section in [a.section] if a.section else SECTIONS:
         rows = entries[section]
         print(f"{section} ({len(rows)}):")
         width = max((len(n) for n in rows), default=0) + 2
         print("\n".join(f"  {n.ljust(width)}{text}" for n, text in rows.items()))
-
-
-def _add_layer_args(s, config_arg: bool) -> None:
-    if config_arg:
-        s.add_argument("--config", default="config.yaml", help="the config file")
-        s.add_argument(
-            "--more", nargs="*", default=[], help="configs merged over it, in order (e.g. config.mpnet.yaml)"
-        )
-    s.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="top-level config override, e.g. data_root=/my/copy (repeatable)",
-    )
 
 
 def add_verbs(sub) -> None:
@@ -194,7 +179,7 @@ def add_verbs(sub) -> None:
         metavar="SECTION",
         help=f"list only this one: {', '.join(SECTIONS)} (default: all)",
     )
-    _add_layer_args(s, config_arg=True)
+    config_args(s)
     s.add_argument("--presets", default=".", help="the folder of the shipped config*.yaml files")
 
     s = verb(
@@ -203,11 +188,4 @@ def add_verbs(sub) -> None:
         cmd_config,
         "print the resolved config (after overlays and defaults) as YAML, each value with the file it came from",
     )
-    s.add_argument(
-        "files",
-        nargs="*",
-        default=["config.yaml"],
-        metavar="CONFIG",
-        help="config files, each merged over the ones before, as snakemake --configfile (default: config.yaml)",
-    )
-    _add_layer_args(s, config_arg=False)
+    config_args(s)
