@@ -15,6 +15,8 @@ import pipeline.workflow as wf
 # on top. No `configfile:` directive: Snakemake would merge config.yaml under every --configfile.
 CFG = snakemake_config(workflow, config)
 check_paths(CFG)
+if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipeline/cache_journal.py; docs/cluster.md)
+    os.environ["WATTBENCH_CACHE_JOURNAL"] = CFG["cache_journal"]
 preflight(CFG)   # every model the variants use can be reached (a key is set), before any job starts
 print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reproduce-kohakurag.md)
 

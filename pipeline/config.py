@@ -473,9 +473,13 @@ EXECUTION_ONLY = {
 
 
 def llm_execution(cfg: dict) -> dict:
-    """The execution-only LLM settings (and the cache mode) an answering job needs."""
+    """The execution-only LLM settings (and the cache mode) an answering job needs; the LLM cache's
+    journal is the top-level ``cache_journal`` unless ``llm.cache_journal`` sets its own."""
     llm = cfg.get("llm") or {}
-    return {k: v for k, v in llm.items() if k in (EXECUTION_ONLY - {"envvars"}) | {"mode"}}
+    out = {k: v for k, v in llm.items() if k in (EXECUTION_ONLY - {"envvars"}) | {"mode"}}
+    if cfg.get("cache_journal") and "cache_journal" not in out:
+        out["cache_journal"] = cfg["cache_journal"]
+    return out
 
 
 def retrieval_slice(cfg: dict, variant: str) -> dict:

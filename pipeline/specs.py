@@ -28,7 +28,6 @@ RERANKS = enum("retrieval", "*", "rerank")
 LEVEL_FUSIONS = enum("retrieval", "*", "level_fusion")
 HEADINGS = enum("parsing", "headings")  # who finds PDF headings
 ATTENTION_KERNELS = enum("sprout", "kernel")
-CACHE_JOURNALS = enum("llm", "cache_journal")
 
 
 def _known(cls, values: dict) -> dict:

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from pipeline.cli import config_overrides
+from pipeline.verbs.base import config_overrides
 from pipeline.config import (
     ConfigError,
     config_chain,

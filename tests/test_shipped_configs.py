@@ -27,14 +27,14 @@ CONFIGS = {"config.yaml": "config.yaml", "full": "config.full.yaml", "kohakurag"
            "tiny": "tests/tiny.yaml"}
 
 
-def pins_now(label: str) -> dict[str, str]:
+def pins_now(label: str, overrides: dict | None = None) -> dict[str, str]:
     import pipeline.workflow as wf
     from pipeline.answer.ensemble import vote_config
     from pipeline.answer.llm_answer import AnswerSettings
     from pipeline.sprout.searcher import beam_config
     from pipeline.sprout.stage import attention_config
 
-    cfg = load_config(REPO / CONFIGS[label])
+    cfg = load_config(REPO / CONFIGS[label], overrides)
     pins = {}
     for n in cfg["indexes"]:
         pins[f"index/{n}"] = stable_hash(wf.index_params(cfg, n))
@@ -64,6 +64,20 @@ def test_hashed_slices_and_request_settings_are_unchanged(label):
     changed = sorted(k for k in before if k in now and now[k] != before[k])
     assert changed == []
     assert set(before) <= set(now)
+
+
+def test_cache_journal_is_execution_only():
+    """cache_journal: nfs (caches on a shared filesystem, docs/cluster.md) reruns nothing and re-buys no
+    call: only the execution-only llm_exec changes; the LLM cache follows it unless llm.cache_journal is set."""
+    import pipeline.workflow as wf
+
+    plain, nfs = pins_now("config.yaml"), pins_now("config.yaml", {"cache_journal": "nfs"})
+    assert sorted(k for k in plain if plain[k] != nfs[k]) == ["llm_exec"]
+    cfg = load_config(REPO / "config.yaml", {"cache_journal": "nfs"})
+    assert json.loads(wf.llm_exec_json(cfg))["cache_journal"] == "nfs"
+    cfg["llm"]["cache_journal"] = "wal"
+    assert json.loads(wf.llm_exec_json(cfg))["cache_journal"] == "wal"
+    assert "cache_journal" not in json.loads(wf.llm_exec_json(load_config(REPO / "config.yaml")))
 
 
 def test_default_config_is_valid():

@@ -1,7 +1,9 @@
 """On-disk embedding cache: re-running a benchmark only pays for texts it has never embedded.
 
-Key = (encoder.model_id, sha256(text)); value = the float32 vector bytes. Stdlib sqlite3 in WAL
-mode, one commit per encoded chunk, so a killed run keeps every chunk it finished.
+Key = (encoder.model_id, sha256(text)); value = the float32 vector bytes. Stdlib sqlite3, one
+commit per encoded chunk, so a killed run keeps every chunk it finished. WAL mode on local disks;
+``journal='nfs'`` (config ``cache_journal``) for a cache on a shared filesystem: rollback journal,
+each write under a lock file (pipeline/cache_journal.py).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
+
+from pipeline.cache_journal import journal_mode, journal_pragma, write_lock
 
 from .base import Encoder
 
@@ -31,16 +35,19 @@ def text_key(text: str) -> bytes:
 
 
 class EmbeddingCache:
-    def __init__(self, path: str | Path, chunk_size: int = 256):
-        """`chunk_size` texts go to the encoder per call and per commit (crash-safety granularity)."""
+    def __init__(self, path: str | Path, chunk_size: int = 256, journal: str | None = None):
+        """`chunk_size` texts go to the encoder per call and per commit (crash-safety granularity);
+        `journal` 'wal' or 'nfs' (None: the run's ``cache_journal``, see pipeline/cache_journal.py)."""
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(path)
         self.chunk_size = chunk_size
-        self._db = sqlite3.connect(str(path))
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self.journal = journal_mode(journal)
+        self._db = sqlite3.connect(str(path), timeout=60)
+        self._db.execute(journal_pragma(self.journal))
         self._db.execute("PRAGMA synchronous=NORMAL")  # survives a killed process; only power loss can drop the tail
-        self._db.execute(_SCHEMA)
-        self._db.commit()
+        with write_lock(self.path, self.journal):
+            self._db.execute(_SCHEMA)
+            self._db.commit()
         self._hits = 0
         self._misses = 0
 
@@ -70,8 +77,9 @@ class EmbeddingCache:
                 chunk = pending[start : start + self.chunk_size]
                 vecs = np.ascontiguousarray(encoder.encode([t for _, t in chunk]), dtype=np.float32)
                 rows = [(model_id, k, v.tobytes()) for (k, _), v in zip(chunk, vecs)]
-                self._db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
-                self._db.commit()
+                with write_lock(self.path, self.journal):
+                    self._db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
+                    self._db.commit()
                 blobs.update((k, b) for _, k, b in rows)
                 bar.update(len(chunk))
         self._misses += len(pending)

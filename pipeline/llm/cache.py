@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from pipeline.cache_journal import JOURNALS, journal_pragma, write_lock
 from pipeline.provenance import stable_hash
-from pipeline.specs import CACHE_JOURNALS as JOURNALS  # the config schema's list
 
 
 @dataclass
@@ -57,7 +57,7 @@ class LLMCache:
     never updated or deleted, so the first stored answer wins. One connection per thread (the
     sqlite3 module's connections are not for concurrent use). ``journal='wal'`` on local disks;
     ``'nfs'``: rollback journal and every write under an ``fcntl`` lock on ``<path>.lock``
-    (WAL's shared memory does not work across NFS clients)."""
+    (WAL's shared memory does not work across NFS clients; pipeline/cache_journal.py)."""
 
     def __init__(self, path: str | Path, journal: str = "wal"):
         if journal not in JOURNALS:
@@ -76,7 +76,7 @@ class LLMCache:
         con = getattr(self.local, "con", None)
         if con is None:
             con = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-            con.execute(f"PRAGMA journal_mode={'WAL' if self.journal == 'wal' else 'DELETE'}")
+            con.execute(journal_pragma(self.journal))
             con.execute("PRAGMA synchronous=FULL")
             self.local.con = con
             with self.conns_lock:
@@ -86,14 +86,8 @@ class LLMCache:
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``), under the lock file in NFS mode."""
-        lock = None
-        if self.journal == "nfs":
-            import fcntl
-
-            lock = open(self.path + ".lock", "a")
-            fcntl.lockf(lock, fcntl.LOCK_EX)
-        db = self.db
-        try:
+        with write_lock(self.path, self.journal):
+            db = self.db
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
@@ -101,9 +95,6 @@ class LLMCache:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-        finally:
-            if lock is not None:
-                lock.close()
 
     def get(self, key: str) -> LLMResult | None:
         row = self.db.execute("SELECT result FROM calls WHERE key = ?", (key,)).fetchone()

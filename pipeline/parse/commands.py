@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 from pipeline.layout import PARSE_CORPUS_MANIFEST
+from pipeline.parse.corpus import SCOPES
+from pipeline.specs import LLM_MODES
 from pipeline.tree import DocTree, section_depth
 
 INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")
@@ -141,7 +143,12 @@ def add_vision_args(s) -> None:
     s.add_argument("--vision-model", default=None, help="describe figures with this vision model (litellm id)")
     s.add_argument("--vision-params", default=None, help="JSON params for the vision call")
     s.add_argument("--cache-dir", default="data/cache", help="where the LLM cache lives")
-    s.add_argument("--llm-mode", default="live", choices=("live", "record", "replay"))
+    s.add_argument(
+        "--llm-mode",
+        default="live",
+        choices=LLM_MODES,
+        help="the LLM cache mode, as config llm.mode (replay: cached replies only, a miss fails)",
+    )
 
 
 def add_parse_verbs(sub) -> None:
@@ -150,22 +157,22 @@ def add_parse_verbs(sub) -> None:
         help="parse one PDF (or JSON/text) into a readable node list: "
         "id, parent, level, kind, title, text, page, start, end",
     )
-    s.add_argument("source")
+    s.add_argument("source", help="the document: a PDF, a corpus JSON or a text file")
     s.add_argument("-o", "--out", default=None, help="output JSON (default: stdout)")
-    s.add_argument("--doc-id", default=None)
-    s.add_argument("--title", default=None)
+    s.add_argument("--doc-id", default=None, help="the id its nodes carry (default: the file's name)")
+    s.add_argument("--title", default=None, help="its title (default: the one the document carries)")
     add_vision_args(s)
     add_headings_arg(s)
     s.set_defaults(fn=cmd_parse)
 
     s = sub.add_parser("parse-errors", help="collect the documents that failed to parse into errors.csv")
     s.add_argument("--trees", required=True, help="comma-separated tree JSONs")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", required=True, help="the errors.csv to write (one row per failed document)")
     s.set_defaults(fn=cmd_parse_errors)
 
     s = sub.add_parser("parse-check", help="report the failed documents of errors.csv; --strict fails on any")
-    s.add_argument("--errors", required=True)
-    s.add_argument("--out", required=True)
+    s.add_argument("--errors", required=True, help="the errors.csv parse-errors wrote")
+    s.add_argument("--out", required=True, help="the summary JSON to write (the failed documents)")
     s.add_argument("--strict", action="store_true", help="exit non-zero when any document failed")
     s.set_defaults(fn=cmd_parse_check)
 
@@ -174,14 +181,14 @@ def add_parse_verbs(sub) -> None:
     s.add_argument(
         "--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs"
     )
-    s.add_argument("--scope", default="all", choices=("sample", "dev", "all"), help="manifest rows to measure")
-    s.add_argument("--out", required=True)
-    s.add_argument("--errors", required=True)
+    s.add_argument("--scope", default="all", choices=SCOPES, help="manifest rows to measure")
+    s.add_argument("--out", required=True, help="the quality CSV to write (per document and per source)")
+    s.add_argument("--errors", required=True, help="the errors.csv of the documents that failed to parse")
     s.add_argument("--jobs", type=int, default=1, help="documents parsed in parallel")
     s.set_defaults(fn=cmd_parse_quality)
 
     s = sub.add_parser("parse-corpus", help="download the parse-quality PDFs (Debian documentation packages)")
-    s.add_argument("--out-dir", default="data/parse-corpus")
-    s.add_argument("--manifest", default=PARSE_CORPUS_MANIFEST)
-    s.add_argument("--scope", default="all", choices=("sample", "dev", "all"), help="manifest rows to fetch")
+    s.add_argument("--out-dir", default="data/parse-corpus", help="where the PDFs (and their outlines) go")
+    s.add_argument("--manifest", default=PARSE_CORPUS_MANIFEST, help="the corpus manifest: sources, packages, pages")
+    s.add_argument("--scope", default="all", choices=SCOPES, help="manifest rows to fetch")
     s.set_defaults(fn=cmd_parse_corpus)

@@ -67,6 +67,9 @@ def load_manifest(path: str | Path = MANIFEST) -> list[Entry]:
         ]
 
 
+SCOPES = ("sample", "dev", "all")  # the manifest rows `select` picks (parse-quality and parse-corpus --scope)
+
+
 def select(entries: list[Entry], scope: str) -> list[Entry]:
     """``sample`` (default DAG), ``dev`` (the development corpus), ``all`` (plus the reserved check)."""
     if scope == "sample":
@@ -75,7 +78,7 @@ def select(entries: list[Entry], scope: str) -> list[Entry]:
         return [e for e in entries if e.role == "dev"]
     if scope == "all":
         return list(entries)
-    raise ValueError(f"corpus scope {scope!r}: use sample, dev or all")
+    raise ValueError(f"corpus scope {scope!r}: use {', '.join(SCOPES)}")
 
 
 def window_toc(toc: list[list], first: int, last: int) -> list[list]:

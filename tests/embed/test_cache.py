@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -61,3 +63,71 @@ def test_killed_run_keeps_committed_chunks(tmp_path, onnx_encoder, sentences):
     with EmbeddingCache(path, chunk_size=2) as cache:
         cache.encode(enc, sentences[:8], progress=False)
         assert len(enc.seen) == 4 and cache.stats()["hits"] == 4
+
+
+class Fixed:
+    """A tiny deterministic encoder: the cache's behaviour, not the model's, is under test."""
+
+    model_id, dim = "fixed/3", 3
+
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def encode(self, texts):
+        self.seen += texts
+        return np.array([[len(t), t.count("e"), 1.0] for t in texts], dtype=np.float32)
+
+
+def test_nfs_mode_uses_a_rollback_journal_and_a_lock_file(tmp_path):
+    """As the LLM cache's nfs mode (tests/answer/test_llm_scale.py): shared filesystems have no WAL."""
+    import sqlite3
+
+    path = tmp_path / "emb.sqlite"
+    enc = Fixed()
+    with EmbeddingCache(path, chunk_size=2, journal="nfs") as cache:
+        first = cache.encode(enc, ["one", "three", "seven"], progress=False)
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert (tmp_path / "emb.sqlite.lock").exists() and not (tmp_path / "emb.sqlite-wal").exists()
+    with EmbeddingCache(path, journal="nfs") as again:  # reopened: every vector served from the cache
+        assert again.encode(enc, ["seven", "one"], progress=False).tobytes() == first[[2, 0]].tobytes()
+        assert enc.seen == ["one", "three", "seven"] and again.stats() == {"hits": 2, "misses": 0}
+
+
+def test_the_journal_comes_from_the_run_and_a_bad_one_is_named(tmp_path, monkeypatch):
+    """Jobs get the config's cache_journal through the environment (the Snakefile sets it)."""
+    import sqlite3
+
+    from pipeline.cache_journal import ENV
+
+    with EmbeddingCache(tmp_path / "wal.sqlite") as cache:
+        assert cache.journal == "wal"
+    assert sqlite3.connect(tmp_path / "wal.sqlite").execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    monkeypatch.setenv(ENV, "nfs")
+    with EmbeddingCache(tmp_path / "nfs.sqlite") as cache:
+        assert cache.journal == "nfs"
+    monkeypatch.setenv(ENV, "lustre")
+    with pytest.raises(ValueError, match="cache_journal: 'lustre' is not one of"):
+        EmbeddingCache(tmp_path / "bad.sqlite")
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_a_run_with_cache_journal_nfs_indexes_through_an_nfs_cache(tmp_path):
+    """The config key reaches the jobs: the tiny grid's index job writes its embedding cache in nfs mode."""
+    import sqlite3
+
+    import yaml
+    from dag_runner import snakemake
+
+    from pipeline import layout
+    from pipeline.datasets.paths import REPO
+
+    config = tmp_path / "tiny-nfs.yaml"
+    cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text(encoding="utf-8"))
+    config.write_text(yaml.safe_dump({**cfg, "cache_journal": "nfs"}), encoding="utf-8")
+    work = tmp_path / "work"
+    done = snakemake(work, layout.index("wattbot", "hier"), configfile=config)
+    assert done.returncode == 0, done.stderr[-3000:]
+    cache = work / cfg["cache_dir"] / "embeddings.sqlite"
+    assert sqlite3.connect(cache).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert Path(f"{cache}.lock").exists()

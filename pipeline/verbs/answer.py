@@ -1,0 +1,185 @@
+"""retrieve, answer and what answering uses: the provider stand-in, ensemble, vote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline.verbs.base import json_arg, log, named_pairs, verb
+
+
+def cmd_retrieve(a) -> None:
+    import pandas as pd
+
+    from pipeline.io import atomic_write_jsonl
+    from pipeline.provenance import write_manifest
+    from pipeline.retrieve.run import retrieve
+
+    p = json_arg(a.params)
+    questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
+    gateway = None
+    if "llm" in p:  # an LLM query planner: the same cached gateway as the answerers
+        from pipeline.llm.gateway import LLMGateway
+
+        gateway = LLMGateway.from_config(a.cache_dir, p["llm"])
+    try:
+        rows = retrieve(questions, p, a.index_dir, a.cache_dir, gateway=gateway)
+    finally:
+        if gateway is not None:  # stops a local LLM server it started
+            gateway.close()
+    atomic_write_jsonl(a.out, rows)
+    write_manifest(a.out, p, [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])] + [a.questions])
+
+
+def cmd_answer(a) -> None:
+    import pandas as pd
+
+    from pipeline.answer.run import answer_split
+    from pipeline.answer.submission import submission_frame, write_submission
+    from pipeline.answer_backends import calls_llm
+    from pipeline.io import atomic_write_jsonl, read_jsonl
+    from pipeline.layout import answers_telemetry
+    from pipeline.llm.limits import llm_job_config
+    from pipeline.provenance import write_manifest
+    from pipeline.specs import AnswerSpec
+
+    p = json_arg(a.params)
+    spec = AnswerSpec.from_dict(p.get("name", "answering"), p["answering"])  # parsed once: the stage reads typed fields
+    questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
+    meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
+    telemetry: list[dict] = []
+    llm_cfg = llm_job_config(p.get("llm", {}), json_arg(a.llm_exec), a.in_flight, spec)
+    answers = answer_split(
+        read_jsonl(a.retrieval), questions, spec, llm_cfg, a.cache_dir, set(meta["id"]), telemetry=telemetry
+    )
+    if calls_llm(spec.backend):
+        from pipeline.answer.failures import check_failure_rate
+
+        check_failure_rate(answers, llm_cfg, spec)  # raises before any output is written
+    atomic_write_jsonl(a.out, answers)
+    if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
+        from pipeline.answer.llm_answer import telemetry_summary
+
+        atomic_write_jsonl(answers_telemetry(a.out), telemetry)
+        log.info("LLM telemetry: %s", json.dumps(telemetry_summary(telemetry)))
+    write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
+    failures = [r["id"] for r in answers if r.get("failure")]
+    write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures)
+    if failures:
+        log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
+
+
+def cmd_standin(a) -> None:
+    from pipeline.llm.standin import serve
+
+    print(
+        json.dumps(
+            {k: v for k, v in serve(json_arg(a.params), a.port_file).items() if k not in ("per_key", "ok_per_key")}
+        )
+    )
+
+
+def cmd_ensemble(a) -> None:
+    """The ``ensemble`` backend: the members' answer records of one split voted into one."""
+    import pandas as pd
+
+    from pipeline.answer.ensemble import ensemble_records, member_from_records, vote_config
+    from pipeline.answer.submission import submission_frame, write_submission
+    from pipeline.io import atomic_write_jsonl, read_jsonl
+    from pipeline.provenance import write_manifest
+    from pipeline.specs import EnsembleSpec
+
+    p = json_arg(a.params)
+    spec = EnsembleSpec.from_dict(p["name"], p["answering"])
+    members = named_pairs(a.member)
+    if tuple(members) != spec.members:
+        raise ValueError(f"ensemble members given {list(members)}, configured {list(spec.members)}")
+    questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
+    meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
+    records = ensemble_records(
+        [member_from_records(n, read_jsonl(path)) for n, path in members.items()], vote_config(spec.vote)
+    )
+    atomic_write_jsonl(a.out, records)
+    write_submission(submission_frame(questions, records, dict(zip(meta["id"], meta["url"]))), a.out_csv)
+    write_manifest(a.out, p, [*members.values(), a.questions])
+
+
+def cmd_vote(a) -> None:
+    """Any Kaggle submission CSVs voted into one (members in the order given)."""
+    from pipeline.answer.ensemble import read_submission, vote_config, voted_submission
+    from pipeline.answer.submission import write_submission
+
+    cfg = vote_config(
+        {"mode": a.mode, "ignore_blank": a.ignore_blank, "tiebreak": a.tiebreak, "normalise": a.normalise}
+    )
+    df = voted_submission([read_submission(p) for p in a.csvs], cfg)
+    write_submission(df, a.out)
+    print(
+        f"{a.out}: {len(df)} questions voted from {len(a.csvs)} submissions ({cfg.mode}), "
+        f"{int((df['answer_value'] == 'is_blank').sum())} blank"
+    )
+
+
+def add_verbs(sub) -> None:
+    """retrieve, answer and what answering uses: stand-in, ensemble, vote."""
+    verb(
+        sub,
+        "retrieve",
+        cmd_retrieve,
+        "dense retrieval for one split",
+        "--index-dir",
+        "--questions",
+        "--params",
+        "--cache-dir",
+        "--out",
+    )
+
+    s = verb(
+        sub,
+        "answer",
+        cmd_answer,
+        "answer one split with one answering variant",
+        "--retrieval",
+        "--questions",
+        "--metadata",
+        "--params",
+        "--cache-dir",
+        "--out",
+        "--out-csv",
+    )
+    s.add_argument("--llm-exec", default="{}", help="execution-only llm settings as JSON (concurrency, limits, ...)")
+    s.add_argument("--in-flight", type=int, default=None, help="this job's share of LLM calls in flight (llm_api)")
+
+    s = verb(sub, "standin", cmd_standin, "an OpenAI-compatible LLM provider stand-in on 127.0.0.1 (stops by itself)")
+    s.add_argument("--port-file", required=True, help="its port is written here once it listens")
+    s.add_argument("--params", default="{}", help="StandInConfig fields as JSON (latency, fault shares, bounds)")
+
+    s = verb(
+        sub,
+        "ensemble",
+        cmd_ensemble,
+        "vote the answer files of an ensemble variant's members (the DAG's node)",
+        "--questions",
+        "--metadata",
+        "--params",
+        "--out",
+        "--out-csv",
+    )
+    s.add_argument("--member", action="append", required=True, help="VARIANT=ANSWERS.jsonl, in member order")
+
+    s = verb(
+        sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's rules)", "--out"
+    )
+    s.add_argument("csvs", nargs="+", metavar="CSV", help="submissions, in member order (ties go to the first)")
+    s.add_argument(
+        "--mode",
+        default="answer_priority",
+        help="independent | ref_priority | answer_priority (default) | union | intersection",
+    )
+    s.add_argument("--ignore-blank", action="store_true", help="drop is_blank votes when any member answered")
+    s.add_argument("--tiebreak", default="first", help="first (member order, default) | blank (all differ -> blank)")
+    s.add_argument(
+        "--normalise",
+        action="store_true",
+        help="compare normalised values (13900 == 13900.0) instead of exact stripped strings",
+    )

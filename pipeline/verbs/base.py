@@ -1,0 +1,138 @@
+"""What every verb module shares: argument parsing helpers and the help layout.
+
+Rules pass the config slice that shapes an output as JSON (``--params``), so Snakemake tracks it
+and a changed parameter reruns exactly that branch; files a report verb reads come as repeatable
+``--KIND NAME=PATH`` arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+log = logging.getLogger("wattbench")
+
+# Help of the flags many verbs take, used where a verb lists a flag as required without its own text.
+COMMON_HELP = {
+    "--params": "the config slice that shapes this output, as JSON (the Snakemake rule passes it; "
+    "a changed value reruns exactly this branch)",
+    "--cache-dir": "the content-addressed embedding and LLM cache folder (config cache_dir)",
+    "--out": "the file to write (atomically, with a manifest beside it where it is a result)",
+    "--out-csv": "the Kaggle-format submission CSV to write",
+    "--out-dir": "the folder to write",
+    "--questions": "the split's question CSV (id, question, ...)",
+    "--metadata": "the WattBot metadata CSV (id, url, title, ...)",
+    "--metadata-out": "the clean UTF-8 copy of --metadata to write",
+    "--retrieval": "the retrieval run (JSONL) of this split",
+    "--trees": "a folder of DocTree JSONs or a comma-separated list of them",
+    "--index-dir": "the folder of the dataset's index files (<name>.sqlite)",
+    "--gold": "the gold file (qrels) of the run",
+    "--per-query": "the per-query scores CSV to write",
+    "--pairs": "the cached attention pairs the sprout-train-pairs verb wrote",
+    "--work-dir": "a scratch folder for the per-dataset training data",
+    "--status": "the download status JSON to write (one entry per document)",
+    "--reports": "the reports folder (reports/ of the run)",
+}
+
+
+def config_args(s: argparse.ArgumentParser) -> None:
+    """``--config FILE...`` and ``--set k=v``: the config as Snakemake's ``--configfile FILE...`` and
+    ``--config k=v`` give it (the files merged in order, the overrides on top)."""
+    s.add_argument(
+        "--config",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="config files merged in order, as snakemake --configfile (each with the files its extends: "
+        "names; default: config.yaml)",
+    )
+    s.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config override on top, as snakemake --config, e.g. data_root=/my/copy (repeatable)",
+    )
+
+
+def config_files(a: argparse.Namespace) -> list[str]:
+    """The ``--config`` files of a verb, ``config.yaml`` when none is named (as snakemake without --configfile)."""
+    from pipeline.config import DEFAULT_CONFIG
+
+    return list(a.config) or [DEFAULT_CONFIG]
+
+
+def config_overrides(pairs: list[str]) -> dict:
+    """``--set k=v`` pairs parsed as Snakemake parses ``--config k=v`` (numbers, booleans, YAML)."""
+    from snakemake.cli import parse_config
+
+    return parse_config(pairs)
+
+
+def json_arg(text: str) -> dict:
+    return json.loads(text)
+
+
+def named_pairs(pairs: list[str] | None) -> dict[str, str]:
+    """``NAME=PATH`` arguments (repeatable) as a dict, in the order given."""
+    return dict(p.split("=", 1) for p in pairs or [])
+
+
+def tree_paths(arg: str) -> list[str]:
+    return sorted(str(x) for x in Path(arg).glob("*.json")) if Path(arg).is_dir() else arg.split(",")
+
+
+def verb(sub, name: str, fn, help: str, *required: str) -> argparse.ArgumentParser:
+    """One subcommand: the function it runs, its help line (also its ``--help`` description) and
+    its required flags (the other arguments are added to the parser it returns)."""
+    s = sub.add_parser(name, help=help)
+    for flag in required:
+        s.add_argument(flag, required=True)
+    s.set_defaults(fn=fn)
+    return s
+
+
+def add_named_args(parser: argparse.ArgumentParser, *named: tuple[str, str]) -> None:
+    """Repeatable ``--KIND NAME=PATH`` arguments: the files a report verb reads, each with its name."""
+    for kind, text in named:
+        parser.add_argument(f"--{kind}", action="append", default=[], metavar="NAME=PATH", help=text)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Each option's default after its help, where it has a meaningful one (not None, False or an
+    empty list, and not already named in the text): argparse's ArgumentDefaultsHelpFormatter would
+    print "(default: None)" after every required flag."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            action.option_strings
+            and not action.required
+            and default not in (None, False, [], argparse.SUPPRESS)
+            and "default" not in text
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+class VerbParser(argparse.ArgumentParser):
+    """A verb's parser: a flag added without a help text gets :data:`COMMON_HELP`'s, so the flags
+    many verbs share (``--params``, ``--out``, ...) are explained once."""
+
+    def add_argument(self, *args, **kwargs):
+        if kwargs.get("help") is None:
+            kwargs["help"] = next((COMMON_HELP[a] for a in args if a in COMMON_HELP), None)
+        return super().add_argument(*args, **kwargs)
+
+
+class VerbsAction(argparse._SubParsersAction):
+    """``add_subparsers`` whose verbs take their help line as their ``--help`` description and
+    show option defaults: a verb declared with a help line explains itself."""
+
+    def add_parser(self, name, **kwargs):
+        kwargs.setdefault("description", kwargs.get("help"))
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        return super().add_parser(name, **kwargs)

@@ -1,0 +1,202 @@
+"""list and config: what a grid holds, and the resolved config with where each value came from.
+
+Both read a config the way Snakemake does (``--configfile FILE...``, ``--config k=v``), through
+pipeline/config.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
+overrides, validated. The provenance walk (:func:`value_sources`) takes those layers as data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from pipeline.verbs.base import config_args, config_files, config_overrides, verb
+
+DEFAULT = "default"  # the source of a value no layer set: the schema's default, or resolved from others
+SECTIONS = ("datasets", "retrieval", "answering", "ablations", "presets")
+
+
+# --- the resolved config and its layers ---
+
+
+def read_layers(files: list[str], overrides: dict) -> list[tuple[str, dict]]:
+    """``(source, raw mapping)`` per layer, lowest first: each file's ``extends`` chain (base first,
+    ``extends`` itself dropped), then ``--set``."""
+    from pipeline.config import EXTENDS, config_chain
+
+    layers = []
+    for path in files:
+        chain = config_chain(path)
+        for part in chain:
+            with open(part, encoding="utf-8") as fh:
+                raw = yaml.safe_load(fh) or {}
+            raw.pop(EXTENDS, None)
+            layers.append((str(path) if part == chain[-1] else _shown(part), raw))
+    if overrides:
+        layers.append(("--set", dict(overrides)))
+    return layers
+
+
+def resolve(files: list[str], overrides: dict) -> tuple[dict, list[tuple[str, dict]]]:
+    """The validated config of ``files`` (pipeline.config.load_config) and its layers."""
+    from pipeline.config import load_config
+
+    if not files:
+        raise ValueError("config: name at least one config file")
+    cfg = load_config(files, overrides)
+    return json.loads(json.dumps(cfg)), read_layers(files, overrides)
+
+
+def _shown(path: Path) -> str:
+    """A file an ``extends`` chain names: relative to the working folder where it is below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _leaves(obj: dict, path: tuple = ()) -> list[tuple]:
+    """Key paths of ``obj``'s values that are not non-empty mappings (lists are single values)."""
+    out: list[tuple] = []
+    for k, v in obj.items():
+        if isinstance(v, dict) and v:
+            out += _leaves(v, (*path, k))
+        else:
+            out.append((*path, k))
+    return out
+
+
+def _sets(raw: dict, path: tuple) -> bool:
+    """Whether a layer writes the value at ``path`` (itself or a mapping holding it)."""
+    node = raw
+    for k in path:
+        if not isinstance(node, dict) or k not in node:
+            return False
+        node = node[k]
+    return True
+
+
+def value_sources(resolved: dict, layers: list[tuple[str, dict]]) -> dict[tuple, str]:
+    """Each resolved value's source: the last layer that writes it, else :data:`DEFAULT`."""
+    return {
+        path: next((name for name, raw in reversed(layers) if _sets(raw, path)), DEFAULT) for path in _leaves(resolved)
+    }
+
+
+def _flow(value) -> str:
+    return yaml.safe_dump(value, default_flow_style=True, width=10**9, sort_keys=False).removesuffix("\n...\n").strip()
+
+
+def annotated_yaml(cfg: dict, sources: dict[tuple, str], path: tuple = (), depth: int = 0) -> list[str]:
+    """``cfg`` as block YAML, each value followed by ``# <its source>`` (still valid YAML)."""
+    lines = []
+    for k, v in cfg.items():
+        key = f"{'  ' * depth}{_flow(k)}:"
+        if isinstance(v, dict) and v:
+            lines += [key, *annotated_yaml(v, sources, (*path, k), depth + 1)]
+        else:
+            lines.append(f"{key} {_flow(v)}".ljust(60) + f"  # {sources[(*path, k)]}")
+    return lines
+
+
+def cmd_config(a) -> None:
+    cfg, layers = resolve(config_files(a), config_overrides(a.set))
+    print(f"# resolved config of {' + '.join(name for name, _ in layers)}; after each value: where it came from")
+    print(f"# ('{DEFAULT}': the schema's default or resolved from other keys)")
+    print("\n".join(annotated_yaml(cfg, value_sources(cfg, layers))))
+
+
+# --- list: one line per dataset, variant, ablation and preset ---
+
+
+def _retrieval_line(cfg: dict, v: dict) -> str:
+    idx = cfg["indexes"][v["index"]]
+    parts = [f"{v['index']} ({idx['kind']}) top {v['top_k']}"]
+    if v.get("levels"):
+        parts.append("levels " + "+".join(v["levels"]))
+    if v.get("hybrid"):
+        h = v["hybrid"]
+        parts.append(f"+ {h['index']} {h['mode']}" + (f" {h['weight']}" if "weight" in h else ""))
+    if v.get("planner"):
+        parts.append(f"planner {v['planner']['kind']} n={v['planner'].get('n')}")
+    parts += [f"{k} {v[k]}" for k in ("rerank", "beam_width") if k in v]
+    return ", ".join(parts)
+
+
+def _answering_line(cfg: dict, v: dict) -> str:
+    if v["backend"] == "ensemble":
+        return f"ensemble of {', '.join(v['members'])} ({(v.get('vote') or {}).get('mode', 'answer_priority')} vote)"
+    model = f" {v.get('model') or cfg['llm'].get('model')}" if v["backend"] == "llm" else ""
+    splits = f", splits {'+'.join(v['splits'])}" if v.get("splits") else ""
+    extra = "".join(f", {k} {v[k]}" for k in ("prompt", "samples", "max_retries") if k in v)
+    extra += f", {v['vote']['mode']} vote" if v.get("vote") else ""
+    return f"{v['backend']}{model} on {v['retrieval']}{splits}{extra}"
+
+
+def _first_sentence(path: Path, limit: int = 120) -> str:
+    """The first sentence of the file's leading comment block (its description)."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    text = " ".join(lines)
+    end = re.search(r"\.(\s|$)", text)
+    text = text[: end.start() + 1] if end else text
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def grid_entries(cfg: dict, presets_dir: Path) -> dict[str, dict[str, str]]:
+    """``{section: {name: one-line description}}`` of a resolved config (and the shipped presets)."""
+    bench = cfg.get("benchmarks") or {}
+    w = cfg["wattbot"]
+    datasets = {"wattbot": f"{w['dir']}: splits {', '.join(w['splits'])}, scored on {w['score_split']}"}
+    for name, subset in (bench.get("datasets") or {}).items():
+        datasets[name] = f"retrieval suite, {json.dumps(subset) if subset else 'default subset'} ({bench['root']})"
+    return {
+        "datasets": datasets,
+        "retrieval": {n: _retrieval_line(cfg, v) for n, v in cfg["retrieval"].items()},
+        "answering": {n: _answering_line(cfg, v) for n, v in cfg["answering"].items()},
+        "ablations": {
+            n: f"{ab.get('stage', 'answering')}: {' vs '.join(ab['variants'])}"
+            + (f" ({ab['note']})" if ab.get("note") else "")
+            for n, ab in cfg["report"]["ablations"].items()
+        },
+        "presets": {p.name: _first_sentence(p) for p in sorted(presets_dir.glob("config*.yaml"))},
+    }
+
+
+def cmd_list(a) -> None:
+    cfg, _ = resolve(config_files(a), config_overrides(a.set))
+    entries = grid_entries(cfg, Path(a.presets))
+    for section in [a.section] if a.section else SECTIONS:
+        rows = entries[section]
+        print(f"{section} ({len(rows)}):")
+        width = max((len(n) for n in rows), default=0) + 2
+        print("\n".join(f"  {n.ljust(width)}{text}" for n, text in rows.items()))
+
+
+def add_verbs(sub) -> None:
+    s = verb(
+        sub, "list", cmd_list, "the grid, one line each: datasets, retrieval and answering variants, ablations, presets"
+    )
+    s.add_argument(
+        "section",
+        nargs="?",
+        choices=SECTIONS,
+        metavar="SECTION",
+        help=f"list only this one: {', '.join(SECTIONS)} (default: all)",
+    )
+    config_args(s)
+    s.add_argument("--presets", default=".", help="the folder of the shipped config*.yaml files")
+
+    s = verb(
+        sub,
+        "config",
+        cmd_config,
+        "print the resolved config (after overlays and defaults) as YAML, each value with the file it came from",
+    )
+    config_args(s)

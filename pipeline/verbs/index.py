@@ -1,0 +1,97 @@
+"""index and SproutRAG's attention, training and report verbs."""
+
+from __future__ import annotations
+
+import json
+
+from pipeline.verbs.base import add_named_args, json_arg, named_pairs, tree_paths, verb
+
+
+def cmd_index(a) -> None:
+    from pipeline.index_kinds import kind_of
+
+    p = json_arg(a.params)
+    inputs = dict(s.split("=", 1) for s in a.input)
+    print(json.dumps(kind_of(p["index"]).build(tree_paths(a.trees), a.out, p, inputs, a.cache_dir)))
+
+
+def cmd_sprout_attention(a) -> None:
+    from pipeline.sprout.stage import compute_attention
+
+    print(json.dumps(compute_attention(tree_paths(a.trees), json_arg(a.params), a.out)))
+
+
+def cmd_sprout_train_pairs(a) -> None:
+    from pipeline.sprout.train import prepare_pairs
+
+    p = json_arg(a.params)
+    print(json.dumps(prepare_pairs(p["train"], p["attention"], p["root"], named_pairs(a.exclude), a.work_dir, a.out)))
+
+
+def cmd_sprout_train(a) -> None:
+    from pipeline.sprout.train import train_heads
+
+    print(json.dumps(train_heads(a.pairs, json_arg(a.params)["train"], a.out)))
+
+
+def cmd_sprout_report(a) -> None:
+    from pipeline.report.sprout import build_sprout_report
+
+    build_sprout_report(json_arg(a.params), named_pairs(a.scores), named_pairs(a.wattbot), a.gold, a.index, a.reports)
+
+
+def add_verbs(sub) -> None:
+    """index and SproutRAG's attention, training and report verbs."""
+
+    s = verb(sub, "index", cmd_index, "build one index variant", "--params", "--cache-dir", "--out")
+    s.add_argument("--trees", required=True, help="a folder of tree JSONs or a comma-separated list")
+    s.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="an extra input of the index kind (sprout: sprout_attention=, head_weights=)",
+    )
+
+    verb(
+        sub,
+        "sprout-attention",
+        cmd_sprout_attention,
+        "SproutRAG: windowed encoder passes -> chunk-pair attention file",
+        "--trees",
+        "--params",
+        "--out",
+    )
+
+    s = verb(
+        sub,
+        "sprout-train-pairs",
+        cmd_sprout_train_pairs,
+        "SproutRAG: cache per-head attention of co-relevant pairs",
+        "--params",
+        "--work-dir",
+        "--out",
+    )
+    s.add_argument("--exclude", action="append", default=[], help="DATASET=EXPORT_DIR evaluated (kept out), repeatable")
+
+    verb(
+        sub,
+        "sprout-train",
+        cmd_sprout_train,
+        "SproutRAG: train the head weights on the cached pairs",
+        "--pairs",
+        "--params",
+        "--out",
+    )
+
+    s = sub.add_parser("sprout-report", help="SproutRAG: beam-width figure and one document's tree")
+    s.add_argument("--params", required=True)
+    add_named_args(
+        s,
+        ("scores", "DATASET:VARIANT=JSON: suite scores of the sweep's variants"),
+        ("wattbot", "VARIANT=JSONL: WattBot retrieval runs (scored split) of the sweep"),
+    )
+    s.add_argument("--gold", default=None, help="the WattBot scored split's CSV (the sweep's WattBot recall)")
+    s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
+    s.add_argument("--reports", required=True)
+    s.set_defaults(fn=cmd_sprout_report)

@@ -1,0 +1,66 @@
+"""ingest, tree and the parse verbs: from the inputs to DocTrees."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pipeline.verbs.base import named_pairs, verb
+
+
+def cmd_ingest(a) -> None:
+    from pipeline.datasets.ingest import ingest
+
+    print(json.dumps(ingest(a.metadata, named_pairs(a.split), a.metadata_out, named_pairs(a.out_split))))
+
+
+def cmd_tree(a) -> None:
+    from pipeline.parse.commands import describer_from
+    from pipeline.parse.document import parse_document
+    from pipeline.parse.errors import ParseError, failed_tree
+    from pipeline.provenance import write_manifest
+
+    try:
+        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings)
+    except ParseError as exc:  # the run goes on; `parse-errors` reports it at the end
+        print(f"warning: {exc}", file=sys.stderr)
+        tree = failed_tree(a.doc_id, a.source, exc.reason)
+    tree.check()
+    tree.save(a.out)
+    suffix = Path(a.source).suffix.lstrip(".")
+    shaped = (
+        {"parser": suffix}
+        | ({"headings": a.headings} if suffix == "pdf" else {})
+        | ({"vision_model": a.vision_model} if a.vision_model else {})
+    )
+    write_manifest(a.out, shaped, [a.source])
+
+
+def add_verbs(sub) -> None:
+    """ingest, tree and the parse verbs: from the inputs to DocTrees."""
+    s = verb(
+        sub, "ingest", cmd_ingest, "validate WattBot inputs, write clean UTF-8 copies", "--metadata", "--metadata-out"
+    )
+    s.add_argument(
+        "--split", action="append", default=[], metavar="NAME=PATH", help="a question split to check (repeatable)"
+    )
+    s.add_argument(
+        "--out-split",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="where to write the clean copy of split NAME (repeatable)",
+    )
+
+    s = sub.add_parser("tree", help="parse one document (corpus JSON, PDF or text) into a DocTree JSON")
+    s.add_argument("--source", required=True, help="the document: a corpus JSON, a PDF or a text file")
+    s.add_argument("--doc-id", required=True, help="its id (metadata.csv's id column)")
+    s.add_argument("--title", default=None, help="its title (default: the one the document carries)")
+    s.add_argument("--out", required=True, help="the DocTree JSON to write")
+    from pipeline.parse.commands import add_headings_arg, add_parse_verbs, add_vision_args
+
+    add_vision_args(s)
+    add_headings_arg(s)
+    s.set_defaults(fn=cmd_tree)
+    add_parse_verbs(sub)

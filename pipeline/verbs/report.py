@@ -1,0 +1,119 @@
+"""report, figures, readme, time-table, report-check: from results/ to reports/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline.verbs.base import add_named_args, json_arg, named_pairs, verb
+
+
+def cmd_report(a) -> None:
+    from pipeline.report.build import build_reports
+
+    build_reports(
+        json_arg(a.params),
+        named_pairs(a.scores),
+        named_pairs(a.per_question),
+        named_pairs(a.submissions),
+        a.reports,
+        named_pairs(a.retrieval),
+        a.gold,
+    )
+
+
+def cmd_figures(a) -> None:
+    from pipeline.report.ablation import InputFiles
+    from pipeline.report.figures_stage import build_figures_stage
+
+    files = InputFiles(
+        named_pairs(a.scores),
+        named_pairs(a.per_question),
+        named_pairs(a.answers),
+        named_pairs(a.retrieval),
+        named_pairs(a.suite),
+        named_pairs(a.index),
+    )
+    print(
+        json.dumps(
+            build_figures_stage({**json_arg(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)
+        )
+    )
+
+
+def cmd_readme(a) -> None:
+    from pipeline.report.readme import fill_docs
+
+    changed = fill_docs(Path(a.repo), Path(a.reports))
+    print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
+
+
+def cmd_time_table(a) -> None:
+    from pipeline.report.time_table import PAGE, TABLE, write_time_table
+
+    table = write_time_table(Path(a.root), Path(a.reports))
+    print(table.to_string(index=False) if len(table) else "no benchmark files")
+    print(f"wrote {Path(a.reports) / TABLE} and {Path(a.reports) / PAGE}")
+
+
+def cmd_report_check(a) -> None:
+    from pipeline.report.browser import inspect_page, problems
+
+    found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
+    print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
+    if found:
+        raise ValueError(f"{a.html}: {len(found)} problem(s) in the browser")
+
+
+def add_verbs(sub) -> None:
+    """report, figures, readme, time-table, report-check: from results/ to reports/."""
+    from pipeline.layout import CLAIMS_FILE, reports
+
+    s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
+    s.add_argument("--params", required=True)
+    add_named_args(
+        s,
+        ("scores", "VARIANT=JSON: the evaluate stage's scores, per answering variant"),
+        ("per-question", "VARIANT=CSV: its per-question scores (the score intervals)"),
+        ("submissions", "VARIANT=CSV: the test split's answers, copied as Kaggle submissions"),
+        ("retrieval", "VARIANT=JSONL: retrieval runs of the scored split (for retrieval.csv)"),
+    )
+    s.add_argument("--reports", required=True)
+    s.add_argument("--gold", help="the labelled split's CSV")
+    s.set_defaults(fn=cmd_report)
+
+    s = sub.add_parser("figures", help="ablations with intervals, attribution, cost, embedding map, reports/index.html")
+    s.add_argument("--params", required=True)
+    s.add_argument("--gold", required=True, help="the labelled split's CSV")
+    add_named_args(
+        s,
+        ("scores", "VARIANT=JSON per answering variant"),
+        ("per-question", "VARIANT=CSV per answering variant"),
+        ("answers", "VARIANT=JSONL per answering variant (the scored split)"),
+        ("retrieval", "VARIANT=JSONL per retrieval variant (the scored split)"),
+        ("suite", "DATASET:VARIANT=CSV: the retrieval suite's per-query scores"),
+        ("index", "NAME=SQLITE: the index the embedding map draws"),
+    )
+    s.add_argument("--leaderboard", default=None, help="the report rule's leaderboard.csv (the page's table)")
+    s.add_argument("--claims", default=str(CLAIMS_FILE), help="the published claims to measure")
+    s.add_argument("--reports", default=reports.root)
+    s.set_defaults(fn=cmd_figures)
+
+    s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
+    s.add_argument("--reports", default=reports.root, help="the reports folder of the last run")
+    s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
+    s.set_defaults(fn=cmd_readme)
+
+    s = verb(
+        sub,
+        "time-table",
+        cmd_time_table,
+        "wall and CPU seconds per rule from benchmarks/*.tsv: reports/time.telemetry.{csv,png,html} (run telemetry)",
+    )
+    s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
+    s.add_argument("--reports", default=reports.root)
+
+    s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
+    s.add_argument("--html", default=reports.index_html, help="the report page to check")
+    s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
+    s.set_defaults(fn=cmd_report_check)

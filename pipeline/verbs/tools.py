@@ -1,0 +1,75 @@
+"""fetch and bench: the verbs outside the DAG."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline.verbs.base import config_args, config_files, config_overrides, verb
+
+
+def cmd_fetch(a) -> None:
+    from pipeline.datasets.fetch import fetch_pdfs
+
+    print(json.dumps(fetch_pdfs(a.metadata, a.out_dir, a.status, timeout_s=a.timeout)))
+
+
+def cmd_bench(a) -> None:
+    if a.llm or a.llm_local:
+        from pipeline.bench_llm import run_llm_bench, run_local_servers_bench
+
+        (run_local_servers_bench if a.llm_local else run_llm_bench)(config_files(a), a.reports)
+        return
+    from pipeline.bench import run_bench, run_sprout_bench
+    from pipeline.report.bench_doc import save_bench
+
+    files, overrides = tuple(config_files(a)), config_overrides(a.set)
+    params = {"config": config_files(a), "set": list(a.set), "docs": a.docs, "queries": a.queries}
+    if a.sprout:
+        figures = run_sprout_bench(files, a.docs, a.queries, overrides)
+    else:
+        figures = run_bench(files, a.docs, a.queries, overrides)
+        if not a.no_encoders:  # the packaged / fp32-export / int8 comparison: its own file (docs/encoder.md)
+            from pipeline.bench import run_encoder_comparison
+
+            encoders = run_encoder_comparison(files, overrides, a.recall_docs)
+            print(f"wrote {save_bench(encoders, Path(a.reports), 'encoder', {**params, 'recall_docs': a.recall_docs})}")
+    print(f"wrote {save_bench(figures, Path(a.reports), 'sprout' if a.sprout else 'main', params)}")
+
+
+def add_verbs(sub) -> None:
+    """fetch and bench: the verbs outside the DAG."""
+    from pipeline.layout import reports
+
+    s = verb(
+        sub,
+        "fetch",
+        cmd_fetch,
+        "download the WattBot PDFs (needs internet; offline it says so and exits 0)",
+        "--metadata",
+        "--out-dir",
+        "--status",
+    )
+    s.add_argument("--timeout", type=float, default=30, help="seconds per download before it counts as failed")
+
+    s = sub.add_parser(
+        "bench", help="indexing and encoder throughput and retrieval latency: printed and written to reports/bench/"
+    )
+    config_args(s)
+    s.add_argument("--docs", type=int, default=3, help="number of WattBot documents to index")
+    s.add_argument("--queries", type=int, default=41, help="number of questions timed for retrieval latency")
+    s.add_argument("--sprout", action="store_true", help="SproutRAG: windows/s, tree build, beam search")
+    s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
+    s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
+    s.add_argument(
+        "--reports",
+        default=reports.root,
+        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local}.json (make readme renders them)",
+    )
+    s.add_argument(
+        "--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison"
+    )
+    s.add_argument(
+        "--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index"
+    )
+    s.set_defaults(fn=cmd_bench)

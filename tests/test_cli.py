@@ -1,0 +1,124 @@
+"""The CLI explains itself: every verb has a description and every option a help text (read off the
+parser, so a new verb or flag without one fails here); the verbs the rules and the Makefile call
+exist; `list` and `config` show the grid and where each resolved value came from."""
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline.cli import USER_VERBS, build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+GRID = str(ROOT / "tests" / "grid.yaml")
+
+
+def verbs() -> dict[str, argparse.ArgumentParser]:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def test_every_verb_has_a_description_and_every_option_a_help_text():
+    missing = []
+    for name, parser in verbs().items():
+        if not (parser.description or "").strip():
+            missing.append(f"{name}: no description")
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            if not (action.help or "").strip() or action.help == argparse.SUPPRESS:
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}: no help")
+        parser.format_help()  # renders (a stray % in a help text would raise here)
+    assert not missing, missing
+
+
+def test_help_shows_the_description_and_meaningful_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    out = capsys.readouterr().out
+    assert "indexing and encoder throughput" in out  # the verb's description
+    assert "(default: 3)" in out and "default: config.yaml)" in out
+    assert "(default: None)" not in out and "(default: False)" not in out
+
+
+def test_top_level_help_lists_user_verbs_first_and_the_rules_verbs_apart(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    by_hand, _, steps = out.partition("steps the Snakemake rules call")
+    assert steps, out
+    for name in USER_VERBS:
+        assert re.search(rf"^  {re.escape(name)}\s", by_hand, re.M), name
+    for name in ("ingest", "index", "retrieve", "answer", "evaluate", "figures", "suite-export"):
+        assert re.search(rf"^  {re.escape(name)}\s", steps, re.M) and not re.search(rf"^  {name}\s", by_hand, re.M)
+
+
+def test_every_verb_the_rules_and_the_makefile_call_exists():
+    called = set()
+    for path in [*ROOT.glob("pipeline/rules/*.smk"), ROOT / "Makefile"]:
+        called |= set(re.findall(r"python -m pipeline ([a-z][a-z0-9-]*)", path.read_text(encoding="utf-8")))
+    assert len(called) > 20 and called <= set(verbs()), called - set(verbs())
+    assert set(USER_VERBS) <= set(verbs())
+
+
+def test_list_shows_every_section_of_the_grid(capsys):
+    assert main(["list", "--config", GRID, "--presets", str(ROOT)]) == 0
+    out = capsys.readouterr().out
+    cfg = yaml.safe_load(Path(GRID).read_text(encoding="utf-8"))
+    sections = dict(re.findall(r"^(\w+) \((\d+)\):$", out, re.M))
+    assert sections == {
+        "datasets": str(1 + len(cfg["benchmarks"]["datasets"])),
+        "retrieval": str(len(cfg["retrieval"])),
+        "answering": str(len(cfg["answering"])),
+        "ablations": str(len(cfg["report"]["ablations"])),
+        "presets": str(len(list(ROOT.glob("config*.yaml")))),
+    }
+    assert re.search(r"^  hier-convex\s+hier \(tree\) top 16, levels sentence\+paragraph, \+ bm25 convex 0.7$", out, re.M)
+    assert re.search(r"^  ens5\s+ensemble of convex-extractive, .*llm-cf \(answer_priority vote\)$", out, re.M)
+    assert re.search(r"^  llm-cf\s+llm local/gemma3-270m on hier-convex, splits train, prompt context_first$", out, re.M)
+    assert re.search(r"^  fusion-retrieval\s+retrieval: hier-convex vs hier-rrf vs hier-dense$", out, re.M)
+    assert re.search(r"^  config\.mpnet\.yaml\s+The strong-encoder ablation", out, re.M)
+
+    assert main(["list", "ablations", "--config", GRID]) == 0
+    only = capsys.readouterr().out
+    assert only.startswith("ablations (") and "retrieval (" not in only
+    with pytest.raises(SystemExit):
+        main(["list", "variants", "--config", GRID])  # not a section: argparse names the choices
+
+
+def test_config_prints_the_resolved_config_and_each_values_source(tmp_path, capsys):
+    from pipeline.config import load_config
+
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text("report: {bootstrap: 500}\nllm: {timeout_s: 60}\n", encoding="utf-8")
+    assert main(["config", "--config", GRID, str(overlay), "--set", "data_root=/elsewhere", "--set", "cache_journal=nfs"]) == 0
+    out = capsys.readouterr().out
+    resolved = load_config([GRID, str(overlay)], {"data_root": "/elsewhere", "cache_journal": "nfs"})
+    assert yaml.safe_load(out) == resolved  # valid YAML: the comments carry the sources
+    source = {m[0]: m[1] for m in re.findall(r"^\s*([\w.-]+): .*#\s(\S+)$", out, re.M)}
+    assert source["bootstrap"] == str(overlay) and source["timeout_s"] == str(overlay)
+    assert source["data_root"] == "--set" and source["cache_journal"] == "--set"
+    assert source["permutations"] == GRID  # set by the first file, not overridden
+    assert source["fetch_dir"] == "default"  # the schema's default, no file sets it
+    assert re.search(r"^  dir: /elsewhere/wattbot\s+# " + re.escape(GRID), out, re.M)  # resolved, from its file
+
+
+def test_config_errors_name_the_file(tmp_path, capsys):
+    assert main(["config", "--config", str(tmp_path / "missing.yaml")]) == 2
+    assert "missing.yaml" in capsys.readouterr().err
+
+
+def test_fixed_values_are_choices_from_their_source():
+    from pipeline.parse.corpus import SCOPES
+    from pipeline.score.wattbot import PROFILES
+    from pipeline.specs import HEADINGS, LLM_MODES
+
+    def choices(verb: str, flag: str):
+        return tuple(next(a for a in verbs()[verb]._actions if flag in a.option_strings).choices)
+
+    assert choices("score", "--profile") == tuple(PROFILES)  # kept literal there: importing pandas would slow every job
+    assert choices("parse", "--headings") == HEADINGS and choices("tree", "--llm-mode") == LLM_MODES
+    assert choices("parse-quality", "--scope") == SCOPES == choices("parse-corpus", "--scope")
