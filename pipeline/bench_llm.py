@@ -12,6 +12,8 @@ them to ``reports/bench/llm.json`` (:func:`render` makes the README's generated 
 
 Retrieval is not what this measures: every question is shown the same three real document
 titles as context snippets (the stand-in's answers cite the first), so the run needs no index.
+One row times the LLM query planner over the same questions at the same concurrency (its calls
+only: the searches after it take no model).
 """
 
 from __future__ import annotations
@@ -131,6 +133,7 @@ def run_llm_bench(
                 again = answer_split(retrieval, questions, VARIANT, llm, tmp, known, progress=False, gateway=gw)
                 rerun = time.perf_counter() - t0
             rerun_calls = standin_stats(api_base)["requests"] - total
+            planner = planner_wall(questions, llm, tmp)
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -161,6 +164,8 @@ def run_llm_bench(
         "rerun_s": round(rerun, 2),
         "rerun_calls": rerun_calls,
         "rerun_identical": json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True),
+        "planner_wall_s": round(planner, 1),
+        "planner_ideal_s": round(len(questions) * standin["mean_latency_s"] / client["concurrency"], 1),
         "targets": TARGETS,
         "cpus": os.cpu_count(),
     }
@@ -193,6 +198,14 @@ def render(reports_dir: Path) -> str:
             f"≤ {t['rerun_s']} s {'✓' if b['rerun_s'] <= t['rerun_s'] else '✗'}",
         ),
     ]
+    if "planner_wall_s" in b:  # measured since the planner's calls run concurrently
+        rows.append(
+            (
+                f"LLM query planner, {b['questions']} questions (ideal: questions × mean latency / concurrency)",
+                f"{b['planner_wall_s']} s (ideal {b['planner_ideal_s']} s)",
+                "",
+            )
+        )
     head = (
         f"{b['questions']} test questions × {b['samples']} samples, {b['blank_retries']} blank-retry, "
         f"concurrency {b['concurrency']}; stand-in latency lognormal mean {s['mean_latency_s']} s, "
@@ -200,6 +213,18 @@ def render(reports_dir: Path) -> str:
         f"{s['share_stall']:.1%} stalls (client timeout {b['client']['timeout_s']} s); {b['cpus']} CPUs.\n\n"
     )
     return head + markdown.table(["figure", "value", "target"], rows)
+
+
+def planner_wall(questions: pd.DataFrame, llm: dict, cache_dir: str) -> float:
+    """Seconds the LLM query planner takes to plan every question (4 queries: 3 asked of the model),
+    its calls concurrent as a retrieval job makes them (pipeline/retrieve/planner.py)."""
+    from pipeline.retrieve.planner import LLMPlanner
+
+    with LLMGateway.from_config(Path(cache_dir) / "planner", llm) as gw:
+        planner = LLMPlanner(gw, VARIANT["model"], 4)
+        t0 = time.perf_counter()
+        planner.plan_all(list(questions["question"]), list(questions["answer_unit"]), progress=False)
+        return time.perf_counter() - t0
 
 
 def run_local_servers_bench(

@@ -108,9 +108,19 @@ def llm_share(cfg: dict, variant: str, total: int | None) -> int:
     whose shares fit in the total run side by side."""
     if not uses_llm(cfg, variant):
         return 0
+    return model_share(cfg, answer_spec(cfg, variant).resolved_model((cfg.get("llm") or {}).get("model")), total)
+
+
+def planner_share(cfg: dict, variant: str, total: int | None) -> int:
+    """The ``llm_api`` units a retrieval job takes: its LLM query planner's model's ``concurrency``,
+    as an answering job of that model (:func:`llm_share`); 0 without an LLM planner."""
+    return model_share(cfg, planner_model(cfg, variant), total) if uses_llm_planner(cfg, variant) else 0
+
+
+def model_share(cfg: dict, model: str, total: int | None) -> int:
+    """A job's calls in flight to ``model``: its ``concurrency``, at most the run's ``llm_api`` total."""
     from pipeline.llm.limits import model_limits
 
-    model = answer_spec(cfg, variant).resolved_model((cfg.get("llm") or {}).get("model"))
     share = model_limits(cfg.get("llm") or {}, model).concurrency
     total = getattr(total, "value", total)  # Snakemake 9 wraps global resources in Resource objects
     return max(1, min(share, int(total))) if total else share
@@ -129,6 +139,16 @@ def answer_threads(cfg: dict, variant: str) -> int:
     return local_llm_threads(llm, variant_model(answer_spec(cfg, variant), llm.get("model")))
 
 
+def planner_threads(cfg: dict, variant: str) -> int:
+    """The ``threads:`` of a retrieval job: its local LLM planner's servers x ``n_threads`` (as
+    :func:`answer_threads`), else 1 (a retrieval embeds only its queries, on one core)."""
+    if not uses_llm_planner(cfg, variant):
+        return 1
+    from pipeline.llm.local_server import local_llm_threads
+
+    return local_llm_threads(cfg.get("llm") or {}, planner_model(cfg, variant))
+
+
 def encoder_threads(cfg: dict) -> int:
     """The ``threads:`` of an embedding job (index): ``embedding.threads``; the encoder uses at most
     what Snakemake granted (pipeline/cores.py)."""
@@ -143,9 +163,10 @@ def sprout_threads(cfg: dict) -> int:
 
 
 def default_llm_api(cfg: dict) -> int:
-    """The default total of LLM calls in flight across jobs: the largest share of any variant (so
-    by default one LLM job runs at a time, at its full concurrency)."""
-    return max([llm_share(cfg, v, None) for v in cfg["answering"]] + [1])
+    """The default total of LLM calls in flight across jobs: the largest share of any answering
+    variant or LLM query planner (so by default one LLM job runs at a time, at its full concurrency)."""
+    planners = [planner_share(cfg, v, None) for v in cfg["retrieval"]]
+    return max([llm_share(cfg, v, None) for v in cfg["answering"]] + planners + [1])
 
 
 def llm_exec_json(cfg: dict) -> str:
@@ -240,6 +261,21 @@ def packaged_encoders(cfg: dict) -> dict[str, str]:
 
 def uses_llm_planner(cfg: dict, variant: str) -> int:
     return int((cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm")
+
+
+def planner_model(cfg: dict, variant: str) -> str:
+    """The model of a retrieval variant's LLM query planner: its ``model``, else ``llm.model``."""
+    model = (cfg["retrieval"][variant].get("planner") or {}).get("model") or (cfg.get("llm") or {}).get("model")
+    if not model:
+        raise ValueError(f"config key 'retrieval.{variant}.planner.model': required when planner.kind is 'llm'")
+    return model
+
+
+def retrieval_variants(cfg: dict, llm_planner: bool) -> str:
+    """Wildcard pattern of the retrieval variants the ``retrieve`` rule (False) or the ``retrieve_llm``
+    rule (True, an LLM query planner) makes, so the two rules never claim the same file."""
+    names = [v for v in sorted(cfg["retrieval"]) if bool(uses_llm_planner(cfg, v)) == llm_planner]
+    return "|".join(map(re.escape, names)) or "(?!)"
 
 
 def local_model_for_file(cfg: dict, path: str) -> str:

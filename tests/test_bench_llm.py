@@ -22,3 +22,4 @@ def test_llm_bench_on_a_slice_loses_nothing_and_reruns_from_cache(tmp_path):
     assert saved["ratio"] == out["ratio"]
     block = render(tmp_path)
     assert "| ratio |" in block and "| calls lost | 0 |" in block
+    assert out["planner_wall_s"] > 0 and "| LLM query planner, 8 questions" in block

@@ -175,3 +175,25 @@ def test_local_runs_have_no_submission_rate_limit():
     assert not local_scheduler_without_rate_limit(Parsing())
     snakefile = (REPO / "Snakefile").read_text()
     assert "onstart:\n    wf.local_scheduler_without_rate_limit(workflow)" in snakefile
+
+
+def test_an_llm_planner_retrieval_takes_its_models_share_and_threads(cfg):
+    """A retrieval whose query planner is an LLM calls its model as an answering job of that model does:
+    its ``llm_api`` share is the model's concurrency (capped by the run's total), its threads a local
+    model's servers x n_threads, and it runs under the ``retrieve_llm`` rule (the others keep ``retrieve``)."""
+    from pipeline.workflow import planner_share, planner_threads, retrieval_variants
+
+    hosted = "openai/gpt-4o-mini"
+    base = {k: v for k, v in cfg["retrieval"]["hier-convex-q2"].items() if k != "planner"}
+    cfg["retrieval"]["local-q"] = {**base, "planner": {"kind": "llm", "n": 3, "model": GEMMA}}
+    cfg["retrieval"]["hosted-q"] = {**base, "planner": {"kind": "llm", "n": 3, "model": hosted}}
+    cfg["llm"]["per_model"][hosted] = {"concurrency": 16}
+    assert planner_share(cfg, "local-q", None) == 2 == planner_threads(cfg, "local-q")  # 2 servers x 1 thread
+    assert planner_share(cfg, "hosted-q", None) == 16 and planner_share(cfg, "hosted-q", 4) == 4
+    assert planner_threads(cfg, "hosted-q") == 1
+    assert planner_share(cfg, "hier-convex-q2", None) == 0 and planner_threads(cfg, "hier-convex-q2") == 1
+    assert default_llm_api(cfg) == 16  # one planner job at its full concurrency by default
+    assert retrieval_variants(cfg, llm_planner=True) == "hosted\\-q|local\\-q"
+    assert "hier-convex" not in retrieval_variants(cfg, llm_planner=True)
+    assert re.fullmatch(retrieval_variants(cfg, llm_planner=False), "hier-convex-q2")
+    assert not re.fullmatch(retrieval_variants(cfg, llm_planner=False), "local-q")

@@ -84,6 +84,6 @@ def test_kohakurag_preset_dry_runs_against_a_local_endpoint(tmp_path):
                      timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     jobs = planned_jobs(done.stdout + done.stderr)
-    assert jobs["answer"] == 12 and jobs["ensemble"] == 4 and jobs["retrieve"] == 2, jobs
+    assert jobs["answer"] == 12 and jobs["ensemble"] == 4 and jobs["retrieve_llm"] == 2, jobs  # the planner's rule
     assert "planner kr-planner" in done.stderr and "total:" in done.stderr
     assert done.stderr.index("total:") < done.stderr.index("Job stats") if "Job stats" in done.stderr else True

@@ -6,8 +6,8 @@ pipeline/answer_backends.py: ``extractive`` (offline, no model download, the def
 gets a record; an LLM question that failed carries ``failure`` with the reason and counts in the scores and the leaderboard.
 
 LLM answering is concurrent: every (question, sample) pair is a task in a thread pool of the
-model's ``concurrency`` (its blank-retry chain stays in order inside the task); samples are
-voted in sample order and records come out in question order, so the output is the same
+model's ``concurrency`` (:mod:`pipeline.llm.pool`; its blank-retry chain stays in order inside the
+task); samples are voted in sample order and records come out in question order, so the output is the same
 whatever order the replies arrive in. A non-retryable error (auth, permission, unknown model,
 bad request) stops the job: calls not yet started are cancelled, calls in flight finish and
 are stored, then :class:`FatalLLMError` is raised.
@@ -15,8 +15,6 @@ are stored, then :class:`FatalLLMError` is raised.
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -27,11 +25,8 @@ from pipeline.answer.extractive import answer_question
 from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
 from pipeline.answer_backends import get as get_backend
 from pipeline.llm.gateway import LLMGateway
+from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.specs import AnswerSpec, as_answer_spec
-
-
-class FatalLLMError(ValueError):
-    """A call failed in a way no retry can fix; the job fails (every reply received is cached)."""
 
 
 @dataclass
@@ -103,29 +98,27 @@ def _answer_llm(
 ) -> list[dict]:
     rows = list(questions.itertuples(index=False))
     tasks = [(i, s) for i in range(len(rows)) for s in range(settings.samples)]
-    stop = threading.Event()
-    bar = tqdm(total=len(tasks), desc=f"answer (llm {settings.model})", disable=not progress)
 
     def one(task: tuple[int, int]):
-        if stop.is_set():
-            return None
         q = rows[task[0]]
-        out = answer_once(gateway, settings, q.question, q.answer_unit, by_id[q.id]["hits"], known_docs, task[1])
-        if any(c["fatal"] for c in out[1]):
-            stop.set()
-        bar.update(1)
-        return out
+        return answer_once(gateway, settings, q.question, q.answer_unit, by_id[q.id]["hits"], known_docs, task[1])
 
-    workers = max(1, gateway.limits(settings.model).concurrency)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
-        done = list(pool.map(one, tasks))  # results in task order, whatever order they finished in
-    bar.close()
+    done = map_calls(
+        gateway,
+        settings.model,
+        one,
+        tasks,
+        fatal=lambda out: any(c["fatal"] for c in out[1]),
+        desc=f"answer (llm {settings.model})",
+        progress=progress,
+    )
     fatal = [c["error"] for d in done if d for c in d[1] if c["fatal"]]
     if fatal:
         raise FatalLLMError(f"model {settings.model}: {fatal[0]} (not retried; every reply received is cached)")
+    samples = [d for d in done if d is not None]  # all of them: a task is skipped only after a fatal error
     out = []
     for i, q in enumerate(rows):
-        ans, call = combine_samples(settings, done[i * settings.samples : (i + 1) * settings.samples])
+        ans, call = combine_samples(settings, samples[i * settings.samples : (i + 1) * settings.samples])
         telemetry.extend({"id": q.id, **t} for t in call.pop("telemetry"))
         out.append(
             {

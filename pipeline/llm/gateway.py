@@ -12,8 +12,9 @@ offline. Modes: ``live`` (cache, then call), ``record`` (always call; the first 
 response is kept), ``replay`` (cache only; a miss fails fast). litellm's own disk cache is
 not used: it was removed in 1.109 and its hits crash without fastapi in recent versions.
 
-Faults: timeouts, 429, 5xx and connection errors are retried with exponential backoff, and
-so are malformed replies (a ``validate`` hook says what is wrong: empty, not JSON). After
+Faults: timeouts, 429, 5xx and connection errors are retried with exponential backoff;
+malformed replies (a ``validate`` hook says what is wrong: empty, not JSON) are retried at once,
+without it (a reply the model gave is no sign of overload: backing off only left a job idle). After
 ``max_retries`` the result comes back ``ok=False`` with the reason; callers record it per
 question, nothing is dropped. Transport failures are never cached (a rerun tries again);
 what a model actually said is cached even when it is malformed, so replays reproduce it.
@@ -350,7 +351,9 @@ class LLMGateway:
                 if retries.rate_limited(exc):
                     self._count(rate_limited=1)
                     retry_after = retries.retry_after(exc)
-            if attempt <= self.max_retries:
+            # a malformed reply is the model's words, not an overload signal: ask again at once (the
+            # rate-limit buckets above still pace it); transport failures, 429 and 5xx back off
+            if attempt <= self.max_retries and result is None:
                 if retry_after is not None:  # the provider said when: wait that long (capped), then go
                     self._count(retry_after_honoured=1)
                 time.sleep(retries.backoff_s(attempt, self.backoff_s, self.max_backoff_s, retry_after))

@@ -49,17 +49,22 @@ def variant_model(variant: AnswerSpec | dict, default_model: str | None = None) 
 
 
 def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: AnswerSpec | dict) -> dict:
-    """The gateway config of one answering job: the computed slice plus the execution-only
-    settings; ``in_flight`` (the job's ``llm_api`` share) caps its model's concurrency, and a
-    local model's servers and their threads fit the job's granted threads (:mod:`pipeline.cores`,
-    :func:`pipeline.llm.local_server.fit_local_servers`)."""
-    cfg = {**llm, **execution}
+    """The gateway config of one answering job (:func:`model_job_config` of the variant's model);
+    the computed slice plus the execution-only settings for a variant without an LLM."""
     if not calls_llm(as_answer_spec(variant).backend):
-        return cfg
+        return {**llm, **execution}
+    return model_job_config(llm, execution, in_flight, variant_model(variant, {**llm, **execution}.get("model")))
+
+
+def model_job_config(llm: dict, execution: dict, in_flight: int | None, model: str) -> dict:
+    """The gateway config of one job calling ``model`` (answering, or an LLM query planner): the
+    computed slice plus the execution-only settings; ``in_flight`` (the job's ``llm_api`` share) caps
+    the model's concurrency, and a local model's servers and their threads fit the job's granted
+    threads (:mod:`pipeline.cores`, :func:`pipeline.llm.local_server.fit_local_servers`)."""
     from pipeline.cores import granted_threads
     from pipeline.llm.local_server import fit_local_servers
 
-    model = variant_model(variant, cfg.get("model"))
+    cfg = {**llm, **execution}
     if in_flight:
         per_model = dict(cfg.get("per_model") or {})
         per_model[model] = {

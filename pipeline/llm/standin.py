@@ -2,7 +2,8 @@
 
 Why: concurrency, rate limits, retries, single flight, resumption and failure handling must be
 tested and measured for real — many threads, real HTTP, replies out of order, 429s with
-``Retry-After``, 5xx, stalled requests, malformed bodies — without a key or the internet.
+``Retry-After``, 5xx, stalled requests, malformed bodies, replies that are not the JSON asked
+for — without a key or the internet.
 Answers are derived from the request alone (a hash of its messages and seed), so a cached,
 replayed or concurrent run can be compared byte for byte with a sequential one; faults are
 drawn per request from a seeded generator, so a retry of a failed request can succeed.
@@ -40,7 +41,9 @@ class StandInConfig:
     share_stall: float = 0.0  # requests that hang for stall_s (the client times out)
     stall_s: float = 30.0
     share_malformed: float = 0.0  # a 200 whose body is cut-off JSON
-    share_blank: float = 0.0  # answers that abstain (deterministic per request: drives blank-retries)
+    share_invalid: float = 0.0  # a well-formed 200 whose reply is words, not the JSON asked for (fails validation)
+    share_blank: float = 0.0  # answers that abstain (deterministic per request: drives blank-retries) ...
+    # ... and, to a query planner's prompt, replies with no queries
     status_always: int | None = None  # every request answers this status (401: a bad key, 404: no such model)
     seed: int = 0
     max_requests: int = 100_000
@@ -57,10 +60,18 @@ def _unit(key: str, salt: str) -> float:
     return int(hashlib.sha256(f"{salt}:{key}".encode()).hexdigest()[:8], 16) / 2**32
 
 
+INVALID_REPLY = "Sure! Here is what I found in the documents."
+PLANNER_ASK = '{"queries"'  # what the query planner's prompt asks for (pipeline/retrieve/planner.py)
+
+
 def answer_for(body: dict, share_blank: float = 0.0) -> str:
     """The deterministic JSON answer to a request: a number and the first document offered
-    (the schema's ``ref_id`` enum, else the first ``[ref_id=...]`` in the prompt)."""
+    (the schema's ``ref_id`` enum, else the first ``[ref_id=...]`` in the prompt); to a query
+    planner's prompt, two queries named after the request (none when it abstains)."""
     key = request_key(body)
+    if PLANNER_ASK in " ".join(str(m.get("content", "")) for m in body.get("messages") or []):
+        abstain = _unit(key, "blank") < share_blank
+        return json.dumps({"queries": [] if abstain else [f"stand-in query {key[:8]}", f"stand-in query {key[8:16]}"]})
     schema = (
         ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
         or (body.get("response_format") or {}).get("schema")
@@ -104,6 +115,7 @@ class Stats:
     server_errors: int = 0
     stalled: int = 0
     malformed: int = 0
+    invalid: int = 0
     refused: int = 0
     in_flight: int = 0  # requests received and not yet answered
     per_key: Counter = field(default_factory=Counter)
@@ -192,6 +204,7 @@ class StandIn:
                 (c.share_5xx, 503),
                 (c.share_stall, "stall"),
                 (c.share_malformed, "malformed"),
+                (c.share_invalid, "invalid"),
             ):
                 if r < share:
                     if kind == 429:
@@ -203,6 +216,9 @@ class StandIn:
                     if kind == "stall":
                         self.stats.stalled += 1
                         return "stall", c.stall_s
+                    if kind == "invalid":
+                        self.stats.invalid += 1
+                        return "invalid", latency
                     self.stats.malformed += 1
                     return "malformed", latency
                 r -= share
@@ -256,10 +272,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.standin.stats.in_flight -= 1
 
     def _reply(self, body: dict, key: str, kind, arg: float) -> None:
-        if kind == "ok" or kind == "malformed":
+        if kind in ("ok", "malformed", "invalid"):
             time.sleep(arg)
-        if kind == "ok":
-            text = answer_for(body, self.standin.cfg.share_blank)
+        if kind in ("ok", "invalid"):
+            text = answer_for(body, self.standin.cfg.share_blank) if kind == "ok" else INVALID_REPLY
             data = json.dumps(
                 {
                     "id": f"standin-{key}",
@@ -276,9 +292,10 @@ class _Handler(BaseHTTPRequestHandler):
                     },
                 }
             )
-            with self.standin.lock:
-                self.standin.stats.ok += 1
-                self.standin.stats.ok_per_key[key] += 1
+            if kind == "ok":
+                with self.standin.lock:
+                    self.standin.stats.ok += 1
+                    self.standin.stats.ok_per_key[key] += 1
             self._send(200, data.encode())
         elif kind == "malformed":
             self._send(200, b'{"id": "standin", "object": "chat.completion", "choices": [{"index": 0, "mess')

@@ -18,7 +18,8 @@ from dataclasses import fields
 from functools import cache
 
 from pipeline.index.bm25 import STOPWORDS, stem
-from pipeline.llm.gateway import LLMRequest
+from pipeline.llm.gateway import LLMRequest, LLMResult
+from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.llm.replies import json_values
 from pipeline.specs import PLANNER_KINDS, PlannerSpec
 
@@ -216,6 +217,9 @@ class OfflinePlanner:
             queries.append(" ".join([keywords, *(w for w in unit if w.lower() not in have)]))
         return dedup(queries, self.n)
 
+    def plan_all(self, questions: list[str], units: list[str | None], progress: bool = True) -> list[list[str]]:
+        return [self.plan(q, u) for q, u in zip(questions, units)]
+
     def expand(self, question: str) -> str:
         """Each known acronym gets its long form ("WUE" -> "water use effectiveness (WUE)"), each
         known long form its acronym; longer matches win over overlapping shorter ones."""
@@ -290,10 +294,17 @@ def parse_queries(text: str) -> list[str] | None:
     return None
 
 
+def planner_problem(text: str) -> str | None:
+    """The gateway's ``validate`` hook for planner replies: a list of queries :func:`parse_queries`
+    can read (an empty list is a valid reply; the gateway retries one that is not, at once)."""
+    return None if parse_queries(text) is not None else "no JSON list of queries"
+
+
 class LLMPlanner:
     """KohakuRAG's planner: the LLM writes up to n-1 extra queries. When nothing usable comes
     back, the question text before the first "?" is added instead and the reason is kept in
-    ``failures`` (question, reason), so a silent degradation shows up in the run report."""
+    ``failures`` (question, reason), so a silent degradation shows up in the run report. An error
+    no retry can fix (auth, unknown model, bad request) raises :class:`FatalLLMError`."""
 
     def __init__(self, gateway, model: str, n: int, params: dict | None = None):
         if n < 1:
@@ -305,19 +316,52 @@ class LLMPlanner:
         unit = f"\nAnswer unit: {answer_unit}" if answer_unit and answer_unit != "is_blank" else ""
         return [{"role": "user", "content": PLANNER_PROMPT.format(k=self.n - 1, question=question, unit=unit)}]
 
+    def ask(self, question: str, answer_unit: str | None = None) -> LLMResult:
+        """The model's reply for one question (thread-safe: the gateway's cache and slots)."""
+        request = LLMRequest(self.model, self.messages(question, answer_unit), self.params)
+        return self.gateway.complete(request, validate=planner_problem)
+
     def plan(self, question: str, answer_unit: str | None = None) -> list[str]:
         if self.n == 1:
             return [question]
-        result = self.gateway.complete(LLMRequest(self.model, self.messages(question, answer_unit), self.params))
+        return self._queries(question, self.ask(question, answer_unit))
+
+    def plan_all(self, questions: list[str], units: list[str | None], progress: bool = True) -> list[list[str]]:
+        """Plans of all questions, asked concurrently (the model's concurrency, :mod:`pipeline.llm.pool`);
+        plans and ``failures`` in question order, so the result is the same at any concurrency."""
+        if self.n == 1:
+            return [[q] for q in questions]
+        pairs = list(zip(questions, units))
+        replies = map_calls(
+            self.gateway,
+            self.model,
+            lambda pair: self.ask(*pair),
+            pairs,
+            fatal=lambda result: result.fatal,
+            desc=f"plan (llm {self.model})",
+            progress=progress,
+        )
+        done = [r for r in replies if r is not None and not r.fatal]
+        if len(done) < len(pairs):
+            raise self._fatal(replies)
+        return [self._queries(q, r) for (q, _), r in zip(pairs, done)]
+
+    def _fatal(self, replies: list[LLMResult | None]) -> FatalLLMError:
+        error = next((r.error for r in replies if r is not None and r.fatal), "")
+        return FatalLLMError(f"planner model {self.model}: {error} (not retried; every reply received is cached)")
+
+    def _queries(self, question: str, result: LLMResult) -> list[str]:
+        if result.fatal:
+            raise self._fatal([result])
         extra = parse_queries(result.text) if result.ok else None
         queries = dedup([question, *(extra or [])], self.n)
         if len(queries) > 1:
             return queries
         reason = (
-            f"llm error: {result.error}"
+            f"unparseable reply: {result.text[:200]!r}"
+            if extra is None and result.text
+            else f"llm error: {result.error}"
             if not result.ok
-            else f"unparseable reply: {result.text[:200]!r}"
-            if extra is None
             else "no new queries"
         )
         self.failures.append((question, reason))

@@ -119,8 +119,9 @@ def retrieve(
     if spec.planner.kind == "offline":
         acronyms = mine_acronyms(t for (t,) in store.db.execute("SELECT text FROM nodes WHERE level = 'sentence'"))
     planner = make_planner(params["retrieval"].get("planner"), acronyms, gateway)
-    units = questions["answer_unit"] if "answer_unit" in questions else [None] * len(questions)
-    plans = [planner.plan(q, u) if planner else [q] for q, u in zip(questions["question"], units)]
+    texts = list(questions["question"])
+    units = list(questions["answer_unit"]) if "answer_unit" in questions else [None] * len(texts)
+    plans = planner.plan_all(texts, units, progress) if planner else [[q] for q in texts]  # an LLM's concurrently
     qvecs = iter(searchers.encoder.encode([q for p in plans for q in p])) if searchers.encoder else None
     # a sprout node's parent is its merge partner, not its context
     ctx = {"parent_depth": 1 if searchers.kind.parents_are_context else 0, **spec.context}

@@ -6,6 +6,7 @@ import re
 from pipeline import layout as L
 
 CACHE = CFG["cache_dir"]   # the LLM and embedding caches
+LLM_EXEC = wf.llm_exec_json(CFG)   # execution-only LLM settings: passed to LLM jobs, never a rerun trigger
 SPLITS = sorted(CFG["wattbot"]["splits"])
 SCORE_SPLIT = CFG["wattbot"]["score_split"]
 SUITE = wf.suite_datasets(CFG)

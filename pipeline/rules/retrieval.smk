@@ -20,6 +20,7 @@ rule retrieve:
         questions=lambda w: wf.questions_path(w.dataset, w.split),
         models=lambda w: wf.retrieval_models(CFG, w.rv),   # a local LLM planner's model file
     output: L.retrieval()
+    wildcard_constraints: rv=wf.retrieval_variants(CFG, llm_planner=False)
     params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
     log: L.log("{dataset}/retrieve/{rv}/{split}")
     benchmark: L.rule_benchmark("retrieve")
@@ -27,5 +28,25 @@ rule retrieve:
     # the shell text is the rule's rerun trigger ("code"): its --index-dir stays L.index_dir() written out
     # (tests/test_layout.py checks the two agree), so this refactoring reran no retrieval
     # no `encoder` share: a retrieval embeds only its queries on its one core (`cpus`), so two run side by side
-    resources: mem_mb=2000, runtime=10, llm_api=lambda w: wf.uses_llm_planner(CFG, w.rv), cpus=lambda w, threads: threads
+    resources: mem_mb=2000, runtime=10, cpus=lambda w, threads: threads
     shell: "python -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+
+
+# A retrieval whose query planner is an LLM: the same job, calling the planner's model as an answering job
+# calls its model (its `llm_api` share: the model's concurrency; the execution-only LLM settings; a local
+# model's servers x n_threads). A rule of its own so that the other retrievals' shell text, their rerun
+# trigger, stays as it was.
+rule retrieve_llm:
+    input:
+        indexes=lambda w: [L.index(w.dataset, n) for n in wf.retrieval_indexes(CFG, w.rv)],
+        questions=lambda w: wf.questions_path(w.dataset, w.split),
+        models=lambda w: wf.retrieval_models(CFG, w.rv),   # a local LLM planner's model file
+    output: L.retrieval()
+    wildcard_constraints: rv=wf.retrieval_variants(CFG, llm_planner=True)
+    params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
+    log: L.log("{dataset}/retrieve/{rv}/{split}")
+    benchmark: L.rule_benchmark("retrieve")
+    threads: lambda w: wf.planner_threads(CFG, w.rv)
+    resources: mem_mb=2000, runtime=10, llm_api=lambda w: wf.planner_share(CFG, w.rv, workflow.global_resources.get("llm_api")),
+               cpus=lambda w, threads: threads
+    shell: "python -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --llm-exec {LLM_EXEC:q} --in-flight {resources.llm_api} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"

@@ -1,8 +1,6 @@
 # WattBot 2025: ingest -> trees -> (indexes -> retrieval: retrieval.smk) -> answers -> scores -> report.
 # Rules only wire files to `python -m pipeline <verb>`; all logic lives in pipeline/.
 
-LLM_EXEC = wf.llm_exec_json(CFG)   # execution-only LLM settings: passed to jobs, never a rerun trigger
-
 
 rule ingest:
     input:

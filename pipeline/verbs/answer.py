@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -18,10 +19,14 @@ def cmd_retrieve(a) -> None:
     p = json_arg(a.params)
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     gateway = None
-    if "llm" in p:  # an LLM query planner: the same cached gateway as the answerers
+    if "llm" in p:  # an LLM query planner: the same cached gateway, concurrency and limits as the answerers
         from pipeline.llm.gateway import LLMGateway
+        from pipeline.llm.limits import model_job_config
 
-        gateway = LLMGateway.from_config(a.cache_dir, p["llm"])
+        model = p["retrieval"]["planner"].get("model") or p["llm"].get("model")
+        gateway = LLMGateway.from_config(
+            a.cache_dir, model_job_config(p["llm"], json_arg(a.llm_exec), a.in_flight, model)
+        )
     try:
         rows = retrieve(questions, p, a.index_dir, a.cache_dir, gateway=gateway)
     finally:
@@ -120,9 +125,15 @@ def cmd_vote(a) -> None:
     )
 
 
+def _llm_job_args(s: argparse.ArgumentParser) -> None:
+    """What a job calling an LLM (answer, retrieve with an LLM planner) takes beside its params."""
+    s.add_argument("--llm-exec", default="{}", help="execution-only llm settings as JSON (concurrency, limits, ...)")
+    s.add_argument("--in-flight", type=int, default=None, help="this job's share of LLM calls in flight (llm_api)")
+
+
 def add_verbs(sub) -> None:
     """retrieve, answer and what answering uses: stand-in, ensemble, vote."""
-    verb(
+    s = verb(
         sub,
         "retrieve",
         cmd_retrieve,
@@ -133,6 +144,7 @@ def add_verbs(sub) -> None:
         "--cache-dir",
         "--out",
     )
+    _llm_job_args(s)
 
     s = verb(
         sub,
@@ -147,8 +159,7 @@ def add_verbs(sub) -> None:
         "--out",
         "--out-csv",
     )
-    s.add_argument("--llm-exec", default="{}", help="execution-only llm settings as JSON (concurrency, limits, ...)")
-    s.add_argument("--in-flight", type=int, default=None, help="this job's share of LLM calls in flight (llm_api)")
+    _llm_job_args(s)
 
     s = verb(sub, "standin", cmd_standin, "an OpenAI-compatible LLM provider stand-in on 127.0.0.1 (stops by itself)")
     s.add_argument("--port-file", required=True, help="its port is written here once it listens")

@@ -18,7 +18,7 @@ from pipeline.llm.limits import SharedBuckets
 from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
 from pipeline.llm.retries import parse_retry_after
 from pipeline.answer.run import FatalLLMError, answer_split
-from pipeline.llm.standin import StandIn, StandInConfig, request_key
+from pipeline.llm.standin import INVALID_REPLY, StandIn, StandInConfig, request_key
 
 DOCS = ["khan2025", "patterson2021", "strubell2019"]
 
@@ -262,3 +262,52 @@ def test_answer_command_over_the_failure_rate_exits_nonzero_without_outputs_then
     fixed = standin(seed=6)
     assert run(fixed) == 0 and (tmp_path / "a.jsonl").exists()
     assert fixed.stats.requests == failed  # the replies stored before the failure were not bought again
+
+
+@pytest.fixture
+def pauses(monkeypatch):
+    """The backoff pauses the gateway asks for (computed as always, not slept: the test stays short)."""
+    from pipeline.llm import retries
+
+    asked, real = [], retries.backoff_s
+    monkeypatch.setattr(retries, "backoff_s", lambda *a: asked.append(real(*a)) or 0.0)
+    return asked
+
+
+def test_a_malformed_reply_is_asked_again_at_once_not_after_a_backoff(tmp_path, standin):
+    """Replies that are not the JSON asked for (a well-formed 200) are the model's words, not overload:
+    retried without the rate-limit backoff. With a 30 s backoff, 4 tries of each of 4 questions at
+    concurrency 4 take a few hundred ms, where the old 30-60-120 s backoff would have taken minutes."""
+    from pipeline.answer.llm_answer import reply_problem
+
+    server = standin(share_invalid=1.0, mean_latency_s=0.02)
+    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, backoff_s=30, max_retries=3, concurrency=4,
+                    timeout_s=5)
+    gw.complete(req("warm-up"))  # litellm's lazy first-call initialisation is not what is timed
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=gw.complete, args=(req(f"m{i}"),), kwargs={"validate": reply_problem})
+               for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert time.perf_counter() - t0 < 10
+    assert gw.cache.get(req("m0").key()).text == INVALID_REPLY  # the model's words are kept, for replay
+    assert server.stats.invalid == 4 * 4 + 1 and gw.stats.retries == 4 * 3  # (+1: the warm-up, not validated)
+
+
+@pytest.mark.parametrize("fault", [{"share_5xx": 1.0}, {"share_429": 1.0, "retry_after_s": 2}, {"share_invalid": 1.0}])
+def test_only_overload_and_transport_faults_back_off(tmp_path, standin, pauses, fault):
+    """429 (after its Retry-After) and 5xx wait before the next try; a malformed reply does not."""
+    from pipeline.answer.llm_answer import reply_problem
+
+    server = standin(mean_latency_s=0.01, **fault)
+    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, backoff_s=30, max_retries=3, timeout_s=5)
+    result = gw.complete(req("f"), validate=reply_problem)
+    assert not result.ok and server.stats.requests == 4
+    if "share_invalid" in fault:
+        assert pauses == [] and result.text  # the model's words are kept
+    elif "share_429" in fault:
+        assert len(pauses) == 3 and all(2 <= p <= 2.3 for p in pauses)  # the provider's Retry-After
+    else:
+        assert len(pauses) == 3 and all(15 <= p <= 30 * 2**i for i, p in enumerate(pauses))  # exponential

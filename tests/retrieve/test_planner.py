@@ -6,9 +6,10 @@ import json
 import pytest
 
 from pipeline.llm.gateway import LLMGateway, LLMResult
+from pipeline.llm.pool import FatalLLMError
 from pipeline.parse.payload import load_payload
 from pipeline.retrieve.planner import (LLMPlanner, OfflinePlanner, make_planner, mine_acronyms,
-                                       parse_queries)
+                                       parse_queries, planner_problem)
 
 DOCS = ["patterson2021", "li2025b", "wu2021a", "amazon2023", "luccioni2025c"]
 
@@ -132,13 +133,28 @@ def test_llm_planner_falls_back_and_records_why(tmp_path):
         assert len(planner.failures) == 1 and planner.failures[0][0] == Q and reason in planner.failures[0][1]
 
     class Down:
-        def complete(self, request):
+        def complete(self, request, validate=None):
             return LLMResult("", False, "APIConnectionError: refused")
 
     planner = LLMPlanner(Down(), "openai/mock", 4)
     assert planner.plan("True or False: x.") == ["True or False: x."]  # no "?": the fallback is the question
     assert "APIConnectionError" in planner.failures[0][1]
     assert LLMPlanner(Down(), "openai/mock", 1).plan(Q) == [Q]  # n = 1 makes no call
+
+
+def test_llm_planner_asks_again_when_the_reply_is_not_its_json(tmp_path):
+    """A reply parse_queries cannot read fails the gateway's check: asked again (at once) up to the
+    retries, then the model's words are kept and the question falls back; an auth error stops the job."""
+    planner, plan = llm_plan(tmp_path, "I cannot help with that.")
+    assert planner.gateway.calls == planner.gateway.max_retries + 1 and plan == [Q, Q.split("?")[0]]
+    assert planner_problem('{"queries": []}') is None and "no JSON list" in planner_problem("I cannot")
+
+    class Refused:
+        def complete(self, request, validate=None):
+            return LLMResult("", False, "AuthenticationError: bad key", fatal=True)
+
+    with pytest.raises(FatalLLMError, match="planner model openai/mock: AuthenticationError"):
+        LLMPlanner(Refused(), "openai/mock", 4).plan(Q)
 
 
 def test_make_planner(tmp_path, acronyms):
