@@ -6,7 +6,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from pipeline.config import check_paths, snakemake_config
-from pipeline.llm.preflight import preflight
+from pipeline.llm.preflight import declared_envvars, preflight, real_run_checks
 from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
 import pipeline.workflow as wf
@@ -17,13 +17,17 @@ CFG = snakemake_config(workflow, config)
 check_paths(CFG)
 if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipeline/cache_journal.py; docs/cluster.md)
     os.environ["WATTBENCH_CACHE_JOURNAL"] = CFG["cache_journal"]
-preflight(CFG)   # every model the variants use can be reached (a key is set), before any job starts
+# every model the variants use can be reached (a key is set): a warning here, as this may be a dry run
+# (`-n` needs no key); a real run stops on it in `onstart`, before its first job
+preflight(CFG, dry_run=True)
 print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reproduce-kohakurag.md)
 
-# Credentials come only from the environment: Snakemake checks these are set and passes them to cluster
-# jobs, without writing them anywhere (the config names the variables, never the values).
-if CFG.get("llm", {}).get("envvars"):
-    envvars: *CFG["llm"]["envvars"]
+# Credentials come only from the environment: Snakemake passes these to cluster jobs, without writing
+# them anywhere (the config names the variables, never the values): llm.envvars plus each called model's
+# llm.per_model.<model>.api_key_env. The unset ones are a warning here and stop a real run in `onstart`.
+ENVVARS = declared_envvars(CFG, dry_run=True)
+if ENVVARS:
+    envvars: *ENVVARS
 
 include: "pipeline/rules/common.smk"   # L (pipeline/layout.py: where every file lives), CACHE, SPLITS, SCORE_SPLIT, SUITE
 include: "pipeline/rules/wattbot.smk"
@@ -62,6 +66,7 @@ rule all:
 
 # Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow.py).
 onstart:
+    real_run_checks(CFG)   # keys set, endpoints answer with the configured model (main process, real runs only)
     wf.local_scheduler_without_rate_limit(workflow)
 
 

@@ -92,6 +92,7 @@ def validate(cfg: dict) -> dict:
             _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
             planner.setdefault("model", cfg["llm"].get("model"))
     resolve_ensembles(cfg)
+    _check_per_model(cfg["llm"])
     for name, variant in cfg["answering"].items():
         if variant["retrieval"] not in cfg["retrieval"]:
             raise ConfigError(
@@ -282,6 +283,17 @@ def check_report(cfg: dict) -> None:
             raise ConfigError(
                 f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'"
             )
+
+
+def _check_per_model(llm: dict) -> None:
+    """A ``local/<name>`` model runs on the server the job starts: no endpoint or key of its own."""
+    for model, entry in (llm.get("per_model") or {}).items():
+        for key in ("api_base", "api_key_env"):
+            if model.startswith("local/") and key in (entry or {}):
+                raise ConfigError(
+                    f"config key 'llm.per_model.{model}.{key}': a local/ model is served by the job itself "
+                    f"(llm.local.{model[len('local/') :]}); for a server of your own use openai/<served name>"
+                )
 
 
 def _check_llm_model(cfg: dict, key: str, model: str | None) -> None:
@@ -482,6 +494,15 @@ def llm_execution(cfg: dict) -> dict:
     return out
 
 
+def model_endpoint_slice(cfg: dict, model: str | None) -> dict:
+    """The hashed part of ``llm.per_model.<model>``: its ``api_base`` (a new endpoint reruns the jobs
+    that call the model; its key variable, timeout and limits do not). Empty when none is set, so the
+    slices of models without one are those of before."""
+    llm = cfg.get("llm") or {}
+    base = ((llm.get("per_model") or {}).get(model or llm.get("model") or "") or {}).get("api_base")
+    return {"per_model": {model or llm.get("model"): {"api_base": base}}} if base else {}
+
+
 def retrieval_slice(cfg: dict, variant: str) -> dict:
     indexes = {n: cfg["indexes"][n] for n in retrieval_indexes(cfg, variant)}
     dense = [n for n, idx in indexes.items() if kind_of(idx).embeds]
@@ -491,8 +512,10 @@ def retrieval_slice(cfg: dict, variant: str) -> dict:
         "indexes": indexes,
         "embedding": hashed_embedding(cfg, dense[0]) if dense else None,
     }
-    if (cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm":
+    planner = cfg["retrieval"][variant].get("planner") or {}
+    if planner.get("kind") == "llm":
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
+        out["llm"].update(model_endpoint_slice(cfg, planner.get("model")))
     return out
 
 
@@ -501,6 +524,7 @@ def answering_slice(cfg: dict, variant: str) -> dict:
     out = {"answering": a, "name": variant, "upstream": retrieval_slice(cfg, a["retrieval"])}
     if answer_backends.calls_llm(a["backend"]):
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY | {"mode"}}
+        out["llm"].update(model_endpoint_slice(cfg, a.get("model")))
     return out
 
 

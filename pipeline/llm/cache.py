@@ -1,9 +1,10 @@
 """The LLM reply cache: an append-only SQLite table request-hash -> result, plus leases.
 
 Every request is keyed by a hash of its full content (model, messages, parameters, seed,
-sample index), so a rerun makes zero calls and a run can be replayed offline. The key is
-``stable_hash(asdict(request))``: changing :class:`LLMRequest`'s fields or that hash re-buys
-every stored call (``tests/llm/test_cache_key.py`` pins it).
+sample index, and the endpoint when one is set), so a rerun makes zero calls and a run can be
+replayed offline. The key is ``stable_hash(asdict(request))`` (``endpoint`` only when set):
+changing :class:`LLMRequest`'s fields or that hash re-buys every stored call
+(``tests/llm/test_cache_key.py`` pins it).
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ class LLMResult:
     cost_usd: float | None = None
     attempts: int = 0
     fatal: bool = False  # a non-retryable error (auth, permission, unknown model, bad request)
+    # what the provider said it ran (litellm's ``response.model`` / ``.system_fingerprint``): an alias
+    # that drifts (``gpt-4o-mini`` now and next year) or a server whose weights changed shows in the cache
+    model_id: str = ""
+    system_fingerprint: str | None = None
 
 
 @dataclass
@@ -44,9 +49,16 @@ class LLMRequest:
     params: dict = field(default_factory=dict)
     seed: int | None = None
     sample: int = 0
+    # the server (``api_base``) when the model string does not pin the weights: two servers answering
+    # under one model name never share replies. None (hosted without api_base, ``local/``) is left out of
+    # the key, so those keys are the ones stored before the field existed.
+    endpoint: str | None = None
 
     def key(self) -> str:
-        return stable_hash(asdict(self))
+        fields = asdict(self)
+        if fields["endpoint"] is None:
+            del fields["endpoint"]
+        return stable_hash(fields)
 
 
 class LLMCache:

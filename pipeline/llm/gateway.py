@@ -37,6 +37,7 @@ Models named ``local/<name>`` are served on 127.0.0.1 by llama-cpp-python (see
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import queue
 import socket
@@ -48,6 +49,7 @@ from pathlib import Path
 
 from pipeline.llm import retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
+from pipeline.llm.endpoints import api_key_kwargs, model_endpoint
 from pipeline.llm.flight import claim_lease, single_flight
 from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits, model_settings
 from pipeline.specs import LLM_MODES as MODES
@@ -171,10 +173,34 @@ class LLMGateway:
             for k, v in inc.items():
                 setattr(self.stats, k, getattr(self.stats, k) + v)
 
+    def endpoint(self, model: str) -> str | None:
+        """The server a hosted model is called at: ``llm.per_model.<model>.api_base``, else
+        ``llm.api_base``; None for ``local/`` models (their GGUF pins the weights) and the provider's own."""
+        if model.startswith(LOCAL_PREFIX):
+            return None
+        return model_endpoint(self.llm_cfg, model) or self.api_base
+
+    def identified(self, request: LLMRequest) -> LLMRequest:
+        """``request`` naming its endpoint (the cache key then does): replies of two servers that
+        answer under one model name are never shared."""
+        endpoint = self.endpoint(request.model)
+        if endpoint is None or request.endpoint is not None:
+            return request
+        return dataclasses.replace(request, endpoint=endpoint)
+
+    def key(self, request: LLMRequest) -> str:
+        """The cache key this gateway stores ``request`` under (with its endpoint, when one is set)."""
+        return self.identified(request).key()
+
+    def _timeout(self, model: str) -> float:
+        """``llm.per_model.<model>.timeout_s``, else the gateway's (execution-only: not in any key)."""
+        return float(((self.llm_cfg.get("per_model") or {}).get(model) or {}).get("timeout_s") or self.timeout_s)
+
     def complete(self, request: LLMRequest, validate: Callable[[str], str | None] | None = None) -> LLMResult:
         """One completion; failures come back as ``ok=False`` with the reason, never silently.
         ``validate(text)`` returns what is wrong with a reply (None when it is fine).
         Thread-safe; identical requests in flight are made once (single flight)."""
+        request = self.identified(request)
         key = request.key()
         if self.mode != "record":
             hit = self.cache.get(key)
@@ -196,7 +222,7 @@ class LLMGateway:
         """Claim the request across processes (a lease row), call, store, release."""
         if self.mode == "record":
             return self._call_and_store(request, key, validate)
-        ttl = (self.timeout_s + self.max_backoff_s) * (self.max_retries + 1) + 60
+        ttl = (self._timeout(request.model) + self.max_backoff_s) * (self.max_retries + 1) + 60
         if not claim_lease(self.cache, key, self.owner, ttl, lambda: self._count(waited_for_peer=1)):
             return self.cache.get(key)
         try:
@@ -250,9 +276,12 @@ class LLMGateway:
             self._count(limit_wait_s=waited)
 
     def _route(self, model: str) -> tuple[str, dict]:
-        """litellm model string and extra kwargs: ``local/<name>`` goes to its local server."""
+        """litellm model string and extra kwargs: ``local/<name>`` goes to its local server; a hosted
+        model to its endpoint, with the key ``llm.per_model.<model>.api_key_env`` names (an explicit
+        placeholder for a keyless server, so litellm's openai/ route asks for no OPENAI_API_KEY)."""
         if not model.startswith(LOCAL_PREFIX):
-            return model, ({"api_base": self.api_base} if self.api_base else {})
+            endpoint = self.endpoint(model)
+            return model, {**({"api_base": endpoint} if endpoint else {}), **api_key_kwargs(self.llm_cfg, model)}
         name = model[len(LOCAL_PREFIX) :]
         if name not in self.local:
             raise ValueError(
@@ -315,7 +344,11 @@ class LLMGateway:
                     self.stats.retries += attempt > 1
                 with self._server_for_call(request.model) as server:
                     resp = retries.litellm_completion(
-                        model=model, messages=request.messages, timeout=self.timeout_s, **kwargs, **server
+                        model=model,
+                        messages=request.messages,
+                        timeout=self._timeout(request.model),
+                        **kwargs,
+                        **server,
                     )
                 text = resp.choices[0].message.content or ""
                 usage = getattr(resp, "usage", None)
@@ -335,6 +368,8 @@ class LLMGateway:
                     round(time.perf_counter() - t0, 3),
                     cost,
                     attempt,
+                    model_id=str(getattr(resp, "model", "") or ""),
+                    system_fingerprint=getattr(resp, "system_fingerprint", None),
                 )
                 error = validate(text) or ""
                 if not error:

@@ -65,6 +65,9 @@ def model_job_config(llm: dict, execution: dict, in_flight: int | None, model: s
     from pipeline.llm.local_server import fit_local_servers
 
     cfg = {**llm, **execution}
+    hashed, run = llm.get("per_model") or {}, execution.get("per_model") or {}
+    if hashed:  # the hashed slice's per-model keys (api_base) over the execution-only ones, model by model
+        cfg["per_model"] = {m: {**run.get(m, {}), **hashed.get(m, {})} for m in {*run, *hashed}}
     if in_flight:
         per_model = dict(cfg.get("per_model") or {})
         per_model[model] = {

@@ -6,12 +6,19 @@ recorded failure — and the next run said "Nothing to be done". Now the Snakefi
 not in the environment (``litellm.validate_environment``) stops the run with one line naming
 the variable and the variants that need it. Replay mode is exempt (no call leaves), and so are
 mocked variants (``params.mock_response``); ``local/<name>`` models need their server config.
+Only the keys of the models the variants call are checked: ``llm.per_model.<model>.api_key_env``
+names a model's variable (``null``: a keyless server, nothing to check), else litellm says which.
+A dry run (``snakemake -n``) needs no key: the same findings are warnings there.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+
 from pipeline.answer_backends import calls_llm
 from pipeline.config import ConfigError
+from pipeline.llm.endpoints import key_env, model_endpoint
 from pipeline.llm.gateway import LOCAL_PREFIX
 
 
@@ -29,17 +36,78 @@ def llm_users(cfg: dict) -> dict[str, list[str]]:
     return users
 
 
-def missing_keys(model: str, api_base: str | None = None) -> list[str]:
-    """The environment variables ``model`` needs that are not set (litellm knows which)."""
+def missing_keys(model: str, api_base: str | None = None, llm: dict | None = None) -> list[str]:
+    """The environment variables ``model`` needs that are not set: the one its
+    ``llm.per_model.<model>.api_key_env`` names (none when that is null: a keyless server), else
+    those litellm knows the provider needs."""
+    configured, var = key_env(llm or {}, model)
+    if configured:
+        return [var] if var and not os.environ.get(var) else []
     import litellm
 
     report = litellm.validate_environment(model=model, api_base=api_base)
     return [] if report.get("keys_in_environment") else sorted(report.get("missing_keys") or [])
 
 
-def preflight(cfg: dict) -> None:
-    """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached."""
+def required_envvars(cfg: dict) -> list[str]:
+    """The variables Snakemake's ``envvars:`` declares (it checks them and passes them to cluster jobs):
+    ``llm.envvars`` plus the ``api_key_env`` of every model the variants call (keyless: none)."""
     llm = cfg.get("llm") or {}
+    names = list(llm.get("envvars") or [])
+    for model in llm_users(cfg):
+        var = key_env(llm, model)[1]
+        if var and var not in names:
+            names.append(var)
+    return names
+
+
+def declared_envvars(cfg: dict, dry_run: bool = False) -> list[str]:
+    """:func:`required_envvars` for the Snakefile; on a dry run (``-n``) the unset ones are a warning
+    and left out (a preview needs no key), on a real run Snakemake stops on them."""
+    names = required_envvars(cfg)
+    if not dry_run:
+        return names
+    unset = [n for n in names if not os.environ.get(n)]
+    if unset:
+        _warn(f"llm.envvars: {', '.join(unset)} not set (fine for a dry run; a real run stops on it)")
+    return [n for n in names if n not in unset]
+
+
+def unused_per_model(cfg: dict) -> list[str]:
+    """``llm.per_model`` entries no variant, planner or vision captioner calls (most likely a typo)."""
+    llm = cfg.get("llm") or {}
+    used = {llm.get("model"), ((cfg.get("parsing") or {}).get("vision") or {}).get("model")}
+    used |= {v.get("model") for v in (cfg.get("answering") or {}).values()}
+    used |= {(r.get("planner") or {}).get("model") for r in (cfg.get("retrieval") or {}).values()}
+    return sorted(set(llm.get("per_model") or {}) - used)
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def real_run_checks(cfg: dict) -> None:
+    """What a real run checks in the main Snakemake process before its first job (``onstart``, which
+    a dry run skips): the keys (:func:`preflight`), every declared variable set, and every endpoint
+    answering with the configured model (:func:`pipeline.llm.endpoints.check_endpoints`)."""
+    from pipeline.llm.endpoints import check_endpoints
+
+    preflight(cfg, warn_unused=False)
+    unset = [n for n in required_envvars(cfg) if not os.environ.get(n)]
+    if unset:
+        raise ConfigError(
+            f"config key 'llm.envvars': environment variable {', '.join(unset)} is not set "
+            f"(llm.envvars and each called model's llm.per_model.<model>.api_key_env must be set for a real run)"
+        )
+    check_endpoints(cfg)
+
+
+def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> None:
+    """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached; a dry
+    run only warns (it calls nothing)."""
+    llm = cfg.get("llm") or {}
+    for model in unused_per_model(cfg) if warn_unused else []:
+        _warn(f"config key 'llm.per_model.{model}': no variant calls model '{model}'")
     if llm.get("mode") == "replay":
         return
     users = llm_users(cfg)
@@ -51,12 +119,17 @@ def preflight(cfg: dict) -> None:
                     f"preflight: model '{model}' (used by {', '.join(variants)}) has no server config under llm.local"
                 )
             continue
-        for var in missing_keys(model, llm.get("api_base")):
+        for var in missing_keys(model, model_endpoint(llm, model), llm):
             need.setdefault(var, []).extend(f"{v} ({model})" for v in variants)
     if need:
         var, variants = sorted(need.items())[0]
         more = f"; also missing: {', '.join(sorted(need)[1:])}" if len(need) > 1 else ""
-        raise ConfigError(
+        message = (
             f"preflight: environment variable {var} is not set; needed by {', '.join(variants)} "
-            f"(export it, or set llm.mode: replay to use only cached replies){more}"
+            f"(export it, set llm.per_model.<model>.api_key_env: null for a keyless server, "
+            f"or set llm.mode: replay to use only cached replies){more}"
         )
+        if dry_run:
+            _warn(message)
+            return
+        raise ConfigError(message)

@@ -33,7 +33,13 @@ def cmd_retrieve(a) -> None:
         if gateway is not None:  # stops a local LLM server it started
             gateway.close()
     atomic_write_jsonl(a.out, rows)
-    write_manifest(a.out, p, [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])] + [a.questions])
+    endpoint = {}
+    if "llm" in p:  # the ids the planner's endpoint served (pipeline/llm/endpoints.py)
+        from pipeline.llm.endpoints import manifest_entry
+
+        endpoint = manifest_entry(a.cache_dir, p["llm"], p["retrieval"]["planner"].get("model") or "")
+    indexes = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])]
+    write_manifest(a.out, p, [*indexes, a.questions], **endpoint)
 
 
 def cmd_answer(a) -> None:
@@ -69,7 +75,13 @@ def cmd_answer(a) -> None:
         log.info("LLM telemetry: %s", json.dumps(telemetry_summary(telemetry)))
     write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     failures = [r["id"] for r in answers if r.get("failure")]
-    write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures)
+    endpoint = {}
+    if calls_llm(spec.backend):  # the ids the model's endpoint served (pipeline/llm/endpoints.py)
+        from pipeline.llm.endpoints import manifest_entry
+        from pipeline.llm.limits import variant_model
+
+        endpoint = manifest_entry(a.cache_dir, llm_cfg, variant_model(spec, llm_cfg.get("model")))
+    write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures, **endpoint)
     if failures:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
 

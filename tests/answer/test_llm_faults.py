@@ -95,7 +95,7 @@ def test_persistent_5xx_is_a_failure_with_reason_and_not_cached(tmp_path, fake):
     gw = gateway(tmp_path, server)
     result = gw.complete(req())
     assert not result.ok and "InternalServerError" in result.error and len(server.requests) == 3
-    assert gw.cache.get(req().key()) is None  # a transport failure: the rerun tries again
+    assert gw.cache.get(gw.key(req())) is None  # a transport failure: the rerun tries again
 
 
 def test_timeout_is_retried(tmp_path, fake):
@@ -115,7 +115,7 @@ def test_malformed_after_the_limit_is_recorded_with_the_words(tmp_path, fake):
     gw = gateway(tmp_path, server)
     result = gw.complete(req(), validate=json_problem)
     assert not result.ok and "no JSON object" in result.error and result.text == "no json here"
-    assert gw.cache.get(req().key()).text == "no json here"  # what the model said is kept for replay
+    assert gw.cache.get(gw.key(req())).text == "no json here"  # what the model said is kept for replay
 
 
 def test_failures_are_recorded_per_question_never_dropped(tmp_path, fake):
@@ -207,7 +207,7 @@ def test_malformed_retries_are_capped_per_model(tmp_path, fake):
     gw = capped(server)
     result = gw.complete(req(), validate=json_problem)
     assert not result.ok and result.attempts == 2 and len(server.requests) == 2
-    assert gw.cache.get(req().key()).text == "no json here"
+    assert gw.cache.get(gw.key(req())).text == "no json here"
     server = fake([(500, None), (500, None), ("ok", "no json"), ("ok", GOOD)])
     result = capped(server).complete(req("other"), validate=json_problem)  # 2 transport retries, 1 malformed
     assert result.ok and result.attempts == 4

@@ -53,3 +53,20 @@ def test_no_key_stops_the_dag_before_any_job(tmp_path):
     assert out.returncode != 0
     assert "preflight: environment variable OPENAI_API_KEY is not set; needed by hosted" in text, text[-2000:]
     assert not (work / "results").exists() and not (work / "logs").exists()  # no job started
+
+
+@pytest.mark.data  # plans the tiny DAG over ../shared
+def test_dry_run_needs_no_key_and_says_so(tmp_path):
+    """`snakemake -n` previews without any key: preflight and the declared `envvars:` only warn there
+    (a real run stops on them in `onstart`, which a dry run skips: the test above)."""
+    cfg = tiny(**HOSTED)  # llm.envvars: [OPENAI_API_KEY], and hosted variants that need it
+    config = tmp_path / "hosted.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    env = {k: v for k, v in environment().items() if k != "OPENAI_API_KEY"}
+    out = subprocess.run(command(tmp_path / "run", "-n", configfile=config), capture_output=True, text=True,
+                         env=env, timeout=300)
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-3000:]
+    assert "warning: preflight: environment variable OPENAI_API_KEY is not set; needed by hosted" in text
+    assert "warning: llm.envvars: OPENAI_API_KEY not set (fine for a dry run" in text
+    assert "Job stats:" in text
