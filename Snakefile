@@ -9,6 +9,8 @@ from pipeline.config import check_paths, validate
 from pipeline.llm.preflight import preflight
 from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
+from pipeline.plan import start_run
+from pipeline.runs import end_run
 import pipeline.workflow as wf
 
 configfile: "config.yaml"
@@ -16,7 +18,8 @@ configfile: "config.yaml"
 CFG = validate(config)
 check_paths(CFG)
 preflight(CFG)   # every model the variants use can be reached (a key is set), before any job starts
-print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reproduce-kohakurag.md)
+if workflow.is_main_process:   # not again in each cluster job
+    print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
 
 # Credentials come only from the environment: Snakemake checks these are set and passes them to cluster
 # jobs, without writing them anywhere (the config names the variables, never the values).
@@ -59,11 +62,14 @@ rule all:
 
 
 # Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow.py).
+# Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
+    start_run(CFG, workflow.configfiles)
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
 # telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard.
 onsuccess:
     wf.after_run(CFG)
+    end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/runs.py)

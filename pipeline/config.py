@@ -390,6 +390,8 @@ EXECUTION_ONLY = {
     "max_cost_usd",
     "cache_journal",
     "malformed_retries",
+    "prices",
+    "confirm_spend",
 }
 
 

@@ -32,6 +32,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "answer_backends",
         "suite_datasets",
         "markdown",
+        "runs",
     ),
     ("datasets",),
     ("parse",),
@@ -41,7 +42,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("score",),
     ("report",),
     # drivers
-    ("cli", "__main__", "workflow", "bench", "bench_llm", "bench_encoder", "estimate", "rules"),
+    ("cli", "__main__", "workflow", "bench", "bench_llm", "bench_encoder", "estimate", "plan", "rules"),
 )
 
 

@@ -105,6 +105,10 @@ class LLMCache:
             if lock is not None:
                 lock.close()
 
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """One write transaction, for the tables kept beside the replies (:mod:`pipeline.llm.usage`)."""
+        return self._write()
+
     def get(self, key: str) -> LLMResult | None:
         row = self.db.execute("SELECT result FROM calls WHERE key = ?", (key,)).fetchone()
         return LLMResult(**{**json.loads(row[0]), "cached": True}) if row else None

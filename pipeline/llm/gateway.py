@@ -45,17 +45,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.llm import retries
+from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight
 from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits, model_settings
+from pipeline.llm.prices import LOCAL_PREFIX
+from pipeline.llm.usage import Bill, Usage, UsageLog
+from pipeline.runs import current_run_id
 from pipeline.specs import LLM_MODES as MODES
 from pipeline.specs import LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
 _DEFAULTS = LLMSpec.from_dict({})  # the config schema's llm defaults
-LOCAL_PREFIX = "local/"
 
 
 class CacheMiss(ValueError):
@@ -63,7 +65,7 @@ class CacheMiss(ValueError):
 
 
 class SpendCapReached(ValueError):
-    """``llm.max_cost_usd`` is spent: no further call goes out (the cache keeps every reply)."""
+    """``llm.max_cost_usd`` is spent by this run: no further call goes out (the cache keeps every reply)."""
 
 
 @dataclass
@@ -83,7 +85,10 @@ class LLMGateway:
     ``concurrency`` bounds calls in flight per model when callers use threads (``limits``:
     per-model :class:`ModelLimits` overriding it); ``drop_params`` lists per model the
     parameters its provider does not take (e.g. ``{"anthropic/x": ["seed"]}``) and
-    litellm's own ``drop_params`` drops the ones it knows a provider refuses."""
+    litellm's own ``drop_params`` drops the ones it knows a provider refuses. Every request is
+    attributed to ``run_id`` (default: :func:`pipeline.runs.current_run_id`) and ``variant`` (who
+    asked) in the cache's ``usage`` table (:mod:`pipeline.llm.usage`); ``max_cost_usd`` caps the
+    new spend of that run."""
 
     def __init__(
         self,
@@ -99,6 +104,8 @@ class LLMGateway:
         llm_cfg: dict | None = None,
         journal: str = _DEFAULTS.cache_journal,
         max_cost_usd: float | None = None,
+        variant: str = "",
+        run_id: str | None = None,
     ):
         if mode not in MODES:
             raise ValueError(f"llm.mode: '{mode}' is not one of {MODES}")
@@ -114,13 +121,17 @@ class LLMGateway:
         self.limits_lock = threading.Lock()
         self.buckets: SharedBuckets | None = None
         self.max_cost_usd = max_cost_usd
+        self.run_id, self.variant = run_id or current_run_id(), variant
+        self.usage = UsageLog(self.cache)
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.calls = 0
         self.stats = GatewayStats()
         self.stats_lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, cache_dir: str | Path, llm_cfg: dict) -> LLMGateway:
+    def from_config(cls, cache_dir: str | Path, llm_cfg: dict, variant: str = "") -> LLMGateway:
+        """``variant``: who asks (an answering variant, ``retrieval.<name>`` for a planner), for the
+        spend records."""
         s = LLMSpec.from_dict(llm_cfg)
         return cls(
             Path(cache_dir) / "llm.sqlite",
@@ -134,6 +145,7 @@ class LLMGateway:
             llm_cfg=llm_cfg,
             journal=s.cache_journal,
             max_cost_usd=s.max_cost_usd,
+            variant=variant,
         )
 
     def __enter__(self) -> LLMGateway:
@@ -143,7 +155,8 @@ class LLMGateway:
         self.close()
 
     def close(self) -> None:
-        """Stop the local servers this gateway started."""
+        """Stop the local servers this gateway started; write the pending usage rows."""
+        self.usage.flush()
         for pool in self.servers.values():
             for server in pool:
                 server.stop()
@@ -178,6 +191,7 @@ class LLMGateway:
         if self.mode != "record":
             hit = self.cache.get(key)
             if hit is not None:
+                self.usage.add(Usage(self.run_id, self.variant, request.model, key, True, hit.ok))
                 return hit
             if self.mode == "replay":
                 raise CacheMiss(
@@ -188,8 +202,17 @@ class LLMGateway:
             (self.cache.path, key),
             lambda: self._lead(request, key, validate or retries.not_empty),
             lambda: self._count(waited_for_peer=1),
-            lambda result: self.cache.get(key) or result,
+            lambda result: self._peer_reply(request, key, result),
         )
+
+    def _peer_reply(self, request: LLMRequest, key: str, result: LLMResult) -> LLMResult:
+        """A single-flight follower's reply: the stored one (a cache hit for this caller), else the
+        leader's unstored failure (recorded by the leader)."""
+        stored = self.cache.get(key)
+        if stored is None:
+            return result
+        self.usage.add(Usage(self.run_id, self.variant, request.model, key, True, stored.ok))
+        return stored
 
     def _lead(self, request: LLMRequest, key: str, validate: Callable[[str], str | None]) -> LLMResult:
         """Claim the request across processes (a lease row), call, store, release."""
@@ -197,7 +220,7 @@ class LLMGateway:
             return self._call_and_store(request, key, validate)
         ttl = (self.timeout_s + self.max_backoff_s) * (self.max_retries + 1) + 60
         if not claim_lease(self.cache, key, self.owner, ttl, lambda: self._count(waited_for_peer=1)):
-            return self.cache.get(key)
+            return self._peer_reply(request, key, LLMResult("", False, "no stored reply after the lease"))
         try:
             result = self._call_and_store(request, key, validate)
         except BaseException:
@@ -209,27 +232,38 @@ class LLMGateway:
 
     def _call_and_store(self, request: LLMRequest, key: str, validate: Callable[[str], str | None]) -> LLMResult:
         self._check_spend()
+        bill = Bill()
         with self._slot(request.model):
-            result = self._call(request, validate)
+            result = self._call(request, validate, bill)
         if result.ok or result.text:  # what the model said is kept; transport failures are retried on rerun
             self.cache.put(key, request, result)
-            if result.cost_usd:
-                self._spend(result.cost_usd)
+        self.usage.add(
+            Usage(
+                self.run_id,
+                self.variant,
+                request.model,
+                key,
+                False,
+                result.ok,
+                result.attempts,
+                bill.prompt_tokens,
+                bill.completion_tokens,
+                bill.cost_usd,
+            )
+        )
         return result
 
     def _check_spend(self) -> None:
+        """Before a call: this run's spend so far (every process of it) against ``llm.max_cost_usd``.
+        Calls already in flight may each still add theirs."""
         if self.max_cost_usd is None:
             return
-        spent = self._buckets().spent()
+        spent = self.usage.run_spend(self.run_id)
         if spent >= self.max_cost_usd:
             raise SpendCapReached(
-                f"llm.max_cost_usd: {spent:.4f} USD spent, the cap is {self.max_cost_usd} USD; "
-                f"every reply so far is cached (raise the cap and rerun to go on)"
+                f"llm.max_cost_usd: run {self.run_id} has spent {spent:.4f} USD, the cap is {self.max_cost_usd} USD; "
+                f"every reply so far is cached (raise the cap and resume: the run goes on under the same id)"
             )
-
-    def _spend(self, cost: float) -> None:
-        if self.max_cost_usd is not None:
-            self._buckets().add_spend(cost)
 
     def _buckets(self) -> SharedBuckets:
         with self.limits_lock:
@@ -299,7 +333,7 @@ class LLMGateway:
             kwargs.setdefault("drop_params", True)
         return model, kwargs
 
-    def _call(self, request: LLMRequest, validate: Callable[[str], str | None]) -> LLMResult:
+    def _call(self, request: LLMRequest, validate: Callable[[str], str | None], bill: Bill) -> LLMResult:
         model, kwargs = self._kwargs(request)
         error, text, result = "", "", None
         malformed, malformed_limit = 0, self._malformed_retries(request.model)
@@ -318,23 +352,11 @@ class LLMGateway:
                     )
                 text = resp.choices[0].message.content or ""
                 usage = getattr(resp, "usage", None)
-                try:
-                    import litellm
-
-                    cost = litellm.completion_cost(completion_response=resp)
-                except Exception:  # price unknown for local or mocked models
-                    cost = None
-                result = LLMResult(
-                    text,
-                    True,
-                    "",
-                    False,
-                    getattr(usage, "prompt_tokens", 0) or 0,
-                    getattr(usage, "completion_tokens", 0) or 0,
-                    round(time.perf_counter() - t0, 3),
-                    cost,
-                    attempt,
-                )
+                tokens = (getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
+                cost = prices.reply_cost(self.llm_cfg, request.model, resp, *tokens)
+                local = request.model.startswith(LOCAL_PREFIX)
+                bill.add(*tokens, 0.0 if cost is None and local else cost)  # every reply is paid, kept or not
+                result = LLMResult(text, True, "", False, *tokens, round(time.perf_counter() - t0, 3), cost, attempt)
                 error = validate(text) or ""
                 if not error:
                     return result

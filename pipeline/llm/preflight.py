@@ -6,6 +6,8 @@ recorded failure — and the next run said "Nothing to be done". Now the Snakefi
 not in the environment (``litellm.validate_environment``) stops the run with one line naming
 the variable and the variants that need it. Replay mode is exempt (no call leaves), and so are
 mocked variants (``params.mock_response``); ``local/<name>`` models need their server config.
+Spend: with ``llm.max_cost_usd`` set, every model the run calls must be priced (``llm.prices`` or
+litellm's map), or the cap could not count it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from pipeline.answer_backends import calls_llm
 from pipeline.config import ConfigError
 from pipeline.llm.gateway import LOCAL_PREFIX
+from pipeline.llm.prices import unpriced
 
 
 def llm_users(cfg: dict) -> dict[str, list[str]]:
@@ -40,6 +43,7 @@ def missing_keys(model: str, api_base: str | None = None) -> list[str]:
 def preflight(cfg: dict) -> None:
     """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached."""
     llm = cfg.get("llm") or {}
+    check_spend_config(llm, llm_users(cfg))
     if llm.get("mode") == "replay":
         return
     users = llm_users(cfg)
@@ -59,4 +63,17 @@ def preflight(cfg: dict) -> None:
         raise ConfigError(
             f"preflight: environment variable {var} is not set; needed by {', '.join(variants)} "
             f"(export it, or set llm.mode: replay to use only cached replies){more}"
+        )
+
+
+def check_spend_config(llm: dict, users: dict[str, list[str]]) -> None:
+    """With a cap set, every model the run calls must be priced (a cap cannot count the rest)."""
+    if llm.get("max_cost_usd") is None or llm.get("mode") == "replay":
+        return
+    missing = unpriced(llm, [m for m in users if m])
+    if missing:
+        who = ", ".join(f"{m} ({', '.join(users[m])})" for m in missing)
+        raise ConfigError(
+            f"preflight: llm.max_cost_usd is set but {who} has no price; add it to llm.prices "
+            f"(USD per million input and output tokens), e.g. llm.prices.{missing[0]}: {{input: 0.5, output: 1.5}}"
         )
