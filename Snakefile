@@ -22,8 +22,8 @@ if workflow.is_main_process:   # not again in each cluster job
     print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
 
 # Credentials come only from the environment: Snakemake checks these are set and passes them to cluster
-# jobs, without writing them anywhere (the config names the variables, never the values).
-if CFG.get("llm", {}).get("envvars"):
+# jobs, without writing them anywhere (the config names the variables, never the values). A replay needs none.
+if CFG.get("llm", {}).get("envvars") and CFG["llm"].get("mode") != "replay":
     envvars: *CFG["llm"]["envvars"]
 
 include: "pipeline/rules/common.smk"   # L (pipeline/layout.py: where every file lives), CACHE, SPLITS, SCORE_SPLIT, SUITE

@@ -123,6 +123,8 @@ class LLMGateway:
         self.max_cost_usd = max_cost_usd
         self.run_id, self.variant = run_id or current_run_id(), variant
         self.usage = UsageLog(self.cache)
+        self.reserved = 0.0  # the most the calls in flight in this gateway can cost (llm.max_cost_usd)
+        self.spend_lock = threading.Lock()
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.calls = 0
         self.stats = GatewayStats()
@@ -231,10 +233,14 @@ class LLMGateway:
         return result
 
     def _call_and_store(self, request: LLMRequest, key: str, validate: Callable[[str], str | None]) -> LLMResult:
-        self._check_spend()
+        reserved = self._reserve_spend(request)
         bill = Bill()
-        with self._slot(request.model):
-            result = self._call(request, validate, bill)
+        try:
+            with self._slot(request.model):
+                result = self._call(request, validate, bill)
+        finally:
+            with self.spend_lock:
+                self.reserved -= reserved
         if result.ok or result.text:  # what the model said is kept; transport failures are retried on rerun
             self.cache.put(key, request, result)
         self.usage.add(
@@ -253,17 +259,27 @@ class LLMGateway:
         )
         return result
 
-    def _check_spend(self) -> None:
-        """Before a call: this run's spend so far (every process of it) against ``llm.max_cost_usd``.
-        Calls already in flight may each still add theirs."""
+    def _reserve_spend(self, request: LLMRequest) -> float:
+        """Before a call: this run's recorded spend (every process of it), plus the most the calls in
+        flight here can cost, plus the most this call can cost, must fit under ``llm.max_cost_usd``;
+        the call's share is reserved until its spend is recorded. The most a call costs: prompt
+        characters / 3 input tokens and ``max_tokens`` (else 512) output tokens at the model's price
+        (a reply longer than that, or malformed replies asked again, can still pass the cap)."""
         if self.max_cost_usd is None:
-            return
-        spent = self.usage.run_spend(self.run_id)
-        if spent >= self.max_cost_usd:
-            raise SpendCapReached(
-                f"llm.max_cost_usd: run {self.run_id} has spent {spent:.4f} USD, the cap is {self.max_cost_usd} USD; "
-                f"every reply so far is cached (raise the cap and resume: the run goes on under the same id)"
-            )
+            return 0.0
+        price = prices.price_per_token(self.llm_cfg, request.model) or (0.0, 0.0)  # preflight: priced
+        chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+        most = chars / 3 * price[0] + int(request.params.get("max_tokens") or 512) * price[1]
+        with self.spend_lock:
+            spent = self.usage.run_spend(self.run_id)
+            if spent + self.reserved + most > self.max_cost_usd:
+                raise SpendCapReached(
+                    f"llm.max_cost_usd: run {self.run_id} has spent {spent:.4f} USD (+ up to {self.reserved:.4f} in "
+                    f"flight); the next call may cost up to {most:.4f} and the cap is {self.max_cost_usd} USD; "
+                    f"every reply so far is cached (raise the cap and resume: the run goes on under the same id)"
+                )
+            self.reserved += most
+        return most
 
     def _buckets(self) -> SharedBuckets:
         with self.limits_lock:
