@@ -53,11 +53,11 @@ def begin_run(path: str | Path = STATE, config_files: list[str] | None = None) -
     previous = read_state(path)
     forced = os.environ.get(ENV)
     if forced and (previous is None or previous.id != forced):
-        state = RunState(forced, config_files=list(config_files or []))
+        state = RunState(forced, config_files=[str(p) for p in config_files or []])
     elif previous is not None and (previous.status != "done" or forced):
         state = RunState(previous.id, "running", previous.started, previous.resumed + 1, previous.config_files)
     else:
-        state = RunState(new_id(), config_files=list(config_files or []))
+        state = RunState(new_id(), config_files=[str(p) for p in config_files or []])
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_json(path, asdict(state))
     os.environ[ENV] = state.id

@@ -89,3 +89,20 @@ def test_kohakurag_preset_dry_runs_against_a_local_endpoint(tmp_path):
     assert jobs["answer"] == 12 and jobs["ensemble"] == 4 and jobs["retrieve"] == 2, jobs
     assert "planner kr-planner" in done.stderr and "total:" in done.stderr
     assert done.stderr.index("total:") < done.stderr.index("Job stats") if "Job stats" in done.stderr else True
+
+
+def test_hours_follow_each_models_concurrency_rate_limits_and_local_speed(kr):
+    import copy
+
+    cfg = copy.deepcopy(kr)
+    cfg["llm"]["per_model"] = {"openai/gpt-4o-mini": {"concurrency": 8},
+                               "openai/gpt-4.1-mini": {"concurrency": 8, "requests_per_minute": 6}}
+    est = estimate(cfg)
+    calls = {m: sum(x.calls[0] for x in est.lines if x.model == m) for m in est.times}
+    assert est.model_hours("openai/gpt-4o-mini", 0) == pytest.approx(calls["openai/gpt-4o-mini"] * ASSUMED_LATENCY_S / 8 / 3600)
+    assert est.model_hours("openai/gpt-4.1-mini", 0) == pytest.approx(calls["openai/gpt-4.1-mini"] / 6 / 60)  # the limit binds
+    assert est.hours(0) == pytest.approx(sum(est.model_hours(m, 0) for m in est.times))
+    assert "req/min" in format_estimate(est)
+    default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
+    local = estimate(default).times["local/gemma3-270m"]
+    assert local.basis.startswith("~") and "local" in local.basis and local.concurrency == 2 and local.per_call_s > 1

@@ -110,7 +110,7 @@ def _run(work, config, *args, env=None, key=True):
     env = environment(env)
     if not key:
         env.pop("OPENAI_API_KEY")
-    return subprocess.run(command(work, *args, *TARGETS, configfile=config), capture_output=True, text=True,
+    return subprocess.run(command(work, *TARGETS, *args, configfile=config), capture_output=True, text=True,
                           env=env, timeout=1200)
 
 
@@ -133,7 +133,7 @@ def test_gate_cost_and_replay_pack_on_the_tiny_dag(tmp_path, capsys):
 
     done = _run(work, config, env={CONFIRM_ENV: "1"})
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "confirmed by WATTBENCH_CONFIRM_SPEND=1" in done.stderr and "questions + corpus snippets" in done.stderr
+    assert "confirmed by WATTBENCH_CONFIRM_SPEND=1" in done.stderr and "nothing (mocked)" in done.stderr
     state = json.loads((work / "logs/run.json").read_text())
     assert state["status"] == "done" and f"run id: {state['id']} (new" in done.stderr
     cache = work / "data" / "cache"
@@ -145,13 +145,14 @@ def test_gate_cost_and_replay_pack_on_the_tiny_dag(tmp_path, capsys):
     assert state["id"] in out and "mock-llm" in out and "r-other" not in out
     (row,) = cost_rows(cache / "llm.sqlite", state["id"])
     n = sum(1 for s in ("train", "test") for _ in (work / f"results/wattbot/answers/mock-llm/{s}.jsonl").open())
-    assert (row.variant, row.model, row.calls, row.cached) == ("mock-llm", "openai/mock", n, 0)
-    assert row.usd == pytest.approx(n * CALL_USD)
+    assert (row.variant, row.model, row.calls) == ("mock-llm", "openai/mock", n)
+    assert row.cached < 3 and row.usd == pytest.approx((n - row.cached) * CALL_USD)  # a repeated prompt: a hit
 
     pack = tmp_path / "pack"
     assert main(["export-replay", state["id"], str(pack), "--cache-dir", str(cache)]) == 0
     manifest = json.loads((pack / "manifest.json").read_text())
-    assert manifest["run"] == state["id"] and manifest["replies"] == n and manifest["requests_without_reply"] == []
+    assert manifest["run"] == state["id"] and manifest["replies"] == n - row.cached
+    assert manifest["requests_without_reply"] == []
     assert {r.run for r in cost_rows(pack / "llm.sqlite")} == {state["id"]}
 
     fresh = tmp_path / "elsewhere"
