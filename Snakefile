@@ -65,7 +65,8 @@ rule all:
 # Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
-    start_run(CFG, workflow.configfiles)
+    if not workflow.touch:   # --touch only marks files up to date: no job, no spend
+        start_run(CFG, workflow.configfiles)
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run

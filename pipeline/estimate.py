@@ -258,7 +258,8 @@ def estimate(cfg: dict) -> Estimate:
 
 
 def _range(lo: float, hi: float, fmt: str = "{:,.0f}") -> str:
-    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
+    a, b = fmt.format(lo), fmt.format(hi)
+    return a if a == b else f"{a}-{b}"
 
 
 def format_estimate(est: Estimate) -> str:
