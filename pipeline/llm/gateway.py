@@ -29,6 +29,11 @@ other processes wait for it (a lease whose process died is taken over). Provider
 backoff with jitter. Authentication, permission, unknown-model and bad-request errors are
 not retried: the result comes back ``fatal`` and the answering job fails.
 
+Spend: every request is recorded with the run that made it (:mod:`pipeline.runs`), the variant
+that asked and the model, cached or bought, with the tokens and USD of every attempt
+(:mod:`pipeline.llm.usage`, priced by :mod:`pipeline.llm.prices`); ``llm.max_cost_usd`` caps the
+run's own new spend. ``python -m pipeline cost`` reads these records, ``export-replay`` packs a run's replies.
+
 Models named ``local/<name>`` are served on 127.0.0.1 by llama-cpp-python (see
 :mod:`pipeline.llm.local_server`), started on the first cache miss and stopped on close.
 """
