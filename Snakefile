@@ -9,6 +9,8 @@ from pipeline.config import check_paths, snakemake_config
 from pipeline.llm.preflight import declared_envvars, preflight, real_run_checks
 from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
+from pipeline.plan import start_run
+from pipeline.runs import end_run
 import pipeline.workflow as wf
 
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
@@ -20,12 +22,14 @@ if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipe
 # every model the variants use can be reached (a key is set): a warning here, as this may be a dry run
 # (`-n` needs no key); a real run stops on it in `onstart`, before its first job
 preflight(CFG, dry_run=True)
-print_estimate(CFG)   # LLM calls x tokens x price, before any job (docs/reproduce-kohakurag.md)
+if workflow.is_main_process:   # not again in each cluster job
+    print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
 
 # Credentials come only from the environment: Snakemake passes these to cluster jobs, without writing
 # them anywhere (the config names the variables, never the values): llm.envvars plus each called model's
 # llm.per_model.<model>.api_key_env. The unset ones are a warning here and stop a real run in `onstart`.
-ENVVARS = declared_envvars(CFG, dry_run=True)
+# A replay needs none.
+ENVVARS = declared_envvars(CFG, dry_run=True) if CFG["llm"].get("mode") != "replay" else []
 if ENVVARS:
     envvars: *ENVVARS
 
@@ -65,12 +69,16 @@ rule all:
 
 
 # Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow.py).
+# Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
 onstart:
     real_run_checks(CFG)   # keys set, endpoints answer with the configured model (main process, real runs only)
     wf.local_scheduler_without_rate_limit(workflow)
+    if not workflow.touch:   # --touch only marks files up to date: no job, no spend
+        start_run(CFG, workflow.configfiles)
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
 # telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard.
 onsuccess:
     wf.after_run(CFG)
+    end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/runs.py)

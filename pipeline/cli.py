@@ -30,6 +30,8 @@ USER_VERBS = (
     "vote",
     "score",
     "estimate",
+    "cost",
+    "export-replay",
     "parse",
     "list",
     "config",

@@ -481,6 +481,8 @@ EXECUTION_ONLY = {
     "max_cost_usd",
     "cache_journal",
     "malformed_retries",
+    "prices",
+    "confirm_spend",
 }
 
 

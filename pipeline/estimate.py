@@ -13,11 +13,18 @@ How the figures are made (an estimate, said so in the printout):
   as characters / 4 (the usual rule of thumb for English, no tokenizer download needed);
 - completion tokens: the variant's ``params.max_tokens`` (an upper bound), else 300 per answer
   and 100 per planner reply (assumed);
-- price: litellm's local price map (``litellm.model_cost``); a model it does not list is shown
-  as unpriced, never as free (local models cost 0);
-- time: calls x 3 s (an assumed hosted latency, the middle of the 2-5 s typical of hosted
-  chat models) / ``llm.concurrency`` (1 when unset). Cached replies are neither paid nor waited for:
-  the figures are for a cold cache.
+- price: ``llm.prices`` (USD per million tokens), else litellm's local price map
+  (``litellm.model_cost``; :mod:`pipeline.llm.prices`); a model neither lists is shown as
+  unpriced, never as free (local models cost 0);
+- time, per model (:class:`ModelTime`): calls x a per-call time / the model's concurrency
+  (:func:`pipeline.llm.limits.model_limits`: ``llm.per_model.<model>.concurrency`` over
+  ``llm.concurrency``; a local model's server processes), or the model's requests/tokens per
+  minute when those bind first. Hosted calls take an assumed 3 s (the middle of the 2-5 s typical
+  of hosted chat models); a ``local/`` model's call is its prompt and output tokens at the speeds
+  measured for the packaged Gemma 3 270M on 2 cores (``../shared/docs/local-llm.md``: ~311 tokens/s
+  prompt, ~53 tokens/s output; a rough figure for another model or machine). Models run one after
+  another (the default ``llm_api``: one LLM job at a time). Cached replies are neither paid nor
+  waited for: the figures are for a cold cache.
 """
 
 from __future__ import annotations
@@ -32,14 +39,17 @@ import pandas as pd
 
 from pipeline.answer_backends import calls_llm
 from pipeline.config import answer_splits
+from pipeline.llm.limits import model_limits
+from pipeline.llm.prices import LOCAL_PREFIX, price_per_token
 from pipeline.specs import AnswerSpec, as_answer_spec
 
 CHARS_PER_TOKEN = 4
 ANSWER_COMPLETION_TOKENS = 300
 PLANNER_COMPLETION_TOKENS = 100
 ASSUMED_LATENCY_S = 3.0
+LOCAL_PROMPT_TOK_S = 311.0  # the packaged Gemma 3 270M on 2 cores (../shared/docs/local-llm.md)
+LOCAL_OUTPUT_TOK_S = 53.0
 CONTEXT_CAP_CHARS = 12000
-LOCAL_PREFIXES = ("local/",)
 
 
 @dataclass
@@ -53,13 +63,37 @@ class Line:
     calls: tuple[int, int]
     prompt_tokens: tuple[int, int]
     completion_tokens: tuple[int, int]
-    usd: tuple[float, float] | None = None  # None: the model has no price in litellm's map
+    usd: tuple[float, float] | None = None  # None: nothing prices the model (llm.prices, litellm's map)
+    mocked: bool = False  # params.mock_response: litellm answers, no call leaves
+
+
+@dataclass(frozen=True)
+class ModelTime:
+    """How long one model's calls take: per-call seconds (None: unknown) over its concurrency, or
+    its requests/tokens-per-minute limits when they bind first."""
+
+    model: str
+    concurrency: int
+    per_call_s: float | None
+    basis: str  # where per_call_s comes from, for the printout
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+
+    def hours(self, calls: float, tokens: float) -> float | None:
+        if self.per_call_s is None:
+            return None
+        s = calls * self.per_call_s / self.concurrency
+        if self.requests_per_minute:
+            s = max(s, calls / self.requests_per_minute * 60)
+        if self.tokens_per_minute:
+            s = max(s, tokens / self.tokens_per_minute * 60)
+        return s / 3600
 
 
 @dataclass
 class Estimate:
     lines: list[Line] = field(default_factory=list)
-    concurrency: int = 1
+    times: dict[str, ModelTime] = field(default_factory=dict)  # model -> its timing
 
     def total(self, key: str, i: int) -> float:
         return sum(getattr(line, key)[i] for line in self.lines if getattr(line, key) is not None)
@@ -68,24 +102,44 @@ class Estimate:
     def unpriced(self) -> list[str]:
         return sorted({line.model for line in self.lines if line.usd is None})
 
+    def model_hours(self, model: str, i: int) -> float | None:
+        lines = [x for x in self.lines if x.model == model]
+        calls = sum(x.calls[i] for x in lines)
+        return self.times[model].hours(calls, sum(x.prompt_tokens[i] + x.completion_tokens[i] for x in lines))
+
     def hours(self, i: int) -> float:
-        return self.total("calls", i) * ASSUMED_LATENCY_S / self.concurrency / 3600
+        """Every model's hours one after another (models of unknown speed left out: :attr:`untimed`)."""
+        return sum(h for m in self.times if (h := self.model_hours(m, i)) is not None)
+
+    @property
+    def untimed(self) -> list[str]:
+        return sorted(m for m, t in self.times.items() if t.per_call_s is None)
 
 
 def tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def price_per_token(model: str) -> tuple[float, float] | None:
-    """(input, output) USD per token from litellm's local price map; (0, 0) for local models."""
-    if model.startswith(LOCAL_PREFIXES):
-        return 0.0, 0.0
-    import litellm
-
-    info = litellm.model_cost.get(model) or litellm.model_cost.get(model.split("/", 1)[-1])
-    if not info or info.get("input_cost_per_token") is None:
-        return None
-    return float(info["input_cost_per_token"]), float(info.get("output_cost_per_token") or 0.0)
+def model_time(llm: dict, model: str, lines: list[Line]) -> ModelTime:
+    """A model's timing: local models at the measured token speeds (their lines' mean call), a
+    mocked model at 0, hosted models at the assumed latency."""
+    lim = model_limits(llm, model)
+    rpm, tpm = lim.requests_per_minute, lim.tokens_per_minute
+    if all(x.mocked for x in lines):
+        return ModelTime(model, lim.concurrency, 0.0, "mocked", rpm, tpm)
+    if not model.startswith(LOCAL_PREFIX):
+        return ModelTime(
+            model, lim.concurrency, ASSUMED_LATENCY_S, f"{ASSUMED_LATENCY_S:g} s a call (assumed)", rpm, tpm
+        )
+    calls = sum(x.calls[0] for x in lines)
+    if not calls:
+        return ModelTime(model, lim.concurrency, None, "unknown", rpm, tpm)
+    per_call = (
+        sum(x.prompt_tokens[0] for x in lines) / LOCAL_PROMPT_TOK_S
+        + sum(x.completion_tokens[0] for x in lines) / LOCAL_OUTPUT_TOK_S
+    ) / calls
+    basis = f"~{per_call:.0f} s a call (local: {LOCAL_PROMPT_TOK_S:g}/{LOCAL_OUTPUT_TOK_S:g} tok/s measured on 2 cores)"
+    return ModelTime(model, lim.concurrency, per_call, basis, rpm, tpm)
 
 
 def _questions(cfg: dict, split: str) -> pd.DataFrame:
@@ -124,8 +178,8 @@ def _prompt_tokens(
     return sum(tokens(m["content"]) for m in messages) + tokens(schema)
 
 
-def _usd(model: str, prompt: int, completion: int) -> float | None:
-    price = price_per_token(model)
+def _usd(cfg: dict, model: str, prompt: int, completion: int) -> float | None:
+    price = price_per_token(cfg["llm"], model)
     return None if price is None else prompt * price[0] + completion * price[1]
 
 
@@ -144,7 +198,7 @@ def answer_line(cfg: dict, name: str, split: str) -> Line:
     lo_p, hi_p = samples * per_attempt[0], samples * sum(per_attempt)
     calls = (len(qs) * samples, len(qs) * samples * (retries + 1))
     comp = (calls[0] * completion, calls[1] * completion)
-    lo, hi = _usd(model, lo_p, comp[0]), _usd(model, hi_p, comp[1])
+    lo, hi = _usd(cfg, model, lo_p, comp[0]), _usd(cfg, model, hi_p, comp[1])
     return Line(
         f"answer {name}",
         model,
@@ -154,6 +208,7 @@ def answer_line(cfg: dict, name: str, split: str) -> Line:
         (lo_p, hi_p),
         comp,
         None if lo is None or hi is None else (lo, hi),
+        "mock_response" in v.params,
     )  # one model: both priced or neither
 
 
@@ -175,7 +230,7 @@ def planner_lines(cfg: dict) -> list[Line]:
             qs = _questions(cfg, split)
             prompt = sum(tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
             completion = int((planner.get("params") or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)
-            usd = _usd(model, prompt, completion)
+            usd = _usd(cfg, model, prompt, completion)
             out.append(
                 Line(
                     f"planner {rv}",
@@ -186,6 +241,7 @@ def planner_lines(cfg: dict) -> list[Line]:
                     (prompt, prompt),
                     (completion, completion),
                     None if usd is None else (usd, usd),
+                    "mock_response" in (planner.get("params") or {}),
                 )
             )
     return out
@@ -197,11 +253,13 @@ def estimate(cfg: dict) -> Estimate:
     for name in sorted(cfg["answering"]):
         if calls_llm(cfg["answering"][name]["backend"]):
             lines += [answer_line(cfg, name, split) for split in answer_splits(cfg, name)]
-    return Estimate(lines, int(cfg["llm"].get("concurrency") or 1))
+    models = sorted({x.model for x in lines})
+    return Estimate(lines, {m: model_time(cfg["llm"], m, [x for x in lines if x.model == m]) for m in models})
 
 
 def _range(lo: float, hi: float, fmt: str = "{:,.0f}") -> str:
-    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
+    a, b = fmt.format(lo), fmt.format(hi)
+    return a if a == b else f"{a}-{b}"
 
 
 def format_estimate(est: Estimate) -> str:
@@ -216,14 +274,25 @@ def format_estimate(est: Estimate) -> str:
     rows.append(
         f"total: {_range(est.total('calls', 0), est.total('calls', 1))} calls, about USD {usd}"
         + (f" plus unpriced {', '.join(est.unpriced)}" if est.unpriced else "")
-        + f"; about {_range(est.hours(0), est.hours(1), fmt='{:.1f}')} h at {ASSUMED_LATENCY_S:g} s per call "
-        f"and concurrency {est.concurrency}"
+        + f"; about {_range(est.hours(0), est.hours(1), fmt='{:.1f}')} h"
+        + (f" plus unknown for {', '.join(est.untimed)}" if est.untimed else "")
     )
+    rows += [_time_row(est, t) for t in est.times.values()]
     rows.append(
         "(a cold-cache estimate: ranges go from no blank-retry to every retry; tokens = characters/4 of "
-        "the real prompts; prices from litellm's local map; see pipeline/estimate.py)"
+        "the real prompts; prices from llm.prices, else litellm's local map; models one after another; "
+        "see pipeline/estimate.py)"
     )
     return "\n".join(rows)
+
+
+def _time_row(est: Estimate, t: ModelTime) -> str:
+    lo, hi = est.model_hours(t.model, 0), est.model_hours(t.model, 1)
+    hours = "unknown" if lo is None or hi is None else f"{_range(lo, hi, fmt='{:.2f}')} h"
+    limits = "".join(
+        f", {v:g} {unit}" for v, unit in ((t.requests_per_minute, "req/min"), (t.tokens_per_minute, "tok/min")) if v
+    )
+    return f"  time {t.model}: {hours} ({t.basis}, concurrency {t.concurrency}{limits})"
 
 
 def print_estimate(cfg: dict, stream=None) -> Estimate | None:

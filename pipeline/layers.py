@@ -33,6 +33,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "suite_datasets",
         "markdown",
         "cache_journal",
+        "runs",
     ),
     ("datasets",),
     ("parse",),
@@ -42,7 +43,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("score",),
     ("report",),
     # drivers
-    ("cli", "verbs", "__main__", "workflow", "bench", "bench_llm", "bench_encoder", "estimate", "rules"),
+    ("cli", "verbs", "__main__", "workflow", "bench", "bench_llm", "bench_encoder", "estimate", "plan", "rules"),
 )
 
 

@@ -34,9 +34,10 @@ def test_calls_follow_questions_samples_and_retries(kr):
     assert line.questions == 41 and line.calls == (41, 164)
     assert 0 < line.prompt_tokens[0] < line.prompt_tokens[1] / 4   # later attempts show more context
     assert line.usd is not None and 0 < line.usd[0] < line.usd[1]
-    inp, out = price_per_token("openai/gpt-4o-mini")
+    inp, out = price_per_token({}, "openai/gpt-4o-mini")
     assert line.usd[0] == pytest.approx(line.prompt_tokens[0] * inp + line.completion_tokens[0] * out)
-    assert est.hours(0) == pytest.approx(est.total("calls", 0) * ASSUMED_LATENCY_S / 3600)
+    concurrency = kr["llm"].get("concurrency") or 1   # one hosted model: its calls at its concurrency
+    assert est.hours(0) == pytest.approx(est.total("calls", 0) * ASSUMED_LATENCY_S / concurrency / 3600)
 
 
 def test_prompt_tokens_grow_with_context_and_use_the_real_template(kr):
@@ -52,8 +53,9 @@ def test_printout_names_unpriced_models_and_local_models_are_free(kr, capsys):
     cfg = load_config(REPO / "config.kohakurag.yaml", {"data_root": str(data_root())})
     cfg["answering"]["run-b1"]["model"] = "someprovider/unknown-model-xyz"
     text = format_estimate(estimate(cfg))
-    assert "unpriced" in text and "someprovider/unknown-model-xyz" in text.splitlines()[-2]
-    assert price_per_token("local/gemma3-270m") == (0.0, 0.0)
+    total = next(line for line in text.splitlines() if line.startswith("total:"))
+    assert "unpriced" in total and "someprovider/unknown-model-xyz" in total
+    assert price_per_token({}, "local/gemma3-270m") == (0.0, 0.0)
     default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
     est = print_estimate(default)
     assert est is not None and est.total("usd", 1) == 0 and "llm-cf-r1" in capsys.readouterr().err
@@ -87,3 +89,20 @@ def test_kohakurag_preset_dry_runs_against_a_local_endpoint(tmp_path):
     assert jobs["answer"] == 12 and jobs["ensemble"] == 4 and jobs["retrieve_llm"] == 2, jobs  # the planner's rule
     assert "planner kr-planner" in done.stderr and "total:" in done.stderr
     assert done.stderr.index("total:") < done.stderr.index("Job stats") if "Job stats" in done.stderr else True
+
+
+def test_hours_follow_each_models_concurrency_rate_limits_and_local_speed(kr):
+    import copy
+
+    cfg = copy.deepcopy(kr)
+    cfg["llm"]["per_model"] = {"openai/gpt-4o-mini": {"concurrency": 8},
+                               "openai/gpt-4.1-mini": {"concurrency": 8, "requests_per_minute": 6}}
+    est = estimate(cfg)
+    calls = {m: sum(x.calls[0] for x in est.lines if x.model == m) for m in est.times}
+    assert est.model_hours("openai/gpt-4o-mini", 0) == pytest.approx(calls["openai/gpt-4o-mini"] * ASSUMED_LATENCY_S / 8 / 3600)
+    assert est.model_hours("openai/gpt-4.1-mini", 0) == pytest.approx(calls["openai/gpt-4.1-mini"] / 6 / 60)  # the limit binds
+    assert est.hours(0) == pytest.approx(sum(est.model_hours(m, 0) for m in est.times))
+    assert "req/min" in format_estimate(est)
+    default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
+    local = estimate(default).times["local/gemma3-270m"]
+    assert local.basis.startswith("~") and "local" in local.basis and local.concurrency == 2 and local.per_call_s > 1

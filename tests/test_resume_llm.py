@@ -1,6 +1,7 @@
 """Kill-and-resume with LLM calls in flight: SIGKILL the DAG run's whole process group while the
 stand-in has many requests in flight, `snakemake --unlock` + `--rerun-incomplete`, and no reply
-stored in the cache before the kill is requested again (the stand-in counts requests per key)."""
+stored in the cache before the kill is requested again (the stand-in counts requests per key). The
+resume continues the killed run's id (logs/run.json), so its spend and cap span both parts."""
 import json
 import sqlite3
 
@@ -34,6 +35,8 @@ def test_sigkill_with_calls_in_flight_then_resume_buys_no_stored_reply_again(tmp
         with sqlite3.connect(db) as con:
             before = [json.loads(r) for (r,) in con.execute("SELECT request FROM calls")]
         assert before and not (work / TARGET).exists()
+        killed = json.loads((work / "logs" / "run.json").read_text())
+        assert killed["status"] == "running"  # a killed run never reached onsuccess
 
         unlock(work, config)
         done = snakemake(work, "--rerun-incomplete", TARGET, configfile=config)
@@ -43,3 +46,7 @@ def test_sigkill_with_calls_in_flight_then_resume_buys_no_stored_reply_again(tmp
     assert paid_twice == []  # no reply stored before the kill was bought again
     answers = [json.loads(line) for line in (work / TARGET).read_text().splitlines()]
     assert len(answers) == 282 and not any(a["failure"] for a in answers)
+    resumed = json.loads((work / "logs" / "run.json").read_text())
+    assert (resumed["id"], resumed["status"], resumed["resumed"]) == (killed["id"], "done", 1)  # the resume continues it
+    with sqlite3.connect(db) as con:  # every request, before and after the kill, is that one run's
+        assert [r for (r,) in con.execute("SELECT DISTINCT run FROM usage")] == [killed["id"]]

@@ -83,7 +83,7 @@ def answer_llm(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, job: Answ
     settings = AnswerSettings.from_spec(spec, job.llm_cfg.get("model"))
     if job.gateway is not None:
         return _answer_llm(job.gateway, settings, questions, by_id, job.known_docs, job.progress, job.telemetry)
-    with LLMGateway.from_config(job.cache_dir, job.llm_cfg) as own:
+    with LLMGateway.from_config(job.cache_dir, job.llm_cfg, variant=spec.name) as own:
         return _answer_llm(own, settings, questions, by_id, job.known_docs, job.progress, job.telemetry)
 
 

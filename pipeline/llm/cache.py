@@ -108,6 +108,10 @@ class LLMCache:
                 db.execute("ROLLBACK")
                 raise
 
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """One write transaction, for the tables kept beside the replies (:mod:`pipeline.llm.usage`)."""
+        return self._write()
+
     def get(self, key: str) -> LLMResult | None:
         row = self.db.execute("SELECT result FROM calls WHERE key = ?", (key,)).fetchone()
         return LLMResult(**{**json.loads(row[0]), "cached": True}) if row else None

@@ -30,6 +30,11 @@ other processes wait for it (a lease whose process died is taken over). Provider
 backoff with jitter. Authentication, permission, unknown-model and bad-request errors are
 not retried: the result comes back ``fatal`` and the answering job fails.
 
+Spend: every request is recorded with the run that made it (:mod:`pipeline.runs`), the variant
+that asked and the model, cached or bought, with the tokens and USD of every attempt
+(:mod:`pipeline.llm.usage`, priced by :mod:`pipeline.llm.prices`); ``llm.max_cost_usd`` caps the
+run's own new spend. ``python -m pipeline cost`` reads these records, ``export-replay`` packs a run's replies.
+
 Models named ``local/<name>`` are served on 127.0.0.1 by llama-cpp-python (see
 :mod:`pipeline.llm.local_server`), started on the first cache miss and stopped on close.
 """
@@ -47,18 +52,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.llm import retries
+from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.endpoints import api_key_kwargs, model_endpoint
 from pipeline.llm.flight import claim_lease, single_flight
 from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits, model_settings
+from pipeline.llm.prices import LOCAL_PREFIX
+from pipeline.llm.usage import Bill, Usage, UsageLog
+from pipeline.runs import current_run_id
 from pipeline.specs import LLM_MODES as MODES
 from pipeline.specs import LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
 _DEFAULTS = LLMSpec.from_dict({})  # the config schema's llm defaults
-LOCAL_PREFIX = "local/"
 
 
 class CacheMiss(ValueError):
@@ -66,7 +73,7 @@ class CacheMiss(ValueError):
 
 
 class SpendCapReached(ValueError):
-    """``llm.max_cost_usd`` is spent: no further call goes out (the cache keeps every reply)."""
+    """``llm.max_cost_usd`` is spent by this run: no further call goes out (the cache keeps every reply)."""
 
 
 @dataclass
@@ -86,7 +93,10 @@ class LLMGateway:
     ``concurrency`` bounds calls in flight per model when callers use threads (``limits``:
     per-model :class:`ModelLimits` overriding it); ``drop_params`` lists per model the
     parameters its provider does not take (e.g. ``{"anthropic/x": ["seed"]}``) and
-    litellm's own ``drop_params`` drops the ones it knows a provider refuses."""
+    litellm's own ``drop_params`` drops the ones it knows a provider refuses. Every request is
+    attributed to ``run_id`` (default: :func:`pipeline.runs.current_run_id`) and ``variant`` (who
+    asked) in the cache's ``usage`` table (:mod:`pipeline.llm.usage`); ``max_cost_usd`` caps the
+    new spend of that run."""
 
     def __init__(
         self,
@@ -102,6 +112,8 @@ class LLMGateway:
         llm_cfg: dict | None = None,
         journal: str = _DEFAULTS.cache_journal,
         max_cost_usd: float | None = None,
+        variant: str = "",
+        run_id: str | None = None,
     ):
         if mode not in MODES:
             raise ValueError(f"llm.mode: '{mode}' is not one of {MODES}")
@@ -117,13 +129,19 @@ class LLMGateway:
         self.limits_lock = threading.Lock()
         self.buckets: SharedBuckets | None = None
         self.max_cost_usd = max_cost_usd
+        self.run_id, self.variant = run_id or current_run_id(), variant
+        self.usage = UsageLog(self.cache)
+        self.reserved = 0.0  # the most the calls in flight in this gateway can cost (llm.max_cost_usd)
+        self.spend_lock = threading.Lock()
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.calls = 0
         self.stats = GatewayStats()
         self.stats_lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, cache_dir: str | Path, llm_cfg: dict) -> LLMGateway:
+    def from_config(cls, cache_dir: str | Path, llm_cfg: dict, variant: str = "") -> LLMGateway:
+        """``variant``: who asks (an answering variant, ``retrieval.<name>`` for a planner), for the
+        spend records."""
         s = LLMSpec.from_dict(llm_cfg)
         return cls(
             Path(cache_dir) / "llm.sqlite",
@@ -137,6 +155,7 @@ class LLMGateway:
             llm_cfg=llm_cfg,
             journal=s.cache_journal,
             max_cost_usd=s.max_cost_usd,
+            variant=variant,
         )
 
     def __enter__(self) -> LLMGateway:
@@ -146,7 +165,8 @@ class LLMGateway:
         self.close()
 
     def close(self) -> None:
-        """Stop the local servers this gateway started."""
+        """Stop the local servers this gateway started; write the pending usage rows."""
+        self.usage.flush()
         for pool in self.servers.values():
             for server in pool:
                 server.stop()
@@ -205,6 +225,7 @@ class LLMGateway:
         if self.mode != "record":
             hit = self.cache.get(key)
             if hit is not None:
+                self.usage.add(Usage(self.run_id, self.variant, request.model, key, True, hit.ok))
                 return hit
             if self.mode == "replay":
                 raise CacheMiss(
@@ -215,8 +236,17 @@ class LLMGateway:
             (self.cache.path, key),
             lambda: self._lead(request, key, validate or retries.not_empty),
             lambda: self._count(waited_for_peer=1),
-            lambda result: self.cache.get(key) or result,
+            lambda result: self._peer_reply(request, key, result),
         )
+
+    def _peer_reply(self, request: LLMRequest, key: str, result: LLMResult) -> LLMResult:
+        """A single-flight follower's reply: the stored one (a cache hit for this caller), else the
+        leader's unstored failure (recorded by the leader)."""
+        stored = self.cache.get(key)
+        if stored is None:
+            return result
+        self.usage.add(Usage(self.run_id, self.variant, request.model, key, True, stored.ok))
+        return stored
 
     def _lead(self, request: LLMRequest, key: str, validate: Callable[[str], str | None]) -> LLMResult:
         """Claim the request across processes (a lease row), call, store, release."""
@@ -224,7 +254,7 @@ class LLMGateway:
             return self._call_and_store(request, key, validate)
         ttl = (self._timeout(request.model) + self.max_backoff_s) * (self.max_retries + 1) + 60
         if not claim_lease(self.cache, key, self.owner, ttl, lambda: self._count(waited_for_peer=1)):
-            return self.cache.get(key)
+            return self._peer_reply(request, key, LLMResult("", False, "no stored reply after the lease"))
         try:
             result = self._call_and_store(request, key, validate)
         except BaseException:
@@ -235,28 +265,53 @@ class LLMGateway:
         return result
 
     def _call_and_store(self, request: LLMRequest, key: str, validate: Callable[[str], str | None]) -> LLMResult:
-        self._check_spend()
-        with self._slot(request.model):
-            result = self._call(request, validate)
+        reserved = self._reserve_spend(request)
+        bill = Bill()
+        try:
+            with self._slot(request.model):
+                result = self._call(request, validate, bill)
+        finally:
+            with self.spend_lock:
+                self.reserved -= reserved
         if result.ok or result.text:  # what the model said is kept; transport failures are retried on rerun
             self.cache.put(key, request, result)
-            if result.cost_usd:
-                self._spend(result.cost_usd)
+        self.usage.add(
+            Usage(
+                self.run_id,
+                self.variant,
+                request.model,
+                key,
+                False,
+                result.ok,
+                result.attempts,
+                bill.prompt_tokens,
+                bill.completion_tokens,
+                bill.cost_usd,
+            )
+        )
         return result
 
-    def _check_spend(self) -> None:
+    def _reserve_spend(self, request: LLMRequest) -> float:
+        """Before a call: this run's recorded spend (every process of it), plus the most the calls in
+        flight here can cost, plus the most this call can cost, must fit under ``llm.max_cost_usd``;
+        the call's share is reserved until its spend is recorded. The most a call costs: prompt
+        characters / 3 input tokens and ``max_tokens`` (else 512) output tokens at the model's price
+        (a reply longer than that, or malformed replies asked again, can still pass the cap)."""
         if self.max_cost_usd is None:
-            return
-        spent = self._buckets().spent()
-        if spent >= self.max_cost_usd:
-            raise SpendCapReached(
-                f"llm.max_cost_usd: {spent:.4f} USD spent, the cap is {self.max_cost_usd} USD; "
-                f"every reply so far is cached (raise the cap and rerun to go on)"
-            )
-
-    def _spend(self, cost: float) -> None:
-        if self.max_cost_usd is not None:
-            self._buckets().add_spend(cost)
+            return 0.0
+        price = prices.price_per_token(self.llm_cfg, request.model) or (0.0, 0.0)  # preflight: priced
+        chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+        most = chars / 3 * price[0] + int(request.params.get("max_tokens") or 512) * price[1]
+        with self.spend_lock:
+            spent = self.usage.run_spend(self.run_id)
+            if spent + self.reserved + most > self.max_cost_usd:
+                raise SpendCapReached(
+                    f"llm.max_cost_usd: run {self.run_id} has spent {spent:.4f} USD (+ up to {self.reserved:.4f} in "
+                    f"flight); the next call may cost up to {most:.4f} and the cap is {self.max_cost_usd} USD; "
+                    f"every reply so far is cached (raise the cap and resume: the run goes on under the same id)"
+                )
+            self.reserved += most
+        return most
 
     def _buckets(self) -> SharedBuckets:
         with self.limits_lock:
@@ -329,7 +384,7 @@ class LLMGateway:
             kwargs.setdefault("drop_params", True)
         return model, kwargs
 
-    def _call(self, request: LLMRequest, validate: Callable[[str], str | None]) -> LLMResult:
+    def _call(self, request: LLMRequest, validate: Callable[[str], str | None], bill: Bill) -> LLMResult:
         model, kwargs = self._kwargs(request)
         error, text, result = "", "", None
         malformed, malformed_limit = 0, self._malformed_retries(request.model)
@@ -352,19 +407,16 @@ class LLMGateway:
                     )
                 text = resp.choices[0].message.content or ""
                 usage = getattr(resp, "usage", None)
-                try:
-                    import litellm
-
-                    cost = litellm.completion_cost(completion_response=resp)
-                except Exception:  # price unknown for local or mocked models
-                    cost = None
+                tokens = (getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
+                cost = prices.reply_cost(self.llm_cfg, request.model, resp, *tokens)
+                local = request.model.startswith(LOCAL_PREFIX)
+                bill.add(*tokens, 0.0 if cost is None and local else cost)  # every reply is paid, kept or not
                 result = LLMResult(
                     text,
                     True,
                     "",
                     False,
-                    getattr(usage, "prompt_tokens", 0) or 0,
-                    getattr(usage, "completion_tokens", 0) or 0,
+                    *tokens,
                     round(time.perf_counter() - t0, 3),
                     cost,
                     attempt,

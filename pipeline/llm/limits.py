@@ -138,18 +138,3 @@ class SharedBuckets:
             pause = min(1.0, (min(amount, capacity) - level) / rate)
             time.sleep(pause)
             waited += pause
-
-    def spent(self) -> float:
-        """USD spent so far by every run sharing this cache (``llm.max_cost_usd`` compares it)."""
-        row = self._conn().execute("SELECT level FROM buckets WHERE name = 'spend:usd'").fetchone()
-        return row[0] if row else 0.0
-
-    def add_spend(self, usd: float) -> None:
-        con = self._conn()
-        con.execute("BEGIN IMMEDIATE")
-        con.execute(
-            "INSERT INTO buckets VALUES ('spend:usd', ?, ?) ON CONFLICT(name) DO UPDATE "
-            "SET level = level + excluded.level, at = excluded.at",
-            (usd, time.time()),
-        )
-        con.execute("COMMIT")

@@ -9,6 +9,8 @@ mocked variants (``params.mock_response``); ``local/<name>`` models need their s
 Only the keys of the models the variants call are checked: ``llm.per_model.<model>.api_key_env``
 names a model's variable (``null``: a keyless server, nothing to check), else litellm says which.
 A dry run (``snakemake -n``) needs no key: the same findings are warnings there.
+Spend: with ``llm.max_cost_usd`` set, every model the run calls must be priced (``llm.prices`` or
+litellm's map), or the cap could not count it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pipeline.answer_backends import calls_llm
 from pipeline.config import ConfigError
 from pipeline.llm.endpoints import key_env, model_endpoint
 from pipeline.llm.gateway import LOCAL_PREFIX
+from pipeline.llm.prices import unpriced
 
 
 def llm_users(cfg: dict) -> dict[str, list[str]]:
@@ -93,6 +96,8 @@ def real_run_checks(cfg: dict) -> None:
     from pipeline.llm.endpoints import check_endpoints
 
     preflight(cfg, warn_unused=False)
+    if (cfg.get("llm") or {}).get("mode") == "replay":  # no call leaves: no key, no endpoint
+        return
     unset = [n for n in required_envvars(cfg) if not os.environ.get(n)]
     if unset:
         raise ConfigError(
@@ -108,6 +113,7 @@ def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> Non
     llm = cfg.get("llm") or {}
     for model in unused_per_model(cfg) if warn_unused else []:
         _warn(f"config key 'llm.per_model.{model}': no variant calls model '{model}'")
+    check_spend_config(llm, llm_users(cfg))
     if llm.get("mode") == "replay":
         return
     users = llm_users(cfg)
@@ -133,3 +139,16 @@ def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> Non
             _warn(message)
             return
         raise ConfigError(message)
+
+
+def check_spend_config(llm: dict, users: dict[str, list[str]]) -> None:
+    """With a cap set, every model the run calls must be priced (a cap cannot count the rest)."""
+    if llm.get("max_cost_usd") is None or llm.get("mode") == "replay":
+        return
+    missing = unpriced(llm, [m for m in users if m])
+    if missing:
+        who = ", ".join(f"{m} ({', '.join(users[m])})" for m in missing)
+        raise ConfigError(
+            f"preflight: llm.max_cost_usd is set but {who} has no price; add it to llm.prices "
+            f"(USD per million input and output tokens), e.g. llm.prices.{missing[0]}: {{input: 0.5, output: 1.5}}"
+        )

@@ -27,7 +27,7 @@ def figure_describer(
     model: str, cache_dir: str | Path, mode: str = "live", params: dict | None = None, gateway: LLMGateway | None = None
 ) -> Describer:
     """A function PNG bytes -> description; a failed call gives "" and a warning, never a crash."""
-    gateway = gateway or LLMGateway(Path(cache_dir) / "llm.sqlite", mode)
+    gateway = gateway or LLMGateway(Path(cache_dir) / "llm.sqlite", mode, variant="parsing.vision")
 
     def describe(png: bytes) -> str:
         url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")

@@ -25,7 +25,9 @@ def cmd_retrieve(a) -> None:
 
         model = p["retrieval"]["planner"].get("model") or p["llm"].get("model")
         gateway = LLMGateway.from_config(
-            a.cache_dir, model_job_config(p["llm"], json_arg(a.llm_exec), a.in_flight, model)
+            a.cache_dir,
+            model_job_config(p["llm"], json_arg(a.llm_exec), a.in_flight, model),
+            variant=f"retrieval.{p['name']}",
         )
     try:
         rows = retrieve(questions, p, a.index_dir, a.cache_dir, gateway=gateway)

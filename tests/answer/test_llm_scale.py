@@ -16,6 +16,7 @@ import pytest
 from pipeline.answer.failures import FailureRateExceeded, check_failure_rate
 from pipeline.llm.limits import SharedBuckets
 from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
+from pipeline.llm.prices import price_per_token
 from pipeline.llm.retries import parse_retry_after
 from pipeline.answer.run import FatalLLMError, answer_split
 from pipeline.llm.standin import INVALID_REPLY, StandIn, StandInConfig, request_key
@@ -206,8 +207,10 @@ def test_job_over_max_failure_rate_fails_and_rerun_makes_only_the_failed_calls(t
 
 def test_spend_cap_stops_cleanly_and_keeps_the_cache(tmp_path, standin):
     server = standin()
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, max_cost_usd=1e-9)
     model = "openai/gpt-4o-mini"  # priced in litellm's local cost map
+    inp, out = price_per_token({}, model)
+    cap = 1 / 3 * inp + 512 * out  # the most one call with a 1-character prompt can cost: one fits, not two
+    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, max_cost_usd=cap)
     first = gw.complete(LLMRequest(model, [{"role": "user", "content": "a"}], {}))
     assert first.ok and first.cost_usd > 0
     with pytest.raises(SpendCapReached, match="max_cost_usd"):

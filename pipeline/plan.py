@@ -1,0 +1,154 @@
+"""The LLM plan of a real run and its spend gate: printed at ``onstart``, before the first job.
+
+A dry run (``snakemake -n``) prints the estimate (:mod:`pipeline.estimate`) and nothing else. A
+real run prints, before any job starts, the resolved LLM work: every variant's model, the
+endpoint its calls go to, whether it is priced and by what, calls and USD ranges (the estimate's
+table), where a hosted model sees the corpus's text (answering calls send retrieved snippets of
+the corpus; planner calls send the questions only), the endpoint checks (:func:`endpoint_status_lines`)
+and the run id (:mod:`pipeline.runs`). Then the gate: a run whose priced upper bound is above 0
+starts only with a spend cap (``llm.max_cost_usd``) or an explicit confirmation
+(``llm.confirm_spend: true``, or ``WATTBENCH_CONFIRM_SPEND=1`` in the environment). Replay mode
+pays nothing and always passes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from pipeline.config import ConfigError
+from pipeline.estimate import Estimate, _range, estimate, format_estimate
+from pipeline.llm.limits import model_settings
+from pipeline.llm.prices import LOCAL_PREFIX, configured, litellm_price
+from pipeline.runs import begin_run
+
+CONFIRM_ENV = "WATTBENCH_CONFIRM_SPEND"
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where one variant's calls go and what they carry."""
+
+    what: str  # "answer <variant>" / "planner <retrieval variant>"
+    model: str
+    endpoint: str
+    price: str  # llm.prices | litellm map | local (free) | UNPRICED
+    sends: str  # what leaves this machine, and to whom
+
+
+def endpoint_of(llm: dict, model: str) -> str:
+    """The endpoint a model's calls go to: its ``api_base`` (``llm.per_model.<model>`` over
+    ``llm``), the local llama.cpp servers, else the provider's own endpoint (litellm's default)."""
+    if model.startswith(LOCAL_PREFIX):
+        return "llama.cpp on 127.0.0.1 (this machine)"
+    base = model_settings(llm, model).get("api_base")
+    if base:
+        return str(base)
+    try:
+        import litellm
+
+        provider = litellm.get_llm_provider(model)[1]
+    except Exception:  # litellm does not know the provider: preflight or the first call says so
+        provider = model.split("/", 1)[0]
+    return f"{provider} (provider's endpoint)"
+
+
+def price_source(llm: dict, model: str) -> str:
+    if configured(llm, model) is not None:
+        return "llm.prices"
+    if model.startswith(LOCAL_PREFIX):
+        return "local (free)"
+    return "litellm map" if litellm_price(model) is not None else "UNPRICED"
+
+
+def routes(cfg: dict, est: Estimate) -> list[Route]:
+    """One row per variant and model of the estimate."""
+    llm = cfg["llm"]
+    out, seen = [], set()
+    for x in est.lines:
+        if (x.what, x.model) in seen:
+            continue
+        seen.add((x.what, x.model))
+        endpoint = endpoint_of(llm, x.model)
+        carried = "questions + corpus snippets" if x.what.startswith("answer") else "questions only"
+        if llm.get("mode") == "replay" or x.mocked:
+            sends = "nothing (" + ("replay: cached replies" if llm.get("mode") == "replay" else "mocked") + ")"
+        elif x.model.startswith(LOCAL_PREFIX):
+            sends = f"{carried}, to this machine only"
+        else:
+            sends = f"{carried} -> {endpoint}"
+        out.append(Route(x.what, x.model, endpoint, price_source(llm, x.model), sends))
+    return out
+
+
+def format_routes(rows: list[Route]) -> str:
+    lines = [f"{'LLM work':34} {'model':28} {'endpoint':38} {'price':12} corpus text leaves as"]
+    lines += [f"{r.what[:34]:34} {r.model[:28]:28} {r.endpoint[:38]:38} {r.price:12} {r.sends}" for r in rows]
+    return "\n".join(lines)
+
+
+def endpoint_status_lines(cfg: dict) -> list[str]:
+    """The endpoint checks (does each ``api_base`` answer, which model ids it serves): one line per
+    endpoint, printed in the plan (pipeline/llm/endpoints.py; a bad one has already stopped a real run
+    in ``onstart``'s preflight)."""
+    from pipeline.llm.endpoints import probe
+
+    return [status.line() for status in probe(cfg)]
+
+
+def priced_upper_bound(est: Estimate) -> float:
+    """USD of every priced line at every retry (what the cap would count; unpriced lines add nothing)."""
+    return sum(x.usd[1] for x in est.lines if x.usd is not None)
+
+
+def spend_gate(cfg: dict, est: Estimate, environ: dict | None = None) -> str:
+    """Why this run may spend (one line), or :class:`ConfigError` when its priced upper bound is
+    above 0 without a cap or a confirmation."""
+    env = os.environ if environ is None else environ
+    llm = cfg["llm"]
+    if llm.get("mode") == "replay":
+        return "spend: none (llm.mode is replay: every reply comes from the cache)"
+    hi = priced_upper_bound(est)
+    usd = _range(sum(x.usd[0] for x in est.lines if x.usd is not None), hi, fmt="{:,.2f}")
+    if hi <= 0:
+        return f"spend: priced estimate USD {usd}"
+    if llm.get("max_cost_usd") is not None:
+        return f"spend: priced estimate USD {usd}; this run stops at llm.max_cost_usd = {llm['max_cost_usd']} USD"
+    if llm.get("confirm_spend"):
+        return f"spend: priced estimate USD {usd}, confirmed by llm.confirm_spend (no cap)"
+    if env.get(CONFIRM_ENV) == "1":
+        return f"spend: priced estimate USD {usd}, confirmed by {CONFIRM_ENV}=1 (no cap)"
+    raise ConfigError(
+        f"spend gate: this run may spend up to USD {hi:,.2f} (priced estimate USD {usd}, cold cache); set a cap "
+        f"(llm.max_cost_usd) or confirm it (llm.confirm_spend: true, or {CONFIRM_ENV}=1) and run again"
+    )
+
+
+def print_plan(cfg: dict, est: Estimate | None = None, stream=None, with_estimate: bool = True) -> str:
+    """Print the plan (without the run id); the gate's line, or :class:`ConfigError` from the gate.
+    ``with_estimate=False``: the estimate's table was printed already (the Snakefile prints it at parse)."""
+    out = stream or sys.stderr
+    est = est if est is not None else estimate(cfg)
+    print(f"LLM plan of this run (llm.mode {cfg['llm'].get('mode', 'live')}):", file=out)
+    if with_estimate:
+        print(format_estimate(est), file=out)
+    print(format_routes(routes(cfg, est)), file=out)
+    for line in endpoint_status_lines(cfg):
+        print(line, file=out)
+    gate = spend_gate(cfg, est)
+    print(gate, file=out)
+    return gate
+
+
+def start_run(cfg: dict, config_files: list[str] | None = None, stream=None) -> str:
+    """``onstart`` of a real run: the plan and the gate (when the grid calls an LLM; the estimate's
+    table was printed at parse), then the run id (continued when the last run here did not finish)."""
+    out = stream or sys.stderr
+    est = estimate(cfg)
+    if est.lines:
+        print_plan(cfg, est, out, with_estimate=False)
+    state = begin_run(config_files=config_files)
+    how = "new" if not state.resumed else f"continued, resume {state.resumed}"
+    print(f"run id: {state.id} ({how}; logs/run.json; `python -m pipeline cost --run {state.id}`)", file=out)
+    return state.id

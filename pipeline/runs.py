@@ -1,0 +1,92 @@
+"""Run ids: which run of the workflow bought each LLM call (``python -m pipeline cost``).
+
+Every real Snakemake run gets an id at ``onstart`` (never on ``-n``): ``logs/run.json`` holds it
+with ``status: running``; ``onsuccess`` sets ``done``. A run that did not finish (failed, killed,
+stopped at its spend cap) leaves ``running`` behind, and the next run in the same folder (``make
+resume``, ``--rerun-incomplete``, or a plain rerun) continues it under the same id, so one run's
+spend and cap span its resumes. After a finished run the next one gets a new id. The main process
+exports the id as ``WATTBENCH_RUN_ID`` before any job starts; jobs inherit it (cluster jobs that do
+not get the environment read ``logs/run.json`` in the working directory). ``WATTBENCH_RUN_ID`` set
+by hand names the run. A gateway outside any run (a verb run by hand, a test) is a run of its own
+(``adhoc-…``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pipeline.io import atomic_write_json
+
+ENV = "WATTBENCH_RUN_ID"
+STATE = Path("logs") / "run.json"
+
+
+@dataclass
+class RunState:
+    id: str
+    status: str = "running"  # running (or unfinished) | done
+    started: float = field(default_factory=time.time)
+    resumed: int = 0  # how many times an unfinished run was continued
+    config_files: list[str] = field(default_factory=list)
+
+
+def new_id(prefix: str = "r") -> str:
+    """``r20261202-170429-3fa1``: UTC start time (sortable) plus 4 random hex digits."""
+    return f"{prefix}{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
+
+
+def read_state(path: str | Path = STATE) -> RunState | None:
+    try:
+        return RunState(**json.loads(Path(path).read_text(encoding="utf-8")))
+    except (FileNotFoundError, json.JSONDecodeError, TypeError):
+        return None
+
+
+def begin_run(path: str | Path = STATE, config_files: list[str] | None = None) -> RunState:
+    """The run this invocation is: the unfinished one in ``path`` continued, else a new one
+    (``WATTBENCH_RUN_ID`` set by hand wins); written back as running and exported to the jobs."""
+    previous = read_state(path)
+    forced = os.environ.get(ENV)
+    if forced and (previous is None or previous.id != forced):
+        state = RunState(forced, config_files=[str(p) for p in config_files or []])
+    elif previous is not None and (previous.status != "done" or forced):
+        state = RunState(previous.id, "running", previous.started, previous.resumed + 1, previous.config_files)
+    else:
+        state = RunState(new_id(), config_files=[str(p) for p in config_files or []])
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, asdict(state))
+    os.environ[ENV] = state.id
+    return state
+
+
+def end_run(path: str | Path = STATE) -> None:
+    """``onsuccess``: the run finished; the next invocation starts a new one."""
+    state = read_state(path)
+    if state is not None:
+        atomic_write_json(path, {**asdict(state), "status": "done"})
+
+
+def current_run_id(path: str | Path = STATE) -> str:
+    """The id of the run this process belongs to: ``WATTBENCH_RUN_ID``, else an unfinished run of
+    this folder (a cluster job without the environment), else a run of its own."""
+    if os.environ.get(ENV):
+        return os.environ[ENV]
+    state = read_state(path)
+    if state is not None and state.status == "running":
+        return state.id
+    return new_id("adhoc-")
+
+
+def resolve_run(run: str, path: str | Path = STATE) -> str:
+    """A run named on the command line: an id, or ``last`` (the run in ``logs/run.json``)."""
+    if run != "last":
+        return run
+    state = read_state(path)
+    if state is None:
+        raise ValueError(f"--run last: no {path} here (run from the folder of the run, or give its id)")
+    return state.id
