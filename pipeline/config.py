@@ -212,7 +212,12 @@ def resolve_ensembles(cfg: dict) -> None:
         if variant["backend"] != "ensemble":
             if "members" in variant:
                 raise ConfigError(f"config key 'answering.{name}.members': only backend ensemble takes members")
+            if "kohaku_compat" in (variant.get("vote") or {}):
+                raise ConfigError(
+                    f"config key 'answering.{name}.vote.kohaku_compat': only an ensemble votes KohakuRAG's way"
+                )
             continue
+        _kohaku_vote(name, variant)
         members = variant["members"]
         for m in members:
             if m not in answering:
@@ -247,6 +252,18 @@ def resolve_ensembles(cfg: dict) -> None:
         if not variant.get("splits") and common != set(cfg["wattbot"]["splits"]):
             variant["splits"] = sorted(common)
         variant.setdefault("retrieval", answering[members[0]]["retrieval"])
+
+
+def _kohaku_vote(name: str, variant: dict) -> None:
+    """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
+    those of a vote without the key); true compares exact strings, as KohakuRAG does."""
+    vote = variant.get("vote") or {}
+    if vote.get("kohaku_compat") is False:
+        del vote["kohaku_compat"]
+    elif vote.get("kohaku_compat") and vote.get("normalise"):
+        raise ConfigError(
+            f"config key 'answering.{name}.vote.normalise': KohakuRAG's vote (kohaku_compat) compares exact strings"
+        )
 
 
 def check_paths(cfg: dict) -> None:

@@ -38,6 +38,23 @@ class VoteConfig:
             raise ValueError(f"vote.tiebreak: '{self.tiebreak}' is not one of {TIEBREAKS}")
 
 
+@dataclass
+class KohakuVoteConfig(VoteConfig):
+    """``vote: {kohaku_compat: true}``: vote cross-run members with KohakuRAG's own script
+    (pipeline/answer/kohaku_vote.py) instead of wattbench's rules. A subclass, not a field of
+    VoteConfig, so the hashed vote of every ensemble without the key stays what it was."""
+
+    normalise: bool = False  # exact stripped strings, as the script compares
+    kohaku_compat: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.normalise:
+            raise ValueError(
+                "vote.normalise: KohakuRAG's vote compares exact stripped strings (drop it or kohaku_compat)"
+            )
+
+
 def value_key(value: str) -> str:
     """13900 == 13900.0 == 1.39e4; other strings compare stripped and lower-cased."""
     try:
