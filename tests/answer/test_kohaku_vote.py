@@ -201,3 +201,35 @@ def test_ensemble_verb_writes_kohakurag_rows(tmp_path):
     sub = pd.read_csv(tmp_path / "ens.csv", dtype=str, keep_default_na=False)
     assert list(sub["id"]) == ["a", "b"] and list(sub["ref_id"]) == ["['d1', 'd2']", "is_blank"]
     assert sub["ref_url"][0] == "['https://d1']" and sub["explanation"][0] == "e"   # x1's row, unchanged
+
+
+def test_the_ensemble_size_curve_uses_kohakurag_vote(tmp_path):
+    """Two members agree on the value with disjoint refs: wattbench's intersection blanks the answer,
+    KohakuRAG's keeps it with ref is_blank (0.75 value + 0.10 na)."""
+    from pipeline.answer.ensemble import member_from_records
+    from pipeline.report.ensemble_size import size_curve
+
+    pd.DataFrame([{"id": q, "question": "q?", "answer": v, "answer_value": v, "answer_unit": "kWh",
+                   "ref_id": f"['{r}']", "explanation": "x"} for q, v, r in (("q1", "10", "a"), ("q2", "20", "c"))]
+                 ).to_csv(tmp_path / "gold.csv", index=False)
+    gold = pd.read_csv(tmp_path / "gold.csv")
+    members = [member_from_records(n, [record("q1", "10", [ref]), record("q2", "20", ["c"])])
+               for n, ref in (("M1", "a"), ("M2", "b"))]
+    rep = {"seed": 0, "bootstrap": 200, "permutations": 200}
+    ours = size_curve("e", members, {"mode": "intersection"}, gold, rep, 20)
+    theirs = size_curve("e", members, {"mode": "intersection", "kohaku_compat": True}, gold, rep, 20)
+    # k=1: q1 scores 1.0 (M1) and 0.85 (M2, wrong ref), q2 1.0; k=2: q1 0.1 (ours) or 0.85 (theirs)
+    assert list(ours["score"]) == [0.9625, 0.55] and list(theirs["score"]) == [0.9625, 0.925]
+
+
+def test_render_ensembles_shows_the_leaderboard_ensembles(tmp_path):
+    from pipeline.report.results_doc import render_ensembles
+
+    (tmp_path / "wattbot").mkdir()
+    pd.DataFrame({"variant": ["ens5", "x", "ens5-kohaku"], "backend": ["ensemble", "extractive", "ensemble"],
+                  "score": [0.668, 0.7, 0.661], "score_lo": [0.55, 0.6, 0.54], "score_hi": [0.78, 0.8, 0.77],
+                  "value": [0.5, 0.6, 0.5], "ref": [0.9, 0.9, 0.85], "na": [1.0, 1.0, 1.0], "abstained": [1, 0, 1],
+                  "n": [41, 41, 41]}).to_csv(tmp_path / "wattbot" / "leaderboard.csv", index=False)
+    text = render_ensembles(tmp_path)
+    assert "| ens5 | 0.668 [0.550, 0.780] |" in text and "| ens5-kohaku | 0.661 [0.540, 0.770] |" in text
+    assert "| x |" not in text and text.startswith("41 questions")
