@@ -515,6 +515,11 @@ def _add_vote_verb(sub) -> None:
     from pipeline.specs import TIEBREAKS, VOTE_MODES
 
     s = _verb(sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's modes)")
+    s.description = (
+        "Vote Kaggle submission CSVs (any runs, yours or other people's) into one per question id. By "
+        "default with wattbench's rules; with --kohaku-compat with KohakuRAG's scripts/wattbot_aggregate.py, "
+        "whose rows it gives (docs/ensembles.md)."
+    )
     s.add_argument("--out", required=True, help="the voted submission CSV to write (9 Kaggle columns)")
     s.add_argument("csvs", nargs="+", metavar="CSV", help="submissions, in member order (ties go to the first)")
     s.add_argument(
@@ -542,8 +547,8 @@ def _add_vote_verb(sub) -> None:
     s.add_argument(
         "--kohaku-compat",
         action="store_true",
-        help="KohakuRAG's own vote (scripts/wattbot_aggregate.py): its rows byte for byte, refs of all-blank "
-        "questions combined too, ids sorted (default: wattbench's vote)",
+        help="KohakuRAG's own vote (scripts/wattbot_aggregate.py): its values, refs and base rows, the refs of "
+        "all-blank questions combined too, ids sorted (default: wattbench's vote)",
     )
 
 

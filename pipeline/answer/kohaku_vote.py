@@ -1,11 +1,11 @@
-"""KohakuRAG's own vote (``scripts/wattbot_aggregate.py``), for reproducing the team's ensemble files.
+"""KohakuRAG's own vote (``scripts/wattbot_aggregate.py``), to reproduce the team's ensemble files.
 
 wattbench's vote (pipeline/answer/vote.py) and KohakuRAG's agree on every answered question; they
 differ where the script's rules give rows wattbench does not want, above all the all-blank case:
 when the voted value is ``is_blank`` the script's ref modes still combine the refs of the blank
 rows, so a union can write ``answer_value=is_blank, ref_id=['is_blank', 'luccioni2023']``
 (../shared/docs/kohakurag.md, "The all-blank case"). This module votes the members' Kaggle rows
-(cells as strings) exactly as the script does and returns its row: a copy of the first member row
+(cells as strings) by the script's rules and returns its row: a copy of the first member row
 whose value equals the winner, with ``answer_value`` and ``ref_id`` replaced.
 
 The rules, from the notes on the script:
