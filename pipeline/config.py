@@ -260,6 +260,8 @@ def _kohaku_vote(name: str, variant: dict) -> None:
     vote = variant.get("vote") or {}
     if vote.get("kohaku_compat") is False:
         del vote["kohaku_compat"]
+        if not vote:  # `vote: {kohaku_compat: false}` is no vote block
+            del variant["vote"]
     elif vote.get("kohaku_compat") and vote.get("normalise"):
         raise ConfigError(
             f"config key 'answering.{name}.vote.normalise': KohakuRAG's vote (kohaku_compat) compares exact strings"

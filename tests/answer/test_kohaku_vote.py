@@ -156,6 +156,10 @@ def test_kohaku_compat_is_hashed_only_when_set(raw):
     assert answering_params(validate(raw), "ens5") == before
     raw["answering"]["ens5"]["vote"]["kohaku_compat"] = True
     assert answering_params(validate(raw), "ens5") != before
+    vote = raw["answering"]["ens5"].pop("vote")
+    before = answering_params(validate(raw), "ens5")        # no vote block at all
+    raw["answering"]["ens5"]["vote"] = {"kohaku_compat": False}
+    assert answering_params(validate(raw), "ens5") == before and vote
 
 
 @pytest.mark.parametrize("variant, vote, key", [
