@@ -5,6 +5,8 @@ cross-run ensembles of pipeline/answer/ensemble.py (the ``ensemble`` backend and
 Values are compared normalised (``normalise=True``: "13900" and "13900.0" are one vote, the
 default for samples) or as exact stripped strings (``normalise=False``: KohakuRAG's rule, the
 default for cross-run ensembles). Ties go to the value seen first (sample or member order).
+Cross-run ensembles can vote by KohakuRAG's own script instead (``KohakuVoteConfig``,
+pipeline/answer/kohaku_vote.py), to reproduce the rows its aggregator writes.
 """
 
 from __future__ import annotations
