@@ -217,7 +217,12 @@ def resolve_ensembles(cfg: dict) -> None:
         if variant["backend"] != "ensemble":
             if "members" in variant:
                 raise ConfigError(f"config key 'answering.{name}.members': only backend ensemble takes members")
+            if "kohaku_compat" in (variant.get("vote") or {}):
+                raise ConfigError(
+                    f"config key 'answering.{name}.vote.kohaku_compat': only an ensemble votes KohakuRAG's way"
+                )
             continue
+        _kohaku_vote(name, variant)
         members = variant["members"]
         for m in members:
             if m not in answering:
@@ -252,6 +257,20 @@ def resolve_ensembles(cfg: dict) -> None:
         if not variant.get("splits") and common != set(cfg["wattbot"]["splits"]):
             variant["splits"] = sorted(common)
         variant.setdefault("retrieval", answering[members[0]]["retrieval"])
+
+
+def _kohaku_vote(name: str, variant: dict) -> None:
+    """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
+    those of a vote without the key); true compares exact strings, as KohakuRAG does."""
+    vote = variant.get("vote") or {}
+    if vote.get("kohaku_compat") is False:
+        del vote["kohaku_compat"]
+        if not vote:  # `vote: {kohaku_compat: false}` is no vote block
+            del variant["vote"]
+    elif vote.get("kohaku_compat") and vote.get("normalise"):
+        raise ConfigError(
+            f"config key 'answering.{name}.vote.normalise': KohakuRAG's vote (kohaku_compat) compares exact strings"
+        )
 
 
 def check_paths(cfg: dict) -> None:

@@ -77,7 +77,8 @@ def test_estimate_verb_and_a_grid_without_llm(tmp_path, capsys):
 @pytest.mark.slow
 def test_kohakurag_preset_dry_runs_against_a_local_endpoint(tmp_path):
     """`snakemake -n` on the preset with a fake key and the API pointed at 127.0.0.1: the DAG has
-    every run, both ensembles and the planner's retrieval, and the estimate comes first."""
+    every run, the three ensembles (wattbench's two votes, KohakuRAG's) on both splits and the planner's
+    retrieval, and the estimate comes first."""
     cfg = yaml.safe_load((REPO / "config.kohakurag.yaml").read_text())
     cfg["llm"]["api_base"] = "http://127.0.0.1:9/v1"
     path = tmp_path / "kr.yaml"
@@ -86,7 +87,7 @@ def test_kohakurag_preset_dry_runs_against_a_local_endpoint(tmp_path):
                      timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     jobs = planned_jobs(done.stdout + done.stderr)
-    assert jobs["answer"] == 12 and jobs["ensemble"] == 4 and jobs["retrieve_llm"] == 2, jobs  # the planner's rule
+    assert jobs["answer"] == 12 and jobs["ensemble"] == 6 and jobs["retrieve_llm"] == 2, jobs  # the planner's rule
     assert "planner kr-planner" in done.stderr and "total:" in done.stderr
     assert done.stderr.index("total:") < done.stderr.index("Job stats") if "Job stats" in done.stderr else True
 

@@ -4,7 +4,9 @@ A member is one run: an answering variant's answer records (the ``ensemble`` bac
 node over its members' answer files) or anyone's Kaggle submission CSV (``python -m pipeline
 vote``). The voting rules are pipeline/answer/vote.py's, shared with the N-sample votes; this
 module only turns runs into per-question answer lists, checks that the runs answer the same
-questions, and writes the result back as records or as a submission.
+questions, and writes the result back as records or as a submission. ``vote: {kohaku_compat:
+true}`` (``vote --kohaku-compat``) votes the members' Kaggle rows with KohakuRAG's own script
+instead (pipeline/answer/kohaku_vote.py), to reproduce the team's ensemble files.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.answer import kohaku_vote
 from pipeline.answer.record import Answer
-from pipeline.answer.submission import BLANK, COLUMNS, submission_frame
-from pipeline.answer.vote import VoteConfig, tally
+from pipeline.answer.submission import BLANK, COLUMNS, submission_frame, submission_row
+from pipeline.answer.vote import KohakuVoteConfig, VoteConfig, tally
 from pipeline.datasets.wattbot import parse_ref_ids
 
 NEEDED = ("id", "answer_value", "ref_id")  # what a vote reads; the other Kaggle columns are optional
@@ -30,11 +33,15 @@ class Member:
     answers: dict[str, Answer]
     rows: dict[str, dict] = field(default_factory=dict)  # the raw row/record per id
     urls: dict[str, str] = field(default_factory=dict)
+    kaggle: dict[str, dict] = field(default_factory=dict)  # the run's Kaggle row per id (what KohakuRAG votes)
 
 
 def vote_config(spec: dict | None, normalise_default: bool = False) -> VoteConfig:
-    """A ``vote:`` block as a VoteConfig; cross-run ensembles compare exact strings unless told."""
+    """A ``vote:`` block as a VoteConfig (a KohakuVoteConfig with ``kohaku_compat: true``);
+    cross-run ensembles compare exact strings unless told."""
     spec = dict(spec or {})
+    if spec.pop("kohaku_compat", False):
+        return KohakuVoteConfig(**spec)
     spec.setdefault("normalise", normalise_default)
     return VoteConfig(**spec)
 
@@ -53,10 +60,17 @@ def answer_of_record(rec: dict) -> Answer:
     )
 
 
-def member_from_records(name: str, records: list[dict]) -> Member:
+def member_from_records(name: str, records: list[dict], urls: dict[str, str] | None = None) -> Member:
+    """A run's answer records; its Kaggle rows are its submission CSV's (ref urls from ``urls``)."""
     ids = [r["id"] for r in records]
     _no_duplicates(name, ids)
-    return Member(name, {r["id"]: answer_of_record(r) for r in records}, {r["id"]: r for r in records})
+    kaggle = {
+        r["id"]: dict(
+            zip(COLUMNS, submission_row(r["id"], r.get("question", ""), r.get("answer_unit", ""), r, urls or {}))
+        )
+        for r in records
+    }
+    return Member(name, {r["id"]: answer_of_record(r) for r in records}, {r["id"]: r for r in records}, kaggle=kaggle)
 
 
 def answer_of_row(row: dict) -> Answer:
@@ -90,7 +104,8 @@ def read_submission(path: str | Path) -> Member:
         if len(refs) == len(links):
             for ref, url in zip(refs, links):
                 urls.setdefault(ref, url)
-    return Member(str(path), {r["id"]: answer_of_row(r) for r in rows}, {r["id"]: r for r in rows}, urls)
+    by_id = {r["id"]: r for r in rows}
+    return Member(str(path), {r["id"]: answer_of_row(r) for r in rows}, by_id, urls, by_id)
 
 
 def _no_duplicates(name: str, ids: list[str]) -> None:
@@ -129,10 +144,13 @@ class Voted:
     id: str
     answer: Answer
     voters: list[str]  # names of the members whose answer won (empty when blanked by the tiebreak)
+    row: dict | None = None  # KohakuRAG's output row (kohaku_compat only), the 9 Kaggle cells
 
 
 def vote_members(members: list[Member], cfg: VoteConfig) -> list[Voted]:
     """One voted answer per question, members in the order given (ties go to the earlier member)."""
+    if isinstance(cfg, KohakuVoteConfig):
+        return kohaku_members(members, cfg)
     names = [m.name for m in members]
     out = []
     for qid in common_ids(members):
@@ -156,11 +174,38 @@ def vote_members(members: list[Member], cfg: VoteConfig) -> list[Voted]:
     return out
 
 
-def ensemble_records(members: list[Member], cfg: VoteConfig) -> list[dict]:
-    """Answer records of an ``ensemble`` variant: the voted answer, every member's vote, and the
-    members' LLM calls summed (what the ensemble costs when run on its own)."""
+def kohaku_members(members: list[Member], cfg: KohakuVoteConfig) -> list[Voted]:
+    """KohakuRAG's vote of the members' Kaggle rows. The answer (for records) reads the row: its ref
+    ids as the script parses them, blank when the value is ``is_blank``, the members named in the
+    explanation; the row itself is kept unchanged for the submission."""
+    names = [m.name for m in members]
     out = []
-    for v in vote_members(members, cfg):
+    for qid in common_ids(members):
+        row, positions = kohaku_vote.aggregate(
+            [m.kaggle[qid] for m in members], cfg.mode, cfg.ignore_blank, cfg.tiebreak
+        )
+        row = {c: str(row.get(c, "")) for c in COLUMNS}
+        voters = [names[i] for i in positions]
+        note = f" [ensemble {cfg.mode}, KohakuRAG's vote; members: {', '.join(names)}; voted by: {', '.join(voters) or 'none'}]"
+        value = row["answer_value"]
+        answer = Answer(
+            row["answer"],
+            value,
+            sorted(kohaku_vote.parse_ref_ids(row["ref_id"])),
+            row["explanation"] + note,
+            row["supporting_materials"],
+            value == kohaku_vote.BLANK,
+        )
+        out.append(Voted(qid, answer, voters, row))
+    return out
+
+
+def ensemble_records(members: list[Member], voted: list[Voted]) -> list[dict]:
+    """Answer records of an ``ensemble`` variant (``voted`` = vote_members(members, ...)): the voted
+    answer, every member's vote, and the members' LLM calls summed (what the ensemble costs when
+    run on its own)."""
+    out = []
+    for v in voted:
         rows = [m.rows[v.id] for m in members]
         rec = {
             "id": v.id,
@@ -186,10 +231,27 @@ def ensemble_records(members: list[Member], cfg: VoteConfig) -> list[dict]:
     return out
 
 
+def ensemble_submission(
+    questions: pd.DataFrame, records: list[dict], voted: list[Voted], urls: dict[str, str]
+) -> pd.DataFrame:
+    """The ``ensemble`` variant's submission, in question order: KohakuRAG's rows under
+    kohaku_compat, else the records written the wattbench way."""
+    if not voted or voted[0].row is None:
+        return submission_frame(questions, records, urls)
+    rows = {v.id: v.row for v in voted}
+    missing = [q for q in questions["id"] if q not in rows]
+    if missing:
+        raise ValueError(f"no answer for question id(s) {_ids(missing, 5)}")
+    return pd.DataFrame([rows[q] for q in questions["id"]], columns=list(COLUMNS))
+
+
 def voted_submission(members: list[Member], cfg: VoteConfig) -> pd.DataFrame:
     """The vote over submission CSVs as a 9-column Kaggle submission (question and unit from the
-    first member; ref urls from the members' own rows)."""
+    first member; ref urls from the members' own rows). KohakuRAG's vote writes the script's rows,
+    ids sorted as it writes them."""
     voted = vote_members(members, cfg)
+    if isinstance(cfg, KohakuVoteConfig):
+        return pd.DataFrame([v.row for v in sorted(voted, key=lambda v: v.id)], columns=list(COLUMNS))
     first = members[0].rows
     questions = pd.DataFrame(
         [

@@ -27,28 +27,28 @@ def submission_frame(questions: pd.DataFrame, answers: list[dict], urls: dict[st
     missing = [q for q in questions["id"] if q not in by_id]
     if missing:
         raise ValueError(f"no answer for question id(s) {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")
-    rows = []
-    for q in questions.itertuples(index=False):
-        a = by_id[q.id]
-        if a["is_blank"]:
-            rows.append((q.id, q.question, a["answer"], BLANK, q.answer_unit, BLANK, BLANK, BLANK, BLANK))
-            continue
-        refs = a["ref_id"]
-        ref_urls = [urls.get(r, "") for r in refs]
-        rows.append(
-            (
-                q.id,
-                q.question,
-                a["answer"],
-                a["answer_value"],
-                q.answer_unit,
-                format_ref_ids(refs),
-                format_ref_ids(ref_urls),
-                a["supporting_materials"] or BLANK,
-                a["explanation"].strip() or BLANK,
-            )
-        )
+    rows = [
+        submission_row(q.id, q.question, q.answer_unit, by_id[q.id], urls) for q in questions.itertuples(index=False)
+    ]
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def submission_row(qid: str, question: str, unit: str, a: dict, urls: dict[str, str]) -> tuple:
+    """One answer (an Answer as a dict) as the 9 Kaggle cells, in COLUMNS order."""
+    if a["is_blank"]:
+        return (qid, question, a["answer"], BLANK, unit, BLANK, BLANK, BLANK, BLANK)
+    refs = a["ref_id"]
+    return (
+        qid,
+        question,
+        a["answer"],
+        a["answer_value"],
+        unit,
+        format_ref_ids(refs),
+        format_ref_ids([urls.get(r, "") for r in refs]),
+        a["supporting_materials"] or BLANK,
+        a["explanation"].strip() or BLANK,
+    )
 
 
 def write_submission(df: pd.DataFrame, path) -> None:

@@ -5,6 +5,8 @@ cross-run ensembles of pipeline/answer/ensemble.py (the ``ensemble`` backend and
 Values are compared normalised (``normalise=True``: "13900" and "13900.0" are one vote, the
 default for samples) or as exact stripped strings (``normalise=False``: KohakuRAG's rule, the
 default for cross-run ensembles). Ties go to the value seen first (sample or member order).
+Cross-run ensembles can vote by KohakuRAG's own script instead (``KohakuVoteConfig``,
+pipeline/answer/kohaku_vote.py), to reproduce the rows its aggregator writes.
 """
 
 from __future__ import annotations
@@ -36,6 +38,23 @@ class VoteConfig:
             raise ValueError(f"vote.mode: '{self.mode}' is not one of {MODES}")
         if self.tiebreak not in TIEBREAKS:
             raise ValueError(f"vote.tiebreak: '{self.tiebreak}' is not one of {TIEBREAKS}")
+
+
+@dataclass
+class KohakuVoteConfig(VoteConfig):
+    """``vote: {kohaku_compat: true}``: vote cross-run members with KohakuRAG's own script
+    (pipeline/answer/kohaku_vote.py) instead of wattbench's rules. A subclass, not a field of
+    VoteConfig, so the hashed vote of every ensemble without the key stays what it was."""
+
+    normalise: bool = False  # exact stripped strings, as the script compares
+    kohaku_compat: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.normalise:
+            raise ValueError(
+                "vote.normalise: KohakuRAG's vote compares exact stripped strings (drop it or kohaku_compat)"
+            )
 
 
 def value_key(value: str) -> str:

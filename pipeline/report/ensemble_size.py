@@ -22,6 +22,7 @@ import pandas as pd
 
 from pipeline import markdown
 from pipeline.answer.ensemble import Member, vote_config, vote_members
+from pipeline.answer.submission import COLUMNS as KAGGLE_COLUMNS
 from pipeline.answer.submission import submission_frame
 from pipeline.answer.vote import VoteConfig
 from pipeline.layout import Reports
@@ -63,6 +64,8 @@ def score_votes(members: list[Member], cfg: VoteConfig, gold: pd.DataFrame) -> p
     """Per-question WattBot score (indexed by id) of ``members`` voted with ``cfg``; the submission
     goes through CSV text and pandas defaults, exactly as the ``evaluate`` rule reads it."""
     voted = vote_members(members, cfg)
+    if voted and voted[0].row is not None:  # KohakuRAG's vote: its rows are the submission
+        return _score_submission(pd.DataFrame([v.row for v in voted], columns=list(KAGGLE_COLUMNS)), gold)
     first = members[0].rows
     questions = pd.DataFrame(
         [
@@ -70,7 +73,10 @@ def score_votes(members: list[Member], cfg: VoteConfig, gold: pd.DataFrame) -> p
             for v in voted
         ]
     )
-    sub = submission_frame(questions, [{"id": v.id, **asdict(v.answer)} for v in voted], {})
+    return _score_submission(submission_frame(questions, [{"id": v.id, **asdict(v.answer)} for v in voted], {}), gold)
+
+
+def _score_submission(sub: pd.DataFrame, gold: pd.DataFrame) -> pd.Series:
     text = sub.to_csv(index=False, lineterminator="\n")
     pq = per_question(gold, pd.read_csv(io.StringIO(text)), "wattbot2025")
     return pq.set_index(pq["id"].astype(str))["score"]

@@ -54,6 +54,7 @@ REGISTRY: dict[str, Renderer] = {
     "results-suite": Renderer("pipeline.report.results_doc:render_suite", R.relative(R.suite_metrics)),
     "results-ablations": Renderer("pipeline.report.results_doc:render_ablations", R.relative(R.ablation_differences)),
     "results-attribution": Renderer("pipeline.report.results_doc:render_attribution", R.relative(R.attribution_counts)),
+    "ensemble-votes": Renderer("pipeline.report.results_doc:render_ensembles", R.relative(R.leaderboard)),
     "ensemble-size": Renderer("pipeline.report.ensemble_size:render", R.relative(R.ensemble_size)),
     "parse-quality": Renderer("pipeline.parse.quality_report:render", R.relative(R.parse_quality(""))),
     "bench-main": Renderer("pipeline.report.bench_doc:render_main", R.relative(R.bench("main"))),

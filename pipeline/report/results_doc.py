@@ -61,6 +61,29 @@ def render_leaderboard(reports_dir: Path) -> str:
     return f"{n} questions, metric profile `wattbot2025`, best first.\n\n" + markdown_table(table)
 
 
+def render_ensembles(reports_dir: Path) -> str:
+    """docs/ensembles.md: the ensemble variants' rows of the leaderboard (wattbench's vote and
+    KohakuRAG's over the same members), best first."""
+    board = pd.read_csv(Reports.at(reports_dir).leaderboard)
+    board = board[board["backend"] == "ensemble"].copy()
+    if board.empty:
+        return "*The last run has no ensemble variant.*\n"
+    board["score [95% CI]"] = [f"{fmt(r.score)} [{fmt(r.score_lo)}, {fmt(r.score_hi)}]" for r in board.itertuples()]
+    n = int(board["n"].max()) if "n" in board else 0
+    table = _pick(
+        board,
+        {
+            "variant": "ensemble",
+            "score [95% CI]": "score [95% CI]",
+            "value": "value",
+            "ref": "ref",
+            "na": "na",
+            "abstained": "abstained",
+        },
+    )
+    return f"{n} questions, metric profile `wattbot2025`.\n\n" + markdown_table(table)
+
+
 def render_retrieval(reports_dir: Path) -> str:
     """WattBot retrieval alone (LLM-independent): document hit/recall/precision, context size, quote."""
     t = pd.read_csv(Reports.at(reports_dir).retrieval_table)

@@ -102,8 +102,14 @@ def cmd_ensemble(a) -> None:
     """The ``ensemble`` backend: the members' answer records of one split voted into one."""
     import pandas as pd
 
-    from pipeline.answer.ensemble import ensemble_records, member_from_records, vote_config
-    from pipeline.answer.submission import submission_frame, write_submission
+    from pipeline.answer.ensemble import (
+        ensemble_records,
+        ensemble_submission,
+        member_from_records,
+        vote_config,
+        vote_members,
+    )
+    from pipeline.answer.submission import write_submission
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.provenance import write_manifest
     from pipeline.specs import EnsembleSpec
@@ -115,11 +121,12 @@ def cmd_ensemble(a) -> None:
         raise ValueError(f"ensemble members given {list(members)}, configured {list(spec.members)}")
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
-    records = ensemble_records(
-        [member_from_records(n, read_jsonl(path)) for n, path in members.items()], vote_config(spec.vote)
-    )
+    urls = dict(zip(meta["id"], meta["url"]))
+    runs = [member_from_records(n, read_jsonl(path), urls) for n, path in members.items()]
+    voted = vote_members(runs, vote_config(spec.vote))
+    records = ensemble_records(runs, voted)
     atomic_write_jsonl(a.out, records)
-    write_submission(submission_frame(questions, records, dict(zip(meta["id"], meta["url"]))), a.out_csv)
+    write_submission(ensemble_submission(questions, records, voted, urls), a.out_csv)
     write_manifest(a.out, p, [*members.values(), a.questions])
 
 
@@ -128,13 +135,13 @@ def cmd_vote(a) -> None:
     from pipeline.answer.ensemble import read_submission, vote_config, voted_submission
     from pipeline.answer.submission import write_submission
 
-    cfg = vote_config(
-        {"mode": a.mode, "ignore_blank": a.ignore_blank, "tiebreak": a.tiebreak, "normalise": a.normalise}
-    )
+    spec = {"mode": a.mode, "ignore_blank": a.ignore_blank, "tiebreak": a.tiebreak, "normalise": a.normalise}
+    cfg = vote_config({**spec, "kohaku_compat": True} if a.kohaku_compat else spec)
     df = voted_submission([read_submission(p) for p in a.csvs], cfg)
     write_submission(df, a.out)
+    how = f"{cfg.mode}, KohakuRAG's vote" if a.kohaku_compat else cfg.mode
     print(
-        f"{a.out}: {len(df)} questions voted from {len(a.csvs)} submissions ({cfg.mode}), "
+        f"{a.out}: {len(df)} questions voted from {len(a.csvs)} submissions ({how}), "
         f"{int((df['answer_value'] == 'is_blank').sum())} blank"
     )
 
@@ -192,19 +199,46 @@ def add_verbs(sub) -> None:
     )
     s.add_argument("--member", action="append", required=True, help="VARIANT=ANSWERS.jsonl, in member order")
 
-    s = verb(
-        sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's rules)", "--out"
+    _add_vote_verb(sub)
+
+
+def _add_vote_verb(sub) -> None:
+    """vote: any submission CSVs voted into one, wattbench's rules or KohakuRAG's."""
+    from pipeline.specs import TIEBREAKS, VOTE_MODES
+
+    s = verb(sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's modes)")
+    s.description = (
+        "Vote Kaggle submission CSVs (any runs, yours or other people's) into one per question id. By "
+        "default with wattbench's rules; with --kohaku-compat with KohakuRAG's scripts/wattbot_aggregate.py, "
+        "whose rows it gives (docs/ensembles.md)."
     )
+    s.add_argument("--out", required=True, help="the voted submission CSV to write (9 Kaggle columns)")
     s.add_argument("csvs", nargs="+", metavar="CSV", help="submissions, in member order (ties go to the first)")
     s.add_argument(
         "--mode",
         default="answer_priority",
-        help="independent | ref_priority | answer_priority (default) | union | intersection",
+        choices=VOTE_MODES,
+        help="how the refs are chosen (docs/ensembles.md): majority over every row (independent), the ref "
+        "list first (ref_priority), among the winning value's rows (answer_priority), their "
+        "union or intersection",
     )
-    s.add_argument("--ignore-blank", action="store_true", help="drop is_blank votes when any member answered")
-    s.add_argument("--tiebreak", default="first", help="first (member order, default) | blank (all differ -> blank)")
+    s.add_argument(
+        "--ignore-blank", action="store_true", help="drop is_blank votes when any member answered (default: keep)"
+    )
+    s.add_argument(
+        "--tiebreak",
+        default="first",
+        choices=TIEBREAKS,
+        help="first: a tie goes to the earliest member; blank: every member differs -> blank",
+    )
     s.add_argument(
         "--normalise",
         action="store_true",
         help="compare normalised values (13900 == 13900.0) instead of exact stripped strings",
+    )
+    s.add_argument(
+        "--kohaku-compat",
+        action="store_true",
+        help="KohakuRAG's own vote (scripts/wattbot_aggregate.py): its values, refs and base rows, the refs of "
+        "all-blank questions combined too, ids sorted (default: wattbench's vote)",
     )
