@@ -638,7 +638,9 @@ def _add_report_verbs(sub) -> None:
     s.add_argument("--reports", default=reports.root, help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
     s.add_argument(
-        "--out", default=None, help="write the blocks this run renders to this file instead (make run: reports/README.md)"
+        "--out",
+        default=None,
+        help="write the blocks this run renders to this file instead (make run: reports/README.md)",
     )
     s.set_defaults(fn=cmd_readme)
 

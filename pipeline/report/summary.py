@@ -39,7 +39,10 @@ def _csv(path: Path) -> pd.DataFrame | None:
 def leaderboard_top(board: pd.DataFrame, n: int = TOP) -> list[dict]:
     """The first ``n`` rows (the leaderboard is sorted best score first): variant, score and its interval."""
     cols = [c for c in ("variant", "score", "score_lo", "score_hi", "n") if c in board.columns]
-    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in board[cols].head(n).to_dict("records")]
+    return [
+        {k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+        for r in board[cols].head(n).to_dict("records")
+    ]
 
 
 def needs_a_look(board: pd.DataFrame) -> list[dict]:
