@@ -479,7 +479,7 @@ def after_run(cfg: dict) -> None:
     write_summary(".", L.reports.root)
 
 
-def after_error(snakemake_log: str | None) -> None:
+def after_error(snakemake_log: str | list | None) -> None:
     """Snakemake's ``onerror`` hook: the failed jobs, their logs' last lines, and the command that resumes."""
     import sys
 

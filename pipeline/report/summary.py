@@ -185,8 +185,13 @@ def tail(path: Path, n: int = LOG_LINES) -> list[str]:
         return []
 
 
-def failure_message(snakemake_log: str | Path | None, root: str | Path = ".", resume: str = RESUME) -> str:
-    """What ``onerror`` prints: each failed job, its log's path and last lines, and the command that resumes."""
+def failure_message(
+    snakemake_log: str | Path | list | None, root: str | Path = ".", resume: str = RESUME
+) -> str:
+    """What ``onerror`` prints: each failed job, its log's path and last lines, and the command that resumes.
+    ``snakemake_log``: Snakemake's log file (``onerror``'s ``log``: Snakemake 9 passes a list of them)."""
+    if isinstance(snakemake_log, list):
+        snakemake_log = next((p for p in snakemake_log if Path(p).exists()), None)
     text = Path(snakemake_log).read_text(errors="replace") if snakemake_log and Path(snakemake_log).exists() else ""
     jobs = failed_jobs(text)
     lines = ["", "== wattbench: the run stopped =="]

@@ -3,6 +3,8 @@ after a successful run, and after a failed one the failed job, its log's last li
 import json
 
 import pandas as pd
+import pytest
+import yaml
 
 from pipeline.report.summary import failed_jobs, failure_message, summary_lines, write_summary
 
@@ -71,7 +73,7 @@ def test_onerror_names_the_failed_job_its_log_and_how_to_resume(tmp_path):
     (tmp_path / "snakemake.log").write_text(SNAKEMAKE_LOG)
     assert failed_jobs(SNAKEMAKE_LOG) == [{"rule": "answer", "jobid": 7, "wildcards": "variant=llm, split=train",
                                            "logs": ["logs/wattbot/answer/llm/train.log"]}]
-    msg = failure_message(tmp_path / "snakemake.log", tmp_path)
+    msg = failure_message([str(tmp_path / "snakemake.log")], tmp_path)  # onerror's log: Snakemake 9 passes a list
     assert "Failed: rule answer (variant=llm, split=train), job 7" in msg
     assert "log: logs/wattbot/answer/llm/train.log, its last 15 lines:" in msg
     assert "    ValueError: answers/llm: 3 calls failed" in msg and "line 26" in msg and "line 25\n" not in msg
@@ -81,3 +83,24 @@ def test_onerror_names_the_failed_job_its_log_and_how_to_resume(tmp_path):
 def test_onerror_without_a_failed_job_still_says_how_to_resume(tmp_path):
     msg = failure_message(None, tmp_path)
     assert "No failed job in Snakemake's log" in msg and "make resume" in msg
+
+
+@pytest.mark.slow
+def test_a_failed_run_ends_with_the_failed_job_its_log_and_the_resume_command(tmp_path):
+    """The Snakefile's onerror on a real failure: a labelled split with a duplicate question id stops ingest."""
+    from dag_runner import snakemake
+
+    from pipeline.datasets.paths import REPO
+
+    bad = tmp_path / "train_bad.csv"
+    bad.write_text("id,question,answer_unit\nq1,What?,MWh\nq1,Again?,MWh\n")
+    cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
+    cfg["wattbot"]["splits"]["train"] = str(bad)  # an absolute path wins over wattbot.dir
+    config = tmp_path / "bad.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    done = snakemake(tmp_path / "work", "results/wattbot/ingest/train.csv", configfile=config, timeout=600)
+    out = done.stdout + done.stderr
+    assert done.returncode != 0 and "== wattbench: the run stopped ==" in out, out[-3000:]
+    assert "Failed: rule ingest, job" in out and "log: logs/wattbot/ingest.log, its last" in out
+    assert "duplicate id 'q1'" in out.split("== wattbench: the run stopped ==")[1]
+    assert "resume (finished jobs are kept): make resume" in out
