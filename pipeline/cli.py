@@ -269,8 +269,13 @@ def cmd_readme(a) -> None:
     if a.out:
         print(f"wrote {write_run_readme(Path(a.repo), Path(a.reports), Path(a.out))} (README.md and docs/ unchanged)")
         return
+    from pipeline.report.readme import kept_blocks
+
     changed = fill_docs(Path(a.repo), Path(a.reports))
     print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
+    kept = kept_blocks(Path(a.repo), Path(a.reports))
+    if kept:
+        print("kept their last rendering (not made by this run): " + ", ".join(kept))
 
 
 def cmd_summary(a) -> None:

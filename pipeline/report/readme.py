@@ -157,6 +157,16 @@ def fill_docs(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | Non
     return changed
 
 
+def kept_blocks(repo: Path, reports_dir: Path) -> list[str]:
+    """The blocks `make readme` leaves as they were: their report file or its manifest is not in ``reports_dir``."""
+    out = []
+    for _, name in block_names(repo):
+        r = _renderer(name, None)
+        if not (Path(reports_dir) / r.source).exists() or stamp(reports_dir, r.source, r.stamp_from) is None:
+            out.append(f"{name} (reports/{r.source})")
+    return out
+
+
 def block_names(repo: Path) -> list[tuple[str, str]]:
     """(page, block name) of every generated block of README.md and docs/*.md, first appearance only."""
     seen: dict[str, str] = {}

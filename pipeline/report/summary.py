@@ -185,9 +185,7 @@ def tail(path: Path, n: int = LOG_LINES) -> list[str]:
         return []
 
 
-def failure_message(
-    snakemake_log: str | Path | list | None, root: str | Path = ".", resume: str = RESUME
-) -> str:
+def failure_message(snakemake_log: str | Path | list | None, root: str | Path = ".", resume: str = RESUME) -> str:
     """What ``onerror`` prints: each failed job, its log's path and last lines, and the command that resumes.
     ``snakemake_log``: Snakemake's log file (``onerror``'s ``log``: Snakemake 9 passes a list of them)."""
     if isinstance(snakemake_log, list):
