@@ -46,13 +46,15 @@ def leaderboard_top(board: pd.DataFrame, n: int = TOP) -> list[dict]:
 
 
 def needs_a_look(board: pd.DataFrame) -> list[dict]:
-    """Variants with failed questions (a call that never succeeded) or abstentions, most failures first."""
+    """Variants with failed questions (a call that never succeeded) or abstentions, most failures first,
+    then most abstentions."""
     if "failures" not in board.columns:
         return []
     cols = [c for c in ("variant", "failures", "abstained", "n") if c in board.columns]
     rows = board[cols].copy()
     look = rows[(rows["failures"] > 0) | (rows.get("abstained", 0) > 0)]
-    look = look.sort_values(["failures", "variant"], ascending=[False, True], kind="stable")
+    order = [c for c in ("failures", "abstained") if c in look.columns]
+    look = look.sort_values([*order, "variant"], ascending=[False] * len(order) + [True], kind="stable")
     return [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in look.to_dict("records")]
 
 
@@ -119,10 +121,13 @@ def summary_lines(s: dict) -> list[str]:
     if verdicts:
         counts = ", ".join(f"{n} {v}" for v, n in verdicts.items())
         lines.append(f"Claims ({s['claims']['path']}): {counts}")
-    for r in s["needs_a_look"]:
+    look = s["needs_a_look"]
+    for r in look[:TOP]:
         lines.append(
             f"Needs a look: {r['variant']}: {r['failures']} failed, {r.get('abstained', 0)} abstained of {r.get('n', '?')}"
         )
+    if len(look) > TOP:
+        lines.append(f"  ... and {len(look) - TOP} more variant(s) with failures or abstentions (summary.json)")
     if s["parse_failures"]:
         lines.append(f"Needs a look: {s['parse_failures']} document(s) could not be parsed (listed above)")
     if s["report"]:

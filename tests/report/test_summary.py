@@ -104,3 +104,11 @@ def test_a_failed_run_ends_with_the_failed_job_its_log_and_the_resume_command(tm
     assert "Failed: rule ingest, job" in out and "log: logs/wattbot/ingest.log, its last" in out
     assert "duplicate id 'q1'" in out.split("== wattbench: the run stopped ==")[1]
     assert "resume (finished jobs are kept): make resume" in out
+
+
+def test_a_long_list_of_variants_that_need_a_look_is_cut_after_five():
+    s = {"leaderboard": {"top": []}, "submission": None, "claims": {"verdicts": {}}, "parse_failures": 0,
+         "report": None, "time": {},
+         "needs_a_look": [{"variant": f"v{i}", "failures": 0, "abstained": 9 - i, "n": 41} for i in range(7)]}
+    lines = summary_lines(s)
+    assert sum(line.startswith("Needs a look") for line in lines) == 5 and "and 2 more variant(s)" in lines[-1]
