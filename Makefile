@@ -30,7 +30,7 @@ run:
 	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
 	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
 	@echo "setup $$(date +%s)" >> logs/make-run.times
-	$(BIN)/snakemake --cores $(CORES)
+	WATTBENCH_SUMMARY_LATER=1 $(BIN)/snakemake --cores $(CORES)
 	@echo "dag $$(date +%s)" >> logs/make-run.times
 	$(MAKE) time-table
 	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
@@ -71,10 +71,12 @@ browser-check: setup
 chromium:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
-# After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs.
+# After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs; then
+# the run's summary (also when nothing was left to redo: Snakemake's onsuccess does not run then).
 resume: setup
 	$(BIN)/snakemake --unlock
-	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete
+	WATTBENCH_SUMMARY_LATER=1 $(BIN)/snakemake --cores $(CORES) --rerun-incomplete
+	@$(BIN)/python -m pipeline summary --reports reports
 
 # Redraw every figure and reports/index.html from results/ (after code changes to pipeline/report/).
 figures: setup

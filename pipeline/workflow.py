@@ -462,7 +462,9 @@ def after_run(cfg: dict) -> None:
     """Snakemake's ``onsuccess`` hook (not in a dry run): documents that could not be parsed, repeated
     last, the run telemetry beside the leaderboard, once the figures rule has written cost.csv, and the
     run's summary (pipeline/report/summary.py: printed last and written to reports/summary.json)."""
-    from pipeline.report.summary import write_summary
+    import os
+
+    from pipeline.report.summary import LATER, write_summary
 
     report_parse_failures(L.PARSE_ERRORS)
     if Path(L.reports.cost).exists():
@@ -476,7 +478,7 @@ def after_run(cfg: dict) -> None:
             {v: L.answer_benchmark(v, split) for v in avs},
             L.reports.leaderboard_telemetry,
         )
-    write_summary(".", L.reports.root)
+    write_summary(".", L.reports.root, show=not os.environ.get(LATER))
 
 
 def after_error(snakemake_log: str | list | None) -> None:

@@ -42,3 +42,14 @@ def test_make_run_installs_no_system_package():
     assert {"setup", "time-table", "browser-check"} <= run and "chromium" not in run
     assert [t for t in run if INSTALLS.search(commands(rules[t][1]))] == []
     assert "chromium" in reached("test", rules) and INSTALLS.search(rules["chromium"][1])
+
+
+def test_run_and_resume_end_with_the_summary_printed_once():
+    """Their snakemake line defers onsuccess's printout (pipeline/report/summary.py LATER); their last line prints it."""
+    from pipeline.report.summary import LATER
+
+    rules = targets()
+    for name in ("run", "resume"):
+        recipe = [line.strip() for line in rules[name][1].splitlines() if line.startswith("\t")]
+        assert any(line.startswith(f"{LATER}=1 $(BIN)/snakemake") for line in recipe), name
+        assert recipe[-1].lstrip("@").startswith("$(BIN)/python -m pipeline summary"), name

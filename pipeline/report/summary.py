@@ -144,12 +144,18 @@ def summary_lines(s: dict) -> list[str]:
     return lines
 
 
-def write_summary(root: str | Path = ".", reports_dir: str | Path = "reports") -> dict:
-    """Build the summary, write ``<reports>/summary.json`` and print it; returns it."""
+# Set by `make run` / `make resume` on their snakemake line: onsuccess writes summary.json but leaves the
+# printing to the Makefile's last step (which adds the set-up time), so the summary is printed once, last.
+LATER = "WATTBENCH_SUMMARY_LATER"
+
+
+def write_summary(root: str | Path = ".", reports_dir: str | Path = "reports", show: bool = True) -> dict:
+    """Build the summary, write ``<reports>/summary.json`` and print it (``show``); returns it."""
     s = build_summary(Path(root), Path(reports_dir))
     if Path(reports_dir).exists():
         atomic_write_text(Path(reports_dir) / SUMMARY, json.dumps(s, indent=1, sort_keys=True) + "\n")
-    print("\n".join(summary_lines(s)))
+    if show:
+        print("\n".join(summary_lines(s)))
     return s
 
 

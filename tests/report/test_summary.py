@@ -112,3 +112,16 @@ def test_a_long_list_of_variants_that_need_a_look_is_cut_after_five():
          "needs_a_look": [{"variant": f"v{i}", "failures": 0, "abstained": 9 - i, "n": 41} for i in range(7)]}
     lines = summary_lines(s)
     assert sum(line.startswith("Needs a look") for line in lines) == 5 and "and 2 more variant(s)" in lines[-1]
+
+
+def test_under_make_onsuccess_writes_the_summary_and_leaves_printing_to_the_makefile(tmp_path, capsys, monkeypatch):
+    from pipeline import workflow as wf
+
+    _run_folder(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WATTBENCH_SUMMARY_LATER", "1")  # the Makefile's run and resume set it on their snakemake line
+    wf.after_run({"wattbot": {"score_split": "train"}, "answering": {}})
+    assert capsys.readouterr().out == "" and (tmp_path / "reports/summary.json").exists()
+    monkeypatch.delenv("WATTBENCH_SUMMARY_LATER")
+    wf.after_run({"wattbot": {"score_split": "train"}, "answering": {}})
+    assert "== wattbench: the run is done ==" in capsys.readouterr().out
