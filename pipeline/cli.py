@@ -38,6 +38,7 @@ USER_VERBS = (
     "fetch",
     "bench",
     "readme",
+    "summary",
     "time-table",
     "report-check",
     "parse-corpus",

@@ -496,7 +496,12 @@ def parse_targets(cfg: dict) -> list[str]:
 
 def after_run(cfg: dict) -> None:
     """Snakemake's ``onsuccess`` hook (not in a dry run): documents that could not be parsed, repeated
-    last, and the run telemetry beside the leaderboard, once the figures rule has written cost.csv."""
+    last, the run telemetry beside the leaderboard, once the figures rule has written cost.csv, and the
+    run's summary (pipeline/report/summary.py: printed last and written to reports/summary.json)."""
+    import os
+
+    from pipeline.report.summary import LATER, write_summary
+
     report_parse_failures(L.PARSE_ERRORS)
     if Path(L.reports.cost).exists():
         from pipeline.report.cost import leaderboard_telemetry
@@ -509,6 +514,16 @@ def after_run(cfg: dict) -> None:
             {v: L.answer_benchmark(v, split) for v in avs},
             L.reports.leaderboard_telemetry,
         )
+    write_summary(".", L.reports.root, show=not os.environ.get(LATER))
+
+
+def after_error(snakemake_log: str | list | None) -> None:
+    """Snakemake's ``onerror`` hook: the failed jobs, their logs' last lines, and the command that resumes."""
+    import sys
+
+    from pipeline.report.summary import failure_message
+
+    print(failure_message(snakemake_log), file=sys.stderr)
 
 
 def report_parse_failures(errors_csv: str) -> list[str]:

@@ -36,13 +36,19 @@ def planned_jobs(out: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M) if m.group(1) != "total"}
 
 
+# The run's summary (reports/summary.json, pipeline/report/summary.py) and make run's reports/README.md
+# carry the run's time: telemetry in content, kept under the names scripts and readers look for.
+RUN_SUMMARIES = ("reports/summary.json", "reports/README.md")
+
+
 def result_files(root: Path) -> dict[str, bytes]:
-    """Every result and report file by relative path (provenance, run telemetry and the browser
-    screenshot of the report excluded: fonts and Chromium versions differ between machines)."""
+    """Every result and report file by relative path (provenance, run telemetry, the run's summaries and
+    the browser screenshot of the report excluded: fonts and Chromium versions differ between machines)."""
     out = {}
     for sub in ("results", "reports"):
         for p in sorted((root / sub).rglob("*")):
             telemetry = ".telemetry." in p.name  # run telemetry: *.telemetry.{jsonl,csv,json,png,html}
+            telemetry |= p.relative_to(root).as_posix() in RUN_SUMMARIES
             if p.is_file() and not telemetry and not p.name.endswith((".manifest.json", ".screenshot.png")):
                 out[str(p.relative_to(root))] = p.read_bytes()
     return out

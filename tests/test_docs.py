@@ -72,3 +72,157 @@ def test_the_diagram_is_the_current_rulegraph():
     rg = _rulegraph()
     shown = rg.parse_mermaid(rg.diagram_in((REPO / "docs" / "architecture.md").read_text()))
     assert shown == rg.parse_dot(rg.rulegraph_dot()), "docs/architecture.md's diagram is stale: run make docs-diagram"
+
+
+# ---------------------------------------------------------------- docs that cannot drift (issue 26 item 4)
+
+SCHEMA = REPO / "pipeline" / "schemas" / "config.schema.yaml"
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+FENCE = re.compile(r"```(\w*)\n(.*?)```", re.S)
+# A config key as the docs name it: `llm.max_retries`, `answering.llm-cf.vote`, `sprout.train.epochs`
+# (dotted, in inline code; the first part a top-level key of the schema, so module names do not count).
+DOTTED = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_-]+)+")
+FILE_SUFFIX = re.compile(r"\.(?:py|smk|ya?ml|md|csv|tsv|jsonl?|png|svg|html|sqlite|lock|txt|log)$")  # a file, not a key
+
+
+def _schema() -> dict:
+    import yaml
+
+    return yaml.safe_load(SCHEMA.read_text())
+
+
+def _node(schema: dict, node: dict) -> dict:
+    while isinstance(node, dict) and "$ref" in node:
+        node = schema["definitions"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+def key_exists(schema: dict, parts: list[str], node: dict | None = None) -> bool:
+    """Whether the key path ``parts`` is one the schema allows (a map's names, e.g. variant names, match anything)."""
+    node = _node(schema, schema if node is None else node)
+    if not parts:
+        return True
+    for alt in node.get("anyOf", []) + node.get("oneOf", []) + node.get("allOf", []):
+        if key_exists(schema, parts, alt):
+            return True
+    props = node.get("properties") or {}
+    if parts[0] in props:
+        return key_exists(schema, parts[1:], props[parts[0]])
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict):
+        return key_exists(schema, parts[1:], extra)
+    return False
+
+
+def config_keys_named(text: str, top: set[str]) -> set[str]:
+    """Dotted config keys in inline code (outside fenced blocks) whose first part is a top-level schema key."""
+    text = FENCE.sub("", text)
+    return {
+        c
+        for c in INLINE_CODE.findall(text)
+        if DOTTED.fullmatch(c) and c.split(".")[0] in top and not FILE_SUFFIX.search(c)
+    }
+
+
+def yaml_key_paths(obj, prefix: tuple = ()) -> set[tuple]:
+    if not isinstance(obj, dict):
+        return {prefix} if prefix else set()
+    out = {prefix} if prefix else set()
+    for k, v in obj.items():
+        out |= yaml_key_paths(v, (*prefix, str(k)))
+    return out
+
+
+def test_the_key_recogniser_spares_modules_and_catches_settings():
+    schema = _schema()
+    top = set(schema["properties"])
+    text = ("`llm.max_retries`, `llm.max_backoff_s`, `pipeline.report.readme`, `config.yaml`, `answering.llm-cf.vote`, "
+            "`benchmarks.py`\n")
+    assert config_keys_named(text, top) == {"llm.max_retries", "llm.max_backoff_s", "answering.llm-cf.vote"}
+    assert key_exists(schema, ["llm", "max_retries"]) and key_exists(schema, ["answering", "llm-cf", "vote"])
+    assert not key_exists(schema, ["llm", "max_backoff_s"])
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_config_key_named_exists_in_the_schema(page):
+    """Dotted keys in inline code, and every key of a ```yaml block of config.yaml's shape, are schema keys."""
+    import yaml
+
+    schema = _schema()
+    top = set(schema["properties"])
+    text = page.read_text()
+    missing = sorted(k for k in config_keys_named(text, top) if not key_exists(schema, k.split(".")))
+    for lang, body in FENCE.findall(text):
+        try:
+            data = yaml.safe_load(body) if lang == "yaml" else None
+        except yaml.YAMLError:
+            continue
+        if isinstance(data, dict) and data and set(map(str, data)) <= top:
+            missing += sorted(".".join(p) for p in yaml_key_paths(data) if not key_exists(schema, list(p)))
+    assert missing == [], f"{page.name}: names config keys the schema does not have"
+
+
+def makefile_targets() -> set[str]:
+    text = (REPO / "Makefile").read_text()
+    return {t for line in re.findall(r"^([\w. -]+?):(?![=])", text, re.M) for t in line.split()}
+
+
+MAKE_CALL = re.compile(r"(?<![\w$(-])make ((?:[a-z][\w-]*)(?:\s+[a-z][\w-]*)*)")
+
+
+def make_targets_named(text: str) -> set[str]:
+    """Targets of `make X` in inline code and in fenced code (prose such as "make sure" is not code)."""
+    code = [c for c in INLINE_CODE.findall(FENCE.sub("", text))] + [b for _, b in FENCE.findall(text)]
+    found = set()
+    for c in code:
+        for m in MAKE_CALL.finditer(c):
+            found |= {w for w in m.group(1).split() if "=" not in w}
+    return found
+
+
+def test_make_targets_named_exist_in_the_makefile():
+    targets = makefile_targets()
+    assert {"run", "resume", "readme", "test", "docs-diagram"} <= targets
+    assert make_targets_named("`make run` and\n```bash\nmake bench   # x\n```\n to make sure") == {"run", "bench"}
+    bad = {p.name: sorted(make_targets_named(p.read_text()) - targets) for p in PAGES}
+    assert {k: v for k, v in bad.items() if v} == {}, "the docs name make targets the Makefile does not have"
+
+
+STAMP = re.compile(r"<sub>Rendered by `make readme` from `reports/[^`]+` \(commit `([^`]+)`, config hash `([^`]+)`\)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_generated_block_is_stamped_unknown(page):
+    stamps = STAMP.findall(page.read_text())
+    assert [s for s in stamps if "unknown" in s] == [], f"{page.name}: a block stamped 'unknown' (see readme.stamp)"
+
+
+GENERATED = re.compile(r"<!-- BEGIN generated: ([\w.-]+) -->(.*?)<!-- END generated: \1 -->", re.S)
+# A figure: an integer of 4+ digits, either spelling (1614, 1,614). Decimals, percentages and durations are
+# results wherever they appear (tests/report/test_readme.py); smaller integers are sizes the prose may name.
+FIGURE = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w,])|(?<![\w.,])\d{4,}(?![\w.,])")
+
+
+def _figures(text: str) -> set[str]:
+    return {m.replace(",", "") for m in FIGURE.findall(text)}
+
+
+def test_the_figure_rule_catches_both_spellings():
+    assert _figures("617,583 tokens, 1614 windows, `8192`, 3.5, 2025") == {"617583", "1614", "8192", "2025"}
+
+
+def test_no_number_a_block_renders_is_typed_elsewhere():
+    """A figure a generated block renders (4+ digits) appears in no page's prose, in any spelling (1614,
+    1,614): typed by hand it would not follow the next rendering. Inline code holds config values and
+    constants (`batch_tokens: 8192`), not figures."""
+    texts = {p: p.read_text() for p in PAGES}
+    rendered = set().union(*(_figures(body) for t in texts.values() for _, body in GENERATED.findall(t)))
+    rendered -= {str(y) for y in range(1990, 2031)}  # years (a paper's, a benchmark's) are not figures
+    found = {}
+    for page, text in texts.items():
+        prose = re.sub(r"<!--.*?-->", "", GENERATED.sub("", FENCE.sub("", text)), flags=re.S)
+        prose = INLINE_CODE.sub("", re.sub(r"\]\([^)]*\)", "]", prose))
+        hits = sorted(_figures(prose) & rendered)
+        if hits:
+            found[page.name] = hits
+    assert found == {}, "numbers a generated block renders are typed by hand elsewhere"

@@ -126,3 +126,40 @@ def test_same_config_same_bytes(run, tmp_path):
     a, b = result_files(first), result_files(second)
     assert a.keys() == b.keys()
     assert [name for name in a if a[name] != b[name]] == []
+
+
+def test_the_run_ends_with_its_summary_and_leaves_the_checkout_clean(run, wattbot_dir):
+    """onsuccess wrote reports/summary.json (what the run printed last); make run's own steps after it (its tables
+    into reports/README.md, the summary again) change no file of the checkout (issue 26 items 1 and 3)."""
+    import hashlib
+    import subprocess
+    import sys
+
+    from dag_runner import environment
+    from pipeline.datasets.paths import REPO
+
+    work, _ = run
+    summary = json.loads((work / "reports/summary.json").read_text())
+    board = pd.read_csv(work / "reports/wattbot/leaderboard.csv")
+    assert [r["variant"] for r in summary["leaderboard"]["top"]] == list(board["variant"][:5])
+    assert {"score_lo", "score_hi"} <= set(summary["leaderboard"]["top"][0])
+    assert summary["submission"] == {"path": "reports/wattbot/submission.csv",
+                                     "rows": len(pd.read_csv(wattbot_dir / "test_Q.csv"))}
+    assert sum(summary["claims"]["verdicts"].values()) == len(pd.read_csv(work / "reports/claims.csv"))
+    assert summary["report"] == "reports/index.html" and summary["time"]["jobs"] > 0
+
+    def checkout():
+        status = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=all"],
+                                capture_output=True, text=True, check=True).stdout
+        tracked = subprocess.run(["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True, check=True).stdout
+        return status, {f: hashlib.sha256((REPO / f).read_bytes()).hexdigest() for f in tracked.split() if (REPO / f).is_file()}
+
+    before = checkout()
+    for verb in (["readme", "--repo", str(REPO), "--out", "reports/README.md"], ["summary"]):
+        done = subprocess.run([sys.executable, "-m", "pipeline", *verb, "--reports", "reports"], cwd=work,
+                              capture_output=True, text=True, env=environment({"PYTHONPATH": str(REPO)}))
+        assert done.returncode == 0, done.stderr[-2000:]
+    assert "== wattbench: the run is done ==" in done.stdout and "Submission: reports/wattbot/submission.csv" in done.stdout
+    text = (work / "reports/README.md").read_text()
+    assert "<!-- BEGIN generated: results-leaderboard -->" in text and "dense-x" in text and "commit `unknown`" not in text
+    assert checkout() == before, "make run's steps after Snakemake changed the checkout"

@@ -4,9 +4,9 @@ reader sees at 1400x900, keeping a screenshot of the first screen beside the rep
 Checks (:func:`problems` turns the measurements into messages): no horizontal scroll of the page
 and no table wider than its box; no table row taller than :data:`MAX_ROW_PX`; every figure loaded;
 every in-page link (``#id``) resolves; the first screen shows the title, the claims summary and the
-first leaderboard row. Chromium is Debian's (``apt-get install chromium``; the Makefile's test and
-run targets install it), driven by Playwright for Python with ``executable_path`` (Playwright's own
-browser download cannot work offline).
+first leaderboard row. Chromium is Debian's (``apt-get install chromium``; `make test` and CI install
+it; `make run` installs no system package and runs the check only where a browser exists), driven by
+Playwright for Python with ``executable_path`` (Playwright's own browser download cannot work offline).
 """
 
 from __future__ import annotations

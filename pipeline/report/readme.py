@@ -8,11 +8,15 @@ A block is delimited exactly like this (NAME: letters, digits, ``.``, ``_``, ``-
 
 and its content is ``render(reports_dir) -> str`` of the function :data:`REGISTRY` names for NAME,
 after a stamp line naming the git commit and config hash of the report file it was rendered from
-(that file's ``.manifest.json``). Numbers in the docs therefore always come from the last run, never
-from a hand. Registering a renderer is one line in :data:`REGISTRY`.
+(the ``.manifest.json`` of that file or, for a table a rule writes beside its main output, of the file
+whose manifest covers it: :attr:`Renderer.stamp_from`). Numbers in the docs therefore always come from
+a run, never from a hand. Registering a renderer is one line in :data:`REGISTRY`.
 
-A block whose report file is missing (its variants were not in the run's config) says so instead of
-keeping stale numbers; an unknown NAME or a block without its END line is an error.
+README.md and docs/ change only when a maintainer runs `make readme` on purpose. There, a block whose
+report file (or manifest) the run did not make keeps its last rendering and its old stamp: a run of a
+smaller config does not erase what a larger one measured, and no block is stamped "unknown". `make run`
+leaves the checkout as it was and writes the same blocks, rendered from its own run, into
+``reports/README.md`` (:func:`write_run_readme`). An unknown NAME or a block without its END line is an error.
 """
 
 from __future__ import annotations
@@ -30,15 +34,18 @@ from pipeline.provenance import manifest_path
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
 BLOCK = re.compile(r"<!-- BEGIN generated: (?P<name>[\w.-]+) -->\n(?P<body>.*?)<!-- END generated: (?P=name) -->", re.S)
 OPENING = re.compile(r"<!-- BEGIN generated: ([\w.-]+) -->")
+RUN_README = "README.md"  # reports/README.md: `make run`'s rendering of the blocks (the checkout stays clean)
 
 
 @dataclass(frozen=True)
 class Renderer:
-    """``module:function`` returning the block's markdown, and the reports/ file whose manifest
-    stamps it (commit, config hash)."""
+    """``module:function`` returning the block's markdown from the reports/ file ``source``; the
+    stamp (commit, config hash) is read from ``stamp_from``'s manifest (default: ``source``'s), for
+    tables a rule writes beside the output it records its manifest on."""
 
     function: str
     source: str
+    stamp_from: str = ""
 
     def render(self, reports_dir: Path) -> str:
         module, name = self.function.split(":")
@@ -46,16 +53,25 @@ class Renderer:
 
 
 R = Reports()  # sources are named relative to the reports folder
+# The files whose manifests cover a rule's other tables (pipeline/report/build.py and figures_stage.py
+# write one manifest per rule output they record, with the rule's params: same commit, same config hash).
+BY_REPORT_RULE, BY_FIGURES_RULE = R.relative(R.leaderboard), R.relative(R.claims_csv)
 # NAME -> renderer. One line per generated block; other stages add theirs here.
 REGISTRY: dict[str, Renderer] = {
     "claims": Renderer("pipeline.report.claims:render", R.relative(R.claims_csv)),
     "results-leaderboard": Renderer("pipeline.report.results_doc:render_leaderboard", R.relative(R.leaderboard)),
-    "results-retrieval": Renderer("pipeline.report.results_doc:render_retrieval", R.relative(R.retrieval_table)),
+    "results-retrieval": Renderer(
+        "pipeline.report.results_doc:render_retrieval", R.relative(R.retrieval_table), BY_REPORT_RULE
+    ),
     "results-suite": Renderer("pipeline.report.results_doc:render_suite", R.relative(R.suite_metrics)),
-    "results-ablations": Renderer("pipeline.report.results_doc:render_ablations", R.relative(R.ablation_differences)),
-    "results-attribution": Renderer("pipeline.report.results_doc:render_attribution", R.relative(R.attribution_counts)),
+    "results-ablations": Renderer(
+        "pipeline.report.results_doc:render_ablations", R.relative(R.ablation_differences), BY_FIGURES_RULE
+    ),
+    "results-attribution": Renderer(
+        "pipeline.report.results_doc:render_attribution", R.relative(R.attribution_counts), BY_FIGURES_RULE
+    ),
     "ensemble-votes": Renderer("pipeline.report.results_doc:render_ensembles", R.relative(R.leaderboard)),
-    "ensemble-size": Renderer("pipeline.report.ensemble_size:render", R.relative(R.ensemble_size)),
+    "ensemble-size": Renderer("pipeline.report.ensemble_size:render", R.relative(R.ensemble_size), BY_FIGURES_RULE),
     "parse-quality": Renderer("pipeline.parse.quality_report:render", R.relative(R.parse_quality(""))),
     "bench-main": Renderer("pipeline.report.bench_doc:render_main", R.relative(R.bench("main"))),
     "bench-sprout": Renderer("pipeline.report.bench_doc:render_sprout", R.relative(R.bench("sprout"))),
@@ -73,27 +89,41 @@ def doc_files(repo: Path) -> list[Path]:
     return [p for p in [repo / "README.md", *sorted((repo / "docs").glob("*.md"))] if p.exists()]
 
 
-def stamp(reports_dir: Path, source: str) -> str:
-    """'Rendered from reports/<source> (commit abc1234, config hash 0123456789ab).'"""
-    m = manifest_path(Path(reports_dir) / source)
+def stamp(reports_dir: Path, source: str, stamp_from: str = "") -> str | None:
+    """'Rendered from reports/<source> (commit abc1234, config hash 0123456789ab).', or None when the
+    manifest that stamps it is missing or records no commit (a stamp never says "unknown")."""
+    m = manifest_path(Path(reports_dir) / (stamp_from or source))
     info = json.loads(m.read_text()) if m.exists() else {}
-    commit, chash = str(info.get("git_commit", "unknown"))[:12], str(info.get("config_hash", "unknown"))[:12]
+    commit, chash = str(info.get("git_commit") or "unknown")[:12], str(info.get("config_hash") or "unknown")[:12]
+    if "unknown" in (commit, chash):
+        return None
     return f"<sub>Rendered by `make readme` from `reports/{source}` (commit `{commit}`, config hash `{chash}`).</sub>"
 
 
-def render_block(name: str, reports_dir: Path, registry: dict[str, Renderer] | None = None) -> str:
-    """The full content of one block: stamp line, blank line, rendered markdown."""
+def _renderer(name: str, registry: dict[str, Renderer] | None) -> Renderer:
     reg = REGISTRY if registry is None else registry
     if name not in reg:
         raise ValueError(
             f"generated block {name!r} has no renderer; register it in pipeline/report/readme.py "
             f"(have {', '.join(sorted(reg))})"
         )
-    r = reg[name]
-    if not (Path(reports_dir) / r.source).exists():
-        return f"*Not rendered: `reports/{r.source}` was not produced by the last run (its variants are not in its config).*\n"
+    return reg[name]
+
+
+def render_block(
+    name: str, reports_dir: Path, registry: dict[str, Renderer] | None = None, old: str | None = None
+) -> str:
+    """The full content of one block: stamp line, blank line, rendered markdown. When the run did not
+    make its report file (or its manifest), ``old`` (the block's last rendering) is kept as it was;
+    without one the block says what is missing."""
+    r = _renderer(name, registry)
+    line = stamp(reports_dir, r.source, r.stamp_from) if (Path(reports_dir) / r.source).exists() else None
+    if line is None:
+        if old and old.strip():
+            return old
+        return f"*Not rendered: the last run made no `reports/{r.source}` with its manifest.*\n"
     body = r.render(Path(reports_dir)).rstrip("\n")
-    return f"{stamp(reports_dir, r.source)}\n\n{body}\n"
+    return f"{line}\n\n{body}\n"
 
 
 def fill(text: str, reports_dir: Path, registry: dict[str, Renderer] | None = None, where: str = "") -> str:
@@ -109,7 +139,7 @@ def fill(text: str, reports_dir: Path, registry: dict[str, Renderer] | None = No
         lambda m: (
             BEGIN.format(m.group("name"))
             + "\n"
-            + render_block(m.group("name"), reports_dir, registry)
+            + render_block(m.group("name"), reports_dir, registry, old=m.group("body"))
             + END.format(m.group("name"))
         ),
         text,
@@ -117,7 +147,7 @@ def fill(text: str, reports_dir: Path, registry: dict[str, Renderer] | None = No
 
 
 def fill_docs(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | None = None) -> list[Path]:
-    """Re-render the blocks of README.md and docs/*.md in place; return the files that changed."""
+    """`make readme`: re-render the blocks of README.md and docs/*.md in place; return the files that changed."""
     changed = []
     for path in doc_files(Path(repo)):
         old = path.read_text()
@@ -126,3 +156,49 @@ def fill_docs(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | Non
             atomic_write_text(path, new)
             changed.append(path)
     return changed
+
+
+def kept_blocks(repo: Path, reports_dir: Path) -> list[str]:
+    """The blocks `make readme` leaves as they were: their report file or its manifest is not in ``reports_dir``."""
+    out = []
+    for _, name in block_names(repo):
+        r = _renderer(name, None)
+        if not (Path(reports_dir) / r.source).exists() or stamp(reports_dir, r.source, r.stamp_from) is None:
+            out.append(f"{name} (reports/{r.source})")
+    return out
+
+
+def block_names(repo: Path) -> list[tuple[str, str]]:
+    """(page, block name) of every generated block of README.md and docs/*.md, first appearance only."""
+    seen: dict[str, str] = {}
+    for path in doc_files(Path(repo)):
+        for name in OPENING.findall(path.read_text()):
+            seen.setdefault(name, path.relative_to(repo).as_posix())
+    return [(page, name) for name, page in seen.items()]
+
+
+def run_readme(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | None = None) -> str:
+    """``reports/README.md``: every generated block of the docs that this run's reports can render,
+    under the page that shows it, and the list of those it cannot (their sources are not in its config)."""
+    reg = REGISTRY if registry is None else registry
+    parts, absent = [], []
+    for page, name in block_names(repo):
+        r = _renderer(name, reg)
+        if not (Path(reports_dir) / r.source).exists():
+            absent.append(f"`{name}` (`reports/{r.source}`)")
+            continue
+        body = render_block(name, reports_dir, reg)
+        parts.append(f"## {name} (as in {page})\n\n{BEGIN.format(name)}\n{body}{END.format(name)}\n")
+    head = (
+        "# This run's generated blocks\n\nWritten by `make run` from this folder: the tables README.md and "
+        "docs/ show, rendered from this run. The checkout's README.md and docs/ change only with `make readme`.\n"
+    )
+    tail = f"\nNot made by this run: {', '.join(absent)}.\n" if absent else ""
+    return head + "\n" + "\n".join(parts) + tail
+
+
+def write_run_readme(repo: Path, reports_dir: Path, out: Path | None = None) -> Path:
+    """Write :func:`run_readme` to ``out`` (default ``<reports>/README.md``); the checkout is not touched."""
+    path = Path(out) if out else Path(reports_dir) / RUN_README
+    atomic_write_text(path, run_readme(repo, reports_dir))
+    return path

@@ -294,7 +294,7 @@ def run_sentence(summary: dict) -> str:
         text += (
             f" `make run`: set-up {_duration(summary['make_run_setup_s'])} (the virtual environment and the "
             f"parse-quality PDFs), Snakemake {_duration(summary['make_run_snakemake_s'])}, together "
-            f"{_duration(summary['make_run_total_s'])} (the time table, `make readme` and the browser check after it "
+            f"{_duration(summary['make_run_total_s'])} (the time table, the summary and the browser check after it "
             "are not counted)."
         )
     return text

@@ -30,9 +30,10 @@ def render(reports_dir: Path) -> str:
     b = json.loads(path.read_text())
     if "kernels" not in b:  # written by a bench from before the per-kernel figures
         return "_The bench file has no per-kernel figures: rerun `python -m pipeline bench --sprout`._"
+    threads = b["attention"]["threads"]
     lines = [
         f"{b['windows']} windows of {len(b['docs'])} WattBot documents ({', '.join(b['docs'])}), "
-        f"{b['attention']['threads']} threads, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
+        f"{threads} thread{'' if threads == 1 else 's'}, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
         f"WattBot has {b['corpus_windows']} windows.",
         "",
     ]

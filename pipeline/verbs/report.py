@@ -42,10 +42,24 @@ def cmd_figures(a) -> None:
 
 
 def cmd_readme(a) -> None:
-    from pipeline.report.readme import fill_docs
+    from pipeline.report.readme import fill_docs, write_run_readme
+
+    if a.out:
+        print(f"wrote {write_run_readme(Path(a.repo), Path(a.reports), Path(a.out))} (README.md and docs/ unchanged)")
+        return
+    from pipeline.report.readme import kept_blocks
 
     changed = fill_docs(Path(a.repo), Path(a.reports))
     print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
+    kept = kept_blocks(Path(a.repo), Path(a.reports))
+    if kept:
+        print("kept their last rendering (not made by this run): " + ", ".join(kept))
+
+
+def cmd_summary(a) -> None:
+    from pipeline.report.summary import write_summary
+
+    write_summary(a.root, a.reports)
 
 
 def cmd_time_table(a) -> None:
@@ -102,7 +116,21 @@ def add_verbs(sub) -> None:
     s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
     s.add_argument("--reports", default=reports.root, help="the reports folder of the last run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
+    s.add_argument(
+        "--out",
+        default=None,
+        help="write the blocks this run renders to this file instead (make run: reports/README.md)",
+    )
     s.set_defaults(fn=cmd_readme)
+
+    s = verb(
+        sub,
+        "summary",
+        cmd_summary,
+        "the run's summary: leaderboard top, submission, claims, what needs a look, time; reports/summary.json",
+    )
+    s.add_argument("--root", default=".", help="the Snakemake working directory (benchmarks/, results/)")
+    s.add_argument("--reports", default=reports.root, help="the run's reports folder")
 
     s = verb(
         sub,

@@ -11,7 +11,7 @@ from pipeline.config import OVERLAY_CONFIGS
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import write_manifest
 from pipeline.report.bench_doc import save_bench
-from pipeline.report.readme import BEGIN, END, REGISTRY, Renderer, doc_files, fill, fill_docs
+from pipeline.report.readme import BEGIN, END, REGISTRY, Renderer, doc_files, fill, fill_docs, write_run_readme
 
 
 def block(name: str, body: str = "old 0.123\n") -> str:
@@ -36,11 +36,13 @@ def reports(tmp_path):
     pd.DataFrame([{"dataset": "hotpotqa", "variant": "bm25", "k": k, "recall": 0.7, "precision": 0.4, "ie": 0.1 * k,
                    "ndcg@10": 0.745, "mrr": 0.839, "queries": 70} for k in (1, 3, 5)]
                  ).to_csv(r / "retrieval" / "metrics.csv", index=False)
+    write_manifest(r / "retrieval" / "metrics.csv", {"suite": 1})
     pd.DataFrame([{"ablation": "bm25-on-off", "dataset": "wattbot", "metric": "score", "reference": "a",
                    "variant": "b", "n": 41, "diff": -0.055, "diff_lo": -0.121, "diff_hi": -0.007, "p_value": 0.06}]
                  ).to_csv(r / "wattbot" / "ablation_differences.csv", index=False)
     pd.DataFrame({"variant": ["a"], "correct": [21], "wrong_value": [17]}).to_csv(r / "wattbot" / "attribution_counts.csv",
                                                                                    index=False)
+    write_manifest(r / "claims.csv", {"figures": 1})  # the figures rule's manifest covers its tables (no claims here)
     save_bench({"windows_per_s": 1.04, "beam_search_ms_per_query_b1": 0.23, "docs": ["a2020", "b2021"]}, r, "sprout", {"docs": 2})
     save_bench({"fidelity_vs_fp32": {"mean_cosine": 0.998}}, r, "main", {"docs": 3})
     return r
@@ -48,7 +50,9 @@ def reports(tmp_path):
 
 def test_fill_renders_every_registered_block_from_reports(reports):
     commit = json.loads((reports / "wattbot" / "leaderboard.csv.manifest.json").read_text())["git_commit"][:12]
-    text = "intro\n" + "\n".join(block(n) for n in REGISTRY if n != "claims") + "\noutro 7\n"
+    made = [n for n, r in REGISTRY.items() if (reports / r.source).exists()]
+    assert {"results-leaderboard", "results-retrieval", "results-ablations", "bench-sprout"} <= set(made)
+    text = "intro\n" + "\n".join(block(n) for n in made) + "\noutro 7\n"
     out = fill(text, reports)
     assert out.startswith("intro\n") and out.endswith("\noutro 7\n") and "old 0.123" not in out
     assert "| a | extractive | x | 0.668 [0.556, 0.781] |" in out  # the leaderboard, from the CSV
@@ -60,14 +64,45 @@ def test_fill_renders_every_registered_block_from_reports(reports):
     assert fill(out, reports) == out  # idempotent: a second `make readme` changes nothing
 
 
-def test_missing_report_file_says_so_instead_of_keeping_stale_numbers(reports):
-    out = fill(block("claims"), reports)  # no claims.csv in this reports folder
-    assert "old 0.123" not in out and "Not rendered: `reports/claims.csv`" in out
+def test_a_block_whose_source_the_run_did_not_make_keeps_its_last_rendering(reports):
+    """make readme after a smaller run: the block keeps its last rendering and its old stamp; a block
+    never rendered says what is missing."""
+    old = "<sub>Rendered by `make readme` from `reports/claims.csv` (commit `abc`, config hash `def`).</sub>\n\nold 0.123\n"
+    assert fill(block("claims", old), reports) == block("claims", old)  # no claims.csv in this reports folder
+    assert "the last run made no `reports/claims.csv`" in fill(block("claims", ""), reports)
+
+
+def test_a_source_without_its_manifest_keeps_the_block_and_no_stamp_says_unknown(reports):
+    (reports / "wattbot" / "leaderboard.csv.manifest.json").unlink()
+    assert fill(block("results-leaderboard"), reports) == block("results-leaderboard")
+    assert "unknown" not in fill(block("results-leaderboard", ""), reports)
+
+
+def test_tables_beside_a_rule_output_are_stamped_from_its_manifest(reports):
+    """retrieval.csv has no manifest of its own: the report rule's leaderboard.csv manifest stamps it (same rule,
+    same params); the figures rule's tables take claims.csv's."""
+    lb = json.loads((reports / "wattbot" / "leaderboard.csv.manifest.json").read_text())["config_hash"][:12]
+    fig = json.loads((reports / "claims.csv.manifest.json").read_text())["config_hash"][:12]
+    out = fill(block("results-retrieval") + block("results-attribution"), reports)
+    assert f"from `reports/wattbot/retrieval.csv` (commit `" in out and f"config hash `{lb}`" in out
+    assert f"from `reports/wattbot/attribution_counts.csv` (commit `" in out and f"config hash `{fig}`" in out
+
+
+def test_make_run_writes_its_blocks_to_reports_and_leaves_the_checkout(reports, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    readme = "# x\n" + block("results-attribution") + "\n" + block("claims") + "\n"
+    (repo / "README.md").write_text(readme)
+    out = write_run_readme(repo, reports)
+    assert out == reports / "README.md" and (repo / "README.md").read_text() == readme
+    text = out.read_text()
+    assert "| a | 21 | 17 |" in text and "## results-attribution (as in README.md)" in text
+    assert "Not made by this run: `claims` (`reports/claims.csv`)" in text and "old 0.123" not in text
 
 
 def test_registering_a_renderer_is_one_entry(reports, tmp_path):
     (reports / "x.csv").write_text("n\n5\n")
-    reg = {"mine": Renderer("pipeline.report.results_doc:render_attribution", "wattbot/attribution_counts.csv")}
+    reg = {"mine": Renderer("pipeline.report.results_doc:render_attribution", "wattbot/attribution_counts.csv", "claims.csv")}
     assert "| a | 21 | 17 |" in fill(block("mine"), reports, reg)
     with pytest.raises(ValueError, match="'nobody' has no renderer"):
         fill(block("nobody"), reports)

@@ -1,0 +1,219 @@
+"""The end of a run speaks: what it made and where, printed last and kept as ``reports/summary.json``.
+
+After a successful ``snakemake`` (the Snakefile's ``onsuccess:``) and at the end of ``make run`` /
+``make resume`` (``python -m pipeline summary``): the top of the leaderboard with its intervals, the
+Kaggle submission's path and row count, the claims table's verdict counts, the variants whose failures
+or abstentions need a look, the report's path, and the run's time and CPU (from Snakemake's benchmark
+files, or ``reports/time-run.telemetry.json`` once ``make run`` has written it with its set-up time).
+
+``reports/summary.json`` carries the run's time, so like ``*.telemetry.*`` it is not among the
+byte-identical results (tests/dag_runner.py ``result_files`` leaves it out by name: scripts look for
+``summary.json``).
+
+After a failed run (``onerror:``), :func:`failure_message`: each failed job, its log's path and last
+lines, and the command that resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.io import atomic_write_text
+from pipeline.layout import PARSE_ERRORS, Reports
+
+SUMMARY = "summary.json"  # reports/summary.json
+TOP = 5  # leaderboard rows printed
+LOG_LINES = 15  # last lines of a failed job's log
+# drops the stale lock and redoes only the unfinished jobs (the Makefile)
+RESUME = "make resume (after a snakemake command of your own: the same command with --rerun-incomplete)"
+
+
+def _csv(path: Path) -> pd.DataFrame | None:
+    return pd.read_csv(path, keep_default_na=False) if path.exists() and path.stat().st_size > 1 else None
+
+
+def leaderboard_top(board: pd.DataFrame, n: int = TOP) -> list[dict]:
+    """The first ``n`` rows (the leaderboard is sorted best score first): variant, score and its interval."""
+    cols = [c for c in ("variant", "score", "score_lo", "score_hi", "n") if c in board.columns]
+    return [
+        {k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+        for r in board[cols].head(n).to_dict("records")
+    ]
+
+
+def needs_a_look(board: pd.DataFrame) -> list[dict]:
+    """Variants with failed questions (a call that never succeeded) or abstentions, most failures first,
+    then most abstentions."""
+    if "failures" not in board.columns:
+        return []
+    cols = [c for c in ("variant", "failures", "abstained", "n") if c in board.columns]
+    rows = board[cols].copy()
+    look = rows[(rows["failures"] > 0) | (rows.get("abstained", 0) > 0)]
+    order = [c for c in ("failures", "abstained") if c in look.columns]
+    look = look.sort_values([*order, "variant"], ascending=[False] * len(order) + [True], kind="stable")
+    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in look.to_dict("records")]
+
+
+def claim_counts(reports_dir: Path) -> dict[str, int]:
+    """Rows of reports/claims.csv per verdict."""
+    table = _csv(Path(Reports.at(reports_dir).claims_csv))
+    if table is None:
+        return {}
+    from pipeline.report.claims import verdict_counts
+
+    return verdict_counts(table)
+
+
+def run_time(root: Path, reports_dir: Path) -> dict:
+    """The run's span, jobs, CPU seconds and cores busy: ``time-run.telemetry.json`` when it is newer than
+    every benchmark file (``make run`` wrote it, with its set-up time), else from the benchmark files."""
+    from pipeline.report.time_table import RUN_SUMMARY, make_run_times, read_benchmarks, run_summary
+
+    jobs = read_benchmarks(root)
+    written = Path(reports_dir) / RUN_SUMMARY
+    if written.exists() and written.stat().st_mtime >= max((j.end for j in jobs), default=0.0):
+        return json.loads(written.read_text())
+    return run_summary(jobs, make_run_times(root))
+
+
+def build_summary(root: Path, reports_dir: Path) -> dict:
+    """Everything :func:`summary_lines` prints, as data (``reports/summary.json``)."""
+    out = Reports.at(reports_dir)
+    board = _csv(Path(out.leaderboard))
+    sub = _csv(Path(out.submission))
+    parse_errors = _csv(Path(root) / PARSE_ERRORS)
+    return {
+        "leaderboard": {"path": out.leaderboard, "top": leaderboard_top(board) if board is not None else []},
+        "submission": {"path": out.submission, "rows": len(sub)} if sub is not None else None,
+        "claims": {"path": out.claims_csv, "verdicts": claim_counts(reports_dir)},
+        "needs_a_look": needs_a_look(board) if board is not None else [],
+        "parse_failures": len(parse_errors) if parse_errors is not None else 0,
+        "report": out.index_html if Path(out.index_html).exists() else None,
+        "run_readme": out / "README.md" if (Path(reports_dir) / "README.md").exists() else None,
+        "time": run_time(root, reports_dir),
+    }
+
+
+def _interval(r: dict) -> str:
+    return f"{r['score']:.3f} [{r['score_lo']:.3f}, {r['score_hi']:.3f}]" if "score_lo" in r else f"{r['score']:.3f}"
+
+
+def _duration(seconds: float) -> str:
+    m, s = divmod(int(round(seconds)), 60)
+    return f"{m} min {s:02d} s" if m else f"{s} s"
+
+
+def summary_lines(s: dict) -> list[str]:
+    """The summary as the lines printed last."""
+    lines = ["", "== wattbench: the run is done =="]
+    top = s["leaderboard"]["top"]
+    if top:
+        lines.append(f"Leaderboard ({s['leaderboard']['path']}), score [95% interval]:")
+        width = max(len(r["variant"]) for r in top)
+        lines += [f"  {i}. {r['variant']:<{width}}  {_interval(r)}" for i, r in enumerate(top, 1)]
+    if s["submission"]:
+        lines.append(f"Submission: {s['submission']['path']} ({s['submission']['rows']} rows)")
+    verdicts = s["claims"]["verdicts"]
+    if verdicts:
+        counts = ", ".join(f"{n} {v}" for v, n in verdicts.items())
+        lines.append(f"Claims ({s['claims']['path']}): {counts}")
+    look = s["needs_a_look"]
+    for r in look[:TOP]:
+        lines.append(
+            f"Needs a look: {r['variant']}: {r['failures']} failed, {r.get('abstained', 0)} abstained of {r.get('n', '?')}"
+        )
+    if len(look) > TOP:
+        lines.append(f"  ... and {len(look) - TOP} more variant(s) with failures or abstentions (summary.json)")
+    if s["parse_failures"]:
+        lines.append(f"Needs a look: {s['parse_failures']} document(s) could not be parsed (listed above)")
+    if s["report"]:
+        lines.append(f"Report: {s['report']}")
+    if s.get("run_readme"):
+        lines.append(f"This run's tables: {s['run_readme']}")
+    t = s["time"]
+    if t:
+        text = f"Time: {t['jobs']} jobs in {_duration(t['span_s'])}, {_duration(t['cpu_s'])} of CPU"
+        text += f" ({t['cores_busy']} cores busy)" if t.get("cores_busy") else ""
+        if "make_run_total_s" in t:
+            text += f"; make run {_duration(t['make_run_total_s'])} (set-up {_duration(t['make_run_setup_s'])})"
+        lines.append(text)
+    return lines
+
+
+# Set by `make run` / `make resume` on their snakemake line: onsuccess writes summary.json but leaves the
+# printing to the Makefile's last step (which adds the set-up time), so the summary is printed once, last.
+LATER = "WATTBENCH_SUMMARY_LATER"
+
+
+def write_summary(root: str | Path = ".", reports_dir: str | Path = "reports", show: bool = True) -> dict:
+    """Build the summary, write ``<reports>/summary.json`` and print it (``show``); returns it."""
+    s = build_summary(Path(root), Path(reports_dir))
+    if Path(reports_dir).exists():
+        atomic_write_text(Path(reports_dir) / SUMMARY, json.dumps(s, indent=1, sort_keys=True) + "\n")
+    if show:
+        print("\n".join(summary_lines(s)))
+    return s
+
+
+# --- onerror: which job failed, its log, and how to go on ---
+
+ERROR = re.compile(r"^Error in rule (?P<rule>\S+?):\s*$", re.M)
+LOG = re.compile(r"^\s+log: (?P<logs>.+?)(?: \(check log file\(s\) for error details\))?\s*$", re.M)
+JOBID = re.compile(r"^\s+jobid: (?P<id>\d+)", re.M)
+WILDCARDS = re.compile(r"^\s+wildcards: (?P<w>.+)$", re.M)
+
+
+def failed_jobs(snakemake_log: str) -> list[dict]:
+    """One entry per ``Error in rule X:`` block of Snakemake's log: rule, jobid, wildcards, log paths."""
+    starts = [m.start() for m in ERROR.finditer(snakemake_log)] + [len(snakemake_log)]
+    jobs = []
+    for a, b in zip(starts, starts[1:]):
+        block = snakemake_log[a:b].split("\n\n", 1)[0]
+        rule = ERROR.match(block)
+        if rule is None:
+            continue
+        logs = LOG.search(block)
+        jobid, wild = JOBID.search(block), WILDCARDS.search(block)
+        jobs.append(
+            {
+                "rule": rule.group("rule"),
+                "jobid": int(jobid.group("id")) if jobid else None,
+                "wildcards": wild.group("w").strip() if wild else "",
+                "logs": [p.strip() for p in logs.group("logs").split(",")] if logs else [],
+            }
+        )
+    return jobs
+
+
+def tail(path: Path, n: int = LOG_LINES) -> list[str]:
+    try:
+        return path.read_text(errors="replace").splitlines()[-n:]
+    except OSError:
+        return []
+
+
+def failure_message(snakemake_log: str | Path | list | None, root: str | Path = ".", resume: str = RESUME) -> str:
+    """What ``onerror`` prints: each failed job, its log's path and last lines, and the command that resumes.
+    ``snakemake_log``: Snakemake's log file (``onerror``'s ``log``: Snakemake 9 passes a list of them)."""
+    if isinstance(snakemake_log, list):
+        snakemake_log = next((p for p in snakemake_log if Path(p).exists()), None)
+    text = Path(snakemake_log).read_text(errors="replace") if snakemake_log and Path(snakemake_log).exists() else ""
+    jobs = failed_jobs(text)
+    lines = ["", "== wattbench: the run stopped =="]
+    if not jobs:
+        lines.append(f"No failed job in Snakemake's log ({snakemake_log or 'none'}): the error is above.")
+    for j in jobs:
+        where = f" ({j['wildcards']})" if j["wildcards"] else ""
+        lines.append(f"Failed: rule {j['rule']}{where}, job {j['jobid']}")
+        for log in j["logs"]:
+            last = tail(Path(root) / log)
+            lines.append(f"  log: {log}" + (f", its last {len(last)} lines:" if last else " (empty or missing)"))
+            lines += [f"    {line}" for line in last]
+    if snakemake_log:
+        lines.append(f"Snakemake's log: {snakemake_log}")
+    lines.append(f"Fix the cause, then resume (finished jobs are kept): {resume}")
+    return "\n".join(lines)

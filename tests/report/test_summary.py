@@ -1,0 +1,127 @@
+"""The end of a run speaks (pipeline/report/summary.py): the summary printed last and reports/summary.json
+after a successful run, and after a failed one the failed job, its log's last lines and how to resume."""
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from pipeline.report.summary import failed_jobs, failure_message, summary_lines, write_summary
+
+
+def _run_folder(root):
+    """A finished run's folder as the report and figures rules and the benchmarks leave it."""
+    (root / "reports/wattbot").mkdir(parents=True)
+    pd.DataFrame({"variant": ["conv", "bm25", "llm"], "score": [0.6681, 0.5, 0.41], "score_lo": [0.556, 0.4, 0.3],
+                  "score_hi": [0.781, 0.6, 0.52], "abstained": [0, 3, 5], "failures": [0, 0, 2], "n": [41, 41, 41]}
+                 ).to_csv(root / "reports/wattbot/leaderboard.csv", index=False)
+    pd.DataFrame({"id": ["q1", "q2", "q3"], "answer": ["a", "b", "c"]}).to_csv(root / "reports/wattbot/submission.csv",
+                                                                             index=False)
+    pd.DataFrame({"claim": ["x", "y", "z"], "verdict": ["reproduced", "not run", "reproduced"]}
+                 ).to_csv(root / "reports/claims.csv", index=False)
+    (root / "reports/index.html").write_text("<html></html>")
+    (root / "benchmarks/wattbot/index").mkdir(parents=True)
+    (root / "benchmarks/wattbot/index/hier.tsv").write_text(
+        "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+        "12.0\t0:00:12\t100\t0\t0\t0\t0\t0\t0\t20.0\n")
+
+
+def test_the_summary_names_what_a_run_made_and_writes_it_for_scripts(tmp_path, capsys):
+    _run_folder(tmp_path)
+    s = write_summary(tmp_path, tmp_path / "reports")
+    assert json.loads((tmp_path / "reports/summary.json").read_text()) == json.loads(json.dumps(s))
+    assert [r["variant"] for r in s["leaderboard"]["top"]] == ["conv", "bm25", "llm"]
+    assert s["submission"]["rows"] == 3 and s["claims"]["verdicts"] == {"reproduced": 2, "not run": 1}
+    assert [r["variant"] for r in s["needs_a_look"]] == ["llm", "bm25"]  # failures first, then abstentions
+    assert s["time"]["jobs"] == 1 and s["time"]["cpu_s"] == 20.0
+    out = capsys.readouterr().out
+    assert "1. conv  0.668 [0.556, 0.781]" in out and "(3 rows)" in out and "2 reproduced, 1 not run" in out
+    assert "Needs a look: llm: 2 failed, 5 abstained of 41" in out and "Report: " in out
+    assert out.rstrip().splitlines()[-1].startswith("Time: 1 jobs in 12 s, 20 s of CPU")
+
+
+def test_a_run_that_made_no_reports_says_little_and_does_not_fail(tmp_path):
+    lines = summary_lines(write_summary(tmp_path, tmp_path / "reports"))
+    assert lines[-1] == "== wattbench: the run is done ==" and not (tmp_path / "reports").exists()
+
+
+SNAKEMAKE_LOG = """\
+[Wed Dec  2 17:30:01 2026]
+localrule answer:
+    jobid: 7
+[Wed Dec  2 17:30:09 2026]
+Error in rule answer:
+    message: None
+    jobid: 7
+    input: results/wattbot/retrieval/bm25/train.jsonl
+    output: results/wattbot/answers/llm/train.jsonl
+    log: logs/wattbot/answer/llm/train.log (check log file(s) for error details)
+    shell:
+        python -m pipeline answer --variant llm
+        (command exited with non-zero exit code)
+    wildcards: variant=llm, split=train
+
+Shutting down, this might take some time.
+Exiting because a job execution failed. Look below for error messages
+"""
+
+
+def test_onerror_names_the_failed_job_its_log_and_how_to_resume(tmp_path):
+    log = tmp_path / "logs/wattbot/answer/llm/train.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(f"line {i}\n" for i in range(40)) + "ValueError: answers/llm: 3 calls failed\n")
+    (tmp_path / "snakemake.log").write_text(SNAKEMAKE_LOG)
+    assert failed_jobs(SNAKEMAKE_LOG) == [{"rule": "answer", "jobid": 7, "wildcards": "variant=llm, split=train",
+                                           "logs": ["logs/wattbot/answer/llm/train.log"]}]
+    msg = failure_message([str(tmp_path / "snakemake.log")], tmp_path)  # onerror's log: Snakemake 9 passes a list
+    assert "Failed: rule answer (variant=llm, split=train), job 7" in msg
+    assert "log: logs/wattbot/answer/llm/train.log, its last 15 lines:" in msg
+    assert "    ValueError: answers/llm: 3 calls failed" in msg and "line 26" in msg and "line 25\n" not in msg
+    assert msg.rstrip().splitlines()[-1].startswith("Fix the cause, then resume (finished jobs are kept): make resume")
+
+
+def test_onerror_without_a_failed_job_still_says_how_to_resume(tmp_path):
+    msg = failure_message(None, tmp_path)
+    assert "No failed job in Snakemake's log" in msg and "make resume" in msg
+
+
+@pytest.mark.slow
+def test_a_failed_run_ends_with_the_failed_job_its_log_and_the_resume_command(tmp_path):
+    """The Snakefile's onerror on a real failure: a labelled split with a duplicate question id stops ingest."""
+    from dag_runner import snakemake
+
+    from pipeline.datasets.paths import REPO
+
+    bad = tmp_path / "train_bad.csv"
+    bad.write_text("id,question,answer_unit\nq1,What?,MWh\nq1,Again?,MWh\n")
+    cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
+    cfg["wattbot"]["splits"]["train"] = str(bad)  # an absolute path wins over wattbot.dir
+    config = tmp_path / "bad.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    done = snakemake(tmp_path / "work", "results/wattbot/ingest/train.csv", configfile=config, timeout=600)
+    out = done.stdout + done.stderr
+    assert done.returncode != 0 and "== wattbench: the run stopped ==" in out, out[-3000:]
+    assert "Failed: rule ingest, job" in out and "log: logs/wattbot/ingest.log, its last" in out
+    assert "duplicate id 'q1'" in out.split("== wattbench: the run stopped ==")[1]
+    assert "resume (finished jobs are kept): make resume" in out
+
+
+def test_a_long_list_of_variants_that_need_a_look_is_cut_after_five():
+    s = {"leaderboard": {"top": []}, "submission": None, "claims": {"verdicts": {}}, "parse_failures": 0,
+         "report": None, "time": {},
+         "needs_a_look": [{"variant": f"v{i}", "failures": 0, "abstained": 9 - i, "n": 41} for i in range(7)]}
+    lines = summary_lines(s)
+    assert sum(line.startswith("Needs a look") for line in lines) == 5 and "and 2 more variant(s)" in lines[-1]
+
+
+def test_under_make_onsuccess_writes_the_summary_and_leaves_printing_to_the_makefile(tmp_path, capsys, monkeypatch):
+    from pipeline import workflow as wf
+
+    _run_folder(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WATTBENCH_SUMMARY_LATER", "1")  # the Makefile's run and resume set it on their snakemake line
+    wf.after_run({"wattbot": {"score_split": "train"}, "answering": {}})
+    assert capsys.readouterr().out == "" and (tmp_path / "reports/summary.json").exists()
+    monkeypatch.delenv("WATTBENCH_SUMMARY_LATER")
+    wf.after_run({"wattbot": {"score_split": "train"}, "answering": {}})
+    assert "== wattbench: the run is done ==" in capsys.readouterr().out
