@@ -51,5 +51,5 @@ def test_run_and_resume_end_with_the_summary_printed_once():
     rules = targets()
     for name in ("run", "resume"):
         recipe = [line.strip() for line in rules[name][1].splitlines() if line.startswith("\t")]
-        assert any(line.startswith(f"{LATER}=1 $(BIN)/snakemake") for line in recipe), name
+        assert any(line.startswith(f"{LATER}=1 $(SNAKEMAKE)") for line in recipe), name
         assert recipe[-1].lstrip("@").startswith("$(BIN)/python -m pipeline summary"), name
