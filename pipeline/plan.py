@@ -125,29 +125,38 @@ def spend_gate(cfg: dict, est: Estimate, environ: dict | None = None) -> str:
     )
 
 
-def print_plan(cfg: dict, est: Estimate | None = None, stream=None, with_estimate: bool = True) -> str:
+def print_plan(
+    cfg: dict,
+    est: Estimate | None = None,
+    stream=None,
+    with_estimate: bool = True,
+    endpoint_lines: list[str] | None = None,
+) -> str:
     """Print the plan (without the run id); the gate's line, or :class:`ConfigError` from the gate.
-    ``with_estimate=False``: the estimate's table was printed already (the Snakefile prints it at parse)."""
+    ``with_estimate=False``: the estimate's table was printed already (the Snakefile prints it at parse).
+    ``endpoint_lines``: the endpoint checks preflight already made (each endpoint is probed once)."""
     out = stream or sys.stderr
     est = est if est is not None else estimate(cfg)
     print(f"LLM plan of this run (llm.mode {cfg['llm'].get('mode', 'live')}):", file=out)
     if with_estimate:
         print(format_estimate(est), file=out)
     print(format_routes(routes(cfg, est)), file=out)
-    for line in endpoint_status_lines(cfg):
+    for line in endpoint_status_lines(cfg) if endpoint_lines is None else endpoint_lines:
         print(line, file=out)
     gate = spend_gate(cfg, est)
     print(gate, file=out)
     return gate
 
 
-def start_run(cfg: dict, config_files: list[str] | None = None, stream=None) -> str:
+def start_run(
+    cfg: dict, config_files: list[str] | None = None, stream=None, endpoint_lines: list[str] | None = None
+) -> str:
     """``onstart`` of a real run: the plan and the gate (when the grid calls an LLM; the estimate's
     table was printed at parse), then the run id (continued when the last run here did not finish)."""
     out = stream or sys.stderr
     est = estimate(cfg)
     if est.lines:
-        print_plan(cfg, est, out, with_estimate=False)
+        print_plan(cfg, est, out, with_estimate=False, endpoint_lines=endpoint_lines)
     state = begin_run(config_files=config_files)
     how = "new" if not state.resumed else f"continued, resume {state.resumed}"
     print(f"run id: {state.id} ({how}; logs/run.json; `python -m pipeline cost --run {state.id}`)", file=out)

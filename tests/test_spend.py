@@ -160,3 +160,20 @@ def test_gate_cost_and_replay_pack_on_the_tiny_dag(tmp_path, capsys):
     assert replay.returncode == 0, replay.stderr[-3000:]
     for target in TARGETS:
         assert (fresh / target).read_bytes() == (work / target).read_bytes(), target
+
+
+def test_the_plan_prints_the_endpoint_checks_preflight_made_without_probing_again(monkeypatch):
+    """Endpoints are probed once per real run: onstart's preflight probes and hands its lines to the plan."""
+    import io
+
+    import pipeline.llm.endpoints as endpoints
+    from pipeline.plan import print_plan
+
+    probes = []
+    monkeypatch.setattr(endpoints, "probe", lambda cfg, *a, **k: probes.append(1) or [])
+    cfg = validate(tiny(prices=PRICES, confirm_spend=True))
+    out = io.StringIO()
+    print_plan(cfg, estimate(cfg), out, with_estimate=False, endpoint_lines=["endpoint http://x/v1: serves mock"])
+    assert probes == [] and "endpoint http://x/v1: serves mock" in out.getvalue()
+    print_plan(cfg, estimate(cfg), io.StringIO(), with_estimate=False)  # nothing probed before: the plan probes
+    assert probes == [1]

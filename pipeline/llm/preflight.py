@@ -89,22 +89,23 @@ def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def real_run_checks(cfg: dict) -> None:
+def real_run_checks(cfg: dict) -> list[str]:
     """What a real run checks in the main Snakemake process before its first job (``onstart``, which
     a dry run skips): the keys (:func:`preflight`), every declared variable set, and every endpoint
-    answering with the configured model (:func:`pipeline.llm.endpoints.check_endpoints`)."""
+    answering with the configured model (:func:`pipeline.llm.endpoints.check_endpoints`); the endpoint
+    lines, which the plan prints again without probing twice."""
     from pipeline.llm.endpoints import check_endpoints
 
     preflight(cfg, warn_unused=False)
     if (cfg.get("llm") or {}).get("mode") == "replay":  # no call leaves: no key, no endpoint
-        return
+        return []
     unset = [n for n in required_envvars(cfg) if not os.environ.get(n)]
     if unset:
         raise ConfigError(
             f"config key 'llm.envvars': environment variable {', '.join(unset)} is not set "
             f"(llm.envvars and each called model's llm.per_model.<model>.api_key_env must be set for a real run)"
         )
-    check_endpoints(cfg)
+    return check_endpoints(cfg)
 
 
 def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> None:
