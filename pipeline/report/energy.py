@@ -150,9 +150,9 @@ def energy_table(jobs: list[JobTime], tokens: dict[str, int], power: PowerModel)
     df["order"] = df["kind"] == "all"
     df = df.sort_values(["order", "kwh", "kind", "variant"], ascending=[True, False, True, True], kind="stable")
     for c in ("cpu_kwh", "llm_kwh", "kwh"):
-        df[c] = df[c].round(6)
+        df[c] = df[c].round(9)
     df["cpu_s"] = df["cpu_s"].round(1)
-    df["gco2e"] = df["gco2e"].round(3)
+    df["gco2e"] = df["gco2e"].round(6)
     return df[COLUMNS].reset_index(drop=True)
 
 

@@ -4,7 +4,8 @@ After a successful ``snakemake`` (the Snakefile's ``onsuccess:``) and at the end
 ``make resume`` (``python -m pipeline summary``): the top of the leaderboard with its intervals, the
 Kaggle submission's path and row count, the claims table's verdict counts, the variants whose failures
 or abstentions need a look, the report's path, and the run's time and CPU (from Snakemake's benchmark
-files, or ``reports/time-run.telemetry.json`` once ``make run`` has written it with its set-up time).
+files, or ``reports/time-run.telemetry.json`` once ``make run`` has written it with its set-up time),
+and, once the time-table step has written it, the run's energy and CO2 estimate (pipeline/report/energy.py).
 
 ``reports/summary.json`` carries the run's time, so like ``*.telemetry.*`` it is not among the
 byte-identical results (tests/dag_runner.py ``result_files`` leaves it out by name: scripts look for
@@ -80,6 +81,18 @@ def run_time(root: Path, reports_dir: Path) -> dict:
     return run_summary(jobs, make_run_times(root))
 
 
+def run_energy(root: Path, reports_dir: Path) -> dict | None:
+    """The energy estimate (``energy.telemetry.json``, written by the time-table step) when it is newer
+    than every benchmark file, i.e. of this run; None otherwise (onsuccess runs before that step)."""
+    from pipeline.report.energy import SUMMARY as ENERGY
+    from pipeline.report.time_table import read_benchmarks
+
+    written = Path(reports_dir) / ENERGY
+    if not written.exists() or written.stat().st_mtime < max((j.end for j in read_benchmarks(root)), default=0.0):
+        return None
+    return json.loads(written.read_text())
+
+
 def build_summary(root: Path, reports_dir: Path) -> dict:
     """Everything :func:`summary_lines` prints, as data (``reports/summary.json``)."""
     out = Reports.at(reports_dir)
@@ -95,6 +108,7 @@ def build_summary(root: Path, reports_dir: Path) -> dict:
         "report": out.index_html if Path(out.index_html).exists() else None,
         "run_readme": out / "README.md" if (Path(reports_dir) / "README.md").exists() else None,
         "time": run_time(root, reports_dir),
+        "energy": run_energy(root, reports_dir),
     }
 
 
@@ -141,6 +155,10 @@ def summary_lines(s: dict) -> list[str]:
         if "make_run_total_s" in t:
             text += f"; make run {_duration(t['make_run_total_s'])} (set-up {_duration(t['make_run_setup_s'])})"
         lines.append(text)
+    if s.get("energy"):
+        from pipeline.report.energy import energy_line
+
+        lines.append(energy_line(s["energy"]))
     return lines
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.verbs.base import add_named_args, json_arg, named_pairs, verb
+from pipeline.verbs.base import add_named_args, config_args, config_files, config_overrides, json_arg, named_pairs, verb
 
 
 def cmd_report(a) -> None:
@@ -63,11 +63,15 @@ def cmd_summary(a) -> None:
 
 
 def cmd_time_table(a) -> None:
+    from pipeline.config import load_config
+    from pipeline.report.energy import SUMMARY, energy_line, write_energy
     from pipeline.report.time_table import PAGE, TABLE, write_time_table
 
     table = write_time_table(Path(a.root), Path(a.reports))
     print(table.to_string(index=False) if len(table) else "no benchmark files")
     print(f"wrote {Path(a.reports) / TABLE} and {Path(a.reports) / PAGE}")
+    energy = write_energy(Path(a.root), Path(a.reports), load_config(config_files(a), config_overrides(a.set)))
+    print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
 
 
 def cmd_report_check(a) -> None:
@@ -136,10 +140,12 @@ def add_verbs(sub) -> None:
         sub,
         "time-table",
         cmd_time_table,
-        "wall and CPU seconds per rule from benchmarks/*.tsv: reports/time.telemetry.{csv,png,html} (run telemetry)",
+        "wall and CPU seconds per rule from benchmarks/*.tsv: reports/time.telemetry.{csv,png,html}, and the "
+        "energy estimate per variant: reports/energy.telemetry.{csv,json} (run telemetry)",
     )
     s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
     s.add_argument("--reports", default=reports.root)
+    config_args(s)  # the run's config: its energy constants and which model each answering variant calls
 
     s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
     s.add_argument("--html", default=reports.index_html, help="the report page to check")
