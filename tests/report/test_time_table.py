@@ -177,6 +177,8 @@ def test_cli_prints_and_writes(run):
                           str(run / "reports")], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "sprout_attention" in out.stdout and (run / "reports" / TABLE).exists()
+    # the energy estimate beside it (config.yaml's constants), run telemetry like the table
+    assert "Energy (estimate): " in out.stdout and (run / "reports/energy.telemetry.json").exists()
 
 
 def test_stamp_names_the_runs_commit_and_old_telemetry_has_no_tokens(run):
