@@ -136,3 +136,9 @@ def test_rapl_is_noted_only_when_readable(tmp_path):
     counter.parent.mkdir()
     counter.write_text("123\n")
     assert "readable here (1) but not used" in rapl_note(str(tmp_path / "intel-rapl*/energy_uj"))
+
+
+def test_a_folder_without_benchmarks_costs_nothing(tmp_path):
+    s = write_energy(tmp_path, tmp_path / "reports", {})
+    assert (s["kwh"], s["gco2e"], s["cpu_s"], s["hosted_llm_tokens"]) == (0.0, 0.0, 0.0, 0)
+    assert s["power_model"]["country"] == "world"
