@@ -40,6 +40,7 @@ import pandas as pd
 
 from pipeline.config_schema import spec_defaults
 from pipeline.io import atomic_write_text
+from pipeline.llm.endpoints import LOCAL_PREFIX  # a model the job serves itself, on its own cores
 from pipeline.report.time_table import ANSWER_TELEMETRY, BENCHMARK_PATTERNS, JobTime, read_benchmarks
 
 TABLE, SUMMARY = "energy.telemetry.csv", "energy.telemetry.json"
@@ -47,7 +48,6 @@ COLUMNS = ["kind", "variant", "jobs", "cpu_s", "cpu_kwh", "hosted_llm_tokens", "
 # benchmark wildcard -> the kind of variant it names (the first one a path has wins)
 VARIANT_WILDCARDS = {"av": "answering", "rv": "retrieval", "index": "index"}
 RAPL_GLOB = "/sys/class/powercap/intel-rapl*/energy_uj"
-LOCAL_PREFIX = "local/"  # pipeline/llm/endpoints.py: a model the job serves itself, on its own cores
 ESTIMATE = (
     "An estimate, not a measurement: measured CPU seconds and hosted LLM tokens times stated constants "
     "(docs/energy.md)."
@@ -106,24 +106,26 @@ def attribute(job: JobTime) -> tuple[str, str]:
     return "shared", job.rule
 
 
-def variant_model(cfg: dict, av: str) -> str | None:
-    """The model an answering variant calls (its own ``model:``, else ``llm.model``); None when unknown."""
+def served_elsewhere(cfg: dict, av: str) -> bool:
+    """Whether an answering variant's calls ran on someone else's machine: not a ``local/`` model (its own
+    ``model:``, else ``llm.model``; inside the job's CPU seconds) nor a stand-in (litellm's ``mock_response``).
+    A variant no longer in the config counts as served elsewhere (the higher estimate)."""
     variant = cfg.get("answering", {}).get(av)
     if variant is None:
-        return None
-    return variant.get("model") or cfg.get("llm", {}).get("model")
+        return True
+    model = variant.get("model") or cfg.get("llm", {}).get("model") or ""
+    return not model.startswith(LOCAL_PREFIX) and "mock_response" not in (variant.get("params") or {})
 
 
 def hosted_tokens(root: str | Path, cfg: dict) -> dict[str, int]:
     """Answering variant -> prompt + generated tokens of its live calls to a model served elsewhere
-    (every split's telemetry). A variant no longer in the config counts as hosted (the higher estimate)."""
+    (every split's telemetry)."""
     from pipeline.io import read_jsonl
 
     out: dict[str, int] = {}
     for path in sorted(Path(root).glob(ANSWER_TELEMETRY)):
         av = path.parent.name
-        model = variant_model(cfg, av)
-        if model is not None and model.startswith(LOCAL_PREFIX):
+        if not served_elsewhere(cfg, av):
             continue
         live = [r for r in read_jsonl(path) if not r.get("cached")]
         tokens = sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in live)
@@ -140,7 +142,8 @@ def energy_table(jobs: list[JobTime], tokens: dict[str, int], power: PowerModel)
         row["cpu_s"] += j.cpu_s
     for av, n in tokens.items():
         rows.setdefault(("answering", av), {"jobs": 0, "cpu_s": 0.0, "hosted_llm_tokens": 0})["hosted_llm_tokens"] += n
-    df = pd.DataFrame([{"kind": k, "variant": v, **r} for (k, v), r in rows.items()], columns=COLUMNS[:6])
+    counted = ["kind", "variant", "jobs", "cpu_s", "hosted_llm_tokens"]
+    df = pd.DataFrame([{"kind": k, "variant": v, **r} for (k, v), r in rows.items()], columns=counted)
     total = {"kind": "all", "variant": "all", **{c: df[c].sum() for c in ("jobs", "cpu_s", "hosted_llm_tokens")}}
     df = pd.concat([df, pd.DataFrame([total])], ignore_index=True) if len(df) else pd.DataFrame([total])
     df["cpu_kwh"] = df["cpu_s"].map(power.cpu_kwh)

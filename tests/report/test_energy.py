@@ -31,7 +31,8 @@ JOBS = {
 }
 CFG = {
     "llm": {"model": "local/gemma3-270m"},
-    "answering": {"llm-cf": {"backend": "llm"}, "gpt": {"backend": "llm", "model": "openai/gpt-4o-mini"}},
+    "answering": {"llm-cf": {"backend": "llm"}, "gpt": {"backend": "llm", "model": "openai/gpt-4o-mini"},
+                  "mock": {"backend": "llm", "model": "openai/mock", "params": {"mock_response": "{}"}}},
     "energy": {"cpu_watts_per_core": 10.0, "pue": 1.0, "llm_wh_per_1k_tokens": 0.5, "grid_gco2_per_kwh": 400.0},
 }
 
@@ -51,7 +52,7 @@ def run(tmp_path):
         {"id": "q2", "cached": False, "latency_s": 1.0, "tries": 1, "prompt_tokens": 700, "completion_tokens": 300},
         {"id": "q3", "cached": True, "latency_s": 0.0, "tries": 1, "prompt_tokens": 9000, "completion_tokens": 900},
     ]
-    for av in ("gpt", "llm-cf", "gone"):  # gone: a variant no longer in the config
+    for av in ("gpt", "llm-cf", "mock", "gone"):  # gone: a variant no longer in the config
         atomic_write_jsonl(tmp_path / f"results/wattbot/answers/{av}/train.jsonl.telemetry.jsonl", calls)
     return tmp_path
 
@@ -69,7 +70,8 @@ def test_jobs_are_attributed_to_the_variant_their_benchmark_path_names():
 
 
 def test_only_live_calls_to_models_served_elsewhere_get_the_token_constant(run):
-    # q1 + q2 live (3000 tokens); q3 came from the cache; llm-cf's local model is in its job's CPU seconds
+    # q1 + q2 live (3000 tokens); q3 came from the cache; llm-cf's local model is in its job's CPU seconds;
+    # mock's stand-in draws nothing
     assert hosted_tokens(run, CFG) == {"gpt": 3000, "gone": 3000}
 
 
