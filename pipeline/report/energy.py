@@ -204,7 +204,7 @@ def energy_line(summary: dict) -> str:
     """The run summary's one line: total kWh and gCO2e, labelled an estimate, with its main constants."""
     p = summary["power_model"]
     return (
-        f"Energy (estimate): {summary['kwh']:.4f} kWh, {summary['gco2e']:.1f} gCO2e "
+        f"Energy (estimate): {summary['kwh']:.3g} kWh, {summary['gco2e']:.3g} gCO2e "
         f"({p['cpu_watts_per_core']:g} W per busy core, {p['llm_wh_per_1k_tokens']:g} Wh per 1k hosted LLM tokens, "
         f"{p['grid_gco2_per_kwh']:g} gCO2/kWh, {p['country']}; docs/energy.md)"
     )

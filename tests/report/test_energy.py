@@ -120,7 +120,8 @@ def test_the_outputs_are_run_telemetry_and_the_summary_says_estimate(run, capsys
     assert written == s and s["estimate"] is True and s["power_model"]["grid_gco2_per_kwh"] == 400.0
     assert "RAPL" in s["rapl"] and "kWh" in s["formula"]
     line = energy_line(s)
-    assert line.startswith("Energy (estimate): ") and "kWh" in line and "gCO2e" in line
+    assert line.startswith(f"Energy (estimate): {s['kwh']:.3g} kWh, {s['gco2e']:.3g} gCO2e (10 W per busy core, ")
+    assert "0.00035 kWh" in energy_line({**s, "kwh": 0.00035025})  # a tiny run is not rounded to nothing
     summary = write_summary(run, run / "reports", show=False)
     assert summary["energy"] == s and summary_lines(summary)[-1] == line
 
