@@ -71,8 +71,8 @@ rule all:
 # Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow.py).
 # Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
 onstart:
-    ENDPOINTS = real_run_checks(CFG)   # keys set, endpoints answer with the configured model (main process, real runs only)
     wf.local_scheduler_without_rate_limit(workflow)
+    ENDPOINTS = real_run_checks(CFG)   # keys set, endpoints answer with the configured model (main process, real runs only)
     if not workflow.touch:   # --touch only marks files up to date: no job, no spend
         start_run(CFG, workflow.configfiles, endpoint_lines=ENDPOINTS)
 

@@ -21,11 +21,16 @@ def test_a_planted_key_appears_in_no_file_the_run_wrote(tiny_run):
 
 @pytest.mark.slow
 def test_a_declared_variable_that_is_not_set_is_a_clear_error(tmp_path):
+    """A dry run needs no key (a warning names it); a real run stops on it before its first job."""
     env = environment()
     env.pop("OPENAI_API_KEY")
-    done = subprocess.run(command(tmp_path, "-n", configfile=REPO / "tests" / "tiny.yaml"), env=env,
+    dry = subprocess.run(command(tmp_path, "-n", configfile=REPO / "tests" / "tiny.yaml"), env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert dry.returncode == 0 and "OPENAI_API_KEY not set" in dry.stdout + dry.stderr
+    real = subprocess.run(command(tmp_path, configfile=REPO / "tests" / "tiny.yaml"), env=env,
                           capture_output=True, text=True, timeout=600)
-    assert done.returncode != 0 and "OPENAI_API_KEY" in done.stdout + done.stderr
+    assert real.returncode != 0 and "OPENAI_API_KEY" in real.stdout + real.stderr
+    assert not (tmp_path / "results").exists()  # stopped before any job
 
 
 @pytest.mark.parametrize("where", [
