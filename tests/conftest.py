@@ -88,3 +88,20 @@ def tiny_run(tmp_path_factory):
     done = snakemake(work, configfile=config)
     assert done.returncode == 0, done.stderr[-3000:]
     return work, config
+
+
+@pytest.fixture
+def standin():
+    """``standin(**StandInConfig fields)``: an OpenAI-compatible provider stand-in on 127.0.0.1 (the LLM
+    scale, fault and planner tests), stopped after the test."""
+    from pipeline.llm.standin import StandIn, StandInConfig
+
+    servers = []
+
+    def make(**cfg):
+        servers.append(StandIn(StandInConfig(**{"max_seconds": 120, **cfg})).start())
+        return servers[-1]
+
+    yield make
+    for s in servers:
+        s.stop()

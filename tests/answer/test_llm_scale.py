@@ -20,7 +20,7 @@ from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
 from pipeline.llm.prices import price_per_token
 from pipeline.llm.retries import parse_retry_after
 from pipeline.answer.run import FatalLLMError, answer_split
-from pipeline.llm.standin import INVALID_REPLY, StandIn, StandInConfig, request_key
+from pipeline.llm.standin import INVALID_REPLY, request_key
 
 DOCS = ["khan2025", "patterson2021", "strubell2019"]
 
@@ -28,19 +28,6 @@ DOCS = ["khan2025", "patterson2021", "strubell2019"]
 @pytest.fixture(autouse=True)
 def fake_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-standin")  # litellm's openai client wants one
-
-
-@pytest.fixture
-def standin():
-    servers = []
-
-    def make(**cfg):
-        servers.append(StandIn(StandInConfig(**{"max_seconds": 120, **cfg})).start())
-        return servers[-1]
-
-    yield make
-    for s in servers:
-        s.stop()
 
 
 def inputs(n=12):

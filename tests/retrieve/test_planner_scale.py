@@ -10,7 +10,6 @@ import pytest
 from pipeline.cli import main
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.pool import FatalLLMError
-from pipeline.llm.standin import StandIn, StandInConfig
 from pipeline.retrieve.planner import LLMPlanner
 
 MODEL = "openai/standin"
@@ -19,19 +18,6 @@ MODEL = "openai/standin"
 @pytest.fixture(autouse=True)
 def fake_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-standin")  # litellm's openai client wants one
-
-
-@pytest.fixture
-def standin():
-    servers = []
-
-    def make(**cfg):
-        servers.append(StandIn(StandInConfig(**{"max_seconds": 120, **cfg})).start())
-        return servers[-1]
-
-    yield make
-    for s in servers:
-        s.stop()
 
 
 @pytest.fixture(scope="module")
