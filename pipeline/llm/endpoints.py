@@ -24,9 +24,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pipeline.llm.limits import model_settings
+from pipeline.llm.prices import LOCAL_PREFIX
 
 KEYLESS = "no-key"  # the placeholder a keyless server is sent (litellm's openai/ route requires some key)
-LOCAL_PREFIX = "local/"
 RECORD = "endpoints.json"  # in the cache folder: the last probe of each endpoint
 
 
