@@ -36,11 +36,16 @@ def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
     return df[keep].rename(columns=columns)
 
 
+def _with_interval(board: pd.DataFrame) -> int:
+    """Adds the "score [95% CI]" column to leaderboard rows; returns the number of questions scored."""
+    board["score [95% CI]"] = [f"{fmt(r.score)} [{fmt(r.score_lo)}, {fmt(r.score_hi)}]" for r in board.itertuples()]
+    return int(board["n"].max()) if "n" in board else 0
+
+
 def render_leaderboard(reports_dir: Path) -> str:
     """WattBot leaderboard on the scored split: score with its 95% interval, components, retrieval."""
     board = pd.read_csv(Reports.at(reports_dir).leaderboard)
-    board["score [95% CI]"] = [f"{fmt(r.score)} [{fmt(r.score_lo)}, {fmt(r.score_hi)}]" for r in board.itertuples()]
-    n = int(board["n"].max()) if "n" in board else 0
+    n = _with_interval(board)
     table = _pick(
         board,
         {
@@ -68,8 +73,7 @@ def render_ensembles(reports_dir: Path) -> str:
     board = board[board["backend"] == "ensemble"].copy()
     if board.empty:
         return "*The last run has no ensemble variant.*\n"
-    board["score [95% CI]"] = [f"{fmt(r.score)} [{fmt(r.score_lo)}, {fmt(r.score_hi)}]" for r in board.itertuples()]
-    n = int(board["n"].max()) if "n" in board else 0
+    n = _with_interval(board)
     table = _pick(
         board,
         {
