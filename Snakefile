@@ -22,8 +22,9 @@ if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipe
 # every model the variants use can be reached (a key is set): a warning here, as this may be a dry run
 # (`-n` needs no key); a real run stops on it in `onstart`, before its first job
 preflight(CFG, dry_run=True)
+EST = None
 if workflow.is_main_process:   # not again in each cluster job
-    print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
+    EST = print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
 
 # Credentials come only from the environment: Snakemake passes these to cluster jobs, without writing
 # them anywhere (the config names the variables, never the values): llm.envvars plus each called model's
@@ -74,7 +75,7 @@ onstart:
     wf.local_scheduler_without_rate_limit(workflow)
     ENDPOINTS = real_run_checks(CFG)   # keys set, endpoints answer with the configured model (main process, real runs only)
     if not workflow.touch:   # --touch only marks files up to date: no job, no spend
-        start_run(CFG, workflow.configfiles, endpoint_lines=ENDPOINTS)
+        start_run(CFG, workflow.configfiles, endpoint_lines=ENDPOINTS, est=EST)
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run

@@ -149,12 +149,16 @@ def print_plan(
 
 
 def start_run(
-    cfg: dict, config_files: list[str] | None = None, stream=None, endpoint_lines: list[str] | None = None
+    cfg: dict,
+    config_files: list[str] | None = None,
+    stream=None,
+    endpoint_lines: list[str] | None = None,
+    est: Estimate | None = None,
 ) -> str:
     """``onstart`` of a real run: the plan and the gate (when the grid calls an LLM; the estimate's
     table was printed at parse), then the run id (continued when the last run here did not finish)."""
     out = stream or sys.stderr
-    est = estimate(cfg)
+    est = est if est is not None else estimate(cfg)  # the one the Snakefile printed at parse, if any
     if est.lines:
         print_plan(cfg, est, out, with_estimate=False, endpoint_lines=endpoint_lines)
     state = begin_run(config_files=config_files)
