@@ -97,11 +97,13 @@ report: setup
 dag: setup
 	$(SNAKEMAKE) -n
 
-# Lint, format and types on pipeline/ ([tool.ruff] and [tool.mypy] in pyproject.toml); make test runs it first.
+# Lint, format, types and import floors on pipeline/ ([tool.ruff], [tool.mypy] and [tool.importlinter] in
+# pyproject.toml); make test runs it first.
 lint: setup
 	$(BIN)/ruff check pipeline/
 	$(BIN)/ruff format --check pipeline/
 	$(BIN)/mypy pipeline/
+	$(BIN)/lint-imports
 
 # The DAG diagram of docs/architecture.md, regenerated from `snakemake --rulegraph` (tests/test_docs.py checks it).
 docs-diagram: setup

@@ -1,6 +1,7 @@
 """`make docs-diagram`: the two diagrams of docs/architecture.md, generated, never hand-drawn.
 
-The floors (between the FLOORS markers) are pipeline/layers.py's ``FLOORS``, top floor first. The DAG
+The floors (between the FLOORS markers) are the layers of the ``floors`` import contract in pyproject.toml
+([tool.importlinter], checked by `lint-imports`), top floor first. The DAG
 (between the RULEGRAPH markers) is Snakemake's rulegraph: it plans the main job (config.yaml, `snakemake -n --rulegraph` in a scratch folder, so no file of this
 checkout counts as done, with empty stand-ins for the sample parse-quality PDFs `make run` downloads first) and writes the graph as a Mermaid flowchart between the RULEGRAPH markers
 of docs/architecture.md, one box per rule, grouped by the rule file that defines it. No hand-drawn
@@ -13,7 +14,7 @@ import re
 import subprocess
 import sys
 import tempfile
-import textwrap
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -80,14 +81,11 @@ def mermaid(rules: set[str], edges: set[tuple[str, str]]) -> str:
 
 
 def floors_block() -> str:
-    """pipeline/layers.py's floors as a text block, the drivers on top and the shared services at the bottom."""
-    sys.path.insert(0, str(REPO))
-    from pipeline.layers import FLOORS
-
-    label = {0: "shared", len(FLOORS) - 1: "drivers"}
-    rows = [textwrap.fill(", ".join(names), 100, initial_indent=f"{label.get(i, 'stage'):<9}", subsequent_indent=" " * 9)
-            for i, names in enumerate(FLOORS)]
-    return "\n".join(["```", *reversed(rows), "```"])
+    """The ``floors`` contract's layers as a text block, top floor first (``a | b``: one floor whose
+    packages must not import each other)."""
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (floors,) = [c for c in contracts if c["id"] == "floors"]
+    return "\n".join(["```", *floors["layers"], "```"])
 
 
 def diagram_in(text: str, begin: str = BEGIN, end: str = END) -> str:

@@ -8,7 +8,7 @@ hosted models take 2-5 s, which only scales the wall time), 5% 429s with ``Retry
 wall time, the ideal time (distinct calls × mean latency / concurrency, or distinct calls / rate
 limit if that is higher), their ratio, retries,
 429s honoured, calls lost, and the time of the rerun from the cache, against the targets; writes
-them to ``reports/bench/llm.json`` (:func:`render` makes the README's generated block).
+them to ``reports/bench/llm.json`` (:func:`pipeline.report.bench_doc.render_llm_bench` makes the README's generated block).
 
 Retrieval is not what this measures: every question is shown the same three real document
 titles as context snippets (the stand-in's answers cite the first), so the run needs no index.
@@ -32,13 +32,12 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline import markdown
 from pipeline.answer.failures import unanswered_ids
 from pipeline.answer.run import answer_split
 from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
 from pipeline.llm.gateway import LLMGateway, LLMRequest
-from pipeline.report.bench_doc import bench_path, save_bench
+from pipeline.report.bench_doc import render_llm_bench, render_llm_local, save_bench
 from pipeline.workflow import split_source
 
 STANDIN = {
@@ -170,49 +169,9 @@ def run_llm_bench(
         "cpus": os.cpu_count(),
     }
     path = save_bench(out, Path(reports_dir), "llm", {"config": config_path, "variant": VARIANT})
-    print(render(Path(reports_dir)))
+    print(render_llm_bench(Path(reports_dir)))
     print(f"(written to {path})")
     return out
-
-
-def render(reports_dir: Path) -> str:
-    """The README/docs block ``llm-bench``: the figures of the last ``make bench-llm`` against the targets."""
-    b = json.loads(bench_path(reports_dir, "llm").read_text())
-    t, s = b["targets"], b["standin"]
-    rows = [
-        ("calls sent (distinct)", f"{b['calls']} ({b['distinct_calls']})", ""),
-        ("wall time (litellm's one-off warm-up apart)", f"{b['wall_s']} s (+{b['warmup_s']} s)", ""),
-        ("ideal time (distinct × mean latency / concurrency)", f"{b['ideal_s']} s", ""),
-        ("ratio", f"{b['ratio']}", f"≤ {t['ratio']} {'✓' if b['ratio'] <= t['ratio'] else '✗'}"),
-        ("retries", f"{b['retries']}", ""),
-        ("429s (Retry-After honoured)", f"{b['rate_limited']} ({b['retry_after_honoured']})", ""),
-        ("5xx / stalled / cut-off bodies", f"{b['server_errors']} / {b['stalled']} / {b['malformed']}", ""),
-        (
-            "calls lost",
-            f"{b['calls_lost']}",
-            f"= {t['calls_lost']} {'✓' if b['calls_lost'] == t['calls_lost'] else '✗'}",
-        ),
-        (
-            "rerun from cache",
-            f"{b['rerun_s']} s, {b['rerun_calls']} calls, {'identical' if b['rerun_identical'] else 'DIFFERENT'}",
-            f"≤ {t['rerun_s']} s {'✓' if b['rerun_s'] <= t['rerun_s'] else '✗'}",
-        ),
-    ]
-    if "planner_wall_s" in b:  # measured since the planner's calls run concurrently
-        rows.append(
-            (
-                f"LLM query planner, {b['questions']} questions (ideal: questions × mean latency / concurrency)",
-                f"{b['planner_wall_s']} s (ideal {b['planner_ideal_s']} s)",
-                "",
-            )
-        )
-    head = (
-        f"{b['questions']} test questions × {b['samples']} samples, {b['blank_retries']} blank-retry, "
-        f"concurrency {b['concurrency']}; stand-in latency lognormal mean {s['mean_latency_s']} s, "
-        f"{s['share_429']:.0%} 429 (Retry-After {s['retry_after_s']:g} s), {s['share_5xx']:.0%} 5xx, "
-        f"{s['share_stall']:.1%} stalls (client timeout {b['client']['timeout_s']} s); {b['cpus']} CPUs.\n\n"
-    )
-    return head + markdown.table(["figure", "value", "target"], rows)
 
 
 def planner_wall(questions: pd.DataFrame, llm: dict, cache_dir: str) -> float:
@@ -285,16 +244,5 @@ def run_local_servers_bench(
         "speedup": round(one / two, 2),
     }
     save_bench(out, Path(reports_dir), "llm_local", {"config": config_path, "model": model, "calls": calls})
-    print(render_local(Path(reports_dir)))
+    print(render_llm_local(Path(reports_dir)))
     return out
-
-
-def render_local(reports_dir: Path) -> str:
-    """The docs block ``llm-local-servers``: one local server against two, from the last measurement."""
-    b = json.loads(bench_path(reports_dir, "llm_local").read_text())
-    return (
-        f"{b['calls']} short generations ({b['max_tokens']} tokens, {b['n_threads']} thread per server, "
-        f"{b['cpus']} CPUs, load average {b['load_avg_1min']} while measured): one server, one after another "
-        f"**{b['one_server_s']} s**; two servers, two at a time **{b['two_servers_s']} s** "
-        f"(× {b['speedup']})."
-    )

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from pipeline.bench_llm import render, run_llm_bench
+from pipeline.bench_llm import run_llm_bench
+from pipeline.report.bench_doc import render_llm_bench as render
 from pipeline.datasets.paths import REPO
 
 

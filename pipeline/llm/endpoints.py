@@ -23,6 +23,7 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from pipeline.answer_backends import calls_llm
 from pipeline.llm.limits import model_settings
 from pipeline.llm.prices import LOCAL_PREFIX
 
@@ -65,11 +66,23 @@ def served_name(model: str) -> str:
     return model.split("/", 1)[1] if "/" in model else model
 
 
+def llm_users(cfg: dict) -> dict[str, list[str]]:
+    """model -> the answering variants and LLM planners (``retrieval.<name>``) that call it."""
+    llm = cfg.get("llm") or {}
+    users: dict[str, list[str]] = {}
+    for name, v in sorted(cfg.get("answering", {}).items()):
+        if calls_llm(v["backend"]) and "mock_response" not in (v.get("params") or {}):
+            users.setdefault(v.get("model") or llm.get("model") or "", []).append(name)
+    for name, r in sorted(cfg.get("retrieval", {}).items()):
+        planner = r.get("planner") or {}
+        if planner.get("kind") == "llm" and "mock_response" not in (planner.get("params") or {}):
+            users.setdefault(planner.get("model") or llm.get("model") or "", []).append(f"retrieval.{name}")
+    return users
+
+
 def endpoint_models(cfg: dict) -> dict[str, str]:
     """model -> api_base of every model the configured variants call at an endpoint of its own
     (mocked variants and ``local/`` models call none)."""
-    from pipeline.llm.preflight import llm_users
-
     llm = cfg.get("llm") or {}
     found = {m: model_endpoint(llm, m) for m in llm_users(cfg)}
     return {m: base for m, base in sorted(found.items()) if base}

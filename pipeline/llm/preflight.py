@@ -18,25 +18,9 @@ from __future__ import annotations
 import os
 import sys
 
-from pipeline.answer_backends import calls_llm
 from pipeline.config import ConfigError
-from pipeline.llm.endpoints import key_env, model_endpoint
-from pipeline.llm.gateway import LOCAL_PREFIX
-from pipeline.llm.prices import unpriced
-
-
-def llm_users(cfg: dict) -> dict[str, list[str]]:
-    """model -> the answering variants and LLM planners (``retrieval.<name>``) that call it."""
-    llm = cfg.get("llm") or {}
-    users: dict[str, list[str]] = {}
-    for name, v in sorted(cfg.get("answering", {}).items()):
-        if calls_llm(v["backend"]) and "mock_response" not in (v.get("params") or {}):
-            users.setdefault(v.get("model") or llm.get("model") or "", []).append(name)
-    for name, r in sorted(cfg.get("retrieval", {}).items()):
-        planner = r.get("planner") or {}
-        if planner.get("kind") == "llm" and "mock_response" not in (planner.get("params") or {}):
-            users.setdefault(planner.get("model") or llm.get("model") or "", []).append(f"retrieval.{name}")
-    return users
+from pipeline.llm.endpoints import key_env, llm_users, model_endpoint
+from pipeline.llm.prices import LOCAL_PREFIX, unpriced
 
 
 def missing_keys(model: str, api_base: str | None = None, llm: dict | None = None) -> list[str]:

@@ -1,9 +1,9 @@
-"""The parse stage's CLI verbs (registered by ``pipeline.cli``): inspect, errors, quality, corpus.
+"""The parse stage's CLI verbs (registered by ``pipeline.cli``): inspect, errors, check, corpus.
 
 - ``parse PDF -o OUT.json``: one file into a flat, readable node list (for people);
 - ``parse-errors``: the failed documents of a run into ``results/<dataset>/parse/errors.csv``;
-- ``parse-quality``: ``reports/parsing/quality.csv`` over a folder of real PDFs;
-- ``parse-corpus``: download those PDFs (Debian documentation packages).
+- ``parse-corpus``: download the parse-quality PDFs (Debian documentation packages); the
+  ``parse-quality`` report over them is a report verb (pipeline/verbs/report.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pipeline.layout import PARSE_CORPUS_MANIFEST
 from pipeline.parse.corpus import SCOPES
-from pipeline.specs import LLM_MODES
+from pipeline.specs import HEADINGS, LLM_MODES
 from pipeline.tree import DocTree, section_depth
 
 INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")
@@ -96,28 +96,6 @@ def cmd_parse_check(a) -> None:
     print(f"parse check: {len(rows)} document(s) failed to parse" + (f", listed in {a.errors}" if rows else ""))
 
 
-def cmd_parse_quality(a) -> None:
-    """``quality.csv`` + ``quality_sources.csv`` over the manifest's documents (or every PDF in a folder)."""
-    from pipeline.io import atomic_write_text
-    from pipeline.parse.corpus import Entry, load_manifest, select
-    from pipeline.parse.errors import errors_csv
-    from pipeline.parse.quality_report import write_report
-    from pipeline.provenance import write_manifest
-
-    folder = Path(a.pdfs)
-    if a.manifest:
-        entries = [e for e in select(load_manifest(a.manifest), a.scope) if (folder / f"{e.doc}.pdf").exists()]
-    else:  # a folder of one's own PDFs: one source, measured against each PDF's outline
-        entries = [Entry(p.stem, "local", "dev", "", "", p.name, "", 1, 0, False) for p in sorted(folder.glob("*.pdf"))]
-    if not entries:
-        raise ValueError(f"{a.pdfs}: no PDFs; run `make parse-corpus` to download the parse-quality corpus")
-    summary = write_report(folder, entries, a.out, jobs=a.jobs)
-    atomic_write_text(a.errors, errors_csv(summary.pop("errors")))
-    pdfs = [folder / f"{e.doc}.pdf" for e in entries]
-    write_manifest(a.out, {"scope": a.scope, "pdfs": [p.name for p in pdfs]}, [str(p) for p in pdfs])
-    print(json.dumps({**summary, "out": a.out}))
-
-
 def cmd_parse_corpus(a) -> None:
     from pipeline.parse.corpus import fetch_corpus, load_manifest, select
 
@@ -129,8 +107,6 @@ def cmd_parse_corpus(a) -> None:
 
 
 def add_headings_arg(s) -> None:
-    from pipeline.parse.document import HEADINGS
-
     s.add_argument(
         "--headings",
         default="combined",
@@ -175,17 +151,6 @@ def add_parse_verbs(sub) -> None:
     s.add_argument("--out", required=True, help="the summary JSON to write (the failed documents)")
     s.add_argument("--strict", action="store_true", help="exit non-zero when any document failed")
     s.set_defaults(fn=cmd_parse_check)
-
-    s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")
-    s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `parse-corpus` writes it")
-    s.add_argument(
-        "--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs"
-    )
-    s.add_argument("--scope", default="all", choices=SCOPES, help="manifest rows to measure")
-    s.add_argument("--out", required=True, help="the quality CSV to write (per document and per source)")
-    s.add_argument("--errors", required=True, help="the errors.csv of the documents that failed to parse")
-    s.add_argument("--jobs", type=int, default=1, help="documents parsed in parallel")
-    s.set_defaults(fn=cmd_parse_quality)
 
     s = sub.add_parser("parse-corpus", help="download the parse-quality PDFs (Debian documentation packages)")
     s.add_argument("--out-dir", default="data/parse-corpus", help="where the PDFs (and their outlines) go")

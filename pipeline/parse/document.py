@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.specs import HEADINGS  # noqa: F401 (re-exported) who finds PDF headings: the rules, PyMuPDF's layout model, or both
 from pipeline.tree import DocTree
 
 
@@ -14,7 +13,7 @@ def parse_document(
     """``.json`` = WattBot pre-extracted payload, ``.pdf`` = PyMuPDF, ``.txt``/``.md`` = plain text.
 
     ``describe`` (PNG bytes -> text) captions PDF figures with a vision model; other formats have no images.
-    ``headings`` picks the PDF heading method (``HEADINGS``; docs/parsing.md compares them).
+    ``headings`` picks the PDF heading method (``pipeline.specs.HEADINGS``; docs/parsing.md compares them).
     """
     source = Path(source)
     suffix = source.suffix.lower()

@@ -35,11 +35,11 @@ from pathlib import Path
 
 import pymupdf
 
-from pipeline.parse.document import HEADINGS
 from pipeline.parse.errors import ParseError
 from pipeline.parse.headings import Outline, heading_number, nest
 from pipeline.parse.sentences import sentence_texts
 from pipeline.parse.text import NAMED_HEADINGS, clean_line, heading_title, paragraph_sentences, vocabulary
+from pipeline.specs import HEADINGS
 from pipeline.tree import DocTree, ParagraphSpec, SectionSpec, build_tree
 
 Describer = Callable[[bytes], str]  # PNG bytes of a figure region -> a text description

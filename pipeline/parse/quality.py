@@ -1,12 +1,12 @@
 """How faithful are our PDF trees? Measured against what the PDF itself says.
 
-Per document and heading method (``pipeline.parse.pdf.HEADINGS``): headings found versus
+Per document and heading method (``pipeline.specs.HEADINGS``): headings found versus
 the PDF's own outline (``doc.get_toc()``, or the window's ``<doc>.toc.json`` sidecar written
 by ``pipeline.parse.corpus``) as precision / recall / F1; nesting accuracy (for consecutive
 matched headings, does the tree's depth go up, down or stay as the outline's level does);
 the share of PyMuPDF's plain ``get_text()`` words the tree keeps; reading order on two-column
 pages (consecutive paragraphs in the order the content stream has them); tables, figures, and
-seconds per page. Sources are macro-averaged (``pipeline.parse.quality_report``), so one big
+seconds per page. Sources are macro-averaged (``pipeline.report.parse_quality``), so one big
 manual cannot hide a failing typesetting family.
 """
 

@@ -52,3 +52,100 @@ def render_main(reports_dir: Path) -> str:
 def render_sprout(reports_dir: Path) -> str:
     """`python -m pipeline bench --sprout`: windows/s, tree build, beam search, projected corpus time."""
     return table(reports_dir, "sprout")
+
+
+def render_sprout_speed(reports_dir: Path) -> str:
+    """Markdown table of the last ``bench --sprout``: per kernel, windows/s, CPU s per window and per phase,
+    the projected WattBot pass; then the fused kernel's agreement with the eager reference."""
+    path = bench_path(reports_dir, "sprout")
+    if not path.exists():
+        return "_No measurement yet: run `python -m pipeline bench --sprout` (writes reports/bench/sprout.json)._"
+    b = json.loads(path.read_text())
+    if "kernels" not in b:  # written by a bench from before the per-kernel figures
+        return "_The bench file has no per-kernel figures: rerun `python -m pipeline bench --sprout`._"
+    threads = b["attention"]["threads"]
+    lines = [
+        f"{b['windows']} windows of {len(b['docs'])} WattBot documents ({', '.join(b['docs'])}), "
+        f"{threads} thread{'' if threads == 1 else 's'}, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
+        f"WattBot has {b['corpus_windows']} windows.",
+        "",
+    ]
+    rows = (
+        [
+            kernel,
+            f"{r['windows_per_s']}",
+            f"{r['cpu_s_per_window']}",
+            " / ".join(f"{r['cpu_s_by_phase'].get(phase, 0)}" for phase in ("tokenize", "encoder", "aggregate")),
+            f"{r['corpus_minutes_idle_estimate']}",
+        ]
+        for kernel, r in b["kernels"].items()
+    )
+    lines += markdown.table_lines(
+        [
+            "kernel",
+            "windows/s (wall)",
+            "CPU s / window",
+            "CPU s: tokenize / encoder / aggregate",
+            "WattBot pass, idle estimate (min)",
+        ],
+        rows,
+    )
+    if "speedup_cpu_per_window_vs_eager" in b:
+        lines += [
+            "",
+            f"CPU per window: {b['speedup_cpu_per_window_vs_eager']}x faster than eager; largest per-head "
+            f"value difference {b['max_abs_head_value_diff_vs_eager']:.1e}; trees identical: "
+            f"{'yes' if b['trees_identical_to_eager'] else 'NO'}.",
+        ]
+    return "\n".join(lines)
+
+
+def render_llm_bench(reports_dir: Path) -> str:
+    """The README/docs block ``llm-bench``: the figures of the last ``make bench-llm`` against the targets."""
+    b = json.loads(bench_path(reports_dir, "llm").read_text())
+    t, s = b["targets"], b["standin"]
+    rows = [
+        ("calls sent (distinct)", f"{b['calls']} ({b['distinct_calls']})", ""),
+        ("wall time (litellm's one-off warm-up apart)", f"{b['wall_s']} s (+{b['warmup_s']} s)", ""),
+        ("ideal time (distinct × mean latency / concurrency)", f"{b['ideal_s']} s", ""),
+        ("ratio", f"{b['ratio']}", f"≤ {t['ratio']} {'✓' if b['ratio'] <= t['ratio'] else '✗'}"),
+        ("retries", f"{b['retries']}", ""),
+        ("429s (Retry-After honoured)", f"{b['rate_limited']} ({b['retry_after_honoured']})", ""),
+        ("5xx / stalled / cut-off bodies", f"{b['server_errors']} / {b['stalled']} / {b['malformed']}", ""),
+        (
+            "calls lost",
+            f"{b['calls_lost']}",
+            f"= {t['calls_lost']} {'✓' if b['calls_lost'] == t['calls_lost'] else '✗'}",
+        ),
+        (
+            "rerun from cache",
+            f"{b['rerun_s']} s, {b['rerun_calls']} calls, {'identical' if b['rerun_identical'] else 'DIFFERENT'}",
+            f"≤ {t['rerun_s']} s {'✓' if b['rerun_s'] <= t['rerun_s'] else '✗'}",
+        ),
+    ]
+    if "planner_wall_s" in b:  # measured since the planner's calls run concurrently
+        rows.append(
+            (
+                f"LLM query planner, {b['questions']} questions (ideal: questions × mean latency / concurrency)",
+                f"{b['planner_wall_s']} s (ideal {b['planner_ideal_s']} s)",
+                "",
+            )
+        )
+    head = (
+        f"{b['questions']} test questions × {b['samples']} samples, {b['blank_retries']} blank-retry, "
+        f"concurrency {b['concurrency']}; stand-in latency lognormal mean {s['mean_latency_s']} s, "
+        f"{s['share_429']:.0%} 429 (Retry-After {s['retry_after_s']:g} s), {s['share_5xx']:.0%} 5xx, "
+        f"{s['share_stall']:.1%} stalls (client timeout {b['client']['timeout_s']} s); {b['cpus']} CPUs.\n\n"
+    )
+    return head + markdown.table(["figure", "value", "target"], rows)
+
+
+def render_llm_local(reports_dir: Path) -> str:
+    """The docs block ``llm-local-servers``: one local server against two, from the last measurement."""
+    b = json.loads(bench_path(reports_dir, "llm_local").read_text())
+    return (
+        f"{b['calls']} short generations ({b['max_tokens']} tokens, {b['n_threads']} thread per server, "
+        f"{b['cpus']} CPUs, load average {b['load_avg_1min']} while measured): one server, one after another "
+        f"**{b['one_server_s']} s**; two servers, two at a time **{b['two_servers_s']} s** "
+        f"(× {b['speedup']})."
+    )

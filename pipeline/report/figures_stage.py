@@ -65,7 +65,7 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
     """The parse-quality figure and table (per source heading F1 of the three heading methods), if measured."""
     if not sources_csv:
         return []
-    from pipeline.parse.quality_report import quality_figure
+    from pipeline.report.parse_quality import quality_figure
 
     table = pd.read_csv(sources_csv)
     quality_figure(table.to_dict("records"), figs / "parse-quality")
@@ -392,7 +392,7 @@ def build_figures_stage(
 
     counts = draw_attribution(run, gold, order, answering)
     draw_embedding_map(run)
-    # parse quality (pipeline/parse/quality_report.py wrote the table; drawn here so index.html shows it)
+    # parse quality (pipeline/report/parse_quality.py wrote the table; drawn here so index.html shows it)
     parse_sources = parse_quality_section(params.get("parse_quality") or "", run.figs, run.entries)
 
     missing = set(figure_stems(params)) - set(run.entries)

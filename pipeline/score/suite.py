@@ -8,7 +8,7 @@ from pipeline.score.retrieval_metrics import evaluate_run
 
 
 def evaluate_suite_run(retrieval: str, gold: str, out: str, per_query_out: str, ks: list[int]) -> dict:
-    from pipeline.datasets.benchmarks import read_gold  # here: that module imports HF datasets (~1 s per job)
+    from pipeline.parse.benchmark import read_gold  # here: that module imports HF datasets (~1 s per job)
 
     table, summary = evaluate_run(read_jsonl(retrieval), read_gold(gold), tuple(ks))
     atomic_write_json(out, {"ks": list(ks), "summary": summary})

@@ -44,8 +44,7 @@ def _ids(path: Path, column: str) -> set[str]:
 def training_subset(name: str, root: str, subset: dict | None, exclude_dir: str | None):
     """The benchmark subset to train on, minus every query and document of ``exclude_dir`` (the
     suite's export of that dataset): training never sees what is evaluated."""
-    from pipeline.datasets.benchmarks import load_benchmark, make_benchmark
-    from pipeline.datasets.suite import dataset_root
+    from pipeline.datasets.benchmarks import dataset_root, load_benchmark, make_benchmark
 
     bench = load_benchmark(name, dataset_root(root, name), subset or None)
     ex_q = _ids(Path(exclude_dir) / "queries.csv", "id") if exclude_dir else set()
@@ -85,7 +84,7 @@ def _training_pairs(
 ) -> tuple[list, list, dict, dict]:
     """Export each training subset and gather its co-relevant chunk pairs: (documents to run through
     the encoder, (dataset, query, document, gold chunks, pairs) wanted, provenance, question texts)."""
-    from pipeline.datasets.benchmarks import export_benchmark, read_gold
+    from pipeline.parse.benchmark import export_benchmark, read_gold
 
     docs: list = []
     wanted: list = []

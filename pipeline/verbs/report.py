@@ -1,4 +1,4 @@
-"""report, figures, readme, time-table, report-check: from results/ to reports/."""
+"""report, figures, readme, time-table, report-check, parse-quality: from results/ (and PDFs) to reports/."""
 
 from __future__ import annotations
 
@@ -83,8 +83,30 @@ def cmd_report_check(a) -> None:
         raise ValueError(f"{a.html}: {len(found)} problem(s) in the browser")
 
 
+def cmd_parse_quality(a) -> None:
+    """``quality.csv`` + ``quality_sources.csv`` over the manifest's documents (or every PDF in a folder)."""
+    from pipeline.io import atomic_write_text
+    from pipeline.parse.corpus import Entry, load_manifest, select
+    from pipeline.parse.errors import errors_csv
+    from pipeline.provenance import write_manifest
+    from pipeline.report.parse_quality import write_report
+
+    folder = Path(a.pdfs)
+    if a.manifest:
+        entries = [e for e in select(load_manifest(a.manifest), a.scope) if (folder / f"{e.doc}.pdf").exists()]
+    else:  # a folder of one's own PDFs: one source, measured against each PDF's outline
+        entries = [Entry(p.stem, "local", "dev", "", "", p.name, "", 1, 0, False) for p in sorted(folder.glob("*.pdf"))]
+    if not entries:
+        raise ValueError(f"{a.pdfs}: no PDFs; run `make parse-corpus` to download the parse-quality corpus")
+    summary = write_report(folder, entries, a.out, jobs=a.jobs)
+    atomic_write_text(a.errors, errors_csv(summary.pop("errors")))
+    pdfs = [folder / f"{e.doc}.pdf" for e in entries]
+    write_manifest(a.out, {"scope": a.scope, "pdfs": [p.name for p in pdfs]}, [str(p) for p in pdfs])
+    print(json.dumps({**summary, "out": a.out}))
+
+
 def add_verbs(sub) -> None:
-    """report, figures, readme, time-table, report-check: from results/ to reports/."""
+    """report, figures, readme, time-table, report-check, parse-quality: from results/ (and PDFs) to reports/."""
     from pipeline.layout import CLAIMS_FILE, reports
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
@@ -151,3 +173,20 @@ def add_verbs(sub) -> None:
     s.add_argument("--html", default=reports.index_html, help="the report page to check")
     s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
     s.set_defaults(fn=cmd_report_check)
+    _add_parse_quality(sub)
+
+
+def _add_parse_quality(sub) -> None:
+    """parse-quality: the parse stage measured on real PDFs, reported (pipeline/report/parse_quality.py)."""
+    from pipeline.parse.corpus import SCOPES
+
+    s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")
+    s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `parse-corpus` writes it")
+    s.add_argument(
+        "--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs"
+    )
+    s.add_argument("--scope", default="all", choices=SCOPES, help="manifest rows to measure")
+    s.add_argument("--out", required=True, help="the quality CSV to write (per document and per source)")
+    s.add_argument("--errors", required=True, help="the errors.csv of the documents that failed to parse")
+    s.add_argument("--jobs", type=int, default=1, help="documents parsed in parallel")
+    s.set_defaults(fn=cmd_parse_quality)

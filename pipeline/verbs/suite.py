@@ -8,7 +8,7 @@ from pipeline.verbs.base import add_named_args, json_arg, named_pairs, verb
 
 
 def cmd_suite_export(a) -> None:
-    from pipeline.datasets.suite import export_dataset
+    from pipeline.parse.benchmark import export_dataset
 
     p = json_arg(a.params)
     print(json.dumps(export_dataset(p["dataset"], p["root"], p["subset"], a.out_dir)))

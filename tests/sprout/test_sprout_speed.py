@@ -4,8 +4,9 @@ from __future__ import annotations
 from pipeline.bench import _attention_run
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import uniform_logits
+from pipeline.report.bench_doc import render_sprout_speed as render
 from pipeline.report.bench_doc import save_bench
-from pipeline.sprout.speed import merge_order, render
+from pipeline.sprout.speed import merge_order
 from pipeline.sprout.stage import attention_config
 
 

@@ -1,5 +1,8 @@
 """The parse-quality report: every corpus document under every heading method, averaged per source.
 
+Report-floor code: it measures with the parse stage (``pipeline.parse.quality``) and draws with
+report's figure saver; the ``parse-quality`` verb (pipeline/verbs/report.py) runs it.
+
 Writes, next to ``quality.csv``:
 
 - ``quality.csv``: one row per document with the kept method's measures, the heading F1 of all
