@@ -42,7 +42,7 @@ def check(name: str, idx: dict, cfg: dict) -> None:
 
 def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
     """The attention file, and the trained head weights when the index uses them."""
-    trained = cfg["indexes"][index].get("heads") == "trained"
+    trained = cfg["indexes"][index]["heads"] == "trained"  # validated: index_defaults filled it
     return {
         "sprout_attention": L.sprout_attention(dataset),
         **({"head_weights": L.SPROUT_HEAD_WEIGHTS} if trained else {}),
