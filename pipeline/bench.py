@@ -13,6 +13,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +23,7 @@ from pipeline.embed import EmbeddingCache, encoder_throughput, fidelity, make_en
 from pipeline.index.hier import build_tree_index
 from pipeline.index.store import IndexReader, IndexWriter
 from pipeline.parse.payload import load_payload
+from pipeline.specs import AttentionSpec
 from pipeline.workflow import doc_ids, split_source
 
 
@@ -124,20 +126,21 @@ def run_sprout_bench(
     docs/sprout-speed.md renders the attention figures (pipeline.report.bench_doc.render_sprout_speed)."""
     import numpy as np
 
+    from pipeline.specs import SproutSpec
     from pipeline.sprout.build import build_tree
     from pipeline.sprout.chunks import leaf_chunks
     from pipeline.sprout.heads import mutual_scores, uniform_logits
     from pipeline.sprout.speed import merge_order
-    from pipeline.sprout.stage import attention_config
 
     cfg = load_config(configfiles, overrides)
-    scfg = attention_config({k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep")})
+    spec = SproutSpec.from_dict(cfg["sprout"]).attention  # with its threads: the bench runs as configured
+    scfg = spec.as_dict()
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     every = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)]
     trees = sorted(every, key=lambda t: (len(t.text), t.doc_id))[:n_docs]  # the smallest: a quick, fair sample
-    docs = [(t.doc_id, t.text, leaf_chunks(t, scfg["max_sentences_per_chunk"])) for t in trees]
-    runs = {k: _attention_run(k, scfg, docs) for k in dict.fromkeys(["eager", scfg["kernel"]])}  # before, after
-    encoder, attn, speed = runs[scfg["kernel"]]
+    docs = [(t.doc_id, t.text, leaf_chunks(t, spec.max_sentences_per_chunk)) for t in trees]
+    runs = {k: _attention_run(replace(spec, kernel=k), docs) for k in dict.fromkeys(["eager", spec.kernel])}
+    encoder, attn, speed = runs[spec.kernel]
     windows = sum(a.n_windows for a in attn)
     out: dict = {
         "docs": [t.doc_id for t in trees],
@@ -173,8 +176,8 @@ def run_sprout_bench(
     questions = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)["question"].tolist()[
         :n_queries
     ]
-    _beam_search_latency(out, questions, built, scfg["threads"])
-    _corpus_estimate(out, every, encoder, scfg)
+    _beam_search_latency(out, questions, built, spec.threads)
+    _corpus_estimate(out, every, encoder, spec)
     print(json.dumps(out, indent=1))
     return out
 
@@ -184,48 +187,47 @@ def _beam_search_latency(out: dict, questions: list[str], built: list, threads: 
     import numpy as np
 
     from pipeline.embed import make_encoder
+    from pipeline.specs import BeamSpec
     from pipeline.sprout.search import search_documents
-    from pipeline.sprout.searcher import beam_config
+    from pipeline.sprout.searcher import query_encoder
 
-    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": threads})
+    qenc = make_encoder(query_encoder(threads).as_dict())
     t0 = time.perf_counter()
     qvecs = qenc.encode(questions)
     out["query_encoding_ms"] = round(1000 * (time.perf_counter() - t0) / len(questions), 2)
     for b in (1, 3, 5, 10):
-        beam = beam_config({"top_k": 10, "beam_width": b, "per_document_top_k": 5, "threshold": 0.0})
+        beam = BeamSpec.from_dict({"beam_width": b, "per_document_top_k": 5, "threshold": 0.0})
         lat = []
         for q in qvecs:
             t0 = time.perf_counter()
-            search_documents(built, np.asarray(q), beam)
+            search_documents(built, np.asarray(q), beam, 10)
             lat.append((time.perf_counter() - t0) * 1000)
         out[f"beam_search_ms_per_query_b{b}"] = round(statistics.median(lat), 3)
 
 
-def _corpus_estimate(out: dict, every: list, encoder, scfg: dict) -> None:
+def _corpus_estimate(out: dict, every: list, encoder, spec: AttentionSpec) -> None:
     """The whole WattBot corpus's tokens and windows, and its attention minutes at the measured rates."""
     from pipeline.sprout.attention import plan_windows
 
     n_tok = [len(encoder.tokenize(t.text)[0]) for t in every]
     out["corpus_tokens"] = sum(n_tok)
-    out["corpus_windows"] = sum(len(plan_windows(n, scfg["window_tokens"], scfg["stride_tokens"])) for n in n_tok)
+    out["corpus_windows"] = sum(len(plan_windows(n, spec.window_tokens, spec.stride_tokens)) for n in n_tok)
     out["corpus_attention_minutes_at_this_rate"] = round(out["corpus_windows"] / out["windows_per_s"] / 60, 1)
     for r in out["kernels"].values():  # CPU-bound: an otherwise idle machine gives `threads` CPU seconds a second
-        r["corpus_minutes_idle_estimate"] = round(
-            out["corpus_windows"] * r["cpu_s_per_window"] / scfg["threads"] / 60, 1
-        )
+        r["corpus_minutes_idle_estimate"] = round(out["corpus_windows"] * r["cpu_s_per_window"] / spec.threads / 60, 1)
 
 
-def _attention_run(kernel: str, scfg: dict, docs: list) -> tuple:
+def _attention_run(spec: AttentionSpec, docs: list) -> tuple:
     """(encoder, DocAttentions, speed) for one attention kernel: wall and process CPU seconds, per phase."""
-    from collections import Counter
+    from collections import defaultdict
 
     from pipeline.sprout.attention import corpus_attention
-    from pipeline.sprout.stage import attention_encoder, window_config
+    from pipeline.sprout.stage import attention_encoder
 
-    encoder = attention_encoder({**scfg, "kernel": kernel})
-    cpu: Counter = Counter()
+    encoder = attention_encoder(spec)
+    cpu: defaultdict[str, float] = defaultdict(float)
     w0, c0 = time.perf_counter(), time.process_time()
-    attn = corpus_attention(encoder, docs, window_config(scfg), progress=False, cpu=cpu)
+    attn = corpus_attention(encoder, docs, spec, progress=False, cpu=cpu)
     wall, cpu_s = time.perf_counter() - w0, time.process_time() - c0
     windows = sum(a.n_windows for a in attn)
     return (

@@ -18,9 +18,10 @@ import jsonschema
 import yaml
 
 from pipeline import answer_backends, config_schema, suite_datasets
-from pipeline.config_schema import fill_and_check, spec_defaults
+from pipeline.config_schema import fill_and_check
 from pipeline.index_kinds import ConfigProblem, get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
+from pipeline.specs import SpecError, SproutSpec
 
 # The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
 # (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
@@ -83,6 +84,10 @@ def validate(cfg: dict) -> dict:
     if errors:
         e = errors[0]
         raise ConfigError(f"config key '{_key_path(e)}': {e.message}")
+    try:
+        SproutSpec.from_dict(cfg["sprout"])  # the block's own checks (windows that cover the text)
+    except SpecError as e:
+        raise ConfigError(str(e)) from None
     for name, idx in cfg["indexes"].items():
         _check_index(cfg, name, idx)
     for name, variant in cfg["retrieval"].items():
@@ -138,10 +143,6 @@ def validate(cfg: dict) -> dict:
             or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys
         ):
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
-    if sprout["stride_tokens"] > sprout["window_tokens"]:
-        raise ConfigError(
-            "config key 'sprout.stride_tokens': must not exceed window_tokens (windows must cover the text)"
-        )
     cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
     return cfg
 
@@ -473,13 +474,9 @@ def index_slice(cfg: dict, index: str) -> dict:
     }
 
 
-# SproutRAG encoder windows: the schema's ``sprout`` defaults, without the keys that are not the attention pass's.
-SPROUT_ATTENTION_DEFAULTS = {k: v for k, v in spec_defaults("sprout").items() if k not in ("train", "beam_sweep")}
-
-
 def sprout_attention_slice(cfg: dict) -> dict:
     """The attention pass's keys of ``sprout`` (its ``threads`` are execution-only, as the encoders')."""
-    return {k: v for k, v in cfg["sprout"].items() if k not in ("train", "beam_sweep", *EXECUTION_ONLY_THREADS)}
+    return SproutSpec.from_dict(cfg["sprout"]).attention.hashed()
 
 
 def retrieval_indexes(cfg: dict, variant: str) -> list[str]:

@@ -11,7 +11,7 @@ what is already valid, so stages can import it without the validation machinery.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 
 from pipeline.config_schema import enum, spec_defaults
 
@@ -56,6 +56,120 @@ class BeamSpec:
 
 # the retrieval keys only a sprout index's variants take (its beam search)
 BEAM_KEYS = tuple(f.name for f in fields(BeamSpec))
+
+
+class SpecError(ValueError):
+    """A key a spec does not take, or a value it cannot use: the message names the dotted key."""
+
+
+def _only_known(names, values: dict, path: str) -> None:
+    unknown = sorted(set(values) - set(names))
+    if unknown:
+        raise SpecError(f"config key '{path}.{unknown[0]}': unknown key (known: {', '.join(sorted(names))})")
+
+
+@dataclass(frozen=True)
+class EncoderSpec:
+    """An ``embedding``-shaped encoder: what ``pipeline.embed.make_encoder`` builds. The optional keys
+    the schema gives no default stay None (unset), so :meth:`as_dict` is the dict the config would hold."""
+
+    backend: str
+    batch_size: int
+    max_tokens: int
+    threads: int  # execution-only: never in a hashed slice
+    model: str | None = None
+    precision: str | None = None
+    model_id: str | None = None
+    dim: int | None = None
+    max_batch_tokens: int | None = None
+
+    @classmethod
+    def from_dict(cls, d: dict, path: str = "embedding") -> EncoderSpec:
+        _only_known([f.name for f in fields(cls)], d, path)
+        return cls(**{**spec_defaults("embedding"), **d})
+
+    def as_dict(self) -> dict:
+        """The keys that are set (what ``make_encoder`` reads)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
+class AttentionSpec:
+    """``sprout``'s attention-pass keys: the encoder windows every sprout index of a dataset shares."""
+
+    max_sentences_per_chunk: int  # leaves: this many consecutive tree sentences
+    window_tokens: int  # content tokens per window; + [CLS] and [SEP] = the encoder's positions
+    stride_tokens: int  # <= window_tokens: consecutive windows overlap, so the chunk graph is connected
+    batch_tokens: int  # padded tokens per forward pass
+    threads: int  # execution-only: never in the hashed slice (:meth:`hashed`)
+    kernel: str  # ATTENTION_KERNELS
+
+    def __post_init__(self):
+        if not 0 < self.stride_tokens <= self.window_tokens:
+            raise SpecError(
+                f"config key 'sprout.stride_tokens': {self.stride_tokens} must be in 1..window_tokens "
+                f"({self.window_tokens}) (windows must cover the text)"
+            )
+
+    @classmethod
+    def from_dict(cls, d: dict, path: str = "sprout") -> AttentionSpec:
+        _only_known(ATTENTION_KEYS, d, path)
+        return cls(**{**{k: v for k, v in spec_defaults("sprout").items() if k in ATTENTION_KEYS}, **d})
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def hashed(self) -> dict:
+        """The keys that shape the attention file (``threads`` only say how fast it is made)."""
+        return {k: v for k, v in asdict(self).items() if k != "threads"}
+
+
+ATTENTION_KEYS = tuple(f.name for f in fields(AttentionSpec))
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    """``sprout.train``: the head-weight training's data (dataset -> subset) and objective/optimiser."""
+
+    datasets: dict  # dataset name -> its loader's subset (None: the loader's own)
+    max_pairs_per_query: int
+    lam: float  # the config's ``lambda``: weight of the attention term
+    temperature: float
+    lr: float
+    epochs: int
+    batch_size: int
+    seed: int
+
+    @classmethod
+    def from_dict(cls, d: dict, path: str = "sprout.train") -> TrainSpec:
+        names = [f.name for f in fields(cls) if f.name != "lam"] + ["lambda"]
+        _only_known(names, d, path)
+        if "datasets" not in d:
+            raise SpecError(f"config key '{path}.datasets': required")
+        v = {**spec_defaults("sprout", "train"), **d}
+        return cls(**{("lam" if k == "lambda" else k): x for k, x in v.items()})
+
+    def as_dict(self) -> dict:
+        """The config's keys (``lambda``): what the pairs and head-weight files record."""
+        return {("lambda" if k == "lam" else k): v for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class SproutSpec:
+    """The ``sprout`` block: the attention pass, the beam-width sweep, and head training (None: none)."""
+
+    attention: AttentionSpec
+    beam_sweep: tuple[str, ...]
+    train: TrainSpec | None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SproutSpec:
+        _only_known((*ATTENTION_KEYS, "beam_sweep", "train"), d, "sprout")
+        return cls(
+            AttentionSpec.from_dict({k: v for k, v in d.items() if k in ATTENTION_KEYS}),
+            tuple(d.get("beam_sweep") or ()),
+            TrainSpec.from_dict(d["train"]) if d.get("train") else None,
+        )
 
 
 @dataclass(frozen=True)

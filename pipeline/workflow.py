@@ -156,10 +156,10 @@ def encoder_threads(cfg: dict) -> int:
 
 
 def sprout_threads(cfg: dict) -> int:
-    """The ``threads:`` of the SproutRAG attention and training-pair jobs: ``sprout.threads`` (default 2)."""
-    from pipeline.config import SPROUT_ATTENTION_DEFAULTS
+    """The ``threads:`` of the SproutRAG attention and training-pair jobs: ``sprout.threads`` (the schema's default)."""
+    from pipeline.specs import SproutSpec
 
-    return int(cfg["sprout"].get("threads", SPROUT_ATTENTION_DEFAULTS["threads"]))
+    return SproutSpec.from_dict(cfg["sprout"]).attention.threads
 
 
 def default_llm_api(cfg: dict) -> int:

@@ -115,11 +115,12 @@ def test_encoder_threads_follow_the_grant(monkeypatch):
 
 def test_attention_threads_follow_the_grant(monkeypatch):
     import pipeline.sprout.stage as stage
+    from pipeline.specs import AttentionSpec
 
     seen = {}
     monkeypatch.setattr(stage, "AttentionEncoder", lambda threads, kernel: seen.setdefault("threads", threads))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    stage.attention_encoder({"threads": 2})
+    stage.attention_encoder(AttentionSpec.from_dict({"threads": 2}))
     assert seen["threads"] == 1
 
 

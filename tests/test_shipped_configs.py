@@ -31,8 +31,7 @@ def pins_now(label: str, overrides: dict | None = None) -> dict[str, str]:
     import pipeline.workflow as wf
     from pipeline.answer.ensemble import vote_config
     from pipeline.answer.llm_answer import AnswerSettings
-    from pipeline.sprout.searcher import beam_config
-    from pipeline.sprout.stage import attention_config
+    from pipeline.specs import AttentionSpec, BeamSpec
 
     cfg = load_config(REPO / CONFIGS[label], overrides)
     pins = {}
@@ -41,7 +40,7 @@ def pins_now(label: str, overrides: dict | None = None) -> dict[str, str]:
     for n, v in cfg["retrieval"].items():
         pins[f"retrieval/{n}"] = stable_hash(wf.retrieval_params(cfg, n))
         if cfg["indexes"][v["index"]]["kind"] == "sprout":
-            pins[f"beam/{n}"] = stable_hash(asdict(beam_config(v)))
+            pins[f"beam/{n}"] = stable_hash({**asdict(BeamSpec.from_dict(v)), "top_k": v["top_k"]})
     for n in cfg["answering"]:
         pins[f"answering/{n}"] = stable_hash(wf.answering_params(cfg, n))
         spec = wf.answer_spec(cfg, n)
@@ -50,7 +49,7 @@ def pins_now(label: str, overrides: dict | None = None) -> dict[str, str]:
         if spec.backend == "ensemble":
             pins[f"vote/{n}"] = stable_hash(asdict(vote_config(spec.vote)))
     pins["llm_exec"] = stable_hash(wf.llm_exec_json(cfg))
-    pins["sprout_attention"] = stable_hash(attention_config(json.loads(wf.sprout_attention_params(cfg))))
+    pins["sprout_attention"] = stable_hash(AttentionSpec.from_dict(json.loads(wf.sprout_attention_params(cfg))).as_dict())
     if label == "tiny":
         pins["report"] = stable_hash(wf.report_params(cfg))
         pins["suite_report"] = stable_hash(wf.suite_report_params(cfg))

@@ -9,31 +9,40 @@ from pathlib import Path
 
 from pipeline import layout as L
 from pipeline.index_kinds import ConfigProblem, IndexKind, register
-from pipeline.specs import BEAM_KEYS
+from pipeline.specs import BEAM_KEYS, BeamSpec, SproutSpec
 
 
 def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
-    from pipeline.sprout.stage import build_sprout_index
+    """The index verb's driver: the hashed index slice -> one typed build job."""
+    from pipeline.sprout.stage import SproutIndexJob, build_sprout_index
 
-    return build_sprout_index(
-        tree_paths, out, params["index"], inputs["sprout_attention"], inputs.get("head_weights"), params
+    job = SproutIndexJob(
+        tree_paths=tree_paths,
+        out=out,
+        heads=params["index"]["heads"],  # validated: index_defaults below filled it
+        attention_path=inputs["sprout_attention"],
+        head_weights=inputs.get("head_weights"),
+        params=params,
     )
+    return build_sprout_index(job)
 
 
 def searcher(path: Path, params: dict, cache_dir: str | Path):
-    from pipeline.sprout.searcher import SproutSearcher
+    """The retrieve verb's driver: the variant's beam and the query encoder, typed."""
+    from pipeline.sprout.searcher import SproutSearcher, query_encoder
 
-    return SproutSearcher(path, params["retrieval"], cache_dir, (params.get("embedding") or {}).get("threads", 2))
+    threads = (params.get("embedding") or {}).get("threads")  # None: the schema's default
+    return SproutSearcher(path, BeamSpec.from_dict(params["retrieval"]), query_encoder(threads), cache_dir)
 
 
 def check(name: str, idx: dict, cfg: dict) -> None:
-    if idx["heads"] == "trained" and not (cfg.get("sprout") or {}).get("train"):
+    if idx["heads"] == "trained" and SproutSpec.from_dict(cfg.get("sprout") or {}).train is None:
         raise ConfigProblem(f"indexes.{name}.heads", "'trained' needs a sprout.train section")
 
 
 def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
     """The attention file, and the trained head weights when the index uses them."""
-    trained = cfg["indexes"][index].get("heads") == "trained"
+    trained = cfg["indexes"][index]["heads"] == "trained"  # validated: index_defaults filled it
     return {
         "sprout_attention": L.sprout_attention(dataset),
         **({"head_weights": L.SPROUT_HEAD_WEIGHTS} if trained else {}),
@@ -42,9 +51,7 @@ def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
 
 def attention_slice(cfg: dict) -> dict:
     """Its own encoder pass (the attention settings), not the embedding backend, shapes the file."""
-    from pipeline.config import sprout_attention_slice
-
-    return {"sprout": sprout_attention_slice(cfg)}
+    return {"sprout": SproutSpec.from_dict(cfg["sprout"]).attention.hashed()}
 
 
 KIND = register(

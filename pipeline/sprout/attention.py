@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,25 +35,13 @@ from tqdm import tqdm
 from pipeline.specs import (
     ATTENTION_KERNELS as KERNELS,  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
 )
+from pipeline.specs import AttentionSpec  # the windows: window_tokens, stride_tokens, batch_tokens
 from pipeline.sprout.chunks import Chunk
 
 if TYPE_CHECKING:
     import torch  # imported lazily where it runs
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class WindowConfig:
-    window_tokens: int = 510  # content tokens per window; + [CLS] and [SEP] = the 512 positions
-    stride_tokens: int = 255  # < window_tokens: consecutive windows overlap, so the chunk graph is connected
-    batch_tokens: int = 8192  # padded tokens per forward pass (16 windows of 512: larger GEMMs run faster)
-
-    def __post_init__(self):
-        if not 0 < self.stride_tokens <= self.window_tokens:
-            raise ValueError(
-                f"sprout: stride_tokens ({self.stride_tokens}) must be in 1..window_tokens ({self.window_tokens})"
-            )
 
 
 def plan_windows(n_tokens: int, window: int, stride: int) -> list[tuple[int, int]]:
@@ -122,7 +110,9 @@ def _pooled_attention(kernel: str):
     import torch
     from transformers.models.bert.modeling_bert import eager_attention_forward
 
-    def attend(module, query, key, value, attention_mask, scaling=None, dropout=0.0, chunk_pool=None, **kwargs):
+    def attend(module, query, key, value, attention_mask, **kwargs):
+        # transformers passes scaling and dropout by keyword; chunk_pool is the model call's own keyword
+        scaling, dropout, chunk_pool = kwargs.get("scaling"), kwargs.get("dropout", 0.0), kwargs.get("chunk_pool")
         if kernel == "eager":
             out, weights = eager_attention_forward(module, query, key, value, attention_mask, scaling, dropout)
             if chunk_pool is not None:
@@ -154,7 +144,8 @@ def _register_kernels() -> None:
 class AttentionEncoder:
     """The frozen MiniLM whose attention layers pool their probabilities over chunks, and its tokenizer."""
 
-    def __init__(self, model_dir: str | Path | None = None, threads: int = 2, kernel: str = "sdpa"):
+    def __init__(self, threads: int, kernel: str, model_dir: str | Path | None = None):
+        """``threads`` and ``kernel``: the ``sprout`` block's (pipeline.specs.AttentionSpec, the schema's defaults)."""
         import torch
         from tokenizers import Tokenizer
         from transformers import AutoModel
@@ -177,8 +168,10 @@ class AttentionEncoder:
         self.tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tok.no_truncation()
         self.tok.no_padding()
-        self.cls, self.sep = self.tok.token_to_id("[CLS]"), self.tok.token_to_id("[SEP]")
-        assert self.cls is not None and self.sep is not None, "a WordPiece tokenizer has [CLS] and [SEP]"
+        cls, sep = self.tok.token_to_id("[CLS]"), self.tok.token_to_id("[SEP]")
+        assert cls is not None and sep is not None, "a WordPiece tokenizer has [CLS] and [SEP]"
+        self.cls: int = cls
+        self.sep: int = sep
         c = self.model.config
         self.layers, self.heads, self.dim = c.num_hidden_layers, c.num_attention_heads, c.hidden_size
         self.max_positions = c.max_position_embeddings
@@ -231,16 +224,16 @@ class _Window:
 def corpus_attention(
     encoder: AttentionEncoder,
     docs: list[tuple[str, str, list[Chunk]]],
-    cfg: WindowConfig,
+    cfg: AttentionSpec,
     keep_window=None,
     progress: bool = True,
-    cpu: Counter | None = None,
+    cpu: defaultdict[str, float] | None = None,
 ) -> list[DocAttention]:
     """``docs`` = (doc_id, text, chunks). ``keep_window(doc_index, chunk_ids) -> bool`` may skip windows
     (training computes only the windows holding a labelled pair); by default every window runs.
     Windows of all documents are batched together by length (short documents share a pass).
     ``cpu``, when given, collects this process's CPU seconds per phase (tokenize, encoder, aggregate)."""
-    cpu = Counter() if cpu is None else cpu
+    cpu = defaultdict(float) if cpu is None else cpu
     t0 = time.process_time()
     if cfg.window_tokens + 2 > encoder.max_positions:
         raise ValueError(
@@ -306,7 +299,7 @@ def membership(batch: list[_Window], width: int) -> tuple[list[np.ndarray], np.n
     return cids_all, S
 
 
-def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc], cpu: Counter) -> None:
+def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc], cpu: defaultdict[str, float]) -> None:
     torch = encoder._torch
     t0 = time.process_time()
     width = max(len(w.ids) for w in batch) + 2

@@ -19,18 +19,6 @@ import numpy as np
 from pipeline.specs import BeamSpec
 from pipeline.sprout.build import SproutTree
 
-_DEFAULTS = BeamSpec.defaults()  # the config schema's (the reference implementation's values)
-
-
-@dataclass(frozen=True)
-class BeamConfig:
-    beam_width: int = _DEFAULTS["beam_width"]
-    per_document_top_k: int = _DEFAULTS["per_document_top_k"]
-    top_k: int = 10
-    threshold: float = _DEFAULTS["threshold"]
-    include_root: bool = _DEFAULTS["include_root"]
-    collect: str = _DEFAULTS["collect"]  # threshold | visited
-
 
 @dataclass(frozen=True)
 class Found:
@@ -51,7 +39,7 @@ def cosines(tree: SproutTree, query: np.ndarray) -> np.ndarray:
     return (tree.vectors @ np.asarray(query, dtype=np.float32)) / np.maximum(norms, 1e-12)
 
 
-def beam_search(tree: SproutTree, scores: np.ndarray, cfg: BeamConfig) -> tuple[list[Found], list[int]]:
+def beam_search(tree: SproutTree, scores: np.ndarray, cfg: BeamSpec) -> tuple[list[Found], list[int]]:
     """One document: its ranked top ``per_document_top_k`` and the visited node indexes in visit order."""
     ids = tree.ids
     visited: list[int] = []
@@ -81,12 +69,12 @@ def beam_search(tree: SproutTree, scores: np.ndarray, cfg: BeamConfig) -> tuple[
     return found[: cfg.per_document_top_k], visited
 
 
-def search_documents(trees: list[SproutTree], query: np.ndarray, cfg: BeamConfig) -> list[Found]:
-    """All documents' per-document results pooled, deduplicated, ranked, cut at ``top_k``."""
+def search_documents(trees: list[SproutTree], query: np.ndarray, cfg: BeamSpec, top_k: int) -> list[Found]:
+    """All documents' per-document results pooled, deduplicated, ranked, cut at ``top_k`` (the variant's)."""
     pooled: dict[tuple[str, str], Found] = {}
     for tree in trees:
         for f in beam_search(tree, cosines(tree, query), cfg)[0]:
             key = (f.doc_id, f.node_id)
             if key not in pooled or f.key() < pooled[key].key():
                 pooled[key] = f
-    return sorted(pooled.values(), key=Found.key)[: cfg.top_k]
+    return sorted(pooled.values(), key=Found.key)[:top_k]

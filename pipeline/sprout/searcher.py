@@ -6,38 +6,38 @@ normalised; §3.1), through the shared embedding cache.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index.store import StoredNode
-from pipeline.specs import BeamSpec
-from pipeline.sprout.search import BeamConfig, search_documents
+from pipeline.specs import BeamSpec, EncoderSpec
+from pipeline.sprout.search import search_documents
 from pipeline.sprout.store import SproutIndex, SproutStore
 
 
-def beam_config(cfg: dict) -> BeamConfig:
-    """A sprout retrieval variant's beam search: its keys over the schema's defaults."""
-    return BeamConfig(top_k=cfg["top_k"], **asdict(BeamSpec.from_dict(cfg)))
+def query_encoder(threads: int | None = None) -> EncoderSpec:
+    """The query encoder: the leaves' MiniLM on the torch backend, the schema's ``embedding`` defaults
+    (max_tokens, batch_size; threads unless given). The searcher, head training and the bench share it."""
+    return EncoderSpec.from_dict({"backend": "torch", **({"threads": threads} if threads is not None else {})})
 
 
 class SproutSearcher:
-    def __init__(self, index_path: str | Path, retrieval_cfg: dict, cache_dir: str | Path, threads: int = 2):
+    def __init__(self, index_path: str | Path, beam: BeamSpec, encoder: EncoderSpec, cache_dir: str | Path):
         self.index = SproutIndex(index_path)
         self.store = SproutStore(self.index)
-        self.beam = beam_config(retrieval_cfg)
-        self.encoder = make_encoder({"backend": "torch", "max_tokens": 512, "threads": threads})
+        self.beam = beam
+        self.encoder = make_encoder(encoder.as_dict())
         self.cache = EmbeddingCache(Path(cache_dir) / "embeddings.sqlite")
 
     def encode(self, queries: list[str]) -> np.ndarray:
         return self.cache.encode(self.encoder, queries, progress=False)
 
     def search(self, query: str, qvec: np.ndarray, k: int) -> list[tuple[StoredNode, float]]:
-        """Beam search over every document's tree; ``k`` is the variant's ``top_k``, already in the beam."""
+        """Beam search over every document's tree, the best ``k`` (the variant's ``top_k``) pooled."""
         hits = []
-        for found in search_documents(self.index.trees, qvec, self.beam):
+        for found in search_documents(self.index.trees, qvec, self.beam, k):
             node = self.store.node(found.node_id)
             assert node is not None, "the beam visits only this index's own trees"
             hits.append((node, found.score))

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.config import SPROUT_ATTENTION_DEFAULTS
 from pipeline.cores import job_threads
 from pipeline.index.store import IndexWriter
 from pipeline.provenance import write_manifest
-from pipeline.sprout.attention import AttentionEncoder, WindowConfig, corpus_attention
+from pipeline.specs import AttentionSpec
+from pipeline.sprout.attention import AttentionEncoder, corpus_attention
 from pipeline.sprout.build import build_tree
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.corpus import load_attention, save_attention
@@ -22,28 +23,18 @@ from pipeline.tree import DocTree
 log = logging.getLogger(__name__)
 
 
-def attention_config(cfg: dict | None) -> dict:
-    return {**SPROUT_ATTENTION_DEFAULTS, **(cfg or {})}
+def attention_encoder(spec: AttentionSpec) -> AttentionEncoder:
+    return AttentionEncoder(threads=job_threads(spec.threads), kernel=spec.kernel)  # at most the job's threads
 
 
-def attention_encoder(cfg: dict) -> AttentionEncoder:
-    cfg = attention_config(cfg)
-    return AttentionEncoder(threads=job_threads(cfg["threads"]), kernel=cfg["kernel"])  # at most the job's threads
-
-
-def window_config(cfg: dict) -> WindowConfig:
-    return WindowConfig(cfg["window_tokens"], cfg["stride_tokens"], cfg["batch_tokens"])
-
-
-def compute_attention(tree_paths: list[str], cfg: dict, out: str, progress: bool = True) -> dict:
+def compute_attention(tree_paths: list[str], spec: AttentionSpec, out: str, progress: bool = True) -> dict:
     """One dataset's attention file (+ manifest). Returns counts and throughput."""
-    cfg = attention_config(cfg)
     trees = [DocTree.load(p) for p in sorted(tree_paths)]
-    encoder = attention_encoder(cfg)
-    chunks = [leaf_chunks(t, cfg["max_sentences_per_chunk"]) for t in trees]
+    encoder = attention_encoder(spec)
+    chunks = [leaf_chunks(t, spec.max_sentences_per_chunk) for t in trees]
     docs = [(t.doc_id, t.text, c) for t, c in zip(trees, chunks) if c]
     t0 = time.perf_counter()
-    result = corpus_attention(encoder, docs, window_config(cfg), progress=progress)
+    result = corpus_attention(encoder, docs, spec, progress=progress)
     seconds = time.perf_counter() - t0
     missing = [f"{d.doc_id}::leaf::{i}" for d in result for i in np.nonzero(d.chunk_windows == 0)[0]]
     stats = {
@@ -58,12 +49,13 @@ def compute_attention(tree_paths: list[str], cfg: dict, out: str, progress: bool
     }
     if missing:  # counted and kept (zero vector, joined in document order), never dropped silently
         log.warning("%d chunk(s) have no token (e.g. %s)", len(missing), missing[:3])
-    meta = {"model_id": encoder.model_id, "layers": encoder.layers, "heads": encoder.heads, "attention": cfg}
+    # the spec with its threads, as recorded since the first attention files (the hashed slice has none)
+    meta = {"model_id": encoder.model_id, "layers": encoder.layers, "heads": encoder.heads, "attention": spec.as_dict()}
     spans = [[(c.start, c.end) for c in ch] for _, _, ch in docs]
     save_attention(out, result, spans, meta)
     write_manifest(
         out,
-        {"sprout": cfg},
+        {"sprout": spec.as_dict()},
         inputs=sorted(tree_paths),
         model_id=encoder.model_id,
         counts={k: v for k, v in stats.items() if k not in ("seconds", "windows_per_s")},
@@ -72,27 +64,40 @@ def compute_attention(tree_paths: list[str], cfg: dict, out: str, progress: bool
     return stats
 
 
-def build_sprout_index(
-    tree_paths: list[str], out: str, index_cfg: dict, attention_path: str, head_weights: str | None, config_slice: dict
-) -> dict:
+@dataclass(frozen=True)
+class SproutIndexJob:
+    """One sprout index build: its trees, the attention file, and the head weights its ``heads`` names."""
+
+    tree_paths: list[str]
+    out: str
+    heads: str  # indexes.<name>.heads: uniform | trained
+    attention_path: str
+    head_weights: str | None  # the sprout_train rule's file (needed by heads: trained)
+    params: dict  # the hashed index slice: recorded in the index's meta and manifest, never read
+
+    @property
+    def trained_heads(self) -> list[str]:
+        return [self.head_weights] if self.head_weights and self.heads == "trained" else []
+
+
+def build_sprout_index(job: SproutIndexJob) -> dict:
     """Trees from the attention file with uniform or trained head weights -> one sqlite index."""
-    meta, attn, spans = load_attention(attention_path)
+    meta, attn, spans = load_attention(job.attention_path)
     L, H = meta["layers"], meta["heads"]
-    heads = index_cfg.get("heads", "uniform")
-    if heads == "trained":
-        if not head_weights:
+    if job.heads == "trained":
+        if not job.head_weights:
             raise ValueError("sprout index with heads: trained needs the head-weights file (run sprout_train)")
-        logits = load_logits(head_weights, L, H)
+        logits = load_logits(job.head_weights, L, H)
     else:
         logits = uniform_logits(L, H)
     k = meta["attention"]["max_sentences_per_chunk"]
-    trees = [DocTree.load(p) for p in sorted(tree_paths)]
+    trees = [DocTree.load(p) for p in sorted(job.tree_paths)]
     writer = IndexWriter(
-        out,
+        job.out,
         int(next(iter(attn.values())).leaf_vectors.shape[1]) if attn else 384,
         {
             "model_id": meta["model_id"],
-            "index": index_cfg,
+            "index": job.params["index"],
             "attention": meta["attention"],
             "head_weights": [round(float(w), 8) for w in softmax(logits)],
         },
@@ -120,15 +125,14 @@ def build_sprout_index(
         "counts": counts,
         "tree_seconds": round(tree_seconds, 3),
         "tree_ms_per_doc": round(1000 * tree_seconds / max(len(built), 1), 2),
-        "heads": heads,
+        "heads": job.heads,
     }
-    trained_heads = [head_weights] if head_weights and heads == "trained" else []
     write_manifest(
-        out,
-        config_slice,
-        inputs=sorted(tree_paths) + [attention_path] + trained_heads,
+        job.out,
+        job.params,
+        inputs=sorted(job.tree_paths) + [job.attention_path] + job.trained_heads,
         model_id=meta["model_id"],
         counts=counts,
     )
-    log.info("sprout index %s: %s", out, stats)
+    log.info("sprout index %s: %s", job.out, stats)
     return stats

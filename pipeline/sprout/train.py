@@ -19,12 +19,14 @@ import csv
 import json
 import logging
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from pipeline.io import atomic_write_bytes, atomic_write_json
 from pipeline.provenance import write_manifest
+from pipeline.specs import AttentionSpec, TrainSpec
 from pipeline.sprout.attention import corpus_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax
@@ -79,9 +81,19 @@ def corelevant_pairs(chunks_by_doc: dict, gold: list[dict], group_by: str, max_p
     return out
 
 
-def _training_pairs(
-    train_cfg: dict, root: str, exclude: dict[str, str], work_dir: str, k: int
-) -> tuple[list, list, dict, dict]:
+@dataclass(frozen=True)
+class TrainPairsJob:
+    """The sprout_train_pairs job: what to train on, how the windows run, and where things go."""
+
+    train: TrainSpec
+    attention: AttentionSpec
+    root: str  # the benchmarks' data root (the training subsets are read from there)
+    exclude: dict[str, str]  # dataset -> the suite export it evaluates (its queries and documents kept out)
+    work_dir: str  # the training subsets' exports
+    out: str
+
+
+def _training_pairs(job: TrainPairsJob) -> tuple[list, list, dict, dict]:
     """Export each training subset and gather its co-relevant chunk pairs: (documents to run through
     the encoder, (dataset, query, document, gold chunks, pairs) wanted, provenance, question texts)."""
     from pipeline.parse.benchmark import export_benchmark, read_gold
@@ -90,16 +102,17 @@ def _training_pairs(
     wanted: list = []
     provenance: dict = {}
     questions: dict = {}
-    for name, subset in sorted(train_cfg["datasets"].items()):
-        bench, excluded = training_subset(name, root, subset, exclude.get(name))
-        ddir = Path(work_dir) / name
+    k = job.attention.max_sentences_per_chunk
+    for name, subset in sorted(job.train.datasets.items()):
+        bench, excluded = training_subset(name, job.root, subset, job.exclude.get(name))
+        ddir = Path(job.work_dir) / name
         counts = export_benchmark(bench, ddir)
         trees = {p.stem: DocTree.load(p) for p in sorted((ddir / "trees").glob("*.json"))}
         chunks = {d: leaf_chunks(t, k) for d, t in trees.items()}
         group_by = get_dataset(name).train_group
         if group_by is None:  # the schema admits only datasets with a train_group
             raise ValueError(f"sprout training: dataset {name!r} has no train_group")
-        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), group_by, train_cfg["max_pairs_per_query"])
+        pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), group_by, job.train.max_pairs_per_query)
         questions.update({q["id"]: q["question"] for q in bench.queries})
         for (qid, doc_id), (gold_chunks, ps) in pairs.items():
             if ps:
@@ -115,25 +128,17 @@ def _training_pairs(
     return docs, wanted, provenance, questions
 
 
-def prepare_pairs(
-    train_cfg: dict,
-    attention_cfg: dict,
-    root: str,
-    exclude: dict[str, str],
-    work_dir: str,
-    out: str,
-    progress: bool = True,
-) -> dict:
+def prepare_pairs(job: TrainPairsJob, progress: bool = True) -> dict:
     """Export the training subsets, run the windows holding labelled pairs, cache per-head pair attention."""
     from safetensors.numpy import save
 
     from pipeline.embed import make_encoder
-    from pipeline.sprout.stage import attention_config, attention_encoder, window_config
+    from pipeline.sprout.searcher import query_encoder
+    from pipeline.sprout.stage import attention_encoder
 
-    k = attention_cfg["max_sentences_per_chunk"]
-    encoder = attention_encoder(attention_cfg)
-    qenc = make_encoder({"backend": "torch", "max_tokens": 512, "threads": attention_config(attention_cfg)["threads"]})
-    docs, wanted, provenance, questions = _training_pairs(train_cfg, root, exclude, work_dir, k)
+    encoder = attention_encoder(job.attention)
+    qenc = make_encoder(query_encoder(job.attention.threads).as_dict())
+    docs, wanted, provenance, questions = _training_pairs(job)
     index = {d[0]: i for i, d in enumerate(docs)}
     need: dict[int, set[tuple[int, int]]] = {}
     for name, _, doc_id, _, ps in wanted:
@@ -143,7 +148,7 @@ def prepare_pairs(
         present = set(cids.tolist())
         return any(a in present and b in present for a, b in need.get(d, ()))
 
-    attn = corpus_attention(encoder, docs, window_config(attention_cfg), keep_window=keep, progress=progress)
+    attn = corpus_attention(encoder, docs, job.attention, keep_window=keep, progress=progress)
     rows, vals, qtexts, pos = [], [], [], []
     dropped = 0
     for name, qid, doc_id, gold_chunks, ps in wanted:
@@ -176,10 +181,10 @@ def prepare_pairs(
         "layers": encoder.layers,
         "heads": encoder.heads,
         "model_id": encoder.model_id,
-        "attention": attention_cfg,
+        "attention": job.attention.hashed(),  # the hashed slice it was given (no threads)
     }
-    atomic_write_bytes(out, save(arrays, metadata={"meta": json.dumps(meta, sort_keys=True)}))
-    write_manifest(out, {"train": train_cfg, "attention": attention_cfg}, inputs=[], counts=meta)
+    atomic_write_bytes(job.out, save(arrays, metadata={"meta": json.dumps(meta, sort_keys=True)}))
+    write_manifest(job.out, {"train": job.train.as_dict(), "attention": job.attention.hashed()}, inputs=[], counts=meta)
     return meta
 
 
@@ -214,26 +219,26 @@ def losses(alpha, arrays: dict, examples, lam: float, tau: float):
     return retrieval.double() + lam * attention, retrieval.double(), attention
 
 
-def train_heads(pairs_path: str, train_cfg: dict, out: str) -> dict:
+def train_heads(pairs_path: str, train: TrainSpec, out: str) -> dict:
     """Optimise the head logits (AdamW, warmup 5%, clip 1.0) and write them with their provenance."""
     import torch
 
     meta, arrays = load_pairs(pairs_path)
-    torch.manual_seed(train_cfg["seed"])
+    torch.manual_seed(train.seed)
     L, H = meta["layers"], meta["heads"]
     alpha = torch.zeros((L, H), dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.AdamW([alpha], lr=train_cfg["lr"], weight_decay=0.0)
+    opt = torch.optim.AdamW([alpha], lr=train.lr, weight_decay=0.0)
     n = len(arrays["query"])
-    lam, tau, bs = train_cfg["lambda"], train_cfg["temperature"], train_cfg["batch_size"]
-    steps = train_cfg["epochs"] * ((n + bs - 1) // bs)
+    lam, tau, bs = train.lam, train.temperature, train.batch_size
+    steps = train.epochs * ((n + bs - 1) // bs)
     warm = max(1, int(0.05 * steps))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm))
     everything = np.arange(n)
     with torch.no_grad():
         start = [float(x) for x in losses(alpha, arrays, everything, lam, tau)]
-    rng = random.Random(train_cfg["seed"])
+    rng = random.Random(train.seed)
     history = []
-    for _ in range(train_cfg["epochs"]):
+    for _ in range(train.epochs):
         order = list(range(n))
         rng.shuffle(order)
         epoch = []
@@ -254,7 +259,7 @@ def train_heads(pairs_path: str, train_cfg: dict, out: str) -> dict:
         "alpha": np.round(a, 8).tolist(),
         "weights": np.round(w.reshape(L, H), 8).tolist(),
         "objective": "paper: CE(retrieval)/tau + lambda * mean -log M[i,j] over co-relevant pairs (encoder frozen)",
-        "hyperparameters": {k: train_cfg[k] for k in ("lambda", "temperature", "lr", "epochs", "batch_size", "seed")},
+        "hyperparameters": {k: v for k, v in train.as_dict().items() if k not in ("datasets", "max_pairs_per_query")},
         "loss": {
             "start": dict(zip(("total", "retrieval", "attention"), np.round(start, 6).tolist())),
             "end": dict(zip(("total", "retrieval", "attention"), np.round(end, 6).tolist())),
@@ -267,5 +272,5 @@ def train_heads(pairs_path: str, train_cfg: dict, out: str) -> dict:
         "data": meta,
     }
     atomic_write_json(out, result)
-    write_manifest(out, {"train": train_cfg}, inputs=[pairs_path], counts={"examples": n, "pairs": meta["pairs"]})
+    write_manifest(out, {"train": train.as_dict()}, inputs=[pairs_path], counts={"examples": n, "pairs": meta["pairs"]})
     return {"loss": result["loss"], "examples": n, "pairs": meta["pairs"]}

@@ -16,22 +16,33 @@ def cmd_index(a) -> None:
 
 
 def cmd_sprout_attention(a) -> None:
+    from pipeline.specs import AttentionSpec
     from pipeline.sprout.stage import compute_attention
 
-    print(json.dumps(compute_attention(tree_paths(a.trees), json_arg(a.params), a.out)))
+    print(json.dumps(compute_attention(tree_paths(a.trees), AttentionSpec.from_dict(json_arg(a.params)), a.out)))
 
 
 def cmd_sprout_train_pairs(a) -> None:
-    from pipeline.sprout.train import prepare_pairs
+    from pipeline.specs import AttentionSpec, TrainSpec
+    from pipeline.sprout.train import TrainPairsJob, prepare_pairs
 
     p = json_arg(a.params)
-    print(json.dumps(prepare_pairs(p["train"], p["attention"], p["root"], named_pairs(a.exclude), a.work_dir, a.out)))
+    job = TrainPairsJob(
+        train=TrainSpec.from_dict(p["train"]),
+        attention=AttentionSpec.from_dict(p["attention"]),
+        root=p["root"],
+        exclude=named_pairs(a.exclude),
+        work_dir=a.work_dir,
+        out=a.out,
+    )
+    print(json.dumps(prepare_pairs(job)))
 
 
 def cmd_sprout_train(a) -> None:
+    from pipeline.specs import TrainSpec
     from pipeline.sprout.train import train_heads
 
-    print(json.dumps(train_heads(a.pairs, json_arg(a.params)["train"], a.out)))
+    print(json.dumps(train_heads(a.pairs, TrainSpec.from_dict(json_arg(a.params)["train"]), a.out)))
 
 
 def cmd_sprout_report(a) -> None:

@@ -32,4 +32,4 @@ def small_trees(three_trees):
 def attention_encoder():
     from pipeline.sprout.attention import AttentionEncoder
 
-    return AttentionEncoder(threads=2)
+    return AttentionEncoder(threads=2, kernel="sdpa")

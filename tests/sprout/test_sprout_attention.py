@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline.sprout.attention import (AttentionEncoder, ChunkPool, WindowConfig, _pooled_attention, _Window,
+from pipeline.sprout.attention import (AttentionEncoder, ChunkPool, _pooled_attention, _Window,
                                       corpus_attention, membership, plan_windows, token_chunks)
+from pipeline.specs import AttentionSpec
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import uniform_logits
 from pipeline.sprout.speed import merge_order
@@ -46,7 +47,7 @@ def test_leaf_chunks_are_sentence_pairs_of_the_shared_tree(three_trees):
 
 
 def test_every_chunk_is_in_a_window_and_pairs_are_block_means(small_trees, attention_encoder):
-    cfg = WindowConfig(window_tokens=64, stride_tokens=40)
+    cfg = AttentionSpec.from_dict({"window_tokens": 64, "stride_tokens": 40})
     docs = [(t.doc_id, t.text, leaf_chunks(t, 2)) for t in small_trees]
     result = corpus_attention(attention_encoder, docs, cfg, progress=False)
     for (doc_id, text, chunks), da in zip(docs, result):
@@ -66,7 +67,7 @@ def test_single_window_matches_the_reference_loop(small_trees, attention_encoder
     tree = small_trees[0]
     chunks = leaf_chunks(tree, 2)[:4]
     text = tree.text[: chunks[-1].end]
-    [da] = corpus_attention(attention_encoder, [(tree.doc_id, text, chunks)], WindowConfig(510, 384), progress=False)
+    [da] = corpus_attention(attention_encoder, [(tree.doc_id, text, chunks)], AttentionSpec.from_dict({"window_tokens": 510, "stride_tokens": 384}), progress=False)
     ids, offsets = attention_encoder.tokenize(text)
     owner = token_chunks(offsets, chunks)
     full = torch.from_numpy(np.concatenate([[attention_encoder.cls], ids, [attention_encoder.sep]])[None])
@@ -126,7 +127,7 @@ def test_pooled_attention_equals_probabilities_times_membership(kernel):
 
 def test_fused_kernel_matches_the_eager_reference_on_a_real_document(small_trees, attention_encoder):
     """Same pairs, per-head values within 1e-5, identical Kruskal merges (the tree) for sdpa and eager."""
-    cfg = WindowConfig(window_tokens=64, stride_tokens=40)
+    cfg = AttentionSpec.from_dict({"window_tokens": 64, "stride_tokens": 40})
     docs = [(t.doc_id, t.text, leaf_chunks(t, 2)) for t in small_trees]
     fused = corpus_attention(attention_encoder, docs, cfg, progress=False)
     eager = corpus_attention(AttentionEncoder(threads=2, kernel="eager"), docs, cfg, progress=False)

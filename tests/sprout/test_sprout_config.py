@@ -47,3 +47,43 @@ def test_sprout_index_inputs(cfg):
     assert wf.index_extra_args(cfg, "wattbot", "hier") == ""
     assert wf.sprout_train_excludes(cfg) == {"hotpotqa": "results/hotpotqa/export",
                                              "legalbench_rag": "results/legalbench_rag/export"}
+
+
+@pytest.mark.parametrize("block,key", [
+    ({"window_size": 64}, "sprout.window_size"),
+    ({"train": {"datasets": {}, "lr_decay": 0.1}}, "sprout.train.lr_decay"),
+    ({"stride_tokens": 600}, "sprout.stride_tokens"),
+])
+def test_the_sprout_spec_names_a_bad_key(block, key):
+    """Parsed where no validation ran before (a verb's params): the same one-line message naming the key."""
+    from pipeline.specs import SpecError, SproutSpec
+
+    with pytest.raises(SpecError, match=f"^config key '{key}': "):
+        SproutSpec.from_dict(block)
+
+
+def test_the_sprout_spec_is_the_hashed_block(cfg):
+    """The spec gives back what the slices hashed (train's ``lambda`` included), defaults from the schema."""
+    from pipeline import config_schema
+    from pipeline.config import sprout_attention_slice
+    from pipeline.specs import SproutSpec
+
+    spec = SproutSpec.from_dict(cfg["sprout"])
+    assert spec.train is not None and spec.train.as_dict() == cfg["sprout"]["train"]
+    assert spec.attention.hashed() == sprout_attention_slice(cfg) and "threads" not in spec.attention.hashed()
+    assert spec.beam_sweep == tuple(cfg["sprout"].get("beam_sweep", ()))
+    bare = SproutSpec.from_dict({})
+    assert bare.train is None and bare.attention.threads == config_schema.node("sprout", "threads")["default"]
+    assert bare.attention.window_tokens == config_schema.node("sprout", "window_tokens")["default"]
+
+
+def test_one_query_encoder_with_the_schemas_defaults():
+    """The searcher, head training and the bench build one encoder spec: torch MiniLM, the embedding defaults."""
+    from pipeline import config_schema
+    from pipeline.sprout.searcher import query_encoder
+
+    d = query_encoder().as_dict()
+    emb = config_schema.node("embedding")["properties"]
+    assert d == {"backend": "torch", "batch_size": emb["batch_size"]["default"],
+                 "max_tokens": emb["max_tokens"]["default"], "threads": emb["threads"]["default"]}
+    assert query_encoder(1).threads == 1

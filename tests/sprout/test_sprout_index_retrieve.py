@@ -10,10 +10,11 @@ import pytest
 from pipeline.index.store import IndexReader
 from pipeline.cli import main
 from pipeline.retrieve.run import retrieve
-from pipeline.sprout.stage import build_sprout_index, compute_attention
+from pipeline.specs import AttentionSpec
+from pipeline.sprout.stage import SproutIndexJob, build_sprout_index, compute_attention
 from pipeline.sprout.store import SproutIndex, dump_tree
 
-WINDOWS = {"window_tokens": 64, "stride_tokens": 40}
+WINDOWS = AttentionSpec.from_dict({"window_tokens": 64, "stride_tokens": 40})
 
 
 @pytest.fixture(scope="module")
@@ -72,12 +73,13 @@ def test_trained_head_weights_reshape_the_tree(sprout_dir, tmp_path):
     alpha = np.full((6, 12), -8.0)
     alpha[0, 3] = 8.0  # essentially one head
     (tmp_path / "heads.json").write_text(json.dumps({"alpha": alpha.tolist()}))
-    build_sprout_index(paths, str(tmp_path / "trained.sqlite"), {"kind": "sprout", "heads": "trained"},
-                       str(root / "attention.safetensors"), str(tmp_path / "heads.json"), {})
+    params = {"index": {"kind": "sprout", "heads": "trained"}}
+    build_sprout_index(SproutIndexJob(paths, str(tmp_path / "trained.sqlite"), "trained",
+                                      str(root / "attention.safetensors"), str(tmp_path / "heads.json"), params))
     uni, one = SproutIndex(root / "index" / "sp.sqlite"), SproutIndex(tmp_path / "trained.sqlite")
     assert any(a.merges() != b.merges() for a, b in zip(uni.trees, one.trees))
     meta = IndexReader(tmp_path / "trained.sqlite").meta
     assert max(meta["head_weights"]) > 0.99
     with pytest.raises(ValueError, match="head-weights"):
-        build_sprout_index(paths, str(tmp_path / "x.sqlite"), {"kind": "sprout", "heads": "trained"},
-                           str(root / "attention.safetensors"), None, {})
+        build_sprout_index(SproutIndexJob(paths, str(tmp_path / "x.sqlite"), "trained",
+                                          str(root / "attention.safetensors"), None, params))

@@ -4,7 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.sprout.build import build_tree
-from pipeline.sprout.search import BeamConfig, beam_search, cosines, search_documents
+from pipeline.specs import BeamSpec
+from pipeline.sprout.search import beam_search, cosines, search_documents
+
+
+def beam(**keys) -> BeamSpec:
+    """A variant's beam keys over the schema's defaults."""
+    return BeamSpec.from_dict(keys)
 
 
 def chain_tree(doc="d", n=6):
@@ -20,7 +26,7 @@ def test_beam_width_one_follows_the_best_child_only():
     q = np.zeros(8, np.float32)
     q[4] = 1.0  # leaf 4 is the target
     scores = cosines(t, q)
-    found, visited = beam_search(t, scores, BeamConfig(beam_width=1, per_document_top_k=10, threshold=-1.0))
+    found, visited = beam_search(t, scores, beam(beam_width=1, per_document_top_k=10, threshold=-1.0))
     # root -> {0123, 45}: 45 wins -> {4, 5}: 4 wins; 0123's subtree is pruned and never visited
     assert set(visited) == {t.parent[4], t.left[t.root], 4, 5}
     assert found[0].node_id == "d::leaf::4" and found[0].score == 1.0
@@ -31,8 +37,8 @@ def test_wider_beam_visits_more_and_bounds_hold():
     t = chain_tree()
     q = np.ones(8, np.float32) / np.sqrt(8)
     scores = cosines(t, q)
-    _, v1 = beam_search(t, scores, BeamConfig(beam_width=1))
-    _, v5 = beam_search(t, scores, BeamConfig(beam_width=5))
+    _, v1 = beam_search(t, scores, beam(beam_width=1))
+    _, v5 = beam_search(t, scores, beam(beam_width=5))
     assert set(v1) < set(v5) and len(v5) == t.n_nodes - 1  # b=5 reaches every node below the root
     assert len(v1) <= 2 * 1 * t.height[t.root]
 
@@ -42,11 +48,11 @@ def test_threshold_collects_and_falls_back_to_visited():
     q = np.zeros(8, np.float32)
     q[0] = 1.0
     scores = cosines(t, q)
-    found, _ = beam_search(t, scores, BeamConfig(beam_width=2, per_document_top_k=20, threshold=0.0))
+    found, _ = beam_search(t, scores, beam(beam_width=2, per_document_top_k=20, threshold=0.0))
     assert all(f.score >= 0 and not f.fallback for f in found)
-    none, visited = beam_search(t, scores, BeamConfig(beam_width=2, per_document_top_k=20, threshold=2.0))
+    none, visited = beam_search(t, scores, beam(beam_width=2, per_document_top_k=20, threshold=2.0))
     assert none and all(f.fallback for f in none) and {f.node for f in none} == set(visited)
-    rooted, _ = beam_search(t, scores, BeamConfig(beam_width=2, per_document_top_k=20, include_root=True))
+    rooted, _ = beam_search(t, scores, beam(beam_width=2, per_document_top_k=20, include_root=True))
     assert t.root in {f.node for f in rooted}
 
 
@@ -54,7 +60,7 @@ def test_granularities_compete_on_cosine_with_finer_first_on_ties():
     t = chain_tree()
     q = np.zeros(8, np.float32)
     q[0] = 1.0
-    found, _ = beam_search(t, cosines(t, q), BeamConfig(beam_width=5, per_document_top_k=20))
+    found, _ = beam_search(t, cosines(t, q), beam(beam_width=5, per_document_top_k=20))
     keys = [(-f.score, f.height) for f in found]
     assert keys == sorted(keys)
     assert found[0].node_id == "d::leaf::0"  # cosine 1 beats its parent (0.707) and ancestors
@@ -66,7 +72,7 @@ def test_per_document_top_k_pooled_into_global_top_k():
     b.vectors[:] = b.vectors[:, ::-1]  # different direction: b's nodes score lower for this query
     q = np.zeros(8, np.float32)
     q[0] = 1.0
-    out = search_documents([a, b], q, BeamConfig(beam_width=5, per_document_top_k=2, top_k=3, threshold=-1.0))
+    out = search_documents([a, b], q, beam(beam_width=5, per_document_top_k=2, threshold=-1.0), 3)
     assert len(out) == 3
     assert sum(f.doc_id == "a" for f in out) == 2  # a contributes at most its per-document top 2
     assert [f.score for f in out] == sorted((f.score for f in out), reverse=True)

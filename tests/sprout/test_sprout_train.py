@@ -8,8 +8,8 @@ import pytest
 
 from pipeline.datasets.paths import data_root
 from pipeline.sprout.chunks import Chunk
-from pipeline.sprout.stage import attention_config
-from pipeline.sprout.train import corelevant_pairs, load_pairs, prepare_pairs, train_heads
+from pipeline.specs import AttentionSpec, TrainSpec
+from pipeline.sprout.train import TrainPairsJob, corelevant_pairs, load_pairs, prepare_pairs, train_heads
 
 
 def test_corelevant_pairs_by_span_and_by_query():
@@ -26,12 +26,13 @@ def test_corelevant_pairs_by_span_and_by_query():
 def test_training_lowers_the_loss_on_real_pairs(tmp_path):
     train_cfg = {"datasets": {"hotpotqa": {"n_questions": 40, "seed": 3}}, "max_pairs_per_query": 8,
                  "lambda": 0.1, "temperature": 0.05, "lr": 0.05, "epochs": 20, "batch_size": 8, "seed": 0}
-    meta = prepare_pairs(train_cfg, attention_config({}), str(data_root() / "retrieval"), {}, str(tmp_path / "work"),
-                         str(tmp_path / "pairs.safetensors"), progress=False)
+    train = TrainSpec.from_dict(train_cfg)
+    meta = prepare_pairs(TrainPairsJob(train, AttentionSpec.from_dict({}), str(data_root() / "retrieval"), {},
+                                       str(tmp_path / "work"), str(tmp_path / "pairs.safetensors")), progress=False)
     assert meta["pairs"] >= 3 and meta["pairs_without_window"] == 0
     _, arrays = load_pairs(tmp_path / "pairs.safetensors")
     assert (arrays["pair_values"] > 0).all() and arrays["pair_values"].shape[1] == 72
-    out = train_heads(str(tmp_path / "pairs.safetensors"), train_cfg, str(tmp_path / "heads.json"))
+    out = train_heads(str(tmp_path / "pairs.safetensors"), train, str(tmp_path / "heads.json"))
     start, end = out["loss"]["start"], out["loss"]["end"]
     assert end["attention"] < start["attention"] and end["total"] < start["total"]
     assert end["retrieval"] == start["retrieval"]  # frozen encoder: the contrastive term is constant
