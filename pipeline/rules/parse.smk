@@ -3,7 +3,7 @@
 # on real PDFs (reports/parsing/quality.csv). Logic lives in pipeline/parse/commands.py.
 
 rule parse_errors:
-    input: wf.trees_input(CFG, "wattbot")
+    input: wf.tree_files(CFG, L.WATTBOT)
     output: L.PARSE_ERRORS
     params: trees=lambda w, input: ",".join(input)
     log: L.log("wattbot/parse_errors")
