@@ -161,7 +161,7 @@ from pipeline.workflow import local_scheduler_without_rate_limit
 SEEN = {"timers": 0}
 
 rule all:
-    input: expand("out/{i}.txt", i=range(6))
+    input: expand("out/{i}.txt", i=range(int(os.environ["NJOBS"])))
 
 rule job:
     output: "out/{i}.txt"
@@ -184,18 +184,18 @@ onsuccess:
 """
 
 
-def _probe_scheduler(tmp_path, patch: bool) -> dict:
-    """Run six 0.2 s jobs on one core through the real Snakemake (every scheduling pass leaves jobs
-    waiting) and return what its scheduler held and how many re-scheduling timers it started."""
+def _probe_scheduler(work, patch: bool, *executor: str, jobs: int = 6) -> dict:
+    """Run ``jobs`` 0.2 s jobs through the real Snakemake (locally on one core, every scheduling pass leaves
+    jobs waiting; or with ``executor``'s arguments) and return what its scheduler held and how many
+    re-scheduling timers it started."""
     import json
     import os
 
-    work = tmp_path / ("patched" if patch else "stock")
     work.mkdir()
     (work / "Snakefile").write_text(RATE_LIMIT_PROBE)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PATCH": "1" if patch else ""}
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PATCH": "1" if patch else "", "NJOBS": str(jobs)}
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(work / "Snakefile"), "--directory", str(work),
-           "--cores", "1", "-q"]
+           *(executor or ("--cores", "1")), "-q"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads((work / "seen.json").read_text())
@@ -208,13 +208,23 @@ def test_local_runs_have_no_submission_rate_limit(tmp_path):
     a quarter of a core), and Snakemake 9 has no setting that stops them (docs/architecture.md, Scheduling).
     Run against Snakemake's real scheduler: a renamed attribute, a limiter no longer set on local runs, or a
     scheduler that cannot run without one fails here."""
-    stock = _probe_scheduler(tmp_path, patch=False)
+    stock = _probe_scheduler(tmp_path / "stock", patch=False)
     assert stock["limiter"] == "snakemake.scheduling.job_scheduler.JobRateLimiter" and stock["timer_hook"]
     assert stock["timers"] > 0  # the probe sees the timers the limiter starts
-    patched = _probe_scheduler(tmp_path, patch=True)
+    patched = _probe_scheduler(tmp_path / "patched", patch=True)
     assert patched["patched"] is True and patched["timers"] == 0  # and all six jobs ran (onsuccess wrote this)
     snakefile = (REPO / "Snakefile").read_text()
     assert "onstart:\n    wf.local_scheduler_without_rate_limit(workflow)" in snakefile
+
+
+@pytest.mark.slow
+def test_cluster_runs_keep_snakemakes_rate_limit(tmp_path):
+    """A cluster executor (the generic one profiles/kubernetes uses; here its submit command is bash) keeps
+    Snakemake's job-rate limiter: the patch declines and the scheduler still starts its timers."""
+    pytest.importorskip("snakemake_executor_plugin_cluster_generic")
+    cluster = ("--executor", "cluster-generic", "--cluster-generic-submit-cmd", "bash", "--jobs", "1")
+    seen = _probe_scheduler(tmp_path / "cluster", True, *cluster, jobs=1)
+    assert seen["patched"] is False and seen["limiter"].endswith(".JobRateLimiter") and seen["timers"] > 0
 
 
 def test_an_llm_planner_retrieval_takes_its_models_share_and_threads(cfg):
