@@ -14,33 +14,29 @@ from pipeline.workflow.answering import (
     answer_variants,
     ensemble_args,
     ensemble_inputs,
-    split_variants,
     uses_llm,
 )
 from pipeline.workflow.datasets import questions_path, tree_files, tree_files_arg
 from pipeline.workflow.indexes import index_extra_args, index_inputs
-from pipeline.workflow.llm_shares import default_llm_api, llm_share, model_share, planner_share
+from pipeline.workflow.llm_shares import default_llm_api, llm_share, planner_share
 from pipeline.workflow.models import (
     answer_models,
     encoder_model_inputs,
     local_model_for_file,
     packaged_encoders,
-    qint8_model_files,
     qint8_model_folders,
     retrieval_models,
 )
-from pipeline.workflow.named_files import NamedFiles, input_lists, named_args
+from pipeline.workflow.named_files import input_lists, named_args
 from pipeline.workflow.params import (
     answering_params,
-    as_json,
     index_params,
     llm_exec_json,
     retrieval_params,
     shell_arg,
-    with_hash,
 )
-from pipeline.workflow.parse_quality import PARSE_SCOPES, parse_quality_pdfs, parse_quality_report, parse_targets
-from pipeline.workflow.planner import planner_model, retrieval_variants, uses_llm_planner
+from pipeline.workflow.parse_quality import parse_quality_pdfs, parse_quality_report, parse_targets
+from pipeline.workflow.planner import retrieval_variants
 from pipeline.workflow.reports import (
     claims_file,
     figure_stems,
@@ -68,15 +64,12 @@ from pipeline.workflow.suite import (
     suite_report_inputs,
     suite_report_params,
     suite_targets,
-    suite_variants,
 )
 from pipeline.workflow.threads import answer_threads, encoder_threads, planner_threads, sprout_threads
 from pipeline.workflow.wattbot import doc_ids, parse_options, split_source, tree_source
 
 __all__ = [
-    "PARSE_SCOPES",
     "SPROUT_DIR",
-    "NamedFiles",
     "after_error",
     "after_run",
     "answer_models",
@@ -84,7 +77,6 @@ __all__ = [
     "answer_threads",
     "answer_variants",
     "answering_params",
-    "as_json",
     "claims_file",
     "default_llm_api",
     "doc_ids",
@@ -103,17 +95,14 @@ __all__ = [
     "llm_share",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
-    "model_share",
     "named_args",
     "packaged_encoders",
     "parse_options",
     "parse_quality_pdfs",
     "parse_quality_report",
     "parse_targets",
-    "planner_model",
     "planner_share",
     "planner_threads",
-    "qint8_model_files",
     "qint8_model_folders",
     "questions_path",
     "report_inputs",
@@ -125,7 +114,6 @@ __all__ = [
     "retrieval_variants",
     "shell_arg",
     "split_source",
-    "split_variants",
     "sprout_attention_params",
     "sprout_report_index",
     "sprout_report_inputs",
@@ -140,11 +128,8 @@ __all__ = [
     "suite_report_inputs",
     "suite_report_params",
     "suite_targets",
-    "suite_variants",
     "tree_files",
     "tree_files_arg",
     "tree_source",
     "uses_llm",
-    "uses_llm_planner",
-    "with_hash",
 ]
