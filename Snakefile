@@ -69,7 +69,7 @@ rule all:
         wf.sprout_targets(CFG),
 
 
-# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow.py).
+# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow/scheduler.py).
 # Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)

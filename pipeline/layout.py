@@ -1,6 +1,6 @@
 """Where every file of a run lives: results/, reports/, benchmarks/, logs/ and the data/ files rules read.
 
-One module, shared by the Snakemake rules (pipeline/rules/*.smk, through pipeline/workflow.py) and by the
+One module, shared by the Snakemake rules (pipeline/rules/*.smk, through pipeline/workflow/) and by the
 report verbs, so a path pattern is written once. A function's defaults are Snakemake wildcards, so
 ``answers()`` is the rule's output pattern ``results/wattbot/answers/{av}/{split}.jsonl`` and
 ``answers("bm25-x", "train")`` the file one job writes. Standard library only: the DAG is planned

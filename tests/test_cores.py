@@ -155,27 +155,77 @@ def test_planned_jobs_hold_the_cores_they_use():
     assert {t for jobs in one.values() for t, _ in jobs} == {1}
 
 
-def test_local_runs_have_no_submission_rate_limit():
-    """The Snakefile's onstart drops Snakemake's job-rate limiter on a local run (its re-scheduling timers
-    multiplied while jobs waited: a quarter of a core); a cluster run and a parse-time call change nothing."""
-    from types import SimpleNamespace
+RATE_LIMIT_PROBE = """
+import json, os
+from pipeline.workflow import local_scheduler_without_rate_limit
 
-    from pipeline.workflow import local_scheduler_without_rate_limit
+SEEN = {"timers": 0}
 
-    local = SimpleNamespace(local_exec=True, scheduler=SimpleNamespace(job_rate_limiter=object()))
-    assert local_scheduler_without_rate_limit(local) and local.scheduler.job_rate_limiter is None
-    limiter = object()
-    cluster = SimpleNamespace(local_exec=False, scheduler=SimpleNamespace(job_rate_limiter=limiter))
-    assert not local_scheduler_without_rate_limit(cluster) and cluster.scheduler.job_rate_limiter is limiter
+rule all:
+    input: expand("out/{i}.txt", i=range(int(os.environ["NJOBS"])))
 
-    class Parsing:  # while the Snakefile is parsed there is no executor (local_exec raises) and no scheduler
-        @property
-        def local_exec(self):
-            raise AttributeError("executor_plugin is None")
+rule job:
+    output: "out/{i}.txt"
+    shell: "sleep 0.2; touch {output}"
 
-    assert not local_scheduler_without_rate_limit(Parsing())
+onstart:
+    s = workflow.scheduler
+    SEEN["limiter"] = f"{type(s.job_rate_limiter).__module__}.{type(s.job_rate_limiter).__name__}"
+    SEEN["patched"] = local_scheduler_without_rate_limit(workflow) if os.environ.get("PATCH") else None
+    SEEN["timer_hook"] = hasattr(type(s), "_schedule_reevalutation")
+    start_timer = s._schedule_reevalutation
+    def counted(delay):
+        SEEN["timers"] += 1
+        start_timer(delay)
+    s._schedule_reevalutation = counted
+
+onsuccess:
+    with open("seen.json", "w") as fh:
+        json.dump(SEEN, fh)
+"""
+
+
+def _probe_scheduler(work, patch: bool, *executor: str, jobs: int = 6) -> dict:
+    """Run ``jobs`` 0.2 s jobs through the real Snakemake (locally on one core, every scheduling pass leaves
+    jobs waiting; or with ``executor``'s arguments) and return what its scheduler held and how many
+    re-scheduling timers it started."""
+    import json
+    import os
+
+    work.mkdir()
+    (work / "Snakefile").write_text(RATE_LIMIT_PROBE)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PATCH": "1" if patch else "", "NJOBS": str(jobs)}
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(work / "Snakefile"), "--directory", str(work),
+           *(executor or ("--cores", "1")), "-q"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads((work / "seen.json").read_text())
+
+
+@pytest.mark.slow
+def test_local_runs_have_no_submission_rate_limit(tmp_path):
+    """The Snakefile's onstart drops Snakemake's job-rate limiter on a local run: with it, every scheduling
+    pass that leaves jobs waiting starts a timer for another pass (on the default grid the timer chains took
+    a quarter of a core), and Snakemake 9 has no setting that stops them (docs/architecture.md, Scheduling).
+    Run against Snakemake's real scheduler: a renamed attribute, a limiter no longer set on local runs, or a
+    scheduler that cannot run without one fails here."""
+    stock = _probe_scheduler(tmp_path / "stock", patch=False)
+    assert stock["limiter"] == "snakemake.scheduling.job_scheduler.JobRateLimiter" and stock["timer_hook"]
+    assert stock["timers"] > 0  # the probe sees the timers the limiter starts
+    patched = _probe_scheduler(tmp_path / "patched", patch=True)
+    assert patched["patched"] is True and patched["timers"] == 0  # and all six jobs ran (onsuccess wrote this)
     snakefile = (REPO / "Snakefile").read_text()
     assert "onstart:\n    wf.local_scheduler_without_rate_limit(workflow)" in snakefile
+
+
+@pytest.mark.slow
+def test_cluster_runs_keep_snakemakes_rate_limit(tmp_path):
+    """A cluster executor (the generic one profiles/kubernetes uses; here its submit command is bash) keeps
+    Snakemake's job-rate limiter: the patch declines and the scheduler still starts its timers."""
+    pytest.importorskip("snakemake_executor_plugin_cluster_generic")
+    cluster = ("--executor", "cluster-generic", "--cluster-generic-submit-cmd", "bash", "--jobs", "1")
+    seen = _probe_scheduler(tmp_path / "cluster", True, *cluster, jobs=1)
+    assert seen["patched"] is False and seen["limiter"].endswith(".JobRateLimiter") and seen["timers"] > 0
 
 
 def test_an_llm_planner_retrieval_takes_its_models_share_and_threads(cfg):

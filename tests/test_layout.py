@@ -27,7 +27,7 @@ import pipeline.workflow as wf
 cfg = validate(load_config("config.yaml"))
 for fn in (wf.figure_stems, wf.figures_params, wf.figures_inputs, wf.report_inputs, wf.report_params,
            wf.suite_report_inputs, wf.sprout_report_inputs, wf.sprout_report_index, wf.parse_targets,
-           wf.suite_targets, wf.sprout_targets, wf.embedding_index_input, wf.default_llm_api):
+           wf.suite_targets, wf.sprout_targets, wf.default_llm_api):
     fn(cfg)
 wf.claims_file()
 print(sorted({m.split(".")[0] for m in sys.modules} & set(%r)))

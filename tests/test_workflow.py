@@ -29,6 +29,28 @@ def test_documents_and_subsets(cfg):
         doc_ids(cfg)
 
 
+def test_each_dataset_entry_says_which_trees_and_questions_its_rules_read(cfg):
+    """The index and retrieval rules ask the dataset's entry (pipeline/workflow/datasets.py), never its name:
+    WattBot reads one tree per configured document and the ingested splits, a suite dataset (one registered
+    outside the package too) its export; an unknown name is an error naming the known ones."""
+    from pipeline import suite_datasets
+    from pipeline.workflow import questions_path, tree_files, tree_files_arg
+
+    cfg["wattbot"]["docs"] = ["roe2023"]
+    assert tree_files(cfg, "wattbot") == ["results/wattbot/trees/roe2023.json"]
+    assert questions_path("wattbot", "train") == "results/wattbot/ingest/train.csv"
+    assert tree_files_arg(cfg, "hotpotqa") == "results/hotpotqa/export/trees"
+    assert questions_path("hotpotqa", "queries") == "results/hotpotqa/export/queries.csv"
+    toy = suite_datasets.SuiteDataset("toy_plugin", "tests.datasets.toy_suite", "toy_plugin")
+    suite_datasets.register(toy)
+    try:
+        assert questions_path("toy_plugin", "queries") == "results/toy_plugin/export/queries.csv"
+    finally:
+        suite_datasets.unregister("toy_plugin")
+    with pytest.raises(KeyError, match="unknown dataset 'nobody'.*wattbot"):
+        questions_path("nobody", "train")
+
+
 def test_pdf_folder_takes_precedence(cfg, tmp_path):
     assert tree_source(cfg, "doe2024").endswith("corpus/doe2024.json")
     doc = fitz.open()
@@ -78,8 +100,8 @@ def test_every_rule_declares_threads_memory_and_runtime():
                or not re.search(r"resources:.*mem_mb=.*runtime=", block)]
     assert lacking == []
 
-def test_parse_targets_and_tree_args(cfg, tmp_path):
-    from pipeline.workflow import parse_targets, tree_args
+def test_parse_targets_and_parse_options(cfg, tmp_path):
+    from pipeline.workflow import parse_targets, parse_options
 
     cfg["parsing"]["quality_dir"] = str(tmp_path)
     assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]  # no corpus downloaded: no quality report
@@ -89,9 +111,9 @@ def test_parse_targets_and_tree_args(cfg, tmp_path):
     assert parse_targets(cfg) == ["results/wattbot/parse/check.json"]
     doc.save(tmp_path / "ltnews31.pdf")  # a sample document of the manifest: the default DAG measures the sample
     assert parse_targets(cfg) == ["results/wattbot/parse/check.json", "reports/parsing/sample/quality.csv"]
-    assert tree_args(cfg) == "" and tree_args(cfg, "d/x.pdf") == "--headings combined"  # JSON trees ignore it
+    assert parse_options(cfg) == "" and parse_options(cfg, "d/x.pdf") == "--headings combined"  # JSON trees ignore it
     cfg["parsing"]["vision"] = {"model": "openai/gpt-4o-mini", "params": {"temperature": 0}}
-    args = tree_args(cfg)
+    args = parse_options(cfg)
     assert "--vision-model openai/gpt-4o-mini" in args and '{"temperature":0}' in args and "--cache-dir data/cache" in args
 
 

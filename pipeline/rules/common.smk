@@ -1,6 +1,6 @@
 # What every rule file shares, included first by the Snakefile: where files live (L: pipeline/layout.py),
 # the config's lists the rules expand, and the wildcard constraints. A rule file reads only these, CFG and
-# wf (pipeline/workflow.py), never a global another rule file defines.
+# wf (pipeline/workflow/), never a global another rule file defines.
 import re
 
 from pipeline import layout as L

@@ -4,7 +4,7 @@
 # the quality report, pipeline/report/parse_quality.py.
 
 rule parse_errors:
-    input: wf.trees_input(CFG, "wattbot")
+    input: wf.tree_files(CFG, L.WATTBOT)
     output: L.PARSE_ERRORS
     params: trees=lambda w, input: ",".join(input)
     log: L.log("wattbot/parse_errors")

@@ -5,7 +5,7 @@
 rule index:
     input: lambda w: wf.index_inputs(CFG, w.dataset, w.index)
     output: L.index()
-    params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.trees_arg(CFG, w.dataset),
+    params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.tree_files_arg(CFG, w.dataset),
             extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index)
     log: L.log("{dataset}/index/{index}")
     benchmark: L.rule_benchmark("index")

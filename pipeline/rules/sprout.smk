@@ -5,9 +5,9 @@ SPROUT_REPORT_INPUTS = wf.sprout_report_inputs(CFG)
 
 
 rule sprout_attention:
-    input: lambda w: wf.trees_input(CFG, w.dataset)
+    input: lambda w: wf.tree_files(CFG, w.dataset)
     output: L.sprout_attention()
-    params: cfg=wf.sprout_attention_params(CFG), trees=lambda w: wf.trees_arg(CFG, w.dataset)
+    params: cfg=wf.sprout_attention_params(CFG), trees=lambda w: wf.tree_files_arg(CFG, w.dataset)
     log: L.log("{dataset}/sprout_attention")
     benchmark: L.rule_benchmark("sprout_attention")
     threads: wf.sprout_threads(CFG)

@@ -21,7 +21,7 @@ rule ingest:
 rule tree:
     input: lambda w: wf.tree_source(CFG, w.doc)
     output: L.tree()
-    params: vision=lambda w: wf.tree_args(CFG, wf.tree_source(CFG, w.doc))  # heading method (PDFs) + vision model
+    params: vision=lambda w: wf.parse_options(CFG, wf.tree_source(CFG, w.doc))  # heading method (PDFs) + vision model
     log: L.log("wattbot/tree/{doc}")
     benchmark: L.rule_benchmark("tree")
     threads: 1

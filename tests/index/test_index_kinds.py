@@ -45,12 +45,12 @@ def test_builtin_kinds_are_registered():
         get_kind("nope")
 
 
-@pytest.mark.data  # trees_input lists tiny.yaml's documents from the real metadata
+@pytest.mark.data  # tree_files lists tiny.yaml's documents from the real metadata
 def test_a_toy_kind_is_configured_by_its_module(toy_kind):
     cfg = validate(tiny_with_lead())
     assert cfg["retrieval"]["lead"]["levels"] == ["sentence"] and cfg["retrieval"]["lead"]["expand"] == "none"
     assert json.loads(wf.index_params(cfg, "lead")) == {"index": {"kind": "lead"}, "name": "lead"}  # no encoder
-    assert wf.index_inputs(cfg, "wattbot", "lead") == wf.trees_input(cfg, "wattbot")
+    assert wf.index_inputs(cfg, "wattbot", "lead") == wf.tree_files(cfg, "wattbot")
     assert wf.index_extra_args(cfg, "wattbot", "lead") == ""
     assert json.loads(wf.retrieval_params(cfg, "lead"))["embedding"] is None
     for edit, key in [(lambda r: r["retrieval"]["lead"].update(levels=["paragraph"]), "retrieval.lead.levels"),

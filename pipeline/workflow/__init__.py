@@ -1,0 +1,135 @@
+"""What the Snakefile and its rules (pipeline/rules/*.smk, as ``wf``) need to expand the grid: document
+ids, variant names, rule params, inputs, threads and shares, and the run's hooks.
+
+Kept here (not in the Snakefile) so the DAG files stay declarative and this logic is tested. One module
+per concern; this package re-exports the names the rules call.
+"""
+
+from __future__ import annotations
+
+# a config helper the retrieval rules call as wf.retrieval_indexes
+from pipeline.config import retrieval_indexes
+from pipeline.workflow.answering import (
+    answer_spec,
+    answer_variants,
+    ensemble_args,
+    ensemble_inputs,
+    uses_llm,
+)
+from pipeline.workflow.datasets import questions_path, tree_files, tree_files_arg
+from pipeline.workflow.indexes import index_extra_args, index_inputs
+from pipeline.workflow.llm_shares import default_llm_api, llm_share, planner_share
+from pipeline.workflow.models import (
+    answer_models,
+    encoder_model_inputs,
+    local_model_for_file,
+    packaged_encoders,
+    qint8_model_folders,
+    retrieval_models,
+)
+from pipeline.workflow.named_files import input_lists, named_args
+from pipeline.workflow.params import (
+    answering_params,
+    index_params,
+    llm_exec_json,
+    retrieval_params,
+    shell_arg,
+)
+from pipeline.workflow.parse_quality import parse_quality_pdfs, parse_quality_report, parse_targets
+from pipeline.workflow.planner import retrieval_variants
+from pipeline.workflow.reports import (
+    claims_file,
+    figure_stems,
+    figures_inputs,
+    figures_params,
+    report_inputs,
+    report_params,
+)
+from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
+from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
+from pipeline.workflow.sprout import (
+    SPROUT_DIR,
+    sprout_attention_params,
+    sprout_report_index,
+    sprout_report_inputs,
+    sprout_report_params,
+    sprout_targets,
+    sprout_train_excludes,
+    sprout_train_params,
+)
+from pipeline.workflow.suite import (
+    suite_datasets,
+    suite_export_params,
+    suite_ks,
+    suite_report_inputs,
+    suite_report_params,
+    suite_targets,
+)
+from pipeline.workflow.threads import answer_threads, encoder_threads, planner_threads, sprout_threads
+from pipeline.workflow.wattbot import doc_ids, parse_options, split_source, tree_source
+
+__all__ = [
+    "SPROUT_DIR",
+    "after_error",
+    "after_run",
+    "answer_models",
+    "answer_spec",
+    "answer_threads",
+    "answer_variants",
+    "answering_params",
+    "claims_file",
+    "default_llm_api",
+    "doc_ids",
+    "encoder_model_inputs",
+    "encoder_threads",
+    "ensemble_args",
+    "ensemble_inputs",
+    "figure_stems",
+    "figures_inputs",
+    "figures_params",
+    "index_extra_args",
+    "index_inputs",
+    "index_params",
+    "input_lists",
+    "llm_exec_json",
+    "llm_share",
+    "local_model_for_file",
+    "local_scheduler_without_rate_limit",
+    "named_args",
+    "packaged_encoders",
+    "parse_options",
+    "parse_quality_pdfs",
+    "parse_quality_report",
+    "parse_targets",
+    "planner_share",
+    "planner_threads",
+    "qint8_model_folders",
+    "questions_path",
+    "report_inputs",
+    "report_params",
+    "report_parse_failures",
+    "retrieval_models",
+    "retrieval_indexes",
+    "retrieval_params",
+    "retrieval_variants",
+    "shell_arg",
+    "split_source",
+    "sprout_attention_params",
+    "sprout_report_index",
+    "sprout_report_inputs",
+    "sprout_report_params",
+    "sprout_targets",
+    "sprout_threads",
+    "sprout_train_excludes",
+    "sprout_train_params",
+    "suite_datasets",
+    "suite_export_params",
+    "suite_ks",
+    "suite_report_inputs",
+    "suite_report_params",
+    "suite_targets",
+    "tree_files",
+    "tree_files_arg",
+    "tree_source",
+    "uses_llm",
+]

@@ -1,0 +1,43 @@
+"""Answering variants in the DAG: their typed specs, which rule makes each (``answer`` or ``ensemble``),
+the splits they answer and the files an ensemble reads."""
+
+from __future__ import annotations
+
+import re
+
+from pipeline import layout as L
+from pipeline.answer_backends import calls_llm
+from pipeline.config import answer_splits
+from pipeline.specs import answering_spec
+from pipeline.workflow.params import shell_arg
+
+
+def answer_spec(cfg: dict, variant: str):
+    """The typed spec of an answering variant (an AnswerSpec, or an EnsembleSpec for ``backend: ensemble``)."""
+    return answering_spec(variant, cfg["answering"][variant])
+
+
+def uses_llm(cfg: dict, variant: str) -> int:
+    return int(calls_llm(answer_spec(cfg, variant).backend))
+
+
+def answer_variants(cfg: dict, ensemble: bool) -> str:
+    """Wildcard pattern of the answering variants the ``answer`` rule (False) or the ``ensemble``
+    rule (True) makes, so the two rules never claim the same file."""
+    names = [v for v in sorted(cfg["answering"]) if (answer_spec(cfg, v).backend == "ensemble") == ensemble]
+    return "|".join(map(re.escape, names)) or "(?!)"
+
+
+def ensemble_inputs(cfg: dict, variant: str, split: str) -> list[str]:
+    return [L.answers(m, split) for m in answer_spec(cfg, variant).members]
+
+
+def ensemble_args(cfg: dict, variant: str, split: str) -> str:
+    """``--member NAME=PATH`` per member, in vote order."""
+    members = answer_spec(cfg, variant).members
+    return " ".join(f"--member {shell_arg(f'{m}={p}')}" for m, p in zip(members, ensemble_inputs(cfg, variant, split)))
+
+
+def split_variants(cfg: dict, split: str) -> list[str]:
+    """The answering variants that answer ``split`` (LLM variants may be train-only)."""
+    return [v for v in sorted(cfg["answering"]) if split in answer_splits(cfg, v)]

@@ -1,0 +1,95 @@
+"""The WattBot report and figures rules: their hashed params and the files they read, by name."""
+
+from __future__ import annotations
+
+import json
+
+from pipeline import layout as L
+from pipeline.config import answering_slice
+from pipeline.workflow.answering import split_variants
+from pipeline.workflow.named_files import NamedFiles
+from pipeline.workflow.params import with_hash
+from pipeline.workflow.parse_quality import parse_quality_report
+from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
+
+
+def report_params(cfg: dict) -> str:
+    return with_hash(
+        {
+            "default_variant": cfg["default_variant"],
+            "score_split": cfg["wattbot"]["score_split"],
+            "variants": {v: answering_slice(cfg, v) for v in sorted(cfg["answering"])},
+            "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
+        }
+    )
+
+
+def claims_file() -> str:
+    """claims.yaml, an input of the figures rule (a changed claim redraws the claims table)."""
+    return str(L.CLAIMS_FILE)
+
+
+def ablations_in_other_configs() -> dict[str, list[str]]:
+    """Ablation names of the repo's larger configs (config.mpnet.yaml, config.full.yaml), so a claim
+    that did not run can say where it would."""
+    import yaml
+
+    from pipeline.config import OVERLAY_CONFIGS
+    from pipeline.datasets.paths import REPO
+
+    out = {}
+    for name in OVERLAY_CONFIGS:
+        path = REPO / name
+        if path.exists():
+            out[name] = sorted(((yaml.safe_load(path.read_text()) or {}).get("report") or {}).get("ablations") or {})
+    return out
+
+
+def figures_params(cfg: dict) -> str:
+    b = cfg.get("benchmarks") or {}
+    suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
+    return with_hash(
+        {
+            "report": cfg["report"],
+            "score_split": cfg["wattbot"]["score_split"],
+            "default_variant": cfg["default_variant"],
+            "answering": {v: cfg["answering"][v] for v in sorted(cfg["answering"])},
+            "retrieval": {v: cfg["retrieval"][v] for v in sorted(cfg["retrieval"])},
+            "suite": suite,
+            "parse_quality": (parse_quality_report(cfg) or [""])[0],
+            "claims_elsewhere": ablations_in_other_configs(),
+        }
+    )
+
+
+def figure_stems(cfg: dict) -> list[str]:
+    from pipeline.report.stems import figure_stems as stems
+
+    return stems(json.loads(figures_params(cfg)))
+
+
+def report_inputs(cfg: dict) -> NamedFiles:
+    """The report rule's files: scores of every answering variant, the test submissions, the retrieval runs."""
+    avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
+    tests = split_variants(cfg, "test") if "test" in cfg["wattbot"]["splits"] else []
+    return {
+        "scores": {av: L.scores(av) for av in avs},
+        "per_question": {av: L.per_question(av) for av in avs},
+        "submissions": {av: L.answers_csv(av, "test") for av in tests},
+        "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
+    }
+
+
+def figures_inputs(cfg: dict) -> NamedFiles:
+    """The figures rule's files: per answering variant its scores and answers, per retrieval variant its
+    run, the suite's per-query tables (named DATASET:VARIANT) and the index the embedding map draws."""
+    avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
+    name = cfg["report"].get("embedding_index")
+    return {
+        "scores": {av: L.scores(av) for av in avs},
+        "per_question": {av: L.per_question(av) for av in avs},
+        "answers": {av: L.answers(av, split) for av in avs},
+        "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
+        "suite": {f"{d}:{rv}": L.suite_per_query(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)},
+        "index": {name: L.index(L.WATTBOT, name)} if name else {},
+    }

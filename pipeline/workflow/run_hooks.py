@@ -1,0 +1,55 @@
+"""Snakemake's ``onsuccess`` and ``onerror`` hooks: parse failures repeated last, the run telemetry
+beside the leaderboard, the run's summary; or the failed jobs and the command that resumes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline import layout as L
+
+
+def after_run(cfg: dict) -> None:
+    """Snakemake's ``onsuccess`` hook (not in a dry run): documents that could not be parsed, repeated
+    last, the run telemetry beside the leaderboard, once the figures rule has written cost.csv, and the
+    run's summary (pipeline/report/summary.py: printed last and written to reports/summary.json)."""
+    import os
+
+    from pipeline.report.summary import LATER, write_summary
+
+    report_parse_failures(L.PARSE_ERRORS)
+    if Path(L.reports.cost).exists():
+        from pipeline.report.cost import leaderboard_telemetry
+
+        split = cfg["wattbot"]["score_split"]
+        avs = sorted(cfg["answering"])
+        leaderboard_telemetry(
+            L.reports.cost,
+            {v: L.answers(v, split) for v in avs},
+            {v: L.answer_benchmark(v, split) for v in avs},
+            L.reports.leaderboard_telemetry,
+        )
+    write_summary(".", L.reports.root, show=not os.environ.get(LATER))
+
+
+def after_error(snakemake_log: str | list | None) -> None:
+    """Snakemake's ``onerror`` hook: the failed jobs, their logs' last lines, and the command that resumes."""
+    import sys
+
+    from pipeline.report.summary import failure_message
+
+    print(failure_message(snakemake_log), file=sys.stderr)
+
+
+def report_parse_failures(errors_csv: str) -> list[str]:
+    """The end-of-run report: one line per document that could not be parsed (printed, and returned)."""
+    import csv
+    import sys
+
+    path = Path(errors_csv)
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as fh:
+        lines = [f"parse failed: {r['doc']} ({r['source']}): {r['reason']}" for r in csv.DictReader(fh)]
+    if lines:
+        print(f"{len(lines)} document(s) could not be parsed (see {errors_csv}):", *lines, sep="\n", file=sys.stderr)
+    return lines

@@ -1,0 +1,69 @@
+"""SproutRAG in the DAG: the attention and head-training params, the suite exports training must not
+see, and the beam-sweep report's params and files."""
+
+from __future__ import annotations
+
+import json
+
+from pipeline import layout as L
+from pipeline.specs import BeamSpec
+from pipeline.workflow.named_files import NamedFiles
+from pipeline.workflow.params import as_json, with_hash
+from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
+
+SPROUT_DIR = L.SPROUT_DIR  # named in rule sprout_train_pairs' shell text (a changed text reruns the rule)
+
+
+def sprout_attention_params(cfg: dict) -> str:
+    from pipeline.config import sprout_attention_slice
+
+    return as_json(sprout_attention_slice(cfg))
+
+
+def sprout_train_params(cfg: dict) -> str:
+    from pipeline.config import sprout_attention_slice
+
+    b = cfg.get("benchmarks") or {}
+    return as_json(
+        {
+            "train": cfg["sprout"]["train"],
+            "attention": sprout_attention_slice(cfg),
+            "root": b.get("root", f"{cfg['data_root']}/retrieval"),
+        }
+    )
+
+
+def sprout_train_excludes(cfg: dict) -> dict[str, str]:
+    """Suite exports whose queries and documents training must not see (the evaluated ones)."""
+    return {d: L.export_dir(d) for d in sorted(cfg["sprout"]["train"]["datasets"]) if d in suite_datasets(cfg)}
+
+
+def sprout_report_params(cfg: dict) -> str:
+    sweep = cfg["sprout"].get("beam_sweep", [])
+    return with_hash(
+        {
+            "sweep": {v: BeamSpec.from_dict(cfg["retrieval"][v]).beam_width for v in sweep},
+            "datasets": [d for d in suite_datasets(cfg) if set(sweep) <= set(suite_variants(cfg))],
+            "ks": suite_ks(cfg),
+        }
+    )
+
+
+def sprout_report_inputs(cfg: dict) -> NamedFiles:
+    """The beam sweep's suite scores (DATASET:VARIANT) and WattBot retrieval runs of the scored split."""
+    sweep = cfg["sprout"].get("beam_sweep", [])
+    datasets = json.loads(sprout_report_params(cfg))["datasets"]
+    return {
+        "scores": {f"{d}:{v}": L.suite_scores(d, v) for d in datasets for v in sweep},
+        "wattbot": {v: L.retrieval(L.WATTBOT, v, cfg["wattbot"]["score_split"]) for v in sweep},
+    }
+
+
+def sprout_report_index(cfg: dict) -> list[str]:
+    """The WattBot index of the sweep's first variant (one document's tree is drawn from it)."""
+    sweep = cfg["sprout"].get("beam_sweep", [])
+    return [L.index(L.WATTBOT, cfg["retrieval"][sweep[0]]["index"])] if sweep else []
+
+
+def sprout_targets(cfg: dict) -> list[str]:
+    return [L.reports.sprout_beam_png] if cfg["sprout"].get("beam_sweep") else []

@@ -1,0 +1,47 @@
+"""The retrieval suite in the DAG: its datasets and variants, the export params, the report's inputs."""
+
+from __future__ import annotations
+
+from pipeline import layout as L
+from pipeline.config import retrieval_slice
+from pipeline.config_schema import spec_defaults
+from pipeline.workflow.named_files import NamedFiles
+from pipeline.workflow.params import as_json, with_hash
+
+
+def suite_datasets(cfg: dict) -> list[str]:
+    return sorted((cfg.get("benchmarks") or {}).get("datasets", {}))
+
+
+def suite_variants(cfg: dict) -> list[str]:
+    return list((cfg.get("benchmarks") or {}).get("retrieval", []))
+
+
+def suite_targets(cfg: dict) -> list[str]:
+    return [L.reports.suite_metrics] if suite_datasets(cfg) and suite_variants(cfg) else []
+
+
+def suite_export_params(cfg: dict, dataset: str) -> str:
+    b = cfg["benchmarks"]
+    return as_json({"dataset": dataset, "root": b["root"], "subset": b["datasets"][dataset] or {}})
+
+
+def suite_ks(cfg: dict) -> list[int]:
+    """The suite's cutoffs: ``benchmarks.ks`` (the schema's default when the suite is not configured)."""
+    return (cfg.get("benchmarks") or spec_defaults("benchmarks"))["ks"]
+
+
+def suite_report_inputs(cfg: dict) -> NamedFiles:
+    """The suite report's scores, named DATASET:VARIANT."""
+    return {"scores": {f"{d}:{rv}": L.suite_scores(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)}}
+
+
+def suite_report_params(cfg: dict) -> str:
+    b = cfg.get("benchmarks") or {}
+    return with_hash(
+        {
+            "ks": suite_ks(cfg),
+            "datasets": b.get("datasets", {}),
+            "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)},
+        }
+    )

@@ -1,0 +1,43 @@
+"""The rules' ``threads:``: the cores each heavy job keeps busy. Snakemake scales them down to
+``--cores`` and the job fits its encoder or LLM servers to what it got (pipeline/cores.py)."""
+
+from __future__ import annotations
+
+from pipeline.workflow.answering import answer_spec, uses_llm
+from pipeline.workflow.planner import planner_model, uses_llm_planner
+
+
+def answer_threads(cfg: dict, variant: str) -> int:
+    """The ``threads:`` of an answering job: the cores its local LLM servers keep busy (servers x
+    ``n_threads``: 2 for the default Gemma), 1 for the extractive backend and hosted models. Snakemake
+    scales it down to ``--cores``; the job fits its servers to what it got (pipeline/cores.py)."""
+    if not uses_llm(cfg, variant):
+        return 1
+    from pipeline.llm.limits import variant_model
+    from pipeline.llm.local_server import local_llm_threads
+
+    llm = cfg.get("llm") or {}
+    return local_llm_threads(llm, variant_model(answer_spec(cfg, variant), llm.get("model")))
+
+
+def planner_threads(cfg: dict, variant: str) -> int:
+    """The ``threads:`` of a retrieval job: its local LLM planner's servers x ``n_threads`` (as
+    :func:`answer_threads`), else 1 (a retrieval embeds only its queries, on one core)."""
+    if not uses_llm_planner(cfg, variant):
+        return 1
+    from pipeline.llm.local_server import local_llm_threads
+
+    return local_llm_threads(cfg.get("llm") or {}, planner_model(cfg, variant))
+
+
+def encoder_threads(cfg: dict) -> int:
+    """The ``threads:`` of an embedding job (index): ``embedding.threads``; the encoder uses at most
+    what Snakemake granted (pipeline/cores.py)."""
+    return int(cfg["embedding"].get("threads", 2))
+
+
+def sprout_threads(cfg: dict) -> int:
+    """The ``threads:`` of the SproutRAG attention and training-pair jobs: ``sprout.threads`` (the schema's default)."""
+    from pipeline.specs import SproutSpec
+
+    return SproutSpec.from_dict(cfg["sprout"]).attention.threads

@@ -1,0 +1,53 @@
+"""WattBot's files as the rules read them: its documents, their sources, its question splits, and the
+options of the ``tree`` verb that parses one document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.datasets.wattbot import document_source, load_metadata
+from pipeline.workflow.params import as_json, shell_arg
+
+
+def doc_ids(cfg: dict) -> list[str]:
+    """All documents of the metadata, or the configured subset (an unknown id is an error)."""
+    known = sorted(load_metadata(Path(cfg["wattbot"]["dir"]) / "metadata.csv")["id"])
+    subset = cfg["wattbot"].get("docs")
+    if not subset:
+        return known
+    unknown = sorted(set(subset) - set(known))
+    if unknown:
+        raise ValueError(f"config key 'wattbot.docs': unknown document id(s) {', '.join(unknown)}")
+    return sorted(subset)
+
+
+def tree_source(cfg: dict, doc: str) -> str:
+    wb = cfg["wattbot"]
+    pdf_dir = Path(wb["pdf_dir"]) if wb.get("pdf_dir") else None
+    return str(document_source(doc, Path(wb["dir"]) / "corpus", pdf_dir))
+
+
+def split_source(cfg: dict, split: str) -> str:
+    return str(Path(cfg["wattbot"]["dir"]) / cfg["wattbot"]["splits"][split])
+
+
+def parse_options(cfg: dict, source: str = "") -> str:
+    """The ``tree`` verb's parsing options: the heading method for a PDF source (JSON and text trees do not
+    use it, so their params, and Snakemake's rerun check, stay as they were), and the vision model when set."""
+    parsing = cfg["parsing"]
+    headings = f"--headings {parsing['headings']}" if source.lower().endswith(".pdf") else ""
+    vision = parsing["vision"]
+    if not vision["model"]:
+        return headings
+    return f"{headings} ".lstrip() + " ".join(
+        [
+            "--vision-model",
+            shell_arg(vision["model"]),
+            "--vision-params",
+            shell_arg(as_json(vision["params"])),
+            "--cache-dir",
+            shell_arg(cfg["cache_dir"]),
+            "--llm-mode",
+            cfg["llm"]["mode"],
+        ]
+    )
