@@ -40,6 +40,7 @@ from pipeline.report.time_table import JobTime
 INSTALL = 'pip install -e ".[mlflow]"'
 TAG = "wattbench."  # prefix of the tags this module sets (and searches by)
 MAX_PARAM = 6000  # MLflow's longest param value (3.x): longer values are cut, with a marker
+CUT = " ...[cut by wattbench]"
 BATCH = 100  # MLflow's most params or tags per log_batch
 SUITE_SKIP = ("query_id", "n_gold", "n_hits")  # per-query columns that are counts, not scores
 
@@ -110,7 +111,7 @@ def flatten(obj: object, prefix: str = "") -> dict[str, str]:
         return out
     text = obj if isinstance(obj, str) else json.dumps(obj, sort_keys=True)
     if len(text) > MAX_PARAM:
-        text = text[: MAX_PARAM - 20] + " ...[cut by wattbench]"
+        text = text[: MAX_PARAM - len(CUT)] + CUT
     return {metric_key(prefix): text}
 
 
