@@ -93,6 +93,16 @@ def test_a_missing_mlflow_is_one_line_naming_the_key_and_the_extra(monkeypatch):
     assert T.require_mlflow({}) is None  # no tracking: mlflow is not needed
 
 
+def test_track_without_a_tracking_block_logs_nothing(capsys):
+    from pipeline.cli import main
+
+    tiny = str(REPO / "tests" / "tiny.yaml")
+    assert main(["track", "--config", tiny, "--if-configured"]) == 0
+    assert capsys.readouterr().out == ""  # make run's step: silent without tracking
+    assert main(["track", "--config", tiny]) == 0
+    assert "no tracking configured" in capsys.readouterr().out
+
+
 # --- slow: the tiny DAG logs its runs; MLflow's client reads them back ---
 
 
