@@ -86,6 +86,13 @@ def test_tracking_block_is_in_the_schema_with_its_default(tmp_path):
         load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "sqlite:///m.db", "uri": "x"}})
 
 
+def test_tracking_is_execution_only():
+    """Adding a tracking block reruns nothing: every hashed slice and cache key of the default grid is the same."""
+    from test_shipped_configs import pins_now
+
+    assert pins_now("config.yaml", {"tracking": {"mlflow": "sqlite:///mlruns.db"}}) == pins_now("config.yaml")
+
+
 def test_a_missing_mlflow_is_one_line_naming_the_key_and_the_extra(monkeypatch):
     monkeypatch.setattr(T.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigError, match=r"'tracking\.mlflow'.*pip install -e \"\.\[mlflow\]\""):
