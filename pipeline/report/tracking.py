@@ -41,7 +41,7 @@ INSTALL = 'pip install -e ".[mlflow]"'
 TAG = "wattbench."  # prefix of the tags this module sets (and searches by)
 MAX_PARAM = 6000  # MLflow's longest param value (3.x): longer values are cut, with a marker
 CUT = " ...[cut by wattbench]"
-BATCH = 100  # MLflow's most params or tags per log_batch
+BATCH = 100  # MLflow's most params per log_batch (1000 metrics)
 SUITE_SKIP = ("query_id", "n_gold", "n_hits")  # per-query columns that are counts, not scores
 
 
@@ -350,7 +350,7 @@ def log_runs(
 ) -> list[str]:
     """Log each variant's run to ``tracking`` (its params, metrics, tags and the ``artifacts``); the MLflow
     run ids."""
-    from mlflow.entities import Metric, Param, RunTag
+    from mlflow.entities import Metric, Param
     from mlflow.tracking import MlflowClient
 
     client = MlflowClient(tracking_uri=tracking.uri)
@@ -360,13 +360,12 @@ def log_runs(
         run_tags = {**tags, **run.tags, f"{TAG}run_id": run_id, f"{TAG}kind": run.kind, f"{TAG}variant": run.variant}
         if run.params.get("git_commit"):
             run_tags["mlflow.source.git.commit"] = run.params["git_commit"]
-        mid = replace_run(client, exp, run, run_tags)
+        mid = replace_run(client, exp, run, run_tags)  # the tags are set as the run is created
         now = int(time.time() * 1000)
         for part in _chunks([Param(k, v) for k, v in sorted(run.params.items())]):
             client.log_batch(mid, params=part)
         for mpart in _chunks([Metric(k, v, now, 0) for k, v in sorted(run.metrics.items())], 1000):
             client.log_batch(mid, metrics=mpart)
-        client.log_batch(mid, tags=[RunTag(k, v) for k, v in sorted(run_tags.items())][:BATCH])
         for path in artifacts:
             client.log_artifact(mid, str(path))
         client.set_terminated(mid)

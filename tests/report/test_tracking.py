@@ -100,6 +100,23 @@ def test_a_missing_mlflow_is_one_line_naming_the_key_and_the_extra(monkeypatch):
     assert T.require_mlflow({}) is None  # no tracking: mlflow is not needed
 
 
+def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monkeypatch, capsys):
+    from pipeline.report.summary import LATER
+
+    def unreachable(*args):
+        raise ConnectionError("tracking server down")
+
+    monkeypatch.setattr(T, "track", unreachable)
+    cfg = {"tracking": {"mlflow": "http://127.0.0.1:9"}}
+    T.after_run(cfg)  # the run's results are made: no raise
+    err = capsys.readouterr().err
+    assert "warning: MLflow tracking failed (ConnectionError: tracking server down)" in err
+    assert "python -m pipeline track" in err
+    monkeypatch.setenv(LATER, "1")  # make run / make resume: their own track step logs after the time table
+    T.after_run(cfg)
+    assert capsys.readouterr().err == ""
+
+
 def test_track_without_a_tracking_block_logs_nothing(capsys):
     from pipeline.cli import main
 
