@@ -28,6 +28,17 @@ $(STAMP): pyproject.toml requirements.lock
 
 setup: $(STAMP)
 
+# The mlflow extra (config `tracking: {mlflow: URI}`, docs/tracking.md): not in the set-up (make run does
+# without it); make test installs it on top, as its tracking test reads the runs back with MLflow's client.
+MLFLOW_STAMP := $(VENV)/.installed-mlflow
+$(MLFLOW_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[mlflow]"
+	touch $(MLFLOW_STAMP)
+
+# make run / make resume: one MLflow run per variant when the config has `tracking:` (after the time table,
+# so with the energy estimate; onsuccess leaves it to this step under WATTBENCH_SUMMARY_LATER); else nothing.
+TRACK := @$(BIN)/python -m pipeline track --reports reports --config $(CONFIG) --if-configured
+
 # logs/make-run.times: when set-up and Snakemake started and ended (the time table reports both).
 run:
 	@mkdir -p logs && echo "start $$(date +%s)" > logs/make-run.times
@@ -40,6 +51,7 @@ run:
 	$(MAKE) time-table
 	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
 	$(MAKE) --no-print-directory browser-check
+	$(TRACK)
 	@$(BIN)/python -m pipeline summary --reports reports
 
 # The default grid plus the all-mpnet-base-v2 encoder overlay (config.mpnet.yaml extends config.yaml: its
@@ -83,6 +95,7 @@ chromium:
 resume: setup
 	$(SNAKEMAKE) --unlock
 	WATTBENCH_SUMMARY_LATER=1 $(SNAKEMAKE) --cores $(CORES) --rerun-incomplete
+	$(TRACK)
 	@$(BIN)/python -m pipeline summary --reports reports
 
 # Redraw every figure and reports/index.html from results/ (after code changes to pipeline/report/).
@@ -118,7 +131,7 @@ TEST_JOBS ?= $(CORES)
 PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 # Everything CI runs: fast, `data` (../shared) and `slow` (Snakemake runs, Chromium) tests.
-test: setup chromium lint
+test: setup chromium lint $(MLFLOW_STAMP)
 	$(PYTEST)
 
 # Needs nothing outside the repo: no ../shared data, no network, no browser, no llama server build.

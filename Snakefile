@@ -11,6 +11,7 @@ from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
 from pipeline.plan import start_run
 from pipeline.runs import end_run
+from pipeline.report import tracking
 import pipeline.workflow as wf
 
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
@@ -25,6 +26,7 @@ preflight(CFG, dry_run=True)
 EST = None
 if workflow.is_main_process:   # not again in each cluster job
     EST = print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
+    tracking.require_mlflow(CFG)   # `tracking: {mlflow: URI}` needs the mlflow extra: said now, not after the last job
 
 # Credentials come only from the environment: Snakemake passes these to cluster jobs, without writing
 # them anywhere (the config names the variables, never the values): llm.envvars plus each called model's
@@ -80,9 +82,11 @@ onstart:
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
 # telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard; the run's summary
-# (leaderboard top, submission, claims, what needs a look, time) printed last and in reports/summary.json.
+# (leaderboard top, submission, claims, what needs a look, time) printed last and in reports/summary.json;
+# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/report/tracking.py).
 onsuccess:
     wf.after_run(CFG)
+    tracking.after_run(CFG)
     end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/runs.py)
 
 

@@ -40,6 +40,7 @@ USER_VERBS = (
     "readme",
     "summary",
     "time-table",
+    "track",
     "report-check",
     "parse-corpus",
     "standin",

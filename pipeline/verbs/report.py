@@ -74,6 +74,24 @@ def cmd_time_table(a) -> None:
     print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
 
 
+def cmd_track(a) -> None:
+    from pipeline.config import load_config
+    from pipeline.report.tracking import Tracking, require_mlflow, track, tracked_line
+
+    cfg = load_config(config_files(a), config_overrides(a.set))
+    if a.uri:
+        cfg["tracking"] = {**(cfg.get("tracking") or {}), "mlflow": a.uri}
+    if a.experiment:
+        cfg["tracking"] = {**(cfg.get("tracking") or {}), "experiment": a.experiment}
+    if Tracking.of(cfg) is None:
+        if not a.if_configured:
+            print("no tracking configured (config key tracking.mlflow, or --uri): nothing logged")
+        return
+    tracking = require_mlflow(cfg)
+    assert tracking is not None
+    print(tracked_line(*track(a.root, a.reports, cfg, tracking), tracking))
+
+
 def cmd_report_check(a) -> None:
     from pipeline.report.browser import inspect_page, problems
 
@@ -168,6 +186,24 @@ def add_verbs(sub) -> None:
     s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
     s.add_argument("--reports", default=reports.root)
     config_args(s)  # the run's config: its energy constants and which model each answering variant calls
+
+    s = verb(
+        sub,
+        "track",
+        cmd_track,
+        "log the run to MLflow (config tracking.mlflow): one run per answering and retrieval variant with its "
+        "params, scores and intervals, cost, time and the report; nothing without a tracking config",
+    )
+    s.add_argument("--root", default=".", help="the Snakemake working directory (results/, benchmarks/, logs/run.json)")
+    s.add_argument("--reports", default=reports.root, help="the run's reports folder")
+    config_args(s)  # the run's config: its tracking block, score split, variants and bootstrap settings
+    s.add_argument("--uri", default=None, help="MLflow tracking URI, instead of the config's tracking.mlflow")
+    s.add_argument("--experiment", default=None, help="MLflow experiment, instead of tracking.experiment")
+    s.add_argument(
+        "--if-configured",
+        action="store_true",
+        help="say nothing when the config has no tracking block (make run and make resume call it so)",
+    )
 
     s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
     s.add_argument("--html", default=reports.index_html, help="the report page to check")
