@@ -217,13 +217,13 @@ def _corpus_estimate(out: dict, every: list, encoder, scfg: dict) -> None:
 
 def _attention_run(kernel: str, scfg: dict, docs: list) -> tuple:
     """(encoder, DocAttentions, speed) for one attention kernel: wall and process CPU seconds, per phase."""
-    from collections import Counter
+    from collections import defaultdict
 
     from pipeline.sprout.attention import corpus_attention
     from pipeline.sprout.stage import attention_encoder, window_config
 
     encoder = attention_encoder({**scfg, "kernel": kernel})
-    cpu: Counter = Counter()
+    cpu: defaultdict[str, float] = defaultdict(float)
     w0, c0 = time.perf_counter(), time.process_time()
     attn = corpus_attention(encoder, docs, window_config(scfg), progress=False, cpu=cpu)
     wall, cpu_s = time.perf_counter() - w0, time.process_time() - c0

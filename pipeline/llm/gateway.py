@@ -239,12 +239,12 @@ class LLMGateway:
             lambda result: self._peer_reply(request, key, result),
         )
 
-    def _peer_reply(self, request: LLMRequest, key: str, result: LLMResult) -> LLMResult:
+    def _peer_reply(self, request: LLMRequest, key: str, result: LLMResult | None) -> LLMResult:
         """A single-flight follower's reply: the stored one (a cache hit for this caller), else the
-        leader's unstored failure (recorded by the leader)."""
+        leader's unstored failure (recorded by the leader); ``None``: the leader raised, a failure here."""
         stored = self.cache.get(key)
         if stored is None:
-            return result
+            return result if result is not None else LLMResult("", False, "the leader of this request raised")
         self.usage.add(Usage(self.run_id, self.variant, request.model, key, True, stored.ok))
         return stored
 

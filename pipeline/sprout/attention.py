@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -177,8 +177,9 @@ class AttentionEncoder:
         self.tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tok.no_truncation()
         self.tok.no_padding()
-        self.cls, self.sep = self.tok.token_to_id("[CLS]"), self.tok.token_to_id("[SEP]")
-        assert self.cls is not None and self.sep is not None, "a WordPiece tokenizer has [CLS] and [SEP]"
+        cls, sep = self.tok.token_to_id("[CLS]"), self.tok.token_to_id("[SEP]")
+        assert cls is not None and sep is not None, "a WordPiece tokenizer has [CLS] and [SEP]"
+        self.cls, self.sep = cls, sep
         c = self.model.config
         self.layers, self.heads, self.dim = c.num_hidden_layers, c.num_attention_heads, c.hidden_size
         self.max_positions = c.max_position_embeddings
@@ -234,13 +235,13 @@ def corpus_attention(
     cfg: WindowConfig,
     keep_window=None,
     progress: bool = True,
-    cpu: Counter | None = None,
+    cpu: defaultdict[str, float] | None = None,
 ) -> list[DocAttention]:
     """``docs`` = (doc_id, text, chunks). ``keep_window(doc_index, chunk_ids) -> bool`` may skip windows
     (training computes only the windows holding a labelled pair); by default every window runs.
     Windows of all documents are batched together by length (short documents share a pass).
     ``cpu``, when given, collects this process's CPU seconds per phase (tokenize, encoder, aggregate)."""
-    cpu = Counter() if cpu is None else cpu
+    cpu = defaultdict(float) if cpu is None else cpu
     t0 = time.process_time()
     if cfg.window_tokens + 2 > encoder.max_positions:
         raise ValueError(
@@ -306,7 +307,7 @@ def membership(batch: list[_Window], width: int) -> tuple[list[np.ndarray], np.n
     return cids_all, S
 
 
-def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc], cpu: Counter) -> None:
+def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc], cpu: defaultdict[str, float]) -> None:
     torch = encoder._torch
     t0 = time.process_time()
     width = max(len(w.ids) for w in batch) + 2
