@@ -13,6 +13,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -114,16 +115,23 @@ def speed_texts(
     return sentences, chunks
 
 
+@dataclass(frozen=True)
+class Sizes:
+    """How much the bench measures (the doc count of the recall test is the verb's own knob)."""
+
+    n_sentences: int = 300  # speed: corpus sentences
+    n_chunks: int = 16  # speed: 512-token chunks
+    repeats: int = 3  # speed: interleaved rounds, best kept
+    ks: tuple[int, ...] = (1, 3, 5, 10)  # recall@k
+
+
 def run_encoder_bench(
     cfg: dict,
     load_tree: Callable[[str], DocTree],
     doc_ids: list[str],
     questions: pd.DataFrame,
-    n_sentences: int = 300,
-    n_chunks: int = 16,
     recall_n_docs: int = 4,
-    repeats: int = 3,
-    ks: tuple[int, ...] = (1, 3, 5, 10),
+    sizes: Sizes = Sizes(),
 ) -> dict:
     """Measure every encoder of :data:`ENCODERS`; `bench` saves the result as reports/bench/encoder.json."""
     model_dir = ensure_qint8_model(cfg["embedding"] if cfg["embedding"]["backend"] == "onnx-qint8" else {})
@@ -140,7 +148,7 @@ def run_encoder_bench(
     )
     tokens_of = encoders[REFERENCE].count_tokens
     corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
-    sentences, chunks = speed_texts(corpus_trees, tokens_of, n_sentences, n_chunks)
+    sentences, chunks = speed_texts(corpus_trees, tokens_of, sizes.n_sentences, sizes.n_chunks)
     flags = cpu_flags()
     auto = make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)})
     assert isinstance(auto, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its model_file is what `auto` picked
@@ -162,9 +170,9 @@ def run_encoder_bench(
             for name, enc in encoders.items()
             for kind, texts in (("sentences", sentences), ("chunks", chunks))
         }
-        for _ in range(repeats)
+        for _ in range(sizes.repeats)
     ]
-    out["rounds"] = repeats
+    out["rounds"] = sizes.repeats
     for name, enc in encoders.items():
         row = {
             "model_id": enc.model_id,
@@ -179,16 +187,16 @@ def run_encoder_bench(
         row["sentence_speedup_vs_packaged"] = row["sentences"]["per_s"] / packaged
     rdocs, rq = recall_docs(doc_ids, questions, recall_n_docs)
     rtrees = [load_tree(d) for d in rdocs]
-    out["recall"] = {"docs": [t.doc_id for t in rtrees], "questions": len(rq), "ks": list(ks), "by_encoder": {}}
+    out["recall"] = {"docs": [t.doc_id for t in rtrees], "questions": len(rq), "ks": list(sizes.ks), "by_encoder": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        hits = {name: doc_hits(enc, rtrees, rq, ks, Path(tmp)) for name, enc in encoders.items()}
+        hits = {name: doc_hits(enc, rtrees, rq, sizes.ks, Path(tmp)) for name, enc in encoders.items()}
     for name, h in hits.items():
         out["recall"]["by_encoder"][name] = {
             str(k): {
                 "recall": float(np.mean(h[k])),
                 **dict(zip(("diff_vs_ref", "lo", "hi"), paired_interval(h[k], hits[REFERENCE][k]))),
             }
-            for k in ks
+            for k in sizes.ks
         }
     out["config"] = {"embedding": base, "encoders": {**ENCODERS, BATCHED_INT8: "the qint8 file, batched"}}
     return out

@@ -71,15 +71,11 @@ def validate(cfg: dict) -> dict:
 
     Resolution writes the schema's ``default:`` values in, then the defaults that depend on other
     entries (a retrieval variant's levels on its index kind, an ensemble's splits on its members, ...),
-    and expands ``{data_root}`` in the paths. The input dict is not modified.
+    and expands ``{data_root}`` in the paths. The input dict is not modified. The checks run section
+    by section in a fixed order, so a config with several mistakes always reports the same one.
     """
     cfg = copy.deepcopy(dict(cfg))
-    secrets = _secret_keys(cfg)
-    if secrets:
-        raise ConfigError(
-            f"config key '{secrets[0]}': credentials must not be written in the config; put the "
-            "value in an environment variable and list its name in llm.envvars"
-        )
+    _check_secrets(cfg)
     errors = fill_and_check(cfg, _schema())
     if errors:
         e = errors[0]
@@ -92,25 +88,56 @@ def validate(cfg: dict) -> dict:
         _check_index(cfg, name, idx)
     for name, variant in cfg["retrieval"].items():
         _check_retrieval(cfg, name, variant)
-        planner = variant.get("planner") or {}
-        if planner.get("kind") == "llm":
-            _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
-            planner.setdefault("model", cfg["llm"].get("model"))
+        _resolve_planner(cfg, name, variant)
     resolve_ensembles(cfg)
     _check_per_model(cfg["llm"])
     for name, variant in cfg["answering"].items():
-        if variant["retrieval"] not in cfg["retrieval"]:
-            raise ConfigError(
-                f"config key 'answering.{name}.retrieval': unknown retrieval variant '{variant['retrieval']}'"
-            )
-        if answer_backends.calls_llm(variant["backend"]):
-            _check_llm_model(cfg, f"answering.{name}.model", variant.get("model"))
-        bad = sorted(set(variant.get("splits", [])) - set(cfg["wattbot"]["splits"]))
-        if bad:
-            raise ConfigError(f"config key 'answering.{name}.splits': {bad} not in wattbot.splits")
-        score_split = cfg["wattbot"]["score_split"]
-        if variant.get("splits") and score_split in cfg["wattbot"]["splits"] and score_split not in variant["splits"]:
-            raise ConfigError(f"config key 'answering.{name}.splits': must include the score split '{score_split}'")
+        _check_answering(cfg, name, variant)
+    _check_splits(cfg)
+    _check_index_embeddings(cfg)
+    _resolve_benchmarks(cfg)
+    check_report(cfg)
+    _check_sprout(cfg)
+    cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
+    return cfg
+
+
+def _check_secrets(cfg: dict) -> None:
+    """No credential is written in the config (they come from the environment, see ``SECRET_KEY``)."""
+    secrets = _secret_keys(cfg)
+    if secrets:
+        raise ConfigError(
+            f"config key '{secrets[0]}': credentials must not be written in the config; put the "
+            "value in an environment variable and list its name in llm.envvars"
+        )
+
+
+def _resolve_planner(cfg: dict, name: str, variant: dict) -> None:
+    """An LLM planner names a usable model, or inherits ``llm.model`` (written in)."""
+    planner = variant.get("planner") or {}
+    if planner.get("kind") == "llm":
+        _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
+        planner.setdefault("model", cfg["llm"].get("model"))
+
+
+def _check_answering(cfg: dict, name: str, variant: dict) -> None:
+    """One ``answering.<name>`` variant: a known retrieval, a usable model, splits that include the score split."""
+    if variant["retrieval"] not in cfg["retrieval"]:
+        raise ConfigError(
+            f"config key 'answering.{name}.retrieval': unknown retrieval variant '{variant['retrieval']}'"
+        )
+    if answer_backends.calls_llm(variant["backend"]):
+        _check_llm_model(cfg, f"answering.{name}.model", variant.get("model"))
+    bad = sorted(set(variant.get("splits", [])) - set(cfg["wattbot"]["splits"]))
+    if bad:
+        raise ConfigError(f"config key 'answering.{name}.splits': {bad} not in wattbot.splits")
+    score_split = cfg["wattbot"]["score_split"]
+    if variant.get("splits") and score_split in cfg["wattbot"]["splits"] and score_split not in variant["splits"]:
+        raise ConfigError(f"config key 'answering.{name}.splits': must include the score split '{score_split}'")
+
+
+def _check_splits(cfg: dict) -> None:
+    """The default variant answers every split (its answers become the submission); the score split is one."""
     if cfg["default_variant"] not in cfg["answering"]:
         raise ConfigError(f"config key 'default_variant': '{cfg['default_variant']}' is not an answering variant")
     if set(answer_splits(cfg, cfg["default_variant"])) != set(cfg["wattbot"]["splits"]):
@@ -123,19 +150,30 @@ def validate(cfg: dict) -> dict:
         raise ConfigError(
             f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits"
         )
+
+
+def _check_index_embeddings(cfg: dict) -> None:
+    """An index's ``embedding`` names an ``embedding_models`` entry, on a kind that embeds."""
     for name, idx in cfg["indexes"].items():
         if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
             raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
         if idx.get("embedding") and not kind_of(idx).embeds:
             raise ConfigError(f"config key 'indexes.{name}.embedding': only {_kinds_with('embeds')} indexes embed")
-    bench = cfg.get("benchmarks")
-    if bench:
-        bench["root"] = bench["root"].format(data_root=cfg["data_root"])
-        for name in bench["retrieval"]:
-            if name not in cfg["retrieval"]:
-                raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
-    check_report(cfg)
 
+
+def _resolve_benchmarks(cfg: dict) -> None:
+    """The ``benchmarks`` block: ``{data_root}`` expanded in its root; its retrieval variants configured."""
+    bench = cfg.get("benchmarks")
+    if not bench:
+        return
+    bench["root"] = bench["root"].format(data_root=cfg["data_root"])
+    for name in bench["retrieval"]:
+        if name not in cfg["retrieval"]:
+            raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
+
+
+def _check_sprout(cfg: dict) -> None:
+    """The ``sprout`` block: the beam sweep names sprout variants; windows cover the text."""
     sprout = cfg["sprout"]
     for name in sprout.get("beam_sweep", []):
         if (
@@ -143,8 +181,6 @@ def validate(cfg: dict) -> dict:
             or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys
         ):
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
-    cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
-    return cfg
 
 
 def _kinds_with(attr: str) -> str:

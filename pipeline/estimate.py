@@ -1,30 +1,11 @@
 """What a run's LLM calls will cost before it starts: calls x tokens x price, and a wall time.
 
-Printed by the Snakefile before any job (``print_estimate``) and by ``python -m pipeline estimate``.
-How the figures are made (an estimate, said so in the printout):
-
-- calls: for each LLM answering variant and each split it answers, questions x samples, from
-  one attempt per sample (no blank-retry) up to ``1 + max_retries`` attempts (every attempt
-  blank); plus one planner call per question for each retrieval variant with an LLM planner
-  (each split some variant reads it for, and the scored split, which the report always reads);
-- prompt tokens: the real prompt built for every real question of the split, with its snippets
-  filled to ``snippet_chars`` (the prompt's 12000-character cap when unset), attempt a showing
-  ``context_k * (a + 1)`` snippets, plus the JSON schema sent as ``response_format``; counted
-  as characters / 4 (the usual rule of thumb for English, no tokenizer download needed);
-- completion tokens: the variant's ``params.max_tokens`` (an upper bound), else 300 per answer
-  and 100 per planner reply (assumed);
-- price: ``llm.prices`` (USD per million tokens), else litellm's local price map
-  (``litellm.model_cost``; :mod:`pipeline.llm.prices`); a model neither lists is shown as
-  unpriced, never as free (local models cost 0);
-- time, per model (:class:`ModelTime`): calls x a per-call time / the model's concurrency
-  (:func:`pipeline.llm.limits.model_limits`: ``llm.per_model.<model>.concurrency`` over
-  ``llm.concurrency``; a local model's server processes), or the model's requests/tokens per
-  minute when those bind first. Hosted calls take an assumed 3 s (the middle of the 2-5 s typical
-  of hosted chat models); a ``local/`` model's call is its prompt and output tokens at the speeds
-  measured for the packaged Gemma 3 270M on 2 cores (``../shared/docs/local-llm.md``: ~311 tokens/s
-  prompt, ~53 tokens/s output; a rough figure for another model or machine). Models run one after
-  another (the default ``llm_api``: one LLM job at a time). Cached replies are neither paid nor
-  waited for: the figures are for a cold cache.
+Printed by the Snakefile before any job (``print_estimate``) and by ``python -m pipeline estimate``,
+so a paid run's spend is decided before it begins. An estimate, and said so in the printout: the
+real prompts of the real questions, counted as characters / 4; completion tokens at their bound or
+an assumed size; prices from ``llm.prices`` or litellm's map (an unpriced model is never shown as
+free); wall time per model from its concurrency and rate limits, for a cold cache. How each figure
+is made and the assumed constants: docs/reproduce-kohakurag.md ("The estimate").
 """
 
 from __future__ import annotations

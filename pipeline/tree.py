@@ -131,23 +131,48 @@ def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: d
     (``doc:s2:s1:p1:t1``), so an id prefix is always an ancestor. Empty sentences,
     paragraphs and sections are dropped here, once, so no parser has to remember to.
     """
-    nodes: dict[str, Node] = {}
-    parts: list[str] = []
-    pos = 0
+    b = _Builder(doc_id)
+    root = Node(doc_id, doc_id, "document", "document", None, title, "", 0, 0)
+    b.nodes[doc_id] = root
+    for s_index, spec in enumerate((x for x in sections if _has_text(x)), start=1):
+        b.section(root, f"{doc_id}:s{s_index}", spec)
+    nodes = b.nodes
+    text = "".join(b.parts)
+    root.end = len(text)
+    for node in nodes.values():
+        if node.level in ("section", "paragraph"):
+            node.text = text[node.start : node.end]
+    if sections:
+        root.pages = sorted({p for n in nodes.values() for p in n.pages})
+    root.text = text
+    return DocTree(doc_id, title, text, nodes, metadata or {})
 
-    def emit(piece: str) -> tuple[int, int]:
-        nonlocal pos
-        parts.append(piece)
-        start = pos
-        pos += len(piece)
-        return start, pos
 
-    def paragraph(parent: Node, p_index: int, para: ParagraphSpec) -> None:
-        if parts:
-            emit(PARAGRAPH_SEP)
+class _Builder:
+    """:func:`build_tree`'s state: the nodes made so far and the text laid out so far (``pos`` its length)."""
+
+    def __init__(self, doc_id: str) -> None:
+        self.doc_id = doc_id
+        self.nodes: dict[str, Node] = {}
+        self.parts: list[str] = []
+        self.pos = 0
+
+    def emit(self, piece: str) -> tuple[int, int]:
+        """Append ``piece`` to the text; its (start, end)."""
+        self.parts.append(piece)
+        start = self.pos
+        self.pos += len(piece)
+        return start, self.pos
+
+    def paragraph(self, parent: Node, p_index: int, para: ParagraphSpec) -> None:
+        if self.parts:
+            self.emit(PARAGRAPH_SEP)
         par_id = f"{parent.id}:p{p_index}"
-        par = Node(par_id, doc_id, "paragraph", para.kind, parent.id, "", "", pos, pos, list(para.pages), para.bbox)
-        nodes[par_id] = par
+        pos = self.pos
+        par = Node(
+            par_id, self.doc_id, "paragraph", para.kind, parent.id, "", "", pos, pos, list(para.pages), para.bbox
+        )
+        self.nodes[par_id] = par
         parent.children.append(par_id)
         boxes = para.sentence_bboxes or [None] * len(para.sentences)
         t_index = 0
@@ -157,40 +182,27 @@ def build_tree(doc_id: str, title: str, sections: list[SectionSpec], metadata: d
                 continue
             t_index += 1
             if t_index > 1:
-                emit(SENTENCE_SEP)
-            start, end = emit(sentence)
+                self.emit(SENTENCE_SEP)
+            start, end = self.emit(sentence)
             sid = f"{par_id}:t{t_index}"
-            nodes[sid] = Node(
-                sid, doc_id, "sentence", para.kind, par_id, "", sentence, start, end, list(para.pages), box
+            self.nodes[sid] = Node(
+                sid, self.doc_id, "sentence", para.kind, par_id, "", sentence, start, end, list(para.pages), box
             )
             par.children.append(sid)
-        par.end = pos
+        par.end = self.pos
 
-    def section(parent: Node, sec_id: str, spec: SectionSpec) -> None:
-        sec = Node(sec_id, doc_id, "section", "section", parent.id, spec.title, "", pos, pos, [], spec.bbox)
-        nodes[sec_id] = sec
+    def section(self, parent: Node, sec_id: str, spec: SectionSpec) -> None:
+        pos = self.pos
+        sec = Node(sec_id, self.doc_id, "section", "section", parent.id, spec.title, "", pos, pos, [], spec.bbox)
+        self.nodes[sec_id] = sec
         parent.children.append(sec_id)
         for p_index, para in enumerate(_kept_paragraphs(spec), start=1):
-            paragraph(sec, p_index, para)
+            self.paragraph(sec, p_index, para)
         for k_index, sub in enumerate((x for x in spec.subsections if _has_text(x)), start=1):
-            section(sec, f"{sec_id}:s{k_index}", sub)
-        sec.start, sec.end = nodes[sec.children[0]].start, pos  # separators belong to no node
-        kids = (nodes[c].pages for c in sec.children)
+            self.section(sec, f"{sec_id}:s{k_index}", sub)
+        sec.start, sec.end = self.nodes[sec.children[0]].start, self.pos  # separators belong to no node
+        kids = (self.nodes[c].pages for c in sec.children)
         sec.pages = sorted(set(spec.pages).union(*kids))
-
-    root = Node(doc_id, doc_id, "document", "document", None, title, "", 0, 0)
-    nodes[doc_id] = root
-    for s_index, spec in enumerate((x for x in sections if _has_text(x)), start=1):
-        section(root, f"{doc_id}:s{s_index}", spec)
-    text = "".join(parts)
-    root.end = len(text)
-    for node in nodes.values():
-        if node.level in ("section", "paragraph"):
-            node.text = text[node.start : node.end]
-    if sections:
-        root.pages = sorted({p for n in nodes.values() for p in n.pages})
-    root.text = text
-    return DocTree(doc_id, title, text, nodes, metadata or {})
 
 
 def _kept_paragraphs(spec: SectionSpec) -> list[ParagraphSpec]:

@@ -60,16 +60,56 @@ def test_an_unknown_enum_value_is_one_line_naming_the_key(raw, where, key):
     assert message.startswith(f"config key '{key}': ") and "\n" not in message
 
 
-def test_enumerations_are_the_schemas():
-    from pipeline.llm.gateway import MODES
-    from pipeline.answer.vote import MODES as VOTE_MODES
-    from pipeline.embed import BACKENDS
-    from pipeline.retrieve.expand import DEDUP_MODES
-    from pipeline.tree import LEVELS
+# The code reads its enumerations from the schema (pipeline/specs.py), so comparing the two lists could
+# not fail; these check that the code does what each listed value names, so a value added to the
+# schema without its code (or code without its value) fails here.
 
-    assert LEVELS == TREE_LEVELS == ("document", "section", "paragraph", "sentence")
-    assert PROMPTS == config_schema.enum("answering", "*", "prompt")
-    assert MODES == config_schema.enum("llm", "mode")
-    assert VOTE_MODES == config_schema.enum("answering", "*", "vote", "mode")
-    assert DEDUP_MODES == config_schema.enum("retrieval", "*", "context", "dedup")
-    assert BACKENDS == config_schema.enum("definitions", "embed_backend")
+def test_every_tree_level_is_one_the_tree_builder_makes_root_first():
+    from pipeline.parse.text import parse_text
+
+    tree = parse_text("1 Intro\n\nEnergy use of training. It is large.", "d", "T")
+    chain, node = [], tree.root
+    while True:
+        chain.append(node.level)
+        if not node.children:
+            break
+        node = tree.nodes[node.children[0]]
+    assert tuple(chain) == TREE_LEVELS
+
+
+def test_every_prompt_is_a_template_file_and_every_template_a_prompt():
+    folder = REPO / "pipeline" / "answer" / "prompts"
+    assert {p.stem for p in folder.glob("*.txt")} == set(PROMPTS)
+
+
+def test_every_vote_mode_is_its_own_rule():
+    from pipeline.answer.record import Answer
+    from pipeline.answer.vote import VoteConfig, vote
+    from pipeline.specs import VOTE_MODES
+
+    def ans(value, refs):
+        return Answer(value, value, refs)
+
+    # value 5 wins 3:2; the references split so that every mode picks differently
+    answers = [ans("5", ["a", "b"]), ans("7", ["c"]), ans("7", ["c"]), ans("5", ["a"]), ans("5", ["b", "a", "d"])]
+    voted = {m: vote(answers, VoteConfig(m)) for m in VOTE_MODES}
+    got = {m: (a.answer_value, a.ref_id) for m, a in voted.items()}
+    assert got == {
+        "independent": ("5", ["c"]),  # majority value, majority references, each on its own
+        "ref_priority": ("7", ["c"]),  # majority references first, then the value among them
+        "answer_priority": ("5", ["a", "b"]),  # majority value, then the references of its voters
+        "union": ("5", ["a", "b", "d"]),
+        "intersection": ("5", ["a"]),
+    }
+
+
+def test_every_dedup_mode_is_its_own_rule():
+    from pipeline.retrieve.expand import Snippet, dedup_snippets
+    from pipeline.specs import DEDUP_MODES
+
+    def snip(node_id):
+        return Snippet(node_id, "a", "paragraph", "text", 1, "match", node_id)
+
+    snippets = [snip("a:s1"), snip("a:s1:p1"), snip("a:s1")]  # a descendant, then a repeat
+    got = {m: [s.node_id for s in dedup_snippets(snippets, m)] for m in DEDUP_MODES}
+    assert got == {"none": ["a:s1", "a:s1:p1", "a:s1"], "node_id": ["a:s1", "a:s1:p1"], "tree": ["a:s1"]}

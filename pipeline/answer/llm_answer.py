@@ -294,25 +294,6 @@ def answer_once(
     return ans, calls
 
 
-def answer_with_llm(
-    gateway: LLMGateway,
-    settings: AnswerSettings,
-    question: str,
-    answer_unit: str,
-    hits: list[dict],
-    known_docs: set[str],
-) -> tuple[Answer, dict]:
-    """The voted answer of ``settings.samples`` samples plus the call record (see
-    :func:`combine_samples`), the samples made one after another."""
-    return combine_samples(
-        settings,
-        [
-            answer_once(gateway, settings, question, answer_unit, hits, known_docs, sample)
-            for sample in range(settings.samples)
-        ],
-    )
-
-
 def combine_samples(settings: AnswerSettings, samples: list[tuple[Answer, list[dict]]]) -> tuple[Answer, dict]:
     """Vote the samples (in sample order, whatever order they were made in) and build the call
     record: summed tokens and cost, every call's raw reply and error, and ``failure`` — the

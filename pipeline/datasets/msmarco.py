@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import csv
 import random
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records
 
@@ -20,24 +22,30 @@ from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, rea
 DEFAULT_SUBSET = {"n_queries": 20, "judged_per_query": 30, "n_distractors": 200, "seed": 0}
 
 
-def load(
-    root: str | Path,
-    n_queries: int | None = None,
-    judged_per_query: int | None = None,
-    n_distractors: int | None = None,
-    seed: int = 0,
-    min_grade: int = 1,
-    tracks: list[str] | None = None,
-) -> RetrievalBenchmark:
-    """Sizes set to None keep everything: every judged query, all its judged passages, the whole pool."""
+@dataclass(frozen=True)
+class Subset:
+    """The part of the collection a run loads; a size set to None keeps everything (every judged
+    query, all its judged passages, the whole unjudged pool)."""
+
+    n_queries: int | None = None
+    judged_per_query: int | None = None
+    n_distractors: int | None = None
+    seed: int = 0
+    min_grade: int = 1  # gold: judged passages of at least this grade
+    tracks: list[str] | None = None  # only queries of these TREC tracks (dl19, dl20)
+
+
+def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
+    """The benchmark restricted to :class:`Subset` ``(**subset)`` (the loader protocol's keys)."""
+    sub = Subset(**subset)
     root = Path(root)
     queries = _tsv(root / "queries.tsv")
     qrels = _tsv(root / "qrels_with_text.tsv")
-    if tracks is not None:
-        queries = [q for q in queries if q["track"] in set(tracks)]
-    rng = random.Random(seed)
-    if n_queries is not None:
-        queries = sorted(rng.sample(queries, min(n_queries, len(queries))), key=lambda q: (q["track"], q["qid"]))
+    if sub.tracks is not None:
+        queries = [q for q in queries if q["track"] in set(sub.tracks)]
+    rng = random.Random(sub.seed)
+    if sub.n_queries is not None:
+        queries = sorted(rng.sample(queries, min(sub.n_queries, len(queries))), key=lambda q: (q["track"], q["qid"]))
     kept = {q["qid"] for q in queries}
     qrels = [r for r in qrels if r["qid"] in kept]
     judged: dict[str, list[str]] = {}
@@ -46,10 +54,10 @@ def load(
     pids: set[str] = set()
     for qid in sorted(judged):
         pool = sorted(judged[qid])
-        pids.update(pool if judged_per_query is None else rng.sample(pool, min(judged_per_query, len(pool))))
+        pids.update(pool if sub.judged_per_query is None else rng.sample(pool, min(sub.judged_per_query, len(pool))))
     texts = {p["pid"]: p["text"] for p in read_records(root / "passages.jsonl")}
     unjudged = sorted(set(texts) - {r["pid"] for r in qrels})
-    pids.update(unjudged if n_distractors is None else rng.sample(unjudged, min(n_distractors, len(unjudged))))
+    pids.update(unjudged if sub.n_distractors is None else rng.sample(unjudged, min(sub.n_distractors, len(unjudged))))
 
     gold = [
         {
@@ -60,7 +68,7 @@ def load(
             "grade": int(r["relevance"]),
         }
         for r in qrels
-        if r["pid"] in pids and int(r["relevance"]) >= min_grade and texts[r["pid"]].strip()
+        if r["pid"] in pids and int(r["relevance"]) >= sub.min_grade and texts[r["pid"]].strip()
     ]
     with_gold = {g["query_id"] for g in gold}
     query_rows = [

@@ -1,42 +1,14 @@
 """The one gateway for LLM calls: litellm underneath, our own on-disk cache on top.
 
-This module orchestrates; each job has its own module: :mod:`pipeline.llm.cache` (the keyed
-store and its leases), :mod:`pipeline.llm.flight` (single flight), :mod:`pipeline.llm.limits`
-(rate limits, concurrency, spend), :mod:`pipeline.llm.retries` (the call, error classes,
-backoff), :mod:`pipeline.llm.local_server` (llama.cpp) and :mod:`pipeline.llm.replies` (JSON
-replies: extraction, repair, schema checks).
-
-Every request is keyed by a hash of its full content (model, messages, parameters, seed,
-sample index) and stored in SQLite, so a rerun makes zero calls and a run can be replayed
-offline. Modes: ``live`` (cache, then call), ``record`` (always call; the first stored
-response is kept), ``replay`` (cache only; a miss fails fast). litellm's own disk cache is
-not used: it was removed in 1.109 and its hits crash without fastapi in recent versions.
-
-Faults: timeouts, 429, 5xx and connection errors are retried with exponential backoff;
-malformed replies (a ``validate`` hook says what is wrong: empty, not JSON) are retried at once,
-without it (a reply the model gave is no sign of overload: backing off only left a job idle). After
-``max_retries`` the result comes back ``ok=False`` with the reason; callers record it per
-question, nothing is dropped. Transport failures are never cached (a rerun tries again);
-what a model actually said is cached even when it is malformed, so replays reproduce it.
-
-Concurrency: callers may use many threads (``llm.concurrency`` calls in flight per model).
-Each thread has its own SQLite connection (WAL; ``llm.cache_journal: nfs`` switches to a
-rollback journal plus a lock file, for shared filesystems where WAL does not work). Identical
-requests in flight are made once: inside a process the first caller leads and the others wait
-for its stored reply; across processes a lease row in the cache marks a request in flight and
-other processes wait for it (a lease whose process died is taken over). Provider limits
-(requests/tokens per minute) are token buckets shared by threads and processes
-(:mod:`pipeline.llm.limits`). A 429's ``Retry-After`` is honoured before the exponential
-backoff with jitter. Authentication, permission, unknown-model and bad-request errors are
-not retried: the result comes back ``fatal`` and the answering job fails.
-
-Spend: every request is recorded with the run that made it (:mod:`pipeline.runs`), the variant
-that asked and the model, cached or bought, with the tokens and USD of every attempt
-(:mod:`pipeline.llm.usage`, priced by :mod:`pipeline.llm.prices`); ``llm.max_cost_usd`` caps the
-run's own new spend. ``python -m pipeline cost`` reads these records, ``export-replay`` packs a run's replies.
-
-Models named ``local/<name>`` are served on 127.0.0.1 by llama-cpp-python (see
-:mod:`pipeline.llm.local_server`), started on the first cache miss and stopped on close.
+Every request is keyed by a hash of its full content (model, messages, parameters, seed, sample
+index) and stored in SQLite, so a rerun makes zero calls and a run can be replayed offline (modes
+``live``, ``record``, ``replay``). A call that fails comes back ``ok=False`` with the reason (or
+``fatal``), never dropped. This module orchestrates; each job has its own module:
+:mod:`pipeline.llm.cache` (the keyed store and its leases), :mod:`pipeline.llm.flight` (single
+flight), :mod:`pipeline.llm.limits` (rate limits, concurrency, spend), :mod:`pipeline.llm.retries`
+(the call, error classes, backoff), :mod:`pipeline.llm.usage` (spend records),
+:mod:`pipeline.llm.local_server` (``local/<name>`` models) and :mod:`pipeline.llm.replies` (JSON
+replies). What each guarantees: docs/llm.md and docs/llm-at-scale.md.
 """
 
 from __future__ import annotations
@@ -239,12 +211,12 @@ class LLMGateway:
             lambda result: self._peer_reply(request, key, result),
         )
 
-    def _peer_reply(self, request: LLMRequest, key: str, result: LLMResult) -> LLMResult:
+    def _peer_reply(self, request: LLMRequest, key: str, result: LLMResult | None) -> LLMResult:
         """A single-flight follower's reply: the stored one (a cache hit for this caller), else the
-        leader's unstored failure (recorded by the leader)."""
+        leader's unstored failure (recorded by the leader); ``None``: the leader raised, a failure here."""
         stored = self.cache.get(key)
         if stored is None:
-            return result
+            return result if result is not None else LLMResult("", False, "the leader of this request raised")
         self.usage.add(Usage(self.run_id, self.variant, request.model, key, True, stored.ok))
         return stored
 

@@ -1,23 +1,12 @@
 """Greedy decoding under a JSON grammar without checking the grammar against the whole vocabulary.
 
-Why: llama-cpp-python's sampler chain applies the grammar to every candidate token before the greedy
-pick — Gemma 3 has a 262k-token vocabulary, so each generated token costs a grammar pass over 262k
-strings; measured on the default grid's cached requests that made a constrained call ~2.6x slower per
-generated token than an unconstrained one. llama.cpp's own sampler (``common_sampler``) avoids it by
-picking first and checking only the picked token; this module does the same for llama-cpp-python.
-
-At temperature 0 the result is the same token: the greedy pick over the grammar-masked logits is the
-first maximum among the allowed tokens; if the first maximum over all tokens is allowed, it is that
-token; only when it is rejected is the grammar applied, first to the 64 highest logits, and to the
-whole vocabulary only when those cannot decide (see ``_best_allowed``). Repetition
-penalties are applied first, as in the chain (penalties -> grammar -> greedy), by llama.cpp's own
-penalties sampler, but only to the tokens already generated: a penalty changes no other token's logit,
-and the stock pass looks every one of the 262k candidates up in its token-count map on every step.
-Sampling (temperature > 0), logits processors and mirostat keep llama-cpp-python's own chain.
-
-The local server (``python -m pipeline.llm.llama_server``, started by pipeline/llm/local_server.py)
-installs it; ``tests/llm/test_greedy_grammar.py`` checks the
-tokens are those of the stock chain on real prompts.
+Why: llama-cpp-python's sampler chain applies the grammar to every candidate token before the
+greedy pick, a pass over Gemma 3's 262k-token vocabulary per generated token. Like llama.cpp's own
+``common_sampler``, this picks first and checks only the picked token, then (see
+``_best_allowed``) the highest logits, and the whole vocabulary only when those cannot decide: at
+temperature 0 the same token as the stock chain. Sampling (temperature > 0), logits processors and
+mirostat keep llama-cpp-python's chain. Installed by the local server
+(``python -m pipeline.llm.llama_server``); the argument and its test: docs/llm.md.
 """
 
 from __future__ import annotations

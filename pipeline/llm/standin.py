@@ -179,7 +179,7 @@ class StandIn:
         return d
 
     def _decide(self, key: str) -> tuple[str | int, float]:
-        """What to do with one request: ('ok' | 429 | 5xx | 'stall' | 'malformed' | 'refused', arg)."""
+        """What to do with one request: ('ok' | 429 | 5xx | 'stall' | 'malformed' | 'invalid' | 'refused', arg)."""
         c = self.cfg
         with self.lock:
             self.stats.requests += 1
@@ -190,39 +190,57 @@ class StandIn:
                 return "refused", 0
             if c.status_always:
                 return c.status_always, 0
-            now = time.monotonic()
-            while self.window and now - self.window[0] >= 60:
-                self.window.popleft()
-            if c.requests_per_minute and len(self.window) >= c.requests_per_minute:
+            wait = self._over_rate()
+            if wait is not None:
                 self.stats.rate_limited += 1
-                return 429, max(1.0, math.ceil(60 - (now - self.window[0])))
-            self.window.append(now)
-            r = self.rng.random()
-            latency = self.rng.lognormvariate(math.log(c.mean_latency_s) - c.latency_sigma**2 / 2, c.latency_sigma)
-            for share, kind in (
-                (c.share_429, 429),
-                (c.share_5xx, 503),
-                (c.share_stall, "stall"),
-                (c.share_malformed, "malformed"),
-                (c.share_invalid, "invalid"),
-            ):
-                if r < share:
-                    if kind == 429:
-                        self.stats.rate_limited += 1
-                        return 429, c.retry_after_s
-                    if kind == 503:
-                        self.stats.server_errors += 1
-                        return self.rng.choice((500, 502, 503)), 0
-                    if kind == "stall":
-                        self.stats.stalled += 1
-                        return "stall", c.stall_s
-                    if kind == "invalid":
-                        self.stats.invalid += 1
-                        return "invalid", latency
-                    self.stats.malformed += 1
-                    return "malformed", latency
-                r -= share
-            return "ok", latency
+                return 429, wait
+            return self._draw()
+
+    def _over_rate(self) -> float | None:
+        """The Retry-After of a request over ``requests_per_minute`` (sliding 60 s window); None
+        when it is within the limit (and then counted in the window)."""
+        limit = self.cfg.requests_per_minute
+        now = time.monotonic()
+        while self.window and now - self.window[0] >= 60:
+            self.window.popleft()
+        if limit and len(self.window) >= limit:
+            return max(1.0, math.ceil(60 - (now - self.window[0])))
+        self.window.append(now)
+        return None
+
+    def _draw(self) -> tuple[str | int, float]:
+        """One seeded draw: a fault with its configured share, else 'ok' after a lognormal latency."""
+        c = self.cfg
+        r = self.rng.random()
+        latency = self.rng.lognormvariate(math.log(c.mean_latency_s) - c.latency_sigma**2 / 2, c.latency_sigma)
+        for share, kind in (
+            (c.share_429, 429),
+            (c.share_5xx, 503),
+            (c.share_stall, "stall"),
+            (c.share_malformed, "malformed"),
+            (c.share_invalid, "invalid"),
+        ):
+            if r < share:
+                return self._fault(kind, latency)
+            r -= share
+        return "ok", latency
+
+    def _fault(self, kind: str | int, latency: float) -> tuple[str | int, float]:
+        """The drawn fault ``kind``, counted: 429 waits retry_after_s, 503 is one of 500/502/503."""
+        if kind == 429:
+            self.stats.rate_limited += 1
+            return 429, self.cfg.retry_after_s
+        if kind == 503:
+            self.stats.server_errors += 1
+            return self.rng.choice((500, 502, 503)), 0
+        if kind == "stall":
+            self.stats.stalled += 1
+            return "stall", self.cfg.stall_s
+        if kind == "invalid":
+            self.stats.invalid += 1
+            return "invalid", latency
+        self.stats.malformed += 1
+        return "malformed", latency
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         """A request handler class bound to this stand-in."""

@@ -1,27 +1,12 @@
-"""PDF files as DocTrees, with PyMuPDF: real sections, paragraphs, tables and boxes.
+"""PDF files as DocTrees, with PyMuPDF: real sections, paragraphs, tables and figures.
 
-The WattBot corpus was extracted page by page with pypdf, which loses the layout. Here we
-work from PyMuPDF's positioned lines instead:
-
-1. tables (``page.find_tables``) become ``kind="table"`` paragraphs whose one "sentence" is a
-   markdown grid (plus the caption), and their text is removed from the running text;
-2. running headers/footers (the same line at the same height on many pages) and bare page
-   numbers at the page top or bottom are dropped;
-3. lines are put in reading order, detecting two-column pages from line x-positions;
-4. lines are grouped into paragraphs (new MuPDF block, a baseline advance over 1.5x the line
-   height, a font-size change, a column change, or an indented line / short line after a
-   sentence end), and heading lines open sections that may span pages and nest by their
-   numbers (``2`` > ``2.1`` > ``2.1.3``; unnumbered headings by font size);
-5. images and captioned drawings become ``kind="figure"`` paragraphs holding their caption
-   (plus, when a describer is given, a vision model's description of the rendered region).
-
-Headings (``_heading_cue``): a line at least 1.2x the median body size is a candidate,
-confirmed by a number, bold type or a short standalone line; at body size, a bold
-numbered or named heading ("2.3 Results", "References") and a short standalone line in a
-distinct non-monospace font (LaTeX News' sans oblique subsections) also count. Lines of a
-table of contents (a title with its page number far to the right) never do. Numbered
-body-size headings must continue the outline (``pipeline.parse.headings``).
-Unparseable files raise :class:`ParseError` with a one-line reason.
+Why not the corpus' own text: it was extracted page by page with pypdf, which loses the layout.
+This works from PyMuPDF's positioned lines instead: tables become ``kind="table"`` paragraphs and
+leave the running text, running headers/footers and page numbers are dropped, lines are put in
+reading order (two columns too) and grouped into paragraphs, heading lines (:func:`_heading_cue`)
+open sections that nest by their numbers or font size, and figures become ``kind="figure"``
+paragraphs holding their caption. The rules and their thresholds: docs/parsing.md. Unparseable
+files raise :class:`ParseError` with a one-line reason.
 """
 
 from __future__ import annotations

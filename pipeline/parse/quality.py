@@ -89,11 +89,6 @@ def match_pairs(found: list[str], toc: list[str]) -> list[tuple[int, int]]:
     return pairs
 
 
-def match_headings(found: list[str], toc: list[str]) -> int:
-    """How many found headings match a distinct outline entry (normalised, number-free titles)."""
-    return len(match_pairs(found, toc))
-
-
 def headings(tree: DocTree) -> list[tuple[str, int]]:
     """Section titles and depths the parser found (the front-matter section, titled after the document, is none)."""
     out = [(n.title, section_depth(n.id)) for n in tree.at_level("section")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -110,26 +111,28 @@ def retrieval_table(retrieval_paths: dict[str, str], gold_path: str) -> pd.DataF
     return pd.DataFrame(rows).sort_values(["doc_hit@1", "retrieval"], ascending=[False, True], kind="stable")
 
 
-def build_reports(
-    params: dict,
-    score_paths: dict[str, str],
-    per_question_paths: dict[str, str],
-    submission_paths: dict[str, str],
-    reports: str,
-    retrieval_paths: dict[str, str] | None = None,
-    gold_path: str | None = None,
-) -> None:
-    """The report rule's outputs from the files it was passed, each by variant name (``submission_paths``:
-    the test split's answer CSVs)."""
+@dataclass(frozen=True)
+class ReportInputs:
+    """The report rule's input files, each by variant name."""
+
+    scores: dict[str, str]  # answering variant -> the evaluate stage's scores JSON
+    per_question: dict[str, str]  # answering variant -> its per-question CSV (the score intervals)
+    submissions: dict[str, str]  # answering variant -> the test split's answer CSV
+    retrieval: dict[str, str] = field(default_factory=dict)  # retrieval variant -> run JSONL (scored split)
+    gold: str | None = None  # the labelled split's CSV (with ``retrieval``: wattbot/retrieval.csv)
+
+
+def build_reports(params: dict, inputs: ReportInputs, reports: str) -> None:
+    """The report rule's outputs from the files it was passed."""
     out = Reports(reports)
-    if retrieval_paths and gold_path:
-        rtable = retrieval_table(retrieval_paths, gold_path)
+    if inputs.retrieval and inputs.gold:
+        rtable = retrieval_table(inputs.retrieval, inputs.gold)
         atomic_write_text(out.retrieval_table, rtable.to_csv(index=False, lineterminator="\n"))
         doc_recall_by_variant(rtable, out.doc_recall_figure)
-    board = leaderboard(params, score_paths, per_question_paths)
+    board = leaderboard(params, inputs.scores, inputs.per_question)
     atomic_write_text(out.leaderboard, board.to_csv(index=False, lineterminator="\n"))
     n_test = 0
-    for name, path in sorted(submission_paths.items()):
+    for name, path in sorted(inputs.submissions.items()):
         data = Path(path).read_bytes()
         atomic_write_bytes(out.submission_of(name), data)
         if name == params["default_variant"]:
@@ -140,7 +143,7 @@ def build_reports(
     atomic_write_text(
         out.index_md, index_md(params, board, out.relative(out.score_figure), out.relative(out.doc_recall_figure))
     )
-    inputs = list(score_paths.values()) + list(submission_paths.values())
-    write_manifest(out.index_md, params, inputs)
-    write_manifest(out.leaderboard, params, inputs)  # reports/wattbot/ and its submissions/ folder
-    write_manifest(out.submissions_dir, params, list(submission_paths.values()))  # -> submissions.manifest.json
+    read = list(inputs.scores.values()) + list(inputs.submissions.values())
+    write_manifest(out.index_md, params, read)
+    write_manifest(out.leaderboard, params, read)  # reports/wattbot/ and its submissions/ folder
+    write_manifest(out.submissions_dir, params, list(inputs.submissions.values()))  # -> submissions.manifest.json

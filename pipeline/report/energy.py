@@ -1,30 +1,11 @@
 """What a run costs the planet: an energy and CO2 *estimate* per answering and retrieval variant.
 
-WattBot is about AI's energy, so the harness says what its own run drew, as an estimate with its
-assumptions stated (docs/energy.md). Two sources, both already measured by the run:
-
-* CPU seconds per job from Snakemake's ``benchmarks/*.tsv`` (the time table reads the same files),
-  attributed to a variant by the benchmark path's wildcards: ``{av}`` (answer, ensemble, evaluate) to
-  an answering variant, ``{rv}`` (retrieve, suite_evaluate) to a retrieval variant, ``{index}`` to an
-  index; every other job (ingest, trees, SproutRAG training, the reports, ...) is ``shared``;
-* the tokens of the LLM calls each answering job made (not those served from the cache), from its
-  ``*.jsonl.telemetry.jsonl``. A ``local/`` model runs inside the job, so its work is already in the
-  job's CPU seconds; only calls to a model served elsewhere (hosted, or an ``api_base`` server) get
-  the per-token constant.
-
-times a stated power model (config ``energy``; defaults in the schema, execution-only):
-
-    CPU kWh = CPU s x cpu_watts_per_core x pue / 3.6e6
-    LLM kWh = hosted tokens / 1000 x llm_wh_per_1k_tokens / 1000
-    gCO2e   = (CPU kWh + LLM kWh) x grid_gco2_per_kwh
-
-The constants are TDP-style and order-of-magnitude assumptions, not measurements. RAPL counters
-(``/sys/class/powercap/intel-rapl*``) cannot be split between jobs running side by side, so they are
-never read for the numbers; the JSON only notes whether they are readable here.
-
-Like the time table it depends on measured time, so it is run telemetry: ``reports/energy.telemetry.csv``
-(one row per variant, a last ``all`` row) and ``reports/energy.telemetry.json`` (totals and the
-assumptions), outside the byte-identical results.
+WattBot is about AI's energy, so the harness says what its own run drew: what the run measured (CPU
+seconds per job from Snakemake's ``benchmarks/*.tsv``, attributed to a variant by the benchmark
+path's wildcards; the tokens of LLM calls to models served elsewhere) times a stated power model
+(config ``energy``). The constants are assumptions, not measurements; what is counted, the formula
+and why RAPL is not read: docs/energy.md. It depends on measured time, so it is run telemetry
+(``reports/energy.telemetry.{csv,json}``), outside the byte-identical results.
 """
 
 from __future__ import annotations

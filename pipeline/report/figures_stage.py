@@ -312,23 +312,26 @@ def draw_embedding_map(run: FigureRun) -> None:
         )
 
 
-def page_sections(
-    run: FigureRun,
-    claims: pd.DataFrame,
-    board: pd.DataFrame,
-    summary: pd.DataFrame,
-    curve_table: pd.DataFrame,
-    counts: pd.DataFrame,
-    parse_sources: list[Section],
-) -> list[Section]:
+@dataclass(frozen=True)
+class PageTables:
+    """The tables reports/index.html shows, one per section (named: all five are DataFrames)."""
+
+    claims: pd.DataFrame  # published claims against this run
+    board: pd.DataFrame  # the leaderboard
+    summary: pd.DataFrame  # the ablations' paired differences
+    curve: pd.DataFrame  # ensemble size curves
+    counts: pd.DataFrame  # attribution class counts
+
+
+def page_sections(run: FigureRun, tables: PageTables, parse_sources: list[Section]) -> list[Section]:
     """The sections of reports/index.html, in page order."""
     params, rep = run.params, run.rep
     ks = (params.get("suite") or {}).get("ks", [])
     return [
-        Section("Published claims", claims_html(claims), [], anchor="claims"),
+        Section("Published claims", claims_html(tables.claims), [], anchor="claims"),
         Section(
             "Leaderboard",
-            table_html(board[[c for c in LEADERBOARD_COLUMNS if c in board]]),
+            table_html(tables.board[[c for c in LEADERBOARD_COLUMNS if c in tables.board]]),
             ["leaderboard-ci", "pareto-tokens"],
             "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
             f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Every column, failure reasons included: "
@@ -338,21 +341,21 @@ def page_sections(
         ),
         Section(
             "Ablations",
-            table_html(headline(summary, ks)),
+            table_html(headline(tables.summary, ks)),
             [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
             f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
             f"({rep['permutations']} sign patterns, exact when fewer exist).",
         ),
         Section(
             "Ensemble size",
-            table_html(curve_table),
+            table_html(tables.curve),
             [ensemble_stem(v) for v in ensemble_variants(params)],
             "Cross-run ensembles (backend ensemble) voted over every subset size; differences are paired "
             "against single members (k = 1).",
         ),
         Section(
             "Per-question attribution",
-            table_html(counts.reset_index()),
+            table_html(tables.counts.reset_index()),
             ["attribution-grid", "attribution-counts"],
             "Classes in order: correct; value right but citation not exact; no gold document in the context; "
             "abstained although the gold document was shown; gold document shown but a wrong value; answered "
@@ -399,7 +402,7 @@ def build_figures_stage(
     if missing:
         raise ValueError(f"figures not drawn: {sorted(missing)}")
     board = pd.read_csv(leaderboard) if leaderboard else cost
-    sections = page_sections(run, claims, board, summary, curve_table, counts, parse_sources)
+    sections = page_sections(run, PageTables(claims, board, summary, curve_table, counts), parse_sources)
     html = render_html(params["config_hash"], sections, run.entries, Path(reports))
     atomic_write_text(out.index_html, html)
     all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})

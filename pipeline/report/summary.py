@@ -135,31 +135,40 @@ def summary_lines(s: dict) -> list[str]:
     if verdicts:
         counts = ", ".join(f"{n} {v}" for v, n in verdicts.items())
         lines.append(f"Claims ({s['claims']['path']}): {counts}")
-    look = s["needs_a_look"]
-    for r in look[:TOP]:
-        lines.append(
-            f"Needs a look: {r['variant']}: {r['failures']} failed, {r.get('abstained', 0)} abstained of {r.get('n', '?')}"
-        )
-    if len(look) > TOP:
-        lines.append(f"  ... and {len(look) - TOP} more variant(s) with failures or abstentions (summary.json)")
+    lines += _look_lines(s["needs_a_look"])
     if s["parse_failures"]:
         lines.append(f"Needs a look: {s['parse_failures']} document(s) could not be parsed (listed above)")
     if s["report"]:
         lines.append(f"Report: {s['report']}")
     if s.get("run_readme"):
         lines.append(f"This run's tables: {s['run_readme']}")
-    t = s["time"]
-    if t:
-        text = f"Time: {t['jobs']} jobs in {_duration(t['span_s'])}, {_duration(t['cpu_s'])} of CPU"
-        text += f" ({t['cores_busy']} cores busy)" if t.get("cores_busy") else ""
-        if "make_run_total_s" in t:
-            text += f"; make run {_duration(t['make_run_total_s'])} (set-up {_duration(t['make_run_setup_s'])})"
-        lines.append(text)
+    if s["time"]:
+        lines.append(_time_line(s["time"]))
     if s.get("energy"):
         from pipeline.report.energy import energy_line
 
         lines.append(energy_line(s["energy"]))
     return lines
+
+
+def _look_lines(look: list[dict]) -> list[str]:
+    """The first ``TOP`` variants with failures or abstentions, and how many more there are."""
+    lines = [
+        f"Needs a look: {r['variant']}: {r['failures']} failed, {r.get('abstained', 0)} abstained of {r.get('n', '?')}"
+        for r in look[:TOP]
+    ]
+    if len(look) > TOP:
+        lines.append(f"  ... and {len(look) - TOP} more variant(s) with failures or abstentions (summary.json)")
+    return lines
+
+
+def _time_line(t: dict) -> str:
+    """Jobs, wall span and CPU time of the run (and make run's total with its set-up, when known)."""
+    text = f"Time: {t['jobs']} jobs in {_duration(t['span_s'])}, {_duration(t['cpu_s'])} of CPU"
+    text += f" ({t['cores_busy']} cores busy)" if t.get("cores_busy") else ""
+    if "make_run_total_s" in t:
+        text += f"; make run {_duration(t['make_run_total_s'])} (set-up {_duration(t['make_run_setup_s'])})"
+    return text
 
 
 # Set by `make run` / `make resume` on their snakemake line: onsuccess writes summary.json but leaves the

@@ -1,28 +1,12 @@
-"""Where a run's time went: wall and CPU seconds per rule, from Snakemake's benchmark files.
+"""Where a run's time went: wall and CPU seconds per rule (and per LLM job, and for the run as a
+whole) from Snakemake's benchmark files; the files it writes: docs/outputs.md.
 
-Why a step after Snakemake and not a rule: the ``benchmark:`` TSVs of other jobs are not declared
-outputs a rule could depend on (and a rule reading them would itself be timed). ``make run`` calls
-``python -m pipeline time-table`` after ``snakemake`` (like ``make readme``); it writes
-
-* ``reports/time.telemetry.csv`` - one row per rule: jobs, wall and CPU seconds summed over them,
-  the largest resident memory, and the slowest job;
-* ``reports/time.telemetry.png`` - the same as bars;
-* ``reports/time.telemetry.html`` - a small page with both (index.html is a DAG output and cannot
-  depend on this step's files);
-* ``reports/time-llm.telemetry.csv`` - per LLM answering job: calls, cache hits, tries, prompt and
-  generated tokens, seconds in calls and generation tokens/s, from the answer jobs' telemetry;
-* ``reports/time-run.telemetry.json`` - the run as a whole: the span from the first job's start to
-  the last job's end (every rule writes a benchmark; a TSV is written when its job ends, so its mtime
-  less its ``s`` is the job's start), the cores it kept busy on average, and, after ``make run``, the
-  set-up and Snakemake steps' wall time (``logs/make-run.times``, stamped by the Makefile).
-
-Timings differ on every run, so they are run telemetry: the ``.telemetry.`` names keep them out of
-the byte-identical set of ``results/`` and ``reports/`` (tests/dag_runner.py ``result_files``).
-The README's time section (generated block ``time``) is rendered from the CSV.
-
-Rules are recognised by their benchmark path patterns, kept here in one place
-(:data:`BENCHMARK_PATTERNS`; tests check they match the rules' ``benchmark:`` lines). A file no
-pattern matches is counted under ``other``.
+A step after Snakemake (``python -m pipeline time-table``, run by ``make run``), not a rule: the
+``benchmark:`` TSVs of other jobs are no declared outputs a rule could depend on, and a rule reading
+them would itself be timed. Timings differ on every run, so the files are run telemetry
+(``.telemetry.`` names, outside the byte-identical set of results/ and reports/). Rules are
+recognised by their benchmark path patterns, kept here in one place (:data:`BENCHMARK_PATTERNS`);
+a file no pattern matches counts under ``other``.
 """
 
 from __future__ import annotations

@@ -111,11 +111,6 @@ def char_overlap(units: list[dict], spans: list[Span]) -> tuple[int, int, int]:
     return (sum(union_length(v) for v in retrieved.values()), sum(union_length(v) for v in wanted.values()), both)
 
 
-def reciprocal_rank(grades: list[int]) -> float:
-    """1 / rank of the first relevant unit (our own, to check the library against)."""
-    return next((1.0 / r for r, g in enumerate(grades, start=1) if g >= 1), 0.0)
-
-
 def query_metrics(hits: list[dict], spans: list[Span], ks=KS) -> dict[str, float]:
     units = dedup(hits)
     judged = [judge(h, spans) for h in units]

@@ -9,17 +9,12 @@ from pipeline.verbs.base import add_named_args, config_args, config_files, confi
 
 
 def cmd_report(a) -> None:
-    from pipeline.report.build import build_reports
+    from pipeline.report.build import ReportInputs, build_reports
 
-    build_reports(
-        json_arg(a.params),
-        named_pairs(a.scores),
-        named_pairs(a.per_question),
-        named_pairs(a.submissions),
-        a.reports,
-        named_pairs(a.retrieval),
-        a.gold,
+    inputs = ReportInputs(
+        named_pairs(a.scores), named_pairs(a.per_question), named_pairs(a.submissions), named_pairs(a.retrieval), a.gold
     )
+    build_reports(json_arg(a.params), inputs, a.reports)
 
 
 def cmd_figures(a) -> None:

@@ -6,7 +6,8 @@ import litellm
 import pytest
 
 from pipeline.llm.gateway import LLMGateway
-from pipeline.answer.llm_answer import (AnswerSettings, answer_schema, answer_with_llm, build_messages,
+from llm_answer_helpers import answer_with_llm
+from pipeline.answer.llm_answer import (AnswerSettings, answer_schema, build_messages,
                                         parse_answer, response_format)
 from pipeline.answer.normalise import normalise_value
 from pipeline.llm.replies import repair_json

@@ -5,7 +5,8 @@ import litellm
 import pytest
 
 from pipeline.llm.gateway import CacheMiss, LLMGateway, LLMRequest
-from pipeline.answer.llm_answer import AnswerSettings, answer_with_llm, build_messages, parse_answer
+from llm_answer_helpers import answer_with_llm
+from pipeline.answer.llm_answer import AnswerSettings, build_messages, parse_answer
 from pipeline.answer.normalise import normalise_value
 
 ANSWER = json.dumps({"explanation": "Stated in the paper.", "answer": "4.3 tCO2e", "answer_value": "4.3",

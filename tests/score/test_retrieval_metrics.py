@@ -7,7 +7,7 @@ import ir_measures
 import pytest
 
 from pipeline.score.retrieval_metrics import (dedup, evaluate_run, gold_by_query, judge, library_scores,
-                                              query_metrics, reciprocal_rank)
+                                              query_metrics)
 
 GOLD = [  # q1: two gold spans in doc a, one in doc b
     {"query_id": "q1", "doc_id": "a", "start": 10, "end": 20, "grade": 1},
@@ -97,6 +97,11 @@ def test_graded_ndcg_counts_missed_gold():
     table, _ = evaluate_run(rows, gold)
     # DCG = 1/log2(2); ideal = 3/log2(2) + 1/log2(3) (the missed grade-3 span is in the ideal ranking)
     assert table.loc[0, "ndcg@10"] == pytest.approx(1 / (3 + 1 / math.log2(3)))
+
+
+def reciprocal_rank(grades: list[int]) -> float:
+    """1 / rank of the first relevant unit: a reference written here, to check the library against."""
+    return next((1.0 / r for r, g in enumerate(grades, start=1) if g >= 1), 0.0)
 
 
 def test_library_agrees_with_our_code_on_a_run():
