@@ -18,9 +18,11 @@ import jsonschema
 import yaml
 
 from pipeline import answer_backends, config_schema, suite_datasets
-from pipeline.config_schema import fill_and_check, spec_defaults
-from pipeline.index_kinds import ConfigProblem, get_kind, kind_names, kind_of
+from pipeline.config_schema import ConfigProblem, fill_and_check, spec_defaults
+from pipeline.index_kinds import get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
+from pipeline.retrieval_modes import FUSIONS, PLANNERS
+from pipeline.specs import PlannerSpec, RetrievalSpec
 
 # The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
 # (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
@@ -32,12 +34,15 @@ class ConfigError(ValueError):
 
 
 def _schema() -> dict:
-    """The config schema with the index kinds, answering backends and suite datasets that are
-    registered (pipeline/index_kinds.py, answer_backends.py, suite_datasets.py), not lists kept in
-    the YAML; built per validation, as a test may register a toy one."""
+    """The config schema with the index kinds, planner kinds, fusion modes, answering backends and suite
+    datasets that are registered (pipeline/index_kinds.py, retrieval_modes.py, answer_backends.py,
+    suite_datasets.py), not lists kept in the YAML; built per validation, as a test may register a toy one."""
     schema = copy.deepcopy(config_schema.schema())
     props = schema["properties"]
     props["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
+    variant = props["retrieval"]["additionalProperties"]["properties"]
+    variant["planner"]["properties"]["kind"]["enum"] = PLANNERS.names()
+    variant["hybrid"]["properties"]["mode"]["enum"] = FUSIONS.names()
     props["answering"]["additionalProperties"]["properties"]["backend"] = {"enum": answer_backends.names()}
     props["benchmarks"]["properties"]["datasets"]["propertyNames"] = {"enum": suite_datasets.names()}
     props["sprout"]["properties"]["train"]["properties"]["datasets"]["propertyNames"] = {
@@ -86,11 +91,9 @@ def validate(cfg: dict) -> dict:
     for name, idx in cfg["indexes"].items():
         _check_index(cfg, name, idx)
     for name, variant in cfg["retrieval"].items():
-        _check_retrieval(cfg, name, variant)
-        planner = variant.get("planner") or {}
-        if planner.get("kind") == "llm":
-            _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
-            planner.setdefault("model", cfg["llm"].get("model"))
+        if _check_retrieval(cfg, name, variant).planner.calls_llm:
+            _check_llm_model(cfg, f"retrieval.{name}.planner.model", variant["planner"].get("model"))
+            variant["planner"].setdefault("model", cfg["llm"].get("model"))
     resolve_ensembles(cfg)
     _check_per_model(cfg["llm"])
     for name, variant in cfg["answering"].items():
@@ -152,22 +155,24 @@ def _kinds_with(attr: str) -> str:
 
 
 def _check_index(cfg: dict, name: str, idx: dict) -> None:
-    """One ``indexes.<name>`` entry: only its kind's keys, their defaults, the kind's own checks."""
+    """One ``indexes.<name>`` entry: only its kind's keys (its typed spec parses), their schema defaults
+    written in (its hashed slice carries them), the kind's own checks."""
     kind = kind_of(idx)
     for other in kind_names():
         for key in sorted(get_kind(other).index_keys - kind.index_keys):
             if key in idx:
                 raise ConfigError(f"config key 'indexes.{name}.{key}': only {other} indexes take it")
-    for key, value in kind.index_defaults.items():
-        idx.setdefault(key, copy.deepcopy(value))
+    defaults = spec_defaults("indexes", "*")
+    for key in sorted(kind.index_keys & defaults.keys()):
+        idx.setdefault(key, defaults[key])
     try:
-        kind.check_index(name, idx, cfg)
+        kind.check_index(kind.parse(name, idx), cfg)
     except ConfigProblem as e:
         raise ConfigError(f"config key '{e.key}': {e.message}") from None
 
 
-def _check_retrieval(cfg: dict, name: str, variant: dict) -> None:
-    """One ``retrieval.<name>`` variant against its index's kind (and its hybrid partner's)."""
+def _check_retrieval(cfg: dict, name: str, variant: dict) -> RetrievalSpec:
+    """One ``retrieval.<name>`` variant against its index's kind (and its hybrid partner's); its spec."""
     index = variant["index"]
     if index not in cfg["indexes"]:
         raise ConfigError(
@@ -200,8 +205,13 @@ def _check_retrieval(cfg: dict, name: str, variant: dict) -> None:
     bad = set(variant["levels"]) - allowed
     if bad:
         raise ConfigError(f"config key 'retrieval.{name}.levels': {sorted(bad)} not in a '{kind.name}' index")
-    if hybrid and "weight" in hybrid and hybrid["mode"] == "append":
-        raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only rrf and convex take a weight")
+    if hybrid and "weight" in hybrid and not FUSIONS.get(hybrid["mode"]).takes_weight:
+        weighted = " and ".join(m.name for m in FUSIONS.entries() if m.takes_weight)
+        raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only {weighted} take a weight")
+    try:
+        return RetrievalSpec.from_dict(name, variant, cfg["indexes"])  # parsed here: a bad key fails validation
+    except ConfigProblem as e:
+        raise ConfigError(f"config key '{e.key}': {e.message}") from None
 
 
 def _roles(role: str) -> str:
@@ -534,7 +544,7 @@ def retrieval_slice(cfg: dict, variant: str) -> dict:
         "embedding": hashed_embedding(cfg, dense[0]) if dense else None,
     }
     planner = cfg["retrieval"][variant].get("planner") or {}
-    if planner.get("kind") == "llm":
+    if PlannerSpec.from_dict(planner).calls_llm:
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
         out["llm"].update(model_endpoint_slice(cfg, planner.get("model")))
     return out

@@ -10,6 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
+import pipeline.registries  # noqa: F401 - registers the built-in index and planner kinds (the Snakefile validates)
 from pipeline import layout as L
 from pipeline.answer_backends import calls_llm
 from pipeline.config import (  # noqa: F401

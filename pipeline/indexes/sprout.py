@@ -5,30 +5,40 @@ makes it an index kind like the others."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import asdict, dataclass
 
 from pipeline import layout as L
-from pipeline.index_kinds import ConfigProblem, IndexKind, register
-from pipeline.specs import BEAM_KEYS
+from pipeline.config_schema import spec_defaults
+from pipeline.index_kinds import ConfigProblem, IndexJob, IndexKind, IndexSpec, SearchJob, register
+from pipeline.specs import BeamSpec
 
 
-def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
+@dataclass(frozen=True)
+class SproutSpec(IndexSpec):
+    heads: str  # uniform | trained (the sprout_train rule's weights)
+
+
+def build(job: IndexJob) -> dict:
     from pipeline.sprout.stage import build_sprout_index
 
+    params = job.provenance
     return build_sprout_index(
-        tree_paths, out, params["index"], inputs["sprout_attention"], inputs.get("head_weights"), params
+        job.trees, job.out, params["index"], job.inputs["sprout_attention"], job.inputs.get("head_weights"), params
     )
 
 
-def searcher(path: Path, params: dict, cache_dir: str | Path):
+def searcher(job: SearchJob):
     from pipeline.sprout.searcher import SproutSearcher
 
-    return SproutSearcher(path, params["retrieval"], cache_dir, (params.get("embedding") or {}).get("threads", 2))
+    # its query encoder runs on embedding.threads' default: the threads are not in the hashed slice
+    threads = job.embedding.threads if job.embedding else spec_defaults("embedding")["threads"]
+    beam = {"top_k": job.retrieval.top_k, **asdict(job.settings)}
+    return SproutSearcher(job.path, beam, job.cache_dir, threads)
 
 
-def check(name: str, idx: dict, cfg: dict) -> None:
-    if idx["heads"] == "trained" and not (cfg.get("sprout") or {}).get("train"):
-        raise ConfigProblem(f"indexes.{name}.heads", "'trained' needs a sprout.train section")
+def check(spec: SproutSpec, cfg: dict) -> None:
+    if spec.heads == "trained" and not (cfg.get("sprout") or {}).get("train"):
+        raise ConfigProblem(f"indexes.{spec.name}.heads", "'trained' needs a sprout.train section")
 
 
 def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
@@ -56,9 +66,8 @@ KIND = register(
         levels=frozenset({"chunk"}),
         default_levels=("chunk",),
         default_expand="none",
-        index_keys=frozenset({"heads"}),
-        index_defaults={"heads": "uniform"},
-        retrieval_keys=frozenset(BEAM_KEYS),
+        spec=SproutSpec,
+        search_spec=BeamSpec,
         no_expand="sprout nodes are their own context (use none)",
         parents_are_context=False,
         check_index=check,

@@ -5,7 +5,8 @@ A single embedded question often misses the passage that holds the answer: the c
 sentence. KohakuRAG asks the answering LLM for extra queries (:class:`LLMPlanner`, its prompt
 and fallback, see docs/kohakurag.md §5). :class:`OfflinePlanner` is the deterministic,
 LLM-free counterpart: acronym expansion with acronyms mined from the corpus itself, a
-keyword/entity query and a unit-aware query.
+keyword/entity query and a unit-aware query. Each is a planner kind (pipeline.retrieval_modes.PLANNERS),
+registered at the end of this module with ``none`` (the question only).
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import fields
+from collections.abc import Callable, Iterable
 from functools import cache
 
 from pipeline.index.bm25 import STOPWORDS, stem
 from pipeline.llm.gateway import LLMRequest, LLMResult
 from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.llm.replies import json_values
-from pipeline.specs import PLANNER_KINDS, PlannerSpec
+from pipeline.retrieval_modes import PLANNERS, PlannerKind
+from pipeline.specs import PlannerSpec
 
 # words an acronym may skip ("mixture of experts" -> MoE may use or skip "of")
 SMALL_WORDS = frozenset("a an and as at by for from in of on or per the to with".split())
@@ -368,25 +369,21 @@ class LLMPlanner:
         return dedup([question, question.split("?")[0]], self.n)
 
 
-PLANNER_KEYS = {f.name for f in fields(PlannerSpec)}
+def make_planner(
+    spec: PlannerSpec, acronyms: Callable[[], dict[str, str]], gateway=None
+) -> OfflinePlanner | LLMPlanner | None:
+    """The planner ``spec`` asks for (its kind's registry entry makes it); None means a single query."""
+    return PLANNERS.get(spec.kind).make(spec, acronyms, gateway)
 
 
-def make_planner(cfg: dict | None, acronyms: dict[str, str], gateway=None) -> OfflinePlanner | LLMPlanner | None:
-    """The planner a config asks for; None means a single query (the question)."""
-    unknown = set(cfg or {}) - PLANNER_KEYS
-    if unknown:
-        raise ValueError(f"planner: unknown key(s) {sorted(unknown)}; allowed {sorted(PLANNER_KEYS)}")
-    spec = PlannerSpec.from_dict(cfg)
-    if spec.kind not in PLANNER_KINDS:
-        raise ValueError(f"planner.kind: '{spec.kind}' is not one of {PLANNER_KINDS}")
-    if spec.kind == "none":
-        return None
-    if not isinstance(spec.n, int) or spec.n < 1:
-        raise ValueError(f"planner.n: must be a positive integer, got {spec.n!r}")
-    if spec.kind == "offline":
-        return OfflinePlanner(acronyms, spec.n)
+def _llm_planner(spec: PlannerSpec, acronyms: Callable[[], dict[str, str]], gateway) -> LLMPlanner:
     if not spec.model:
         raise ValueError("planner.model: required when planner.kind is 'llm'")
     if gateway is None:
         raise ValueError("planner.kind 'llm' needs an LLM gateway")
     return LLMPlanner(gateway, spec.model, spec.n, spec.params)
+
+
+PLANNERS.register(PlannerKind("none", lambda spec, acronyms, gateway: None))
+PLANNERS.register(PlannerKind("offline", lambda spec, acronyms, gateway: OfflinePlanner(acronyms(), spec.n)))
+PLANNERS.register(PlannerKind("llm", _llm_planner, calls_llm=True))
