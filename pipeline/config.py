@@ -190,13 +190,7 @@ def _check_retrieval(cfg: dict, name: str, variant: dict) -> RetrievalSpec:
             f"({_roles('dense')}) with a lexical one ({_roles('lexical')}) "
             f"(got {index}:{kind.name} + {hybrid['index']})"
         )
-    takes = kind.retrieval_keys | (kind_of(other).retrieval_keys if other else frozenset())
-    for owner in kind_names():
-        for key in sorted(get_kind(owner).retrieval_keys - takes):
-            if key in variant:
-                raise ConfigError(
-                    f"config key 'retrieval.{name}.{key}': only variants that use a {owner} index take it"
-                )
+    _check_searcher_keys(name, variant, kind.retrieval_keys | (kind_of(other).retrieval_keys if other else frozenset()))
     if kind.no_expand and variant["expand"] != "none":
         raise ConfigError(f"config key 'retrieval.{name}.expand': {kind.no_expand}")
     allowed = kind.searchable_levels(entry)
@@ -212,6 +206,16 @@ def _check_retrieval(cfg: dict, name: str, variant: dict) -> RetrievalSpec:
         return RetrievalSpec.from_dict(name, variant, cfg["indexes"])  # parsed here: a bad key fails validation
     except ConfigProblem as e:
         raise ConfigError(f"config key '{e.key}': {e.message}") from None
+
+
+def _check_searcher_keys(name: str, variant: dict, takes: frozenset[str]) -> None:
+    """A key of another kind's searcher names the kind that takes it."""
+    for owner in kind_names():
+        for key in sorted(get_kind(owner).retrieval_keys - takes):
+            if key in variant:
+                raise ConfigError(
+                    f"config key 'retrieval.{name}.{key}': only variants that use a {owner} index take it"
+                )
 
 
 def _roles(role: str) -> str:

@@ -28,6 +28,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "embed",
         "ranking",
         "index_kinds",
+        "retrieval_modes",
         "registry",
         "answer_backends",
         "suite_datasets",
@@ -37,13 +38,25 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ),
     ("datasets",),
     ("parse",),
-    ("index", "sprout", "indexes"),  # indexes: the kind modules (registered in index_kinds, loaded by it)
+    ("index", "sprout", "indexes"),  # indexes: the kind modules (registered in index_kinds; drivers import them)
     ("retrieve",),
     ("answer",),
     ("score",),
     ("report",),
     # drivers
-    ("cli", "verbs", "__main__", "workflow", "bench", "bench_llm", "bench_encoder", "estimate", "plan", "rules"),
+    (
+        "cli",
+        "verbs",
+        "__main__",
+        "workflow",
+        "bench",
+        "bench_llm",
+        "bench_encoder",
+        "estimate",
+        "plan",
+        "rules",
+        "registries",
+    ),
 )
 
 

@@ -1,10 +1,10 @@
 """The registries of what a retrieval variant's ``planner.kind`` and ``hybrid.mode`` may name.
 
-A planner kind makes the query planner of a variant (or None: the question is the one query); its
-entries register where the planners live (pipeline/retrieve/planner.py), which a driver imports
-(pipeline/registries.py). A fusion mode merges a hybrid's dense and lexical rankings; its entries
-are registered here, over the functions of :mod:`pipeline.ranking.fusion`. The config layer fills the
-schema's ``enum:`` from both registries; nothing else switches on a kind's or a mode's name.
+A planner kind makes the query planner of a variant (or None: the question is the one query); a
+fusion mode merges a hybrid's dense and lexical rankings. Entries register where their code lives
+(pipeline/retrieve/planner.py, pipeline/ranking/fusion.py), which a driver imports
+(pipeline/registries.py). The config layer fills the schema's ``enum:`` from both registries;
+nothing else switches on a kind's or a mode's name.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pipeline.ranking.fusion import append, convex, rrf
 from pipeline.registry import Registry
 
 if TYPE_CHECKING:
@@ -42,14 +41,4 @@ class FusionMode:
 
 
 PLANNERS: Registry[PlannerKind] = Registry("planner kind", "WATTBENCH_PLANNER_KINDS", "pipeline.retrieve.planner")
-FUSIONS: Registry[FusionMode] = Registry("fusion mode", "WATTBENCH_FUSION_MODES")
-
-
-def _weights(hybrid: HybridSpec) -> list[float] | None:
-    return None if hybrid.weight is None else [1 - hybrid.weight, hybrid.weight]
-
-
-FUSIONS.register(FusionMode("rrf", lambda d, x, k, h: rrf([d, x], k, weights=_weights(h)), takes_weight=True))
-FUSIONS.register(FusionMode("convex", lambda d, x, k, h: convex([d, x], k, weights=_weights(h)), takes_weight=True))
-# KohakuRAG's hybrid: the dense top_k, then up to hybrid.top_k new lexical hits
-FUSIONS.register(FusionMode("append", lambda d, x, k, h: append(d[:k], x, h.top_k)))
+FUSIONS: Registry[FusionMode] = Registry("fusion mode", "WATTBENCH_FUSION_MODES", "pipeline.ranking.fusion")

@@ -94,28 +94,8 @@ def mine_acronyms(texts: Iterable[str]) -> dict[str, str]:
     found: Counter[tuple[str, str, bool]] = Counter()  # (letters, long form as written, plural)
     for raw in texts:
         text = unicodedata.normalize("NFKC", raw)
-        for m in LONG_THEN_SHORT.finditer(text):
-            shape = _acronym_letters(m[1])
-            if not shape:
-                continue
-            before = CLAUSE_BREAK.split(text[: m.start()])[-1].split()
-            longest = None  # the longest that spells: "sustainability accounting standards board (SASB)"
-            for size in range(1, min(len(shape[0]) + 5, 2 * len(shape[0]), len(before)) + 1):
-                parts = _parts(before[-size:])
-                if parts is None:
-                    break
-                if _spells(shape[0], parts):
-                    longest = " ".join(before[-size:]).lower()
-            if longest:
-                found[shape[0], longest, shape[1]] += 1
-        for m in SHORT_THEN_LONG.finditer(text):
-            shape = _acronym_letters(m[1])
-            tokens = m[2].split()
-            while tokens and tokens[0].lower() in SMALL_WORDS:  # "UNITAR (the United Nations ...)"
-                tokens = tokens[1:]
-            parts = _parts(tokens)
-            if shape and parts and _spells(shape[0], parts):
-                found[shape[0], " ".join(tokens).lower(), shape[1]] += 1
+        found.update(_long_then_short(text))
+        found.update(_short_then_long(text))
     groups: dict[tuple[str, tuple[str, ...]], Counter[tuple[bool, str]]] = {}
     for (letters, long_form, plural), c in found.items():
         key = (letters, tuple(stem(w) for w in re.split(r"[\s\-]+", long_form)))
@@ -129,6 +109,40 @@ def mine_acronyms(texts: Iterable[str]) -> dict[str, str]:
         if letters not in best or total > best[letters][0]:
             best[letters] = (total, shown)
     return {acr: long_form for acr, (_, long_form) in sorted(best.items())}
+
+
+def _long_then_short(text: str) -> list[tuple[str, str, bool]]:
+    """(letters, long form, plural) of each "power usage effectiveness (PUE)" in ``text``."""
+    out = []
+    for m in LONG_THEN_SHORT.finditer(text):
+        shape = _acronym_letters(m[1])
+        if not shape:
+            continue
+        before = CLAUSE_BREAK.split(text[: m.start()])[-1].split()
+        longest = None  # the longest that spells: "sustainability accounting standards board (SASB)"
+        for size in range(1, min(len(shape[0]) + 5, 2 * len(shape[0]), len(before)) + 1):
+            parts = _parts(before[-size:])
+            if parts is None:
+                break
+            if _spells(shape[0], parts):
+                longest = " ".join(before[-size:]).lower()
+        if longest:
+            out.append((shape[0], longest, shape[1]))
+    return out
+
+
+def _short_then_long(text: str) -> list[tuple[str, str, bool]]:
+    """(letters, long form, plural) of each "PUE (power usage effectiveness)" in ``text``."""
+    out = []
+    for m in SHORT_THEN_LONG.finditer(text):
+        shape = _acronym_letters(m[1])
+        tokens = m[2].split()
+        while tokens and tokens[0].lower() in SMALL_WORDS:  # "UNITAR (the United Nations ...)"
+            tokens = tokens[1:]
+        parts = _parts(tokens)
+        if shape and parts and _spells(shape[0], parts):
+            out.append((shape[0], " ".join(tokens).lower(), shape[1]))
+    return out
 
 
 def dedup(queries: Iterable[str], n: int) -> list[str]:
