@@ -29,6 +29,7 @@ class PlannerKind:
     name: str
     make: Callable[[PlannerSpec, Callable[[], dict[str, str]], Any], Any]
     calls_llm: bool = False  # the job takes an llm_api slot, its model is checked and priced
+    spec: type | None = None  # its keys of planner: a PlannerSpec subclass (None: PlannerSpec's)
 
 
 @dataclass(frozen=True)

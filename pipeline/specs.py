@@ -93,9 +93,12 @@ class PlannerSpec:
 
     @classmethod
     def from_dict(cls, planner: Mapping | None, where: str = "planner") -> PlannerSpec:
-        spec = parse_spec(cls, planner or {}, where, spec_defaults("retrieval", "*", "planner"))
-        if spec.kind not in PLANNERS.names():
-            raise ConfigProblem(f"{where}.kind", f"'{spec.kind}' is not one of {PLANNERS.names()}")
+        """The spec of the planner's kind (a kind may declare keys of its own: a PlannerSpec subclass)."""
+        defaults = spec_defaults("retrieval", "*", "planner")
+        kind = (planner or {}).get("kind", defaults["kind"])
+        if kind not in PLANNERS.names():
+            raise ConfigProblem(f"{where}.kind", f"'{kind}' is not one of {PLANNERS.names()}")
+        spec: PlannerSpec = parse_spec(PLANNERS.get(kind).spec or cls, planner or {}, where, defaults)
         if not isinstance(spec.n, int) or spec.n < 1:
             raise ConfigProblem(f"{where}.n", f"must be a positive integer, got {spec.n!r}")
         return spec
