@@ -5,6 +5,7 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/registries.py)
 from pipeline.config import check_paths, snakemake_config
 from pipeline.llm.preflight import declared_envvars, preflight, real_run_checks
 from pipeline.cores import machine_cores
@@ -12,7 +13,6 @@ from pipeline.estimate import print_estimate
 from pipeline.plan import start_run
 from pipeline.runs import end_run
 from pipeline.report import tracking
-import pipeline.workflow as wf
 
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
 # on top. No `configfile:` directive: Snakemake would merge config.yaml under every --configfile.

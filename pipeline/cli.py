@@ -16,6 +16,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import pipeline.registries  # noqa: E402, F401 - registers the built-in index and planner kinds
 from pipeline.verbs import answer, grid, index, inputs, models, report, score, suite, tools  # noqa: E402
 from pipeline.verbs.base import VerbParser, VerbsAction, named_pairs  # noqa: E402
 

@@ -18,10 +18,11 @@ import jsonschema
 import yaml
 
 from pipeline import answer_backends, config_schema, suite_datasets
-from pipeline.config_schema import fill_and_check
-from pipeline.index_kinds import ConfigProblem, get_kind, kind_names, kind_of
+from pipeline.config_schema import ConfigProblem, fill_and_check, spec_defaults
+from pipeline.index_kinds import get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
-from pipeline.specs import SpecError, SproutSpec
+from pipeline.retrieval_modes import FUSIONS, PLANNERS
+from pipeline.specs import PlannerSpec, RetrievalSpec, SpecError, SproutSpec
 
 # The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
 # (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
@@ -33,12 +34,15 @@ class ConfigError(ValueError):
 
 
 def _schema() -> dict:
-    """The config schema with the index kinds, answering backends and suite datasets that are
-    registered (pipeline/index_kinds.py, answer_backends.py, suite_datasets.py), not lists kept in
-    the YAML; built per validation, as a test may register a toy one."""
+    """The config schema with the index kinds, planner kinds, fusion modes, answering backends and suite
+    datasets that are registered (pipeline/index_kinds.py, retrieval_modes.py, answer_backends.py,
+    suite_datasets.py), not lists kept in the YAML; built per validation, as a test may register a toy one."""
     schema = copy.deepcopy(config_schema.schema())
     props = schema["properties"]
     props["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
+    variant = props["retrieval"]["additionalProperties"]["properties"]
+    variant["planner"]["properties"]["kind"]["enum"] = PLANNERS.names()
+    variant["hybrid"]["properties"]["mode"]["enum"] = FUSIONS.names()
     props["answering"]["additionalProperties"]["properties"]["backend"] = {"enum": answer_backends.names()}
     props["benchmarks"]["properties"]["datasets"]["propertyNames"] = {"enum": suite_datasets.names()}
     props["sprout"]["properties"]["train"]["properties"]["datasets"]["propertyNames"] = {
@@ -87,8 +91,7 @@ def validate(cfg: dict) -> dict:
     for name, idx in cfg["indexes"].items():
         _check_index(cfg, name, idx)
     for name, variant in cfg["retrieval"].items():
-        _check_retrieval(cfg, name, variant)
-        _resolve_planner(cfg, name, variant)
+        _resolve_planner(cfg, name, variant, _check_retrieval(cfg, name, variant).planner)
     resolve_ensembles(cfg)
     _check_per_model(cfg["llm"])
     for name, variant in cfg["answering"].items():
@@ -112,12 +115,11 @@ def _check_secrets(cfg: dict) -> None:
         )
 
 
-def _resolve_planner(cfg: dict, name: str, variant: dict) -> None:
-    """An LLM planner names a usable model, or inherits ``llm.model`` (written in)."""
-    planner = variant.get("planner") or {}
-    if planner.get("kind") == "llm":
-        _check_llm_model(cfg, f"retrieval.{name}.planner.model", planner.get("model"))
-        planner.setdefault("model", cfg["llm"].get("model"))
+def _resolve_planner(cfg: dict, name: str, variant: dict, planner: PlannerSpec) -> None:
+    """A planner kind that calls an LLM names a usable model, or inherits ``llm.model`` (written in)."""
+    if planner.calls_llm:
+        _check_llm_model(cfg, f"retrieval.{name}.planner.model", variant["planner"].get("model"))
+        variant["planner"].setdefault("model", cfg["llm"].get("model"))
 
 
 def _check_answering(cfg: dict, name: str, variant: dict) -> None:
@@ -189,22 +191,24 @@ def _kinds_with(attr: str) -> str:
 
 
 def _check_index(cfg: dict, name: str, idx: dict) -> None:
-    """One ``indexes.<name>`` entry: only its kind's keys, their defaults, the kind's own checks."""
+    """One ``indexes.<name>`` entry: only its kind's keys (its typed spec parses), their schema defaults
+    written in (its hashed slice carries them), the kind's own checks."""
     kind = kind_of(idx)
     for other in kind_names():
         for key in sorted(get_kind(other).index_keys - kind.index_keys):
             if key in idx:
                 raise ConfigError(f"config key 'indexes.{name}.{key}': only {other} indexes take it")
-    for key, value in kind.index_defaults.items():
-        idx.setdefault(key, copy.deepcopy(value))
+    defaults = spec_defaults("indexes", "*")
+    for key in sorted(kind.index_keys & defaults.keys()):
+        idx.setdefault(key, defaults[key])
     try:
-        kind.check_index(name, idx, cfg)
+        kind.check_index(kind.parse(name, idx), cfg)
     except ConfigProblem as e:
         raise ConfigError(f"config key '{e.key}': {e.message}") from None
 
 
-def _check_retrieval(cfg: dict, name: str, variant: dict) -> None:
-    """One ``retrieval.<name>`` variant against its index's kind (and its hybrid partner's)."""
+def _check_retrieval(cfg: dict, name: str, variant: dict) -> RetrievalSpec:
+    """One ``retrieval.<name>`` variant against its index's kind (and its hybrid partner's); its spec."""
     index = variant["index"]
     if index not in cfg["indexes"]:
         raise ConfigError(
@@ -222,13 +226,7 @@ def _check_retrieval(cfg: dict, name: str, variant: dict) -> None:
             f"({_roles('dense')}) with a lexical one ({_roles('lexical')}) "
             f"(got {index}:{kind.name} + {hybrid['index']})"
         )
-    takes = kind.retrieval_keys | (kind_of(other).retrieval_keys if other else frozenset())
-    for owner in kind_names():
-        for key in sorted(get_kind(owner).retrieval_keys - takes):
-            if key in variant:
-                raise ConfigError(
-                    f"config key 'retrieval.{name}.{key}': only variants that use a {owner} index take it"
-                )
+    _check_searcher_keys(name, variant, kind.retrieval_keys | (kind_of(other).retrieval_keys if other else frozenset()))
     if kind.no_expand and variant["expand"] != "none":
         raise ConfigError(f"config key 'retrieval.{name}.expand': {kind.no_expand}")
     allowed = kind.searchable_levels(entry)
@@ -237,8 +235,23 @@ def _check_retrieval(cfg: dict, name: str, variant: dict) -> None:
     bad = set(variant["levels"]) - allowed
     if bad:
         raise ConfigError(f"config key 'retrieval.{name}.levels': {sorted(bad)} not in a '{kind.name}' index")
-    if hybrid and "weight" in hybrid and hybrid["mode"] == "append":
-        raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only rrf and convex take a weight")
+    if hybrid and "weight" in hybrid and not FUSIONS.get(hybrid["mode"]).takes_weight:
+        weighted = " and ".join(m.name for m in FUSIONS.entries() if m.takes_weight)
+        raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only {weighted} take a weight")
+    try:
+        return RetrievalSpec.from_dict(name, variant, cfg["indexes"])  # parsed here: a bad key fails validation
+    except ConfigProblem as e:
+        raise ConfigError(f"config key '{e.key}': {e.message}") from None
+
+
+def _check_searcher_keys(name: str, variant: dict, takes: frozenset[str]) -> None:
+    """A key of another kind's searcher names the kind that takes it."""
+    for owner in kind_names():
+        for key in sorted(get_kind(owner).retrieval_keys - takes):
+            if key in variant:
+                raise ConfigError(
+                    f"config key 'retrieval.{name}.{key}': only variants that use a {owner} index take it"
+                )
 
 
 def _roles(role: str) -> str:
@@ -567,7 +580,7 @@ def retrieval_slice(cfg: dict, variant: str) -> dict:
         "embedding": hashed_embedding(cfg, dense[0]) if dense else None,
     }
     planner = cfg["retrieval"][variant].get("planner") or {}
-    if planner.get("kind") == "llm":
+    if PlannerSpec.from_dict(planner).calls_llm:
         out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
         out["llm"].update(model_endpoint_slice(cfg, planner.get("model")))
     return out

@@ -12,15 +12,18 @@ Two kinds of default live in the schema:
   through :func:`spec_defaults` instead of the stage code keeping its own copy.
 
 Enumerations are read from the schema too (:func:`enum`), so the code's constants and the schema's
-``enum:`` lists cannot drift apart.
+``enum:`` lists cannot drift apart. :func:`parse_spec` makes a typed spec (a frozen dataclass) of a
+config table: its keys, the schema's defaults for the missing ones, an unknown key an error naming it.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
+from dataclasses import fields
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
@@ -74,6 +77,42 @@ def spec_defaults(*path: str) -> dict:
             if kw in sub:
                 out[key] = copy.deepcopy(sub[kw])
     return out
+
+
+class ConfigProblem(ValueError):
+    """A config value a spec cannot take: ``key`` is the config key (dotted) the message is about."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(f"{key}: {message}")
+        self.key, self.message = key, message
+
+
+S = TypeVar("S")
+
+
+def parse_spec(cls: type[S], values: Mapping, where: str, defaults: Mapping, **given: Any) -> S:
+    """The dataclass ``cls`` of the config table ``values`` (at the dotted key ``where``).
+
+    Each field takes its key's value, else ``defaults`` (the schema's, :func:`spec_defaults`), else None
+    where the field's type allows it; ``given`` fills fields that are not config keys (a variant's name).
+    A key that is not a field, or a required one that is missing, is a :class:`ConfigProblem`."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    unknown = sorted(set(values) - set(names))
+    if unknown:
+        raise ConfigProblem(f"{where}.{unknown[0]}", f"not a key of {where} (takes {sorted(set(names) - set(given))})")
+    out = dict(given)
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.name in given:
+            continue
+        if f.name in values:
+            out[f.name] = values[f.name]
+        elif f.name in defaults:
+            out[f.name] = copy.deepcopy(defaults[f.name])
+        elif "None" in str(f.type):
+            out[f.name] = None
+        else:
+            raise ConfigProblem(f"{where}.{f.name}", "required")
+    return cls(**out)
 
 
 @cache

@@ -5,12 +5,18 @@ Answering backends (pipeline/answer_backends.py) and retrieval-suite datasets
 ``enum:`` from :meth:`Registry.names`, so adding one is a single :meth:`Registry.register` call.
 Entries kept outside the package register in their own module, named in the registry's environment
 variable (comma-separated), which Snakemake's jobs inherit; lookups import those modules first.
+
+A registry whose built-in entries live in a stage package (index kinds: ``pipeline.indexes``) names that
+package as ``builtins``; the registry never imports it (a shared module importing a stage is an upward
+import no checker sees through importlib). A driver imports the package (pipeline/registries.py), and a
+lookup before that is a one-line error naming the package instead of an empty list of names.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import sys
 from typing import Generic, Protocol, TypeVar
 
 
@@ -25,12 +31,17 @@ T = TypeVar("T", bound=Named)
 class Registry(Generic[T]):
     """Entries by name; registering a second, different entry under a taken name is an error."""
 
-    def __init__(self, what: str, extra_env: str):
-        self.what, self.extra_env = what, extra_env
+    def __init__(self, what: str, extra_env: str, builtins: str | None = None):
+        self.what, self.extra_env, self.builtins = what, extra_env, builtins
         self._entries: dict[str, T] = {}
 
     def _load_extra(self) -> None:
-        """Import the modules named in ``extra_env`` (an import already done is a no-op)."""
+        """Import the modules named in ``extra_env`` (an import already done is a no-op); check that the
+        package registering the built-in entries was imported by the driver."""
+        if self.builtins and self.builtins not in sys.modules:
+            raise LookupError(
+                f"no {self.what} is registered yet: import {self.builtins} first (pipeline/registries.py does)"
+            )
         for module in os.environ.get(self.extra_env, "").split(","):
             if module.strip():
                 importlib.import_module(module.strip())

@@ -11,9 +11,13 @@ what is already valid, so stages can import it without the validation machinery.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
-from pipeline.config_schema import enum, spec_defaults
+from pipeline.config_schema import ConfigProblem, enum, parse_spec, spec_defaults
+from pipeline.index_kinds import kind_of
+from pipeline.retrieval_modes import PLANNERS
 
 # --- enumerations: the schema's lists ---
 TREE_LEVELS = enum("definitions", "tree_level")  # root first: document, section, paragraph, sentence
@@ -22,7 +26,6 @@ PROMPTS = enum("answering", "*", "prompt")
 VOTE_MODES = enum("answering", "*", "vote", "mode")
 TIEBREAKS = enum("answering", "*", "vote", "tiebreak")
 LLM_MODES = enum("llm", "mode")
-PLANNER_KINDS = enum("retrieval", "*", "planner", "kind")
 DEDUP_MODES = enum("retrieval", "*", "context", "dedup")
 RERANKS = enum("retrieval", "*", "rerank")
 LEVEL_FUSIONS = enum("retrieval", "*", "level_fusion")
@@ -66,31 +69,6 @@ def _only_known(names, values: dict, path: str) -> None:
     unknown = sorted(set(values) - set(names))
     if unknown:
         raise SpecError(f"config key '{path}.{unknown[0]}': unknown key (known: {', '.join(sorted(names))})")
-
-
-@dataclass(frozen=True)
-class EncoderSpec:
-    """An ``embedding``-shaped encoder: what ``pipeline.embed.make_encoder`` builds. The optional keys
-    the schema gives no default stay None (unset), so :meth:`as_dict` is the dict the config would hold."""
-
-    backend: str
-    batch_size: int
-    max_tokens: int
-    threads: int  # execution-only: never in a hashed slice
-    model: str | None = None
-    precision: str | None = None
-    model_id: str | None = None
-    dim: int | None = None
-    max_batch_tokens: int | None = None
-
-    @classmethod
-    def from_dict(cls, d: dict, path: str = "embedding") -> EncoderSpec:
-        _only_known([f.name for f in fields(cls)], d, path)
-        return cls(**{**spec_defaults("embedding"), **d})
-
-    def as_dict(self) -> dict:
-        """The keys that are set (what ``make_encoder`` reads)."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 @dataclass(frozen=True)
@@ -173,15 +151,97 @@ class SproutSpec:
 
 
 @dataclass(frozen=True)
-class PlannerSpec:
-    kind: str
-    n: int
-    model: str | None = None
-    params: dict | None = None
+class EncoderSpec:
+    """``embedding`` (with an index's ``embedding_models`` entry over it): the encoder of a dense index
+    and of its queries (pipeline.embed.make_encoder)."""
+
+    backend: str
+    model: str | None
+    precision: str  # onnx-qint8: auto | int8 | fp32
+    model_id: str | None  # overrides the derived cache key
+    dim: int | None  # litellm
+    max_batch_tokens: int | None  # caps padded tokens per MiniLM forward pass (speed only)
+    batch_size: int
+    max_tokens: int | None  # None: the model's own limit (MiniLM's 256); a validated config carries the schema's
+    threads: int  # execution-only: out of the hashed slices, so a job's spec has the schema's default
 
     @classmethod
-    def from_dict(cls, planner: dict | None) -> PlannerSpec:
-        return cls(**{**spec_defaults("retrieval", "*", "planner"), **(planner or {})})
+    def from_dict(cls, d: Mapping, where: str = "embedding") -> EncoderSpec:
+        defaults = {k: v for k, v in spec_defaults("embedding").items() if k != "max_tokens"}
+        return parse_spec(cls, d, where, defaults)
+
+    def as_dict(self) -> dict:
+        """The keys that are set: the ``embedding``-shaped dict the spec was read from, defaults filled."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
+class PlannerSpec:
+    """``retrieval.<v>.planner``: its kind (a registered planner kind, pipeline.retrieval_modes) and settings."""
+
+    kind: str
+    n: int
+    model: str | None
+    params: dict | None
+
+    @classmethod
+    def from_dict(cls, planner: Mapping | None, where: str = "planner") -> PlannerSpec:
+        """The spec of the planner's kind (a kind may declare keys of its own: a PlannerSpec subclass)."""
+        defaults = spec_defaults("retrieval", "*", "planner")
+        kind = (planner or {}).get("kind", defaults["kind"])
+        if kind not in PLANNERS.names():
+            raise ConfigProblem(f"{where}.kind", f"'{kind}' is not one of {PLANNERS.names()}")
+        spec: PlannerSpec = parse_spec(PLANNERS.get(kind).spec or cls, planner or {}, where, defaults)
+        if not isinstance(spec.n, int) or spec.n < 1:
+            raise ConfigProblem(f"{where}.n", f"must be a positive integer, got {spec.n!r}")
+        return spec
+
+    @property
+    def calls_llm(self) -> bool:
+        return PLANNERS.get(self.kind).calls_llm
+
+
+@dataclass(frozen=True)
+class ContextSpec:
+    """``retrieval.<v>.context``: the snippets a prompt shows (pipeline.retrieve.expand)."""
+
+    parent_depth: int | None  # None: the index kind's (1; 0 where a parent is no context, sprout)
+    sibling_depth: int
+    dedup: str
+    top_k_final: int | None
+    token_budget: int | None
+
+    @classmethod
+    def from_dict(cls, d: Mapping | None, where: str = "context") -> ContextSpec:
+        return parse_spec(cls, d or {}, where, spec_defaults("retrieval", "*", "context"))
+
+
+@dataclass(frozen=True)
+class HybridSpec:
+    """``retrieval.<v>.hybrid``: a lexical index's ranking fused with the variant's dense one."""
+
+    index: str
+    mode: str  # a registered fusion mode (pipeline.retrieval_modes)
+    top_k: int
+    weight: float | None  # the lexical side's share (modes that take it)
+
+    @classmethod
+    def from_dict(cls, d: Mapping, where: str = "hybrid") -> HybridSpec:
+        return parse_spec(cls, d, where, spec_defaults("retrieval", "*", "hybrid"))
+
+
+# the keys of retrieval.<v> every variant takes; the rest belong to its index kinds' searcher settings
+COMMON_RETRIEVAL_KEYS = (
+    "index",
+    "top_k",
+    "levels",
+    "expand",
+    "planner",
+    "rerank",
+    "kohaku_compat",
+    "context",
+    "hybrid",
+)
 
 
 @dataclass(frozen=True)
@@ -196,27 +256,40 @@ class RetrievalSpec:
     planner: PlannerSpec
     rerank: str
     kohaku_compat: bool
-    level_fusion: str
-    context: dict  # the user's context keys; parent_depth's default depends on the index kind
-    hybrid: dict | None
-    beam: BeamSpec
+    context: ContextSpec
+    hybrid: HybridSpec | None
+    searchers: dict[str, Any]  # index name -> its kind's searcher settings (bm25: level_fusion; sprout: the beam)
+
+    @property
+    def index_names(self) -> tuple[str, ...]:
+        """The variant's own index first, then its hybrid partner."""
+        return (self.index, self.hybrid.index) if self.hybrid else (self.index,)
 
     @classmethod
-    def from_dict(cls, name: str, v: dict) -> RetrievalSpec:
+    def from_dict(cls, name: str, v: Mapping, indexes: Mapping[str, Mapping]) -> RetrievalSpec:
+        """``v`` resolved by validation (levels, expand); ``indexes``: the ``indexes`` table (or the slice's)."""
+        where = f"retrieval.{name}"
         d = {**spec_defaults("retrieval", "*"), **v}
+        hybrid = HybridSpec.from_dict(d["hybrid"], f"{where}.hybrid") if d.get("hybrid") else None
+        used = (d["index"], hybrid.index) if hybrid else (d["index"],)
+        kinds = {n: kind_of(indexes[n]) for n in used}
+        own = {k: v[k] for k in v if k not in COMMON_RETRIEVAL_KEYS}
+        takes = {k for kind in kinds.values() for k in kind.retrieval_keys}
+        extra = sorted(set(own) - takes)
+        if extra:
+            raise ConfigProblem(f"{where}.{extra[0]}", f"not a key of its indexes' searchers (take {sorted(takes)})")
         return cls(
             name=name,
             index=d["index"],
             top_k=d["top_k"],
             levels=tuple(d["levels"]),
             expand=d["expand"],
-            planner=PlannerSpec.from_dict(d.get("planner")),
+            planner=PlannerSpec.from_dict(d.get("planner"), f"{where}.planner"),
             rerank=d["rerank"],
             kohaku_compat=d["kohaku_compat"],
-            level_fusion=d["level_fusion"],
-            context={**spec_defaults("retrieval", "*", "context"), **(d.get("context") or {})},
-            hybrid=d.get("hybrid"),
-            beam=BeamSpec.from_dict(d),
+            context=ContextSpec.from_dict(d.get("context"), f"{where}.context"),
+            hybrid=hybrid,
+            searchers={n: kind.search_settings(v, where) for n, kind in kinds.items()},
         )
 
 
@@ -343,7 +416,7 @@ class Specs:
     @classmethod
     def from_config(cls, cfg: dict) -> Specs:
         return cls(
-            {n: RetrievalSpec.from_dict(n, v) for n, v in cfg["retrieval"].items()},
+            {n: RetrievalSpec.from_dict(n, v, cfg["indexes"]) for n, v in cfg["retrieval"].items()},
             {n: answering_spec(n, v) for n, v in cfg["answering"].items()},
             LLMSpec.from_dict(cfg.get("llm") or {}),
         )

@@ -17,6 +17,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import pipeline.registries  # noqa: E402, F401 - the built-in index and planner kinds, as a driver registers them
 from pipeline.datasets.paths import wattbot_dir  # noqa: E402
 
 WATTBOT = wattbot_dir()

@@ -110,9 +110,10 @@ def test_specs_of_the_default_config():
     assert specs.llm.timeout_s == 300 and specs.llm.local["gemma3-270m"].n_threads == 1
     assert specs.llm.local["gemma3-270m"].startup_timeout_s == 120   # the schema's x-default
     b1 = specs.retrieval["sprout-b1"]
-    assert (b1.beam.beam_width, b1.beam.collect, b1.expand, b1.levels) == (1, "threshold", "none", ("chunk",))
+    beam = b1.searchers[b1.index]  # the sprout kind's searcher settings
+    assert (beam.beam_width, beam.collect, b1.expand, b1.levels) == (1, "threshold", "none", ("chunk",))
     q4: RetrievalSpec = specs.retrieval["hier-convex-q4"]
-    assert (q4.planner.kind, q4.planner.n, q4.rerank, q4.context["dedup"]) == ("offline", 4, "combined", "tree")
+    assert (q4.planner.kind, q4.planner.n, q4.rerank, q4.context.dedup) == ("offline", 4, "combined", "tree")
 
 
 def test_default_config_has_sprout_variants():

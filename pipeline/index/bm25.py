@@ -62,31 +62,50 @@ def stem(t: str) -> str:
         return t[:-1] if re.fullmatch(r"[a-z]*[0-9]+s", t) else t
     if len(t) <= 2:
         return t
+    return _step5a(_step1c(_step1b(_step1a(t))))
+
+
+def _step1a(t: str) -> str:
+    """Plurals: "-sses"/"-ies" lose "es", a final "s" (not "ss") goes."""
     if t.endswith(("sses", "ies")):
-        t = t[:-2]
-    elif t.endswith("s") and not t.endswith("ss"):
-        t = t[:-1]
+        return t[:-2]
+    if t.endswith("s") and not t.endswith("ss"):
+        return t[:-1]
+    return t
+
+
+def _step1b(t: str) -> str:
+    """ "-eed" -> "-ee" (measure > 0); "-ed"/"-ing" go after a vowel, then the ending is tidied."""
     if t.endswith("eed"):
-        if _measure(t[:-3]) > 0:
-            t = t[:-1]
-    else:
-        for suffix in ("ed", "ing"):
-            base = t[: -len(suffix)]
-            if t.endswith(suffix) and any(not _cons(base, i) for i in range(len(base))):
-                t = base
-                if t.endswith(("at", "bl", "iz")):
-                    t += "e"
-                elif len(t) > 1 and t[-1] == t[-2] and _cons(t, len(t) - 1) and t[-1] not in "lsz":
-                    t = t[:-1]
-                elif _measure(t) == 1 and _cvc(t):
-                    t += "e"
-                break
-    if t.endswith("y") and any(not _cons(t, i) for i in range(len(t) - 1)):
-        t = t[:-1] + "i"
+        return t[:-1] if _measure(t[:-3]) > 0 else t
+    for suffix in ("ed", "ing"):
+        base = t[: -len(suffix)]
+        if t.endswith(suffix) and any(not _cons(base, i) for i in range(len(base))):
+            return _tidy_1b(base)
+    return t
+
+
+def _tidy_1b(t: str) -> str:
+    if t.endswith(("at", "bl", "iz")):
+        return t + "e"
+    if len(t) > 1 and t[-1] == t[-2] and _cons(t, len(t) - 1) and t[-1] not in "lsz":
+        return t[:-1]
+    if _measure(t) == 1 and _cvc(t):
+        return t + "e"
+    return t
+
+
+def _step1c(t: str) -> str:
+    """A final "y" after a vowel becomes "i"."""
+    return t[:-1] + "i" if t.endswith("y") and any(not _cons(t, i) for i in range(len(t) - 1)) else t
+
+
+def _step5a(t: str) -> str:
+    """A final "e" goes where the measure allows."""
     if t.endswith("e"):
         m = _measure(t[:-1])
         if m > 1 or (m == 1 and not _cvc(t[:-1])):
-            t = t[:-1]
+            return t[:-1]
     return t
 
 

@@ -2,7 +2,8 @@
 
 Two shapes share the writer and the manifest: dense indexes (an encoder through the embedding
 cache; what they embed is the kind's ``add_nodes``) and lexical ones (tokens, no vectors). Which
-kind uses which is said by the kind's module in :mod:`pipeline.indexes`.
+kind uses which is said by the kind's module in :mod:`pipeline.indexes`; both read an
+:class:`~pipeline.index_kinds.IndexJob` (settings from its typed specs; the hashed params only as provenance).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index.bm25 import build_bm25_index
 from pipeline.index.store import IndexWriter
+from pipeline.index_kinds import IndexJob
 from pipeline.provenance import write_manifest
 from pipeline.tree import DocTree
 
@@ -24,20 +26,15 @@ log = logging.getLogger(__name__)
 AddNodes = Callable[[list[DocTree], Callable, Callable, IndexWriter], dict]
 
 
-def build_dense_index(
-    tree_paths: list[str],
-    out_path: str,
-    index_cfg: dict,
-    embedding_cfg: dict,
-    cache_dir: str,
-    config_slice: dict | None,
-    add_nodes: AddNodes,
-) -> dict:
+def build_dense_index(job: IndexJob, add_nodes: AddNodes) -> dict:
     """Embed through the cache, write the nodes ``add_nodes`` makes, write the manifest."""
-    trees = [DocTree.load(p) for p in sorted(tree_paths)]
-    encoder = make_encoder(embedding_cfg)
-    cache = EmbeddingCache(Path(cache_dir) / "embeddings.sqlite")
-    writer = IndexWriter(out_path, encoder.dim, {"model_id": encoder.model_id, "index": index_cfg})
+    if job.embedding is None:
+        raise ValueError(f"index {job.spec.name}: a dense index needs an embedding")
+    index_cfg = job.provenance["index"]  # recorded in the file as the config wrote it (the spec has every key)
+    trees = [DocTree.load(p) for p in sorted(job.trees)]
+    encoder = make_encoder(job.embedding)
+    cache = EmbeddingCache(Path(job.cache_dir) / "embeddings.sqlite")
+    writer = IndexWriter(job.out, encoder.dim, {"model_id": encoder.model_id, "index": index_cfg})
     t0 = time.perf_counter()
     embed = lambda texts: cache.encode(encoder, texts)  # noqa: E731 - a closure over the cache
     counts = add_nodes(trees, embed, encoder.count_tokens, writer)
@@ -48,22 +45,17 @@ def build_dense_index(
         "cache": cache.stats(),
         "model_id": encoder.model_id,
     }
-    log.info("index %s: %s", out_path, stats)
-    write_manifest(
-        out_path,
-        config_slice or {"index": index_cfg, "embedding": embedding_cfg},
-        inputs=sorted(tree_paths),
-        model_id=encoder.model_id,
-        counts=counts,
-    )
+    log.info("index %s: %s", job.out, stats)
+    write_manifest(job.out, job.provenance, inputs=sorted(job.trees), model_id=encoder.model_id, counts=counts)
     return stats
 
 
-def build_lexical_index(tree_paths: list[str], out_path: str, index_cfg: dict, config_slice: dict | None) -> dict:
-    """The tokenised nodes of ``index_cfg['levels']`` (BM25): no encoder, no vectors."""
-    trees = [DocTree.load(p) for p in sorted(tree_paths)]
-    writer = IndexWriter(out_path, None, {"model_id": "bm25", "index": index_cfg, "levels": index_cfg["levels"]})
-    counts = build_bm25_index(trees, index_cfg["levels"], writer)
+def build_lexical_index(job: IndexJob, levels: list[str]) -> dict:
+    """The tokenised nodes of ``levels`` (BM25): no encoder, no vectors."""
+    index_cfg = job.provenance["index"]  # recorded in the file as the config wrote it
+    trees = [DocTree.load(p) for p in sorted(job.trees)]
+    writer = IndexWriter(job.out, None, {"model_id": "bm25", "index": index_cfg, "levels": levels})
+    counts = build_bm25_index(trees, levels, writer)
     writer.close()
-    write_manifest(out_path, config_slice or {"index": index_cfg}, inputs=sorted(tree_paths), counts=counts)
+    write_manifest(job.out, job.provenance, inputs=sorted(job.trees), counts=counts)
     return {"counts": counts}

@@ -12,12 +12,13 @@ import numpy as np
 
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index.store import IndexReader, StoredNode
+from pipeline.specs import EncoderSpec
 
 
 class DenseSearcher:
-    def __init__(self, index_path: str | Path, embedding_cfg: dict, cache_dir: str | Path):
+    def __init__(self, index_path: str | Path, embedding: EncoderSpec, cache_dir: str | Path):
         self.reader = IndexReader(index_path)
-        self.encoder = make_encoder(embedding_cfg)
+        self.encoder = make_encoder(embedding)
         if self.reader.meta["model_id"] != self.encoder.model_id:
             raise ValueError(
                 f"{index_path}: built with {self.reader.meta['model_id']}, queried with "

@@ -1,4 +1,9 @@
 """Index kinds: one module per kind (``tree``, ``chunks``, ``bm25``, ``sprout``), each registering
-its builder, searcher and config rules with :mod:`pipeline.index_kinds`. The building blocks
-they wire together stay below: ``pipeline.index`` (store, dense and lexical indexes) and
-``pipeline.sprout`` (SproutRAG's attention trees). See docs/architecture.md, "Adding an index kind"."""
+its builder, searcher, typed spec and config rules with :mod:`pipeline.index_kinds`. Importing this
+package registers them all (a driver does: pipeline/registries.py). The building blocks they wire
+together stay below: ``pipeline.index`` (store, dense and lexical indexes) and ``pipeline.sprout``
+(SproutRAG's attention trees). See docs/architecture.md, "Adding an index kind"."""
+
+from pipeline.indexes import bm25, chunks, sprout, tree
+
+__all__ = ["bm25", "chunks", "sprout", "tree"]

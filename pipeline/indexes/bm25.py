@@ -3,26 +3,38 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
 
-from pipeline.index_kinds import TREE_LEVELS, IndexKind, register
+from pipeline.index_kinds import TREE_LEVELS, IndexJob, IndexKind, IndexSpec, SearchJob, register
 
 
-def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
+@dataclass(frozen=True)
+class BM25Spec(IndexSpec):
+    levels: list[str]  # the levels whose nodes are tokenised
+
+
+@dataclass(frozen=True)
+class LexicalSettings:
+    """The ``retrieval.<v>`` keys of a variant that searches a bm25 index."""
+
+    level_fusion: str  # how the per-level rankings merge
+
+
+def build(job: IndexJob) -> dict:
     from pipeline.index.build import build_lexical_index
 
-    return build_lexical_index(tree_paths, out, params["index"], params)
+    assert isinstance(job.spec, BM25Spec)
+    return build_lexical_index(job, list(job.spec.levels))
 
 
 class LexicalSearcher:
     """BM25 over the variant's levels, merged across levels by its ``level_fusion``."""
 
-    def __init__(self, path: Path, params: dict, cache_dir: str | Path):
+    def __init__(self, job: SearchJob):
         from pipeline.index.bm25 import BM25Searcher
 
-        cfg = params["retrieval"]
-        self.bm25 = BM25Searcher(path, cfg["levels"])
-        self.store, self.fusion = self.bm25.reader, cfg.get("level_fusion", "score")
+        self.bm25 = BM25Searcher(job.path, list(job.retrieval.levels))
+        self.store, self.fusion = self.bm25.reader, job.settings.level_fusion
 
     def search(self, query: str, qvec, k: int):
         return self.bm25.search(query, k, fusion=self.fusion)
@@ -34,13 +46,12 @@ KIND = register(
         build=build,
         searcher=LexicalSearcher,
         source="bm25",
+        spec=BM25Spec,
+        search_spec=LexicalSettings,
         levels=TREE_LEVELS,
         levels_from_index=True,
         default_levels=("sentence", "paragraph"),
         default_expand="paragraph",
-        index_keys=frozenset({"levels"}),
-        index_defaults={"levels": ["sentence", "paragraph"]},
-        retrieval_keys=frozenset({"level_fusion"}),
         hybrid_role="lexical",
     )
 )

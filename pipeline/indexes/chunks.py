@@ -3,31 +3,35 @@
 
 from __future__ import annotations
 
-from pipeline.index_kinds import ConfigProblem, IndexKind, register
+from dataclasses import dataclass
+
+from pipeline.index_kinds import ConfigProblem, IndexJob, IndexKind, IndexSpec, register
 from pipeline.indexes.tree import LevelSearcher
 
 
-def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
+@dataclass(frozen=True)
+class ChunksSpec(IndexSpec):
+    chunk_tokens: int
+    overlap_tokens: int
+
+
+def build(job: IndexJob) -> dict:
     from pipeline.index.build import build_dense_index
     from pipeline.index.flat import build_chunk_index
 
-    idx = params["index"]
+    spec = job.spec
+    assert isinstance(spec, ChunksSpec)
     return build_dense_index(
-        tree_paths,
-        out,
-        idx,
-        params["embedding"],
-        cache_dir,
-        params,
+        job,
         lambda trees, embed, count, writer: build_chunk_index(
-            trees, embed, count, writer, idx["chunk_tokens"], idx["overlap_tokens"]
+            trees, embed, count, writer, spec.chunk_tokens, spec.overlap_tokens
         ),
     )
 
 
-def check(name: str, idx: dict, cfg: dict) -> None:
-    if idx["overlap_tokens"] >= idx["chunk_tokens"]:
-        raise ConfigProblem(f"indexes.{name}.overlap_tokens", "must be below chunk_tokens")
+def check(spec: ChunksSpec, cfg: dict) -> None:
+    if spec.overlap_tokens >= spec.chunk_tokens:
+        raise ConfigProblem(f"indexes.{spec.name}.overlap_tokens", "must be below chunk_tokens")
 
 
 KIND = register(
@@ -37,11 +41,10 @@ KIND = register(
         searcher=LevelSearcher,
         source="dense",
         embeds=True,
+        spec=ChunksSpec,
         levels=frozenset({"chunk"}),
         default_levels=("chunk",),
         default_expand="none",
-        index_keys=frozenset({"chunk_tokens", "overlap_tokens"}),
-        index_defaults={"chunk_tokens": 512, "overlap_tokens": 64},
         no_expand="chunks have no parents to expand to",
         check_index=check,
     )

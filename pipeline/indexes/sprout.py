@@ -5,39 +5,47 @@ makes it an index kind like the others."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
 
 from pipeline import layout as L
-from pipeline.index_kinds import ConfigProblem, IndexKind, register
-from pipeline.specs import BEAM_KEYS, BeamSpec, SproutSpec
+from pipeline.index_kinds import ConfigProblem, IndexJob, IndexKind, IndexSpec, SearchJob, register
+from pipeline.specs import BeamSpec, SproutSpec
 
 
-def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
-    """The index verb's driver: the hashed index slice -> one typed build job."""
+@dataclass(frozen=True)
+class SproutIndexSpec(IndexSpec):
+    heads: str  # uniform | trained (the sprout_train rule's weights)
+
+
+def build(job: IndexJob) -> dict:
+    """The index verb's job -> one typed sprout build job."""
     from pipeline.sprout.stage import SproutIndexJob, build_sprout_index
 
-    job = SproutIndexJob(
-        tree_paths=tree_paths,
-        out=out,
-        heads=params["index"]["heads"],  # validated: index_defaults below filled it
-        attention_path=inputs["sprout_attention"],
-        head_weights=inputs.get("head_weights"),
-        params=params,
+    assert isinstance(job.spec, SproutIndexSpec)
+    return build_sprout_index(
+        SproutIndexJob(
+            tree_paths=job.trees,
+            out=job.out,
+            heads=job.spec.heads,
+            attention_path=job.inputs["sprout_attention"],
+            head_weights=job.inputs.get("head_weights"),
+            params=job.provenance,
+        )
     )
-    return build_sprout_index(job)
 
 
-def searcher(path: Path, params: dict, cache_dir: str | Path):
-    """The retrieve verb's driver: the variant's beam and the query encoder, typed."""
+def searcher(job: SearchJob):
+    """The variant's beam (its searcher settings) and the query encoder, typed."""
     from pipeline.sprout.searcher import SproutSearcher, query_encoder
 
-    threads = (params.get("embedding") or {}).get("threads")  # None: the schema's default
-    return SproutSearcher(path, BeamSpec.from_dict(params["retrieval"]), query_encoder(threads), cache_dir)
+    # its query encoder runs on embedding.threads' default: the threads are not in the hashed slice
+    threads = job.embedding.threads if job.embedding else None
+    return SproutSearcher(job.path, job.settings, query_encoder(threads), job.cache_dir)
 
 
-def check(name: str, idx: dict, cfg: dict) -> None:
-    if idx["heads"] == "trained" and SproutSpec.from_dict(cfg.get("sprout") or {}).train is None:
-        raise ConfigProblem(f"indexes.{name}.heads", "'trained' needs a sprout.train section")
+def check(spec: SproutIndexSpec, cfg: dict) -> None:
+    if spec.heads == "trained" and SproutSpec.from_dict(cfg.get("sprout") or {}).train is None:
+        raise ConfigProblem(f"indexes.{spec.name}.heads", "'trained' needs a sprout.train section")
 
 
 def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
@@ -63,9 +71,8 @@ KIND = register(
         levels=frozenset({"chunk"}),
         default_levels=("chunk",),
         default_expand="none",
-        index_keys=frozenset({"heads"}),
-        index_defaults={"heads": "uniform"},
-        retrieval_keys=frozenset(BEAM_KEYS),
+        spec=SproutIndexSpec,
+        search_spec=BeamSpec,
         no_expand="sprout nodes are their own context (use none)",
         parents_are_context=False,
         check_index=check,

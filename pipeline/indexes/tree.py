@@ -3,26 +3,26 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from pipeline.index_kinds import TREE_LEVELS, IndexKind, register
+from pipeline.index_kinds import TREE_LEVELS, IndexJob, IndexKind, SearchJob, register
 
 
-def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
+def build(job: IndexJob) -> dict:
     from pipeline.index.build import build_dense_index
     from pipeline.index.hier import build_tree_index
 
-    return build_dense_index(tree_paths, out, params["index"], params["embedding"], cache_dir, params, build_tree_index)
+    return build_dense_index(job, build_tree_index)
 
 
 class LevelSearcher:
     """A dense searcher restricted to the variant's levels."""
 
-    def __init__(self, path: Path, params: dict, cache_dir: str | Path):
+    def __init__(self, job: SearchJob):
         from pipeline.index.dense import DenseSearcher
 
-        self.dense = DenseSearcher(path, params["embedding"], cache_dir)
-        self.store, self.levels = self.dense.reader, params["retrieval"]["levels"]
+        if job.embedding is None:
+            raise ValueError(f"{job.path}: a dense index needs the variant's embedding")
+        self.dense = DenseSearcher(job.path, job.embedding, job.cache_dir)
+        self.store, self.levels = self.dense.reader, list(job.retrieval.levels)
 
     def encode(self, queries: list[str]):
         return self.dense.encode(queries)

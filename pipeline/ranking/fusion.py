@@ -2,9 +2,17 @@
 
 Every function takes ``(id, score)`` lists, best first, and returns one such list; ties keep
 the order of first appearance (lists in argument order, then rank), so results are deterministic.
+The hybrid modes a retrieval variant may name (``hybrid.mode``) are registered at the end.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pipeline.retrieval_modes import FUSIONS, FusionMode
+
+if TYPE_CHECKING:
+    from pipeline.specs import HybridSpec
 
 RRF_K = 60  # the constant of Cormack et al. (2009); damps the weight of the very first ranks
 
@@ -58,3 +66,14 @@ def append(primary: list[tuple], extra: list[tuple], extra_k: int) -> list[tuple
             seen.add(n)
             added.append((n, s))
     return primary + added
+
+
+def _weights(hybrid: HybridSpec) -> list[float] | None:
+    """A hybrid's ``weight`` is the lexical side's share; the dense side gets the rest."""
+    return None if hybrid.weight is None else [1 - hybrid.weight, hybrid.weight]
+
+
+FUSIONS.register(FusionMode("rrf", lambda d, x, k, h: rrf([d, x], k, weights=_weights(h)), takes_weight=True))
+FUSIONS.register(FusionMode("convex", lambda d, x, k, h: convex([d, x], k, weights=_weights(h)), takes_weight=True))
+# KohakuRAG's hybrid: the dense top_k, then up to hybrid.top_k new lexical hits
+FUSIONS.register(FusionMode("append", lambda d, x, k, h: append(d[:k], x, h.top_k)))

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pipeline.specs import DEDUP_MODES  # the config schema's list
+from pipeline.specs import DEDUP_MODES, ContextSpec  # DEDUP_MODES: the config schema's list
 
 
 @dataclass
@@ -119,27 +119,23 @@ def fit_budget(
 
 
 def expand_context(
-    store,
-    matches: list[str],
-    parent_depth: int = 1,
-    sibling_depth: int = 0,
-    dedup: str = "tree",
-    top_k_final: int | None = None,
-    token_budget: int | None = None,
-    count_tokens: Callable[[str], int] = _words,
+    store, matches: list[str], context: ContextSpec, count_tokens: Callable[[str], int] = _words
 ) -> list[Snippet]:
-    """Snippets for ``matches`` (node ids, best first) from an :class:`IndexReader` ``store``.
+    """Snippets for ``matches`` (node ids, best first) from an :class:`IndexReader` ``store``, as
+    ``context`` says (its ``parent_depth`` resolved: the variant's, else its index kind's).
 
-    Returns the kept snippets only; to report how many the budget dropped, call with
-    ``token_budget=None`` and pass the result to :func:`fit_budget`.
+    Returns the kept snippets only; to report how many the budget dropped, pass a context without a
+    ``token_budget`` and the result to :func:`fit_budget`.
     """
-    if dedup not in DEDUP_MODES:
-        raise ValueError(f"expand: unknown dedup mode {dedup!r} (expected one of {DEDUP_MODES})")
-    if top_k_final is not None:
-        matches = matches[:top_k_final]
+    if context.parent_depth is None:
+        raise ValueError("expand: parent_depth is not resolved (the variant's, else its index kind's)")
+    if context.dedup not in DEDUP_MODES:
+        raise ValueError(f"expand: unknown dedup mode {context.dedup!r} (expected one of {DEDUP_MODES})")
+    if context.top_k_final is not None:
+        matches = matches[: context.top_k_final]
     snippets = [
         s
         for rank, node_id in enumerate(matches, start=1)
-        for s in expand_match(store, node_id, rank, parent_depth, sibling_depth)
+        for s in expand_match(store, node_id, rank, context.parent_depth, context.sibling_depth)
     ]
-    return fit_budget(dedup_snippets(snippets, dedup), token_budget, count_tokens)[0]
+    return fit_budget(dedup_snippets(snippets, context.dedup), context.token_budget, count_tokens)[0]

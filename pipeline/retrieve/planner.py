@@ -5,7 +5,8 @@ A single embedded question often misses the passage that holds the answer: the c
 sentence. KohakuRAG asks the answering LLM for extra queries (:class:`LLMPlanner`, its prompt
 and fallback, see docs/kohakurag.md §5). :class:`OfflinePlanner` is the deterministic,
 LLM-free counterpart: acronym expansion with acronyms mined from the corpus itself, a
-keyword/entity query and a unit-aware query.
+keyword/entity query and a unit-aware query. Each is a planner kind (pipeline.retrieval_modes.PLANNERS),
+registered at the end of this module with ``none`` (the question only).
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import fields
+from collections.abc import Callable, Iterable
 from functools import cache
 
 from pipeline.index.bm25 import STOPWORDS, stem
 from pipeline.llm.gateway import LLMRequest, LLMResult
 from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.llm.replies import json_values
-from pipeline.specs import PLANNER_KINDS, PlannerSpec
+from pipeline.retrieval_modes import PLANNERS, PlannerKind
+from pipeline.specs import PlannerSpec
 
 # words an acronym may skip ("mixture of experts" -> MoE may use or skip "of")
 SMALL_WORDS = frozenset("a an and as at by for from in of on or per the to with".split())
@@ -93,28 +94,8 @@ def mine_acronyms(texts: Iterable[str]) -> dict[str, str]:
     found: Counter[tuple[str, str, bool]] = Counter()  # (letters, long form as written, plural)
     for raw in texts:
         text = unicodedata.normalize("NFKC", raw)
-        for m in LONG_THEN_SHORT.finditer(text):
-            shape = _acronym_letters(m[1])
-            if not shape:
-                continue
-            before = CLAUSE_BREAK.split(text[: m.start()])[-1].split()
-            longest = None  # the longest that spells: "sustainability accounting standards board (SASB)"
-            for size in range(1, min(len(shape[0]) + 5, 2 * len(shape[0]), len(before)) + 1):
-                parts = _parts(before[-size:])
-                if parts is None:
-                    break
-                if _spells(shape[0], parts):
-                    longest = " ".join(before[-size:]).lower()
-            if longest:
-                found[shape[0], longest, shape[1]] += 1
-        for m in SHORT_THEN_LONG.finditer(text):
-            shape = _acronym_letters(m[1])
-            tokens = m[2].split()
-            while tokens and tokens[0].lower() in SMALL_WORDS:  # "UNITAR (the United Nations ...)"
-                tokens = tokens[1:]
-            parts = _parts(tokens)
-            if shape and parts and _spells(shape[0], parts):
-                found[shape[0], " ".join(tokens).lower(), shape[1]] += 1
+        found.update(_long_then_short(text))
+        found.update(_short_then_long(text))
     groups: dict[tuple[str, tuple[str, ...]], Counter[tuple[bool, str]]] = {}
     for (letters, long_form, plural), c in found.items():
         key = (letters, tuple(stem(w) for w in re.split(r"[\s\-]+", long_form)))
@@ -128,6 +109,40 @@ def mine_acronyms(texts: Iterable[str]) -> dict[str, str]:
         if letters not in best or total > best[letters][0]:
             best[letters] = (total, shown)
     return {acr: long_form for acr, (_, long_form) in sorted(best.items())}
+
+
+def _long_then_short(text: str) -> list[tuple[str, str, bool]]:
+    """(letters, long form, plural) of each "power usage effectiveness (PUE)" in ``text``."""
+    out = []
+    for m in LONG_THEN_SHORT.finditer(text):
+        shape = _acronym_letters(m[1])
+        if not shape:
+            continue
+        before = CLAUSE_BREAK.split(text[: m.start()])[-1].split()
+        longest = None  # the longest that spells: "sustainability accounting standards board (SASB)"
+        for size in range(1, min(len(shape[0]) + 5, 2 * len(shape[0]), len(before)) + 1):
+            parts = _parts(before[-size:])
+            if parts is None:
+                break
+            if _spells(shape[0], parts):
+                longest = " ".join(before[-size:]).lower()
+        if longest:
+            out.append((shape[0], longest, shape[1]))
+    return out
+
+
+def _short_then_long(text: str) -> list[tuple[str, str, bool]]:
+    """(letters, long form, plural) of each "PUE (power usage effectiveness)" in ``text``."""
+    out = []
+    for m in SHORT_THEN_LONG.finditer(text):
+        shape = _acronym_letters(m[1])
+        tokens = m[2].split()
+        while tokens and tokens[0].lower() in SMALL_WORDS:  # "UNITAR (the United Nations ...)"
+            tokens = tokens[1:]
+        parts = _parts(tokens)
+        if shape and parts and _spells(shape[0], parts):
+            out.append((shape[0], " ".join(tokens).lower(), shape[1]))
+    return out
 
 
 def dedup(queries: Iterable[str], n: int) -> list[str]:
@@ -368,25 +383,21 @@ class LLMPlanner:
         return dedup([question, question.split("?")[0]], self.n)
 
 
-PLANNER_KEYS = {f.name for f in fields(PlannerSpec)}
+def make_planner(
+    spec: PlannerSpec, acronyms: Callable[[], dict[str, str]], gateway=None
+) -> OfflinePlanner | LLMPlanner | None:
+    """The planner ``spec`` asks for (its kind's registry entry makes it); None means a single query."""
+    return PLANNERS.get(spec.kind).make(spec, acronyms, gateway)
 
 
-def make_planner(cfg: dict | None, acronyms: dict[str, str], gateway=None) -> OfflinePlanner | LLMPlanner | None:
-    """The planner a config asks for; None means a single query (the question)."""
-    unknown = set(cfg or {}) - PLANNER_KEYS
-    if unknown:
-        raise ValueError(f"planner: unknown key(s) {sorted(unknown)}; allowed {sorted(PLANNER_KEYS)}")
-    spec = PlannerSpec.from_dict(cfg)
-    if spec.kind not in PLANNER_KINDS:
-        raise ValueError(f"planner.kind: '{spec.kind}' is not one of {PLANNER_KINDS}")
-    if spec.kind == "none":
-        return None
-    if not isinstance(spec.n, int) or spec.n < 1:
-        raise ValueError(f"planner.n: must be a positive integer, got {spec.n!r}")
-    if spec.kind == "offline":
-        return OfflinePlanner(acronyms, spec.n)
+def _llm_planner(spec: PlannerSpec, acronyms: Callable[[], dict[str, str]], gateway) -> LLMPlanner:
     if not spec.model:
         raise ValueError("planner.model: required when planner.kind is 'llm'")
     if gateway is None:
         raise ValueError("planner.kind 'llm' needs an LLM gateway")
     return LLMPlanner(gateway, spec.model, spec.n, spec.params)
+
+
+PLANNERS.register(PlannerKind("none", lambda spec, acronyms, gateway: None))
+PLANNERS.register(PlannerKind("offline", lambda spec, acronyms, gateway: OfflinePlanner(acronyms(), spec.n)))
+PLANNERS.register(PlannerKind("llm", _llm_planner, calls_llm=True))

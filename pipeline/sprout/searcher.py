@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.config_schema import spec_defaults
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index.store import StoredNode
 from pipeline.specs import BeamSpec, EncoderSpec
@@ -20,7 +21,8 @@ from pipeline.sprout.store import SproutIndex, SproutStore
 def query_encoder(threads: int | None = None) -> EncoderSpec:
     """The query encoder: the leaves' MiniLM on the torch backend, the schema's ``embedding`` defaults
     (max_tokens, batch_size; threads unless given). The searcher, head training and the bench share it."""
-    return EncoderSpec.from_dict({"backend": "torch", **({"threads": threads} if threads is not None else {})})
+    given = {"backend": "torch", "max_tokens": spec_defaults("embedding")["max_tokens"]}
+    return EncoderSpec.from_dict({**given, **({"threads": threads} if threads is not None else {})})
 
 
 class SproutSearcher:
@@ -28,7 +30,7 @@ class SproutSearcher:
         self.index = SproutIndex(index_path)
         self.store = SproutStore(self.index)
         self.beam = beam
-        self.encoder = make_encoder(encoder.as_dict())
+        self.encoder = make_encoder(encoder)
         self.cache = EmbeddingCache(Path(cache_dir) / "embeddings.sqlite")
 
     def encode(self, queries: list[str]) -> np.ndarray:

@@ -14,23 +14,24 @@ def cmd_retrieve(a) -> None:
 
     from pipeline.io import atomic_write_jsonl
     from pipeline.provenance import write_manifest
-    from pipeline.retrieve.run import retrieve
+    from pipeline.retrieve.run import RetrieveJob, retrieve
 
     p = json_arg(a.params)
+    job = RetrieveJob.from_params(p, a.index_dir, a.cache_dir)  # the params parsed once: the stage reads the job
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     gateway = None
     if "llm" in p:  # an LLM query planner: the same cached gateway, concurrency and limits as the answerers
         from pipeline.llm.gateway import LLMGateway
         from pipeline.llm.limits import model_job_config
 
-        model = p["retrieval"]["planner"].get("model") or p["llm"].get("model")
+        model = job.spec.planner.model or p["llm"].get("model")
         gateway = LLMGateway.from_config(
             a.cache_dir,
             model_job_config(p["llm"], json_arg(a.llm_exec), a.in_flight, model),
             variant=f"retrieval.{p['name']}",
         )
     try:
-        rows = retrieve(questions, p, a.index_dir, a.cache_dir, gateway=gateway)
+        rows = retrieve(questions, job, gateway=gateway)
     finally:
         if gateway is not None:  # stops a local LLM server it started
             gateway.close()
@@ -39,7 +40,7 @@ def cmd_retrieve(a) -> None:
     if "llm" in p:  # the ids the planner's endpoint served (pipeline/llm/endpoints.py)
         from pipeline.llm.endpoints import manifest_entry
 
-        endpoint = manifest_entry(a.cache_dir, p["llm"], p["retrieval"]["planner"].get("model") or "")
+        endpoint = manifest_entry(a.cache_dir, p["llm"], job.spec.planner.model or "")
     indexes = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])]
     write_manifest(a.out, p, [*indexes, a.questions], **endpoint)
 

@@ -3,16 +3,36 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from pipeline.verbs.base import add_named_args, json_arg, named_pairs, tree_paths, verb
 
+if TYPE_CHECKING:
+    from pipeline.index_kinds import IndexJob
+
+
+def index_job(params: dict, trees: list[str], out: str, inputs: list[str], cache_dir: str) -> IndexJob:
+    """The typed job of one ``index`` rule: its params (the hashed index slice) parsed once."""
+    from pipeline.index_kinds import IndexJob, kind_of
+    from pipeline.specs import EncoderSpec
+
+    kind = kind_of(params["index"])
+    return IndexJob(
+        spec=kind.parse(params.get("name", ""), params["index"]),
+        trees=trees,
+        out=out,
+        inputs=dict(s.split("=", 1) for s in inputs),
+        cache_dir=cache_dir,
+        embedding=EncoderSpec.from_dict(params["embedding"]) if kind.embeds else None,
+        provenance=params,
+    )
+
 
 def cmd_index(a) -> None:
-    from pipeline.index_kinds import kind_of
+    from pipeline.index_kinds import get_kind
 
-    p = json_arg(a.params)
-    inputs = dict(s.split("=", 1) for s in a.input)
-    print(json.dumps(kind_of(p["index"]).build(tree_paths(a.trees), a.out, p, inputs, a.cache_dir)))
+    job = index_job(json_arg(a.params), tree_paths(a.trees), a.out, a.input, a.cache_dir)
+    print(json.dumps(get_kind(job.spec.kind).build(job)))
 
 
 def cmd_sprout_attention(a) -> None:

@@ -4,7 +4,7 @@ import pytest
 
 from pipeline.answer.run import answer_split
 from pipeline.answer.submission import COLUMNS, submission_frame
-from pipeline.retrieve.run import retrieve
+from pipeline.retrieve.run import RetrieveJob, retrieve
 
 
 def retrieval_params() -> dict:
@@ -22,7 +22,7 @@ def train(wattbot_dir):
 
 @pytest.fixture(scope="module")
 def retrieval(built_indexes, train):
-    return retrieve(train, retrieval_params(), built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    return retrieve(train, RetrieveJob.from_params(retrieval_params(), built_indexes["dir"], built_indexes["cache_dir"]), progress=False)
 
 
 def test_extractive_answers_every_question(retrieval, train, tmp_path):

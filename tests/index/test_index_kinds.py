@@ -41,7 +41,7 @@ def tiny_with_lead() -> dict:
 def test_builtin_kinds_are_registered():
     assert set(kind_names()) == {"tree", "chunks", "bm25", "sprout"}
     assert get_kind("bm25").source == "bm25" and not get_kind("bm25").embeds and get_kind("tree").embeds
-    with pytest.raises(ValueError, match="unknown index kind 'nope'"):
+    with pytest.raises(KeyError, match="unknown index kind 'nope'"):
         get_kind("nope")
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-from pipeline.index_kinds import IndexKind, register
+from pipeline.index_kinds import IndexJob, IndexKind, SearchJob, register
 
 LEAD_SENTENCES = 5
 
@@ -16,24 +15,24 @@ def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
-def build(tree_paths: list[str], out: str, params: dict, inputs: dict, cache_dir: str) -> dict:
+def build(job: IndexJob) -> dict:
     from pipeline.index.store import IndexWriter, StoredNode
     from pipeline.provenance import write_manifest
     from pipeline.tree import DocTree
 
-    writer = IndexWriter(out, None, {"model_id": "lead", "index": params["index"]})
-    nodes = [n for p in sorted(tree_paths) for n in list(DocTree.load(p).at_level("sentence"))[:LEAD_SENTENCES]]
+    writer = IndexWriter(job.out, None, {"model_id": "lead", "index": job.provenance["index"]})
+    nodes = [n for p in sorted(job.trees) for n in list(DocTree.load(p).at_level("sentence"))[:LEAD_SENTENCES]]
     writer.add([StoredNode.from_node(n) for n in nodes], tokens=[words(n.text) for n in nodes])
     writer.close()
-    write_manifest(out, params, inputs=sorted(tree_paths), counts={"sentence": len(nodes)})
+    write_manifest(job.out, job.provenance, inputs=sorted(job.trees), counts={"sentence": len(nodes)})
     return {"counts": {"sentence": len(nodes)}}
 
 
 class LeadSearcher:
-    def __init__(self, path: Path, params: dict, cache_dir: str):
+    def __init__(self, job: SearchJob):
         from pipeline.index.store import IndexReader
 
-        self.store = IndexReader(path)
+        self.store = IndexReader(job.path)
         self.rows = self.store.db.execute("SELECT rowid, tokens FROM nodes ORDER BY rowid").fetchall()
 
     def search(self, query: str, qvec, k: int):

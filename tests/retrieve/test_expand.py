@@ -4,7 +4,8 @@ import pytest
 
 from pipeline.index.store import IndexReader, IndexWriter, StoredNode
 from pipeline.parse.payload import load_payload
-from pipeline.retrieve.expand import dedup_snippets, expand_context, expand_match, fit_budget
+from pipeline.retrieve.expand import dedup_snippets, expand_context as _expand_context, expand_match, fit_budget
+from pipeline.specs import ContextSpec
 
 DOC = "strubell2019"
 SEC = f"{DOC}:s4:s1"  # "2.1 Models", a subsection of "2 Methods"
@@ -24,6 +25,12 @@ def store(wattbot_dir, tmp_path_factory):
     reader = IndexReader(path)
     yield reader
     reader.close()
+
+
+def expand_context(store, matches, count_tokens=None, **context):
+    """The stage's call with a context spec: KohakuRAG's parent_depth 1 unless given, the schema's defaults."""
+    spec = ContextSpec.from_dict({"parent_depth": 1, **context})
+    return _expand_context(store, matches, spec, **({"count_tokens": count_tokens} if count_tokens else {}))
 
 
 def ids(snippets):

@@ -10,6 +10,7 @@ from pipeline.llm.pool import FatalLLMError
 from pipeline.parse.payload import load_payload
 from pipeline.retrieve.planner import (LLMPlanner, OfflinePlanner, make_planner, mine_acronyms,
                                        parse_queries, planner_problem)
+from pipeline.specs import PlannerSpec
 
 DOCS = ["patterson2021", "li2025b", "wu2021a", "amazon2023", "luccioni2025c"]
 
@@ -158,14 +159,17 @@ def test_llm_planner_asks_again_when_the_reply_is_not_its_json(tmp_path):
 
 
 def test_make_planner(tmp_path, acronyms):
-    assert make_planner(None, acronyms) is None and make_planner({"kind": "none"}, acronyms) is None
-    offline = make_planner({"kind": "offline", "n": 3}, acronyms)
-    assert isinstance(offline, OfflinePlanner) and offline.n == 3
+    def make(cfg, gateway=None):
+        return make_planner(PlannerSpec.from_dict(cfg), lambda: acronyms, gateway)
+
+    assert make(None) is None and make({"kind": "none"}) is None
+    offline = make({"kind": "offline", "n": 3})
+    assert isinstance(offline, OfflinePlanner) and offline.n == 3 and offline.acronyms == acronyms
     gw = LLMGateway(tmp_path / "llm.sqlite")
-    llm = make_planner({"kind": "llm", "n": 4, "model": "openai/mock", "params": {"temperature": 0}}, acronyms, gw)
+    llm = make({"kind": "llm", "n": 4, "model": "openai/mock", "params": {"temperature": 0}}, gw)
     assert isinstance(llm, LLMPlanner) and llm.params == {"temperature": 0}
     for cfg, match in [({"kind": "hyde"}, "planner.kind"), ({"kind": "llm", "n": 4}, "planner.model"),
                        ({"kind": "llm", "model": "m"}, "gateway"), ({"kind": "offline", "n": 0}, "planner.n"),
-                       ({"kind": "offline", "queries": 4}, "queries")]:
+                       ({"kind": "offline", "queries": 4}, "planner.queries")]:
         with pytest.raises(ValueError, match=match):
-            make_planner(cfg, acronyms)
+            make(cfg)

@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from pipeline.retrieve.run import retrieve
+from pipeline.retrieve.run import RetrieveJob, retrieve
 
 QUESTIONS = pd.DataFrame({
     "id": ["q009", "qx"],
@@ -30,7 +30,7 @@ def params(index="hier", levels=("sentence", "paragraph"), expand="paragraph", h
     params(index="flat", levels=("chunk",), expand="none"),
 ])
 def test_contract_and_relevance(built_indexes, variant):
-    rows = retrieve(QUESTIONS, variant, built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    rows = retrieve(QUESTIONS, RetrieveJob.from_params(variant, built_indexes["dir"], built_indexes["cache_dir"]), progress=False)
     assert [r["id"] for r in rows] == ["q009", "qx"]
     hits = rows[0]["hits"]
     assert 1 <= len(hits) <= variant["retrieval"]["top_k"] + variant["retrieval"].get("hybrid", {}).get("top_k", 0)
@@ -48,14 +48,13 @@ def test_contract_and_relevance(built_indexes, variant):
 
 
 def test_sentence_hits_expand_to_their_paragraph(built_indexes):
-    rows = retrieve(QUESTIONS, params(levels=("sentence",)), built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    rows = retrieve(QUESTIONS, RetrieveJob.from_params(params(levels=("sentence",)), built_indexes["dir"], built_indexes["cache_dir"]), progress=False)
     for h in rows[0]["hits"]:
         assert h["node_id"].startswith(h["context_id"] + ":t")
 
 
 def test_hybrid_marks_the_source_of_each_hit(built_indexes):
-    rows = retrieve(QUESTIONS, params(hybrid={"index": "bm25", "mode": "rrf", "top_k": 8}),
-                    built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    rows = retrieve(QUESTIONS, RetrieveJob.from_params(params(hybrid={"index": "bm25", "mode": "rrf", "top_k": 8}), built_indexes["dir"], built_indexes["cache_dir"]), progress=False)
     sources = {h["source"] for r in rows for h in r["hits"]}
     assert sources <= {"dense", "bm25", "bm25+dense"} and len(sources) >= 2
 
@@ -66,7 +65,7 @@ def test_planned_queries_rerank_and_context(built_indexes):
                        "context": {"parent_depth": 1, "sibling_depth": 1, "dedup": "tree", "top_k_final": 5,
                                    "token_budget": 600}}
     q = QUESTIONS.assign(answer_unit=["tCO2e", "hours"])
-    rows = retrieve(q, p, built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    rows = retrieve(q, RetrieveJob.from_params(p, built_indexes["dir"], built_indexes["cache_dir"]), progress=False)
     for row, question in zip(rows, q["question"]):
         assert row["queries"][0] == question and 2 <= len(row["queries"]) <= 3
         assert len(row["hits"]) == 5  # top_k_final
@@ -86,7 +85,7 @@ def test_llm_planner_through_the_gateway(built_indexes, tmp_path):
     p["retrieval"]["planner"] = {"kind": "llm", "n": 3, "model": "openai/mock",
                                  "params": {"mock_response": '{"queries": ["GShard-600B carbon", "BERT GPU hours"]}'}}
     gateway = LLMGateway(tmp_path / "llm.sqlite")
-    rows = retrieve(QUESTIONS, p, built_indexes["dir"], built_indexes["cache_dir"], progress=False, gateway=gateway)
+    rows = retrieve(QUESTIONS, RetrieveJob.from_params(p, built_indexes["dir"], built_indexes["cache_dir"]), progress=False, gateway=gateway)
     assert rows[0]["queries"] == [QUESTIONS["question"][0], "GShard-600B carbon", "BERT GPU hours"]
     assert gateway.calls == 2
 
@@ -97,6 +96,6 @@ def test_a_hybrid_is_the_same_whatever_the_order_of_its_indexes(built_indexes):
     p = params(hybrid={"index": "bm25", "mode": "convex", "top_k": 8, "weight": 0.7})
     sorted_p = {**p, "indexes": dict(sorted(p["indexes"].items()))}
     assert list(sorted_p["indexes"]) == ["bm25", "hier"] and list(p["indexes"]) != list(sorted_p["indexes"])
-    a = retrieve(QUESTIONS, p, built_indexes["dir"], built_indexes["cache_dir"], progress=False)
-    b = retrieve(QUESTIONS, sorted_p, built_indexes["dir"], built_indexes["cache_dir"], progress=False)
+    a = retrieve(QUESTIONS, RetrieveJob.from_params(p, built_indexes["dir"], built_indexes["cache_dir"]), progress=False)
+    b = retrieve(QUESTIONS, RetrieveJob.from_params(sorted_p, built_indexes["dir"], built_indexes["cache_dir"]), progress=False)
     assert a == b

@@ -85,5 +85,6 @@ def test_one_query_encoder_with_the_schemas_defaults():
     d = query_encoder().as_dict()
     emb = config_schema.node("embedding")["properties"]
     assert d == {"backend": "torch", "batch_size": emb["batch_size"]["default"],
-                 "max_tokens": emb["max_tokens"]["default"], "threads": emb["threads"]["default"]}
+                 "max_tokens": emb["max_tokens"]["default"], "threads": emb["threads"]["default"],
+                 "precision": emb["precision"]["x-default"]}  # onnx-qint8's setting; torch reads none
     assert query_encoder(1).threads == 1

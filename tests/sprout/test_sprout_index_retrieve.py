@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.index.store import IndexReader
 from pipeline.cli import main
-from pipeline.retrieve.run import retrieve
+from pipeline.retrieve.run import RetrieveJob, retrieve
 from pipeline.specs import AttentionSpec
 from pipeline.sprout.stage import SproutIndexJob, build_sprout_index, compute_attention
 from pipeline.sprout.store import SproutIndex, dump_tree
@@ -53,7 +53,7 @@ def test_retrieval_stage_dispatches_to_beam_search(sprout_dir, small_trees, tmp_
                             "levels": ["chunk"], "expand": "none"}}
     questions = pd.DataFrame({"id": ["q1", "q2"], "question": ["How much energy does training use?",
                                                                "What are the carbon emissions of AI?"]})
-    rows = retrieve(questions, params, root / "index", tmp_path / "cache", progress=False)
+    rows = retrieve(questions, RetrieveJob.from_params(params, root / "index", tmp_path / "cache"), progress=False)
     texts = {t.doc_id: t.text for t in small_trees}
     for row in rows:
         hits = row["hits"]

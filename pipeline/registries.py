@@ -1,0 +1,17 @@
+"""The modules that register the built-in entries of the registries whose code lives elsewhere: index
+kinds (:mod:`pipeline.indexes`), planner kinds (:mod:`pipeline.retrieve.planner`) and fusion modes
+(:mod:`pipeline.ranking.fusion`).
+
+A driver (the CLI, the Snakefile's workflow, the benches) imports this module before it validates a
+config or looks an entry up. The registries themselves sit on the shared floor and never import a
+stage (pipeline.registry.Registry's ``builtins``: a lookup before this import is a one-line error), so
+the import graph shows who loads what.
+"""
+
+from __future__ import annotations
+
+import pipeline.indexes
+import pipeline.ranking.fusion
+import pipeline.retrieve.planner
+
+LOADED = (pipeline.indexes, pipeline.ranking.fusion, pipeline.retrieve.planner)

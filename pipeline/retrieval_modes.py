@@ -1,0 +1,45 @@
+"""The registries of what a retrieval variant's ``planner.kind`` and ``hybrid.mode`` may name.
+
+A planner kind makes the query planner of a variant (or None: the question is the one query); a
+fusion mode merges a hybrid's dense and lexical rankings. Entries register where their code lives
+(pipeline/retrieve/planner.py, pipeline/ranking/fusion.py), which a driver imports
+(pipeline/registries.py). The config layer fills the schema's ``enum:`` from both registries;
+nothing else switches on a kind's or a mode's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pipeline.registry import Registry
+
+if TYPE_CHECKING:
+    from pipeline.specs import HybridSpec, PlannerSpec
+
+Ranked = list[tuple[str, float]]
+
+
+@dataclass(frozen=True)
+class PlannerKind:
+    """``make(spec, acronyms, gateway)``: the planner (None: a single query); ``acronyms()`` mines the
+    index's acronyms (called only by a kind that uses them), ``gateway`` serves an LLM."""
+
+    name: str
+    make: Callable[[PlannerSpec, Callable[[], dict[str, str]], Any], Any]
+    calls_llm: bool = False  # the job takes an llm_api slot, its model is checked and priced
+    spec: type | None = None  # its keys of planner: a PlannerSpec subclass (None: PlannerSpec's)
+
+
+@dataclass(frozen=True)
+class FusionMode:
+    """``fuse(dense, lexical, top_k, hybrid)``: one ranking of a hybrid's two (best first)."""
+
+    name: str
+    fuse: Callable[[Ranked, Ranked, int, HybridSpec], Ranked]
+    takes_weight: bool = False  # hybrid.weight: the lexical side's share
+
+
+PLANNERS: Registry[PlannerKind] = Registry("planner kind", "WATTBENCH_PLANNER_KINDS", "pipeline.retrieve.planner")
+FUSIONS: Registry[FusionMode] = Registry("fusion mode", "WATTBENCH_FUSION_MODES", "pipeline.ranking.fusion")
