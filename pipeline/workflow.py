@@ -11,7 +11,8 @@ import shlex
 from pathlib import Path
 
 from pipeline import layout as L
-from pipeline.answer_backends import calls_llm
+from pipeline.answer_backends import calls_llm, variant_spec
+from pipeline.answer_backends import get as get_backend
 from pipeline.config import (  # noqa: F401
     answer_splits,
     answering_slice,
@@ -25,7 +26,7 @@ from pipeline.config import (  # noqa: F401
 from pipeline.config_schema import spec_defaults
 from pipeline.datasets.wattbot import document_source, load_metadata
 from pipeline.index_kinds import kind_of
-from pipeline.specs import AnswerSpec, BeamSpec, answering_spec
+from pipeline.specs import BeamSpec
 
 NamedFiles = dict[str, dict[str, str]]  # a report verb's files: argument (kind) -> name -> path
 SPROUT_DIR = L.SPROUT_DIR  # named in rule sprout_train_pairs' shell text (a changed text reruns the rule)
@@ -94,8 +95,8 @@ def report_params(cfg: dict) -> str:
 
 
 def answer_spec(cfg: dict, variant: str):
-    """The typed spec of an answering variant (an AnswerSpec, or an EnsembleSpec for ``backend: ensemble``)."""
-    return answering_spec(variant, cfg["answering"][variant])
+    """The typed spec of an answering variant: its backend's (pipeline/answer_backends.py)."""
+    return variant_spec(variant, cfg["answering"][variant])
 
 
 def uses_llm(cfg: dict, variant: str) -> int:
@@ -132,7 +133,7 @@ def answer_threads(cfg: dict, variant: str) -> int:
     scales it down to ``--cores``; the job fits its servers to what it got (pipeline/cores.py)."""
     if not uses_llm(cfg, variant):
         return 1
-    from pipeline.llm.limits import variant_model
+    from pipeline.answer_backends import variant_model
     from pipeline.llm.local_server import local_llm_threads
 
     llm = cfg.get("llm") or {}
@@ -182,7 +183,9 @@ def llm_exec_json(cfg: dict) -> str:
 def answer_variants(cfg: dict, ensemble: bool) -> str:
     """Wildcard pattern of the answering variants the ``answer`` rule (False) or the ``ensemble``
     rule (True) makes, so the two rules never claim the same file."""
-    names = [v for v in sorted(cfg["answering"]) if (answer_spec(cfg, v).backend == "ensemble") == ensemble]
+    names = [
+        v for v in sorted(cfg["answering"]) if get_backend(cfg["answering"][v]["backend"]).votes_members == ensemble
+    ]
     return "|".join(map(re.escape, names)) or "(?!)"
 
 
@@ -215,7 +218,7 @@ def _model_files(cfg: dict, model: str | None) -> list[str]:
 
 def answer_models(cfg: dict, variant: str) -> list[str]:
     spec = answer_spec(cfg, variant)
-    return _model_files(cfg, spec.model) if isinstance(spec, AnswerSpec) and calls_llm(spec.backend) else []
+    return _model_files(cfg, spec.model) if calls_llm(spec.backend) else []
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:

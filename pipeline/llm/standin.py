@@ -199,30 +199,35 @@ class StandIn:
             self.window.append(now)
             r = self.rng.random()
             latency = self.rng.lognormvariate(math.log(c.mean_latency_s) - c.latency_sigma**2 / 2, c.latency_sigma)
-            for share, kind in (
-                (c.share_429, 429),
-                (c.share_5xx, 503),
-                (c.share_stall, "stall"),
-                (c.share_malformed, "malformed"),
-                (c.share_invalid, "invalid"),
-            ):
-                if r < share:
-                    if kind == 429:
-                        self.stats.rate_limited += 1
-                        return 429, c.retry_after_s
-                    if kind == 503:
-                        self.stats.server_errors += 1
-                        return self.rng.choice((500, 502, 503)), 0
-                    if kind == "stall":
-                        self.stats.stalled += 1
-                        return "stall", c.stall_s
-                    if kind == "invalid":
-                        self.stats.invalid += 1
-                        return "invalid", latency
-                    self.stats.malformed += 1
-                    return "malformed", latency
-                r -= share
-            return "ok", latency
+            return self._fault(r, latency)
+
+    def _fault(self, r: float, latency: float) -> tuple[str | int, float]:
+        """The fault the draw ``r`` falls on (the shares in order), else 'ok'; counted (lock held)."""
+        c = self.cfg
+        for share, kind in (
+            (c.share_429, 429),
+            (c.share_5xx, 503),
+            (c.share_stall, "stall"),
+            (c.share_malformed, "malformed"),
+            (c.share_invalid, "invalid"),
+        ):
+            if r < share:
+                if kind == 429:
+                    self.stats.rate_limited += 1
+                    return 429, c.retry_after_s
+                if kind == 503:
+                    self.stats.server_errors += 1
+                    return self.rng.choice((500, 502, 503)), 0
+                if kind == "stall":
+                    self.stats.stalled += 1
+                    return "stall", c.stall_s
+                if kind == "invalid":
+                    self.stats.invalid += 1
+                    return "invalid", latency
+                self.stats.malformed += 1
+                return "malformed", latency
+            r -= share
+        return "ok", latency
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         """A request handler class bound to this stand-in."""
