@@ -145,7 +145,7 @@ def test_figure_node_with_caption(tmp_path, drawing):
 def test_figure_captioning_through_the_llm_gateway(tmp_path):
     """Off by default; when on, litellm (here its offline mock_response) describes the rendered figure, cached."""
     from pipeline.specs import LLMSpec
-from pipeline.llm.gateway import LLMGateway
+    from pipeline.llm.gateway import LLMGateway
     from pipeline.parse.vision import figure_describer
 
     pdf = _figure_pdf(tmp_path)
