@@ -1,11 +1,14 @@
-"""The registry of answering backends: what ``answering.<name>.backend`` may name.
+"""The registry of answering backends: what ``answering.<name>.backend`` may name, and what each one reads.
 
-A backend is an answer function plus what the rest of the pipeline must know about it (does it
-call an LLM: then the job takes an ``llm_api`` slot, needs a model and is held to the failure-rate
-check). The answer stage (pipeline/answer/run.py) calls the function; the config layer fills the
-schema's ``enum:`` from :func:`names`. Adding a backend is one :func:`register` call (a toy one:
-tests/answer/test_answer_backends.py). ``ensemble`` is registered without a function: its answers
-are its members' voted by the ``ensemble`` rule (pipeline/answer/ensemble.py).
+A backend is an answer function plus what the rest of the pipeline must know about it: its spec (a
+frozen dataclass whose fields are the only keys its variants may carry: parsed once, an unknown key
+is an error naming it), whether it calls an LLM (then the job takes an ``llm_api`` slot, needs a
+model, is held to the failure-rate check and is priced by its own ``prompt_tokens`` before a run),
+whether its answers are other variants' voted (``ensemble``: its own DAG rule,
+pipeline/answer/ensemble.py) and what attribution counts as read. The answer stage
+(pipeline/answer/run.py) calls the function; the config layer fills the schema's ``enum:`` from
+:func:`names`. Adding a backend is one :func:`register` call (toys: tests/answer/toy_backend.py,
+tests/test_estimate_backend.py).
 
 Functions are named by dotted path (``"module:function"``) so that validating a config imports no
 stage; a test may register a callable directly. A backend kept outside the package registers in its
@@ -14,31 +17,187 @@ own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated; Snakemake's
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Self, TypeVar
 
+from pipeline.config_schema import spec_defaults
 from pipeline.registry import Registry
 
-# answer(questions: DataFrame, by_id: {question id: retrieval row}, spec: AnswerSpec, job: AnswerJob)
+S = TypeVar("S", bound="VariantSpec")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VariantSpec:
+    """``answering.<name>``: the keys every backend takes. A backend with keys of its own subclasses it."""
+
+    name: str
+    backend: str
+    retrieval: str | None = None  # None only where a stage function is called without the config
+    splits: tuple[str, ...] | None = None  # None: every split
+
+    @classmethod
+    def keys(cls) -> set[str]:
+        return {f.name for f in fields(cls)} - {"name"}
+
+    @classmethod
+    def from_dict(cls: type[S], name: str, v: dict) -> S:
+        """The spec of variant ``name``: the schema's ``x-default:`` values under the keys it gives;
+        a key the backend does not take, or a required one missing, is an error naming it."""
+        keys = cls.keys()
+        unknown = sorted(set(v) - keys)
+        if unknown:
+            raise ValueError(
+                f"config key 'answering.{name}.{unknown[0]}': backend {v.get('backend')} takes no such key "
+                f"(its keys: {', '.join(sorted(keys))})"
+            )
+        d = {k: x for k, x in spec_defaults("answering", "*").items() if k in keys} | v
+        required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
+        missing = [k for k in required if k != "name" and k not in d]
+        if missing:
+            raise ValueError(f"config key 'answering.{name}.{missing[0]}': required by backend {v.get('backend')}")
+        d["splits"] = tuple(d["splits"]) if d.get("splits") else None
+        return cls(name=name, **d)
+
+    @classmethod
+    def resolve(cls, name: str, variant: dict, cfg: dict) -> None:
+        """Defaults that depend on other entries, written into the (hashed) variant; cross-checks."""
+        if "kohaku_compat" in (variant.get("vote") or {}):
+            raise ValueError(
+                f"config key 'answering.{name}.vote.kohaku_compat': only an ensemble votes KohakuRAG's way"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExtractiveSpec(VariantSpec):
+    """``backend: extractive``: rule-based, offline (pipeline/answer/extractive.py)."""
+
+    extractive: dict | None = None  # the extractor's knobs (pipeline/answer/extractive.py)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LLMCallsSpec(VariantSpec):
+    """What every backend that calls an LLM takes: the model, its request parameters, samples and
+    blank-retries (what the estimate counts calls and output tokens by)."""
+
+    model: str | None = None  # None: llm.model
+    params: dict
+    max_retries: int
+    samples: int
+
+    def resolved_model(self, default_model: str | None) -> str | None:
+        return self.model or default_model
+
+    def with_model(self, default_model: str | None) -> Self:
+        """This spec with its model resolved (``llm.model`` when it names none)."""
+        model = self.resolved_model(default_model)
+        if not model:
+            raise ValueError(
+                f"config key 'answering.{self.name}.model': required when backend is llm (or set llm.model)"
+            )
+        return dataclasses.replace(self, model=model)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LLMAnswerSpec(LLMCallsSpec):
+    """``backend: llm``: KohakuRAG's prompts, structured answers, blank-retries, samples voted
+    (pipeline/answer/llm_answer.py reads it, its model resolved)."""
+
+    prompt: str
+    context_k: int | None = None  # snippets shown at attempt 0 (None: all, within the prompt's cap)
+    snippet_chars: int | None = None  # each snippet cut to this many characters around its match
+    structured: bool  # send the JSON schema as response_format
+    vote: dict = field(default_factory=dict)  # how samples are voted (pipeline/answer/vote.py)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnsembleSpec(VariantSpec):
+    """``backend: ensemble``: its members' answers voted (no call of its own)."""
+
+    members: tuple[str, ...]
+    vote: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, name: str, v: dict) -> EnsembleSpec:
+        spec = super().from_dict(name, v)
+        return dataclasses.replace(spec, members=tuple(spec.members), vote=dict(spec.vote or {}))
+
+    @classmethod
+    def resolve(cls, name: str, variant: dict, cfg: dict) -> None:
+        """Members are other, non-ensemble answering variants (no nesting, so no cycles); the splits
+        are those every member answers (or a subset of them); the retrieval (for the retrieval columns
+        of the leaderboard and attribution) is the first member's."""
+        _kohaku_vote(name, variant)
+        answering, members = cfg["answering"], variant["members"]
+        for m in members:
+            if m not in answering:
+                raise ValueError(f"config key 'answering.{name}.members': unknown answering variant '{m}'")
+            if get(answering[m]["backend"]).votes_members:
+                raise ValueError(
+                    f"config key 'answering.{name}.members': '{m}' is an ensemble (list its members instead)"
+                )
+        if len(set(members)) != len(members):
+            raise ValueError(f"config key 'answering.{name}.members': a member is listed twice")
+        every = set(cfg["wattbot"]["splits"])
+        common = every.intersection(*(answering[m].get("splits") or every for m in members))
+        bad = sorted(set(variant.get("splits") or []) - common)
+        if bad:
+            raise ValueError(f"config key 'answering.{name}.splits': {bad} not answered by every member")
+        if not variant.get("splits") and common != every:
+            variant["splits"] = sorted(common)
+        variant.setdefault("retrieval", answering[members[0]]["retrieval"])
+
+
+def _kohaku_vote(name: str, variant: dict) -> None:
+    """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
+    those of a vote without the key); true compares exact strings, as KohakuRAG does."""
+    vote = variant.get("vote") or {}
+    if vote.get("kohaku_compat") is False:
+        del vote["kohaku_compat"]
+        if not vote:  # `vote: {kohaku_compat: false}` is no vote block
+            del variant["vote"]
+    elif vote.get("kohaku_compat") and vote.get("normalise"):
+        raise ValueError(
+            f"config key 'answering.{name}.vote.normalise': KohakuRAG's vote (kohaku_compat) compares exact strings"
+        )
+
+
+# answer(questions: DataFrame, by_id: {question id: retrieval row}, spec, job: AnswerJob)
 #   -> one record per question, in question order (pipeline/answer/run.py)
 AnswerFn = Callable[..., list]
+# prompt_tokens(spec, model, question, answer_unit, attempt) -> tokens of the prompt that call sends
+PromptTokensFn = Callable[..., int]
+
+
+def _named(what: str | Callable) -> Any:
+    if callable(what):
+        return what
+    module, _, attr = what.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 @dataclass(frozen=True)
 class AnswerBackend:
     name: str
-    answer: str | AnswerFn | None  # "module:function", a callable, or None (ensemble: voted members)
+    answer: str | AnswerFn | None  # "module:function", a callable, or None (votes_members: no function)
+    spec: type[VariantSpec] = VariantSpec  # its keys
     calls_llm: bool = False
+    prompt_tokens: str | PromptTokensFn | None = None  # calls_llm: what the estimate prices one call's prompt by
+    votes_members: bool = False  # its answers are other variants' voted by the ensemble rule
+    shows_context: bool = True  # it reads retrieval's expanded context (False: the raw hits; attribution)
 
     def function(self) -> AnswerFn:
         if self.answer is None:
             raise ValueError(f"answering backend '{self.name}' has no answer function (its rule votes its members)")
-        if callable(self.answer):
-            return self.answer
-        module, _, attr = self.answer.partition(":")
-        fn: Any = getattr(importlib.import_module(module), attr)
+        fn: AnswerFn = _named(self.answer)
+        return fn
+
+    def prompt_tokens_fn(self) -> PromptTokensFn:
+        if not self.calls_llm or self.prompt_tokens is None:
+            raise ValueError(f"answering backend '{self.name}' calls no LLM or names no prompt_tokens to price it by")
+        fn: PromptTokensFn = _named(self.prompt_tokens)
         return fn
 
 
@@ -50,11 +209,31 @@ get = BACKENDS.get
 names = BACKENDS.names
 
 
-register(AnswerBackend("extractive", "pipeline.answer.run:answer_extractive"))
-register(AnswerBackend("llm", "pipeline.answer.run:answer_llm", calls_llm=True))
-register(AnswerBackend("ensemble", None))
+register(AnswerBackend("extractive", "pipeline.answer.run:answer_extractive", ExtractiveSpec, shows_context=False))
+register(
+    AnswerBackend(
+        "llm",
+        "pipeline.answer.run:answer_llm",
+        LLMAnswerSpec,
+        calls_llm=True,
+        prompt_tokens="pipeline.answer.llm_answer:prompt_tokens",
+    )
+)
+register(AnswerBackend("ensemble", None, EnsembleSpec, votes_members=True))
 
 
 def calls_llm(backend: str) -> bool:
     """Does ``backend`` call an LLM (a model to check, an ``llm_api`` slot, a failure rate, a cost)?"""
     return get(backend).calls_llm
+
+
+def variant_model(spec: VariantSpec, default_model: str | None) -> str:
+    """The model an LLM variant calls: its ``model``, else ``llm.model``."""
+    if not isinstance(spec, LLMCallsSpec):
+        raise ValueError(f"answering variant '{spec.name}': backend {spec.backend} calls no LLM")
+    return str(spec.with_model(default_model).model)
+
+
+def variant_spec(name: str, v: dict) -> VariantSpec:
+    """The spec of one answering variant, by its backend (parsed once, in the verb or the workflow)."""
+    return get(v["backend"]).spec.from_dict(name, v)

@@ -33,7 +33,8 @@ from typing import Any
 import pandas as pd
 
 from pipeline.answer.failures import unanswered_ids
-from pipeline.answer.run import answer_split
+from pipeline.answer.run import AnswerJob, answer_split
+from pipeline.answer_backends import variant_spec
 from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
 from pipeline.llm.gateway import LLMGateway, LLMRequest
@@ -116,20 +117,21 @@ def run_llm_bench(
         proc, api_base = start_standin(standin, Path(tmp))
         try:
             llm = {**client, "api_base": api_base}
+            spec = variant_spec("", VARIANT)
             with LLMGateway.from_config(tmp, llm) as gw:
                 t0 = time.perf_counter()  # litellm initialises lazily on its first call (seconds): not throughput
                 gw.complete(LLMRequest(VARIANT["model"], [{"role": "user", "content": "warm-up"}]))
                 warmup = time.perf_counter() - t0
                 before = standin_stats(api_base)["requests"]
                 t0 = time.perf_counter()
-                first = answer_split(retrieval, questions, VARIANT, llm, tmp, known, progress=False, gateway=gw)
+                first = answer_split(retrieval, questions, spec, AnswerJob(gw.settings, tmp, known, False, gateway=gw))
                 wall = time.perf_counter() - t0
                 stats, distinct = asdict(gw.stats), len(gw.cache) - 1
             served = standin_stats(api_base)
             total, served["requests"] = served["requests"], served["requests"] - before
             with LLMGateway.from_config(tmp, llm) as gw:
                 t0 = time.perf_counter()
-                again = answer_split(retrieval, questions, VARIANT, llm, tmp, known, progress=False, gateway=gw)
+                again = answer_split(retrieval, questions, spec, AnswerJob(gw.settings, tmp, known, False, gateway=gw))
                 rerun = time.perf_counter() - t0
             rerun_calls = standin_stats(api_base)["requests"] - total
             planner = planner_wall(questions, llm, tmp)

@@ -92,7 +92,7 @@ def validate(cfg: dict) -> dict:
         _check_index(cfg, name, idx)
     for name, variant in cfg["retrieval"].items():
         _resolve_planner(cfg, name, variant, _check_retrieval(cfg, name, variant).planner)
-    resolve_ensembles(cfg)
+    resolve_answering(cfg)
     _check_per_model(cfg["llm"])
     for name, variant in cfg["answering"].items():
         _check_answering(cfg, name, variant)
@@ -258,69 +258,18 @@ def _roles(role: str) -> str:
     return "/".join(n for n in kind_names() if get_kind(n).hybrid_role == role)
 
 
-def resolve_ensembles(cfg: dict) -> None:
-    """``backend: ensemble`` variants: members are other, non-ensemble answering variants (no
-    nesting, so no cycles); the splits are those every member answers (or a subset of them); the
-    retrieval (for the retrieval columns of the leaderboard and attribution) is the first member's."""
-    answering = cfg["answering"]
-    for name, variant in answering.items():
-        if variant["backend"] != "ensemble":
-            if "members" in variant:
-                raise ConfigError(f"config key 'answering.{name}.members': only backend ensemble takes members")
-            if "kohaku_compat" in (variant.get("vote") or {}):
-                raise ConfigError(
-                    f"config key 'answering.{name}.vote.kohaku_compat': only an ensemble votes KohakuRAG's way"
-                )
-            continue
-        _kohaku_vote(name, variant)
-        members = variant["members"]
-        for m in members:
-            if m not in answering:
-                raise ConfigError(f"config key 'answering.{name}.members': unknown answering variant '{m}'")
-            if answering[m]["backend"] == "ensemble":
-                raise ConfigError(
-                    f"config key 'answering.{name}.members': '{m}' is an ensemble (list its members instead)"
-                )
-        if len(set(members)) != len(members):
-            raise ConfigError(f"config key 'answering.{name}.members': a member is listed twice")
-        for key in (
-            "model",
-            "params",
-            "prompt",
-            "extractive",
-            "context_k",
-            "snippet_chars",
-            "max_retries",
-            "samples",
-            "structured",
-        ):
-            if key in variant:
-                raise ConfigError(
-                    f"config key 'answering.{name}.{key}': an ensemble only votes (set it on its members)"
-                )
-        common = set(cfg["wattbot"]["splits"])
-        for m in members:
-            common &= set(answering[m].get("splits") or cfg["wattbot"]["splits"])
-        bad = sorted(set(variant.get("splits") or []) - common)
-        if bad:
-            raise ConfigError(f"config key 'answering.{name}.splits': {bad} not answered by every member")
-        if not variant.get("splits") and common != set(cfg["wattbot"]["splits"]):
-            variant["splits"] = sorted(common)
-        variant.setdefault("retrieval", answering[members[0]]["retrieval"])
-
-
-def _kohaku_vote(name: str, variant: dict) -> None:
-    """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
-    those of a vote without the key); true compares exact strings, as KohakuRAG does."""
-    vote = variant.get("vote") or {}
-    if vote.get("kohaku_compat") is False:
-        del vote["kohaku_compat"]
-        if not vote:  # `vote: {kohaku_compat: false}` is no vote block
-            del variant["vote"]
-    elif vote.get("kohaku_compat") and vote.get("normalise"):
-        raise ConfigError(
-            f"config key 'answering.{name}.vote.normalise': KohakuRAG's vote (kohaku_compat) compares exact strings"
-        )
+def resolve_answering(cfg: dict) -> None:
+    """Each answering variant checked by its backend's spec (a key the backend does not take is an
+    error naming it), then resolved by it (an ensemble's splits and retrieval: its members')."""
+    for name, variant in cfg["answering"].items():
+        spec = answer_backends.get(variant["backend"]).spec
+        try:
+            spec.from_dict(name, variant)
+            spec.resolve(name, variant, cfg)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        if "retrieval" not in variant:
+            raise ConfigError(f"config key 'answering.{name}.retrieval': required by backend {variant['backend']}")
 
 
 def check_paths(cfg: dict) -> None:

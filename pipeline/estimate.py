@@ -10,27 +10,23 @@ is made and the assumed constants: docs/reproduce-kohakurag.md ("The estimate").
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import pandas as pd
 
-from pipeline.answer_backends import calls_llm
+from pipeline.answer_backends import LLMCallsSpec, VariantSpec, calls_llm, variant_spec
+from pipeline.answer_backends import get as get_backend
 from pipeline.config import answer_splits
-from pipeline.llm.limits import model_limits
+from pipeline.llm.limits import model_limits, text_tokens
 from pipeline.llm.prices import LOCAL_PREFIX, price_per_token
-from pipeline.specs import AnswerSpec, as_answer_spec
 
-CHARS_PER_TOKEN = 4
 ANSWER_COMPLETION_TOKENS = 300
 PLANNER_COMPLETION_TOKENS = 100
 ASSUMED_LATENCY_S = 3.0
 LOCAL_PROMPT_TOK_S = 311.0  # the packaged Gemma 3 270M on 2 cores (../shared/docs/local-llm.md)
 LOCAL_OUTPUT_TOK_S = 53.0
-CONTEXT_CAP_CHARS = 12000
 
 
 @dataclass
@@ -97,10 +93,6 @@ class Estimate:
         return sorted(m for m, t in self.times.items() if t.per_call_s is None)
 
 
-def tokens(text: str) -> int:
-    return -(-len(text) // CHARS_PER_TOKEN)
-
-
 def model_time(llm: dict, model: str, lines: list[Line]) -> ModelTime:
     """A model's timing: local models at the measured token speeds (their lines' mean call), a
     mocked model at 0, hosted models at the assumed latency."""
@@ -128,35 +120,10 @@ def _questions(cfg: dict, split: str) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
-def _filler_hits(n: int, chars: int) -> list[dict]:
-    body = ("lorem ipsum " * (chars // 12 + 1))[:chars]
-    return [{"node_id": f"n{i}", "doc_id": f"doc{i % 30}", "text": body, "context": body} for i in range(n)]
-
-
-def answer_prompt_tokens(v: AnswerSpec | dict, model: str, question: str, unit: str, attempt: int) -> int:
-    """Tokens of the prompt (and schema) variant ``v`` sends for this question at ``attempt``."""
-    s = as_answer_spec(v)
-    return _prompt_tokens(s.prompt, s.context_k, s.snippet_chars, s.structured, model, question, unit, attempt)
-
-
-@cache  # runs that differ only by model or seed share their prompts
-def _prompt_tokens(
-    prompt: str,
-    context_k: int | None,
-    snippet_chars: int | None,
-    structured: bool,
-    model: str,
-    question: str,
-    unit: str,
-    attempt: int,
-) -> int:
-    from pipeline.answer.llm_answer import answer_schema, build_messages, response_format
-
-    chars = snippet_chars or CONTEXT_CAP_CHARS
-    k = context_k * (attempt + 1) if context_k else CONTEXT_CAP_CHARS // chars + 1
-    messages = build_messages(prompt, question, unit, _filler_hits(k, chars), snippet_chars)
-    schema = json.dumps(response_format(model, answer_schema([]))) if structured else ""
-    return sum(tokens(m["content"]) for m in messages) + tokens(schema)
+def answer_prompt_tokens(spec: VariantSpec, model: str, question: str, unit: str, attempt: int) -> int:
+    """Tokens of the prompt variant ``spec`` sends for this question at ``attempt``: its backend's own
+    count (``prompt_tokens`` of its registry entry), so a new backend is priced by its own prompts."""
+    return get_backend(spec.backend).prompt_tokens_fn()(spec, model, question, unit, attempt)
 
 
 def _usd(cfg: dict, model: str, prompt: int, completion: int) -> float | None:
@@ -165,7 +132,12 @@ def _usd(cfg: dict, model: str, prompt: int, completion: int) -> float | None:
 
 
 def answer_line(cfg: dict, name: str, split: str) -> Line:
-    v = AnswerSpec.from_dict(name, cfg["answering"][name])
+    """An LLM-calling variant's calls on one split: questions x samples, no retry .. every retry."""
+    v = variant_spec(name, cfg["answering"][name])
+    if not isinstance(v, LLMCallsSpec):
+        raise ValueError(
+            f"answering variant {name!r}: backend {v.backend} calls an LLM but its spec is no LLMCallsSpec"
+        )
     model = v.resolved_model(cfg["llm"].get("model"))
     if model is None:
         raise ValueError(f"answering variant {name!r} names no model and llm.model is not set")
@@ -180,17 +152,8 @@ def answer_line(cfg: dict, name: str, split: str) -> Line:
     calls = (len(qs) * samples, len(qs) * samples * (retries + 1))
     comp = (calls[0] * completion, calls[1] * completion)
     lo, hi = _usd(cfg, model, lo_p, comp[0]), _usd(cfg, model, hi_p, comp[1])
-    return Line(
-        f"answer {name}",
-        model,
-        split,
-        len(qs),
-        calls,
-        (lo_p, hi_p),
-        comp,
-        None if lo is None or hi is None else (lo, hi),
-        "mock_response" in v.params,
-    )  # one model: both priced or neither
+    usd = None if lo is None or hi is None else (lo, hi)  # one model: both priced or neither
+    return Line(f"answer {name}", model, split, len(qs), calls, (lo_p, hi_p), comp, usd, "mock_response" in v.params)
 
 
 def planner_lines(cfg: dict) -> list[Line]:
@@ -203,13 +166,13 @@ def planner_lines(cfg: dict) -> list[Line]:
             continue
         splits = {cfg["wattbot"]["score_split"]}
         for av, a in cfg["answering"].items():
-            if a.get("retrieval") == rv and a["backend"] != "ensemble":
+            if a.get("retrieval") == rv and not get_backend(a["backend"]).votes_members:
                 splits |= set(answer_splits(cfg, av))
         model = planner.get("model") or cfg["llm"]["model"]
         p = LLMPlanner(None, model, planner["n"], planner.get("params"))
         for split in sorted(splits):
             qs = _questions(cfg, split)
-            prompt = sum(tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
+            prompt = sum(text_tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
             completion = int((planner.get("params") or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)
             usd = _usd(cfg, model, prompt, completion)
             out.append(

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from pipeline.answer_backends import VariantSpec, variant_spec
 from pipeline.config_schema import ConfigProblem, enum, parse_spec, spec_defaults
 from pipeline.index_kinds import kind_of
 from pipeline.retrieval_modes import PLANNERS
@@ -294,78 +295,6 @@ class RetrievalSpec:
 
 
 @dataclass(frozen=True)
-class AnswerSpec:
-    """``answering.<name>`` of an ``extractive`` or ``llm`` variant."""
-
-    name: str
-    backend: str
-    retrieval: str | None  # None only where a stage function is called without the config
-    splits: tuple[str, ...] | None  # None: every split
-    model: str | None  # None: llm.model
-    params: dict
-    prompt: str
-    extractive: dict | None
-    context_k: int | None
-    snippet_chars: int | None
-    max_retries: int
-    samples: int
-    structured: bool
-    vote: dict = field(default_factory=dict)
-
-    @classmethod
-    def from_dict(cls, name: str, v: dict) -> AnswerSpec:
-        d = {
-            "retrieval": None,
-            "model": None,
-            "extractive": None,
-            "context_k": None,
-            "snippet_chars": None,
-            "splits": None,
-            "vote": {},
-            **spec_defaults("answering", "*"),
-            **v,
-        }
-        d["splits"] = tuple(d["splits"]) if d["splits"] else None
-        return cls(name=name, **_known(cls, d))
-
-    def resolved_model(self, default_model: str | None) -> str | None:
-        return self.model or default_model
-
-
-@dataclass(frozen=True)
-class EnsembleSpec:
-    """``answering.<name>`` of a ``backend: ensemble`` variant: its members' answers voted."""
-
-    name: str
-    members: tuple[str, ...]
-    retrieval: str | None  # resolved by validate: the first member's
-    splits: tuple[str, ...] | None
-    vote: dict
-
-    backend = "ensemble"
-
-    @classmethod
-    def from_dict(cls, name: str, v: dict) -> EnsembleSpec:
-        return cls(
-            name,
-            tuple(v["members"]),
-            v.get("retrieval"),
-            tuple(v["splits"]) if v.get("splits") else None,
-            dict(v.get("vote") or {}),
-        )
-
-
-def answering_spec(name: str, v: dict) -> AnswerSpec | EnsembleSpec:
-    """The spec of one answering variant, by its backend."""
-    return (EnsembleSpec if v["backend"] == "ensemble" else AnswerSpec).from_dict(name, v)
-
-
-def as_answer_spec(v: AnswerSpec | dict) -> AnswerSpec:
-    """A stage function's ``variant`` argument: a parsed spec (the CLI's), or a variant dict (tests, benches)."""
-    return v if isinstance(v, AnswerSpec) else AnswerSpec.from_dict("", v)
-
-
-@dataclass(frozen=True)
 class LocalModelSpec:
     """``llm.local.<name>``: a GGUF served by llama-cpp-python on 127.0.0.1."""
 
@@ -385,24 +314,27 @@ class LocalModelSpec:
 
 @dataclass(frozen=True)
 class LLMSpec:
-    """``llm`` as one job's gateway sees it (the computed slice plus the execution-only settings)."""
+    """``llm`` as one job's gateway sees it (the computed slice plus the execution-only settings):
+    the gateway's one settings object, parsed once."""
 
     mode: str
     timeout_s: float
     max_retries: int
     backoff_s: float
     cache_journal: str
+    concurrency: int
     api_base: str | None = None
     model: str | None = None
-    concurrency: int = 1
     max_cost_usd: float | None = None
+    max_backoff_s: float = 60.0  # not a config key: the longest backoff (tests and benches shorten it)
     local: dict = field(default_factory=dict)  # name -> LocalModelSpec
+    table: dict = field(default_factory=dict)  # the whole mapping: what per-model lookups read (per_model, prices, ...)
 
     @classmethod
     def from_dict(cls, llm: dict) -> LLMSpec:
         d = {**spec_defaults("llm"), **llm}
         local = {n: LocalModelSpec.from_dict(n, m) for n, m in (d.get("local") or {}).items()}
-        return cls(**{**_known(cls, d), "local": local})
+        return cls(**{**_known(cls, d), "local": local, "table": {"concurrency": d["concurrency"], **llm}})
 
 
 @dataclass(frozen=True)
@@ -410,13 +342,13 @@ class Specs:
     """Every variant of a validated config, typed: what the workflow reads to wire the DAG."""
 
     retrieval: dict[str, RetrievalSpec]
-    answering: dict[str, AnswerSpec | EnsembleSpec]
+    answering: dict[str, VariantSpec]  # each backend's own spec (pipeline/answer_backends.py)
     llm: LLMSpec
 
     @classmethod
     def from_config(cls, cfg: dict) -> Specs:
         return cls(
             {n: RetrievalSpec.from_dict(n, v, cfg["indexes"]) for n, v in cfg["retrieval"].items()},
-            {n: answering_spec(n, v) for n, v in cfg["answering"].items()},
+            {n: variant_spec(n, v) for n, v in cfg["answering"].items()},
             LLMSpec.from_dict(cfg.get("llm") or {}),
         )

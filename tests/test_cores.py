@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from pipeline.llm.limits import llm_job_config
+from pipeline.answer_backends import variant_spec
+from pipeline.verbs.answer import answer_job_llm
 from pipeline.config import load_config
 from pipeline.cores import job_threads, machine_cores
 from pipeline.llm.local_server import fit_local_servers, local_llm_threads
@@ -82,14 +83,14 @@ def test_local_servers_fit_the_cores(cfg):
 
 
 def test_answer_job_follows_its_grant(cfg, monkeypatch):
-    variant = cfg["answering"]["llm-cf"]
+    variant = variant_spec("llm-cf", cfg["answering"]["llm-cf"])
     llm = {k: v for k, v in cfg["llm"].items() if k != "per_model"}
     execution = {"mode": "live", "per_model": cfg["llm"]["per_model"]}
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    job = llm_job_config(llm, execution, 2, variant)
+    job = answer_job_llm(llm, execution, 2, variant).table
     assert job["per_model"][GEMMA]["concurrency"] == 1 and job["local"]["gemma3-270m"]["n_threads"] == 1
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
-    job = llm_job_config(llm, execution, 2, variant)
+    job = answer_job_llm(llm, execution, 2, variant).table
     assert job["per_model"][GEMMA]["concurrency"] == 2 and job["local"]["gemma3-270m"]["n_threads"] == 1
 
 

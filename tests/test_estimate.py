@@ -4,6 +4,7 @@ import pytest
 import yaml
 
 from dag_runner import planned_jobs, snakemake
+from pipeline.answer_backends import variant_spec
 from pipeline.cli import main
 from pipeline.config import load_config, validate
 from pipeline.datasets.paths import REPO, data_root
@@ -41,11 +42,12 @@ def test_calls_follow_questions_samples_and_retries(kr):
 
 
 def test_prompt_tokens_grow_with_context_and_use_the_real_template(kr):
-    v = kr["answering"]["run-a1"]
-    t = [answer_prompt_tokens(v, v["model"], "What is the energy of X?", "kWh", a) for a in range(4)]
+    raw = kr["answering"]["run-a1"]
+    v = variant_spec("run-a1", raw)
+    t = [answer_prompt_tokens(v, raw["model"], "What is the energy of X?", "kWh", a) for a in range(4)]
     assert t == sorted(t) and len(set(t)) == 4
     assert t[0] > 6 * 600 // 4          # six 600-character snippets plus the template and the schema
-    q_first = answer_prompt_tokens({**v, "prompt": "question_first"}, v["model"], "What is the energy of X?", "kWh", 0)
+    q_first = answer_prompt_tokens(variant_spec("q", {**raw, "prompt": "question_first"}), raw["model"], "What is the energy of X?", "kWh", 0)
     assert q_first != t[0]
 
 

@@ -16,7 +16,8 @@ from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_co
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
 from pipeline.report.claims import load_claims
-from pipeline.specs import EnsembleSpec, RetrievalSpec, Specs
+from pipeline.answer_backends import EnsembleSpec
+from pipeline.specs import RetrievalSpec, Specs
 
 # What main's code hashed and passed before the specs (made once from that code; tests/fixtures/config_pins.json):
 # a changed pin is a rerun of that branch and new cache keys, so a pin changes only deliberately.
@@ -30,7 +31,7 @@ CONFIGS = {"config.yaml": "config.yaml", "full": "config.full.yaml", "kohakurag"
 def pins_now(label: str, overrides: dict | None = None) -> dict[str, str]:
     import pipeline.workflow as wf
     from pipeline.answer.ensemble import vote_config
-    from pipeline.answer.llm_answer import AnswerSettings
+    from pipeline.answer.vote import VoteConfig
     from pipeline.specs import AttentionSpec, BeamSpec
 
     cfg = load_config(REPO / CONFIGS[label], overrides)
@@ -45,7 +46,10 @@ def pins_now(label: str, overrides: dict | None = None) -> dict[str, str]:
         pins[f"answering/{n}"] = stable_hash(wf.answering_params(cfg, n))
         spec = wf.answer_spec(cfg, n)
         if spec.backend == "llm":  # what the LLM requests (and so their cache keys) are made of
-            pins[f"llm-settings/{n}"] = stable_hash(asdict(AnswerSettings.from_spec(spec, cfg["llm"].get("model"))))
+            s = spec.with_model(cfg["llm"].get("model"))
+            fields = ("model", "prompt", "params", "context_k", "snippet_chars", "max_retries", "samples", "structured")
+            pins[f"llm-settings/{n}"] = stable_hash({**{k: getattr(s, k) for k in fields},
+                                                     "vote": asdict(VoteConfig(**s.vote))})
         if spec.backend == "ensemble":
             pins[f"vote/{n}"] = stable_hash(asdict(vote_config(spec.vote)))
     pins["llm_exec"] = stable_hash(wf.llm_exec_json(cfg))

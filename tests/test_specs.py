@@ -7,7 +7,8 @@ import yaml
 from pipeline import config_schema
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.specs import (PROMPTS, TREE_LEVELS, AnswerSpec, LLMSpec, answering_spec)
+from pipeline.answer_backends import LLMAnswerSpec, variant_spec
+from pipeline.specs import PROMPTS, TREE_LEVELS, LLMSpec
 
 @pytest.fixture()
 def raw():
@@ -22,7 +23,7 @@ def test_defaults_come_from_the_schema(raw, monkeypatch):
     assert cfg["indexes"]["bm25"]["levels"] == ["sentence", "paragraph"] and "chunk_tokens" not in cfg["indexes"]["hier"]
     # x-default: read by the specs, never written into the (hashed) variant dicts
     assert "prompt" not in cfg["answering"]["mock-llm"]
-    assert answering_spec("mock-llm", cfg["answering"]["mock-llm"]).prompt == config_schema.node(
+    assert variant_spec("mock-llm", cfg["answering"]["mock-llm"]).prompt == config_schema.node(
         "answering", "*", "prompt")["x-default"] == "context_first"
     # one place: a changed schema default is what validation and the specs use
     patched = copy.deepcopy(config_schema.schema())
@@ -31,7 +32,7 @@ def test_defaults_come_from_the_schema(raw, monkeypatch):
     monkeypatch.setattr(config_schema, "schema", lambda: patched)
     cfg = validate(raw)
     assert cfg["llm"]["timeout_s"] == 77 and LLMSpec.from_dict(cfg["llm"]).timeout_s == 77
-    assert AnswerSpec.from_dict("dense-x", cfg["answering"]["dense-x"]).samples == 3
+    assert LLMAnswerSpec.from_dict("dense-x", cfg["answering"]["dense-x"]).samples == 3
 
 
 def test_gateway_defaults_are_the_schemas(tmp_path):

@@ -11,6 +11,7 @@ from pipeline.cli import main
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
 from pipeline.estimate import estimate
+from pipeline.specs import LLMSpec
 from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
 from pipeline.llm.preflight import preflight
 from pipeline.llm.usage import cost_rows
@@ -36,9 +37,9 @@ def mock_request(text: str) -> LLMRequest:
 def test_a_run_cannot_pass_its_own_cap_and_earlier_runs_do_not_count(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     path = tmp_path / "llm.sqlite"
-    with LLMGateway(path, llm_cfg={"prices": PRICES}, run_id="r-old", variant="a") as old:  # no cap: counted anyway
+    with LLMGateway(path, LLMSpec.from_dict({**{"prices": PRICES}}), run_id="r-old", variant="a") as old:  # no cap: counted anyway
         assert all(old.complete(mock_request(f"q{i}")).ok for i in range(5))
-    with LLMGateway(path, llm_cfg={"prices": PRICES}, run_id="r-new", variant="b", max_cost_usd=0.05) as new:
+    with LLMGateway(path, LLMSpec.from_dict({"max_cost_usd": 0.05, **{"prices": PRICES}}), run_id="r-new", variant="b") as new:
         assert new.complete(mock_request("n0")).ok  # r-old's 0.15 USD is not this run's
         with pytest.raises(SpendCapReached, match="run r-new has spent 0.0300 USD"):
             new.complete(mock_request("n1"))  # 0.03 spent + up to 0.0207 for the next call > 0.05
@@ -137,7 +138,7 @@ def test_gate_cost_and_replay_pack_on_the_tiny_dag(tmp_path, capsys):
     state = json.loads((work / "logs/run.json").read_text())
     assert state["status"] == "done" and f"run id: {state['id']} (new" in done.stderr
     cache = work / "data" / "cache"
-    with LLMGateway(cache / "llm.sqlite", llm_cfg={"prices": PRICES}, run_id="r-other") as other:
+    with LLMGateway(cache / "llm.sqlite", LLMSpec.from_dict({**{"prices": PRICES}}), run_id="r-other") as other:
         assert other.complete(mock_request("not this run's")).ok  # another run in the same cache
 
     assert main(["cost", "--cache-dir", str(cache), "--run", state["id"]]) == 0

@@ -11,17 +11,20 @@ document; then attempt i (0-based) shows ``context_k·(i+1)`` snippets, up to ``
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
 from pipeline.answer.normalise import is_true_false, normalise_value, parse_refs
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.answer.vote import VoteConfig, vote
+from pipeline.answer_backends import LLMAnswerSpec
 from pipeline.llm.gateway import LOCAL_PREFIX, LLMGateway, LLMRequest, LLMResult
-from pipeline.llm.limits import variant_model
+from pipeline.llm.limits import text_tokens
 from pipeline.llm.replies import repair_json, schema_problem
-from pipeline.specs import PROMPTS, AnswerSpec
+from pipeline.specs import PROMPTS
+
+CONTEXT_CAP_CHARS = 12000  # the prompt's context budget (characters)
 
 
 @cache
@@ -111,7 +114,7 @@ def select_snippets(hits: list[dict], k: int | None) -> list[dict]:
     return out
 
 
-def render_context(hits: list[dict], max_chars: int = 12000, snippet_chars: int | None = None) -> str:
+def render_context(hits: list[dict], max_chars: int = CONTEXT_CAP_CHARS, snippet_chars: int | None = None) -> str:
     """Unique contexts in rank order, each once, within a character budget. ``hits`` may be the
     retrieval record's ``context`` snippets (expanded, deduplicated) or its raw hits."""
     parts: list[str] = []
@@ -168,36 +171,33 @@ def parse_answer(text: str, question: str, known_docs: set[str], answer_unit: st
     )
 
 
-_DEFAULTS = AnswerSpec.from_dict("", {"backend": "llm", "retrieval": ""})  # the config schema's x-defaults
+@dataclass(frozen=True)
+class Ask:
+    """One question as a call sees it: its words, the unit its answer is in, the hits it may show."""
+
+    question: str
+    answer_unit: str
+    hits: list[dict]
 
 
-@dataclass
-class AnswerSettings:
-    """One answering variant's LLM knobs (``answering.<variant>`` in config.yaml), its model resolved."""
+def prompt_tokens(spec: LLMAnswerSpec, model: str, question: str, unit: str, attempt: int) -> int:
+    """Tokens of the prompt (and schema) ``spec`` sends for this question at ``attempt``, its snippets
+    filled to ``snippet_chars`` (the prompt's cap when unset): what the estimate prices the backend by."""
+    return _prompt_tokens(
+        spec.prompt, spec.context_k, spec.snippet_chars, spec.structured, model, question, unit, attempt
+    )
 
-    model: str
-    prompt: str = _DEFAULTS.prompt
-    params: dict = field(default_factory=dict)
-    context_k: int | None = None  # snippets shown at attempt 0 (None: all, within 12000 chars)
-    snippet_chars: int | None = None  # each snippet cut to this many characters around its match
-    max_retries: int = _DEFAULTS.max_retries  # blank -> retry with context_k·(attempt+1) snippets
-    samples: int = _DEFAULTS.samples  # ensemble size N (seeds seed, seed+1, ...)
-    vote: VoteConfig = field(default_factory=VoteConfig)
-    structured: bool = _DEFAULTS.structured  # send the JSON schema as response_format
 
-    @classmethod
-    def from_spec(cls, spec: AnswerSpec, default_model: str | None = None) -> AnswerSettings:
-        return cls(
-            variant_model(spec, default_model),
-            spec.prompt,
-            dict(spec.params),
-            spec.context_k,
-            spec.snippet_chars,
-            spec.max_retries,
-            spec.samples,
-            VoteConfig(**spec.vote),
-            spec.structured,
-        )
+@cache  # runs that differ only by model or seed share their prompts
+def _prompt_tokens(*key) -> int:
+    prompt, context_k, snippet_chars, structured, model, question, unit, attempt = key
+    chars = snippet_chars or CONTEXT_CAP_CHARS
+    k = context_k * (attempt + 1) if context_k else CONTEXT_CAP_CHARS // chars + 1
+    body = ("lorem ipsum " * (chars // 12 + 1))[:chars]
+    filler = [{"node_id": f"n{i}", "doc_id": f"doc{i % 30}", "text": body, "context": body} for i in range(k)]
+    messages = build_messages(prompt, question, unit, filler, snippet_chars)
+    schema = json.dumps(response_format(model, answer_schema([]))) if structured else ""
+    return sum(text_tokens(m["content"]) for m in messages) + text_tokens(schema)
 
 
 def _call_record(result: LLMResult, attempt: int, sample: int, error: str) -> dict:
@@ -248,15 +248,12 @@ def telemetry_summary(rows: list[dict]) -> dict:
 
 
 def answer_once(
-    gateway: LLMGateway,
-    s: AnswerSettings,
-    question: str,
-    answer_unit: str,
-    hits: list[dict],
-    known_docs: set[str],
-    sample: int = 0,
+    gateway: LLMGateway, s: LLMAnswerSpec, ask: Ask, known_docs: set[str], sample: int = 0
 ) -> tuple[Answer, list[dict]]:
-    """One sample with its blank-retry loop: the answer and one record per call made."""
+    """One sample with its blank-retry loop: the answer and one record per call made (``s``: its
+    model resolved)."""
+    question, answer_unit, hits = ask.question, ask.answer_unit, ask.hits
+    assert s.model is not None  # resolved by the caller (LLMAnswerSpec.with_model)
     calls: list[dict] = []
     ans: Answer | None = None
     for attempt in range(s.max_retries + 1):
@@ -294,7 +291,7 @@ def answer_once(
     return ans, calls
 
 
-def combine_samples(settings: AnswerSettings, samples: list[tuple[Answer, list[dict]]]) -> tuple[Answer, dict]:
+def combine_samples(settings: LLMAnswerSpec, samples: list[tuple[Answer, list[dict]]]) -> tuple[Answer, dict]:
     """Vote the samples (in sample order, whatever order they were made in) and build the call
     record: summed tokens and cost, every call's raw reply and error, and ``failure`` — the
     reason when no sample got a usable reply (the question then counts as a failure, it is never
@@ -307,7 +304,7 @@ def combine_samples(settings: AnswerSettings, samples: list[tuple[Answer, list[d
         if sample_calls[-1]["ok"]:
             answers.append(ans)
     errors = [c["error"] for c in calls if c["error"]]
-    final = vote(answers, settings.vote) if answers else blank_answer(f"LLM failure: {errors[-1]}")
+    final = vote(answers, VoteConfig(**settings.vote)) if answers else blank_answer(f"LLM failure: {errors[-1]}")
     record = {
         "ok": bool(answers),
         "error": "" if answers else errors[-1],

@@ -27,26 +27,38 @@ def _num(s: str) -> str:
     return s.replace(",", "")
 
 
-def normalise_value(value, question: str = "", answer_unit: str = "") -> str:
-    """True/False -> 1/0 (for "True or false" questions); hedges removed; "80-90" / "80 to 90"
-    -> [80.0,90.0]; thousands separators, units and percent signs dropped from a number;
-    lists written without spaces. Text answers keep their words (a parenthetical abbreviation
-    after a name is dropped)."""
+def _as_text(value) -> str:
+    """A JSON value as the text it is compared by: booleans 1/0, floats by repr, lists bracketed."""
     if isinstance(value, bool):
         value = "1" if value else "0"
     if isinstance(value, (int, float)):
         value = repr(value) if isinstance(value, float) else str(value)
     if isinstance(value, list):
         value = "[" + ",".join(str(v) for v in value) + "]"
-    value = str(value or "").strip().strip('"').strip()
+    return str(value or "").strip().strip('"').strip()
+
+
+def _truth(value: str) -> str | None:
+    """1 or 0 for a true/false answer's words, None when they say neither."""
+    low = value.lower().strip(".! ")
+    if low in ("1", "1.0") or any(low.startswith(w) for w in TRUE_WORDS):
+        return "1"
+    if low in ("0", "0.0") or any(low.startswith(w) for w in FALSE_WORDS):
+        return "0"
+    return None
+
+
+def normalise_value(value, question: str = "", answer_unit: str = "") -> str:
+    """True/False -> 1/0 (for "True or false" questions); hedges removed; "80-90" / "80 to 90"
+    -> [80.0,90.0]; thousands separators, units and percent signs dropped from a number;
+    lists written without spaces. Text answers keep their words (a parenthetical abbreviation
+    after a name is dropped)."""
+    value = _as_text(value)
     if not value or value.lower() in ("is_blank", "n/a", "na", "none", "null", "unknown"):
         return "is_blank"
-    if is_true_false(question):
-        low = value.lower().strip(".! ")
-        if low in ("1", "1.0") or any(low.startswith(w) for w in TRUE_WORDS):
-            return "1"
-        if low in ("0", "0.0") or any(low.startswith(w) for w in FALSE_WORDS):
-            return "0"
+    truth = _truth(value) if is_true_false(question) else None
+    if truth is not None:
+        return truth
     value = HEDGE.sub("", value).strip()
     if value.startswith("[") and value.endswith("]"):
         items = [i.strip().strip("'\"") for i in value[1:-1].split(",") if i.strip()]

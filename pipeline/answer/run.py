@@ -22,50 +22,38 @@ import pandas as pd
 from tqdm import tqdm
 
 from pipeline.answer.extractive import answer_question
-from pipeline.answer.llm_answer import AnswerSettings, answer_once, combine_samples
+from pipeline.answer.llm_answer import Ask, answer_once, combine_samples
+from pipeline.answer_backends import ExtractiveSpec, LLMAnswerSpec, VariantSpec
 from pipeline.answer_backends import get as get_backend
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.pool import FatalLLMError, map_calls
-from pipeline.specs import AnswerSpec, as_answer_spec
+from pipeline.specs import LLMSpec
 
 
 @dataclass
 class AnswerJob:
     """What one answer job gives every backend beside the questions, their hits and the variant."""
 
-    llm_cfg: dict
+    llm: LLMSpec  # the job's gateway settings (parsed once, by the verb)
     cache_dir: str | Path
     known_docs: set[str]
     progress: bool = True
     telemetry: list[dict] = field(default_factory=list)  # per-call latency and cache hits (the caller's list)
-    gateway: LLMGateway | None = None  # an open gateway to use (the caller closes it)
+    gateway: LLMGateway | None = None  # an open gateway to use (the caller closes it); else one is made from ``llm``
 
 
-def answer_split(
-    retrieval: list[dict],
-    questions: pd.DataFrame,
-    variant: AnswerSpec | dict,
-    llm_cfg: dict,
-    cache_dir: str | Path,
-    known_docs: set[str],
-    progress: bool = True,
-    telemetry: list[dict] | None = None,
-    gateway: LLMGateway | None = None,
-) -> list[dict]:
+def answer_split(retrieval: list[dict], questions: pd.DataFrame, spec: VariantSpec, job: AnswerJob) -> list[dict]:
     """Answer records in question order, by the variant's registered backend; per-call latency and
-    cache hits go to ``telemetry`` (a list the caller owns) instead of the records, so the records are
-    identical on reruns. ``gateway``: an open gateway to use (the caller closes it); else one is made
-    from ``llm_cfg``."""
+    cache hits go to ``job.telemetry`` (a list the caller owns) instead of the records, so the records
+    are identical on reruns."""
     by_id = {r["id"]: r for r in retrieval}
     missing = [q for q in questions["id"] if q not in by_id]
     if missing:
         raise ValueError(f"retrieval results lack question id(s) {', '.join(missing[:5])}")
-    spec = as_answer_spec(variant)
-    job = AnswerJob(llm_cfg, cache_dir, known_docs, progress, telemetry if telemetry is not None else [], gateway)
     return get_backend(spec.backend).function()(questions, by_id, spec, job)
 
 
-def answer_extractive(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, job: AnswerJob) -> list[dict]:
+def answer_extractive(questions: pd.DataFrame, by_id: dict, spec: ExtractiveSpec, job: AnswerJob) -> list[dict]:
     """The ``extractive`` backend: rule-based, offline (pipeline/answer/extractive.py)."""
     return [
         {
@@ -78,48 +66,42 @@ def answer_extractive(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, jo
     ]
 
 
-def answer_llm(questions: pd.DataFrame, by_id: dict, spec: AnswerSpec, job: AnswerJob) -> list[dict]:
+def answer_llm(questions: pd.DataFrame, by_id: dict, spec: LLMAnswerSpec, job: AnswerJob) -> list[dict]:
     """The ``llm`` backend: KohakuRAG's prompts through the cached gateway, samples voted."""
-    settings = AnswerSettings.from_spec(spec, job.llm_cfg.get("model"))
+    spec = spec.with_model(job.llm.model)
     if job.gateway is not None:
-        return _answer_llm(job.gateway, settings, questions, by_id, job.known_docs, job.progress, job.telemetry)
-    with LLMGateway.from_config(job.cache_dir, job.llm_cfg, variant=spec.name) as own:
-        return _answer_llm(own, settings, questions, by_id, job.known_docs, job.progress, job.telemetry)
+        return _answer_llm(job.gateway, spec, questions, by_id, job)
+    with LLMGateway(Path(job.cache_dir) / "llm.sqlite", job.llm, variant=spec.name) as own:
+        return _answer_llm(own, spec, questions, by_id, job)
 
 
 def _answer_llm(
-    gateway: LLMGateway,
-    settings: AnswerSettings,
-    questions: pd.DataFrame,
-    by_id: dict,
-    known_docs: set[str],
-    progress: bool,
-    telemetry: list[dict],
+    gateway: LLMGateway, spec: LLMAnswerSpec, questions: pd.DataFrame, by_id: dict, job: AnswerJob
 ) -> list[dict]:
     rows = list(questions.itertuples(index=False))
-    tasks = [(i, s) for i in range(len(rows)) for s in range(settings.samples)]
+    tasks = [(i, s) for i in range(len(rows)) for s in range(spec.samples)]
+    model = str(spec.model)
 
     def one(task: tuple[int, int]):
         q = rows[task[0]]
-        return answer_once(gateway, settings, q.question, q.answer_unit, by_id[q.id]["hits"], known_docs, task[1])
+        return answer_once(gateway, spec, Ask(q.question, q.answer_unit, by_id[q.id]["hits"]), job.known_docs, task[1])
 
     done = map_calls(
         gateway,
-        settings.model,
+        model,
         one,
         tasks,
         fatal=lambda out: any(c["fatal"] for c in out[1]),
-        desc=f"answer (llm {settings.model})",
-        progress=progress,
+        bar=f"answer (llm {model})" if job.progress else None,
     )
     fatal = [c["error"] for d in done if d for c in d[1] if c["fatal"]]
     if fatal:
-        raise FatalLLMError(f"model {settings.model}: {fatal[0]} (not retried; every reply received is cached)")
+        raise FatalLLMError(f"model {model}: {fatal[0]} (not retried; every reply received is cached)")
     samples = [d for d in done if d is not None]  # all of them: a task is skipped only after a fatal error
     out = []
     for i, q in enumerate(rows):
-        ans, call = combine_samples(settings, samples[i * settings.samples : (i + 1) * settings.samples])
-        telemetry.extend({"id": q.id, **t} for t in call.pop("telemetry"))
+        ans, call = combine_samples(spec, samples[i * spec.samples : (i + 1) * spec.samples])
+        job.telemetry.extend({"id": q.id, **t} for t in call.pop("telemetry"))
         out.append(
             {
                 "id": q.id,

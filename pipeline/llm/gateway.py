@@ -37,8 +37,6 @@ from pipeline.specs import LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
-_DEFAULTS = LLMSpec.from_dict({})  # the config schema's llm defaults
-
 
 class CacheMiss(ValueError):
     """Replay mode met a request that was never recorded (a ValueError: the CLI prints one line)."""
@@ -61,46 +59,34 @@ class GatewayStats:
 
 
 class LLMGateway:
-    """``local`` maps a ``local/<name>`` model to its llama-cpp server config (``llm.local``);
-    ``concurrency`` bounds calls in flight per model when callers use threads (``limits``:
-    per-model :class:`ModelLimits` overriding it); ``drop_params`` lists per model the
-    parameters its provider does not take (e.g. ``{"anthropic/x": ["seed"]}``) and
-    litellm's own ``drop_params`` drops the ones it knows a provider refuses. Every request is
-    attributed to ``run_id`` (default: :func:`pipeline.runs.current_run_id`) and ``variant`` (who
-    asked) in the cache's ``usage`` table (:mod:`pipeline.llm.usage`); ``max_cost_usd`` caps the
-    new spend of that run."""
+    """One job's calls under ``settings`` (:class:`pipeline.specs.LLMSpec`; the schema's defaults when
+    None): ``local`` maps a ``local/<name>`` model to its llama-cpp server config (``llm.local``);
+    ``concurrency`` bounds calls in flight per model when callers use threads (``per_model``
+    overriding it); ``drop_params`` lists per model the parameters its provider does not take (e.g.
+    ``{"anthropic/x": ["seed"]}``) and litellm's own ``drop_params`` drops the ones it knows a provider
+    refuses. Every request is attributed to ``run_id`` (default: :func:`pipeline.runs.current_run_id`)
+    and ``variant`` (who asked) in the cache's ``usage`` table (:mod:`pipeline.llm.usage`);
+    ``max_cost_usd`` caps the new spend of that run."""
 
     def __init__(
-        self,
-        cache_path: str | Path,
-        mode: str = _DEFAULTS.mode,
-        timeout_s: float = _DEFAULTS.timeout_s,
-        max_retries: int = _DEFAULTS.max_retries,
-        api_base: str | None = None,
-        backoff_s: float = _DEFAULTS.backoff_s,
-        local: dict | None = None,
-        concurrency: int = 1,
-        max_backoff_s: float = 60.0,
-        llm_cfg: dict | None = None,
-        journal: str = _DEFAULTS.cache_journal,
-        max_cost_usd: float | None = None,
-        variant: str = "",
-        run_id: str | None = None,
+        self, cache_path: str | Path, settings: LLMSpec | None = None, variant: str = "", run_id: str | None = None
     ):
-        if mode not in MODES:
-            raise ValueError(f"llm.mode: '{mode}' is not one of {MODES}")
-        self.cache = LLMCache(cache_path, journal)
-        self.mode, self.timeout_s, self.max_retries = mode, timeout_s, max_retries
-        self.api_base, self.backoff_s, self.max_backoff_s = api_base, backoff_s, max_backoff_s
-        self.local = dict(local or {})
+        s = settings if settings is not None else LLMSpec.from_dict({})
+        if s.mode not in MODES:
+            raise ValueError(f"llm.mode: '{s.mode}' is not one of {MODES}")
+        self.settings = s
+        self.cache = LLMCache(cache_path, s.cache_journal)
+        self.mode, self.timeout_s, self.max_retries = s.mode, s.timeout_s, s.max_retries
+        self.api_base, self.backoff_s, self.max_backoff_s = s.api_base, s.backoff_s, s.max_backoff_s
+        self.local: dict[str, dict] = dict(s.table.get("local") or {})
         self.servers: dict[str, list] = {}
         self.free: dict[str, queue.SimpleQueue] = {}
         self.servers_lock = threading.Lock()
-        self.llm_cfg = {"concurrency": concurrency, **(llm_cfg or {})}
+        self.llm_cfg = s.table
         self.slots: dict[str, threading.BoundedSemaphore] = {}
         self.limits_lock = threading.Lock()
         self.buckets: SharedBuckets | None = None
-        self.max_cost_usd = max_cost_usd
+        self.max_cost_usd = s.max_cost_usd
         self.run_id, self.variant = run_id or current_run_id(), variant
         self.usage = UsageLog(self.cache)
         self.reserved = 0.0  # the most the calls in flight in this gateway can cost (llm.max_cost_usd)
@@ -112,23 +98,9 @@ class LLMGateway:
 
     @classmethod
     def from_config(cls, cache_dir: str | Path, llm_cfg: dict, variant: str = "") -> LLMGateway:
-        """``variant``: who asks (an answering variant, ``retrieval.<name>`` for a planner), for the
-        spend records."""
-        s = LLMSpec.from_dict(llm_cfg)
-        return cls(
-            Path(cache_dir) / "llm.sqlite",
-            s.mode,
-            s.timeout_s,
-            s.max_retries,
-            s.api_base,
-            s.backoff_s,
-            llm_cfg.get("local"),
-            s.concurrency,
-            llm_cfg=llm_cfg,
-            journal=s.cache_journal,
-            max_cost_usd=s.max_cost_usd,
-            variant=variant,
-        )
+        """The gateway of a job's ``llm`` mapping, parsed once; ``variant``: who asks (an answering
+        variant, ``retrieval.<name>`` for a planner), for the spend records."""
+        return cls(Path(cache_dir) / "llm.sqlite", LLMSpec.from_dict(llm_cfg), variant)
 
     def __enter__(self) -> LLMGateway:
         return self
@@ -213,10 +185,10 @@ class LLMGateway:
 
     def _peer_reply(self, request: LLMRequest, key: str, result: LLMResult | None) -> LLMResult:
         """A single-flight follower's reply: the stored one (a cache hit for this caller), else the
-        leader's unstored failure (recorded by the leader); ``None``: the leader raised, a failure here."""
+        leader's unstored failure (recorded by the leader; None: the leader raised, nothing came back)."""
         stored = self.cache.get(key)
         if stored is None:
-            return result if result is not None else LLMResult("", False, "the leader of this request raised")
+            return result if result is not None else LLMResult("", False, "the leading call raised before any reply")
         self.usage.add(Usage(self.run_id, self.variant, request.model, key, True, stored.ok))
         return stored
 

@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.answer_backends import calls_llm
-from pipeline.specs import AnswerSpec, as_answer_spec
+from pipeline.config_schema import node
 
 if TYPE_CHECKING:
     from pipeline.llm.cache import LLMRequest
 
 BURST_S = 10.0
+CHARS_PER_TOKEN = 4  # the usual rule of thumb for English (no tokenizer download)
+CONCURRENCY = node("llm", "concurrency")["x-default"]  # calls in flight per model
+LOCAL_CONCURRENCY = node("llm", "per_model", "*", "concurrency")["x-default"]  # a local model's servers
 
 
 @dataclass(frozen=True)
@@ -40,55 +42,21 @@ def model_settings(llm_cfg: dict, model: str) -> dict:
     return {**llm_cfg, **((llm_cfg.get("per_model") or {}).get(model) or {})}
 
 
-def variant_model(variant: AnswerSpec | dict, default_model: str | None = None) -> str:
-    """The model an LLM variant calls: its ``model``, else ``llm.model``."""
-    model = as_answer_spec(variant).resolved_model(default_model)
-    if not model:
-        raise ValueError("config key 'answering.<variant>.model': required when backend is llm (or set llm.model)")
-    return model
-
-
-def llm_job_config(llm: dict, execution: dict, in_flight: int | None, variant: AnswerSpec | dict) -> dict:
-    """The gateway config of one answering job (:func:`model_job_config` of the variant's model);
-    the computed slice plus the execution-only settings for a variant without an LLM."""
-    if not calls_llm(as_answer_spec(variant).backend):
-        return {**llm, **execution}
-    return model_job_config(llm, execution, in_flight, variant_model(variant, {**llm, **execution}.get("model")))
-
-
-def model_job_config(llm: dict, execution: dict, in_flight: int | None, model: str) -> dict:
-    """The gateway config of one job calling ``model`` (answering, or an LLM query planner): the
-    computed slice plus the execution-only settings; ``in_flight`` (the job's ``llm_api`` share) caps
-    the model's concurrency, and a local model's servers and their threads fit the job's granted
-    threads (:mod:`pipeline.cores`, :func:`pipeline.llm.local_server.fit_local_servers`)."""
-    from pipeline.cores import granted_threads
-    from pipeline.llm.local_server import fit_local_servers
-
-    cfg = {**llm, **execution}
-    hashed, run = llm.get("per_model") or {}, execution.get("per_model") or {}
-    if hashed:  # the hashed slice's per-model keys (api_base) over the execution-only ones, model by model
-        cfg["per_model"] = {m: {**run.get(m, {}), **hashed.get(m, {})} for m in {*run, *hashed}}
-    if in_flight:
-        per_model = dict(cfg.get("per_model") or {})
-        per_model[model] = {
-            **per_model.get(model, {}),
-            "concurrency": min(in_flight, model_limits(cfg, model).concurrency),
-        }
-        cfg["per_model"] = per_model
-    granted = granted_threads()
-    return fit_local_servers(cfg, model, granted) if granted else cfg
-
-
 def model_limits(llm_cfg: dict, model: str) -> ModelLimits:
     """``llm.concurrency`` / ``llm.requests_per_minute`` / ``llm.tokens_per_minute``, overridden per
     model by ``llm.per_model.<model>``. A ``local/<name>`` model's concurrency is its number of
     server processes (each answers one request at a time): ``per_model`` only, default 1, never the
     hosted-model default."""
     merged = model_settings(llm_cfg, model)
-    concurrency = merged.get("concurrency") or 1
-    if model.startswith("local/"):  # one server process per call in flight: only per_model sets it (default 1)
-        concurrency = ((llm_cfg.get("per_model") or {}).get(model) or {}).get("concurrency", 1)
+    concurrency = merged.get("concurrency") or CONCURRENCY
+    if model.startswith("local/"):  # one server process per call in flight: only per_model sets it
+        concurrency = ((llm_cfg.get("per_model") or {}).get(model) or {}).get("concurrency", LOCAL_CONCURRENCY)
     return ModelLimits(int(concurrency), merged.get("requests_per_minute"), merged.get("tokens_per_minute"))
+
+
+def text_tokens(text: str) -> int:
+    """Tokens of ``text`` before any call: characters / 4, rounded up (the cost estimate counts by it)."""
+    return -(-len(text) // CHARS_PER_TOKEN)
 
 
 def estimate_tokens(request: LLMRequest) -> int:

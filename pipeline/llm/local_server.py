@@ -28,6 +28,7 @@ import urllib.request
 from pathlib import Path
 
 from pipeline.config_schema import spec_defaults
+from pipeline.llm.limits import model_limits
 
 DEFAULTS = spec_defaults("llm", "local", "*")  # chat_format, n_ctx, n_threads, startup_timeout_s: the config schema's
 
@@ -164,8 +165,6 @@ def local_llm_threads(llm_cfg: dict, model: str) -> int:
     """Cores a job answering with ``model`` keeps busy: a ``local/<name>`` model runs one llama.cpp
     server per call in flight (``concurrency``), each with ``n_threads``; a hosted model waits on
     the network (1)."""
-    from pipeline.llm.limits import model_limits
-
     if not model.startswith("local/"):
         return 1
     local = {**DEFAULTS, **((llm_cfg.get("local") or {}).get(model[len("local/") :]) or {})}
@@ -176,8 +175,6 @@ def fit_local_servers(llm_cfg: dict, model: str, threads: int) -> dict:
     """``llm_cfg`` with a local model's servers fitted to ``threads`` cores: as many servers as its
     ``concurrency`` asks while each keeps its ``n_threads`` (at least one server), then each server's
     ``n_threads`` at most its share of the cores. Hosted models are returned unchanged."""
-    from pipeline.llm.limits import model_limits
-
     if not model.startswith("local/"):
         return llm_cfg
     name = model[len("local/") :]

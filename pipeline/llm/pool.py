@@ -32,13 +32,13 @@ def map_calls(
     fn: Callable[[T], R],
     items: Sequence[T],
     fatal: Callable[[R], bool] = lambda _: False,
-    desc: str = "llm",
-    progress: bool = True,
+    bar: str | None = "llm",
 ) -> list[R | None]:
     """``fn`` over ``items`` in ``gateway.limits(model).concurrency`` threads; results in item
-    order. An item not started because an earlier result was ``fatal`` gives None."""
+    order. An item not started because an earlier result was ``fatal`` gives None. ``bar``: the
+    progress bar's description (None: no bar)."""
     stop = threading.Event()
-    bar = tqdm(total=len(items), desc=desc, disable=not progress)
+    progress = tqdm(total=len(items), desc=bar, disable=bar is None)
 
     def one(item: T) -> R | None:
         if stop.is_set():
@@ -46,11 +46,11 @@ def map_calls(
         out = fn(item)
         if fatal(out):
             stop.set()
-        bar.update(1)
+        progress.update(1)
         return out
 
     workers = max(1, gateway.limits(model).concurrency)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
         done = list(pool.map(one, items))  # results in item order, whatever order they finished in
-    bar.close()
+    progress.close()
     return done

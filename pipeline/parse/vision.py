@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.parse.pdf import Describer
+from pipeline.specs import LLMSpec
 
 log = logging.getLogger("wattbench.parse")
 PROMPT = (
@@ -27,7 +28,9 @@ def figure_describer(
     model: str, cache_dir: str | Path, mode: str = "live", params: dict | None = None, gateway: LLMGateway | None = None
 ) -> Describer:
     """A function PNG bytes -> description; a failed call gives "" and a warning, never a crash."""
-    gateway = gateway or LLMGateway(Path(cache_dir) / "llm.sqlite", mode, variant="parsing.vision")
+    gateway = gateway or LLMGateway(
+        Path(cache_dir) / "llm.sqlite", LLMSpec.from_dict({"mode": mode}), variant="parsing.vision"
+    )
 
     def describe(png: bytes) -> str:
         url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")

@@ -1,11 +1,13 @@
 """Which figures the `figures` rule draws, from its params alone (no data, no plotting library).
 
 Snakemake needs every output before it runs, so the stems are planned when the DAG is: this module
-imports only the standard library, and `snakemake -n` never loads matplotlib or scikit-learn
+imports only the standard library and the backend registry, and `snakemake -n` never loads matplotlib or scikit-learn
 (tests/test_layout.py checks it). The drawing code (pipeline/report/figures_stage.py) uses the same names.
 """
 
 from __future__ import annotations
+
+from pipeline.answer_backends import get as get_backend
 
 SUITE_NAME = "retrieval-suite"  # the pseudo-ablation over every suite variant
 
@@ -38,11 +40,11 @@ def ablations_with_suite(params: dict) -> dict[str, dict]:
 
 
 def ensemble_variants(params: dict) -> list[str]:
-    """Answering variants of backend ensemble with two members or more (each gets a curve)."""
+    """Answering variants that vote two members or more (an ensemble; each gets a curve)."""
     return [
         v
         for v in sorted(params["answering"])
-        if params["answering"][v]["backend"] == "ensemble" and len(params["answering"][v]["members"]) > 1
+        if get_backend(params["answering"][v]["backend"]).votes_members and len(params["answering"][v]["members"]) > 1
     ]
 
 

@@ -353,8 +353,7 @@ class LLMPlanner:
             lambda pair: self.ask(*pair),
             pairs,
             fatal=lambda result: result.fatal,
-            desc=f"plan (llm {self.model})",
-            progress=progress,
+            bar=f"plan (llm {self.model})" if progress else None,
         )
         done = [r for r in replies if r is not None and not r.fatal]
         if len(done) < len(pairs):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pipeline.answer_backends import get as get_backend
 from pipeline.datasets.wattbot import parse_ref_ids
 from pipeline.score.wattbot import is_blank
 
@@ -55,9 +56,10 @@ def question_type(explanation: str, answer_value: str) -> str:
 
 
 def shown_docs(record: dict, backend: str) -> set[str]:
-    """Documents the answerer read: the extractive backend reads the hits, an LLM prompt shows the
-    expanded context when retrieval made one (as pipeline.answer.run does)."""
-    items = record.get("hits", []) if backend == "extractive" else (record.get("context") or record.get("hits", []))
+    """Documents the answerer read: the raw hits for a backend that does not show context (extractive),
+    else the expanded context when retrieval made one (an LLM prompt shows it, as pipeline.answer.run does)."""
+    shows_context = get_backend(backend).shows_context
+    items = (record.get("context") or record.get("hits", [])) if shows_context else record.get("hits", [])
     return {h["doc_id"] for h in items}
 
 

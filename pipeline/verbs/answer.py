@@ -5,8 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.verbs.base import json_arg, log, named_pairs, verb
+
+if TYPE_CHECKING:
+    from pipeline.answer_backends import VariantSpec
+    from pipeline.specs import LLMSpec
 
 
 def cmd_retrieve(a) -> None:
@@ -22,7 +27,7 @@ def cmd_retrieve(a) -> None:
     gateway = None
     if "llm" in p:  # an LLM query planner: the same cached gateway, concurrency and limits as the answerers
         from pipeline.llm.gateway import LLMGateway
-        from pipeline.llm.limits import model_job_config
+        from pipeline.llm.jobs import model_job_config
 
         model = job.spec.planner.model or p["llm"].get("model")
         gateway = LLMGateway.from_config(
@@ -45,45 +50,54 @@ def cmd_retrieve(a) -> None:
     write_manifest(a.out, p, [*indexes, a.questions], **endpoint)
 
 
+def answer_job_llm(llm: dict, execution: dict, in_flight: int | None, spec: VariantSpec) -> LLMSpec:
+    """The gateway settings of one answering job, parsed once: :func:`pipeline.llm.jobs.model_job_config`
+    of the variant's model; the computed slice plus the execution-only settings for a backend without an LLM."""
+    from pipeline.answer_backends import calls_llm, variant_model
+    from pipeline.llm.jobs import model_job_config
+    from pipeline.specs import LLMSpec
+
+    if not calls_llm(spec.backend):
+        return LLMSpec.from_dict({**llm, **execution})
+    model = variant_model(spec, {**llm, **execution}.get("model"))
+    return LLMSpec.from_dict(model_job_config(llm, execution, in_flight, model))
+
+
 def cmd_answer(a) -> None:
     import pandas as pd
 
-    from pipeline.answer.run import answer_split
+    from pipeline.answer.run import AnswerJob, answer_split
     from pipeline.answer.submission import submission_frame, write_submission
-    from pipeline.answer_backends import calls_llm
+    from pipeline.answer_backends import calls_llm, variant_model, variant_spec
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.layout import answers_telemetry
-    from pipeline.llm.limits import llm_job_config
     from pipeline.provenance import write_manifest
-    from pipeline.specs import AnswerSpec
 
     p = json_arg(a.params)
-    spec = AnswerSpec.from_dict(p.get("name", "answering"), p["answering"])  # parsed once: the stage reads typed fields
+    spec = variant_spec(p.get("name", "answering"), p["answering"])  # parsed once: the stage reads typed fields
     questions = pd.read_csv(a.questions, dtype=str, keep_default_na=False)
     meta = pd.read_csv(a.metadata, dtype=str, keep_default_na=False)
-    telemetry: list[dict] = []
-    llm_cfg = llm_job_config(p.get("llm", {}), json_arg(a.llm_exec), a.in_flight, spec)
-    answers = answer_split(
-        read_jsonl(a.retrieval), questions, spec, llm_cfg, a.cache_dir, set(meta["id"]), telemetry=telemetry
+    job = AnswerJob(
+        answer_job_llm(p.get("llm", {}), json_arg(a.llm_exec), a.in_flight, spec), a.cache_dir, set(meta["id"])
     )
+    answers = answer_split(read_jsonl(a.retrieval), questions, spec, job)
     if calls_llm(spec.backend):
         from pipeline.answer.failures import check_failure_rate
 
-        check_failure_rate(answers, llm_cfg, spec)  # raises before any output is written
+        check_failure_rate(answers, job.llm, spec)  # raises before any output is written
     atomic_write_jsonl(a.out, answers)
-    if telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
+    if job.telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
         from pipeline.answer.llm_answer import telemetry_summary
 
-        atomic_write_jsonl(answers_telemetry(a.out), telemetry)
-        log.info("LLM telemetry: %s", json.dumps(telemetry_summary(telemetry)))
+        atomic_write_jsonl(answers_telemetry(a.out), job.telemetry)
+        log.info("LLM telemetry: %s", json.dumps(telemetry_summary(job.telemetry)))
     write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     failures = [r["id"] for r in answers if r.get("failure")]
     endpoint = {}
     if calls_llm(spec.backend):  # the ids the model's endpoint served (pipeline/llm/endpoints.py)
         from pipeline.llm.endpoints import manifest_entry
-        from pipeline.llm.limits import variant_model
 
-        endpoint = manifest_entry(a.cache_dir, llm_cfg, variant_model(spec, llm_cfg.get("model")))
+        endpoint = manifest_entry(a.cache_dir, job.llm.table, variant_model(spec, job.llm.model))
     write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures, **endpoint)
     if failures:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
@@ -111,9 +125,9 @@ def cmd_ensemble(a) -> None:
         vote_members,
     )
     from pipeline.answer.submission import write_submission
+    from pipeline.answer_backends import EnsembleSpec
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.provenance import write_manifest
-    from pipeline.specs import EnsembleSpec
 
     p = json_arg(a.params)
     spec = EnsembleSpec.from_dict(p["name"], p["answering"])

@@ -6,15 +6,15 @@ from __future__ import annotations
 import re
 
 from pipeline import layout as L
-from pipeline.answer_backends import calls_llm
+from pipeline.answer_backends import calls_llm, variant_spec
+from pipeline.answer_backends import get as get_backend
 from pipeline.config import answer_splits
-from pipeline.specs import answering_spec
 from pipeline.workflow.params import shell_arg
 
 
 def answer_spec(cfg: dict, variant: str):
-    """The typed spec of an answering variant (an AnswerSpec, or an EnsembleSpec for ``backend: ensemble``)."""
-    return answering_spec(variant, cfg["answering"][variant])
+    """The typed spec of an answering variant: its backend's (pipeline/answer_backends.py)."""
+    return variant_spec(variant, cfg["answering"][variant])
 
 
 def uses_llm(cfg: dict, variant: str) -> int:
@@ -24,7 +24,9 @@ def uses_llm(cfg: dict, variant: str) -> int:
 def answer_variants(cfg: dict, ensemble: bool) -> str:
     """Wildcard pattern of the answering variants the ``answer`` rule (False) or the ``ensemble``
     rule (True) makes, so the two rules never claim the same file."""
-    names = [v for v in sorted(cfg["answering"]) if (answer_spec(cfg, v).backend == "ensemble") == ensemble]
+    names = [
+        v for v in sorted(cfg["answering"]) if get_backend(cfg["answering"][v]["backend"]).votes_members == ensemble
+    ]
     return "|".join(map(re.escape, names)) or "(?!)"
 
 

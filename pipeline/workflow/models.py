@@ -8,7 +8,6 @@ from pathlib import Path
 from pipeline.answer_backends import calls_llm
 from pipeline.config import index_embedding, local_models, retrieval_indexes
 from pipeline.index_kinds import kind_of
-from pipeline.specs import AnswerSpec
 from pipeline.workflow.answering import answer_spec
 from pipeline.workflow.params import as_json
 from pipeline.workflow.planner import uses_llm_planner
@@ -21,7 +20,7 @@ def _model_files(cfg: dict, model: str | None) -> list[str]:
 
 def answer_models(cfg: dict, variant: str) -> list[str]:
     spec = answer_spec(cfg, variant)
-    return _model_files(cfg, spec.model) if isinstance(spec, AnswerSpec) and calls_llm(spec.backend) else []
+    return _model_files(cfg, spec.model) if calls_llm(spec.backend) else []
 
 
 def retrieval_models(cfg: dict, variant: str) -> list[str]:

@@ -13,7 +13,7 @@ def answer_threads(cfg: dict, variant: str) -> int:
     scales it down to ``--cores``; the job fits its servers to what it got (pipeline/cores.py)."""
     if not uses_llm(cfg, variant):
         return 1
-    from pipeline.llm.limits import variant_model
+    from pipeline.answer_backends import variant_model
     from pipeline.llm.local_server import local_llm_threads
 
     llm = cfg.get("llm") or {}

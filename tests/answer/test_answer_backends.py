@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -15,9 +16,9 @@ import yaml
 
 from pipeline import answer_backends
 from pipeline import workflow as wf
-from pipeline.answer_backends import EXTRA_ENV
+from pipeline.answer_backends import EXTRA_ENV, AnswerBackend, LLMCallsSpec
 from pipeline.config import ConfigError, validate
-from pipeline.datasets.paths import REPO
+from pipeline.datasets.paths import REPO, data_root
 
 HERE = Path(__file__).parent
 
@@ -94,3 +95,58 @@ def test_a_toy_backend_runs_in_the_dag(tmp_path):
                                 "toy_backend", HERE)
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records and all(r["answer_value"] == "is_blank" and len(r["ref_id"]) == 1 for r in records)
+
+
+# --- a backend that calls an LLM: its own keys, priced by its own prompts ---
+
+@dataclass(frozen=True, kw_only=True)
+class EchoSpec(LLMCallsSpec):
+    """The toy's keys: the LLM ones plus its own ``preamble`` (the stock llm backend has no such key)."""
+
+    preamble: str
+
+
+def echo_prompt_tokens(spec: EchoSpec, model: str, question: str, unit: str, attempt: int) -> int:
+    return len(spec.preamble) + 1000 * (attempt + 1)  # nothing like the stock prompts' count
+
+
+@pytest.fixture
+def echo_backend():
+    answer_backends.register(AnswerBackend("echo", "toy:none", EchoSpec, calls_llm=True,
+                                           prompt_tokens=echo_prompt_tokens))
+    yield
+    answer_backends.unregister("echo")
+
+
+def with_echo(**keys) -> dict:
+    raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
+    raw["data_root"] = str(data_root())
+    raw["answering"]["echo"] = {"retrieval": "bm25", "backend": "echo", "model": "openai/mock", "splits": ["train"],
+                                "max_retries": 2, **keys}
+    raw["llm"]["prices"] = {"openai/mock": {"input": 1000, "output": 1000}}
+    return raw
+
+
+def test_a_new_llm_backend_is_priced_by_its_own_prompts(echo_backend):
+    from pipeline.estimate import estimate
+    from pipeline.plan import routes
+
+    cfg = validate(with_echo(preamble="say it twice"))
+    est = estimate(cfg)
+    line = next(x for x in est.lines if x.what == "answer echo")
+    n = len(pd.read_csv(Path(cfg["wattbot"]["dir"]) / cfg["wattbot"]["splits"]["train"]))
+    per_question = [len("say it twice") + 1000 * (a + 1) for a in range(3)]
+    assert line.prompt_tokens == (n * per_question[0], n * sum(per_question))  # the toy's count, every attempt
+    assert line.calls == (n, 3 * n) and line.usd is not None and line.usd[0] > 0
+    assert any(r.what == "answer echo" and r.model == "openai/mock" for r in routes(cfg, est))
+
+
+def test_a_key_the_backend_does_not_take_is_an_error_naming_it(echo_backend):
+    with pytest.raises(ConfigError, match=r"^config key 'answering\.echo\.temprature': backend echo takes no such"):
+        validate(with_echo(preamble="x", temprature=0.2))
+    with pytest.raises(ConfigError, match=r"^config key 'answering\.echo\.preamble': required by backend echo"):
+        validate(with_echo())
+    raw = with_echo(preamble="x")
+    raw["answering"]["bm25-x"]["samples"] = 3  # an llm key on an extractive variant
+    with pytest.raises(ConfigError, match=r"^config key 'answering\.bm25-x\.samples': backend extractive takes"):
+        validate(raw)

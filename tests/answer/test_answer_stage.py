@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from pipeline.answer.run import answer_split
+from answering import answer_dicts
 from pipeline.answer.submission import COLUMNS, submission_frame
 from pipeline.retrieve.run import RetrieveJob, retrieve
 
@@ -26,7 +26,7 @@ def retrieval(built_indexes, train):
 
 
 def test_extractive_answers_every_question(retrieval, train, tmp_path):
-    answers = answer_split(retrieval, train, {"backend": "extractive"}, {}, tmp_path, {"patterson2021"}, progress=False)
+    answers = answer_dicts(retrieval, train, {"backend": "extractive"}, {}, tmp_path, {"patterson2021"}, progress=False)
     assert [a["id"] for a in answers] == list(train["id"])
     for a in answers:
         assert a["explanation"].strip()
@@ -39,13 +39,13 @@ def test_extractive_answers_every_question(retrieval, train, tmp_path):
 def test_llm_backend_through_the_stage(retrieval, train, tmp_path):
     variant = {"backend": "llm", "model": "openai/mock", "prompt": "context_first",
                "params": {"mock_response": '{"explanation": "e", "answer": "x", "answer_value": "is_blank", "ref_id": []}'}}
-    answers = answer_split(retrieval, train, variant, {"mode": "live"}, tmp_path, {"patterson2021"}, progress=False)
+    answers = answer_dicts(retrieval, train, variant, {"mode": "live"}, tmp_path, {"patterson2021"}, progress=False)
     assert all(a["is_blank"] and a["call"]["ok"] and not a["failure"] for a in answers)
 
 
 def test_missing_retrieval_is_an_error(train, tmp_path):
     with pytest.raises(ValueError, match="retrieval results lack question id"):
-        answer_split([], train, {"backend": "extractive"}, {}, tmp_path, set(), progress=False)
+        answer_dicts([], train, {"backend": "extractive"}, {}, tmp_path, set(), progress=False)
 
 
 def test_submission_follows_kaggle_conventions(train):

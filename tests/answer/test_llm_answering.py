@@ -1,5 +1,6 @@
 """Prompts, parsing/repair, normalisation, voting and the blank-retry loop of the LLM answerer
 (litellm's mock_response and a scripted litellm.completion stand in for a model)."""
+from answering import llm_spec
 import json
 
 import litellm
@@ -7,7 +8,7 @@ import pytest
 
 from pipeline.llm.gateway import LLMGateway
 from llm_answer_helpers import answer_with_llm
-from pipeline.answer.llm_answer import (AnswerSettings, answer_schema, build_messages,
+from pipeline.answer.llm_answer import (answer_schema, build_messages,
                                         parse_answer, response_format)
 from pipeline.answer.normalise import normalise_value
 from pipeline.llm.replies import repair_json
@@ -131,7 +132,7 @@ def reply(value, refs):
 
 def test_blank_retry_deepens_the_context(tmp_path, monkeypatch):
     seen = scripted(monkeypatch, [reply("is_blank", []), reply("is_blank", []), reply("6", ["a"])])
-    s = AnswerSettings("openai/mock", context_k=2, max_retries=2)
+    s = llm_spec("openai/mock", context_k=2, max_retries=2)
     ans, call = answer_with_llm(LLMGateway(tmp_path / "c.sqlite"), s, "Q?", "MWh", HITS, {"a"})
     shown = [m["messages"][0]["content"].count("[ref_id=a]") for m in seen]
     assert shown == [2, 4, 6] and ans.answer_value == "6" and call["n_calls"] == 3 and not call["error"]
@@ -140,7 +141,7 @@ def test_blank_retry_deepens_the_context(tmp_path, monkeypatch):
 
 def test_no_retry_when_max_retries_is_zero(tmp_path, monkeypatch):
     seen = scripted(monkeypatch, [reply("is_blank", [])])
-    ans, call = answer_with_llm(LLMGateway(tmp_path / "c.sqlite"), AnswerSettings("openai/mock", context_k=2),
+    ans, call = answer_with_llm(LLMGateway(tmp_path / "c.sqlite"), llm_spec("openai/mock", context_k=2),
                                 "Q?", "MWh", HITS, {"a"})
     assert ans.is_blank and len(seen) == 1 and not call["error"]  # an abstention, not a failure
 
@@ -148,9 +149,9 @@ def test_no_retry_when_max_retries_is_zero(tmp_path, monkeypatch):
 def test_ensemble_samples_use_seeds_and_every_vote_mode_shares_the_cache(tmp_path, monkeypatch):
     seen = scripted(monkeypatch, [reply("5", ["a"]), reply("5.0", ["a"]), reply("9", ["a"])])
     gw = LLMGateway(tmp_path / "c.sqlite")
-    s = AnswerSettings("openai/mock", params={"temperature": 0.7}, samples=3)
+    s = llm_spec("openai/mock", params={"temperature": 0.7}, samples=3)
     ans, call = answer_with_llm(gw, s, "Q?", "MWh", HITS[:3], {"a"})
     assert [k["seed"] for k in seen] == [0, 1, 2] and ans.answer_value == "5" and call["samples_used"] == 3
-    s2 = AnswerSettings("openai/mock", params={"temperature": 0.7}, samples=3, vote=VoteConfig("union"))
+    s2 = llm_spec("openai/mock", params={"temperature": 0.7}, samples=3, vote={"mode": "union"})
     again, call2 = answer_with_llm(gw, s2, "Q?", "MWh", HITS[:3], {"a"})
     assert len(seen) == 3 and call2["n_calls"] == 3  # zero new calls: same requests, another vote

@@ -10,10 +10,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pandas as pd
 import pytest
 
+from pipeline.specs import LLMSpec
 from pipeline.llm.gateway import CacheMiss, LLMGateway, LLMRequest, LLMResult
 from pipeline.llm.replies import json_problem
 from pipeline.answer.llm_answer import reply_problem
-from pipeline.answer.run import answer_split
+from answering import answer_dicts
 
 GOOD = json.dumps({"explanation": "The paper says 4.3.", "answer": "4.3 tCO2e", "answer_value": "4.3",
                    "ref_id": ["patterson2021"], "is_blank": False})
@@ -75,8 +76,7 @@ def fake():
 
 
 def gateway(tmp_path, server, **kw):
-    return LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, backoff_s=0.01,
-                      **{"max_retries": 2, "timeout_s": 5, **kw})
+    return LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "backoff_s": 0.01, **{"max_retries": 2, "timeout_s": 5, **kw}}))
 
 
 def req(content="q"):
@@ -127,13 +127,13 @@ def test_failures_are_recorded_per_question_never_dropped(tmp_path, fake):
     retrieval = [{"id": q, "hits": hits} for q in ("q1", "q2")]
     llm = {"mode": "live", "max_retries": 1, "timeout_s": 5, "api_base": server.api_base, "backoff_s": 0.01}
     variant = {"backend": "llm", "model": "openai/fake", "params": {"api_key": "x"}, "structured": False}
-    out = answer_split(retrieval, questions, variant, llm, tmp_path, {"patterson2021"}, progress=False)
+    out = answer_dicts(retrieval, questions, variant, llm, tmp_path, {"patterson2021"}, progress=False)
     assert [r["id"] for r in out] == ["q1", "q2"]
     assert out[0]["failure"].startswith("InternalServerError") and out[0]["is_blank"]
     assert "no JSON object" in out[1]["failure"] and out[1]["is_blank"]
     # the failed question is retried on a rerun (not cached); the malformed one replays from the cache
     server.script = [("ok", GOOD)]
-    again = answer_split(retrieval, questions, variant, llm, tmp_path, {"patterson2021"}, progress=False)
+    again = answer_dicts(retrieval, questions, variant, llm, tmp_path, {"patterson2021"}, progress=False)
     assert not again[0]["failure"] and again[0]["answer_value"] == "4.3"
     assert again[1]["failure"] == out[1]["failure"]
 
@@ -155,7 +155,7 @@ def test_schema_violation_after_the_limit_is_a_recorded_failure(tmp_path, fake):
              "context": "x is 4.3 tCO2e.", "context_id": "patterson2021:s1:p1"}]
     llm = {"mode": "live", "max_retries": 1, "timeout_s": 5, "api_base": server.api_base, "backoff_s": 0.01}
     variant = {"backend": "llm", "model": "openai/fake", "params": {"api_key": "x"}, "structured": False}
-    out = answer_split([{"id": "q1", "hits": hits}], questions, variant, llm, tmp_path, {"patterson2021"},
+    out = answer_dicts([{"id": "q1", "hits": hits}], questions, variant, llm, tmp_path, {"patterson2021"},
                        progress=False)
     assert "schema violation at " in out[0]["failure"] and out[0]["is_blank"]
     assert len(server.requests) == 2  # the first call and its one retry
@@ -200,8 +200,7 @@ def test_malformed_retries_are_capped_per_model(tmp_path, fake):
     """`llm.per_model.<model>.malformed_retries`: a model that repeats its malformed words gets fewer
     retries of them than of transport failures (max_retries), which keep theirs."""
     def capped(server):
-        return LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, backoff_s=0.01, max_retries=3,
-                          timeout_s=5, llm_cfg={"per_model": {"openai/fake": {"malformed_retries": 1}}})
+        return LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "backoff_s": 0.01, "max_retries": 3, "timeout_s": 5, **{"per_model": {"openai/fake": {"malformed_retries": 1}}}}))
 
     server = fake([("ok", "no json here")] * 5)
     gw = capped(server)

@@ -1,12 +1,14 @@
 """The one LLM gateway: cached by the full request, replayable, failures recorded (never silent)."""
+from answering import llm_spec
 import json
 
 import litellm
 import pytest
 
+from pipeline.specs import LLMSpec
 from pipeline.llm.gateway import CacheMiss, LLMGateway, LLMRequest
 from llm_answer_helpers import answer_with_llm
-from pipeline.answer.llm_answer import AnswerSettings, build_messages, parse_answer
+from pipeline.answer.llm_answer import build_messages, parse_answer
 from pipeline.answer.normalise import normalise_value
 
 ANSWER = json.dumps({"explanation": "Stated in the paper.", "answer": "4.3 tCO2e", "answer_value": "4.3",
@@ -30,7 +32,7 @@ def test_rerun_makes_zero_calls(tmp_path):
 
 def test_replay_fails_fast_on_a_miss(tmp_path):
     LLMGateway(tmp_path / "llm.sqlite").complete(request("seen"))
-    replay = LLMGateway(tmp_path / "llm.sqlite", mode="replay")
+    replay = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"mode": "replay"}))
     assert replay.complete(request("seen")).cached
     with pytest.raises(CacheMiss):
         replay.complete(request("never seen"))
@@ -44,7 +46,7 @@ def test_retries_then_records_the_failure(tmp_path, monkeypatch):
         raise litellm.RateLimitError("slow down", llm_provider="openai", model="mock")
 
     monkeypatch.setattr(litellm, "completion", flaky)
-    gw = LLMGateway(tmp_path / "llm.sqlite", max_retries=2, backoff_s=0)
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"max_retries": 2, "backoff_s": 0}))
     result = gw.complete(request())
     assert not result.ok and "RateLimitError" in result.error and len(attempts) == 3
     assert gw.cache.get(request().key()) is None  # failures are not cached: a rerun retries
@@ -58,7 +60,7 @@ def test_bad_request_is_not_retried(tmp_path, monkeypatch):
         raise litellm.BadRequestError("bad", model="mock", llm_provider="openai")
 
     monkeypatch.setattr(litellm, "completion", bad)
-    result = LLMGateway(tmp_path / "llm.sqlite", backoff_s=0).complete(request())
+    result = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"backoff_s": 0})).complete(request())
     assert not result.ok and len(attempts) == 1
 
 
@@ -67,13 +69,13 @@ def test_answer_with_llm_end_to_end(tmp_path):
              "text": "Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e.",
              "context": "Training GShard-600B used 24 MWh and produced 4.3 net tCO 2 e."}]
     gw = LLMGateway(tmp_path / "llm.sqlite")
-    ans, call = answer_with_llm(gw, AnswerSettings("openai/mock", params={"mock_response": ANSWER}),
+    ans, call = answer_with_llm(gw, llm_spec("openai/mock", params={"mock_response": ANSWER}),
                                 "What were the net CO2e emissions from training GShard-600B?", "tCO2e", hits,
                                 {"patterson2021"})
     assert (ans.answer_value, ans.ref_id, ans.is_blank) == ("4.3", ["patterson2021"], False)
     assert call["ok"] and call["raw"] == ANSWER
     gw.backoff_s = 0
-    ans, call = answer_with_llm(gw, AnswerSettings("openai/mock", params={"mock_response": "I think it is 4.3"}),
+    ans, call = answer_with_llm(gw, llm_spec("openai/mock", params={"mock_response": "I think it is 4.3"}),
                                 "Q?", "tCO2e", hits, {"patterson2021"})
     assert ans.is_blank and not call["ok"] and "no JSON object" in call["error"]
 

@@ -14,12 +14,16 @@ import time
 import pandas as pd
 import pytest
 
+from pipeline.answer_backends import variant_spec
 from pipeline.answer.failures import FailureRateExceeded, check_failure_rate
 from pipeline.llm.limits import SharedBuckets
+from pipeline.specs import LLMSpec
 from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
 from pipeline.llm.prices import price_per_token
 from pipeline.llm.retries import parse_retry_after
-from pipeline.answer.run import FatalLLMError, answer_split
+from answering import answer_dicts
+
+from pipeline.answer.run import FatalLLMError
 from pipeline.llm.standin import INVALID_REPLY, request_key
 
 DOCS = ["khan2025", "patterson2021", "strubell2019"]
@@ -60,7 +64,7 @@ def test_concurrency_1_and_16_give_byte_identical_records(tmp_path, standin):
     out = {}
     for c in (1, 16):
         telemetry = []
-        records = answer_split(retrieval, questions, VARIANT, llm_cfg(server, concurrency=c), tmp_path / f"c{c}",
+        records = answer_dicts(retrieval, questions, VARIANT, llm_cfg(server, concurrency=c), tmp_path / f"c{c}",
                                set(DOCS), progress=False, telemetry=telemetry)
         out[c] = json.dumps(records, sort_keys=True)
         assert not any(r["failure"] for r in records)
@@ -71,7 +75,7 @@ def test_concurrency_1_and_16_give_byte_identical_records(tmp_path, standin):
 
 def test_identical_requests_in_flight_are_made_once_within_a_process(tmp_path, standin):
     server = standin(mean_latency_s=0.3, latency_sigma=0.1)
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, concurrency=16, timeout_s=5)
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "concurrency": 16, "timeout_s": 5}))
     results = [None] * 16
 
     def call(i):
@@ -89,8 +93,9 @@ def test_identical_requests_in_flight_are_made_once_within_a_process(tmp_path, s
 CHILD = """
 import sys, json
 from pipeline.llm.gateway import LLMGateway, LLMRequest
+from pipeline.specs import LLMSpec
 from concurrent.futures import ThreadPoolExecutor
-gw = LLMGateway(sys.argv[1], api_base=sys.argv[2], concurrency=8, timeout_s=10)
+gw = LLMGateway(sys.argv[1], LLMSpec.from_dict({"api_base": sys.argv[2], "concurrency": 8, "timeout_s": 10}))
 reqs = [LLMRequest("openai/standin", [{"role": "user", "content": f"shared {i}"}], {}) for i in range(8)]
 with ThreadPoolExecutor(8) as pool:
     texts = list(pool.map(lambda r: gw.complete(r).text, reqs))
@@ -130,8 +135,7 @@ def test_token_bucket_is_shared_between_connections(tmp_path):
 
 def test_requests_per_minute_holds_across_threads(tmp_path, standin):
     server = standin(mean_latency_s=0.01)
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, concurrency=8,
-                    llm_cfg={"requests_per_minute": 60})  # 1/s, a bucket of 10
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "concurrency": 8, **{"requests_per_minute": 60}}))  # 1/s, a bucket of 10
     t0 = time.perf_counter()
     threads = [threading.Thread(target=gw.complete, args=(req(f"r{i}"),)) for i in range(12)]
     for t in threads:
@@ -150,7 +154,7 @@ def test_retry_after_is_parsed_in_seconds_and_as_a_date():
 @pytest.mark.parametrize("as_date", [False, True])
 def test_429_retry_after_is_honoured_before_backoff(tmp_path, standin, as_date):
     server = standin(share_429=0.5, retry_after_s=1, retry_after_date=as_date, mean_latency_s=0.01, seed=3)
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, backoff_s=60, max_retries=8)
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "backoff_s": 60, "max_retries": 8}))
     t0 = time.perf_counter()
     for i in range(4):
         assert gw.complete(req(f"r{i}")).ok
@@ -167,7 +171,7 @@ def test_auth_unknown_model_and_bad_request_fail_the_job_unretried(tmp_path, sta
     server = standin(status_always=status)
     questions, retrieval = inputs(3)
     with pytest.raises(FatalLLMError, match=kind):
-        answer_split(retrieval, questions, {**VARIANT, "samples": 1}, llm_cfg(server, concurrency=1), tmp_path,
+        answer_dicts(retrieval, questions, {**VARIANT, "samples": 1}, llm_cfg(server, concurrency=1), tmp_path,
                      set(DOCS), progress=False)
     assert server.stats.requests == 1  # not retried, and nothing else was sent after it
 
@@ -177,19 +181,19 @@ def test_job_over_max_failure_rate_fails_and_rerun_makes_only_the_failed_calls(t
     variant = {**VARIANT, "samples": 1, "max_retries": 0}
     flaky = standin(share_5xx=0.4, seed=5)
     cfg = llm_cfg(flaky, max_retries=0, concurrency=4)
-    first = answer_split(retrieval, questions, variant, cfg, tmp_path, set(DOCS), progress=False)
+    first = answer_dicts(retrieval, questions, variant, cfg, tmp_path, set(DOCS), progress=False)
     with pytest.raises(FailureRateExceeded, match=r"got no reply .* rerun to make only the failed calls"):
-        check_failure_rate(first, cfg, variant)
+        check_failure_rate(first, LLMSpec.from_dict(cfg), variant_spec('', variant))
     failed = {r["id"] for r in first if r["failure"]}
     assert 0 < len(failed) < 10
-    lenient = check_failure_rate(first, {**cfg, "max_failure_rate": 1.0}, variant)  # partial results kept
+    lenient = check_failure_rate(first, LLMSpec.from_dict({**cfg, "max_failure_rate": 1.0}), variant_spec('', variant))  # partial results kept
     assert set(lenient) == failed
 
     before = flaky.stats.requests  # the same endpoint (the cache key names it), its faults gone
     flaky.cfg = dataclasses.replace(flaky.cfg, share_5xx=0.0)
-    again = answer_split(retrieval, questions, variant, llm_cfg(flaky, max_retries=0, concurrency=4), tmp_path,
+    again = answer_dicts(retrieval, questions, variant, llm_cfg(flaky, max_retries=0, concurrency=4), tmp_path,
                          set(DOCS), progress=False)
-    assert check_failure_rate(again, cfg, variant) == []
+    assert check_failure_rate(again, LLMSpec.from_dict(cfg), variant_spec('', variant)) == []
     assert flaky.stats.requests - before == len(failed)  # only the failed calls went out again
     assert [r for r in again if r["id"] not in failed] == [r for r in first if r["id"] not in failed]
 
@@ -199,7 +203,7 @@ def test_spend_cap_stops_cleanly_and_keeps_the_cache(tmp_path, standin):
     model = "openai/gpt-4o-mini"  # priced in litellm's local cost map
     inp, out = price_per_token({}, model)
     cap = 1 / 3 * inp + 512 * out  # the most one call with a 1-character prompt can cost: one fits, not two
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, max_cost_usd=cap)
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "max_cost_usd": cap}))
     first = gw.complete(LLMRequest(model, [{"role": "user", "content": "a"}], {}))
     assert first.ok and first.cost_usd > 0
     with pytest.raises(SpendCapReached, match="max_cost_usd"):
@@ -210,15 +214,14 @@ def test_spend_cap_stops_cleanly_and_keeps_the_cache(tmp_path, standin):
 
 def test_per_model_dropped_params_never_reach_the_provider(tmp_path, standin):
     server = standin()
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base,
-                    llm_cfg={"drop_params": {"openai/standin": ["seed"]}})
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, **{"drop_params": {"openai/standin": ["seed"]}}}))
     assert gw.complete(req("s", seed=7)).ok
     assert list(server.stats.per_key) == [request_key({"messages": [{"role": "user", "content": "s"}], "seed": None})]
 
 
 def test_nfs_mode_uses_a_rollback_journal_and_a_lock_file(tmp_path, standin):
     server = standin()
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, journal="nfs")
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "cache_journal": "nfs"}))
     assert gw.complete(req()).ok and gw.complete(req()).cached
     assert sqlite3.connect(tmp_path / "llm.sqlite").execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     assert (tmp_path / "llm.sqlite.lock").exists()
@@ -274,8 +277,7 @@ def test_a_malformed_reply_is_asked_again_at_once_not_after_a_backoff(tmp_path, 
     from pipeline.answer.llm_answer import reply_problem
 
     server = standin(share_invalid=1.0, mean_latency_s=0.02)
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, backoff_s=30, max_retries=3, concurrency=4,
-                    timeout_s=5)
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "backoff_s": 30, "max_retries": 3, "concurrency": 4, "timeout_s": 5}))
     gw.complete(req("warm-up"))  # litellm's lazy first-call initialisation is not what is timed
     t0 = time.perf_counter()
     threads = [threading.Thread(target=gw.complete, args=(req(f"m{i}"),), kwargs={"validate": reply_problem})
@@ -295,7 +297,7 @@ def test_only_overload_and_transport_faults_back_off(tmp_path, standin, pauses, 
     from pipeline.answer.llm_answer import reply_problem
 
     server = standin(mean_latency_s=0.01, **fault)
-    gw = LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, backoff_s=30, max_retries=3, timeout_s=5)
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "backoff_s": 30, "max_retries": 3, "timeout_s": 5}))
     result = gw.complete(req("f"), validate=reply_problem)
     assert not result.ok and server.stats.requests == 4
     if "share_invalid" in fault:

@@ -6,9 +6,10 @@ import json
 import pandas as pd
 import pytest
 
+from pipeline.specs import LLMSpec
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.local_server import LocalServer, assemble_model
-from pipeline.answer.run import answer_split
+from answering import answer_dicts
 
 pytestmark = pytest.mark.local_llm
 
@@ -41,7 +42,7 @@ def test_server_starts_answers_with_schema_json_and_stops(local_cfg, tmp_path):
     variant = {"backend": "llm", "model": "local/gemma", "context_k": 1,
                "params": {"temperature": 0, "max_tokens": 120}}
     llm = {"mode": "live", "max_retries": 1, "timeout_s": 600, "backoff_s": 0.1, "local": {"gemma": local_cfg}}
-    out = answer_split(retrieval, questions, variant, llm, tmp_path, {"patterson2021"}, progress=False)
+    out = answer_dicts(retrieval, questions, variant, llm, tmp_path, {"patterson2021"}, progress=False)
     for r in out:
         call = r["call"]["calls"][0]
         json.loads(call["raw"])  # the grammar made it valid JSON
@@ -51,7 +52,7 @@ def test_server_starts_answers_with_schema_json_and_stops(local_cfg, tmp_path):
     tf = out[1]
     assert tf["is_blank"] or tf["answer_value"] in ("0", "1") or not tf["answer_value"].lower().startswith(("true", "false"))
     gw = LLMGateway.from_config(tmp_path, {**llm, "mode": "replay"})
-    again = answer_split(retrieval, questions, variant, {**llm, "mode": "replay"}, tmp_path, {"patterson2021"},
+    again = answer_dicts(retrieval, questions, variant, {**llm, "mode": "replay"}, tmp_path, {"patterson2021"},
                          progress=False)
     assert [a["answer_value"] for a in again] == [a["answer_value"] for a in out] and gw.calls == 0
 
@@ -68,8 +69,7 @@ def test_two_servers_answer_two_calls_at_once(local_cfg, tmp_path):
     """``per_model.local/<name>.concurrency: 2``: the job's two calls in flight go to two server processes (each serialises its
     requests; `python -m pipeline bench --llm-local` measures the gain)."""
     cfg = {**local_cfg, "gguf": str(assemble_model(local_cfg))}
-    gw = LLMGateway(tmp_path / "llm.sqlite", local={"gemma": cfg}, timeout_s=600, concurrency=32,
-                    llm_cfg={"per_model": {"local/gemma": {"concurrency": 2}}})
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"local": {"gemma": cfg}, "timeout_s": 600, "concurrency": 32, **{"per_model": {"local/gemma": {"concurrency": 2}}}}))
     assert gw.limits("local/gemma").concurrency == 2  # per_model only: the hosted default (32) is not servers
     questions = pd.DataFrame({"id": ["a", "b"], "answer_unit": ["MWh", "MWh"],
                               "question": ["How much energy did run A use?", "How much energy did run B use?"]})
@@ -77,7 +77,7 @@ def test_two_servers_answer_two_calls_at_once(local_cfg, tmp_path):
            "context": "Run A used 3 MWh; run B 5 MWh."}
     variant = {"backend": "llm", "model": "local/gemma", "params": {"temperature": 0, "max_tokens": 60}}
     try:
-        out = answer_split([{"id": q, "hits": [hit]} for q in "ab"], questions, variant, {}, tmp_path, {"x"},
+        out = answer_dicts([{"id": q, "hits": [hit]} for q in "ab"], questions, variant, {}, tmp_path, {"x"},
                            progress=False, gateway=gw)
         logs = [s.log_path.read_text() for s in gw.servers["gemma"]]
     finally:

@@ -144,19 +144,20 @@ def test_figure_node_with_caption(tmp_path, drawing):
 
 def test_figure_captioning_through_the_llm_gateway(tmp_path):
     """Off by default; when on, litellm (here its offline mock_response) describes the rendered figure, cached."""
+    from pipeline.specs import LLMSpec
     from pipeline.llm.gateway import LLMGateway
     from pipeline.parse.vision import figure_describer
 
     pdf = _figure_pdf(tmp_path)
     assert "Figure description" not in parse_pdf(pdf, "f").text
-    gateway = LLMGateway(tmp_path / "cache" / "llm.sqlite", "live", max_retries=0)
+    gateway = LLMGateway(tmp_path / "cache" / "llm.sqlite", LLMSpec.from_dict({"mode": "live", "max_retries": 0}))
     describe = figure_describer("openai/gpt-4o-mini", tmp_path / "cache", params={"mock_response": "A red rectangle, no axes."},
                                 gateway=gateway)
     tree = parse_pdf(pdf, "f", describe=describe)
     fig = next(p for p in tree.at_level("paragraph") if p.kind == "figure")
     assert fig.text == "Figure 2: Energy per model for three model sizes. Figure description: A red rectangle, no axes."
     assert tree.metadata["figure_descriptions"] == 1 and gateway.calls == 1
-    replay = LLMGateway(tmp_path / "cache" / "llm.sqlite", "replay")
+    replay = LLMGateway(tmp_path / "cache" / "llm.sqlite", LLMSpec.from_dict({"mode": "replay"}))
     again = parse_pdf(pdf, "f", describe=figure_describer("openai/gpt-4o-mini", tmp_path / "cache", "replay",
                                                         {"mock_response": "A red rectangle, no axes."}, gateway=replay))
     assert again.text == tree.text and replay.calls == 0  # the same image and request: served from the cache

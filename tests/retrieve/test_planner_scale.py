@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
+from pipeline.specs import LLMSpec
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.pool import FatalLLMError
 from pipeline.retrieve.planner import LLMPlanner
@@ -38,8 +39,7 @@ def questions(n):
 
 
 def gateway(tmp_path, server, concurrency, **kw):
-    return LLMGateway(tmp_path / "llm.sqlite", api_base=server.api_base, timeout_s=5, backoff_s=0.01,
-                      max_backoff_s=0.05, concurrency=concurrency, **{"max_retries": 6, **kw})
+    return LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "timeout_s": 5, "backoff_s": 0.01, "max_backoff_s": 0.05, "concurrency": concurrency, **{"max_retries": 6, **kw}}))
 
 
 def test_planner_calls_run_concurrently(tmp_path, standin):
