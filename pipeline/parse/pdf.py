@@ -861,7 +861,8 @@ def _continues_heading(prev: _Line, ln: _Line) -> bool:
     under a bare "Chapter 9" / "Part III" label line, whatever the gap between them."""
     if prev.page == ln.page and _LABEL_ONLY.fullmatch(prev.text.strip()) and ln.bbox[1] > prev.bbox[1]:
         return True
-    close = 0 <= ln.bbox[1] - prev.bbox[3] < 0.7 * (prev.bbox[3] - prev.bbox[1])
+    height = prev.bbox[3] - prev.bbox[1]
+    close = -0.2 * height <= ln.bbox[1] - prev.bbox[3] < 0.7 * height  # tight leading: the boxes overlap a little
     return close and prev.page == ln.page and abs(prev.size - ln.size) < 0.5 and heading_title(ln.text) is None
 
 

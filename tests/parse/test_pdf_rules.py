@@ -344,3 +344,16 @@ def test_t1_ligature_glyphs_and_urw_mono_fonts_are_read():
     assert ln.text == "4 Generalized fluctuation tests: the first differences" and not ln.mono
     code = _line({"spans": [_span("Timing:", font="NimbusMonL-Regu-Extend_8")], "bbox": (0, 0, 9, 9)}, 1, 0)
     assert code.mono
+
+
+def test_heading_wrapped_with_tight_leading_stays_one_heading(tmp_path):
+    """groff/mom sets a two-line heading so tightly that the lines' boxes overlap a little: one title."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_text((72, 80), "Control Equals Chaos", fontsize=20, fontname="helv")
+    _box(page, 100, 250, _para("opening", 4))
+    page.insert_text((72, 290), "Schoenberg -", fontsize=14, fontname="helv")
+    page.insert_text((72, 307), "The Origins of Serial Pitch", fontsize=14, fontname="helv")  # boxes overlap 2 pt
+    _box(page, 315, 500, _para("serial", 4))
+    titles = [s.title for s in parse_pdf(_save(doc, tmp_path), "t").at_level("section")]
+    assert "Schoenberg - The Origins of Serial Pitch" in titles and "The Origins of Serial Pitch" not in titles
