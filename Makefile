@@ -153,7 +153,7 @@ bench-llm: setup
 clean:
 	rm -rf results reports logs benchmarks .snakemake
 
-# The parse-quality corpus (data/parse-corpus.csv: 41 development PDFs from 8 typesetting families, and
+# The parse-quality corpus (data/parse-corpus.csv: 53 development PDFs from 9 typesetting families, and
 # 10 reserved texlive-publishers-doc PDFs for the independent check; docs/parsing.md): real PDFs with
 # outlines from Debian documentation packages (apt-get
 # download from Debian's registry; a cache, not committed), then reports/parsing/quality.csv.

@@ -46,6 +46,8 @@ class Entry:
     first_page: int
     last_page: int
     sample: bool  # parsed by the default DAG (one small document per source)
+    truth: str = ""  # the heading source shipped beside the PDF (a vignette's .Rnw/.Rmd) when it has no outline
+    truth_sha256: str = ""
 
 
 def load_manifest(path: str | Path = MANIFEST) -> list[Entry]:
@@ -62,6 +64,8 @@ def load_manifest(path: str | Path = MANIFEST) -> list[Entry]:
                 int(r["first_page"]),
                 int(r["last_page"]),
                 r["sample"] == "1",
+                r.get("truth") or "",
+                r.get("truth_sha256") or "",
             )
             for r in csv.DictReader(fh)
         ]
@@ -86,14 +90,32 @@ def window_toc(toc: list[list], first: int, last: int) -> list[list]:
     return [[lv, title, page - first + 1] for lv, title, page, *_ in toc if first <= page <= last and title.strip()]
 
 
-def write_window(src: Path, entry: Entry, out_dir: Path) -> Path:
-    """Cut the entry's page window out of ``src`` into ``<doc>.pdf`` plus its outline ``<doc>.toc.json``."""
+def _kept(files_dir: Path, package: str, file: str) -> Path:
+    return files_dir / package / file.removesuffix(".gz")
+
+
+def _truth(doc, entry: Entry, source: Path | None) -> list[list]:
+    """The full document's outline: its own bookmarks, or the headings of the source shipped beside it."""
+    if source is None:
+        return doc.get_toc(simple=True)
+    from pipeline.parse.source_toc import locate, source_headings
+
+    headings = source_headings(entry.truth, source.read_text(encoding="utf-8", errors="replace"))
+    try:
+        return locate(headings, [page.get_text() for page in doc])
+    except ValueError as exc:
+        raise RuntimeError(f"parse corpus: {entry.doc}: {exc}") from exc
+
+
+def write_window(src: Path, entry: Entry, out_dir: Path, source: Path | None = None) -> Path:
+    """Cut the entry's page window out of ``src`` into ``<doc>.pdf`` plus its outline ``<doc>.toc.json``
+    (the PDF's bookmarks, or the headings of ``source``, the entry's ``truth`` file, located on their pages)."""
     import pymupdf
 
     from pipeline.io import atomic_write_text
 
     with pymupdf.open(src) as doc:
-        toc = window_toc(doc.get_toc(simple=True), entry.first_page, entry.last_page)
+        toc = window_toc(_truth(doc, entry, source), entry.first_page, entry.last_page)
         doc.set_toc([])  # the window's outline lives in the sidecar (levels kept as in the full document)
         doc.select(list(range(entry.first_page - 1, min(entry.last_page, doc.page_count))))
         target = out_dir / f"{entry.doc}.pdf"
@@ -102,6 +124,12 @@ def write_window(src: Path, entry: Entry, out_dir: Path) -> Path:
     tmp.replace(target)
     atomic_write_text(out_dir / f"{entry.doc}.toc.json", json.dumps(toc, ensure_ascii=False) + "\n")
     return target
+
+
+def _files(entries: list[Entry]) -> list[tuple[str, str]]:
+    """Every file the entries need from their package, with its sha256: the PDFs and any heading sources."""
+    pairs = [(e.file, e.sha256) for e in entries] + [(e.truth, e.truth_sha256) for e in entries if e.truth]
+    return list(dict.fromkeys(pairs))
 
 
 def _unpack(entries: list[Entry], files_dir: Path) -> None:
@@ -120,16 +148,16 @@ def _unpack(entries: list[Entry], files_dir: Path) -> None:
             raise RuntimeError(
                 f"parse corpus: {' '.join(exc.cmd)} failed: {exc.stderr.strip().splitlines()[-1:]}"
             ) from exc
-        for e in entries:
-            src = Path(tmp) / "x" / e.file
+        for file, sha256 in _files(entries):
+            src = Path(tmp) / "x" / file
             if not src.is_file():
-                raise RuntimeError(f"parse corpus: {package} {version} has no {e.file}")
+                raise RuntimeError(f"parse corpus: {package} {version} has no {file}")
             digest = hashlib.sha256(src.read_bytes()).hexdigest()
-            if digest != e.sha256:
-                raise RuntimeError(f"parse corpus: {package}:{e.file} sha256 {digest[:12]} != manifest {e.sha256[:12]}")
-            target = files_dir / package / e.file.removesuffix(".gz")
+            if digest != sha256:
+                raise RuntimeError(f"parse corpus: {package}:{file} sha256 {digest[:12]} != manifest {sha256[:12]}")
+            target = _kept(files_dir, package, file)
             target.parent.mkdir(parents=True, exist_ok=True)
-            with gzip.open(src) if e.file.endswith(".gz") else open(src, "rb") as fin, open(target, "wb") as fout:
+            with gzip.open(src) if file.endswith(".gz") else open(src, "rb") as fin, open(target, "wb") as fout:
                 shutil.copyfileobj(fin, fout)
 
 
@@ -146,9 +174,9 @@ def fetch_corpus(out_dir: str | Path, entries: list[Entry] | None = None) -> lis
     for e in todo:
         by_package.setdefault((e.package, e.version), []).append(e)
     for (package, _), group in sorted(by_package.items()):
-        missing = [e for e in group if not (files_dir / package / e.file.removesuffix(".gz")).is_file()]
-        if missing:
+        if any(not _kept(files_dir, package, file).is_file() for file, _ in _files(group)):
             _unpack(group, files_dir)
         for e in group:
-            write_window(files_dir / package / e.file.removesuffix(".gz"), e, out_dir)
+            source = _kept(files_dir, package, e.truth) if e.truth else None
+            write_window(_kept(files_dir, package, e.file), e, out_dir, source)
     return sorted(out_dir / f"{e.doc}.pdf" for e in entries)

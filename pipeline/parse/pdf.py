@@ -41,10 +41,16 @@ _FOOTNOTE_MARKS = "∗*†‡§¶"
 LINE_ADVANCE = 1.5  # a baseline advance over this many line heights starts a new paragraph
 MIN_FIGURE = 24.0  # points: smaller images and drawings are icons, rules or bullets
 CAPTION_REACH = 40.0  # points between a figure region and its caption
+PAGE_TEXT = 600  # characters: a page with this much text has a body size of its own
 MARGIN_SHARE = 0.05  # a left edge shared by this share of lines is a column margin
 _LABEL_ONLY = re.compile(r"(?:Part|PART|Chapter|CHAPTER|Appendix|APPENDIX)(?:\s+[\dIVXLA-Z]{1,5}\.?)?")
 _CODE = re.compile(r"[=$\\{}<>|]|\w\(|\)\s*$|^[a-z_]+\.[a-z_]+")  # code, commands and calls set in a heading font
 ADMONITIONS = frozenset({"note", "tip", "warning", "caution", "important", "hint", "danger", "attention", "example"})
+# TeX's T1 (Cork) encoding puts ff, fi, fl, ffi, ffl at 0x1B-0x1F; a font without a ToUnicode map
+# hands them out as control characters ("\x1crst" for "first"), which would otherwise be lost
+_T1_LIGATURES = str.maketrans({"\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl"})
+# monospaced families by name: "NimbusMonL" (URW's Courier) and the usual Mono/TT/Courier/Typewriter names
+_MONO_FONT = re.compile(r"Mono|NimbusMon|Courier|TT\d|Typewriter|Consolas|Menlo|Inconsolata", re.I)
 _SMALL_CAPS = re.compile(r"(?:CSC|SmallCaps|Caps|-SC\b|SC\d|\.sc\b)", re.I)
 _MATH_FONT = re.compile(r"(?:CMSY|CMEX|CMMI|MSAM|MSBM|Symbol|.*Math)", re.I)
 FRONT_MATTER = 120.0  # points below the title where large unnumbered lines are authors, not headings
@@ -131,36 +137,7 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
                 last["bbox"] = _union([last["bbox"], line["bbox"]])
             else:
                 groups.append({"spans": list(line["spans"]), "bbox": list(line["bbox"])})
-        block_lines = []
-        for line in groups:
-            spans = [s for s in line["spans"] if s["text"].strip()]
-            text = clean_line("".join(s["text"] for s in line["spans"]))
-            if not spans or not text:
-                continue
-            chars: dict = defaultdict(int)
-            fonts: dict = defaultdict(int)
-            bold = mono = 0
-            for s in spans:
-                chars[round(s["size"], 1)] += len(s["text"])
-                fonts[s["font"]] += len(s["text"])
-                if _bold(s):
-                    bold += len(s["text"])
-                if s["flags"] & 8 or re.search(r"Mono|Courier|TT\d|Typewriter", s["font"], re.I):
-                    mono += len(s["text"])
-            size = max(chars, key=lambda s: chars[s])
-            total = sum(chars.values())
-            block_lines.append(
-                _Line(
-                    text,
-                    tuple(line["bbox"]),
-                    size,
-                    bold * 2 > total,
-                    pno,
-                    b_index,
-                    font=max(fonts, key=lambda f: fonts[f]),
-                    mono=mono * 2 > total,
-                )
-            )
+        block_lines = [ln for line in groups if (ln := _line(line, pno, b_index))]
         for ln in block_lines:
             ln.block_lines = len(block_lines)
         if groups and block_lines:
@@ -169,6 +146,26 @@ def _lines(page: pymupdf.Page, pno: int) -> list[_Line]:
     _mark_toc_entries(out)
     _mark_rows(out)
     return out
+
+
+def _line(line: dict, pno: int, b_index: int) -> _Line | None:
+    """One joined line: its text, and the size, font, boldness and monospace of most of its characters."""
+    spans = [s for s in line["spans"] if s["text"].strip()]
+    text = clean_line("".join(s["text"] for s in line["spans"]).translate(_T1_LIGATURES))
+    if not spans or not text:
+        return None
+    chars: dict = defaultdict(int)
+    fonts: dict = defaultdict(int)
+    bold = mono = 0
+    for s in spans:
+        chars[round(s["size"], 1)] += len(s["text"])
+        fonts[s["font"]] += len(s["text"])
+        bold += len(s["text"]) if _bold(s) else 0
+        mono += len(s["text"]) if s["flags"] & 8 or _MONO_FONT.search(s["font"]) else 0
+    size = max(chars, key=lambda s: chars[s])
+    total = sum(chars.values())
+    font = max(fonts, key=lambda f: fonts[f])
+    return _Line(text, tuple(line["bbox"]), size, bold * 2 > total, pno, b_index, font=font, mono=mono * 2 > total)
 
 
 def _bold(span: dict) -> bool:
@@ -377,6 +374,12 @@ class _Style:
     margins: frozenset[int] = frozenset()  # left edges shared by many lines (column starts)
     centres: frozenset[int] = frozenset()  # centres of full lines (one per column)
 
+    pages: dict[int, float] = field(default_factory=dict)  # pages set in a larger body size: that size
+
+    def body(self, page: int) -> float:
+        """The body size a line on ``page`` is compared with: the page's own where it is set larger."""
+        return self.pages.get(page, self.size)
+
     def at_margin(self, ln: _Line) -> bool:
         return any(abs(round(ln.bbox[0]) - m) <= 1 for m in self.margins)
 
@@ -396,7 +399,21 @@ def _style(lines: list[_Line]) -> _Style:
         if ln.bbox[2] - ln.bbox[0] >= 0.95 * width:
             mids[round((ln.bbox[0] + ln.bbox[2]) / 2)] += 1
     centres = frozenset(x for x, n in mids.items() if n >= MARGIN_SHARE * len(lines))
-    return _Style(_body_size(lines), _body_font(lines), width, margins, centres)
+    size = _body_size(lines)
+    return _Style(size, _body_font(lines), width, margins, centres, _larger_pages(lines, size))
+
+
+def _larger_pages(lines: list[_Line], size: float) -> dict[int, float]:
+    """Pages of running text set in a larger body size than the document's (a sample chapter in 12.5 pt
+    bound with articles in 10 pt): on them, text at that size is body text, not a heading."""
+    by_page: dict[int, list[_Line]] = defaultdict(list)
+    for ln in lines:
+        by_page[ln.page].append(ln)
+    out = {}
+    for page, page_lines in by_page.items():
+        if sum(len(ln.text) for ln in page_lines) >= PAGE_TEXT and (body := _body_size(page_lines)) > LARGER * size:
+            out[page] = body
+    return out
 
 
 def _heading_cue(ln: _Line, style: _Style, method: str = "rules") -> str | None:
@@ -428,6 +445,14 @@ def _model_heading_ok(ln: _Line, text: str, style: _Style) -> bool:
     return _title_like(text)
 
 
+def _vetoed(ln: _Line, text: str) -> bool:
+    """Never a heading: contents lines, code, index letters, over-long lines, captions, admonition labels."""
+    if ln.toc_entry or ln.mono or sum(c.isalpha() for c in text) < 2 or len(text) > 120:
+        return True  # no letters, or an index's single-letter group head ("B", "C")
+    # "Figure 11-1: ..." set in a heading font is still a caption; "Note" labels a box
+    return bool(_FIGURE_CAPTION.match(text) or _TABLE_CAPTION.match(text) or text.rstrip(":").lower() in ADMONITIONS)
+
+
 def _rule_cue(ln: _Line, style: _Style) -> str | None:
     """Why ``ln`` is a heading by the rules, or None (see the module docstring).
 
@@ -436,10 +461,8 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     "centred" (a short standalone line centred on a column), "font" (a distinct font at a margin).
     """
     text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
-    if ln.toc_entry or ln.mono or sum(c.isalpha() for c in text) < 2 or len(text) > 120:
-        return None  # no letters, or an index's single-letter group head ("B", "C")
-    if _FIGURE_CAPTION.match(text) or _TABLE_CAPTION.match(text) or text.rstrip(":").lower() in ADMONITIONS:
-        return None  # "Figure 11-1: ..." set in a heading font is still a caption; "Note" labels a box
+    if _vetoed(ln, text):
+        return None
     if ln.run_in:
         return "run-in" if _title_like(text) and not _CODE.search(text) else None
     numbered = heading_title(text) is not None and heading_number(text) is not None
@@ -448,17 +471,23 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
     sentence = (
         bool(_SENTENCE_END.search(text)) and not re.fullmatch(r"[\dIVXA-H.]+\.", text.split()[0] + ".") and not numbered
     )
-    if ln.size >= HEADING_SIZE * style.size:
+    body = style.body(ln.page)
+    if ln.size >= HEADING_SIZE * body:
         return "size" if (numbered or named or ln.bold or short) and not sentence and not text.endswith(":") else None
-    if abs(ln.size - style.size) > 0.5 * style.size * (HEADING_SIZE - 1) and ln.size < style.size:
+    if abs(ln.size - body) > 0.5 * body * (HEADING_SIZE - 1) and ln.size < body:
         return None  # smaller than body text: footnotes, captions, table cells
-    if ln.size >= LARGER * style.size and numbered:
+    if ln.size >= LARGER * body and numbered:
         return "larger"
     if ln.bold and (named or numbered):
         return "bold"
+    return _body_size_cue(ln, text, style, numbered, sentence)
+
+
+def _body_size_cue(ln: _Line, text: str, style: _Style, numbered: bool, sentence: bool) -> str | None:
+    """The cues of a heading set at body size: a standalone numbered, bold, caps or centred line, or a distinct font."""
     narrow = ln.bbox[2] - ln.bbox[0] < 0.9 * style.width
     distinct = _family(ln.font) != _family(style.font) and not _MATH_FONT.match(ln.font.split("+")[-1])
-    if numbered and ln.block_lines == 1 and narrow and (distinct or ln.size > style.size + 0.2):
+    if numbered and ln.block_lines == 1 and narrow and (distinct or ln.size > style.body(ln.page) + 0.2):
         return "numbered"  # a standalone numbered line set apart by its font (mom's 10.8 pt in 10.5 pt text)
     alone = (
         ln.block_lines == 1
@@ -475,16 +504,8 @@ def _rule_cue(ln: _Line, style: _Style) -> str | None:
         return "caps"
     if alone and ln.bbox[2] - ln.bbox[0] < 0.6 * style.width and style.centred(ln) and not style.at_margin(ln):
         return "centred"
-    if (
-        distinct
-        and narrow
-        and style.at_margin(ln)
-        and not ln.in_row
-        and not ln.bold
-        and not sentence
-        and text[0].isupper()
-        and len(text.split()) <= 12
-    ):
+    plain_at_margin = style.at_margin(ln) and not ln.in_row and not ln.bold and not sentence and not text.endswith(":")
+    if distinct and narrow and plain_at_margin and text[0].isupper() and len(text.split()) <= 12:
         return "font"
     return None
 
@@ -583,6 +604,42 @@ def _figures(page: pymupdf.Page, pno: int, tables: list[_Table], lines: list[_Li
     return figures
 
 
+@dataclass
+class _Pages:
+    """What every page holds: its body lines (reading order not yet fixed), tables, figures and size."""
+
+    lines: list[list[_Line]] = field(default_factory=list)
+    tables: list[list[_Table]] = field(default_factory=list)
+    figures: list[list[_Figure]] = field(default_factory=list)
+    sizes: list[tuple[float, float]] = field(default_factory=list)
+    has_images: bool = False
+
+
+def _read_pages(
+    doc: pymupdf.Document, headings: str, layout: dict[int, Boxes] | None, describe: Describer | None
+) -> _Pages:
+    """Lines, tables and figures of every page; lines inside a table or figure, or captioning one, leave the body."""
+    out = _Pages()
+    for pno, page in enumerate(doc, start=1):
+        page_tables = _tables(page, pno)
+        lines = [ln for ln in _lines(page, pno) if not any(_inside(ln.bbox, t.bbox) for t in page_tables)]
+        if headings != "rules":
+            _mark_layout(lines, layout[pno] if layout else _layout_boxes(page))
+        lines = _attach_captions(page_tables, lines)
+        page_figures = _figures(page, pno, page_tables, lines)
+        out.has_images = out.has_images or bool(page.get_image_info())
+        taken = {id(x) for f in page_figures for x in f.caption}
+        lines = [ln for ln in lines if id(ln) not in taken and not any(_inside(ln.bbox, f.bbox) for f in page_figures)]
+        for fig in page_figures:
+            if describe:
+                fig.description = describe(page.get_pixmap(clip=pymupdf.Rect(fig.bbox), dpi=144).tobytes("png"))
+        out.lines.append(lines)
+        out.tables.append(page_tables)
+        out.figures.append(page_figures)
+        out.sizes.append((page.rect.width, page.rect.height))
+    return out
+
+
 def parse_pdf(
     path: str | Path,
     doc_id: str,
@@ -606,27 +663,7 @@ def parse_pdf(
         raise FileNotFoundError(path)
     doc = open_pdf(path)
     try:
-        pages, tables, figures, sizes = [], [], [], []
-        has_images = False
-        for pno, page in enumerate(doc, start=1):
-            page_tables = _tables(page, pno)
-            lines = [ln for ln in _lines(page, pno) if not any(_inside(ln.bbox, t.bbox) for t in page_tables)]
-            if headings != "rules":
-                _mark_layout(lines, layout[pno] if layout else _layout_boxes(page))
-            lines = _attach_captions(page_tables, lines)
-            page_figures = _figures(page, pno, page_tables, lines)
-            has_images = has_images or bool(page.get_image_info())
-            taken = {id(x) for f in page_figures for x in f.caption}
-            lines = [
-                ln for ln in lines if id(ln) not in taken and not any(_inside(ln.bbox, f.bbox) for f in page_figures)
-            ]
-            if describe:
-                for fig in page_figures:
-                    fig.description = describe(page.get_pixmap(clip=pymupdf.Rect(fig.bbox), dpi=144).tobytes("png"))
-            pages.append(lines)
-            tables.append(page_tables)
-            figures.append(page_figures)
-            sizes.append((page.rect.width, page.rect.height))
+        read = _read_pages(doc, headings, layout, describe)
         title = title or clean_line(doc.metadata.get("title") or "") or None
     except ParseError:
         raise
@@ -634,8 +671,9 @@ def parse_pdf(
         raise ParseError(path, f"corrupt: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
     finally:
         doc.close()
+    pages, tables, figures, sizes = read.lines, read.tables, read.figures, read.sizes
     if not any(pages) and not any(tables):
-        reason = "no text layer (image-only; it needs OCR)" if has_images else "no text on any page"
+        reason = "no text layer (image-only; it needs OCR)" if read.has_images else "no text on any page"
         raise ParseError(path, reason)
 
     pages = _drop_furniture(pages, [h for _, h in sizes])
@@ -698,65 +736,90 @@ def _sections(
     items: list, title: str, title_ids: set[int], style: _Style, vocab: set[str], method: str = "rules"
 ) -> list[SectionSpec]:
     """Walk the ordered lines, tables and figures: headings open (nested) sections, other lines fill paragraphs."""
-    flat: list[tuple[int, SectionSpec]] = [(0, SectionSpec(title, []))]
-    block: list[_Line] = []
-    last_heading: _Line | None = None
-    outline = Outline(sizes=_heading_depths(items, title_ids, style, method))
+    walk = _Walk(title_ids, style, vocab, method, Outline(sizes=_heading_depths(items, title_ids, style, method)))
     title_boxes = [it.bbox for it in items if id(it) in title_ids]
     # Page-1 front matter (authors, affiliations) right under the title is set large, not a heading.
-    front_end = max(b[3] for b in title_boxes) + FRONT_MATTER if title_boxes else 0.0
-    front = True
+    walk.front_end = max(b[3] for b in title_boxes) + FRONT_MATTER if title_boxes else 0.0
+    walk.flat = [(0, SectionSpec(title, []))]
+    for it in items:
+        walk.add(it)
+    walk.flush()
+    for _, sec in walk.flat:
+        sec.pages = sorted({p for para in sec.paragraphs for p in para.pages})
+    return [walk.flat[0][1], *nest(walk.flat[1:])]  # the front matter is a sibling of the first heading
 
-    def flush() -> None:
-        if block:
-            kind = "figure" if _FIGURE_CAPTION.match(block[0].text) else "text"
-            sentences = paragraph_sentences([ln.text for ln in block], vocab)
-            pages = sorted({ln.page for ln in block})
-            flat[-1][1].paragraphs.append(ParagraphSpec(sentences, kind, pages, _union(ln.bbox for ln in block)))
-            block.clear()
 
-    def heading_depth(ln: _Line) -> int | None:
-        cue = _heading_cue(ln, style, method)
+@dataclass
+class _Walk:
+    """The state of one walk over a document's items: the sections so far and the open paragraph."""
+
+    title_ids: set[int]
+    style: _Style
+    vocab: set[str]
+    method: str
+    outline: Outline
+    front_end: float = 0.0
+    front: bool = True  # before the first heading
+    flat: list[tuple[int, SectionSpec]] = field(default_factory=list)
+    block: list[_Line] = field(default_factory=list)
+    last_heading: _Line | None = None
+
+    @property
+    def open_title(self) -> bool:
+        """The last section has no paragraph yet: a line may still extend its title."""
+        return self.last_heading is not None and not self.flat[-1][1].paragraphs and not self.block
+
+    def flush(self) -> None:
+        if self.block:
+            kind = "figure" if _FIGURE_CAPTION.match(self.block[0].text) else "text"
+            sentences = paragraph_sentences([ln.text for ln in self.block], self.vocab)
+            pages = sorted({ln.page for ln in self.block})
+            box = _union(ln.bbox for ln in self.block)
+            self.flat[-1][1].paragraphs.append(ParagraphSpec(sentences, kind, pages, box))
+            self.block.clear()
+
+    def heading_depth(self, ln: _Line) -> int | None:
+        cue = _heading_cue(ln, self.style, self.method)
         text = ln.text.rstrip(_FOOTNOTE_MARKS).strip()
-        if cue is None:
-            return None
-        if front and _front_matter(ln, text, cue, front_end):
+        if cue is None or (self.front and _front_matter(ln, text, cue, self.front_end)):
             return None
         number = heading_number(text) if heading_title(text) else None
-        return outline.depth(number, _style_key(ln), strict=cue not in ("size", "layout"))  # "model" stays strict
+        return self.outline.depth(number, _style_key(ln), strict=cue not in ("size", "layout"))  # "model" strict
 
-    for it in items:
+    def add(self, it) -> None:
         if isinstance(it, _Table):
-            flush()
+            self.flush()
             caption = " ".join(ln.text for ln in it.caption)
             grid = f"{caption}\n{it.markdown}" if caption else it.markdown
             box = _union([it.bbox] + [ln.bbox for ln in it.caption])
-            flat[-1][1].paragraphs.append(ParagraphSpec([grid], "table", [it.page], box))
+            self.flat[-1][1].paragraphs.append(ParagraphSpec([grid], "table", [it.page], box))
         elif isinstance(it, _Figure):
-            flush()
-            flat[-1][1].paragraphs.append(_figure_paragraph(it, vocab))
-        elif id(it) not in title_ids and (depth := heading_depth(it)):
-            flush()
-            front = False
-            if last_heading and not flat[-1][1].paragraphs and _continues_heading(last_heading, it):
-                flat[-1][1].title += " " + it.text
-            else:
-                flat.append((depth, SectionSpec(it.text, [], bbox=list(it.bbox))))
-            last_heading = it
-            continue
-        elif last_heading and not flat[-1][1].paragraphs and not block and _after_label(last_heading, it, style):
-            flat[-1][1].title += " " + it.text  # "Part III" then "Installing, Resources, Misc." in large type
-            last_heading = None
-            continue
+            self.flush()
+            self.flat[-1][1].paragraphs.append(_figure_paragraph(it, self.vocab))
+        elif id(it) not in self.title_ids and (depth := self.heading_depth(it)):
+            self.add_heading(it, depth)
+            return
+        elif self.open_title and self.last_heading and _after_label(self.last_heading, it, self.style):
+            self.flat[-1][1].title += " " + it.text  # "Part III" then "Installing, Resources, Misc." in large type
+            self.last_heading = None
+            return
         else:
-            if block and (_new_paragraph(block[-1], it) or (id(block[-1]) in title_ids) != (id(it) in title_ids)):
-                flush()
-            block.append(it)
-        last_heading = None
-    flush()
-    for _, sec in flat:
-        sec.pages = sorted({p for para in sec.paragraphs for p in para.pages})
-    return [flat[0][1], *nest(flat[1:])]  # the front matter is a sibling of the first heading
+            block = self.block
+            if block and (
+                _new_paragraph(block[-1], it) or (id(block[-1]) in self.title_ids) != (id(it) in self.title_ids)
+            ):
+                self.flush()
+            self.block.append(it)
+        self.last_heading = None
+
+    def add_heading(self, ln: _Line, depth: int) -> None:
+        self.flush()
+        self.front = False
+        if self.last_heading and not self.flat[-1][1].paragraphs and _continues_heading(self.last_heading, ln):
+            self.flat[-1][1].title += " " + ln.text
+        else:
+            self.flat.append((depth, SectionSpec(ln.text, [], bbox=list(ln.bbox))))
+        self.last_heading = ln
 
 
 def _after_label(label: _Line, ln: _Line, style: _Style) -> bool:
@@ -783,7 +846,8 @@ def _continues_heading(prev: _Line, ln: _Line) -> bool:
     under a bare "Chapter 9" / "Part III" label line, whatever the gap between them."""
     if prev.page == ln.page and _LABEL_ONLY.fullmatch(prev.text.strip()) and ln.bbox[1] > prev.bbox[1]:
         return True
-    close = 0 <= ln.bbox[1] - prev.bbox[3] < 0.7 * (prev.bbox[3] - prev.bbox[1])
+    height = prev.bbox[3] - prev.bbox[1]
+    close = -0.2 * height <= ln.bbox[1] - prev.bbox[3] < 0.7 * height  # tight leading: the boxes overlap a little
     return close and prev.page == ln.page and abs(prev.size - ln.size) < 0.5 and heading_title(ln.text) is None
 
 

@@ -143,16 +143,18 @@ def _example(titles: list[str], n: int = 3) -> str:
     return "; ".join(t[:40] for t in titles[:n])
 
 
-def measure(
-    tree: DocTree,
-    toc: list[list],
-    plain: str,
-    pages: int,
-    method: str = "rules",
-    seconds: float = 0.0,
-    stream_pages: dict[int, list[str]] | None = None,
-) -> Quality:
+@dataclass
+class PdfText:
+    """What PyMuPDF reads from the PDF itself, the reference for text recovery and reading order."""
+
+    plain: str
+    pages: int
+    stream_pages: dict[int, list[str]] | None = None  # two-column pages: their words in content-stream order
+
+
+def measure(tree: DocTree, toc: list[list], pdf: PdfText, method: str = "rules", seconds: float = 0.0) -> Quality:
     """The quality of one parsed tree against its outline ``[[level, title, page], ...]`` and plain text."""
+    plain, pages, stream_pages = pdf.plain, pdf.pages, pdf.stream_pages
     toc_titles = [t for _, t, *_ in toc]
     found = headings(tree)
     if any(_same(_norms(tree.title), _norms(t)) for t in toc_titles):
@@ -234,5 +236,5 @@ def measure_pdf(path: str | Path, doc_id: str | None = None, methods: tuple[str,
         start = time.perf_counter()
         tree = parse_pdf(path, doc_id or path.stem, headings=method, layout=layout)
         seconds = time.perf_counter() - start + (layout_seconds if method != "rules" else 0.0)
-        out.append(measure(tree, toc, plain, pages, method, seconds, streams))
+        out.append(measure(tree, toc, PdfText(plain, pages, streams), method, seconds))
     return out

@@ -308,3 +308,53 @@ def test_small_caps_line_standing_alone_is_a_heading(tmp_path):
     assert _rule_cue(head, style) is None  # same font and size as the body: nothing marks it
     head.font = "ABCDEF+CMCSC10"
     assert _rule_cue(head, style) == "caps"
+
+
+def test_text_at_a_pages_own_larger_body_size_is_no_heading(tmp_path):
+    """A sample chapter in 12.5 pt bound with an article in 10 pt: on its pages, a short 12.5 pt line (a list
+    item) is body text, while the 16 pt chapter title and the article's headings stay headings."""
+    doc = pymupdf.open()
+    for _ in range(3):
+        doc.new_page(width=W, height=H)
+    chapter, *article = doc
+    chapter.insert_text((72, 80), "The Bonny Blue Yonder", fontsize=16, fontname="helv")
+    _box(chapter, 100, 330, _para("chapter", 5), size=12.5)
+    for i, item in enumerate(["Invidunt ut labore et dolore", "Magna aliquyam erat sed diam"]):
+        chapter.insert_text((110, 350 + 20 * i), item, fontsize=12.5, fontname="helv")
+    _box(chapter, 400, 640, _para("closing", 5), size=12.5)
+    for n, page in enumerate(article, start=1):
+        y = 80 + 150 * n  # not at one height on every page (that would be a running header)
+        _box(page, 60, y - 20, _para(f"article {n}", 2 * n))
+        page.insert_text((72, y), f"{n} Results part {n}", fontsize=13, fontname="helv")
+        _box(page, y + 15, 700, _para(f"results {n}", 9))
+    titles = {s.title for s in parse_pdf(_save(doc, tmp_path), "c").at_level("section")}
+    assert {"The Bonny Blue Yonder", "1 Results part 1", "2 Results part 2"} <= titles
+    assert not titles & {"Invidunt ut labore et dolore", "Magna aliquyam erat sed diam"}
+
+
+def _span(text, font="Times-Roman", size=10.0, flags=0):
+    return {"text": text, "font": font, "size": size, "flags": flags}
+
+
+def test_t1_ligature_glyphs_and_urw_mono_fonts_are_read():
+    """A TeX font without a ToUnicode map hands out T1 ligatures as control characters ("\\x1crst" for
+    "first"); URW's Courier clone is named "NimbusMonL", a monospace font (code, never a heading)."""
+    from pipeline.parse.pdf import _line
+
+    ln = _line({"spans": [_span("4 Generalized \x1ductuation tests: the \x1crst di\x1berences")], "bbox": (0, 0, 9, 9)}, 1, 0)
+    assert ln.text == "4 Generalized fluctuation tests: the first differences" and not ln.mono
+    code = _line({"spans": [_span("Timing:", font="NimbusMonL-Regu-Extend_8")], "bbox": (0, 0, 9, 9)}, 1, 0)
+    assert code.mono
+
+
+def test_heading_wrapped_with_tight_leading_stays_one_heading(tmp_path):
+    """groff/mom sets a two-line heading so tightly that the lines' boxes overlap a little: one title."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_text((72, 80), "Control Equals Chaos", fontsize=20, fontname="helv")
+    _box(page, 100, 250, _para("opening", 4))
+    page.insert_text((72, 290), "Schoenberg -", fontsize=14, fontname="helv")
+    page.insert_text((72, 307), "The Origins of Serial Pitch", fontsize=14, fontname="helv")  # boxes overlap 2 pt
+    _box(page, 315, 500, _para("serial", 4))
+    titles = [s.title for s in parse_pdf(_save(doc, tmp_path), "t").at_level("section")]
+    assert "Schoenberg - The Origins of Serial Pitch" in titles and "The Origins of Serial Pitch" not in titles
