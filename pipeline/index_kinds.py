@@ -20,15 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pipeline.config_schema import ConfigProblem, enum, parse_spec, spec_defaults
 from pipeline.registry import Registry
 
-if TYPE_CHECKING:
-    from pipeline.index.store import StoredNode
-    from pipeline.specs import EncoderSpec, RetrievalSpec
-
+# The registry sits below the specs its entries parse (pipeline.specs imports it to look kinds up) and
+# below the index stage: fields typed Any below name the class they hold, not imported (no upward import).
 __all__ = ["ConfigProblem", "IndexJob", "IndexKind", "IndexSpec", "SearchJob", "get_kind", "kind_of", "register"]
 
 EXTRA_ENV = "WATTBENCH_INDEX_KINDS"  # more kind modules to load, comma-separated (out-of-tree kinds)
@@ -53,7 +51,7 @@ class IndexJob:
     out: str
     inputs: dict[str, str]  # the kind's extra inputs by name (IndexKind.extra_inputs)
     cache_dir: str
-    embedding: EncoderSpec | None  # kinds that embed
+    embedding: Any  # a pipeline.specs.EncoderSpec for kinds that embed, else None
     provenance: dict  # the rule's hashed params: recorded in the manifest and the file, never read for settings
 
 
@@ -62,9 +60,9 @@ class SearchJob:
     """What a kind's searcher is made from, for one retrieval variant (pipeline.retrieve.run.RetrieveJob)."""
 
     path: Path
-    retrieval: RetrievalSpec
+    retrieval: Any  # the variant's pipeline.specs.RetrievalSpec
     settings: Any  # the kind's searcher settings (IndexKind.search_spec), None for a kind without any
-    embedding: EncoderSpec | None  # the variant's query encoder (None: nothing of it embeds)
+    embedding: Any  # the variant's query encoder, a pipeline.specs.EncoderSpec (None: nothing of it embeds)
     cache_dir: Path
 
 
@@ -73,7 +71,7 @@ class Searcher(Protocol):
 
     store: Any  # an IndexReader-like object: node(id), node_by_rowid, db (for context expansion)
 
-    def search(self, query: str, qvec, k: int) -> list[tuple[StoredNode, float]]:
+    def search(self, query: str, qvec, k: int) -> list[tuple[Any, float]]:  # (pipeline.index.store.StoredNode, score)
         """The top ``k`` nodes for ``query`` (its vector ``qvec``, None when nothing embeds queries)."""
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pipeline.registry import Registry
 
-if TYPE_CHECKING:
-    from pipeline.specs import HybridSpec, PlannerSpec
+# pipeline.specs looks planner kinds and fusion modes up here, so their spec types are named, not imported:
+# make(spec: PlannerSpec, ...), fuse(..., hybrid: HybridSpec).
 
 Ranked = list[tuple[str, float]]
 
@@ -27,7 +27,7 @@ class PlannerKind:
     index's acronyms (called only by a kind that uses them), ``gateway`` serves an LLM."""
 
     name: str
-    make: Callable[[PlannerSpec, Callable[[], dict[str, str]], Any], Any]
+    make: Callable[[Any, Callable[[], dict[str, str]], Any], Any]
     calls_llm: bool = False  # the job takes an llm_api slot, its model is checked and priced
     spec: type | None = None  # its keys of planner: a PlannerSpec subclass (None: PlannerSpec's)
 
@@ -37,7 +37,7 @@ class FusionMode:
     """``fuse(dense, lexical, top_k, hybrid)``: one ranking of a hybrid's two (best first)."""
 
     name: str
-    fuse: Callable[[Ranked, Ranked, int, HybridSpec], Ranked]
+    fuse: Callable[[Ranked, Ranked, int, Any], Ranked]
     takes_weight: bool = False  # hybrid.weight: the lexical side's share
 
 

@@ -161,6 +161,18 @@ def add_verbs(sub) -> None:
         help="write the blocks this run renders to this file instead (make run: reports/README.md)",
     )
     s.set_defaults(fn=cmd_readme)
+    _add_run_end(sub)
+
+    s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
+    s.add_argument("--html", default=reports.index_html, help="the report page to check")
+    s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
+    s.set_defaults(fn=cmd_report_check)
+    _add_parse_quality(sub)
+
+
+def _add_run_end(sub) -> None:
+    """summary, time-table, track: what make run calls once the DAG is done (run telemetry, tracking)."""
+    from pipeline.layout import reports
 
     s = verb(
         sub,
@@ -199,12 +211,6 @@ def add_verbs(sub) -> None:
         action="store_true",
         help="say nothing when the config has no tracking block (make run and make resume call it so)",
     )
-
-    s = sub.add_parser("report-check", help="open reports/index.html in headless Chromium, check it, screenshot it")
-    s.add_argument("--html", default=reports.index_html, help="the report page to check")
-    s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
-    s.set_defaults(fn=cmd_report_check)
-    _add_parse_quality(sub)
 
 
 def _add_parse_quality(sub) -> None:
