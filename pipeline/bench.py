@@ -20,8 +20,8 @@ import pandas as pd
 
 from pipeline.config import load_config
 from pipeline.embed import EmbeddingCache, encoder_throughput, fidelity, make_encoder
-from pipeline.index.hier import build_tree_index
-from pipeline.index.store import IndexReader, IndexWriter
+from pipeline.index_files.hier import build_tree_index
+from pipeline.index_files.store import IndexReader, IndexWriter
 from pipeline.parse.payload import load_payload
 from pipeline.specs import AttentionSpec
 from pipeline.workflow import doc_ids, split_source
@@ -188,7 +188,7 @@ def _beam_search_latency(out: dict, questions: list[str], built: list, threads: 
 
     from pipeline.embed import make_encoder
     from pipeline.specs import BeamSpec
-    from pipeline.sprout.search import search_documents
+    from pipeline.sprout.beam_search import search_documents
     from pipeline.sprout.searcher import query_encoder
 
     qenc = make_encoder(query_encoder(threads).as_dict())

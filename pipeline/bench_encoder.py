@@ -27,9 +27,9 @@ from pipeline.embed.factory import make_encoder
 from pipeline.embed.fidelity import fidelity
 from pipeline.embed.onnx_minilm import OnnxMiniLM
 from pipeline.embed.quantize import QINT8_FILE, cpu_flags, ensure_qint8_model, has_int8_dot
-from pipeline.index.flat import chunk_tree
-from pipeline.index.hier import build_tree_index
-from pipeline.index.store import IndexReader, IndexWriter
+from pipeline.index_files.flat import chunk_tree
+from pipeline.index_files.hier import build_tree_index
+from pipeline.index_files.store import IndexReader, IndexWriter
 from pipeline.tree import DocTree
 
 REPORT = Path("bench") / "encoder.json"  # written by pipeline.report.bench_doc.save_bench

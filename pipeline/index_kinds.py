@@ -71,7 +71,9 @@ class Searcher(Protocol):
 
     store: Any  # an IndexReader-like object: node(id), node_by_rowid, db (for context expansion)
 
-    def search(self, query: str, qvec, k: int) -> list[tuple[Any, float]]:  # (pipeline.index.store.StoredNode, score)
+    def search(
+        self, query: str, qvec, k: int
+    ) -> list[tuple[Any, float]]:  # (pipeline.index_files.store.StoredNode, score)
         """The top ``k`` nodes for ``query`` (its vector ``qvec``, None when nothing embeds queries)."""
 
 

@@ -58,10 +58,10 @@ def encoder():
 def built_indexes(tmp_path_factory, three_trees, encoder):
     """hier, flat and bm25 indexes over the three real documents (built once per session)."""
     from pipeline.embed import EmbeddingCache
-    from pipeline.index.bm25 import build_bm25_index
-    from pipeline.index.flat import build_chunk_index
-    from pipeline.index.hier import build_tree_index
-    from pipeline.index.store import IndexWriter
+    from pipeline.index_files.bm25 import build_bm25_index
+    from pipeline.index_files.flat import build_chunk_index
+    from pipeline.index_files.hier import build_tree_index
+    from pipeline.index_files.store import IndexWriter
 
     root = tmp_path_factory.mktemp("indexes")
     cache = EmbeddingCache(root / "cache" / "embeddings.sqlite")

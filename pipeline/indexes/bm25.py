@@ -1,5 +1,5 @@
 """The ``bm25`` kind: rank-bm25 over the tokenised tree nodes of the index's ``levels``
-(pipeline.index.bm25); the lexical side of a hybrid."""
+(pipeline.index_files.bm25); the lexical side of a hybrid."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class LexicalSettings:
 
 
 def build(job: IndexJob) -> dict:
-    from pipeline.index.build import build_lexical_index
+    from pipeline.index_files.build import build_lexical_index
 
     assert isinstance(job.spec, BM25Spec)
     return build_lexical_index(job, list(job.spec.levels))
@@ -31,7 +31,7 @@ class LexicalSearcher:
     """BM25 over the variant's levels, merged across levels by its ``level_fusion``."""
 
     def __init__(self, job: SearchJob):
-        from pipeline.index.bm25 import BM25Searcher
+        from pipeline.index_files.bm25 import BM25Searcher
 
         self.bm25 = BM25Searcher(job.path, list(job.retrieval.levels))
         self.store, self.fusion = self.bm25.reader, job.settings.level_fusion

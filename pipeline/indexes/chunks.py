@@ -1,5 +1,5 @@
 """The ``chunks`` kind: the flat baseline, fixed-size overlapping sentence windows
-(pipeline.index.flat) embedded directly; no parents, so no expansion."""
+(pipeline.index_files.flat) embedded directly; no parents, so no expansion."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ class ChunksSpec(IndexSpec):
 
 
 def build(job: IndexJob) -> dict:
-    from pipeline.index.build import build_dense_index
-    from pipeline.index.flat import build_chunk_index
+    from pipeline.index_files.build import build_dense_index
+    from pipeline.index_files.flat import build_chunk_index
 
     spec = job.spec
     assert isinstance(spec, ChunksSpec)

@@ -26,7 +26,7 @@ from pipeline.answer.submission import COLUMNS as KAGGLE_COLUMNS
 from pipeline.answer.submission import submission_frame
 from pipeline.answer.vote import VoteConfig
 from pipeline.layout import Reports
-from pipeline.report.figures import save_png_svg
+from pipeline.report.plots import save_png_svg
 from pipeline.report.stats import paired_bootstrap, randomisation_p
 from pipeline.score.wattbot import per_question
 

@@ -1,90 +1,411 @@
-"""Figures, one function each, reproducible from the results files alone."""
+"""The `figures` stage: ablations with intervals, attribution, cost, the embedding map and the
+self-contained ``reports/index.html``, all computed from results/ files alone.
+
+Which figures exist follows from the config alone (:func:`figure_stems`), so Snakemake knows
+every output before it runs.
+"""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+from pipeline import layout as L
+from pipeline.answer.ensemble import member_from_records
+from pipeline.io import atomic_write_text, read_jsonl
+from pipeline.provenance import write_manifest
+from pipeline.report import ablation_figures as F
+from pipeline.report import ensemble_size as ES
+from pipeline.report.ablation import (
+    InputFiles,
+    ablation_stats,
+    suite_tables,
+    summary_numbers,
+    variant_interval,
+    wattbot_tables,
+)
+from pipeline.report.claims import claims_html, claims_md, load_claims, measure_claims
+from pipeline.report.cost import cost_table, pareto_front
+from pipeline.report.embedding_map import LEVELS, load_vectors, project
+from pipeline.report.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.stems import (
+    ablations_with_suite,
+    ensemble_stem,
+    ensemble_variants,
+    figure_stems,
+    suite_stem,
+    suite_variants_of,
+)
+from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
-from pipeline.io import atomic_write_bytes  # noqa: E402
-
-# No timestamps or version strings inside the files: reruns stay byte-identical.
-PNG_META = {"Software": None}
-SVG_META = {"Date": None, "Creator": None}
-matplotlib.rcParams["svg.hashsalt"] = "wattbench"  # stable element ids in SVGs
-
-
-def save(fig, path: str | Path) -> None:
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata=PNG_META)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def save_png_svg(fig, stem: str | Path) -> list[Path]:
-    """Write ``<stem>.png`` and ``<stem>.svg`` (both free of timestamps); return the two paths."""
-    import io
-
-    out = []
-    for fmt, meta in (("png", PNG_META), ("svg", SVG_META)):
-        buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, dpi=120, bbox_inches="tight", metadata=meta)
-        path = Path(f"{stem}.{fmt}")
-        atomic_write_bytes(path, buf.getvalue())
-        out.append(path)
-    plt.close(fig)
-    return out
-
-
-def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "wattbot2025") -> None:
-    """Overall score and its components per answering variant, with the baseline as a line."""
-    comps = ["score", "value", "ref", "na"]
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(board) + 2), 3.6))
-    width = 0.8 / len(comps)
-    for i, comp in enumerate(comps):
-        xs = [x + (i - 1.5) * width for x in range(len(board))]
-        ax.bar(xs, board[comp], width, label=comp)
-    ax.axhline(0.496, color="k", ls="--", lw=1, label="BM25 baseline (0.496)")
-    ax.set_xticks(range(len(board)))
-    ax.set_xticklabels(board["variant"], rotation=20, ha="right")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel(f"{profile} on train_QA")
-    ax.set_title("WattBot score by answering variant")
-    ax.legend(fontsize=7, ncol=3, loc="upper left")
-    save(fig, path)
+# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
+LEADERBOARD_COLUMNS = (
+    "variant",
+    "backend",
+    "retrieval",
+    "score",
+    "score_lo",
+    "score_hi",
+    "value",
+    "ref",
+    "na",
+    "score_2026",
+    "doc_hit@1",
+    "doc_recall@5",
+    "tokens_per_question",
+    "abstained",
+    "failures",
+)
 
 
-def doc_recall_by_variant(table: pd.DataFrame, path: str | Path, ks=(1, 3, 5, 10)) -> None:
-    """Document recall@k of the gold ref_ids per retrieval variant (WattBot train)."""
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    for row in table.to_dict("records"):
-        ax.plot(ks, [row[f"doc_recall@{k}"] for k in ks], marker="o", label=row["retrieval"])
-    ax.axhline(0.92, color="k", ls=":", lw=1, label="baseline hit@1 (0.92)")
-    ax.set_xticks(list(ks))
-    ax.set_xlabel("k (distinct documents)")
-    ax.set_ylabel("gold document recall@k")
-    ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7)
-    ax.set_title("WattBot train: retrieval")
-    save(fig, path)
+def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[Section]:
+    """The parse-quality figure and table (per source heading F1 of the three heading methods), if measured."""
+    if not sources_csv:
+        return []
+    from pipeline.report.parse_quality import quality_figure
+
+    table = pd.read_csv(sources_csv)
+    quality_figure(table.to_dict("records"), figs / "parse-quality")
+    entries["parse-quality"] = FigureEntry(
+        "parse-quality",
+        "Heading F1 against each PDF's own outline, macro-averaged per typesetting source, for "
+        "the rules alone, PyMuPDF's layout model alone, and their combination (dashed: 0.85 target, dotted: "
+        "0.75 floor); the independent-check source is never tuned on.",
+        [sources_csv],
+    )
+    cols = [
+        c
+        for c in (
+            "source",
+            "role",
+            "documents",
+            "heading_precision",
+            "heading_recall",
+            "heading_f1",
+            "f1_rules",
+            "f1_layout",
+            "f1_combined",
+            "nesting_accuracy",
+            "reading_order",
+            "seconds_per_page",
+        )
+        if c in table
+    ]
+    return [
+        Section(
+            "Parsing",
+            table_html(table[cols]),
+            ["parse-quality"],
+            f"From {sources_csv}; per document in quality.csv next to it (docs/parsing.md).",
+        )
+    ]
 
 
-def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
-    """IE@k, recall@k and precision@k per retrieval variant for one dataset."""
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.2), sharex=True)
-    for ax, metric in zip(axes, ("ie", "recall", "precision")):
-        for variant, part in table.groupby("variant", sort=True):
-            ax.plot(part["k"], part[metric], marker="o", label=variant)
-        ax.set_title(f"{metric}@k")
-        ax.set_xlabel("k")
-        ax.set_xticks(sorted(table["k"].unique()))
-    axes[0].set_ylabel(dataset)
-    axes[-1].legend(fontsize=7)
-    fig.suptitle(f"Retrieval suite: {dataset}")
-    save(fig, path)
+def headline(summary: pd.DataFrame, suite_ks: list[int]) -> pd.DataFrame:
+    """One metric per comparison for the forest plot: score (answering), doc_hit@1 (retrieval on
+    WattBot), IE at the largest k (suite)."""
+    top_k = f"ie@{max(suite_ks)}" if suite_ks else None
+    keep = (
+        ((summary["dataset"] == "wattbot") & summary["metric"].isin(["score"]))
+        | (
+            (summary["dataset"] == "wattbot")
+            & (summary["metric"] == "doc_hit@1")
+            & ~summary["ablation"].isin(summary.loc[summary["metric"] == "score", "ablation"])
+        )
+        | ((summary["dataset"] != "wattbot") & (summary["metric"] == top_k))
+    )
+    return summary[keep].reset_index(drop=True)
+
+
+def attribution(params: dict, paths: InputFiles, gold: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Long table id, type, variant, class over every answering variant."""
+    parts = []
+    for av in order:
+        spec = params["answering"][av]
+        pq = pd.read_csv(paths.per_question(av), dtype={"id": str})
+        t = attribute_variant(
+            gold, read_jsonl(paths.answers(av)), pq, read_jsonl(paths.retrieval(spec["retrieval"])), spec["backend"]
+        )
+        parts.append(t.assign(variant=av))
+    return pd.concat(parts, ignore_index=True)[["id", "type", "variant", "class"]]
+
+
+def csv_text(df: pd.DataFrame) -> str:
+    return df.to_csv(index=False, lineterminator="\n")
+
+
+@dataclass
+class FigureRun:
+    """What every section of the figures stage shares: its params and input files, where figures go,
+    and the entries drawn so far (stem -> caption and input files)."""
+
+    params: dict
+    paths: InputFiles
+    out: L.Reports
+    entries: dict[str, FigureEntry] = field(default_factory=dict)
+
+    @property
+    def rep(self) -> dict:
+        return self.params["report"]
+
+    @property
+    def figs(self) -> Path:
+        return Path(self.out.figures_dir)
+
+    def inputs_of(self, avs=(), rvs=(), suite_pairs=()) -> list[str]:
+        """The files a figure of these answering / retrieval variants and suite runs was drawn from."""
+        params, paths = self.params, self.paths
+        out = [params["gold"]]
+        for av in avs:
+            out += [str(paths.per_question(av)), str(paths.answers(av)), str(paths.scores(av))]
+            rvs = [*rvs, params["answering"][av]["retrieval"]]
+        out += [str(paths.retrieval(rv)) for rv in dict.fromkeys(rvs)]
+        out += [str(paths.suite(d, rv)) for d, rv in suite_pairs]
+        return list(dict.fromkeys(out))
+
+
+def draw_cost(run: FigureRun, wattbot: dict, answering: list[str], answers: dict, scores: dict) -> pd.DataFrame:
+    """wattbot/cost.csv with score intervals (best first), the leaderboard and Pareto figures."""
+    figs = run.figs
+    cost = cost_table(answering, answers, scores)
+    ci = {av: variant_interval(wattbot[("answering", av)]["score"], run.rep) for av in answering}
+    cost["score_lo"] = [round(ci[v][1], 4) for v in cost["variant"]]
+    cost["score_hi"] = [round(ci[v][2], 4) for v in cost["variant"]]
+    cost = cost.sort_values(["score", "variant"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    atomic_write_text(run.out.cost, csv_text(cost))
+    F.leaderboard_ci(cost, figs / "leaderboard-ci")
+    run.entries["leaderboard-ci"] = FigureEntry(
+        "leaderboard-ci",
+        "WattBot score per answering variant, 95% paired bootstrap interval over the train questions.",
+        run.inputs_of(answering),
+    )
+    F.pareto(
+        cost,
+        pareto_front(cost, "tokens_per_question", "score"),
+        pareto_front(cost, "context_tokens", "score"),
+        figs / "pareto-tokens",
+    )
+    run.entries["pareto-tokens"] = FigureEntry(
+        "pareto-tokens",
+        "Score against LLM tokens per question (prompt + "
+        "completion, from the answer records) and against the context tokens "
+        "retrieval shows; red: Pareto front.",
+        run.inputs_of(answering),
+    )
+    return cost
+
+
+def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """wattbot/ablations.csv and its differences, a figure per ablation (WattBot and suite) and the
+    forest of every difference; returns (stats, summary, the ablations with their suite variants)."""
+    params, out, figs, entries = run.params, run.out, run.figs, run.entries
+    stats = ablation_stats(params, wattbot, suite)
+    atomic_write_text(out.ablations, csv_text(stats))
+    summary = summary_numbers(stats)
+    atomic_write_text(out.ablation_differences, csv_text(summary))
+    abl = ablations_with_suite(params)
+    ks = (params.get("suite") or {}).get("ks", [])
+    for name, ab in sorted(abl.items()):
+        part = stats[stats["ablation"] == name]
+        avs = ab["variants"] if ab["stage"] == "answering" else []
+        rvs = ab["variants"] if ab["stage"] == "retrieval" else []
+        if not ab.get("suite_only"):
+            stem = f"ablation-{name}"
+            F.ablation_bars(part[part["dataset"] == "wattbot"], name, ab["note"], figs / stem)
+            entries[stem] = FigureEntry(
+                stem,
+                f"WattBot train, {ab['stage']} variants {', '.join(ab['variants'])} "
+                f"(reference: {ab['variants'][0]}). {ab['note']}",
+                run.inputs_of(avs, rvs),
+            )
+        srvs = suite_variants_of(params, ab)
+        if srvs:
+            stem = suite_stem(name, ab)
+            F.ablation_suite(part[part["dataset"] != "wattbot"], f"{name}: IE@k on the retrieval suite", figs / stem)
+            pairs = [(d, rv) for d in params["suite"]["datasets"] for rv in srvs]
+            entries[stem] = FigureEntry(
+                stem,
+                f"Retrieval suite IE@k of {', '.join(srvs)} (95% paired bootstrap over queries).",
+                run.inputs_of(suite_pairs=pairs),
+            )
+    if abl:
+        F.differences_forest(headline(summary, ks), figs / "ablation-differences")
+        entries["ablation-differences"] = FigureEntry(
+            "ablation-differences",
+            "Every A-vs-B comparison on its headline metric (score, doc hit@1, IE@k): "
+            "paired bootstrap 95% interval and randomisation-test p-value; all metrics in wattbot/ablations.csv.",
+            [out.ablations],
+        )
+    return stats, summary, abl
+
+
+def draw_ensemble_sizes(run: FigureRun, answers: dict) -> pd.DataFrame:
+    """One score-by-size curve per ensemble variant (figure each) and their table."""
+    params, rep, out = run.params, run.rep, run.out
+    curves = []
+    for ev in ensemble_variants(params):
+        spec = params["answering"][ev]
+        members = [member_from_records(m, answers[m]) for m in spec["members"]]
+        curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params["gold"]), rep, rep["ensemble_subsets"])
+        curves.append(curve)
+        ES.draw_curve(curve, run.figs / ensemble_stem(ev))
+        run.entries[ensemble_stem(ev)] = FigureEntry(
+            ensemble_stem(ev),
+            f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
+            f"vote over {', '.join(spec['members'])}) by number of members k: mean over every k-subset (a seeded "
+            f"sample of {rep['ensemble_subsets']} when there are more), paired bootstrap 95% interval; grey: the "
+            f"range of single subsets. Table: {out.relative(out.ensemble_size)}.",
+            run.inputs_of(spec["members"]),
+        )
+    curve_table = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=ES.COLUMNS)
+    atomic_write_text(out.ensemble_size, csv_text(curve_table))
+    return curve_table
+
+
+def draw_attribution(run: FigureRun, gold: pd.DataFrame, order: list[str], answering: list[str]) -> pd.DataFrame:
+    """The attribution tables (per question, counts, by question type) and their two figures;
+    returns the class counts per variant."""
+    out = run.out
+    attr = attribution(run.params, run.paths, gold, order)
+    atomic_write_text(out.attribution, csv_text(attr))
+    counts = pd.crosstab(attr["variant"], attr["class"]).reindex(index=order, columns=list(CLASSES), fill_value=0)
+    atomic_write_text(out.attribution_counts, csv_text(counts.reset_index()))
+    by_type_v = attr.groupby(["variant", "type", "class"]).size().rename("count").reset_index()
+    atomic_write_text(out.attribution_by_type, csv_text(by_type_v))
+    by_type = pd.crosstab(attr["type"], attr["class"]).reindex(columns=list(CLASSES), fill_value=0)
+    by_type["questions"] = attr.drop_duplicates("id")["type"].value_counts()
+    by_type = by_type.reindex([t for t in QUESTION_TYPES if t in by_type.index])
+    grid = attr.pivot(index="id", columns="variant", values="class").reindex(index=gold["id"], columns=order)
+    types = attr.drop_duplicates("id").set_index("id")["type"]
+    F.attribution_grid(grid, types, run.figs / "attribution-grid")
+    F.attribution_counts(counts, by_type, run.figs / "attribution-counts")
+    for stem, cap in (
+        (
+            "attribution-grid",
+            "Outcome class of every train question (rows, with question type) under "
+            "every answering variant (columns, best first): which variant fixed which question.",
+        ),
+        ("attribution-counts", "Attribution class counts per variant, and per question type."),
+    ):
+        run.entries[stem] = FigureEntry(stem, cap, run.inputs_of(answering))
+    return counts
+
+
+def draw_embedding_map(run: FigureRun) -> None:
+    """The PCA map of one index's vectors, when the config names an index for it."""
+    rep = run.rep
+    if rep.get("embedding_index"):
+        index_path = run.paths.index(rep["embedding_index"])
+        meta, vecs = load_vectors(index_path, rep["embedding_sample"], rep["seed"])
+        xy, var = project(vecs)
+        levels = [lv for lv in LEVELS if (meta["level"] == lv).any()]
+        F.embedding_map(meta, xy, var, levels, run.figs / "embedding-map")
+        run.entries["embedding-map"] = FigureEntry(
+            "embedding-map",
+            f"PCA of the '{rep['embedding_index']}' index "
+            f"vectors (at most {rep['embedding_sample']} per level, seeded), one "
+            f"projection for all levels, coloured by document.",
+            [str(index_path)],
+        )
+
+
+@dataclass(frozen=True)
+class PageTables:
+    """The tables reports/index.html shows, one per section (named: all five are DataFrames)."""
+
+    claims: pd.DataFrame  # published claims against this run
+    board: pd.DataFrame  # the leaderboard
+    summary: pd.DataFrame  # the ablations' paired differences
+    curve: pd.DataFrame  # ensemble size curves
+    counts: pd.DataFrame  # attribution class counts
+
+
+def page_sections(run: FigureRun, tables: PageTables, parse_sources: list[Section]) -> list[Section]:
+    """The sections of reports/index.html, in page order."""
+    params, rep = run.params, run.rep
+    ks = (params.get("suite") or {}).get("ks", [])
+    return [
+        Section("Published claims", claims_html(tables.claims), [], anchor="claims"),
+        Section(
+            "Leaderboard",
+            table_html(tables.board[[c for c in LEADERBOARD_COLUMNS if c in tables.board]]),
+            ["leaderboard-ci", "pareto-tokens"],
+            "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
+            f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Every column, failure reasons included: "
+            "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
+            "wattbot/leaderboard.telemetry.csv.",
+            anchor="leaderboard",
+        ),
+        Section(
+            "Ablations",
+            table_html(headline(tables.summary, ks)),
+            [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
+            f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
+            f"({rep['permutations']} sign patterns, exact when fewer exist).",
+        ),
+        Section(
+            "Ensemble size",
+            table_html(tables.curve),
+            [ensemble_stem(v) for v in ensemble_variants(params)],
+            "Cross-run ensembles (backend ensemble) voted over every subset size; differences are paired "
+            "against single members (k = 1).",
+        ),
+        Section(
+            "Per-question attribution",
+            table_html(tables.counts.reset_index()),
+            ["attribution-grid", "attribution-counts"],
+            "Classes in order: correct; value right but citation not exact; no gold document in the context; "
+            "abstained although the gold document was shown; gold document shown but a wrong value; answered "
+            "an unanswerable question.",
+        ),
+        Section("Inside the index", "", [s for s in ("embedding-map",) if s in run.entries], ""),
+        *parse_sources,
+    ]
+
+
+def build_figures_stage(
+    params: dict,
+    paths: InputFiles,
+    reports: str,
+    leaderboard: str | None = None,
+    claims_file: str | Path = L.CLAIMS_FILE,
+) -> dict:
+    """Every output of the figures rule, from the files it was passed (``params["gold"]``: the scored
+    split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
+    run = FigureRun(params, paths, L.Reports(reports))
+    out = run.out
+    gold = pd.read_csv(params["gold"], dtype=str, keep_default_na=False)
+    wattbot, suite = wattbot_tables(params, paths, gold), suite_tables(params, paths)
+    answering = sorted(params["answering"])
+    scores = {av: json.loads(paths.scores(av).read_text()) for av in answering}
+    answers = {av: read_jsonl(paths.answers(av)) for av in answering}
+
+    cost = draw_cost(run, wattbot, answering, answers, scores)
+    order = list(cost["variant"])
+    stats, summary, abl = draw_ablations(run, wattbot, suite)
+    curve_table = draw_ensemble_sizes(run, answers)
+
+    # published claims against this run (reports/claims.csv, claims.md, first section of index.html)
+    claims = measure_claims(params, wattbot, suite, abl, params.get("claims_elsewhere"), load_claims(Path(claims_file)))
+    atomic_write_text(out.claims_csv, csv_text(claims))
+    atomic_write_text(out.claims_md, claims_md(claims, params["config_hash"]))
+
+    counts = draw_attribution(run, gold, order, answering)
+    draw_embedding_map(run)
+    # parse quality (pipeline/report/parse_quality.py wrote the table; drawn here so index.html shows it)
+    parse_sources = parse_quality_section(params.get("parse_quality") or "", run.figs, run.entries)
+
+    missing = set(figure_stems(params)) - set(run.entries)
+    if missing:
+        raise ValueError(f"figures not drawn: {sorted(missing)}")
+    board = pd.read_csv(leaderboard) if leaderboard else cost
+    sections = page_sections(run, PageTables(claims, board, summary, curve_table, counts), parse_sources)
+    html = render_html(params["config_hash"], sections, run.entries, Path(reports))
+    atomic_write_text(out.index_html, html)
+    all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})
+    write_manifest(out.index_html, params, all_inputs)
+    write_manifest(out.claims_csv, params, [*all_inputs, str(claims_file)])
+    return {"figures": len(run.entries), "ablation_rows": len(stats)}

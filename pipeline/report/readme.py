@@ -53,7 +53,7 @@ class Renderer:
 
 
 R = Reports()  # sources are named relative to the reports folder
-# The files whose manifests cover a rule's other tables (pipeline/report/build.py and figures_stage.py
+# The files whose manifests cover a rule's other tables (pipeline/report/build.py and figures.py
 # write one manifest per rule output they record, with the rule's params: same commit, same config hash).
 BY_REPORT_RULE, BY_FIGURES_RULE = R.relative(R.leaderboard), R.relative(R.claims_csv)
 # NAME -> renderer. One line per generated block; other stages add theirs here.

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from pipeline.index.bm25 import STOPWORDS, stem
+from pipeline.index_files.bm25 import STOPWORDS, stem
 from pipeline.llm.gateway import LLMRequest, LLMResult
 from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.llm.replies import json_values

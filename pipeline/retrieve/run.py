@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from pipeline.index.store import IndexReader, StoredNode
+from pipeline.index_files.store import IndexReader, StoredNode
 from pipeline.index_kinds import IndexKind, SearchJob, kind_of
 from pipeline.ranking.rerank import rerank
 from pipeline.retrieval_modes import FUSIONS

@@ -19,7 +19,7 @@ def cmd_report(a) -> None:
 
 def cmd_figures(a) -> None:
     from pipeline.report.ablation import InputFiles
-    from pipeline.report.figures_stage import build_figures_stage
+    from pipeline.report.figures import build_figures_stage
 
     files = InputFiles(
         named_pairs(a.scores),

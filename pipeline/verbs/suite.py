@@ -15,13 +15,13 @@ def cmd_suite_export(a) -> None:
 
 
 def cmd_suite_evaluate(a) -> None:
-    from pipeline.score.suite import evaluate_suite_run
+    from pipeline.score.suite_evaluate import evaluate_suite_run
 
     print(json.dumps(evaluate_suite_run(a.retrieval, a.gold, a.out, a.per_query, a.ks)))
 
 
 def cmd_suite_report(a) -> None:
-    from pipeline.report.suite import build_suite_report
+    from pipeline.report.suite_report import build_suite_report
 
     build_suite_report(json_arg(a.params), named_pairs(a.scores), a.reports)
 

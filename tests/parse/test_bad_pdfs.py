@@ -124,9 +124,9 @@ def test_run_goes_on_and_errors_csv_lists_each_failure(tmp_path, capsys):
 
 def test_failed_tree_goes_through_indexing(tmp_path):
     """Downstream stages take the empty stand-in tree unchanged: it just contributes nothing."""
-    from pipeline.index.bm25 import build_bm25_index
-    from pipeline.index.hier import build_tree_index
-    from pipeline.index.store import IndexReader, IndexWriter
+    from pipeline.index_files.bm25 import build_bm25_index
+    from pipeline.index_files.hier import build_tree_index
+    from pipeline.index_files.store import IndexReader, IndexWriter
     from pipeline.parse.errors import failed_tree
     from pipeline.parse.text import parse_text
 

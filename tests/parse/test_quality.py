@@ -155,7 +155,7 @@ def test_real_corpus_downloads_and_parses(tmp_path):
 
 def test_report_page_section_draws_the_source_figure(tmp_path):
     from pipeline.report.parse_quality import csv_text
-    from pipeline.report.figures_stage import parse_quality_section
+    from pipeline.report.figures import parse_quality_section
 
     docs = document_table(_rows("a", "s", "dev", (0.9, 0.5, 0.95)) + _rows("c", "publishers", "check", (0.7, 0.6, 0.6)), "combined")
     path = tmp_path / "quality_sources.csv"

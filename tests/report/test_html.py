@@ -4,7 +4,7 @@ import os
 
 import matplotlib.pyplot as plt
 
-from pipeline.report.figures import save_png_svg
+from pipeline.report.plots import save_png_svg
 from pipeline.report.html import FigureEntry, Section, render_html, table_html
 
 

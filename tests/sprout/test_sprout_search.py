@@ -5,7 +5,7 @@ import numpy as np
 
 from pipeline.sprout.build import build_tree
 from pipeline.specs import BeamSpec
-from pipeline.sprout.search import beam_search, cosines, search_documents
+from pipeline.sprout.beam_search import beam_search, cosines, search_documents
 
 
 def beam(**keys) -> BeamSpec:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.embed import EmbeddingCache, make_encoder
-from pipeline.index.bm25 import build_bm25_index
-from pipeline.index.store import IndexWriter
+from pipeline.index_files.bm25 import build_bm25_index
+from pipeline.index_files.store import IndexWriter
 from pipeline.index_kinds import IndexJob
 from pipeline.provenance import write_manifest
 from pipeline.tree import DocTree
