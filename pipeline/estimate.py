@@ -21,6 +21,7 @@ from pipeline.answer_backends import get as get_backend
 from pipeline.config import answer_splits
 from pipeline.llm.limits import model_limits, text_tokens
 from pipeline.llm.prices import LOCAL_PREFIX, price_per_token
+from pipeline.specs import PlannerSpec
 
 ANSWER_COMPLETION_TOKENS = 300
 PLANNER_COMPLETION_TOKENS = 100
@@ -161,19 +162,19 @@ def planner_lines(cfg: dict) -> list[Line]:
 
     out = []
     for rv, r in sorted(cfg["retrieval"].items()):
-        planner = r.get("planner") or {}
-        if planner.get("kind") != "llm" or planner.get("n", 1) < 2:
+        planner = PlannerSpec.from_dict(r.get("planner"), f"retrieval.{rv}.planner")
+        if not planner.calls_llm or planner.n < 2:  # n < 2: the question is the one query, no call
             continue
         splits = {cfg["wattbot"]["score_split"]}
         for av, a in cfg["answering"].items():
             if a.get("retrieval") == rv and not get_backend(a["backend"]).votes_members:
                 splits |= set(answer_splits(cfg, av))
-        model = planner.get("model") or cfg["llm"]["model"]
-        p = LLMPlanner(None, model, planner["n"], planner.get("params"))
+        model = planner.model or cfg["llm"]["model"]
+        p = LLMPlanner(None, model, planner.n, planner.params)
         for split in sorted(splits):
             qs = _questions(cfg, split)
             prompt = sum(text_tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
-            completion = int((planner.get("params") or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)
+            completion = int((planner.params or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)
             usd = _usd(cfg, model, prompt, completion)
             out.append(
                 Line(
@@ -185,7 +186,7 @@ def planner_lines(cfg: dict) -> list[Line]:
                     (prompt, prompt),
                     (completion, completion),
                     None if usd is None else (usd, usd),
-                    "mock_response" in (planner.get("params") or {}),
+                    "mock_response" in (planner.params or {}),
                 )
             )
     return out

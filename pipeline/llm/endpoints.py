@@ -26,6 +26,7 @@ from pathlib import Path
 from pipeline.answer_backends import calls_llm
 from pipeline.llm.limits import model_settings
 from pipeline.llm.prices import LOCAL_PREFIX
+from pipeline.specs import PlannerSpec
 
 KEYLESS = "no-key"  # the placeholder a keyless server is sent (litellm's openai/ route requires some key)
 RECORD = "endpoints.json"  # in the cache folder: the last probe of each endpoint
@@ -74,9 +75,9 @@ def llm_users(cfg: dict) -> dict[str, list[str]]:
         if calls_llm(v["backend"]) and "mock_response" not in (v.get("params") or {}):
             users.setdefault(v.get("model") or llm.get("model") or "", []).append(name)
     for name, r in sorted(cfg.get("retrieval", {}).items()):
-        planner = r.get("planner") or {}
-        if planner.get("kind") == "llm" and "mock_response" not in (planner.get("params") or {}):
-            users.setdefault(planner.get("model") or llm.get("model") or "", []).append(f"retrieval.{name}")
+        planner = PlannerSpec.from_dict(r.get("planner"), f"retrieval.{name}.planner")
+        if planner.calls_llm and "mock_response" not in (planner.params or {}):
+            users.setdefault(planner.model or llm.get("model") or "", []).append(f"retrieval.{name}")
     return users
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import markdown
+from pipeline.answer_backends import get as get_backend
 from pipeline.layout import Reports
 
 
@@ -70,7 +71,7 @@ def render_ensembles(reports_dir: Path) -> str:
     """docs/ensembles.md: the ensemble variants' rows of the leaderboard (wattbench's vote and
     KohakuRAG's over the same members), best first."""
     board = pd.read_csv(Reports.at(reports_dir).leaderboard)
-    board = board[board["backend"] == "ensemble"].copy()
+    board = board[board["backend"].map(lambda b: get_backend(b).votes_members)].copy()
     if board.empty:
         return "*The last run has no ensemble variant.*\n"
     n = _with_interval(board)

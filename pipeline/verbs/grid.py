@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from pipeline.answer_backends import calls_llm
+from pipeline.answer_backends import get as get_backend
 from pipeline.verbs.base import config_args, config_files, config_overrides, verb
 
 DEFAULT = "default"  # the source of a value no layer set: the schema's default, or resolved from others
@@ -127,9 +129,9 @@ def _retrieval_line(cfg: dict, v: dict) -> str:
 
 
 def _answering_line(cfg: dict, v: dict) -> str:
-    if v["backend"] == "ensemble":
+    if get_backend(v["backend"]).votes_members:
         return f"ensemble of {', '.join(v['members'])} ({(v.get('vote') or {}).get('mode', 'answer_priority')} vote)"
-    model = f" {v.get('model') or cfg['llm'].get('model')}" if v["backend"] == "llm" else ""
+    model = f" {v.get('model') or cfg['llm'].get('model')}" if calls_llm(v["backend"]) else ""
     splits = f", splits {'+'.join(v['splits'])}" if v.get("splits") else ""
     extra = "".join(f", {k} {v[k]}" for k in ("prompt", "samples", "max_retries") if k in v)
     extra += f", {v['vote']['mode']} vote" if v.get("vote") else ""

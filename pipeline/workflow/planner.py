@@ -7,14 +7,17 @@ import re
 
 
 def uses_llm_planner(cfg: dict, variant: str) -> int:
-    return int((cfg["retrieval"][variant].get("planner") or {}).get("kind") == "llm")
+    """1 when the variant's planner kind calls an LLM (its registry entry says so), else 0."""
+    from pipeline.specs import PlannerSpec
+
+    return int(PlannerSpec.from_dict(cfg["retrieval"][variant].get("planner")).calls_llm)
 
 
 def planner_model(cfg: dict, variant: str) -> str:
     """The model of a retrieval variant's LLM query planner: its ``model``, else ``llm.model``."""
     model = (cfg["retrieval"][variant].get("planner") or {}).get("model") or (cfg.get("llm") or {}).get("model")
     if not model:
-        raise ValueError(f"config key 'retrieval.{variant}.planner.model': required when planner.kind is 'llm'")
+        raise ValueError(f"config key 'retrieval.{variant}.planner.model': required when the planner calls an LLM")
     return model
 
 
