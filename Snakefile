@@ -24,9 +24,10 @@ if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipe
 # (`-n` needs no key); a real run stops on it in `onstart`, before its first job
 preflight(CFG, dry_run=True)
 EST = None
+TRACK = tracking.TrackSettings.from_config(CFG)   # what onsuccess logs to MLflow, read once
 if workflow.is_main_process:   # not again in each cluster job
     EST = print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
-    tracking.require_mlflow(CFG)   # `tracking: {mlflow: URI}` needs the mlflow extra: said now, not after the last job
+    tracking.require_mlflow(TRACK.tracking)   # `tracking: {mlflow: URI}` needs the mlflow extra: said now, not after the last job
 
 # Credentials come only from the environment: Snakemake passes these to cluster jobs, without writing
 # them anywhere (the config names the variables, never the values): llm.envvars plus each called model's
@@ -86,7 +87,7 @@ onstart:
 # with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/report/tracking.py).
 onsuccess:
     wf.after_run(CFG)
-    tracking.after_run(CFG)
+    tracking.after_run(TRACK)
     end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/runs.py)
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Self, TypeVar
 
-from pipeline.config_schema import spec_defaults
+from pipeline.config_schema import parse_spec, spec_defaults
 from pipeline.registry import Registry
 
 S = TypeVar("S", bound="VariantSpec")
@@ -70,11 +70,31 @@ class VariantSpec:
             )
 
 
+@dataclass(frozen=True)
+class ExtractorSettings:
+    """``answering.<name>.extractive``: the extractor's knobs (the schema's ``x-default:`` values where a
+    variant says nothing; pipeline/answer/extractive.py reads them)."""
+
+    max_hits: int  # hits read, in rank order
+    context_window: int  # neighbouring sentences of a hit (inside its context) also considered
+    min_support: float  # abstain when the best sentence covers less of the question than this
+
+    @classmethod
+    def parse(cls, values: dict | None, where: str) -> ExtractorSettings:
+        return parse_spec(cls, values or {}, where, spec_defaults("answering", "*", "extractive"))
+
+
 @dataclass(frozen=True, kw_only=True)
 class ExtractiveSpec(VariantSpec):
     """``backend: extractive``: rule-based, offline (pipeline/answer/extractive.py)."""
 
-    extractive: dict | None = None  # the extractor's knobs (pipeline/answer/extractive.py)
+    extractive: ExtractorSettings = field(default_factory=lambda: ExtractorSettings.parse(None, "extractive"))
+
+    @classmethod
+    def from_dict(cls, name: str, v: dict) -> Self:
+        spec = super().from_dict(name, {k: x for k, x in v.items() if k != "extractive"})
+        knobs = ExtractorSettings.parse(v.get("extractive"), f"answering.{name}.extractive")
+        return dataclasses.replace(spec, extractive=knobs)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -85,11 +85,11 @@ def validate(cfg: dict) -> dict:
         e = errors[0]
         raise ConfigError(f"config key '{_key_path(e)}': {e.message}")
     try:
-        SproutSpec.from_dict(cfg["sprout"])  # the block's own checks (windows that cover the text)
+        sprout = SproutSpec.from_dict(cfg["sprout"])  # the block's own checks (windows that cover the text)
     except SpecError as e:
         raise ConfigError(str(e)) from None
     for name, idx in cfg["indexes"].items():
-        _check_index(cfg, name, idx)
+        _check_index(cfg, name, idx, sprout)
     for name, variant in cfg["retrieval"].items():
         _resolve_planner(cfg, name, variant, _check_retrieval(cfg, name, variant).planner)
     resolve_answering(cfg)
@@ -190,7 +190,7 @@ def _kinds_with(attr: str) -> str:
     return " and ".join(n for n in kind_names() if getattr(get_kind(n), attr))
 
 
-def _check_index(cfg: dict, name: str, idx: dict) -> None:
+def _check_index(cfg: dict, name: str, idx: dict, sprout: SproutSpec) -> None:
     """One ``indexes.<name>`` entry: only its kind's keys (its typed spec parses), their schema defaults
     written in (its hashed slice carries them), the kind's own checks."""
     kind = kind_of(idx)
@@ -202,7 +202,7 @@ def _check_index(cfg: dict, name: str, idx: dict) -> None:
     for key in sorted(kind.index_keys & defaults.keys()):
         idx.setdefault(key, defaults[key])
     try:
-        kind.check_index(kind.parse(name, idx), cfg)
+        kind.check_index(kind.parse(name, idx), sprout)
     except ConfigProblem as e:
         raise ConfigError(f"config key '{e.key}': {e.message}") from None
 
@@ -468,7 +468,7 @@ def index_slice(cfg: dict, index: str) -> dict:
         "index": idx,
         "name": index,
         **({"embedding": hashed_embedding(cfg, index)} if kind.embeds else {}),
-        **kind.extra_slice(cfg),
+        **(kind.extra_slice(SproutSpec.from_dict(cfg["sprout"])) if kind.extra_slice else {}),
     }
 
 

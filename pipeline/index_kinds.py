@@ -81,15 +81,11 @@ Builder = Callable[[IndexJob], dict]  # -> stats
 SearcherFactory = Callable[[SearchJob], Searcher]
 
 
-def _no_check(spec: Any, cfg: dict) -> None:
+def _no_check(spec: Any, sprout: Any) -> None:
     return None
 
 
-def _no_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
-    return {}
-
-
-def _no_slice(cfg: dict) -> dict:
+def _no_inputs(spec: Any, dataset: str) -> dict[str, str]:
     return {}
 
 
@@ -112,9 +108,13 @@ class IndexKind:
     hybrid_role: str | None = None  # "dense" or "lexical": which side of a hybrid it can be
     tree_vectors: bool = False  # a vector at every tree level (the report's embedding map)
     parents_are_context: bool = True  # a hit's parent is its context (sprout: its merge partner)
-    check_index: Callable[[Any, dict], None] = _no_check  # (its spec, the config): raise ConfigProblem
-    extra_inputs: Callable[[dict, str, str], dict[str, str]] = _no_inputs  # {input name: path} beyond the trees
-    extra_slice: Callable[[dict], dict] = _no_slice  # config beyond `index` that shapes the built file
+    # The hooks take typed specs, never the config: the other section a kind reads is the `sprout` block
+    # (a pipeline.specs.SproutSpec, Any here: the specs sit above this registry).
+    check_index: Callable[[Any, Any], None] = _no_check  # (its spec, the sprout block): raise ConfigProblem
+    extra_inputs: Callable[[Any, str], dict[str, str]] = (
+        _no_inputs  # (its spec, dataset): {name: path} beyond the trees
+    )
+    extra_slice: Callable[[Any], dict] | None = None  # (the sprout block): settings beyond `index` shaping the file
 
     @property
     def index_keys(self) -> frozenset[str]:

@@ -23,16 +23,13 @@ from dataclasses import dataclass, field
 
 from pipeline.answer.numbers import Mention, find_numbers, fmt, is_year, keep_scale_for, unit_key, unit_score
 from pipeline.answer.record import Answer, blank_answer
+from pipeline.answer_backends import ExtractorSettings
 from pipeline.parse.sentences import sentence_texts
 
 BLANK = "is_blank"
 RANK_W, DOC_W = 0.15, 0.15  # weights of the rank prior and the document-share prior
 
-DEFAULTS: dict = {
-    "max_hits": 15,  # hits read, in rank order
-    "context_window": 2,  # neighbouring sentences of a hit (inside its context) also considered
-    "min_support": 0.2,  # abstain when the best sentence covers less of the question than this
-}
+DEFAULT = ExtractorSettings.parse(None, "extractive")  # the schema's x-defaults (a test's call without a config)
 
 
 # --------------------------------------------------------------------------------------- terms
@@ -202,18 +199,17 @@ def score_candidates(cands: list[Candidate], qt: QTerms, hits: list[dict]) -> No
 # ---------------------------------------------------------------------------------- answering
 
 
-def answer_question(question: str, answer_unit: str, hits: list[dict], cfg: dict | None = None) -> Answer:
+def answer_question(question: str, answer_unit: str, hits: list[dict], knobs: ExtractorSettings = DEFAULT) -> Answer:
     """Answer one question from its retrieval hits (rank order), or abstain."""
-    cfg = {**DEFAULTS, **(cfg or {})}
-    hits = list(hits)[: int(cfg["max_hits"])]
+    hits = list(hits)[: knobs.max_hits]
     qt = question_terms(_strip_tf(question))
-    cands = build_candidates(hits, int(cfg["context_window"]))
+    cands = build_candidates(hits, knobs.context_window)
     score_candidates(cands, qt, hits)
     cands.sort(key=lambda c: -c.score)
-    if not cands or cands[0].support < cfg["min_support"]:
+    if not cands or cands[0].support < knobs.min_support:
         best = f"{cands[0].support:.2f}" if cands else "none"
         return _abstain(
-            f"No retrieved sentence covers enough of the question (best coverage {best} < {cfg['min_support']})."
+            f"No retrieved sentence covers enough of the question (best coverage {best} < {knobs.min_support})."
         )
     if _is_tf(question):
         return _answer_tf(question, qt, cands)

@@ -29,7 +29,7 @@ def build(job: IndexJob) -> dict:
     )
 
 
-def check(spec: ChunksSpec, cfg: dict) -> None:
+def check(spec: ChunksSpec, sprout: object) -> None:
     if spec.overlap_tokens >= spec.chunk_tokens:
         raise ConfigProblem(f"indexes.{spec.name}.overlap_tokens", "must be below chunk_tokens")
 

@@ -43,23 +43,23 @@ def searcher(job: SearchJob):
     return SproutSearcher(job.path, job.settings, query_encoder(threads), job.cache_dir)
 
 
-def check(spec: SproutIndexSpec, cfg: dict) -> None:
-    if spec.heads == "trained" and SproutSpec.from_dict(cfg.get("sprout") or {}).train is None:
+def check(spec: SproutIndexSpec, sprout: SproutSpec) -> None:
+    if spec.heads == "trained" and sprout.train is None:
         raise ConfigProblem(f"indexes.{spec.name}.heads", "'trained' needs a sprout.train section")
 
 
-def extra_inputs(cfg: dict, dataset: str, index: str) -> dict[str, str]:
+def extra_inputs(spec: SproutIndexSpec, dataset: str) -> dict[str, str]:
     """The attention file, and the trained head weights when the index uses them."""
-    trained = cfg["indexes"][index]["heads"] == "trained"  # validated: index_defaults filled it
+    trained = spec.heads == "trained"
     return {
         "sprout_attention": L.sprout_attention(dataset),
         **({"head_weights": L.SPROUT_HEAD_WEIGHTS} if trained else {}),
     }
 
 
-def attention_slice(cfg: dict) -> dict:
+def attention_slice(sprout: SproutSpec) -> dict:
     """Its own encoder pass (the attention settings), not the embedding backend, shapes the file."""
-    return {"sprout": SproutSpec.from_dict(cfg["sprout"]).attention.hashed()}
+    return {"sprout": sprout.attention.hashed()}
 
 
 KIND = register(

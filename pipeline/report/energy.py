@@ -87,18 +87,36 @@ def attribute(job: JobTime) -> tuple[str, str]:
     return "shared", job.rule
 
 
-def served_elsewhere(cfg: dict, av: str) -> bool:
-    """Whether an answering variant's calls ran on someone else's machine: not a ``local/`` model (its own
-    ``model:``, else ``llm.model``; inside the job's CPU seconds) nor a stand-in (litellm's ``mock_response``).
-    A variant no longer in the config counts as served elsewhere (the higher estimate)."""
-    variant = cfg.get("answering", {}).get(av)
-    if variant is None:
-        return True
-    model = variant.get("model") or cfg.get("llm", {}).get("model") or ""
-    return not model.startswith(LOCAL_PREFIX) and "mock_response" not in (variant.get("params") or {})
+def served_here(variant: dict, default_model: str) -> bool:
+    """Whether an answering variant's calls ran on the job's own cores (a ``local/`` model: its own
+    ``model:``, else ``llm.model``; inside the job's CPU seconds) or drew nothing (a stand-in: litellm's
+    ``mock_response``)."""
+    model = variant.get("model") or default_model
+    return model.startswith(LOCAL_PREFIX) or "mock_response" in (variant.get("params") or {})
 
 
-def hosted_tokens(root: str | Path, cfg: dict) -> dict[str, int]:
+@dataclass(frozen=True)
+class EnergyInputs:
+    """What the estimate reads of the config, parsed once by its driver (the ``time-table`` verb): the
+    constants and the answering variants whose LLM calls are not served elsewhere."""
+
+    power: PowerModel
+    served_here: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> EnergyInputs:
+        default_model = (cfg.get("llm") or {}).get("model") or ""
+        variants = cfg.get("answering") or {}
+        here = frozenset(av for av, v in variants.items() if served_here(v, default_model))
+        return cls(PowerModel.from_config(cfg), here)
+
+    def served_elsewhere(self, av: str) -> bool:
+        """Whether ``av``'s calls ran on someone else's machine; a variant no longer in the config counts
+        as served elsewhere (the higher estimate)."""
+        return av not in self.served_here
+
+
+def hosted_tokens(root: str | Path, inputs: EnergyInputs) -> dict[str, int]:
     """Answering variant -> prompt + generated tokens of its live calls to a model served elsewhere
     (every split's telemetry)."""
     from pipeline.io import read_jsonl
@@ -106,7 +124,7 @@ def hosted_tokens(root: str | Path, cfg: dict) -> dict[str, int]:
     out: dict[str, int] = {}
     for path in sorted(Path(root).glob(ANSWER_TELEMETRY)):
         av = path.parent.name
-        if not served_elsewhere(cfg, av):
+        if not inputs.served_elsewhere(av):
             continue
         live = [r for r in read_jsonl(path) if not r.get("cached")]
         tokens = sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in live)
@@ -170,10 +188,10 @@ def energy_summary(table: pd.DataFrame, power: PowerModel, rapl: str) -> dict:
     }
 
 
-def write_energy(root: str | Path, reports: str | Path, cfg: dict) -> dict:
+def write_energy(root: str | Path, reports: str | Path, inputs: EnergyInputs) -> dict:
     """Read ``<root>/benchmarks`` and the answer telemetry; write the table and the summary into ``reports``."""
-    power = PowerModel.from_config(cfg)
-    table = energy_table(read_benchmarks(root), hosted_tokens(root, cfg), power)
+    power = inputs.power
+    table = energy_table(read_benchmarks(root), hosted_tokens(root, inputs), power)
     reports = Path(reports)
     atomic_write_text(reports / TABLE, table.to_csv(index=False, lineterminator="\n"))
     summary = energy_summary(table, power, rapl_note())

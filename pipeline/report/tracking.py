@@ -73,10 +73,40 @@ class Tracking:
         return None
 
 
-def require_mlflow(cfg: dict) -> Tracking | None:
-    """The config's tracking, after checking MLflow can be imported (at parse time: a run does not find out
-    after its last job); None when the config asks for none."""
-    tracking = Tracking.of(cfg)
+@dataclass(frozen=True)
+class TrackSettings:
+    """What logging a run reads of its config, parsed once by the driver (the ``track`` verb, the Snakefile's
+    ``onsuccess``): where runs go (None: nowhere), the variants, the scored split, the report's bootstrap."""
+
+    tracking: Tracking | None
+    answering: tuple[str, ...]
+    retrieval: tuple[str, ...]
+    suite_datasets: tuple[str, ...]  # benchmarks.datasets: the retrieval suite's (none: WattBot only)
+    score_split: str
+    bootstrap: int  # report.bootstrap: resamples per interval
+    seed: int  # report.seed
+    cache_dir: str  # where the LLM cache (and its usage table) is, relative to the run's root
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> TrackSettings:
+        from pipeline.config_schema import spec_defaults
+
+        rep = {**spec_defaults("report"), **(cfg.get("report") or {})}
+        return cls(
+            tracking=Tracking.of(cfg),
+            answering=tuple(sorted(cfg.get("answering") or {})),
+            retrieval=tuple(sorted(cfg.get("retrieval") or {})),
+            suite_datasets=tuple(sorted(((cfg.get("benchmarks") or {}).get("datasets")) or {})),
+            score_split=cfg["wattbot"]["score_split"],
+            bootstrap=int(rep["bootstrap"]),
+            seed=int(rep["seed"]),
+            cache_dir=cfg.get("cache_dir") or "data/cache",
+        )
+
+
+def require_mlflow(tracking: Tracking | None) -> Tracking | None:
+    """``tracking``, after checking MLflow can be imported (at parse time: a run does not find out after its
+    last job); None when the config asks for none."""
     if tracking is not None and importlib.util.find_spec("mlflow") is None:
         raise ConfigError(f"config key 'tracking.mlflow': MLflow is not installed ({INSTALL})")
     return tracking
@@ -195,12 +225,12 @@ def answer_cost(answers_path: Path) -> dict[str, float]:
     return out
 
 
-def run_spend(cfg: dict, root: Path, run_id: str) -> dict[str, dict[str, float]]:
+def run_spend(cache_dir: Path, run_id: str) -> dict[str, dict[str, float]]:
     """Variant -> this run's LLM spend from the usage table (calls made and cached, tokens bought, USD):
     what the run paid, all splits together; empty without an LLM cache."""
     from pipeline.llm.usage import cost_rows
 
-    path = root / (cfg.get("cache_dir") or "data/cache") / "llm.sqlite"
+    path = cache_dir / "llm.sqlite"
     if not path.is_file():
         return {}
     out: dict[str, dict[str, float]] = {}
@@ -228,21 +258,20 @@ def energy_rows(reports: Path, kind: str) -> dict[str, dict[str, float]]:
 
 @dataclass(frozen=True)
 class RunFiles:
-    """Where one run's files are: the Snakemake working directory, its reports folder, its config."""
+    """Where one run's files are: the Snakemake working directory, its reports folder, what its config says."""
 
     root: Path
     reports: Path
-    cfg: dict
+    settings: TrackSettings
     jobs: list[JobTime]
 
     @property
     def score_split(self) -> str:
-        return self.cfg["wattbot"]["score_split"]
+        return self.settings.score_split
 
     @property
     def boot(self) -> tuple[int, int]:
-        rep = self.cfg.get("report") or {}
-        return int(rep.get("bootstrap", 2000)), int(rep.get("seed", 0))
+        return self.settings.bootstrap, self.settings.seed
 
 
 def answering_runs(f: RunFiles, run_id: str) -> list[VariantRun]:
@@ -252,11 +281,11 @@ def answering_runs(f: RunFiles, run_id: str) -> list[VariantRun]:
     board, tele = _csv_rows(Path(out.leaderboard), "variant"), _csv_rows(Path(out.leaderboard_telemetry), "variant")
     times, spend, energy = (
         job_times(f.jobs, "answering"),
-        run_spend(f.cfg, f.root, run_id),
+        run_spend(f.root / f.settings.cache_dir, run_id),
         energy_rows(f.reports, "answering"),
     )
     runs = []
-    for av in sorted(f.cfg["answering"]):
+    for av in f.settings.answering:
         made = (f.root / L.answers(av, "x")).parent.glob("*.jsonl")
         splits = sorted(p.stem for p in made if "." not in p.stem)  # not <split>.jsonl.telemetry.jsonl
         if not splits:
@@ -290,7 +319,7 @@ def wattbot_retrieval(f: RunFiles, rv: str) -> dict[str, float]:
 def suite_retrieval(f: RunFiles, rv: str) -> dict[str, float]:
     """A retrieval variant's retrieval-suite metrics per dataset with intervals (``<dataset>.<metric>``)."""
     out: dict[str, float] = {}
-    for ds in sorted(((f.cfg.get("benchmarks") or {}).get("datasets")) or {}):
+    for ds in f.settings.suite_datasets:
         path = f.root / L.suite_per_query(ds, rv)
         if path.exists():
             table = pd.read_csv(path).drop(columns=list(SUITE_SKIP), errors="ignore")
@@ -303,7 +332,7 @@ def retrieval_runs(f: RunFiles) -> list[VariantRun]:
     run's manifest, else its first suite run's), scores with intervals, time and energy."""
     times, energy = job_times(f.jobs, "retrieval"), energy_rows(f.reports, "retrieval")
     runs = []
-    for rv in sorted(f.cfg["retrieval"]):
+    for rv in f.settings.retrieval:
         made = sorted(f.root.glob(L.retrieval("*", rv, "*")), key=lambda p: (L.WATTBOT not in p.parts, str(p)))
         if not made:
             continue
@@ -314,11 +343,11 @@ def retrieval_runs(f: RunFiles) -> list[VariantRun]:
     return runs
 
 
-def collect(root: str | Path, reports: str | Path, cfg: dict, run_id: str) -> list[VariantRun]:
+def collect(root: str | Path, reports: str | Path, settings: TrackSettings, run_id: str) -> list[VariantRun]:
     """Every variant's run of this working directory: answering variants, then retrieval variants."""
     from pipeline.report.time_table import read_benchmarks
 
-    f = RunFiles(Path(root), Path(reports), cfg, read_benchmarks(root))
+    f = RunFiles(Path(root), Path(reports), settings, read_benchmarks(root))
     return answering_runs(f, run_id) + retrieval_runs(f)
 
 
@@ -373,16 +402,19 @@ def log_runs(
     return ids
 
 
-def track(root: str | Path, reports: str | Path, cfg: dict, tracking: Tracking) -> tuple[list[VariantRun], str]:
-    """Log every variant of the run in ``root`` to ``tracking``; the runs logged and the wattbench run id."""
+def track(
+    root: str | Path, reports: str | Path, settings: TrackSettings, tracking: Tracking
+) -> tuple[list[VariantRun], str]:
+    """Log every variant of the run in ``root`` to ``tracking`` (``settings.tracking``, known to be set);
+    the runs logged and the wattbench run id."""
     from pipeline.runs import STATE, read_state
 
     state = read_state(Path(root) / STATE)
     if state is None:
         raise FileNotFoundError(f"{Path(root) / STATE}: no run here to track (run snakemake first)")
-    runs = collect(root, reports, cfg, state.id)
+    runs = collect(root, reports, settings, state.id)
     html = Path(L.Reports.at(reports).index_html)
-    tags = {f"{TAG}config_files": ",".join(state.config_files), f"{TAG}score_split": cfg["wattbot"]["score_split"]}
+    tags = {f"{TAG}config_files": ",".join(state.config_files), f"{TAG}score_split": settings.score_split}
     log_runs(tracking, runs, state.id, [html] if html.exists() else [], tags)
     return runs, state.id
 
@@ -395,7 +427,7 @@ def tracked_line(runs: list[VariantRun], run_id: str, tracking: Tracking) -> str
     )
 
 
-def after_run(cfg: dict, root: str | Path = ".", reports: str | Path = L.reports.root) -> None:
+def after_run(settings: TrackSettings, root: str | Path = ".", reports: str | Path = L.reports.root) -> None:
     """Snakemake's ``onsuccess``: log the run when the config asks for it. Under ``make run`` / ``make resume``
     (``WATTBENCH_SUMMARY_LATER``) the Makefile's ``track`` step does it, after the time table (energy). A
     tracking server that cannot be reached is a warning: the run's results are made."""
@@ -404,11 +436,11 @@ def after_run(cfg: dict, root: str | Path = ".", reports: str | Path = L.reports
 
     from pipeline.report.summary import LATER
 
-    tracking = Tracking.of(cfg)
+    tracking = settings.tracking
     if tracking is None or os.environ.get(LATER):
         return
     try:
-        print(tracked_line(*track(root, reports, cfg, tracking), tracking))
+        print(tracked_line(*track(root, reports, settings, tracking), tracking))
     except Exception as e:  # noqa: BLE001 - the run is done; say what failed and how to log it again
         print(
             f"warning: MLflow tracking failed ({type(e).__name__}: {e}); retry: python -m pipeline track",

@@ -59,32 +59,34 @@ def cmd_summary(a) -> None:
 
 def cmd_time_table(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.energy import SUMMARY, energy_line, write_energy
+    from pipeline.report.energy import SUMMARY, EnergyInputs, energy_line, write_energy
     from pipeline.report.time_table import PAGE, TABLE, write_time_table
 
     table = write_time_table(Path(a.root), Path(a.reports))
     print(table.to_string(index=False) if len(table) else "no benchmark files")
     print(f"wrote {Path(a.reports) / TABLE} and {Path(a.reports) / PAGE}")
-    energy = write_energy(Path(a.root), Path(a.reports), load_config(config_files(a), config_overrides(a.set)))
+    inputs = EnergyInputs.from_config(load_config(config_files(a), config_overrides(a.set)))
+    energy = write_energy(Path(a.root), Path(a.reports), inputs)
     print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
 
 
 def cmd_track(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.tracking import Tracking, require_mlflow, track, tracked_line
+    from pipeline.report.tracking import TrackSettings, require_mlflow, track, tracked_line
 
     cfg = load_config(config_files(a), config_overrides(a.set))
     if a.uri:
         cfg["tracking"] = {**(cfg.get("tracking") or {}), "mlflow": a.uri}
     if a.experiment:
         cfg["tracking"] = {**(cfg.get("tracking") or {}), "experiment": a.experiment}
-    if Tracking.of(cfg) is None:
+    settings = TrackSettings.from_config(cfg)
+    if settings.tracking is None:
         if not a.if_configured:
             print("no tracking configured (config key tracking.mlflow, or --uri): nothing logged")
         return
-    tracking = require_mlflow(cfg)
+    tracking = require_mlflow(settings.tracking)
     assert tracking is not None
-    print(tracked_line(*track(a.root, a.reports, cfg, tracking), tracking))
+    print(tracked_line(*track(a.root, a.reports, settings, tracking), tracking))
 
 
 def cmd_report_check(a) -> None:

@@ -12,10 +12,12 @@ def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
     index: the attention file and, with trained heads, the head weights)."""
     kind = kind_of(cfg["indexes"][index])
     models = encoder_model_inputs(cfg, index) if kind.embeds else []
-    return tree_files(cfg, dataset) + models + list(kind.extra_inputs(cfg, dataset, index).values())
+    extra = kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), dataset)
+    return tree_files(cfg, dataset) + models + list(extra.values())
 
 
 def index_extra_args(cfg: dict, dataset: str, index: str) -> str:
     """``--input NAME=PATH`` for each of the kind's extra inputs (the ``index`` verb hands them to its builder)."""
-    extra = kind_of(cfg["indexes"][index]).extra_inputs(cfg, dataset, index)
+    kind = kind_of(cfg["indexes"][index])
+    extra = kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), dataset)
     return " ".join(f"--input {name}={path}" for name, path in extra.items())

@@ -1,9 +1,10 @@
 """Tests for the rule-based extractive answerer, on hand-made hits quoting real corpus sentences."""
 import re
+from dataclasses import replace
 
 import pytest
 
-from pipeline.answer.extractive import Answer, answer_question
+from pipeline.answer.extractive import DEFAULT, Answer, answer_question
 from pipeline.answer.numbers import find_numbers, fmt, unit_score
 
 # Exact sentences from the WattBot corpus (whitespace collapsed).
@@ -144,7 +145,7 @@ def test_paragraph_hits_and_max_hits():
     hits = [hit("amazon2023", AWS_SENSORS), hit("patterson2021", para, 1, level="paragraph")]
     q = "What were the net CO2e emissions from training the GShard-600B model?"
     assert answer_question(q, "tCO2e", hits).answer_value == "4.3"
-    assert answer_question(q, "tCO2e", hits, {"max_hits": 1}).answer_value != "4.3"
+    assert answer_question(q, "tCO2e", hits, replace(DEFAULT, max_hits=1)).answer_value != "4.3"
 
 
 def test_answer_values_never_carry_commas_or_units():
@@ -177,3 +178,13 @@ def test_unit_score_after_and_before():
     t = "The average data center PUE in 2023 was 1.58 globally"
     (m,) = [m for m in find_numbers(t) if fmt(m.value) == "1.58"]
     assert unit_score(t, m, "PUE") > 0
+
+
+def test_the_knobs_are_the_backend_s_typed_spec_with_the_schema_s_defaults():
+    from pipeline.answer_backends import ExtractiveSpec
+
+    spec = ExtractiveSpec.from_dict("x", {"backend": "extractive", "retrieval": "bm25", "extractive": {"min_support": 0.5}})
+    assert spec.extractive == replace(DEFAULT, min_support=0.5)
+    assert (DEFAULT.max_hits, DEFAULT.context_window, DEFAULT.min_support) == (15, 2, 0.2)
+    with pytest.raises(ValueError, match=r"answering\.x\.extractive\.top_k"):
+        ExtractiveSpec.from_dict("x", {"backend": "extractive", "extractive": {"top_k": 3}})

@@ -9,8 +9,8 @@ import pytest
 
 from pipeline.config import ConfigError, validate
 from pipeline.io import atomic_write_jsonl
-from pipeline.report.energy import (SUMMARY, TABLE, PowerModel, attribute, energy_line, energy_table, hosted_tokens,
-                                    rapl_note, write_energy)
+from pipeline.report.energy import (SUMMARY, TABLE, EnergyInputs, PowerModel, attribute, energy_line, energy_table,
+                                    hosted_tokens, rapl_note, write_energy)
 from pipeline.report.summary import summary_lines, write_summary
 from pipeline.report.time_table import JobTime, read_benchmarks, rule_of
 from tests.dag_runner import result_files
@@ -35,6 +35,7 @@ CFG = {
                   "mock": {"backend": "llm", "model": "openai/mock", "params": {"mock_response": "{}"}}},
     "energy": {"cpu_watts_per_core": 10.0, "pue": 1.0, "llm_wh_per_1k_tokens": 0.5, "grid_gco2_per_kwh": 400.0},
 }
+INPUTS = EnergyInputs.from_config(CFG)  # what the time-table verb parses once
 
 
 def _job(path: str, cpu_s: float = 1.0) -> JobTime:
@@ -72,12 +73,12 @@ def test_jobs_are_attributed_to_the_variant_their_benchmark_path_names():
 def test_only_live_calls_to_models_served_elsewhere_get_the_token_constant(run):
     # q1 + q2 live (3000 tokens); q3 came from the cache; llm-cf's local model is in its job's CPU seconds;
     # mock's stand-in draws nothing
-    assert hosted_tokens(run, CFG) == {"gpt": 3000, "gone": 3000}
+    assert hosted_tokens(run, INPUTS) == {"gpt": 3000, "gone": 3000}
 
 
 def test_the_formula_per_variant_and_in_total(run):
-    power = PowerModel.from_config(CFG)
-    table = energy_table(read_benchmarks(run), hosted_tokens(run, CFG), power).set_index(["kind", "variant"])
+    power = INPUTS.power
+    table = energy_table(read_benchmarks(run), hosted_tokens(run, INPUTS), power).set_index(["kind", "variant"])
     # 3600 CPU s x 10 W = 36 kJ = 0.01 kWh; x 400 g/kWh = 4 g
     llm = table.loc[("answering", "llm-cf")]
     assert (llm["jobs"], llm["cpu_s"], llm["cpu_kwh"], llm["llm_kwh"]) == (2, 3601.8, 0.010005, 0.0)
@@ -112,7 +113,7 @@ def test_an_unknown_energy_key_is_refused(tmp_path):
 
 
 def test_the_outputs_are_run_telemetry_and_the_summary_says_estimate(run, capsys):
-    s = write_energy(run, run / "reports", CFG)
+    s = write_energy(run, run / "reports", INPUTS)
     assert TABLE.count(".telemetry.") == 1 and SUMMARY.count(".telemetry.") == 1
     assert (run / "reports" / TABLE).exists() and (run / "reports" / SUMMARY).exists()
     assert not any("energy" in p for p in result_files(run))  # never among the byte-identical results
@@ -127,7 +128,7 @@ def test_the_outputs_are_run_telemetry_and_the_summary_says_estimate(run, capsys
 
 
 def test_a_stale_estimate_is_left_out_of_the_summary(run):
-    write_energy(run, run / "reports", CFG)
+    write_energy(run, run / "reports", INPUTS)
     later = time.time() + 60  # a job of a later run ended after the estimate was written
     os.utime(run / "benchmarks/wattbot/index/hier.tsv", (later, later))
     assert write_summary(run, run / "reports", show=False)["energy"] is None
@@ -142,6 +143,6 @@ def test_rapl_is_noted_only_when_readable(tmp_path):
 
 
 def test_a_folder_without_benchmarks_costs_nothing(tmp_path):
-    s = write_energy(tmp_path, tmp_path / "reports", {})
+    s = write_energy(tmp_path, tmp_path / "reports", EnergyInputs.from_config({}))
     assert (s["kwh"], s["gco2e"], s["cpu_s"], s["hosted_llm_tokens"]) == (0.0, 0.0, 0.0, 0)
     assert s["power_model"]["country"] == "world"

@@ -86,6 +86,14 @@ def test_tracking_block_is_in_the_schema_with_its_default(tmp_path):
         load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "sqlite:///m.db", "uri": "x"}})
 
 
+def test_what_tracking_reads_of_the_config_is_parsed_once():
+    cfg = load_config([REPO / "tests" / "tiny.yaml"], {"report": {"bootstrap": 500}, "cache_dir": "elsewhere"})
+    s = T.TrackSettings.from_config(cfg)
+    assert s.tracking is None and s.answering == tuple(sorted(cfg["answering"])) and s.retrieval[0] in cfg["retrieval"]
+    assert (s.score_split, s.bootstrap, s.seed, s.cache_dir) == (cfg["wattbot"]["score_split"], 500, 0, "elsewhere")
+    assert s.suite_datasets == tuple(sorted((cfg.get("benchmarks") or {}).get("datasets") or {}))
+
+
 def test_tracking_is_execution_only():
     """Adding a tracking block reruns nothing: every hashed slice and cache key of the default grid is the same."""
     from test_shipped_configs import pins_now
@@ -96,8 +104,8 @@ def test_tracking_is_execution_only():
 def test_a_missing_mlflow_is_one_line_naming_the_key_and_the_extra(monkeypatch):
     monkeypatch.setattr(T.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigError, match=r"'tracking\.mlflow'.*pip install -e \"\.\[mlflow\]\""):
-        T.require_mlflow({"tracking": {"mlflow": "sqlite:///m.db"}})
-    assert T.require_mlflow({}) is None  # no tracking: mlflow is not needed
+        T.require_mlflow(T.Tracking.of({"tracking": {"mlflow": "sqlite:///m.db"}}))
+    assert T.require_mlflow(T.Tracking.of({})) is None  # no tracking: mlflow is not needed
 
 
 def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monkeypatch, capsys):
@@ -107,7 +115,8 @@ def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monk
         raise ConnectionError("tracking server down")
 
     monkeypatch.setattr(T, "track", unreachable)
-    cfg = {"tracking": {"mlflow": "http://127.0.0.1:9"}}
+    tiny = load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "http://127.0.0.1:9"}})
+    cfg = T.TrackSettings.from_config(tiny)
     T.after_run(cfg)  # the run's results are made: no raise
     err = capsys.readouterr().err
     assert "warning: MLflow tracking failed (ConnectionError: tracking server down)" in err
