@@ -1,13 +1,12 @@
 """Prompts, parsing/repair, normalisation, voting and the blank-retry loop of the LLM answerer
 (litellm's mock_response and a scripted litellm.completion stand in for a model)."""
-from answering import llm_spec
+from answering import answer_with_llm, llm_spec
 import json
 
 import litellm
 import pytest
 
 from pipeline.llm.gateway import LLMGateway
-from llm_answer_helpers import answer_with_llm
 from pipeline.answer.llm_answer import (answer_schema, build_messages,
                                         parse_answer, response_format)
 from pipeline.answer.normalise import normalise_value

@@ -1,5 +1,5 @@
 """The one LLM gateway: cached by the full request, replayable, failures recorded (never silent)."""
-from answering import llm_spec
+from answering import answer_with_llm, llm_spec
 import json
 
 import litellm
@@ -7,7 +7,6 @@ import pytest
 
 from pipeline.specs import LLMSpec
 from pipeline.llm.gateway import CacheMiss, LLMGateway, LLMRequest
-from llm_answer_helpers import answer_with_llm
 from pipeline.answer.llm_answer import build_messages, parse_answer
 from pipeline.answer.normalise import normalise_value
 
