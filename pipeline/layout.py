@@ -85,9 +85,13 @@ def ingest_split(split: str = "{split}") -> str:
 CORPUS_SPLIT = "questions"  # a corpus's one split: its questions file
 
 
+def corpus_ingest_dir(dataset: str = "{dataset}") -> str:
+    return f"{RESULTS}/{dataset}/ingest"
+
+
 def corpus_ingest(dataset: str = "{dataset}", name: str = "questions") -> str:
     """A corpus's ingested ``metadata``, ``questions`` or ``solutions`` CSV (WattBot's columns)."""
-    return f"{RESULTS}/{dataset}/ingest/{name}.csv"
+    return f"{corpus_ingest_dir(dataset)}/{name}.csv"
 
 
 def tree(doc: str = "{doc}", dataset: str = WATTBOT) -> str:

@@ -29,11 +29,12 @@ class CorpusReportInputs:
 
 
 def answer_counts(answers_path: str) -> dict[str, int]:
-    """Questions, answered, blank (abstained) and failed answers of one variant's records."""
+    """Questions asked (all, labelled or not), answered, blank (abstained) and failed answers of one
+    variant's records."""
     recs = read_jsonl(answers_path)
     blank = sum(bool(r["is_blank"]) for r in recs)
     return {
-        "questions": len(recs),
+        "asked": len(recs),
         "answered": len(recs) - blank,
         "blank": blank,
         "failures": sum(bool(r.get("failure")) for r in recs),
@@ -64,7 +65,7 @@ def corpus_board(params: dict, inputs: CorpusReportInputs) -> pd.DataFrame:
         return unlabelled_board(params, inputs.answers)
     board = leaderboard(params, inputs.scores, inputs.per_question)
     counts = pd.DataFrame([{"variant": n, **answer_counts(p)} for n, p in inputs.answers.items()])
-    return board.merge(counts[["variant", "questions", "answered", "blank"]], on="variant", how="left")
+    return board.merge(counts[["variant", "asked", "answered", "blank"]], on="variant", how="left")
 
 
 def build_corpus_report(params: dict, inputs: CorpusReportInputs, reports: str) -> dict:

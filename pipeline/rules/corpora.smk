@@ -17,12 +17,12 @@ rule corpus_ingest:
         metadata=L.corpus_ingest(name="metadata"),
         questions=L.corpus_ingest(name="questions"),
     wildcard_constraints: dataset=corpora_pattern(labelled=False)
-    params: files=lambda w: wf.corpus_ingest_args(CFG, w.dataset)
+    params: files=lambda w: wf.corpus_ingest_args(CFG, w.dataset), out_dir=lambda w: L.corpus_ingest_dir(w.dataset)
     log: L.log("{dataset}/ingest")
     benchmark: L.rule_benchmark("corpus_ingest")
     threads: 1
     resources: mem_mb=500, runtime=5
-    shell: "python -m pipeline corpus-ingest --name {wildcards.dataset} {params.files} --out-dir results/{wildcards.dataset}/ingest 2>&1 | tee {log}"
+    shell: "python -m pipeline corpus-ingest --name {wildcards.dataset} {params.files} --out-dir {params.out_dir:q} 2>&1 | tee {log}"
 
 
 use rule corpus_ingest as corpus_ingest_labelled with:
@@ -34,8 +34,8 @@ use rule corpus_ingest as corpus_ingest_labelled with:
 
 
 rule corpus_report:
-    """reports/<name>/leaderboard.csv (labelled: the WattBot metric with bootstrap intervals and doc-level
-    retrieval metrics; unlabelled: answered and blank counts) and submission.csv (Kaggle format)."""
+    """The corpus's leaderboard (labelled: the WattBot metric with bootstrap intervals and doc-level
+    retrieval metrics; unlabelled: answered and blank counts) and its submission (Kaggle format), both in pipeline/layout.py."""
     input: unpack(lambda w: wf.input_lists(wf.corpus_report_inputs(CFG, w.dataset)))
     output:
         leaderboard=L.reports.corpus_leaderboard(),
