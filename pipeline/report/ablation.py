@@ -32,6 +32,7 @@ class InputFiles:
     retrieval_of: dict[str, str] = field(default_factory=dict)  # retrieval variant -> run JSONL (scored split)
     suite_of: dict[str, str] = field(default_factory=dict)  # "dataset:variant" -> suite per-query CSV
     index_of: dict[str, str] = field(default_factory=dict)  # index name -> sqlite
+    corpora_of: dict[str, str] = field(default_factory=dict)  # corpus name -> its leaderboard CSV
 
     @staticmethod
     def _get(files: dict[str, str], name: str, kind: str) -> Path:

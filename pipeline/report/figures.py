@@ -323,8 +323,28 @@ class PageTables:
     counts: pd.DataFrame  # attribution class counts
 
 
-def page_sections(run: FigureRun, tables: PageTables, parse_sources: list[Section]) -> list[Section]:
-    """The sections of reports/index.html, in page order."""
+def corpus_sections(params: dict, paths: InputFiles) -> list[Section]:
+    """One section per ``corpora:`` entry, its leaderboard (none when no corpus is configured: the page of
+    a grid without corpora is what it was)."""
+    out = []
+    for name in params.get("corpora") or []:
+        board = pd.read_csv(paths.corpora_of[name])
+        labelled = "score" in board.columns
+        cols = [c for c in (*LEADERBOARD_COLUMNS, "asked", "answered", "blank") if c in board.columns]
+        text = (
+            f"Your corpus '{name}': scored on its labelled questions (bootstrap 95% intervals); "
+            if labelled
+            else f"Your corpus '{name}' has no labels: answered and blank counts, no score; "
+        )
+        text += f"every column: {name}/leaderboard.csv; its Kaggle-format submission: {name}/submission.csv."
+        out.append(Section(f"Corpus: {name}", table_html(board[cols]), [], text, anchor=f"corpus-{name}"))
+    return out
+
+
+def page_sections(
+    run: FigureRun, tables: PageTables, parse_sources: list[Section], corpora: list[Section] | None = None
+) -> list[Section]:
+    """The sections of reports/index.html, in page order (the corpora's after WattBot's leaderboard)."""
     params, rep = run.params, run.rep
     ks = (params.get("suite") or {}).get("ks", [])
     return [
@@ -339,6 +359,7 @@ def page_sections(run: FigureRun, tables: PageTables, parse_sources: list[Sectio
             "wattbot/leaderboard.telemetry.csv.",
             anchor="leaderboard",
         ),
+        *(corpora or []),
         Section(
             "Ablations",
             table_html(headline(tables.summary, ks)),
@@ -402,7 +423,8 @@ def build_figures_stage(
     if missing:
         raise ValueError(f"figures not drawn: {sorted(missing)}")
     board = pd.read_csv(leaderboard) if leaderboard else cost
-    sections = page_sections(run, PageTables(claims, board, summary, curve_table, counts), parse_sources)
+    tables = PageTables(claims, board, summary, curve_table, counts)
+    sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
     html = render_html(params["config_hash"], sections, run.entries, Path(reports))
     atomic_write_text(out.index_html, html)
     all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})

@@ -37,6 +37,7 @@ def cmd_figures(a) -> None:
         named_pairs(a.retrieval),
         named_pairs(a.suite),
         named_pairs(a.index),
+        named_pairs(a.corpora),
     )
     print(
         json.dumps(
@@ -157,6 +158,7 @@ def add_verbs(sub) -> None:
         ("retrieval", "VARIANT=JSONL per retrieval variant (the scored split)"),
         ("suite", "DATASET:VARIANT=CSV: the retrieval suite's per-query scores"),
         ("index", "NAME=SQLITE: the index the embedding map draws"),
+        ("corpora", "NAME=CSV: a corpus's leaderboard (a section of the page each; corpora: in the config)"),
     )
     s.add_argument("--leaderboard", default=None, help="the report rule's leaderboard.csv (the page's table)")
     s.add_argument("--claims", default=str(CLAIMS_FILE), help="the published claims to measure")

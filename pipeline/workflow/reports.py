@@ -48,8 +48,10 @@ def ablations_in_other_configs() -> dict[str, list[str]]:
 def figures_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
+    corpora = {"corpora": sorted(cfg["corpora"])} if cfg.get("corpora") else {}  # none: the params as before
     return with_hash(
         {
+            **corpora,
             "report": cfg["report"],
             "score_split": cfg["wattbot"]["score_split"],
             "default_variant": cfg["default_variant"],
@@ -92,4 +94,10 @@ def figures_inputs(cfg: dict) -> NamedFiles:
         "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
         "suite": {f"{d}:{rv}": L.suite_per_query(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)},
         "index": {name: L.index(L.WATTBOT, name)} if name else {},
+        # the corpora's leaderboards: a section each on the page, only when configured (else no new input)
+        **(
+            {"corpora": {c: L.reports.corpus_leaderboard(c) for c in sorted(cfg["corpora"])}}
+            if cfg.get("corpora")
+            else {}
+        ),
     }
