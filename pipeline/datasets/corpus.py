@@ -127,6 +127,8 @@ def read_questions(path: Path) -> pd.DataFrame:
     """id, question[, answer_unit]: ids unique and non-empty, no empty question."""
     df = read_corpus_csv(path)
     _require(df, path, QUESTION_COLUMNS)
+    if df.empty:
+        raise InputError(f"{path}: no questions (a header row only)")
     _unique_ids(df, path)
     empty = df.index[df["question"].str.strip() == ""].tolist()
     if empty:
@@ -140,6 +142,8 @@ def read_solutions(
     """WattBot-format labels: the scorer's columns, each id a question, each cited doc a document."""
     df = read_corpus_csv(path)
     _require(df, path, SOLUTION_COLUMNS)
+    if df.empty:
+        raise InputError(f"{path}: no labels (a header row only); leave solutions out for a corpus without labels")
     _unique_ids(df, path)
     asked = set(questions["id"])
     known = {d.lower() for d in docs}
