@@ -96,6 +96,8 @@ CORPUS_CASES = [
      r"maps to the same doc id as energy2024\.pdf \('energy2024'\); keep one of them"),
     ("corpus-doc-ids-differ-in-case", corpus_with("docs/water2023.md", {"docs/Water2023.txt": "Other text.\n"}),
      corpus, r"doc id 'water2023' differs from Water2023\.txt's only in case \(ref ids are compared ignoring case\)"),
+    ("corpus-questions-missing-file", corpus_with("questions.csv", {"questions.csv": None}), corpus,
+     r"questions\.csv: file not found"),
     ("corpus-csv-empty-file", corpus_with("questions.csv", {"questions.csv": ""}), corpus,
      r"empty file \(expected a header row\)"),
     ("corpus-csv-not-utf8", corpus_with("questions.csv", {"questions.csv": b"id,question\nq1,How much?\nq2,Caf\xe9?\n"}),
