@@ -166,3 +166,59 @@ def test_a_corpus_runs_alone(tmp_path):
     errors = pd.read_csv(work / "results/mine/parse/errors.csv")
     assert errors.empty
     assert (work / "benchmarks/mine/answer/dense-x/questions.tsv").exists()
+
+
+# --- the report ---
+
+
+def test_unlabelled_report_counts_answers(tmp_path):
+    """Without labels the leaderboard lists each variant's answered and blank counts, no score; the
+    submission is the submission variant's CSV as it is."""
+    import json
+
+    from pipeline.report.corpus_report import CorpusReportInputs, build_corpus_report
+
+    recs = [{"id": "q1", "is_blank": False}, {"id": "q2", "is_blank": True}, {"id": "q3", "is_blank": False}]
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    sub = tmp_path / "a.csv"
+    sub.write_text("id,answer_value\nq1,1\nq2,is_blank\nq3,3\n")
+    variant = {"answering": {"backend": "extractive", "retrieval": "bm25"}, "upstream": {"indexes": {"bm25": {}}}}
+    params = {"corpus": "mine", "labelled": False, "submission_variant": "x", "variants": {"x": variant}}
+    build_corpus_report(params, CorpusReportInputs({"x": str(answers)}, {"x": str(sub)}, {}, {}), str(tmp_path / "r"))
+    board = pd.read_csv(tmp_path / "r/mine/leaderboard.csv")
+    assert board.to_dict("records") == [{"variant": "x", "backend": "extractive", "retrieval": "bm25",
+                                         "indexes": "bm25", "asked": 3, "answered": 2, "blank": 1, "failures": 0}]
+    assert (tmp_path / "r/mine/submission.csv").read_bytes() == sub.read_bytes()
+
+
+def test_index_html_has_a_section_per_corpus(tmp_path):
+    from pipeline.report.ablation import InputFiles
+    from pipeline.report.figures import corpus_sections
+
+    board = tmp_path / "lb.csv"
+    board.write_text("variant,backend,retrieval,score,score_lo,score_hi,asked,answered,blank\nx,extractive,bm25,0.5,0.1,0.9,3,2,1\n")
+    sections = corpus_sections({"corpora": ["mine"]}, InputFiles(corpora_of={"mine": str(board)}))
+    assert [s.title for s in sections] == ["Corpus: mine"] and "0.5" in sections[0].table
+    assert corpus_sections({}, InputFiles()) == []  # no corpora: the page as it was
+
+
+def test_figures_read_corpora_only_when_configured(tmp_path):
+    cfg = validate(resolve_config([TINY]))
+    assert "corpora" not in wf.figures_inputs(cfg) and '"corpora"' not in wf.figures_params(cfg)
+    cfg = corpus_config(make_corpus(tmp_path))
+    assert wf.figures_inputs(cfg)["corpora"] == {"mine": "reports/mine/leaderboard.csv"}
+
+
+@pytest.mark.slow
+def test_without_wattbot_data_rule_all_is_the_corpora(tmp_path):
+    """A user without ../shared: `snakemake` (rule all) plans the corpus alone, after a one-line notice."""
+    entry = make_corpus(tmp_path / "corpus", labelled=False)
+    cfgfile = tmp_path / "my.yaml"
+    cfgfile.write_text(yaml.safe_dump({"extends": str(TINY), "corpora": {"mine": entry}}))
+    dry = snakemake(tmp_path / "work", "-n", "--config", f"data_root={tmp_path / 'none'}", configfile=cfgfile)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert "config key 'wattbot.dir'" in dry.stderr and "skipped" in dry.stderr
+    jobs = planned_jobs(dry.stdout)
+    assert jobs["corpus_ingest"] == 1 and jobs["corpus_report"] == 1 and "evaluate" not in jobs
+    assert not {"ingest", "report", "figures", "suite_export", "sprout_train"} & set(jobs)
