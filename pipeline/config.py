@@ -111,6 +111,19 @@ def corpus_specs(cfg: dict) -> dict[str, CorpusSpec]:
     return {name: CorpusSpec.from_dict(name, entry) for name, entry in sorted((cfg.get("corpora") or {}).items())}
 
 
+def corpus_answer_variants(cfg: dict, name: str) -> list[str]:
+    """Every answering variant corpus ``name`` runs: its listed ones and, for an ensemble, its members
+    (and theirs), in that order."""
+    out: list[str] = []
+    todo = corpus_specs(cfg)[name].answering(cfg["default_variant"])
+    while todo:
+        v = todo.pop(0)
+        if v not in out:
+            out.append(v)
+            todo += list(getattr(answer_backends.variant_spec(v, cfg["answering"][v]), "members", None) or [])
+    return out
+
+
 def _resolve_corpora(cfg: dict) -> None:
     """Each ``corpora.<name>`` parses (a bad name, an unknown or missing key is an error naming it), is no
     suite dataset's name, lists configured answering variants; ``{data_root}`` is expanded in its paths."""

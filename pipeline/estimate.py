@@ -18,7 +18,7 @@ import pandas as pd
 
 from pipeline.answer_backends import LLMCallsSpec, VariantSpec, calls_llm, variant_spec
 from pipeline.answer_backends import get as get_backend
-from pipeline.config import answer_splits, wattbot_present
+from pipeline.config import answer_splits, corpus_answer_variants, wattbot_present
 from pipeline.llm.limits import model_limits, text_tokens
 from pipeline.llm.prices import LOCAL_PREFIX, price_per_token
 from pipeline.specs import PlannerSpec
@@ -117,8 +117,15 @@ def model_time(llm: dict, model: str, lines: list[Line]) -> ModelTime:
 
 
 def _questions(cfg: dict, split: str) -> pd.DataFrame:
-    path = Path(cfg["wattbot"]["dir"]) / cfg["wattbot"]["splits"][split]
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    """WattBot's questions of ``split``, or a corpus's (``split`` = ``<corpus>/questions``; no
+    ``answer_unit`` column: empty units, as its ingest writes them)."""
+    name = split.split("/")[0]
+    if "/" in split and name in (cfg.get("corpora") or {}):
+        path = Path(cfg["corpora"][name]["questions"])
+    else:
+        path = Path(cfg["wattbot"]["dir"]) / cfg["wattbot"]["splits"][split]
+    qs = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return qs if "answer_unit" in qs.columns else qs.assign(answer_unit="")
 
 
 def answer_prompt_tokens(spec: VariantSpec, model: str, question: str, unit: str, attempt: int) -> int:
@@ -193,14 +200,17 @@ def planner_lines(cfg: dict) -> list[Line]:
 
 
 def estimate(cfg: dict) -> Estimate:
-    """The estimate for a validated config (see the module docstring for how). It counts WattBot's
-    questions: a corpora-only run (WattBot's folder missing) has no WattBot lines."""
-    if not wattbot_present(cfg):
-        return Estimate([], {})
-    lines = planner_lines(cfg)
-    for name in sorted(cfg["answering"]):
+    """The estimate for a validated config (see the module docstring for how): WattBot's LLM calls (none
+    in a corpora-only run, WattBot's folder missing), then each corpus's LLM answering variants on its
+    questions (split ``<corpus>/questions``; an LLM query planner's calls on a corpus are not counted)."""
+    lines = planner_lines(cfg) if wattbot_present(cfg) else []
+    for name in sorted(cfg["answering"]) if wattbot_present(cfg) else []:
         if calls_llm(cfg["answering"][name]["backend"]):
             lines += [answer_line(cfg, name, split) for split in answer_splits(cfg, name)]
+    for corpus in sorted(cfg.get("corpora") or {}):
+        for name in corpus_answer_variants(cfg, corpus):
+            if calls_llm(cfg["answering"][name]["backend"]):
+                lines.append(answer_line(cfg, name, f"{corpus}/questions"))
     models = sorted({x.model for x in lines})
     return Estimate(lines, {m: model_time(cfg["llm"], m, [x for x in lines if x.model == m]) for m in models})
 

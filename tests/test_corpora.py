@@ -222,3 +222,15 @@ def test_without_wattbot_data_rule_all_is_the_corpora(tmp_path):
     jobs = planned_jobs(dry.stdout)
     assert jobs["corpus_ingest"] == 1 and jobs["corpus_report"] == 1 and "evaluate" not in jobs
     assert not {"ingest", "report", "figures", "suite_export", "sprout_train"} & set(jobs)
+
+
+def test_estimate_counts_a_corpus_llm_variant(tmp_path):
+    """An LLM variant a corpus runs (here an ensemble's member) is priced on the corpus's questions,
+    WattBot's data there or not."""
+    from pipeline.estimate import estimate
+
+    entry = make_corpus(tmp_path)
+    cfg = validate(resolve_config([TINY], {"data_root": str(tmp_path / "none"),
+                                           "corpora": {"mine": {**entry, "variants": ["ens"]}}}))
+    lines = estimate(cfg).lines
+    assert [(x.what, x.split, x.questions) for x in lines] == [("answer mock-llm", "mine/questions", 3)]

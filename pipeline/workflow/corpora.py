@@ -12,8 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from pipeline import layout as L
-from pipeline.answer_backends import variant_spec
-from pipeline.config import answering_slice, corpus_specs, wattbot_present
+from pipeline.config import answering_slice, corpus_answer_variants, corpus_specs, wattbot_present
 from pipeline.index_kinds import kind_of
 from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import shell_arg, with_hash
@@ -62,18 +61,6 @@ def submission_variant(cfg: dict, name: str) -> str:
     return cfg["default_variant"] if cfg["default_variant"] in variants else variants[0]
 
 
-def _run_variants(cfg: dict, variants: list[str]) -> list[str]:
-    """``variants`` and, for an ensemble, its members (and theirs): every answer job the corpus runs."""
-    out: list[str] = []
-    todo = list(variants)
-    while todo:
-        v = todo.pop(0)
-        if v not in out:
-            out.append(v)
-            todo += list(getattr(variant_spec(v, cfg["answering"][v]), "members", None) or [])
-    return out
-
-
 def _trained_heads(cfg: dict, variants: list[str]) -> list[str]:
     """The indexes these variants retrieve from whose kind needs SproutRAG's trained head weights."""
     from pipeline.config import retrieval_indexes
@@ -100,7 +87,7 @@ def check_corpora(cfg: dict) -> dict[str, dict[str, int]]:
             counts[name] = check_corpus(corpus_source(cfg, name))
         except InputError as e:
             raise CorpusError(f"corpora.{name}: {e}") from None
-        trained = _trained_heads(cfg, _run_variants(cfg, corpus_variants(cfg, name)))
+        trained = _trained_heads(cfg, corpus_answer_variants(cfg, name))
         root = (cfg.get("benchmarks") or {}).get("root", f"{cfg['data_root']}/retrieval")
         if trained and not Path(root).is_dir():
             raise CorpusError(
