@@ -166,6 +166,14 @@ def test_a_corpus_runs_alone(tmp_path):
     errors = pd.read_csv(work / "results/mine/parse/errors.csv")
     assert errors.empty
     assert (work / "benchmarks/mine/answer/dense-x/questions.tsv").exists()
+    import json
+
+    from pipeline.report.time_table import rule_of
+
+    assert rule_of("benchmarks/mine/answer/dense-x/questions.tsv") == "corpus_answer"
+    assert rule_of("benchmarks/wattbot/answer/dense-x/train.tsv") == "answer"
+    summary = json.loads((work / "reports/summary.json").read_text())  # printed last too
+    assert summary["corpora"][0]["corpus"] == "mine" and summary["corpora"][0]["submission"]["rows"] == 3
 
 
 # --- the report ---

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_text
-from pipeline.layout import PARSE_ERRORS, Reports
+from pipeline.layout import PARSE_ERRORS, WATTBOT, Reports
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed
@@ -93,13 +93,38 @@ def run_energy(root: Path, reports_dir: Path) -> dict | None:
     return json.loads(written.read_text())
 
 
+def corpus_reports(reports_dir: Path) -> list[dict]:
+    """Each corpus's report (``corpora:``; reports/<name>/submission.csv beside its leaderboard): its
+    paths, the top of its leaderboard when it is scored, its submission's rows."""
+    out = Reports.at(reports_dir)
+    found = []
+    for sub_path in sorted(Path(reports_dir).glob("*/submission.csv")):
+        name = sub_path.parent.name
+        board, sub = _csv(Path(out.corpus_leaderboard(name))), _csv(sub_path)
+        if name == WATTBOT or board is None:
+            continue
+        found.append(
+            {
+                "corpus": name,
+                "leaderboard": {
+                    "path": out.corpus_leaderboard(name),
+                    "top": leaderboard_top(board) if "score" in board.columns else [],
+                },
+                "submission": {"path": out.corpus_submission(name), "rows": 0 if sub is None else len(sub)},
+            }
+        )
+    return found
+
+
 def build_summary(root: Path, reports_dir: Path) -> dict:
     """Everything :func:`summary_lines` prints, as data (``reports/summary.json``)."""
     out = Reports.at(reports_dir)
     board = _csv(Path(out.leaderboard))
     sub = _csv(Path(out.submission))
     parse_errors = _csv(Path(root) / PARSE_ERRORS)
+    corpora = corpus_reports(reports_dir)
     return {
+        **({"corpora": corpora} if corpora else {}),  # none: the summary of before
         "leaderboard": {"path": out.leaderboard, "top": leaderboard_top(board) if board is not None else []},
         "submission": {"path": out.submission, "rows": len(sub)} if sub is not None else None,
         "claims": {"path": out.claims_csv, "verdicts": claim_counts(reports_dir)},
@@ -131,6 +156,10 @@ def summary_lines(s: dict) -> list[str]:
         lines += [f"  {i}. {r['variant']:<{width}}  {_interval(r)}" for i, r in enumerate(top, 1)]
     if s["submission"]:
         lines.append(f"Submission: {s['submission']['path']} ({s['submission']['rows']} rows)")
+    for c in s.get("corpora", []):
+        lines.append(f"Corpus {c['corpus']}: leaderboard {c['leaderboard']['path']}")
+        lines += [f"  {i}. {r['variant']}  {_interval(r)}" for i, r in enumerate(c["leaderboard"]["top"], 1)]
+        lines.append(f"  submission: {c['submission']['path']} ({c['submission']['rows']} rows)")
     verdicts = s["claims"]["verdicts"]
     if verdicts:
         counts = ", ".join(f"{n} {v}" for v, n in verdicts.items())
