@@ -1,5 +1,5 @@
 """Your own corpora in the DAG (``corpora:``): their documents, the checks run when the Snakefile is
-parsed, the variants each runs (with an ensemble's members), the ingest and report rules' arguments, and
+parsed, the variants each lists, the ingest and report rules' arguments, and
 the targets; and which of WattBot's targets a run without WattBot's data leaves out.
 
 A corpus shares WattBot's rules (tree, index, retrieve, answer, ensemble, evaluate, parse_errors,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pipeline import layout as L
 from pipeline import suite_datasets
 from pipeline.registry import Registry
+from pipeline.workflow.corpora import corpus_documents
 from pipeline.workflow.wattbot import doc_ids, split_source, tree_source
 
 
@@ -62,16 +63,12 @@ class CorpusDataset:
     name: str
 
     def tree_files(self, cfg: dict) -> list[str]:
-        from pipeline.workflow.corpora import corpus_documents
-
         return [L.tree(d, self.name) for d in corpus_documents(cfg, self.name)]
 
     def questions(self, split: str) -> str:
         return L.corpus_ingest(self.name, "questions")
 
     def source(self, cfg: dict, doc: str) -> str:
-        from pipeline.workflow.corpora import corpus_documents
-
         return corpus_documents(cfg, self.name)[doc]
 
     def metadata(self) -> str:
