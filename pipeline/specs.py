@@ -342,7 +342,10 @@ class LLMSpec:
 # and none of the names those folders already hold (WattBot, the suite's datasets are checked by the config).
 CORPUS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 RESERVED_CORPUS_NAMES = frozenset(
-    {"wattbot", "sprout", "parse-quality", "retrieval", "figures", "parsing", "bench", "local_model", "suite_report"}
+    {
+        *("wattbot", "sprout", "parse-quality", "retrieval", "figures", "parsing", "bench"),  # results/, reports/
+        *("local_model", "minilm_qint8", "embedding_model", "suite_report"),  # benchmarks/, logs/
+    }
 )
 
 
