@@ -1,6 +1,7 @@
 # wattbench: `snakemake --cores 8` runs the whole benchmark; `snakemake -n` previews the DAG.
 # Thin by design: the config is validated once, the rules live in pipeline/rules/, all logic in pipeline/.
 import os
+import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -17,7 +18,12 @@ from pipeline.report import tracking
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
 # on top. No `configfile:` directive: Snakemake would merge config.yaml under every --configfile.
 CFG = snakemake_config(workflow, config)
-check_paths(CFG)
+# A missing data folder is an error, unless `corpora:` are configured: then WattBot (or the suite) is left
+# out of the DAG with a one-line notice, so a user without the shared data runs their own documents.
+for notice in check_paths(CFG):
+    if workflow.is_main_process:
+        print(notice, file=sys.stderr)
+wf.check_corpora(CFG)   # every corpus's files checked (one line naming the file, row or column) before any job
 if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipeline/cache_journal.py; docs/cluster.md)
     os.environ["WATTBENCH_CACHE_JOURNAL"] = CFG["cache_journal"]
 # every model the variants use can be reached (a key is set): a warning here, as this may be a dry run
@@ -46,6 +52,7 @@ include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/sprout.smk"
 include: "pipeline/rules/llm.smk"
 include: "pipeline/rules/embed.smk"
+include: "pipeline/rules/corpora.smk"
 
 # LLM calls in flight across the run (`--resources llm_api=N` overrides): each LLM job takes its
 # model's `llm.concurrency` units, so jobs run side by side while their shares fit. The default is the
@@ -62,14 +69,11 @@ if "cpus" not in workflow.global_resources:
 
 rule all:
     input:
-        L.reports.index_md,
-        L.reports.leaderboard,
-        L.reports.submission,
-        L.reports.retrieval_table,
-        L.reports.index_html,
+        wf.wattbot_targets(CFG),   # WattBot's reports (none when its folder is missing and corpora run alone)
         wf.suite_targets(CFG),
         wf.parse_targets(CFG),
         wf.sprout_targets(CFG),
+        wf.corpus_targets(CFG),    # reports/<name>/leaderboard.csv and submission.csv per `corpora:` entry
 
 
 # Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow/scheduler.py).

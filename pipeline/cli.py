@@ -34,6 +34,7 @@ USER_VERBS = (
     "cost",
     "export-replay",
     "parse",
+    "corpus-ingest",
     "list",
     "config",
     "fetch",

@@ -22,7 +22,7 @@ from pipeline.config_schema import ConfigProblem, fill_and_check, spec_defaults
 from pipeline.index_kinds import get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
 from pipeline.retrieval_modes import FUSIONS, PLANNERS
-from pipeline.specs import PlannerSpec, RetrievalSpec, SpecError, SproutSpec
+from pipeline.specs import CorpusSpec, PlannerSpec, RetrievalSpec, SpecError, SproutSpec
 
 # The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
 # (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
@@ -102,7 +102,32 @@ def validate(cfg: dict) -> dict:
     check_report(cfg)
     _check_sprout(cfg)
     cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
+    _resolve_corpora(cfg)
     return cfg
+
+
+def corpus_specs(cfg: dict) -> dict[str, CorpusSpec]:
+    """The ``corpora`` entries of a validated config, typed (their paths already resolved)."""
+    return {name: CorpusSpec.from_dict(name, entry) for name, entry in sorted((cfg.get("corpora") or {}).items())}
+
+
+def _resolve_corpora(cfg: dict) -> None:
+    """Each ``corpora.<name>`` parses (a bad name, an unknown or missing key is an error naming it), is no
+    suite dataset's name, lists configured answering variants; ``{data_root}`` is expanded in its paths."""
+    for name, entry in sorted(cfg["corpora"].items()):
+        try:
+            spec = CorpusSpec.from_dict(str(name), entry)
+        except ConfigProblem as e:
+            raise ConfigError(f"config key '{e.key}': {e.message}") from None
+        if name in suite_datasets.names():
+            raise ConfigError(f"config key 'corpora.{name}': '{name}' is a retrieval-suite dataset's name")
+        unknown = [v for v in spec.answering(cfg["default_variant"]) if v not in cfg["answering"]]
+        if unknown:
+            raise ConfigError(f"config key 'corpora.{name}.variants': {unknown} not configured in 'answering'")
+        resolved = spec.resolved(cfg["data_root"])
+        cfg["corpora"][name] = {
+            k: getattr(resolved, k) for k in ("pdf_dir", "questions", "solutions", "metadata", "variants")
+        }
 
 
 def _check_secrets(cfg: dict) -> None:
@@ -272,17 +297,47 @@ def resolve_answering(cfg: dict) -> None:
             raise ConfigError(f"config key 'answering.{name}.retrieval': required by backend {variant['backend']}")
 
 
-def check_paths(cfg: dict) -> None:
-    """The data folders a run reads exist: a wrong data_root is one clear line before any job starts,
-    not a failure deep inside the DAG. Kept out of ``validate`` so configs can be checked anywhere."""
+def data_folders(cfg: dict) -> dict[str, str]:
+    """The shared data folders the grid reads, by config key: WattBot's, and the suite's when configured."""
     folders = {"wattbot.dir": cfg["wattbot"]["dir"]}
     if cfg.get("benchmarks") and cfg["benchmarks"].get("datasets"):
         folders["benchmarks.root"] = cfg["benchmarks"]["root"]
-    for key, folder in folders.items():
-        if not Path(folder).is_dir():
+    return folders
+
+
+def missing_data(cfg: dict) -> list[str]:
+    """The keys of :func:`data_folders` whose folder is not there."""
+    return [key for key, folder in data_folders(cfg).items() if not Path(folder).is_dir()]
+
+
+def wattbot_present(cfg: dict) -> bool:
+    """WattBot's data folder is there (without it, a config with corpora runs only them)."""
+    return "wattbot.dir" not in missing_data(cfg)
+
+
+def suite_present(cfg: dict) -> bool:
+    return "benchmarks.root" not in missing_data(cfg)
+
+
+def check_paths(cfg: dict) -> list[str]:
+    """The data folders a run reads exist: a wrong data_root is one clear line before any job starts,
+    not a failure deep inside the DAG. Kept out of ``validate`` so configs can be checked anywhere.
+
+    With ``corpora`` configured, a missing WattBot or suite folder is no error: that part of the grid is
+    left out of the DAG (its targets, the run's summary of it) and the returned notices say so, so a user
+    without the shared data runs their own documents. Without corpora it is an error, as before."""
+    notices = []
+    for key in missing_data(cfg):
+        folder = data_folders(cfg)[key]
+        if not cfg.get("corpora"):
             raise ConfigError(
                 f"config key '{key}': folder {folder} not found (check data_root, now {cfg['data_root']})"
             )
+        notices.append(
+            f"note: config key '{key}': folder {folder} not found: its part of the grid is skipped, "
+            f"the corpora ({', '.join(sorted(cfg['corpora']))}) run"
+        )
+    return notices
 
 
 def check_report(cfg: dict) -> None:

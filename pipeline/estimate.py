@@ -18,7 +18,7 @@ import pandas as pd
 
 from pipeline.answer_backends import LLMCallsSpec, VariantSpec, calls_llm, variant_spec
 from pipeline.answer_backends import get as get_backend
-from pipeline.config import answer_splits
+from pipeline.config import answer_splits, wattbot_present
 from pipeline.llm.limits import model_limits, text_tokens
 from pipeline.llm.prices import LOCAL_PREFIX, price_per_token
 from pipeline.specs import PlannerSpec
@@ -193,7 +193,10 @@ def planner_lines(cfg: dict) -> list[Line]:
 
 
 def estimate(cfg: dict) -> Estimate:
-    """The estimate for a validated config (see the module docstring for how)."""
+    """The estimate for a validated config (see the module docstring for how). It counts WattBot's
+    questions: a corpora-only run (WattBot's folder missing) has no WattBot lines."""
+    if not wattbot_present(cfg):
+        return Estimate([], {})
     lines = planner_lines(cfg)
     for name in sorted(cfg["answering"]):
         if calls_llm(cfg["answering"][name]["backend"]):

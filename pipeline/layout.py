@@ -72,7 +72,8 @@ SPROUT_TRAIN_DATA = f"{SPROUT_DIR}/train_data"
 SPROUT_HEAD_WEIGHTS = f"{SPROUT_DIR}/head_weights.json"
 
 
-# --- results/wattbot/: ingest, trees, answers, scores, parse failures ---
+# --- results/<dataset>/ of an answered dataset (WattBot, or a `corpora:` entry): trees, answers, scores,
+# parse failures. The defaults are WattBot's; the rules pass ``dataset="{dataset}"`` (one rule serves both). ---
 
 INGEST_METADATA = f"{WATTBOT_RESULTS}/ingest/metadata.csv"
 
@@ -81,17 +82,29 @@ def ingest_split(split: str = "{split}") -> str:
     return f"{WATTBOT_RESULTS}/ingest/{split}.csv"
 
 
-def tree(doc: str = "{doc}") -> str:
-    return f"{WATTBOT_RESULTS}/trees/{doc}.json"
+CORPUS_SPLIT = "questions"  # a corpus's one split: its questions file
 
 
-def answers(av: str = "{av}", split: str = "{split}") -> str:
+def corpus_ingest_dir(dataset: str = "{dataset}") -> str:
+    return f"{RESULTS}/{dataset}/ingest"
+
+
+def corpus_ingest(dataset: str = "{dataset}", name: str = "questions") -> str:
+    """A corpus's ingested ``metadata``, ``questions`` or ``solutions`` CSV (WattBot's columns)."""
+    return f"{corpus_ingest_dir(dataset)}/{name}.csv"
+
+
+def tree(doc: str = "{doc}", dataset: str = WATTBOT) -> str:
+    return f"{RESULTS}/{dataset}/trees/{doc}.json"
+
+
+def answers(av: str = "{av}", split: str = "{split}", dataset: str = WATTBOT) -> str:
     """An answering variant's records of one split (its Kaggle CSV: :func:`answers_csv`)."""
-    return f"{WATTBOT_RESULTS}/answers/{av}/{split}.jsonl"
+    return f"{RESULTS}/{dataset}/answers/{av}/{split}.jsonl"
 
 
-def answers_csv(av: str = "{av}", split: str = "{split}") -> str:
-    return f"{WATTBOT_RESULTS}/answers/{av}/{split}.csv"
+def answers_csv(av: str = "{av}", split: str = "{split}", dataset: str = WATTBOT) -> str:
+    return f"{RESULTS}/{dataset}/answers/{av}/{split}.csv"
 
 
 def answers_telemetry(answers_path: str) -> str:
@@ -99,16 +112,24 @@ def answers_telemetry(answers_path: str) -> str:
     return f"{answers_path}.telemetry.jsonl"
 
 
-def scores(av: str = "{av}") -> str:
-    return f"{WATTBOT_RESULTS}/scores/{av}.json"
+def scores(av: str = "{av}", dataset: str = WATTBOT) -> str:
+    return f"{RESULTS}/{dataset}/scores/{av}.json"
 
 
-def per_question(av: str = "{av}") -> str:
-    return f"{WATTBOT_RESULTS}/scores/{av}.per_question.csv"
+def per_question(av: str = "{av}", dataset: str = WATTBOT) -> str:
+    return f"{RESULTS}/{dataset}/scores/{av}.per_question.csv"
 
 
-PARSE_ERRORS = f"{WATTBOT_RESULTS}/parse/errors.csv"
-PARSE_CHECK = f"{WATTBOT_RESULTS}/parse/check.json"
+def parse_errors(dataset: str = WATTBOT) -> str:
+    return f"{RESULTS}/{dataset}/parse/errors.csv"
+
+
+def parse_check(dataset: str = WATTBOT) -> str:
+    return f"{RESULTS}/{dataset}/parse/check.json"
+
+
+PARSE_ERRORS = parse_errors()
+PARSE_CHECK = parse_check()
 
 
 def parse_quality_errors(scope: str = "{scope}") -> str:
@@ -146,6 +167,13 @@ class Reports:
 
     def submission_of(self, av: str) -> str:
         return f"{self.submissions_dir}/{av}.csv"
+
+    # a `corpora:` entry's report (the corpus_report rule): reports/<name>/
+    def corpus_leaderboard(self, name: str = "{dataset}") -> str:
+        return self / f"{name}/leaderboard.csv"
+
+    def corpus_submission(self, name: str = "{dataset}") -> str:
+        return self / f"{name}/submission.csv"
 
     def relative(self, path: str) -> str:
         """``path`` as a link from a page in reports/ (index.md)."""
@@ -214,6 +242,8 @@ def benchmark(job: str) -> str:
 # Every rule of the DAG records a benchmark (the time table reads them back: per rule, and the run's
 # span from the first job's start to the last job's end). Value: the job part of its path; WattBot's own
 # rules come before the suite's, whose {dataset} would match "wattbot" too (the first match names the rule).
+# The rules WattBot shares with the corpora write ``{dataset}/...`` (WattBot's files where they were); a
+# corpus's jobs are told apart as ``corpus_<rule>`` (matched after WattBot's literal patterns).
 BENCHMARK_JOBS = {
     "ingest": f"{WATTBOT}/ingest",
     "tree": f"{WATTBOT}/tree/{{doc}}",
@@ -237,7 +267,21 @@ BENCHMARK_JOBS = {
     "local_model": "local_model/{gguf}",
     "minilm_qint8": "minilm_qint8/{folder}",
     "embedding_model": "embedding_model/{folder}",
+    "corpus_ingest": "{dataset}/ingest",
+    "corpus_tree": "{dataset}/tree/{doc}",
+    "corpus_parse_errors": "{dataset}/parse_errors",
+    "corpus_parse_check": "{dataset}/parse_check",
+    "corpus_answer": "{dataset}/answer/{av}/{split}",
+    "corpus_ensemble": "{dataset}/ensemble/{av}/{split}",
+    "corpus_evaluate": "{dataset}/evaluate/{av}",
+    "corpus_report": "{dataset}/report",
 }
+
+
+def dataset_benchmark(rule: str) -> str:
+    """The ``benchmark:`` pattern of a rule WattBot and the corpora share: its corpus pattern, whose
+    ``{dataset}`` is ``wattbot`` for WattBot's jobs (the same files as :func:`rule_benchmark`)."""
+    return benchmark(BENCHMARK_JOBS[f"corpus_{rule}"])
 
 
 def rule_benchmark(rule: str) -> str:

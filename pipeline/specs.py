@@ -11,8 +11,9 @@ what is already valid, so stages can import it without the validation machinery.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from pipeline.answer_backends import VariantSpec, variant_spec
@@ -335,6 +336,49 @@ class LLMSpec:
         d = {**spec_defaults("llm"), **llm}
         local = {n: LocalModelSpec.from_dict(n, m) for n, m in (d.get("local") or {}).items()}
         return cls(**{**_known(cls, d), "local": local, "table": {"concurrency": d["concurrency"], **llm}})
+
+
+# A corpus's name becomes a folder under results/ and reports/ and a Snakemake wildcard value: a plain word,
+# and none of the names those folders already hold (WattBot, the suite's datasets are checked by the config).
+CORPUS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+RESERVED_CORPUS_NAMES = frozenset(
+    {"wattbot", "sprout", "parse-quality", "retrieval", "figures", "parsing", "bench", "local_model", "suite_report"}
+)
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """One ``corpora.<name>`` entry: a folder of documents, its questions, optional labels and metadata,
+    and the answering variants run on it. Paths as written (``{data_root}`` expanded by :meth:`resolved`)."""
+
+    name: str
+    pdf_dir: str
+    questions: str
+    solutions: str | None
+    metadata: str | None
+    variants: list[str] | None
+
+    @classmethod
+    def from_dict(cls, name: str, d: Mapping) -> CorpusSpec:
+        where = f"corpora.{name}"
+        if not CORPUS_NAME.match(name) or name in RESERVED_CORPUS_NAMES:
+            raise ConfigProblem(
+                where,
+                "a corpus name is letters, digits, '-' and '_' (a folder under results/ and reports/) and not "
+                f"one of {sorted(RESERVED_CORPUS_NAMES)}",
+            )
+        if not isinstance(d, Mapping):
+            raise ConfigProblem(where, "must be a table (pdf_dir, questions[, solutions, metadata, variants])")
+        return parse_spec(cls, d, where, spec_defaults("corpora", "*"), name=name)
+
+    def resolved(self, data_root: str) -> CorpusSpec:
+        """The paths with ``{data_root}`` expanded (as ``wattbot.dir``)."""
+        expand = {k: getattr(self, k) for k in ("pdf_dir", "questions", "solutions", "metadata")}
+        return replace(self, **{k: v.replace("{data_root}", data_root) for k, v in expand.items() if v})
+
+    def answering(self, default_variant: str) -> list[str]:
+        """The variants it runs, as listed (default: the config's ``default_variant``)."""
+        return list(self.variants or [default_variant])
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,11 @@ LLM_EXEC = wf.llm_exec_json(CFG)   # execution-only LLM settings: passed to LLM 
 SPLITS = sorted(CFG["wattbot"]["splits"])
 SCORE_SPLIT = CFG["wattbot"]["score_split"]
 SUITE = wf.suite_datasets(CFG)
+CORPORA = wf.register_corpora(CFG)   # `corpora:` entries: registry entries the shared rules ask (pipeline/workflow/datasets.py)
+ANSWERED = "|".join(map(re.escape, [L.WATTBOT, *CORPORA]))   # the datasets the answering rules serve
 
 wildcard_constraints:
-    dataset="|".join([L.WATTBOT, *SUITE]),
+    dataset="|".join(map(re.escape, [L.WATTBOT, *SUITE, *CORPORA])),
     split=r"[A-Za-z0-9_]+",
     index="|".join(map(re.escape, sorted(CFG["indexes"]))),  # configured names only: no accidental matches
     rv="|".join(map(re.escape, sorted(CFG["retrieval"]))),

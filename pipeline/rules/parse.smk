@@ -4,11 +4,13 @@
 # the quality report, pipeline/report/parse_quality.py.
 
 rule parse_errors:
-    input: wf.tree_files(CFG, L.WATTBOT)
-    output: L.PARSE_ERRORS
+    """One per answered dataset (WattBot, each corpus): its trees' failures."""
+    input: lambda w: wf.tree_files(CFG, w.dataset)
+    output: L.parse_errors("{dataset}")
+    wildcard_constraints: dataset=ANSWERED
     params: trees=lambda w, input: ",".join(input)
-    log: L.log("wattbot/parse_errors")
-    benchmark: L.rule_benchmark("parse_errors")
+    log: L.log("{dataset}/parse_errors")
+    benchmark: L.dataset_benchmark("parse_errors")
     threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline parse-errors --trees {params.trees:q} --out {output:q} 2>&1 | tee {log}"
@@ -17,11 +19,12 @@ rule parse_errors:
 rule parse_check:
     """Prints the failed documents; fails the run when parsing.strict is set (`onsuccess` repeats them last)."""
     input:
-        errors=L.PARSE_ERRORS,
-    output: L.PARSE_CHECK
+        errors=L.parse_errors("{dataset}"),
+    output: L.parse_check("{dataset}")
+    wildcard_constraints: dataset=ANSWERED
     params: strict="--strict" if CFG["parsing"]["strict"] else ""
-    log: L.log("wattbot/parse_check")
-    benchmark: L.rule_benchmark("parse_check")
+    log: L.log("{dataset}/parse_check")
+    benchmark: L.dataset_benchmark("parse_check")
     threads: 1
     resources: mem_mb=200, runtime=5
     shell: "python -m pipeline parse-check --errors {input.errors:q} --out {output:q} {params.strict} 2>&1 | tee {log}"

@@ -1,5 +1,8 @@
 # WattBot 2025: ingest -> trees -> (indexes -> retrieval: retrieval.smk) -> answers -> scores -> report.
-# Rules only wire files to `python -m pipeline <verb>`; all logic lives in pipeline/.
+# The tree, answer, ensemble and evaluate rules serve the corpora too (corpora.smk: their ingest and
+# report): {dataset} is `wattbot` or a corpus's name (ANSWERED), each dataset's files come from its registry
+# entry (pipeline/workflow/datasets.py). WattBot's paths, params and shell text are what they were, so a
+# finished WattBot run reruns nothing. Rules only wire files to `python -m pipeline <verb>`.
 
 
 rule ingest:
@@ -19,11 +22,12 @@ rule ingest:
 
 
 rule tree:
-    input: lambda w: wf.tree_source(CFG, w.doc)
-    output: L.tree()
-    params: vision=lambda w: wf.parse_options(CFG, wf.tree_source(CFG, w.doc))  # heading method (PDFs) + vision model
-    log: L.log("wattbot/tree/{doc}")
-    benchmark: L.rule_benchmark("tree")
+    input: lambda w: wf.dataset_tree_source(CFG, w.dataset, w.doc)
+    output: L.tree(dataset="{dataset}")
+    wildcard_constraints: dataset=ANSWERED
+    params: vision=lambda w: wf.parse_options(CFG, wf.dataset_tree_source(CFG, w.dataset, w.doc))  # heading method (PDFs) + vision model
+    log: L.log("{dataset}/tree/{doc}")
+    benchmark: L.dataset_benchmark("tree")
     threads: 1
     resources: mem_mb=1000, runtime=10
     shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.vision} 2>&1 | tee {log}"
@@ -31,17 +35,17 @@ rule tree:
 
 rule answer:
     input:
-        retrieval=lambda w: L.retrieval(L.WATTBOT, CFG["answering"][w.av]["retrieval"], w.split),
-        questions=L.ingest_split(),
-        metadata=L.INGEST_METADATA,
+        retrieval=lambda w: L.retrieval(w.dataset, CFG["answering"][w.av]["retrieval"], w.split),
+        questions=lambda w: wf.questions_path(w.dataset, w.split),
+        metadata=lambda w: wf.metadata_path(w.dataset),
         models=lambda w: wf.answer_models(CFG, w.av),
     output:
-        jsonl=L.answers(),
-        csv=L.answers_csv(),
-    wildcard_constraints: av=wf.answer_variants(CFG, ensemble=False)
+        jsonl=L.answers(dataset="{dataset}"),
+        csv=L.answers_csv(dataset="{dataset}"),
+    wildcard_constraints: av=wf.answer_variants(CFG, ensemble=False), dataset=ANSWERED
     params: cfg=lambda w: wf.answering_params(CFG, w.av)
-    log: L.log("wattbot/answer/{av}/{split}")
-    benchmark: L.rule_benchmark("answer")
+    log: L.log("{dataset}/answer/{av}/{split}")
+    benchmark: L.dataset_benchmark("answer")
     threads: lambda w: wf.answer_threads(CFG, w.av)   # a local LLM's servers x n_threads (pipeline/cores.py)
     # llm_api: this job's calls in flight (its model's concurrency, capped by the run's total)
     resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api")),
@@ -52,34 +56,36 @@ rule answer:
 rule ensemble:
     """`backend: ensemble`: the members' answers voted per question; a changed vote reruns only this."""
     input:
-        members=lambda w: wf.ensemble_inputs(CFG, w.av, w.split),
-        questions=L.ingest_split(),
-        metadata=L.INGEST_METADATA,
+        members=lambda w: wf.ensemble_inputs(CFG, w.av, w.split, w.dataset),
+        questions=lambda w: wf.questions_path(w.dataset, w.split),
+        metadata=lambda w: wf.metadata_path(w.dataset),
     output:
-        jsonl=L.answers(),
-        csv=L.answers_csv(),
-    wildcard_constraints: av=wf.answer_variants(CFG, ensemble=True)
+        jsonl=L.answers(dataset="{dataset}"),
+        csv=L.answers_csv(dataset="{dataset}"),
+    wildcard_constraints: av=wf.answer_variants(CFG, ensemble=True), dataset=ANSWERED
     params:
         cfg=lambda w: wf.answering_params(CFG, w.av),
-        members=lambda w: wf.ensemble_args(CFG, w.av, w.split),
-    log: L.log("wattbot/ensemble/{av}/{split}")
-    benchmark: L.rule_benchmark("ensemble")
+        members=lambda w: wf.ensemble_args(CFG, w.av, w.split, w.dataset),
+    log: L.log("{dataset}/ensemble/{av}/{split}")
+    benchmark: L.dataset_benchmark("ensemble")
     threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline ensemble {params.members} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
 
 
 rule evaluate:
+    """A labelled dataset's scores: WattBot's score split, a corpus's questions that have solutions."""
     input:
-        solution=wf.split_source(CFG, SCORE_SPLIT),
-        submission=L.answers_csv(split=SCORE_SPLIT),
-        answers=L.answers(split=SCORE_SPLIT),
-        retrieval=lambda w: L.retrieval(L.WATTBOT, CFG["answering"][w.av]["retrieval"], SCORE_SPLIT),
+        solution=lambda w: wf.solutions_path(CFG, w.dataset),
+        submission=lambda w: L.answers_csv(w.av, wf.score_split(CFG, w.dataset), w.dataset),
+        answers=lambda w: L.answers(w.av, wf.score_split(CFG, w.dataset), w.dataset),
+        retrieval=lambda w: L.retrieval(w.dataset, CFG["answering"][w.av]["retrieval"], wf.score_split(CFG, w.dataset)),
     output:
-        scores=L.scores(),
-        per_question=L.per_question(),
-    log: L.log("wattbot/evaluate/{av}")
-    benchmark: L.rule_benchmark("evaluate")
+        scores=L.scores(dataset="{dataset}"),
+        per_question=L.per_question(dataset="{dataset}"),
+    wildcard_constraints: dataset=ANSWERED
+    log: L.log("{dataset}/evaluate/{av}")
+    benchmark: L.dataset_benchmark("evaluate")
     threads: 1
     resources: mem_mb=500, runtime=5
     shell: "python -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"

@@ -20,7 +20,13 @@ def evaluate_variant(
     solution: str, submission: str, retrieval: str, answers: str, out: str, per_question_out: str
 ) -> dict:
     gold, sub = read_csv_default(solution), read_csv_default(submission)
+    # Only the labelled questions are scored: a corpus's solutions may label some of its questions (the
+    # others are answered for the submission, not "extra ids"); WattBot's score split labels every one.
+    labelled = sub["id"].astype(str).isin(set(gold["id"].astype(str)))
+    unlabelled, sub = int((~labelled).sum()), sub[labelled].reset_index(drop=True)
     result: dict = {"n_questions": len(gold)}
+    if unlabelled:
+        result["unlabelled_questions"] = unlabelled
     for profile in PROFILES:
         result[profile] = score_frames(gold, sub, profile)
     result["retrieval"] = wattbot_retrieval_metrics(read_jsonl(retrieval), gold.fillna("").astype(str))[1]

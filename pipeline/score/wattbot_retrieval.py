@@ -63,7 +63,7 @@ def wattbot_retrieval_metrics(retrieval: list[dict], gold: pd.DataFrame, ks=KS) 
         if not docs:
             continue
         rec = by_id.get(g.id, {"hits": []})
-        quote = quote_fragment(str(g.supporting_materials), str(g.explanation))
+        quote = quote_fragment(str(getattr(g, "supporting_materials", "")), str(getattr(g, "explanation", "")))
         rows.append({"id": g.id, **question_metrics(rec["hits"], docs, quote, ks, rec.get("context"))})
     table = pd.DataFrame(rows)
     summary = {c: round(float(table[c].mean()), 4) for c in table.columns if c != "id"}

@@ -15,6 +15,14 @@ def cmd_ingest(a) -> None:
     print(json.dumps(ingest(a.metadata, named_pairs(a.split), a.metadata_out, named_pairs(a.out_split))))
 
 
+def cmd_corpus_ingest(a) -> None:
+    from pipeline.datasets.corpus import CorpusSource, ingest_corpus
+
+    opt = {k: Path(v) for k, v in (("solutions", a.solutions), ("metadata", a.metadata)) if v}
+    src = CorpusSource(a.name, Path(a.pdf_dir), Path(a.questions), **opt)
+    print(json.dumps(ingest_corpus(src, Path(a.out_dir))))
+
+
 def cmd_tree(a) -> None:
     from pipeline.parse.commands import describer_from
     from pipeline.parse.document import parse_document
@@ -51,6 +59,32 @@ def add_verbs(sub) -> None:
         default=[],
         metavar="NAME=PATH",
         help="where to write the clean copy of split NAME (repeatable)",
+    )
+
+    s = verb(
+        sub,
+        "corpus-ingest",
+        cmd_corpus_ingest,
+        "check your own corpus (documents, questions, labels), write clean copies",
+    )
+    s.add_argument("--name", required=True, help="the corpus's name (its key under corpora: in the config)")
+    s.add_argument(
+        "--pdf-dir", required=True, help="the folder of its documents: <doc_id>.pdf, .txt or .md (doc id = file stem)"
+    )
+    s.add_argument("--questions", required=True, help="its questions CSV, UTF-8: id, question[, answer_unit]")
+    s.add_argument(
+        "--solutions",
+        default=None,
+        help="its labels CSV in the WattBot format, UTF-8: id, answer_value, answer_unit, ref_id[, ...] (optional)",
+    )
+    s.add_argument(
+        "--metadata",
+        default=None,
+        help="its documents CSV in the WattBot format, UTF-8: id, type, title, year, citation, url (optional; "
+        "default: titles from the PDFs' metadata or the file names, empty url)",
+    )
+    s.add_argument(
+        "--out-dir", required=True, help="the folder to write metadata.csv, questions.csv and solutions.csv into"
     )
 
     s = sub.add_parser("tree", help="parse one document (corpus JSON, PDF or text) into a DocTree JSON")

@@ -17,6 +17,15 @@ def cmd_report(a) -> None:
     build_reports(json_arg(a.params), inputs, a.reports)
 
 
+def cmd_corpus_report(a) -> None:
+    from pipeline.report.corpus_report import CorpusReportInputs, build_corpus_report
+
+    inputs = CorpusReportInputs(
+        named_pairs(a.answers), named_pairs(a.submissions), named_pairs(a.scores), named_pairs(a.per_question)
+    )
+    print(json.dumps(build_corpus_report(json_arg(a.params), inputs, a.reports)))
+
+
 def cmd_figures(a) -> None:
     from pipeline.report.ablation import InputFiles
     from pipeline.report.figures import build_figures_stage
@@ -170,6 +179,22 @@ def add_verbs(sub) -> None:
     s.add_argument("--screenshot", default=reports.screenshot, help="PNG of the first screen (1400x900)")
     s.set_defaults(fn=cmd_report_check)
     _add_parse_quality(sub)
+    _add_corpus_report(sub)
+
+
+def _add_corpus_report(sub) -> None:
+    s = sub.add_parser("corpus-report", help="a corpus's leaderboard and Kaggle submission (reports/<name>/)")
+    s.add_argument("--params", required=True, help="the rule's params: corpus, labelled, variants, report")
+    add_named_args(
+        s,
+        ("answers", "VARIANT=JSONL: its answers on the corpus's questions (answered and blank counts)"),
+        ("submissions", "VARIANT=CSV: its Kaggle-format answers (the submission variant's is copied)"),
+        ("scores", "VARIANT=JSON: the evaluate stage's scores (labelled corpora)"),
+        ("per-question", "VARIANT=CSV: its per-question scores (the score intervals)"),
+        ("parse-check", "NAME=JSON: the corpus's parse check (a rule input: parsing.strict fails there)"),
+    )
+    s.add_argument("--reports", required=True)
+    s.set_defaults(fn=cmd_corpus_report)
 
 
 def _add_run_end(sub) -> None:

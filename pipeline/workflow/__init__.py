@@ -18,7 +18,26 @@ from pipeline.workflow.answering import (
     ensemble_inputs,
     uses_llm,
 )
-from pipeline.workflow.datasets import questions_path, tree_files, tree_files_arg
+from pipeline.workflow.corpora import (
+    check_corpora,
+    corpus_ingest_args,
+    corpus_ingest_inputs,
+    corpus_names,
+    corpus_report_inputs,
+    corpus_report_params,
+    corpus_targets,
+    wattbot_targets,
+)
+from pipeline.workflow.datasets import (
+    dataset_tree_source,
+    metadata_path,
+    questions_path,
+    register_corpora,
+    score_split,
+    solutions_path,
+    tree_files,
+    tree_files_arg,
+)
 from pipeline.workflow.indexes import index_extra_args, index_inputs
 from pipeline.workflow.llm_shares import default_llm_api, llm_share, planner_share
 from pipeline.workflow.models import (
@@ -71,6 +90,19 @@ from pipeline.workflow.threads import answer_threads, encoder_threads, planner_t
 from pipeline.workflow.wattbot import doc_ids, parse_options, split_source, tree_source
 
 __all__ = [
+    "solutions_path",
+    "score_split",
+    "register_corpora",
+    "metadata_path",
+    "dataset_tree_source",
+    "wattbot_targets",
+    "corpus_targets",
+    "corpus_report_params",
+    "corpus_report_inputs",
+    "corpus_names",
+    "corpus_ingest_inputs",
+    "corpus_ingest_args",
+    "check_corpora",
     "SPROUT_DIR",
     "after_error",
     "after_run",

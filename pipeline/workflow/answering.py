@@ -30,14 +30,16 @@ def answer_variants(cfg: dict, ensemble: bool) -> str:
     return "|".join(map(re.escape, names)) or "(?!)"
 
 
-def ensemble_inputs(cfg: dict, variant: str, split: str) -> list[str]:
-    return [L.answers(m, split) for m in answer_spec(cfg, variant).members]
+def ensemble_inputs(cfg: dict, variant: str, split: str, dataset: str = L.WATTBOT) -> list[str]:
+    """The members' answers on ``split`` of ``dataset`` (WattBot, or a corpus: its members run there too)."""
+    return [L.answers(m, split, dataset) for m in answer_spec(cfg, variant).members]
 
 
-def ensemble_args(cfg: dict, variant: str, split: str) -> str:
+def ensemble_args(cfg: dict, variant: str, split: str, dataset: str = L.WATTBOT) -> str:
     """``--member NAME=PATH`` per member, in vote order."""
     members = answer_spec(cfg, variant).members
-    return " ".join(f"--member {shell_arg(f'{m}={p}')}" for m, p in zip(members, ensemble_inputs(cfg, variant, split)))
+    paths = ensemble_inputs(cfg, variant, split, dataset)
+    return " ".join(f"--member {shell_arg(f'{m}={p}')}" for m, p in zip(members, paths))
 
 
 def split_variants(cfg: dict, split: str) -> list[str]:

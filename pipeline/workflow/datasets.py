@@ -1,6 +1,9 @@
 """The datasets the index and retrieval rules read, each a registry entry that says where its trees and
-questions are: WattBot (one parsed tree per document, the ingested splits) and every retrieval-suite
-dataset (its export's trees folder and queries). The rules ask the entry; no rule compares dataset names."""
+questions are: WattBot (one parsed tree per document, the ingested splits), every retrieval-suite
+dataset (its export's trees folder and queries) and every ``corpora:`` entry (one parsed tree per file of
+its folder, its ingested questions). The answered datasets (WattBot and the corpora) also say where each
+document's source, their metadata and their labels are, for the rules they share (tree, answer, ensemble,
+evaluate, parse_errors). The rules ask the entry; no rule compares dataset names."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from dataclasses import dataclass
 from pipeline import layout as L
 from pipeline import suite_datasets
 from pipeline.registry import Registry
-from pipeline.workflow.wattbot import doc_ids
+from pipeline.workflow.wattbot import doc_ids, split_source, tree_source
 
 
 @dataclass(frozen=True)
@@ -37,10 +40,70 @@ class WattBotDataset:
     def questions(self, split: str) -> str:
         return L.ingest_split(split)
 
+    def source(self, cfg: dict, doc: str) -> str:
+        return tree_source(cfg, doc)
 
-IndexedDataset = SuiteExport | WattBotDataset
+    def metadata(self) -> str:
+        return L.INGEST_METADATA
+
+    def solutions(self, cfg: dict) -> list[str]:
+        """The labels the ``evaluate`` rule scores against: the score split's file."""
+        return [split_source(cfg, cfg["wattbot"]["score_split"])]
+
+    def score_split(self, cfg: dict) -> str:
+        return cfg["wattbot"]["score_split"]
+
+
+@dataclass(frozen=True)
+class CorpusDataset:
+    """A ``corpora:`` entry: one parsed tree per document of its folder, its ingested questions (one split,
+    ``questions``), metadata and labels (pipeline/datasets/corpus.py)."""
+
+    name: str
+
+    def tree_files(self, cfg: dict) -> list[str]:
+        from pipeline.workflow.corpora import corpus_documents
+
+        return [L.tree(d, self.name) for d in corpus_documents(cfg, self.name)]
+
+    def questions(self, split: str) -> str:
+        return L.corpus_ingest(self.name, "questions")
+
+    def source(self, cfg: dict, doc: str) -> str:
+        from pipeline.workflow.corpora import corpus_documents
+
+        return corpus_documents(cfg, self.name)[doc]
+
+    def metadata(self) -> str:
+        return L.corpus_ingest(self.name, "metadata")
+
+    def solutions(self, cfg: dict) -> list[str]:
+        """The ingested labels (none when the corpus has no solutions file)."""
+        return [L.corpus_ingest(self.name, "solutions")] if cfg["corpora"][self.name].get("solutions") else []
+
+    def score_split(self, cfg: dict) -> str:
+        return L.CORPUS_SPLIT
+
+
+AnsweredDataset = WattBotDataset | CorpusDataset
+IndexedDataset = SuiteExport | AnsweredDataset
 DATASETS: Registry[IndexedDataset] = Registry("dataset", suite_datasets.EXTRA_ENV)
 DATASETS.register(WattBotDataset())
+
+
+def register_corpora(cfg: dict) -> list[str]:
+    """A registry entry per ``corpora:`` entry (the Snakefile calls this once); their names."""
+    for name in sorted(cfg.get("corpora") or {}):
+        DATASETS.register(CorpusDataset(name))
+    return sorted(cfg.get("corpora") or {})
+
+
+def answered_dataset(name: str) -> AnsweredDataset:
+    """The entry of an answered dataset (WattBot or a registered corpus)."""
+    entry = indexed_dataset(name)
+    if not isinstance(entry, WattBotDataset | CorpusDataset):
+        raise ValueError(f"dataset '{name}' is not answered (a retrieval-suite dataset)")
+    return entry
 
 
 def indexed_dataset(name: str) -> IndexedDataset:
@@ -63,3 +126,20 @@ def tree_files_arg(cfg: dict, dataset: str) -> str:
 
 def questions_path(dataset: str, split: str) -> str:
     return indexed_dataset(dataset).questions(split)
+
+
+def dataset_tree_source(cfg: dict, dataset: str, doc: str) -> str:
+    """The file the ``tree`` rule parses for ``doc`` of ``dataset``."""
+    return answered_dataset(dataset).source(cfg, doc)
+
+
+def metadata_path(dataset: str) -> str:
+    return answered_dataset(dataset).metadata()
+
+
+def solutions_path(cfg: dict, dataset: str) -> list[str]:
+    return answered_dataset(dataset).solutions(cfg)
+
+
+def score_split(cfg: dict, dataset: str) -> str:
+    return answered_dataset(dataset).score_split(cfg)

@@ -33,6 +33,9 @@ def parse_quality_report(cfg: dict) -> list[str]:
 
 
 def parse_targets(cfg: dict) -> list[str]:
-    """The parse failure check always; the sample quality report when its PDFs are there (`make parse-corpus`)."""
+    """WattBot's parse failure check (when its data is there; a corpus's is an input of its report); the
+    sample quality report when its PDFs are there (`make parse-corpus`)."""
+    from pipeline.config import wattbot_present
+
     sample = [L.reports.parse_quality(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []
-    return [L.PARSE_CHECK] + sample
+    return ([L.PARSE_CHECK] if wattbot_present(cfg) else []) + sample

@@ -16,7 +16,8 @@ def after_run(cfg: dict) -> None:
 
     from pipeline.report.summary import LATER, write_summary
 
-    report_parse_failures(L.PARSE_ERRORS)
+    for dataset in [L.WATTBOT, *sorted(cfg.get("corpora") or {})]:
+        report_parse_failures(L.parse_errors(dataset))
     if Path(L.reports.cost).exists():
         from pipeline.report.cost import leaderboard_telemetry
 

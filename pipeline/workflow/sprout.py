@@ -66,4 +66,8 @@ def sprout_report_index(cfg: dict) -> list[str]:
 
 
 def sprout_targets(cfg: dict) -> list[str]:
-    return [L.reports.sprout_beam_png] if cfg["sprout"].get("beam_sweep") else []
+    """The beam sweep's figure (WattBot's and the suite's runs: none when either folder is missing)."""
+    from pipeline.config import suite_present, wattbot_present
+
+    present = wattbot_present(cfg) and suite_present(cfg)
+    return [L.reports.sprout_beam_png] if cfg["sprout"].get("beam_sweep") and present else []

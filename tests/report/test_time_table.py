@@ -70,11 +70,15 @@ def test_patterns_match_the_rules_benchmark_lines():
     for smk in sorted((REPO / "pipeline" / "rules").glob("*.smk")):
         for block in re.split(r"(?m)^(?=\s*rule )", smk.read_text()):
             rule = re.match(r"\s*rule (\w+):", block)
-            bench = re.search(r'^\s+benchmark: L\.rule_benchmark\("(\w+)"\)', block, re.M)
+            bench = re.search(r'^\s+benchmark: L\.(rule|dataset)_benchmark\("(\w+)"\)', block, re.M)
             if rule:
                 assert "benchmark:" not in block or bench, f"rule {rule.group(1)}: benchmark: L.rule_benchmark(...)"
             if rule and bench:  # keyed by the job kind it times (retrieve_llm times retrieve jobs too)
-                declared[bench.group(1)] = L.rule_benchmark(bench.group(1))
+                kind = bench.group(2)
+                declared[kind] = L.rule_benchmark(kind)
+                if bench.group(1) == "dataset":  # a rule WattBot shares with the corpora: both patterns
+                    declared[f"corpus_{kind}"] = L.rule_benchmark(f"corpus_{kind}")
+                    assert L.dataset_benchmark(kind).replace("{dataset}", L.WATTBOT) == L.rule_benchmark(kind)
             if rule and rule.group(1) not in ("all", "fetch"):
                 assert bench, f"rule {rule.group(1)} writes no benchmark"
     assert declared == BENCHMARK_PATTERNS

@@ -1,0 +1,51 @@
+# Your own corpora (`corpora:` in the config; docs/own-corpus.md): ingest -> trees -> indexes -> retrieval
+# -> answers -> scores run through WattBot's rules over {dataset} (wattbot.smk, parse.smk, retrieval.smk);
+# only the ingest of a user's files and the corpus's report are rules of their own. The inputs were
+# checked when the Snakefile was parsed (wf.check_corpora), before any job.
+
+
+def corpora_pattern(labelled=None):
+    """Wildcard pattern of the corpora (only the labelled or unlabelled ones when ``labelled`` is set)."""
+    return "|".join(map(re.escape, wf.corpus_names(CFG, labelled))) or "(?!)"
+
+
+rule corpus_ingest:
+    """A corpus's documents, questions (and labels: corpus_ingest_labelled) checked, then written as
+    WattBot-shaped CSVs."""
+    input: lambda w: wf.corpus_ingest_inputs(CFG, w.dataset)
+    output:
+        metadata=L.corpus_ingest(name="metadata"),
+        questions=L.corpus_ingest(name="questions"),
+    wildcard_constraints: dataset=corpora_pattern(labelled=False)
+    params: files=lambda w: wf.corpus_ingest_args(CFG, w.dataset), out_dir=lambda w: L.corpus_ingest_dir(w.dataset)
+    log: L.log("{dataset}/ingest")
+    benchmark: L.rule_benchmark("corpus_ingest")
+    threads: 1
+    resources: mem_mb=500, runtime=5
+    shell: "python -m pipeline corpus-ingest --name {wildcards.dataset} {params.files} --out-dir {params.out_dir:q} 2>&1 | tee {log}"
+
+
+use rule corpus_ingest as corpus_ingest_labelled with:
+    output:
+        metadata=L.corpus_ingest(name="metadata"),
+        questions=L.corpus_ingest(name="questions"),
+        solutions=L.corpus_ingest(name="solutions"),
+    wildcard_constraints: dataset=corpora_pattern(labelled=True)
+
+
+rule corpus_report:
+    """The corpus's leaderboard (labelled: the WattBot metric with bootstrap intervals and doc-level
+    retrieval metrics; unlabelled: answered and blank counts) and its submission (Kaggle format), both in pipeline/layout.py."""
+    input: unpack(lambda w: wf.input_lists(wf.corpus_report_inputs(CFG, w.dataset)))
+    output:
+        leaderboard=L.reports.corpus_leaderboard(),
+        submission=L.reports.corpus_submission(),
+    wildcard_constraints: dataset=corpora_pattern()
+    params:
+        cfg=lambda w: wf.corpus_report_params(CFG, w.dataset),
+        files=lambda w: wf.named_args(wf.corpus_report_inputs(CFG, w.dataset)),
+    log: L.log("{dataset}/report")
+    benchmark: L.rule_benchmark("corpus_report")
+    threads: 1
+    resources: mem_mb=1000, runtime=5
+    shell: "python -m pipeline corpus-report --params {params.cfg:q} {params.files} --reports {L.reports.root:q} 2>&1 | tee {log}"

@@ -1,0 +1,168 @@
+"""A corpus is data in the config (`corpora:`): its spec, its place in the DAG, and a tiny generated
+corpus run through Snakemake asking only for its report files."""
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+import pipeline.workflow as wf
+from dag_runner import planned_jobs, snakemake
+from pipeline import layout as L
+from pipeline.config import ConfigError, check_paths, resolve_config, validate
+from pipeline.datasets.paths import REPO
+from pipeline.specs import CorpusSpec
+
+TINY = REPO / "tests" / "tiny.yaml"
+
+
+def make_corpus(root: Path, labelled: bool = True) -> dict:
+    """Two real PDFs (PyMuPDF) and a Markdown file, three questions (one unanswerable), labels for two."""
+    import pymupdf
+
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    pages = {
+        "alpha": ["Alpha cluster report", "Energy use", "The Alpha cluster used 42 MWh of electricity in 2023.",
+                  "Emissions", "The Alpha cluster emitted 12 tonnes of CO2 in 2023."],
+        "beta": ["Beta model study", "Training", "Training the Beta model took 300 GPU hours on A100 GPUs.",
+                 "Water", "The Beta data centre consumed 5 million litres of water."],
+    }
+    for doc_id, lines in pages.items():
+        pdf = pymupdf.open()
+        page = pdf.new_page()
+        y = 72
+        for i, line in enumerate(lines):
+            size = 16 if i == 0 else 13 if i % 2 else 10
+            page.insert_text((72, y), line, fontsize=size)
+            y += 2 * size
+        pdf.save(docs / f"{doc_id}.pdf")
+    (docs / "gamma.md").write_text("# Gamma notes\n\n## Logo\n\nThe Gamma logo is a green circle.\n")
+    (root / "questions.csv").write_text(
+        "id,question,answer_unit\n"
+        "q1,How much electricity did the Alpha cluster use in 2023?,MWh\n"
+        "q2,How many GPU hours did training the Beta model take?,GPU hours\n"
+        "q3,What did the Delta project cost?,USD\n"
+    )
+    entry = {"pdf_dir": str(docs), "questions": str(root / "questions.csv")}
+    if labelled:
+        (root / "solutions.csv").write_text(
+            "id,answer_value,answer_unit,ref_id\nq1,42,MWh,['alpha']\nq2,300,GPU hours,['beta']\n"
+        )
+        entry["solutions"] = str(root / "solutions.csv")
+    return entry
+
+
+def corpus_config(entry: dict, **extra) -> dict:
+    return validate(resolve_config([TINY], {"corpora": {"mine": {**entry, **extra}}}))
+
+
+# --- the spec ---
+
+
+def test_spec_defaults_and_paths():
+    spec = CorpusSpec.from_dict("mine", {"pdf_dir": "{data_root}/pdfs", "questions": "q.csv"})
+    assert (spec.solutions, spec.metadata, spec.variants) == (None, None, None)
+    assert spec.answering("convex-extractive") == ["convex-extractive"]
+    assert spec.resolved("/data").pdf_dir == "/data/pdfs"
+
+
+def test_default_grid_has_no_corpora():
+    cfg = validate(resolve_config([REPO / "config.yaml"]))
+    assert cfg["corpora"] == {} and wf.corpus_targets(cfg) == []
+
+
+@pytest.mark.parametrize(
+    "entry, key",
+    [
+        ({"pdfdir": "d", "questions": "q.csv"}, "corpora.mine.pdfdir"),
+        ({"questions": "q.csv"}, "corpora.mine.pdf_dir"),
+        ({"pdf_dir": "d", "questions": "q.csv", "variants": ["nope"]}, "corpora.mine.variants"),
+    ],
+)
+def test_spec_errors_name_the_key(entry, key):
+    with pytest.raises(ConfigError, match=f"config key '{key}'"):
+        validate(resolve_config([TINY], {"corpora": {"mine": entry}}))
+
+
+@pytest.mark.parametrize("name", ["wattbot", "sprout", "retrieval", "my docs", "a/b", "hotpotqa"])
+def test_bad_corpus_names(name):
+    with pytest.raises(ConfigError, match=f"config key 'corpora.{name}'"):
+        validate(resolve_config([TINY], {"corpora": {name: {"pdf_dir": "d", "questions": "q.csv"}}}))
+
+
+# --- the workflow functions ---
+
+
+def test_workflow_functions(tmp_path):
+    cfg = corpus_config(make_corpus(tmp_path), variants=["bm25-x", "ens"])
+    wf.register_corpora(cfg)
+    assert wf.check_corpora(cfg)["mine"]["questions"] == 3
+    assert wf.tree_files(cfg, "mine") == [L.tree(d, "mine") for d in ("alpha", "beta", "gamma")]
+    assert wf.dataset_tree_source(cfg, "mine", "gamma").endswith("gamma.md")
+    assert wf.questions_path("mine", "questions") == "results/mine/ingest/questions.csv"
+    assert wf.solutions_path(cfg, "mine") == ["results/mine/ingest/solutions.csv"]
+    assert wf.ensemble_inputs(cfg, "ens", "questions", "mine")[0] == "results/mine/answers/bm25-x/questions.jsonl"
+    files = wf.corpus_report_inputs(cfg, "mine")
+    assert set(files["scores"]) == {"bm25-x", "ens"} and files["parse_check"] == {"mine": "results/mine/parse/check.json"}
+    assert '"submission_variant":"bm25-x"' in wf.corpus_report_params(cfg, "mine")  # default_variant dense-x not listed
+    assert wf.corpus_targets(cfg) == ["reports/mine/leaderboard.csv", "reports/mine/submission.csv"]
+    # WattBot's own entry is unchanged
+    assert wf.questions_path("wattbot", "train") == L.ingest_split("train")
+
+
+def test_unlabelled_corpus_has_no_scores(tmp_path):
+    cfg = corpus_config(make_corpus(tmp_path, labelled=False))
+    wf.register_corpora(cfg)
+    assert wf.solutions_path(cfg, "mine") == [] and wf.corpus_report_inputs(cfg, "mine")["scores"] == {}
+
+
+def test_missing_wattbot_is_skipped_only_with_corpora(tmp_path):
+    entry = make_corpus(tmp_path)
+    with pytest.raises(ConfigError, match="wattbot.dir"):
+        check_paths(validate(resolve_config([TINY], {"data_root": str(tmp_path / "none")})))
+    cfg = validate(resolve_config([TINY], {"data_root": str(tmp_path / "none"), "corpora": {"mine": entry}}))
+    notices = check_paths(cfg)
+    assert notices and "wattbot.dir" in notices[0] and "skipped" in notices[0]
+    assert wf.wattbot_targets(cfg) == [] and wf.suite_targets(cfg) == [] and wf.parse_targets(cfg) == []
+
+
+def test_trained_sprout_heads_need_the_training_data(tmp_path):
+    entry = make_corpus(tmp_path)
+    cfg = validate(resolve_config([REPO / "config.yaml"], {
+        "data_root": str(tmp_path / "none"), "corpora": {"mine": {**entry, "variants": ["sprout-extractive"]}}}))
+    with pytest.raises(ValueError, match="corpora.mine.variants.*trained heads"):
+        wf.check_corpora(cfg)
+
+
+# --- the DAG ---
+
+
+@pytest.mark.slow
+def test_a_corpus_runs_alone(tmp_path):
+    """Asking only for a corpus's reports builds its jobs (and the models they need), nothing of
+    WattBot, the retrieval suite or SproutRAG; the submission lists every question in order."""
+    entry = make_corpus(tmp_path / "corpus")
+    cfgfile = tmp_path / "my.yaml"
+    cfgfile.write_text(yaml.safe_dump({"extends": str(TINY), "corpora": {"mine": {
+        **entry, "variants": ["dense-x", "bm25-x", "ens"]}}}))
+    work = tmp_path / "work"
+    targets = ["reports/mine/leaderboard.csv", "reports/mine/submission.csv"]
+    dry = snakemake(work, "-n", *targets, configfile=cfgfile)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    jobs = planned_jobs(dry.stdout)
+    assert not {"ingest", "suite_export", "suite_evaluate", "report", "figures", "sprout_train"} & set(jobs)
+    assert jobs["tree"] == 3 and jobs["corpus_ingest_labelled"] == 1 and jobs["corpus_report"] == 1
+    done = snakemake(work, *targets, configfile=cfgfile)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not (work / "results/wattbot").exists() and not (work / "results/hotpotqa").exists()
+    board = pd.read_csv(work / "reports/mine/leaderboard.csv")
+    assert set(board["variant"]) == {"dense-x", "bm25-x", "ens"}
+    assert {"score", "score_lo", "score_hi", "doc_recall@1", "answered", "blank"} <= set(board.columns)
+    assert (board["n"] == 2).all() and (board["asked"] == 3).all() and board["score"].between(0, 1).all()
+    sub = pd.read_csv(work / "reports/mine/submission.csv")
+    assert list(sub["id"]) == ["q1", "q2", "q3"]
+    assert "answer_value" in sub.columns
+    errors = pd.read_csv(work / "results/mine/parse/errors.csv")
+    assert errors.empty
+    assert (work / "benchmarks/mine/answer/dense-x/questions.tsv").exists()
