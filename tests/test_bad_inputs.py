@@ -1,7 +1,9 @@
 """Every bad input we tried, through the command a user runs: one clear line naming the file (and row
 and field where there is one), a non-zero exit, no traceback. docs/guarantees.md ("Bad input") lists each case by
 its id; a case missing there fails the last test."""
+import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ import pandas as pd
 import pytest
 
 from dag_runner import command, environment
-from pipeline.datasets.paths import REPO
+from pipeline.datasets.paths import REPO, data_root
 
 # A hand-written WattBot in miniature (metadata + three train questions): the bad-file cases need a good
 # partner file, not the shared data.
@@ -52,8 +54,87 @@ def parse(path: Path, tmp: Path) -> list[str]:
     return ["parse", str(path), "-o", str(tmp / "x.json")]
 
 
+# A user's own corpus in miniature (two documents, two labelled questions); each corpus case changes one
+# file of it ({relative path: new content, None: removed}) and names the file the one line must name.
+GOOD_CORPUS = {
+    "docs/energy2024.txt": "Training the model used 120 MWh of electricity.\n",
+    "docs/water2023.md": "# Water use\n\nCooling took 3 liters per query.\n",
+    "questions.csv": "id,question\nq1,How much energy did training use?\nq2,How much water per query?\n",
+    "solutions.csv": "id,answer_value,answer_unit,ref_id\nq1,120,MWh,['energy2024']\nq2,3,liters,['water2023']\n",
+}
+
+
+def corpus_with(named: str, changes: dict[str, str | bytes | None]):
+    def make(tmp: Path) -> Path:
+        (tmp / "docs").mkdir()
+        for rel, data in {**GOOD_CORPUS, **changes}.items():
+            path = tmp / rel
+            if data is None:
+                shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+        return tmp / named
+    return make
+
+
+def corpus(path: Path, tmp: Path) -> list[str]:
+    optional = [a for name in ("solutions", "metadata") if (tmp / f"{name}.csv").exists()
+                for a in (f"--{name}", str(tmp / f"{name}.csv"))]
+    return ["corpus-ingest", "--name", "mine", "--pdf-dir", str(tmp / "docs"), "--questions",
+            str(tmp / "questions.csv"), "--out-dir", str(tmp / "out"), *optional]
+
+
+META = "id,type,title,year,citation,url\n"
+CORPUS_CASES = [
+    ("corpus-folder-missing", corpus_with("docs", {"docs": None}), corpus, r"document folder not found"),
+    ("corpus-folder-empty", corpus_with("docs", {"docs/energy2024.txt": None, "docs/water2023.md": None}), corpus,
+     r"no documents \(expected <doc_id>\.pdf, \.txt or \.md files\)"),
+    ("corpus-doc-id-characters", corpus_with("docs/my paper.pdf", {"docs/my paper.pdf": "%PDF-1.7"}), corpus,
+     r"doc id 'my paper' has characters other than A-Z a-z 0-9 _ \. -; rename the file, e\.g\. to my_paper\.pdf"),
+    ("corpus-two-files-one-doc-id", corpus_with("docs/energy2024.txt", {"docs/energy2024.pdf": "%PDF-1.7"}), corpus,
+     r"maps to the same doc id as energy2024\.pdf \('energy2024'\); keep one of them"),
+    ("corpus-doc-ids-differ-in-case", corpus_with("docs/water2023.md", {"docs/Water2023.txt": "Other text.\n"}),
+     corpus, r"doc id 'water2023' differs from Water2023\.txt's only in case \(ref ids are compared ignoring case\)"),
+    ("corpus-questions-missing-file", corpus_with("questions.csv", {"questions.csv": None}), corpus,
+     r"questions\.csv: file not found"),
+    ("corpus-csv-empty-file", corpus_with("questions.csv", {"questions.csv": ""}), corpus,
+     r"empty file \(expected a header row\)"),
+    ("corpus-csv-not-utf8", corpus_with("questions.csv", {"questions.csv": b"id,question\nq1,How much?\nq2,Caf\xe9?\n"}),
+     corpus, r"row 3: not UTF-8 \(byte 0xe9 at offset 31\); save it as UTF-8"),
+    ("corpus-csv-utf16", corpus_with("questions.csv", {"questions.csv": GOOD_CORPUS["questions.csv"].encode("utf-16")}),
+     corpus, r"looks UTF-16 encoded \(NUL bytes\); save it as UTF-8$"),
+    ("corpus-no-questions", corpus_with("questions.csv", {"questions.csv": "id,question\n"}), corpus,
+     r"no questions \(a header row only\)"),
+    ("corpus-no-labels", corpus_with("solutions.csv", {"solutions.csv": "id,answer_value,answer_unit,ref_id\n"}),
+     corpus, r"no labels \(a header row only\); leave solutions out for a corpus without labels"),
+    ("corpus-questions-missing-column", corpus_with("questions.csv", {"questions.csv": "id,text\nq1,How much?\n"}),
+     corpus, r"missing column\(s\) question \(has id, text\)"),
+    ("corpus-solutions-missing-column",
+     corpus_with("solutions.csv", {"solutions.csv": "id,answer_value,answer_unit\nq1,120,MWh\n"}), corpus,
+     r"missing column\(s\) ref_id \(has id, answer_value, answer_unit\)"),
+    ("corpus-metadata-missing-column",
+     corpus_with("metadata.csv", {"metadata.csv": "id,type,title,year,citation\nenergy2024,paper,E,2024,E 2024\n"}),
+     corpus, r"missing column\(s\) url"),
+    ("corpus-duplicate-question-id", corpus_with("questions.csv", {"questions.csv": "id,question\nq1,A?\nq1,B?\n"}),
+     corpus, r"row 3, field id: duplicate id 'q1'"),
+    ("corpus-empty-question-id", corpus_with("questions.csv", {"questions.csv": "id,question\nq1,A?\n ,B?\n"}),
+     corpus, r"row 3, field id: empty id"),
+    ("corpus-empty-question", corpus_with("questions.csv", {"questions.csv": "id,question\nq1,A?\nq2,  \n"}),
+     corpus, r"row 3, field question: empty question"),
+    ("corpus-solution-without-question",
+     corpus_with("solutions.csv", {"solutions.csv": GOOD_CORPUS["solutions.csv"] + "q9,1,kg,is_blank\n"}), corpus,
+     r"row 4, field id: no question 'q9' in \S*questions\.csv"),
+    ("corpus-cited-doc-missing",
+     corpus_with("solutions.csv", {"solutions.csv": GOOD_CORPUS["solutions.csv"].replace("water2023", "nobody2020")}),
+     corpus, r"row 3, field ref_id: no document 'nobody2020' in \S*docs \(expected nobody2020\.pdf, \.txt or \.md\)"),
+    ("corpus-metadata-unknown-document",
+     corpus_with("metadata.csv", {"metadata.csv": META + "energy2024,paper,E,2024,E 2024,\nnobody2020,paper,N,2020,N,\n"}),
+     corpus, r"row 3, field id: no document 'nobody2020' in \S*docs"),
+]
+
 # id, bad file, CLI verb, what the one line must say (after the file name)
-CLI_CASES = [
+CLI_CASES = CORPUS_CASES + [
     ("csv-unbalanced-quote", write("q.csv", 'id,question,answer_unit\nq1,"What?,MWh\n'), ingest, r"not a readable CSV"),
     ("csv-utf16", write("q.csv", "id,question,answer_unit\nq1,What?,MWh\n".encode("utf-16")), ingest,
      r"looks UTF-16 encoded"),
@@ -88,6 +169,10 @@ DAG_CASES = [
      r"config key 'embedding.backend': 'word2vec' is not one of"),
     ("config-secret-in-file", None, ["llm={api_key: sk-x}"], r"config key 'llm.api_key': credentials must not"),
     ("data-root-wrong", None, ["data_root=/nonexistent"], r"config key 'wattbot.dir': folder /nonexistent/wattbot"),
+    # a PDF folder without the documents' PDFs (here: the docs folder) and no stated fallback
+    ("wattbot-pdf-dir-half-filled", None, [f"data_root={data_root()}", f"wattbot={{pdf_dir: {REPO / 'docs'}}}"],
+     r"config key 'wattbot.pdf_dir': 3 of 3 documents have no PDF in \S*docs \(\w+, \w+, \w+\); add them, or set "
+     r"wattbot.pdf_fallback: extracted-text to parse those from the extracted text"),
 ]
 
 
@@ -106,8 +191,25 @@ def test_bad_config_stops_the_dag_with_one_line(tmp_path, case, text, overrides,
     assert re.search(says, out.stdout + out.stderr), (out.stdout + out.stderr)[-2000:]
 
 
+def test_other_files_in_the_document_folder_are_named_not_dropped(tmp_path):
+    """`corpus-other-files`: a warning line naming every file that is no document, the count in the output,
+    and the run goes on (a folder of papers often holds a README, a .bib or supplements)."""
+    corpus_with("docs", {"docs/refs.bib": "@article{x}\n", "docs/README": "notes\n", "docs/extra/a.pdf": "%PDF"})(
+        tmp_path)
+    out = subprocess.run([sys.executable, "-m", "pipeline", *corpus(tmp_path / "docs", tmp_path)], capture_output=True,
+                         text=True, cwd=REPO, env=environment())
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [line for line in out.stderr.splitlines() if "no document" in line]
+    assert lines == [f"WARNING wattbench: corpus mine: 3 file(s) in {tmp_path / 'docs'} are no document (.pdf, .txt, "
+                     ".md) and are not used: README, extra, refs.bib"], out.stderr
+    assert json.loads(out.stdout)["ignored_files"] == 3 and json.loads(out.stdout)["documents"] == 2
+
+
+WARNING_CASES = ["corpus-other-files"]
+
+
 def test_docs_list_every_case():
     page = (REPO / "docs" / "guarantees.md").read_text()
     table = page[page.index("## Bad input"):]
-    missing = [c[0] for c in CLI_CASES + DAG_CASES if f"`{c[0]}`" not in table]
+    missing = [c for c in [c[0] for c in CLI_CASES + DAG_CASES] + WARNING_CASES if f"`{c}`" not in table]
     assert missing == []

@@ -59,15 +59,48 @@ def test_pdf_folder_takes_precedence(cfg, tmp_path):
     page.insert_text((72, 140), "Training BERT on GPUs emitted 1438 lbs of CO2.", fontsize=10)
     doc.save(tmp_path / "doe2024.pdf")
     cfg["wattbot"]["pdf_dir"] = str(tmp_path)
+    cfg["wattbot"]["pdf_fallback"] = "extracted-text"  # stated: a missing PDF's tree comes from the corpus JSON
     source = tree_source(cfg, "doe2024")
     assert source == str(tmp_path / "doe2024.pdf")
-    assert tree_source(cfg, "roe2023").endswith("corpus/roe2023.json")  # no PDF: the corpus JSON
+    assert tree_source(cfg, "roe2023").endswith("corpus/roe2023.json")
     out = tmp_path / "tree.json"
     done = subprocess.run([sys.executable, "-m", "pipeline", "tree", "--source", source, "--doc-id", "doe2024",
                            "--out", str(out)], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
     tree = DocTree.load(out)
     assert "1438 lbs" in tree.text and json.loads(out.with_name("tree.json.manifest.json").read_text())["config"] == {"parser": "pdf", "headings": "combined"}
+
+
+def test_a_half_filled_pdf_folder_is_an_error_unless_the_fallback_is_stated(cfg, tmp_path, capsys):
+    """No silent mix of PDFs and extracted text: one line naming the missing PDFs, or the stated fallback
+    said once in the run output and listed by pdf_fallback_docs (the report names them)."""
+    from pipeline.datasets.wattbot import InputError
+    from pipeline.report.build import fallback_lines
+    from pipeline.workflow import report_params
+    from pipeline.workflow.wattbot import pdf_fallback_docs
+
+    assert pdf_fallback_docs(cfg) == []  # no PDF folder: the extracted text is the source, nothing falls back
+    (tmp_path / "doe2024.pdf").write_bytes(b"%PDF-1.7")
+    cfg["wattbot"]["pdf_dir"] = str(tmp_path)
+    for doc in ("doe2024", "roe2023"):  # every document's tree rule stops, naming all missing PDFs
+        with pytest.raises(InputError) as info:
+            tree_source(cfg, doc)
+        assert str(info.value) == (
+            f"config key 'wattbot.pdf_dir': 1 of 2 documents have no PDF in {tmp_path} (roe2023); add them, "
+            "or set wattbot.pdf_fallback: extracted-text to parse those from the extracted text")
+    cfg["wattbot"]["pdf_fallback"] = "extracted-text"
+    assert pdf_fallback_docs(cfg) == ["roe2023"] and tree_source(cfg, "roe2023").endswith("corpus/roe2023.json")
+    tree_source(cfg, "doe2024")
+    said = [line for line in capsys.readouterr().err.splitlines() if "pdf_fallback" in line]
+    assert said == [f"warning: wattbot.pdf_fallback: extracted-text: 1 of 2 documents have no PDF in {tmp_path} "
+                    "and are parsed from the extracted text (roe2023)"]
+    params = json.loads(report_params(cfg))
+    assert params["pdf_fallback"] == {"extracted-text": ["roe2023"]}
+    assert fallback_lines(params["pdf_fallback"]) == [
+        "- `wattbot.pdf_fallback: extracted-text`: 1 document(s) have no PDF in `wattbot.pdf_dir` and were parsed "
+        "from the extracted text: roe2023"]  # a line of reports/wattbot/index.md
+    (tmp_path / "roe2023.pdf").write_bytes(b"%PDF-1.7")
+    assert "pdf_fallback" not in json.loads(report_params(cfg))  # nothing fell back: the report says nothing
 
 
 def test_params_change_only_with_their_branch(cfg):

@@ -90,9 +90,14 @@ def discover_documents(pdf_dir: Path) -> dict[str, Path]:
                 f"{path}: doc id '{doc_id}' has characters other than A-Z a-z 0-9 _ . -; "
                 f"rename the file, e.g. to {safe}{path.suffix}"
             )
-        same = [p for d, p in found.items() if d.lower() == doc_id.lower()]
+        same = [(d, p) for d, p in found.items() if d.lower() == doc_id.lower()]
+        if same and same[0][0] == doc_id:
+            raise InputError(f"{path}: maps to the same doc id as {same[0][1].name} ('{doc_id}'); keep one of them")
         if same:
-            raise InputError(f"{path}: maps to the same doc id as {same[0].name} ('{doc_id}'); keep one of them")
+            raise InputError(
+                f"{path}: doc id '{doc_id}' differs from {same[0][1].name}'s only in case (ref ids are compared "
+                "ignoring case); rename one of them"
+            )
         found[doc_id] = path
     return dict(sorted(found.items()))
 
@@ -106,15 +111,15 @@ def read_corpus_csv(path: Path) -> pd.DataFrame:
         raw = path.read_bytes()
         if not raw.strip():
             raise InputError(f"{path}: empty file (expected a header row)")
-        if not (raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]):
-            try:
-                raw.decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                row = raw[: exc.start].count(b"\n") + 1
-                raise InputError(
-                    f"{path}: row {row}: not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-                    "save it as UTF-8"
-                ) from None
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
+            raise InputError(f"{path}: looks UTF-16 encoded (NUL bytes); save it as UTF-8")
+        try:
+            raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            row = raw[: exc.start].count(b"\n") + 1
+            raise InputError(
+                f"{path}: row {row}: not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
+            ) from None
     return _read_csv(path, ("utf-8-sig",))
 
 
@@ -122,6 +127,8 @@ def read_questions(path: Path) -> pd.DataFrame:
     """id, question[, answer_unit]: ids unique and non-empty, no empty question."""
     df = read_corpus_csv(path)
     _require(df, path, QUESTION_COLUMNS)
+    if df.empty:
+        raise InputError(f"{path}: no questions (a header row only)")
     _unique_ids(df, path)
     empty = df.index[df["question"].str.strip() == ""].tolist()
     if empty:
@@ -129,17 +136,20 @@ def read_questions(path: Path) -> pd.DataFrame:
     return df
 
 
-def read_solutions(path: Path, questions: set[str], docs: dict[str, Path], pdf_dir: Path) -> pd.DataFrame:
+def read_solutions(
+    path: Path, questions: pd.DataFrame, questions_path: Path, docs: dict[str, Path], pdf_dir: Path
+) -> pd.DataFrame:
     """WattBot-format labels: the scorer's columns, each id a question, each cited doc a document."""
     df = read_corpus_csv(path)
     _require(df, path, SOLUTION_COLUMNS)
+    if df.empty:
+        raise InputError(f"{path}: no labels (a header row only); leave solutions out for a corpus without labels")
     _unique_ids(df, path)
+    asked = set(questions["id"])
     known = {d.lower() for d in docs}
     for i, row in df.iterrows():
-        if row["id"] not in questions:
-            raise InputError(
-                f"{path}: row {int(i) + 2}, field id: '{row['id']}' is no question id of the questions file"
-            )
+        if row["id"] not in asked:
+            raise InputError(f"{path}: row {int(i) + 2}, field id: no question '{row['id']}' in {questions_path}")
         for doc in parse_ref_ids(row["ref_id"]):
             if doc.lower() not in known:
                 raise InputError(
@@ -184,7 +194,9 @@ def _load(src: CorpusSource) -> _Loaded:
         )
     questions = read_questions(src.questions)
     solutions = (
-        read_solutions(src.solutions, set(questions["id"]), docs, src.pdf_dir) if src.solutions is not None else None
+        read_solutions(src.solutions, questions, src.questions, docs, src.pdf_dir)
+        if src.solutions is not None
+        else None
     )
     metadata = read_metadata(src.metadata, docs, src.pdf_dir) if src.metadata is not None else None
     return _Loaded(docs, ignored, questions, solutions, metadata)

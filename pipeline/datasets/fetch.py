@@ -49,5 +49,11 @@ def fetch_pdfs(metadata: str | Path, out_dir: str | Path, status_path: str | Pat
         print(
             f"fetch: {got}/{len(status)} PDFs in {out_dir}; run with --config wattbot='{{...pdf_dir: {out_dir}}}' "
             f"or set wattbot.pdf_dir in config.yaml to parse them"
+            + (
+                f" ({len(status) - got} are missing: a missing PDF is an error unless wattbot.pdf_fallback: "
+                "extracted-text is set too)"
+                if got < len(status)
+                else ""
+            )
         )
     return {k: v for k, v in summary.items() if k != "status"}

@@ -93,10 +93,37 @@ def format_ref_ids(docs: list[str]) -> str:
     return "[" + ",".join(f"'{d}'" for d in docs) + "]" if docs else "is_blank"
 
 
-def document_source(doc_id: str, corpus_dir: Path, pdf_dir: Path | None) -> Path:
-    """The PDF when a PDF folder is configured and holds it, else the pre-extracted JSON."""
+PDF_FALLBACKS = ("extracted-text",)  # values of wattbot.pdf_fallback (null: none, a missing PDF is an error)
+SHOWN_IDS = 5  # document ids named in one error line
+
+
+def missing_pdfs(doc_ids: list[str], pdf_dir: Path) -> list[str]:
+    """The documents without ``<doc_id>.pdf`` in ``pdf_dir``, in the order given."""
+    return [d for d in doc_ids if not (Path(pdf_dir) / f"{d}.pdf").is_file()]
+
+
+def check_pdf_dir(doc_ids: list[str], pdf_dir: Path, fallback: str | None) -> list[str]:
+    """The documents that fall back to the extracted text (none when every PDF is there). Without a stated
+    fallback (``wattbot.pdf_fallback``) a half-filled folder is an error naming the missing PDFs: a run on a
+    mix of PDFs and extracted text must be asked for, never happen silently."""
+    missing = missing_pdfs(doc_ids, pdf_dir)
+    if missing and fallback is None:
+        shown = ", ".join(missing[:SHOWN_IDS]) + (", ..." if len(missing) > SHOWN_IDS else "")
+        raise InputError(
+            f"config key 'wattbot.pdf_dir': {len(missing)} of {len(doc_ids)} documents have no PDF in {pdf_dir} "
+            f"({shown}); add them, or set wattbot.pdf_fallback: extracted-text to parse those from the extracted text"
+        )
+    if fallback is not None and fallback not in PDF_FALLBACKS:
+        raise InputError(f"config key 'wattbot.pdf_fallback': '{fallback}' is not one of {', '.join(PDF_FALLBACKS)}")
+    return missing
+
+
+def document_source(doc_id: str, corpus_dir: Path, pdf_dir: Path | None, fallback: str | None = None) -> Path:
+    """The PDF when a PDF folder is configured, else the pre-extracted JSON. A PDF missing from a configured
+    folder is an error unless ``fallback`` (``wattbot.pdf_fallback``) states the extracted text as its stand-in."""
     if pdf_dir is not None:
         pdf = Path(pdf_dir) / f"{doc_id}.pdf"
-        if pdf.exists():
+        if pdf.is_file():
             return pdf
+        check_pdf_dir([doc_id], pdf_dir, fallback)
     return Path(corpus_dir) / f"{doc_id}.json"

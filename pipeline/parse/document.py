@@ -28,5 +28,20 @@ def parse_document(
     if suffix in (".txt", ".md"):
         from pipeline.parse.text import parse_text
 
-        return parse_text(source.read_text(encoding="utf-8"), doc_id, title or doc_id)
+        return parse_text(read_text_document(source), doc_id, title or doc_id)
     raise ValueError(f"{source}: no parser for '{suffix}' files (have .json, .pdf, .txt, .md)")
+
+
+def read_text_document(source: Path) -> str:
+    """A ``.txt``/``.md`` document's text; ParseError (an empty tree and a row of the parse errors, as for a
+    bad PDF) when it is empty or not UTF-8, so one such file never stops the run nor passes silently."""
+    from pipeline.parse.errors import ParseError
+
+    raw = source.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError(source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+    if not text.strip():
+        raise ParseError(source, "empty file (0 bytes)" if not raw else "no text (only white space)")
+    return text

@@ -1,9 +1,9 @@
 """Bad input gets a one-line reason, and the rest of the run goes on.
 
-A PDF that cannot be parsed (encrypted, corrupt, truncated, zero pages, no text layer)
-raises :class:`ParseError`. The ``tree`` verb turns it into an *empty* tree (the root only,
-``metadata["error"]`` = the reason) so every downstream rule still finds its input and
-simply has nothing from that document; :func:`collect_errors` gathers the reasons into
+A PDF that cannot be parsed (empty, encrypted, corrupt, truncated, zero pages, no text layer),
+and a text document that is empty or not UTF-8, raises :class:`ParseError`. The ``tree`` verb
+turns it into an *empty* tree (the root only, ``metadata["error"]`` = the reason) so every
+downstream rule still finds its input and simply has nothing from that document; :func:`collect_errors` gathers the reasons into
 ``results/<dataset>/parse/errors.csv`` at the end of the run, and a strict config makes
 that step fail.
 """
@@ -24,7 +24,8 @@ class ParseError(ValueError):
 
     def __init__(self, source: str | Path, reason: str):
         self.source, self.reason = str(source), reason
-        super().__init__(f"{source}: cannot parse PDF: {reason}")
+        kind = "PDF" if Path(source).suffix.lower() == ".pdf" else "document"
+        super().__init__(f"{source}: cannot parse {kind}: {reason}")
 
 
 def failed_tree(doc_id: str, source: str | Path, reason: str) -> DocTree:

@@ -97,6 +97,8 @@ class _Table:
 def open_pdf(path: Path) -> pymupdf.Document:
     """Open a PDF or raise ParseError saying why it cannot be parsed."""
     raw = path.read_bytes()
+    if not raw:
+        raise ParseError(path, "empty file (0 bytes)")
     if not raw.lstrip()[:5] == b"%PDF-":
         raise ParseError(path, "not a PDF (no %PDF header)")
     if b"%%EOF" not in raw[-2048:]:  # checked first: a cut-off file often fails to open at all

@@ -55,6 +55,15 @@ def leaderboard(params: dict, score_paths: dict[str, str], per_question_paths: d
     return board.reset_index(drop=True)
 
 
+def fallback_lines(fallback: dict[str, list[str]]) -> list[str]:
+    """The documents whose PDF was missing from wattbot.pdf_dir, parsed from the stated fallback instead."""
+    return [
+        f"- `wattbot.pdf_fallback: {kind}`: {len(docs)} document(s) have no PDF in `wattbot.pdf_dir` and were "
+        f"parsed from the extracted text: {', '.join(docs)}"
+        for kind, docs in fallback.items()
+    ]
+
+
 def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str) -> str:
     cols = [
         "variant",
@@ -77,6 +86,7 @@ def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str)
         f"- scored split: `{params['score_split']}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
         f"- default variant: `{params['default_variant']}` → `wattbot/submission.csv` "
         f"(Kaggle format, {params['n_test']} test questions)",
+        *fallback_lines(params.get("pdf_fallback") or {}),
         "",
         "## Leaderboard",
         "",

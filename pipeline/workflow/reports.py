@@ -11,9 +11,11 @@ from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import with_hash
 from pipeline.workflow.parse_quality import parse_quality_report
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
+from pipeline.workflow.wattbot import pdf_fallback_docs
 
 
 def report_params(cfg: dict) -> str:
+    fallback = pdf_fallback_docs(cfg)  # stated in index.md; only present when used (the default grid's bytes stay)
     return with_hash(
         {
             "default_variant": cfg["default_variant"],
@@ -21,6 +23,7 @@ def report_params(cfg: dict) -> str:
             "variants": {v: answering_slice(cfg, v) for v in sorted(cfg["answering"])},
             "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
         }
+        | ({"pdf_fallback": {cfg["wattbot"]["pdf_fallback"]: fallback}} if fallback else {})
     )
 
 

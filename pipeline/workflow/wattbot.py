@@ -3,9 +3,10 @@ options of the ``tree`` verb that parses one document."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from pipeline.datasets.wattbot import document_source, load_metadata
+from pipeline.datasets.wattbot import check_pdf_dir, document_source, load_metadata
 from pipeline.workflow.params import as_json, shell_arg
 
 
@@ -21,10 +22,39 @@ def doc_ids(cfg: dict) -> list[str]:
     return sorted(subset)
 
 
+def pdf_fallback_docs(cfg: dict) -> list[str]:
+    """The documents parsed from the extracted text although ``wattbot.pdf_dir`` is set (their PDF is missing
+    and ``wattbot.pdf_fallback`` says so); [] without a PDF folder. Without a stated fallback a missing PDF is
+    an error naming them all, raised when the DAG is built (before any job runs)."""
+    wb = cfg["wattbot"]
+    if not wb.get("pdf_dir"):
+        return []
+    docs = doc_ids(cfg)
+    used = check_pdf_dir(docs, Path(wb["pdf_dir"]), wb.get("pdf_fallback"))
+    if used:
+        shown = ", ".join(used[:5]) + (", ..." if len(used) > 5 else "")
+        _say_once(
+            f"warning: wattbot.pdf_fallback: {wb['pdf_fallback']}: {len(used)} of {len(docs)} documents "
+            f"have no PDF in {wb['pdf_dir']} and are parsed from the extracted text ({shown})"
+        )
+    return used
+
+
+_SAID: set[str] = set()
+
+
+def _say_once(line: str) -> None:
+    """The DAG asks for every document's source (twice): the run output states the fallback once."""
+    if line not in _SAID:
+        _SAID.add(line)
+        print(line, file=sys.stderr)
+
+
 def tree_source(cfg: dict, doc: str) -> str:
     wb = cfg["wattbot"]
     pdf_dir = Path(wb["pdf_dir"]) if wb.get("pdf_dir") else None
-    return str(document_source(doc, Path(wb["dir"]) / "corpus", pdf_dir))
+    pdf_fallback_docs(cfg)  # a half-filled PDF folder stops the DAG with one line naming every missing PDF
+    return str(document_source(doc, Path(wb["dir"]) / "corpus", pdf_dir, wb.get("pdf_fallback")))
 
 
 def split_source(cfg: dict, split: str) -> str:

@@ -1,15 +1,9 @@
 """A user's own corpus: documents found by file name, the checks, and the clean WattBot-shaped copies."""
-import json
-import subprocess
-import sys
-
 import pandas as pd
 import pymupdf
 import pytest
 
-from dag_runner import environment
 from pipeline.datasets.corpus import CorpusSource, check_corpus, discover_documents, ingest_corpus
-from pipeline.datasets.paths import REPO
 from pipeline.datasets.wattbot import InputError
 
 
@@ -79,21 +73,6 @@ def test_a_broken_pdf_is_ingested_with_its_file_name_as_title(tmp_path):
     ingest_corpus(src, tmp_path / "out")
     meta = pd.read_csv(tmp_path / "out" / "metadata.csv", dtype=str, keep_default_na=False).set_index("id")
     assert meta.loc["broken", "title"] == "broken"
-
-
-def test_other_files_are_named_in_a_warning_and_counted(tmp_path):
-    src = make_corpus(tmp_path)
-    (src.pdf_dir / "refs.bib").write_text("@article{x}\n", encoding="utf-8")
-    (src.pdf_dir / "supplement").mkdir()
-    out = subprocess.run(
-        [sys.executable, "-m", "pipeline", "corpus-ingest", "--name", "mine", "--pdf-dir", str(src.pdf_dir),
-         "--questions", str(src.questions), "--out-dir", str(tmp_path / "out")],
-        capture_output=True, text=True, cwd=REPO, env=environment(),
-    )
-    assert out.returncode == 0, out.stderr
-    warnings = [line for line in out.stderr.splitlines() if "not used" in line]
-    assert len(warnings) == 1 and "refs.bib" in warnings[0] and "supplement" in warnings[0], out.stderr
-    assert json.loads(out.stdout)["ignored_files"] == 2
 
 
 def test_check_stops_at_the_first_problem(tmp_path):

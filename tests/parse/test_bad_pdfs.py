@@ -62,6 +62,11 @@ def _image_only(path):
     return path
 
 
+def _empty(path):
+    path.write_bytes(b"")  # a failed download or copy
+    return path
+
+
 def _not_pdf(path):
     path.write_text("just some text", encoding="utf-8")
     return path
@@ -74,6 +79,7 @@ CASES = {
     "zero": (_zero_pages, "no pages"),
     "scanned": (_image_only, "no text layer (image-only"),
     "notpdf": (_not_pdf, "not a PDF"),
+    "empty": (_empty, "empty file (0 bytes)"),
 }
 
 
@@ -120,6 +126,30 @@ def test_run_goes_on_and_errors_csv_lists_each_failure(tmp_path, capsys):
     assert main(["parse-check", "--errors", str(errors), "--out", str(strict), "--strict"]) == 2
     assert not strict.exists()
     assert "parsing.strict is set" in capsys.readouterr().err
+
+
+# A user's corpus may hold .txt/.md documents: an empty or non-UTF-8 one is a parse error as a bad PDF is
+# (an empty tree, a row of errors.csv, strict fails), not a failed job nor an empty tree nobody hears of.
+TEXT_CASES = {
+    "blank.md": (b"\n  \n", "no text (only white space)"),
+    "empty.txt": (b"", "empty file (0 bytes)"),
+    "latin1.txt": (b"Caf\xe9 energy use.\n", "not UTF-8 text (byte 0xe9 at offset 3)"),
+}
+
+
+def test_bad_text_documents_are_parse_errors_and_the_run_goes_on(tmp_path, capsys):
+    trees = []
+    for name, (data, _) in sorted(TEXT_CASES.items()):
+        (tmp_path / name).write_bytes(data)
+        out = tmp_path / "trees" / f"{name.split('.')[0]}.json"
+        assert main(["tree", "--source", str(tmp_path / name), "--doc-id", name.split(".")[0], "--out", str(out)]) == 0
+        trees.append(str(out))
+    assert f"warning: {tmp_path / 'latin1.txt'}: cannot parse document: not UTF-8 text" in capsys.readouterr().err
+    errors = tmp_path / "errors.csv"
+    assert main(["parse-errors", "--trees", ",".join(trees), "--out", str(errors)]) == 0
+    rows = list(csv.DictReader(errors.open(encoding="utf-8")))
+    assert {(r["source"], r["reason"]) for r in rows} == {(n, reason) for n, (_, reason) in TEXT_CASES.items()}
+    assert main(["parse-check", "--errors", str(errors), "--out", str(tmp_path / "check.json"), "--strict"]) == 2
 
 
 def test_failed_tree_goes_through_indexing(tmp_path):
