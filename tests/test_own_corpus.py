@@ -176,3 +176,25 @@ def test_only_the_corpus_ran(corpus_run):
     again = subprocess.run([a for a in cmd if a not in targets] + ["-n"], capture_output=True, text=True,
                            env=environment(), timeout=600)
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr, again.stderr[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_with_the_wattbot_data_there_the_two_files_still_plan_only_the_corpus(tmp_path):
+    """The documented command on a machine that has the shared data: asking for the corpus's two files
+    plans the corpus's jobs only (and the default encoder's build), no WattBot, suite or SproutRAG job."""
+    from dag_runner import planned_jobs, snakemake
+
+    corpus = tmp_path / NAME
+    shutil.copytree(FIXTURE, corpus)
+    cfg = yaml.safe_load(my_yaml(tmp_path, corpus).read_text())
+    del cfg["embedding"]  # config.yaml's own encoder, as the user's my.yaml has it
+    config = tmp_path / "my.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    plan = snakemake(tmp_path / "work", "-n", f"reports/{NAME}/submission.csv", f"reports/{NAME}/leaderboard.csv",
+                     configfile=config)
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    jobs = planned_jobs(plan.stdout + plan.stderr)
+    assert jobs == {"corpus_ingest_labelled": 1, "minilm_qint8": 1, "tree": 3, "index": 2, "parse_errors": 1,
+                    "parse_check": 1, "retrieve": 2, "answer": 2, "evaluate": 2, "corpus_report": 1}, jobs
+    assert "results/wattbot" not in plan.stdout and "results/sprout" not in plan.stdout
