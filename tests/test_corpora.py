@@ -107,6 +107,9 @@ def test_workflow_functions(tmp_path):
     assert set(files["scores"]) == {"bm25-x", "ens"} and files["parse_check"] == {"mine": "results/mine/parse/check.json"}
     assert '"submission_variant":"bm25-x"' in wf.corpus_report_params(cfg, "mine")  # default_variant dense-x not listed
     assert wf.corpus_targets(cfg) == ["reports/mine/leaderboard.csv", "reports/mine/submission.csv"]
+    # the documents are inputs of the ingest: one added to the folder re-ingests (metadata.csv follows the folder)
+    ingest = wf.corpus_ingest_inputs(cfg, "mine")
+    assert [Path(p).name for p in ingest] == ["questions.csv", "solutions.csv", "alpha.pdf", "beta.pdf", "gamma.md"]
     # WattBot's own entry is unchanged
     assert wf.questions_path("wattbot", "train") == L.ingest_split("train")
 

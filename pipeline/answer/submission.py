@@ -38,6 +38,7 @@ def submission_row(qid: str, question: str, unit: str, a: dict, urls: dict[str, 
     if a["is_blank"]:
         return (qid, question, a["answer"], BLANK, unit, BLANK, BLANK, BLANK, BLANK)
     refs = a["ref_id"]
+    links = [urls.get(r, "") for r in refs]  # a corpus without metadata has no urls: is_blank, not ['']
     return (
         qid,
         question,
@@ -45,7 +46,7 @@ def submission_row(qid: str, question: str, unit: str, a: dict, urls: dict[str, 
         a["answer_value"],
         unit,
         format_ref_ids(refs),
-        format_ref_ids([urls.get(r, "") for r in refs]),
+        format_ref_ids(links) if any(links) else BLANK,
         a["supporting_materials"] or BLANK,
         a["explanation"].strip() or BLANK,
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,36 +221,19 @@ def check_corpus(src: CorpusSource) -> dict[str, int]:
     return _counts(_load(src))
 
 
-def document_title(path: Path) -> str:
-    """A PDF's metadata title, a Markdown file's first heading, else the file stem. Never raises: a PDF
-    that cannot be opened is the tree verb's to report (the parse errors CSV)."""
-    path = Path(path)
-    title = ""
-    if path.suffix.lower() == ".pdf":
-        import pymupdf
-
-        try:
-            with pymupdf.open(path) as doc:
-                title = (doc.metadata or {}).get("title") or ""
-        except Exception:  # encrypted, broken, empty: its tree reports why
-            title = ""
-    elif path.suffix.lower() == ".md":
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            lines = []
-        title = next((ln.lstrip("#") for ln in lines if re.match(r"#{1,6}\s", ln)), "")
-    return " ".join(title.split()) or path.stem
+def file_stem_title(path: Path) -> str:
+    """The title of a document without one of its own: its file name, less the suffix."""
+    return Path(path).stem
 
 
-def _metadata_table(data: _Loaded) -> pd.DataFrame:
-    """One row per document, in doc id order: the user's row where there is one, else a title read from
-    the file and empty type/year/citation/url. The user's extra columns are kept after WattBot's six."""
+def _metadata_table(data: _Loaded, title_of: Callable[[Path], str]) -> pd.DataFrame:
+    """One row per document, in doc id order: the user's row where there is one, else ``title_of(file)``
+    and empty type/year/citation/url. The user's extra columns are kept after WattBot's six."""
     given = {} if data.metadata is None else data.metadata.set_index("id", drop=False).to_dict("index")
     extra = [] if data.metadata is None else [c for c in data.metadata.columns if c not in METADATA_COLUMNS]
     rows = []
     for doc_id, path in data.docs.items():
-        row = given.get(doc_id) or {"id": doc_id, "title": document_title(path)}
+        row = given.get(doc_id) or {"id": doc_id, "title": title_of(path)}
         rows.append({c: row.get(c, "") for c in (*METADATA_COLUMNS, *extra)})
     return pd.DataFrame(rows, columns=[*METADATA_COLUMNS, *extra])
 
@@ -263,9 +247,13 @@ def _questions_table(df: pd.DataFrame) -> pd.DataFrame:
     return df[first + [c for c in df.columns if c not in first]]
 
 
-def ingest_corpus(src: CorpusSource, out_dir: Path) -> dict[str, int]:
+def ingest_corpus(
+    src: CorpusSource, out_dir: Path, title_of: Callable[[Path], str] = file_stem_title
+) -> dict[str, int]:
     """Check the corpus, then write ``out_dir``/metadata.csv, questions.csv and (with labels) solutions.csv:
-    UTF-8, atomically, each with its manifest. Returns check_corpus's counts."""
+    UTF-8, atomically, each with its manifest. Returns check_corpus's counts. ``title_of`` names a document
+    the metadata does not: the verb passes the parse stage's reader (:func:`pipeline.parse.titles.document_title`),
+    as only the parse stage opens PDFs (an import-linter contract)."""
     from pipeline.io import atomic_write_text
     from pipeline.provenance import write_manifest
 
@@ -274,7 +262,7 @@ def ingest_corpus(src: CorpusSource, out_dir: Path) -> dict[str, int]:
     docs = [str(p) for p in data.docs.values()]
     given = [str(p) for p in (src.metadata,) if p is not None]
     tables = {
-        "metadata.csv": (_metadata_table(data), [*given, *docs]),
+        "metadata.csv": (_metadata_table(data, title_of), [*given, *docs]),
         "questions.csv": (_questions_table(data.questions), [str(src.questions)]),
     }
     if data.solutions is not None and src.solutions is not None:

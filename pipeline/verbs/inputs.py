@@ -17,10 +17,11 @@ def cmd_ingest(a) -> None:
 
 def cmd_corpus_ingest(a) -> None:
     from pipeline.datasets.corpus import CorpusSource, ingest_corpus
+    from pipeline.parse.titles import document_title
 
     opt = {k: Path(v) for k, v in (("solutions", a.solutions), ("metadata", a.metadata)) if v}
     src = CorpusSource(a.name, Path(a.pdf_dir), Path(a.questions), **opt)
-    print(json.dumps(ingest_corpus(src, Path(a.out_dir))))
+    print(json.dumps(ingest_corpus(src, Path(a.out_dir), title_of=document_title)))
 
 
 def cmd_tree(a) -> None:

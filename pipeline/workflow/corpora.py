@@ -108,8 +108,12 @@ def corpus_ingest_args(cfg: dict, name: str) -> str:
 
 
 def corpus_ingest_inputs(cfg: dict, name: str) -> list[str]:
+    """The user's CSVs and every document: a document added to (or changed in) the folder re-ingests, so
+    metadata.csv (the ids an answer may cite, their titles and urls) follows the folder."""
     c = cfg["corpora"][name]
-    return [c[k] for k in ("questions", "solutions", "metadata") if c.get(k)]
+    return [c[k] for k in ("questions", "solutions", "metadata") if c.get(k)] + list(
+        corpus_documents(cfg, name).values()
+    )
 
 
 def corpus_report_inputs(cfg: dict, name: str) -> NamedFiles:

@@ -57,5 +57,7 @@ def test_submission_follows_kaggle_conventions(train):
     assert df.iloc[0][["answer_value", "ref_id", "ref_url", "supporting_materials"]].tolist() == ["is_blank"] * 4
     assert df.iloc[1]["ref_id"] == "['patterson2021']"
     assert df.iloc[1]["ref_url"] == "['https://arxiv.org/pdf/2104.10350']"
+    # a corpus without metadata has no urls: is_blank, not ['']
+    assert submission_frame(train, answers, {}).iloc[1]["ref_url"] == "is_blank"
     with pytest.raises(ValueError, match="no answer for question id"):
         submission_frame(train, answers[1:], {})

@@ -4,6 +4,7 @@ import pymupdf
 import pytest
 
 from pipeline.datasets.corpus import CorpusSource, check_corpus, discover_documents, ingest_corpus
+from pipeline.parse.titles import document_title
 from pipeline.datasets.wattbot import InputError
 
 
@@ -39,7 +40,7 @@ def test_check_counts_what_it_read(tmp_path):
 
 def test_ingest_writes_wattbot_shaped_copies(tmp_path):
     src = make_corpus(tmp_path)
-    counts = ingest_corpus(src, tmp_path / "out")
+    counts = ingest_corpus(src, tmp_path / "out", title_of=document_title)
     assert counts["documents"] == 3 and counts["solutions"] == 2
     meta = pd.read_csv(tmp_path / "out" / "metadata.csv", dtype=str, keep_default_na=False)
     assert list(meta.columns) == ["id", "type", "title", "year", "citation", "url"]
@@ -59,7 +60,7 @@ def test_given_metadata_wins_over_the_file_title(tmp_path):
         encoding="utf-8",
     )
     src = CorpusSource("mine", src.pdf_dir, src.questions, metadata=tmp_path / "meta.csv")
-    ingest_corpus(src, tmp_path / "out")
+    ingest_corpus(src, tmp_path / "out", title_of=document_title)
     meta = pd.read_csv(tmp_path / "out" / "metadata.csv", dtype=str, keep_default_na=False).set_index("id")
     assert meta.loc["notes", "title"] == "Given Title" and meta.loc["notes", "note"] == "kept"
     assert meta.loc["energy2024", "title"] == "Energy of Training" and meta.loc["energy2024", "note"] == ""
@@ -70,7 +71,7 @@ def test_a_broken_pdf_is_ingested_with_its_file_name_as_title(tmp_path):
     """Parse failures are the tree verb's to report; ingest must not stop on them."""
     src = make_corpus(tmp_path)
     (src.pdf_dir / "broken.pdf").write_bytes(b"%PDF-1.7\nnot really\n")
-    ingest_corpus(src, tmp_path / "out")
+    ingest_corpus(src, tmp_path / "out", title_of=document_title)
     meta = pd.read_csv(tmp_path / "out" / "metadata.csv", dtype=str, keep_default_na=False).set_index("id")
     assert meta.loc["broken", "title"] == "broken"
 
