@@ -25,10 +25,10 @@ import pandas as pd
 from pipeline.datasets.wattbot import (
     METADATA_COLUMNS,
     InputError,
-    _read_csv,
-    _require,
-    _unique_ids,
     parse_ref_ids,
+    read_checked_csv,
+    require_columns,
+    require_unique_ids,
 )
 
 log = logging.getLogger("wattbench")
@@ -121,16 +121,16 @@ def read_corpus_csv(path: Path) -> pd.DataFrame:
             raise InputError(
                 f"{path}: row {row}: not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
             ) from None
-    return _read_csv(path, ("utf-8-sig",))
+    return read_checked_csv(path, ("utf-8-sig",))
 
 
 def read_questions(path: Path) -> pd.DataFrame:
     """id, question[, answer_unit]: ids unique and non-empty, no empty question."""
     df = read_corpus_csv(path)
-    _require(df, path, QUESTION_COLUMNS)
+    require_columns(df, path, QUESTION_COLUMNS)
     if df.empty:
         raise InputError(f"{path}: no questions (a header row only)")
-    _unique_ids(df, path)
+    require_unique_ids(df, path)
     empty = df.index[df["question"].str.strip() == ""].tolist()
     if empty:
         raise InputError(f"{path}: row {empty[0] + 2}, field question: empty question")
@@ -142,10 +142,10 @@ def read_solutions(
 ) -> pd.DataFrame:
     """WattBot-format labels: the scorer's columns, each id a question, each cited doc a document."""
     df = read_corpus_csv(path)
-    _require(df, path, SOLUTION_COLUMNS)
+    require_columns(df, path, SOLUTION_COLUMNS)
     if df.empty:
         raise InputError(f"{path}: no labels (a header row only); leave solutions out for a corpus without labels")
-    _unique_ids(df, path)
+    require_unique_ids(df, path)
     asked = set(questions["id"])
     known = {d.lower() for d in docs}
     for i, row in df.iterrows():
@@ -163,8 +163,8 @@ def read_solutions(
 def read_metadata(path: Path, docs: dict[str, Path], pdf_dir: Path) -> pd.DataFrame:
     """WattBot-format metadata: its six columns, unique ids, each id a document of the folder."""
     df = read_corpus_csv(path)
-    _require(df, path, METADATA_COLUMNS)
-    _unique_ids(df, path)
+    require_columns(df, path, METADATA_COLUMNS)
+    require_unique_ids(df, path)
     for i, doc in df["id"].items():
         if doc not in docs:
             raise InputError(

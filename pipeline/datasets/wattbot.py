@@ -18,7 +18,7 @@ class InputError(ValueError):
     """A malformed input file; the message names the file, row and field."""
 
 
-def _read_csv(path: Path, encodings: tuple[str, ...]) -> pd.DataFrame:
+def read_checked_csv(path: Path, encodings: tuple[str, ...]) -> pd.DataFrame:
     if not path.exists():
         raise InputError(f"{path}: file not found")
     head = path.read_bytes()[:4096]
@@ -35,13 +35,13 @@ def _read_csv(path: Path, encodings: tuple[str, ...]) -> pd.DataFrame:
     raise InputError(f"{path}: cannot decode with {', '.join(encodings)} ({last})")
 
 
-def _require(df: pd.DataFrame, path: Path, columns: tuple[str, ...]) -> None:
+def require_columns(df: pd.DataFrame, path: Path, columns: tuple[str, ...]) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise InputError(f"{path}: missing column(s) {', '.join(missing)} (has {', '.join(df.columns)})")
 
 
-def _unique_ids(df: pd.DataFrame, path: Path) -> None:
+def require_unique_ids(df: pd.DataFrame, path: Path) -> None:
     empty = df.index[df["id"].str.strip() == ""].tolist()
     if empty:
         raise InputError(f"{path}: row {empty[0] + 2}, field id: empty id")
@@ -54,18 +54,18 @@ def _unique_ids(df: pd.DataFrame, path: Path) -> None:
 def load_metadata(path: str | Path) -> pd.DataFrame:
     """Documents table (id, type, title, year, citation, url); UTF-8 first, then cp1252."""
     path = Path(path)
-    df = _read_csv(path, ("utf-8-sig", "cp1252", "latin-1"))
-    _require(df, path, METADATA_COLUMNS)
-    _unique_ids(df, path)
+    df = read_checked_csv(path, ("utf-8-sig", "cp1252", "latin-1"))
+    require_columns(df, path, METADATA_COLUMNS)
+    require_unique_ids(df, path)
     return df
 
 
 def load_questions(path: str | Path, known_docs: set[str] | None = None) -> pd.DataFrame:
     """Questions (and labels, when present). Unknown document ids in labels are errors."""
     path = Path(path)
-    df = _read_csv(path, ("utf-8-sig", "cp1252"))
-    _require(df, path, QUESTION_COLUMNS)
-    _unique_ids(df, path)
+    df = read_checked_csv(path, ("utf-8-sig", "cp1252"))
+    require_columns(df, path, QUESTION_COLUMNS)
+    require_unique_ids(df, path)
     empty_q = df.index[df["question"].str.strip() == ""].tolist()
     if empty_q:
         raise InputError(f"{path}: row {empty_q[0] + 2}, field question: empty question")
