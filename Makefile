@@ -139,10 +139,12 @@ FAST := not slow and not data and not browser and not local_llm
 test-fast: setup
 	$(PYTEST) -m "$(FAST)"
 
-# Throughput and latency: printed and written to reports/bench/{main,encoder,sprout}.json (make readme renders them).
+# Throughput and latency: printed and written to reports/bench/{main,encoder,sprout}.json (make readme renders them);
+# then the per-job fixed cost of the retrieve and suite-evaluate jobs (reports/bench/fixed_cost.json).
 bench: setup
 	$(BIN)/python -m pipeline bench --config config.mpnet.yaml
 	$(BIN)/python -m pipeline bench --sprout
+	$(BIN)/python -m pipeline bench --fixed-cost
 
 # LLM calls at scale through the provider stand-in (282 questions x 5 samples, concurrency 32, ~2 min):
 # prints the figures and writes reports/bench/llm.json (docs/llm-at-scale.md).

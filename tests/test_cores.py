@@ -100,7 +100,7 @@ def test_encoder_threads_follow_the_grant(monkeypatch):
     seen = {}
 
     class Recorder:
-        def __init__(self, model_file=None, batch_size=64, max_tokens=256, threads=2):
+        def __init__(self, model_file=None, batch_size=64, max_tokens=256, threads=2, lazy=False):
             seen["threads"] = threads
 
     monkeypatch.setattr(onnx, "OnnxMiniLM", Recorder)

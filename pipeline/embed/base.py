@@ -70,8 +70,13 @@ def minilm_path() -> Path:
 class WordPieceEncoder:
     """Shared tokenise → length-sorted batches → forward → mean-pool → normalise loop.
 
-    Subclasses only implement `_forward`, so the ONNX and torch MiniLM backends tokenise and
-    pool identically and any difference between them is the model precision alone.
+    Subclasses only implement `_forward` (and `_load_model`), so the ONNX and torch MiniLM backends
+    tokenise and pool identically and any difference between them is the model precision alone.
+
+    `model_id` and `dim` are known at construction; the tokenizers and the model load in :meth:`load`,
+    which a subclass calls at the end of its ``__init__`` unless built ``lazy``: a lazy encoder loads at
+    its first `encode` / `count_tokens`, so a retrieval whose queries are all in the embedding cache
+    never pays for the model (the torch backend: ~5 CPU-s of imports and weights per job).
     """
 
     model_id: str
@@ -81,16 +86,28 @@ class WordPieceEncoder:
     max_batch_tokens: int = 1024
 
     def __init__(self, tokenizer_file: Path, batch_size: int = 64, max_tokens: int = MINILM_MAX_TOKENS):
-        from tokenizers import Tokenizer
-
         self.batch_size = batch_size
         self.max_tokens = max_tokens
-        self._tok = Tokenizer.from_file(str(tokenizer_file))
+        self.tokenizer_file = tokenizer_file
+        self.loaded = False
+
+    def load(self) -> None:
+        """The tokenizers and the model (once; a no-op after)."""
+        if self.loaded:
+            return
+        from tokenizers import Tokenizer
+
+        self._tok = Tokenizer.from_file(str(self.tokenizer_file))
         self._tok.no_padding()  # we pad per batch ourselves
-        self._tok.enable_truncation(max_length=max_tokens)  # length includes [CLS]/[SEP], like ST
-        self._count_tok = Tokenizer.from_file(str(tokenizer_file))
+        self._tok.enable_truncation(max_length=self.max_tokens)  # length includes [CLS]/[SEP], like ST
+        self._count_tok = Tokenizer.from_file(str(self.tokenizer_file))
         self._count_tok.no_padding()
         self._count_tok.no_truncation()
+        self._load_model()
+        self.loaded = True
+
+    def _load_model(self) -> None:
+        """Load the model's weights (the subclass's)."""
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
         """Return last_hidden_state [batch, seq, dim] as a float32 array."""
@@ -100,6 +117,7 @@ class WordPieceEncoder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
+        self.load()
         encs = self._tok.encode_batch(list(texts))
         for idx in length_sorted_batches([len(e.ids) for e in encs], self.batch_size, self.max_batch_tokens):
             seq = max(len(encs[i].ids) for i in idx)
@@ -116,6 +134,7 @@ class WordPieceEncoder:
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         """Full word-piece count without [CLS]/[SEP] and *without* truncation (the text's true size)."""
+        self.load()
         return [len(e.ids) for e in self._count_tok.encode_batch(list(texts), add_special_tokens=False)]
 
 

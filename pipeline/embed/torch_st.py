@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -24,17 +25,24 @@ class TorchMiniLM(WordPieceEncoder):
         batch_size: int = 64,
         max_tokens: int = MINILM_MAX_TOKENS,
         threads: int = 2,
+        lazy: bool = False,
     ):
+        self.model_dir = Path(model_dir) if model_dir else minilm_path()
+        super().__init__(self.model_dir / "tokenizer.json", batch_size, max_tokens)
+        self.threads = threads
+        # the model's width from its config, without loading torch (a lazy encoder may never load it)
+        self.dim = int(json.loads((self.model_dir / "config.json").read_text())["hidden_size"])
+        self.model_id = f"{MINILM_NAME}/torch-fp32{_suffix(max_tokens)}"
+        if not lazy:
+            self.load()
+
+    def _load_model(self) -> None:
         import torch
         from transformers import AutoModel
 
-        model_dir = Path(model_dir) if model_dir else minilm_path()
-        super().__init__(model_dir / "tokenizer.json", batch_size, max_tokens)
-        torch.set_num_threads(threads)  # process-wide: torch has no per-model thread pool
+        torch.set_num_threads(self.threads)  # process-wide: torch has no per-model thread pool
         self._torch = torch
-        self._model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
-        self.dim = int(self._model.config.hidden_size)
-        self.model_id = f"{MINILM_NAME}/torch-fp32{_suffix(max_tokens)}"
+        self._model = AutoModel.from_pretrained(str(self.model_dir), local_files_only=True).eval()
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
         t = self._torch

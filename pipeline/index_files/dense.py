@@ -18,7 +18,7 @@ from pipeline.specs import EncoderSpec
 class DenseSearcher:
     def __init__(self, index_path: str | Path, embedding: EncoderSpec, cache_dir: str | Path):
         self.reader = IndexReader(index_path)
-        self.encoder = make_encoder(embedding)
+        self.encoder = make_encoder(embedding, lazy=True)  # loads at the first query not in the cache
         if self.reader.meta["model_id"] != self.encoder.model_id:
             raise ValueError(
                 f"{index_path}: built with {self.reader.meta['model_id']}, queried with "

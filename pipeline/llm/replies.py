@@ -12,8 +12,6 @@ import json
 import re
 from collections.abc import Callable, Iterator
 
-import jsonschema
-
 
 def json_span(text: str, open_: str = "{", close: str = "}") -> str | None:
     """The text from the first ``open_`` to the last ``close`` (None when there is no such pair)."""
@@ -77,6 +75,8 @@ def schema_problem(schema: dict) -> Callable[[str], str | None]:
     """A gateway ``validate`` hook: :func:`json_problem`, then the (repaired) object checked
     against ``schema``. A reply that parses but breaks the schema is malformed like one that
     does not parse: retried, and after the last retry recorded as a failure with its words."""
+    import jsonschema  # here: the retrieval planner imports this module, and most jobs never validate
+
     validator = jsonschema.Draft202012Validator(schema)
 
     def problem(text: str) -> str | None:

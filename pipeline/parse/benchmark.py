@@ -11,14 +11,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, dataset_root, load_benchmark
 from pipeline.io import atomic_write_jsonl, atomic_write_text, read_jsonl
 from pipeline.parse.text import _LIGATURES as _TEXT_LIGATURES
 from pipeline.parse.text import parse_text
 from pipeline.provenance import write_manifest
 from pipeline.tree import DocTree
+
+if TYPE_CHECKING:  # the loaders import Hugging Face datasets (~0.4 CPU-s): only the export needs them
+    from pipeline.datasets.benchmarks import RetrievalBenchmark
 
 # --- offsets: original text -> tree text -----------------------------------------------------------
 
@@ -192,6 +194,8 @@ def read_gold(path: str | Path) -> list[dict]:
 
 def export_dataset(name: str, root: str | Path, subset: dict, out_dir: str | Path) -> dict:
     """The ``suite-export`` verb: load benchmark ``name`` from ``root``, export it, write its manifest."""
+    from pipeline.datasets.benchmarks import dataset_root, load_benchmark
+
     bench = load_benchmark(name, dataset_root(root, name), subset or None)
     counts = export_benchmark(bench, out_dir)
     write_manifest(Path(out_dir) / "queries.csv", {"dataset": name, "subset": bench.params}, inputs=[], counts=counts)

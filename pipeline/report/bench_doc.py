@@ -49,6 +49,11 @@ def render_main(reports_dir: Path) -> str:
     return table(reports_dir, "main")
 
 
+def render_fixed_cost(reports_dir: Path) -> str:
+    """`python -m pipeline bench --fixed-cost`: CPU-s of one retrieve / suite-evaluate job and its parts."""
+    return table(reports_dir, "fixed_cost")
+
+
 def render_sprout(reports_dir: Path) -> str:
     """`python -m pipeline bench --sprout`: windows/s, tree build, beam search, projected corpus time."""
     return table(reports_dir, "sprout")

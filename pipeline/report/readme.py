@@ -75,6 +75,7 @@ REGISTRY: dict[str, Renderer] = {
     "parse-quality": Renderer("pipeline.report.parse_quality:render", R.relative(R.parse_quality(""))),
     "bench-main": Renderer("pipeline.report.bench_doc:render_main", R.relative(R.bench("main"))),
     "bench-sprout": Renderer("pipeline.report.bench_doc:render_sprout", R.relative(R.bench("sprout"))),
+    "bench-fixed-cost": Renderer("pipeline.report.bench_doc:render_fixed_cost", R.relative(R.bench("fixed_cost"))),
     "sprout-speed": Renderer("pipeline.report.bench_doc:render_sprout_speed", R.relative(R.bench("sprout"))),
     "llm-bench": Renderer("pipeline.report.bench_doc:render_llm_bench", R.relative(R.bench("llm"))),
     "llm-local-servers": Renderer("pipeline.report.bench_doc:render_llm_local", R.relative(R.bench("llm_local"))),

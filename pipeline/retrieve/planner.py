@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from functools import cache
 
 from pipeline.index_files.bm25 import STOPWORDS, stem
-from pipeline.llm.gateway import LLMRequest, LLMResult
+from pipeline.llm.cache import LLMRequest, LLMResult  # not the gateway: a retrieve job without an LLM never loads it
 from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.llm.replies import json_values
 from pipeline.retrieval_modes import PLANNERS, PlannerKind

@@ -8,10 +8,10 @@ tree dedup, ``top_k_final``, token budget). Output: the retrieval JSONL contract
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-import pandas as pd
 from tqdm import tqdm
 
 from pipeline.index_files.store import IndexReader, StoredNode
@@ -121,8 +121,12 @@ class Searchers:
         return ranked, nodes, {n: {name for name in lists if n in members[name]} for n in nodes}
 
 
-def retrieve(questions: pd.DataFrame, job: RetrieveJob, progress: bool = True, gateway=None) -> list[dict]:
-    """The retrieval JSONL rows of ``questions`` (one per question); ``gateway`` serves an LLM planner."""
+def retrieve(
+    questions: Mapping[str, Sequence[str]], job: RetrieveJob, progress: bool = True, gateway=None
+) -> list[dict]:
+    """The retrieval JSONL rows of ``questions`` (one per question: columns ``id``, ``question`` and maybe
+    ``answer_unit``, a DataFrame or :func:`pipeline.io.read_csv_columns`'s dict); ``gateway`` serves an
+    LLM planner."""
     spec = job.spec
     searchers = Searchers(job)
     store = searchers.store
@@ -132,7 +136,7 @@ def retrieve(questions: pd.DataFrame, job: RetrieveJob, progress: bool = True, g
 
     planner = make_planner(spec.planner, acronyms, gateway)
     texts = list(questions["question"])
-    units = list(questions["answer_unit"]) if "answer_unit" in questions else [None] * len(texts)
+    units: list[str | None] = list(questions["answer_unit"]) if "answer_unit" in questions else [None] * len(texts)
     plans = planner.plan_all(texts, units, progress) if planner else [[q] for q in texts]  # an LLM's concurrently
     qvecs = iter(searchers.encoder.encode([q for p in plans for q in p])) if searchers.encoder else None
     ctx = job.context()

@@ -30,7 +30,7 @@ class SproutSearcher:
         self.index = SproutIndex(index_path)
         self.store = SproutStore(self.index)
         self.beam = beam
-        self.encoder = make_encoder(encoder)
+        self.encoder = make_encoder(encoder, lazy=True)  # loads at the first query not in the cache
         self.cache = EmbeddingCache(Path(cache_dir) / "embeddings.sqlite")
 
     def encode(self, queries: list[str]) -> np.ndarray:

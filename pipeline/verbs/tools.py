@@ -20,6 +20,14 @@ def cmd_bench(a) -> None:
 
         (run_local_servers_bench if a.llm_local else run_llm_bench)(config_files(a), a.reports)
         return
+    if a.fixed_cost:
+        from pipeline.bench_fixed import run_fixed_cost_bench
+        from pipeline.report.bench_doc import save_bench
+
+        figures = run_fixed_cost_bench(config_files(a), config_overrides(a.set), a.runs)
+        params = {"config": config_files(a), "set": list(a.set), "runs": a.runs}
+        print(f"wrote {save_bench(figures, Path(a.reports), 'fixed_cost', params)}")
+        return
     from pipeline.bench import run_bench, run_sprout_bench
     from pipeline.report.bench_doc import save_bench
 
@@ -62,9 +70,15 @@ def add_verbs(sub) -> None:
     s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
     s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
     s.add_argument(
+        "--fixed-cost",
+        action="store_true",
+        help="CPU-s of one retrieve and one suite-evaluate job before their real work: interpreter, imports, encoder",
+    )
+    s.add_argument("--runs", type=int, default=5, help="--fixed-cost: processes per figure (the median is kept)")
+    s.add_argument(
         "--reports",
         default=reports.root,
-        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local}.json (make readme renders them)",
+        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local,fixed_cost}.json (make readme renders them)",
     )
     s.add_argument(
         "--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison"

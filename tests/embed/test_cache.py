@@ -131,3 +131,22 @@ def test_a_run_with_cache_journal_nfs_indexes_through_an_nfs_cache(tmp_path):
     cache = work / cfg["cache_dir"] / "embeddings.sqlite"
     assert sqlite3.connect(cache).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     assert Path(f"{cache}.lock").exists()
+
+
+@pytest.mark.parametrize("backend", ["onnx-int8", "torch"])
+def test_a_lazy_encoder_loads_only_for_a_text_not_in_the_cache(tmp_path, sentences, backend):
+    """make_encoder(lazy=True), as the query searchers build theirs: a job whose queries are all cached
+    never loads tokenizer or model (the torch backend's import alone is seconds); a miss loads it, and
+    the vectors are the eager encoder's, bit for bit."""
+    from pipeline.embed import make_encoder
+
+    eager = make_encoder({"backend": backend, "batch_size": 4})
+    with EmbeddingCache(tmp_path / "emb.sqlite") as cache:
+        first = cache.encode(eager, sentences[:4], progress=False)
+        lazy = make_encoder({"backend": backend, "batch_size": 4}, lazy=True)
+        assert (lazy.model_id, lazy.dim) == (eager.model_id, eager.dim)
+        assert cache.encode(lazy, sentences[:4], progress=False).tobytes() == first.tobytes()
+        assert not lazy.loaded  # all hits: nothing loaded
+        more = cache.encode(lazy, sentences[4:8], progress=False)
+        assert lazy.loaded
+    assert more.tobytes() == eager.encode(sentences[4:8]).tobytes()
