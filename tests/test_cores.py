@@ -249,3 +249,17 @@ def test_an_llm_planner_retrieval_takes_its_models_share_and_threads(cfg):
     assert "hier-convex" not in retrieval_variants(cfg, llm_planner=True)
     assert re.fullmatch(retrieval_variants(cfg, llm_planner=False), "hier-convex-q2")
     assert not re.fullmatch(retrieval_variants(cfg, llm_planner=False), "local-q")
+
+
+def test_every_priority_sits_on_its_own_rule():
+    """pipeline/workflow/scheduler.py PRIORITY names rules; each rule of that name declares its entry."""
+    from pipeline.workflow import PRIORITY
+
+    rules = {}
+    for smk in (REPO / "pipeline" / "rules").glob("*.smk"):
+        for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^\S|\Z)", smk.read_text(), re.M | re.S):
+            rules[m.group(1)] = m.group(2)
+    for rule in PRIORITY:
+        assert f'priority: wf.PRIORITY["{rule}"]' in rules[rule], rule
+    declared = {r for r, body in rules.items() if "priority:" in body}
+    assert declared == set(PRIORITY)

@@ -11,6 +11,7 @@ rule sprout_attention:
     log: L.log("{dataset}/sprout_attention")
     benchmark: L.rule_benchmark("sprout_attention")
     threads: wf.sprout_threads(CFG)
+    priority: wf.PRIORITY["sprout_attention"]
     resources: mem_mb=6000, runtime=120, encoder=1, cpus=lambda w, threads: threads
     shell: "python -m pipeline sprout-attention --trees {params.trees:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
 

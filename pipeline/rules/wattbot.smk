@@ -47,6 +47,7 @@ rule answer:
     log: L.log("{dataset}/answer/{av}/{split}")
     benchmark: L.dataset_benchmark("answer")
     threads: lambda w: wf.answer_threads(CFG, w.av)   # a local LLM's servers x n_threads (pipeline/cores.py)
+    priority: wf.PRIORITY["answer"]
     # llm_api: this job's calls in flight (its model's concurrency, capped by the run's total)
     resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api")),
                cpus=lambda w, threads: threads

@@ -67,7 +67,7 @@ from pipeline.workflow.reports import (
     report_params,
 )
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
-from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
+from pipeline.workflow.scheduler import PRIORITY, local_scheduler_without_rate_limit
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
     sprout_attention_params,
@@ -129,6 +129,7 @@ __all__ = [
     "llm_share",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
+    "PRIORITY",
     "named_args",
     "packaged_encoders",
     "parse_options",
