@@ -19,6 +19,7 @@ WATTBOT = "wattbot"  # the dataset name of WattBot 2025 among the retrieval suit
 WATTBOT_RESULTS = f"{RESULTS}/{WATTBOT}"
 SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dataset
 
+LLM_RUNTIME = "data/models/llama-cpp-python.json"  # the local LLM's runtime, built by the llm_runtime rule
 PARSE_CORPUS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality corpus (pipeline/parse/corpus.py)
 CLAIMS_FILE = Path(__file__).parent / "report" / "claims.yaml"  # published claims the report measures
 
@@ -265,6 +266,7 @@ BENCHMARK_JOBS = {
     "figures": "figures",
     "parse_quality": "parsing/{scope}quality",
     "local_model": "local_model/{gguf}",
+    "llm_runtime": "llm_runtime",
     "minilm_qint8": "minilm_qint8/{folder}",
     "embedding_model": "embedding_model/{folder}",
     "corpus_ingest": "{dataset}/ingest",

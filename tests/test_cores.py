@@ -257,8 +257,14 @@ def test_every_priority_sits_on_its_own_rule():
 
     rules = {}
     for smk in (REPO / "pipeline" / "rules").glob("*.smk"):
-        for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^\S|\Z)", smk.read_text(), re.M | re.S):
-            rules[m.group(1)] = m.group(2)
+        lines = smk.read_text().splitlines()
+        for i, line in enumerate(lines):
+            m = re.match(r"(\s*)rule (\w+):$", line)
+            if m:  # the body: the lines indented deeper than the rule line (rules under `if` are indented)
+                depth = len(m.group(1))
+                body = [x for x in lines[i + 1:] if x.strip()]
+                end = next((j for j, x in enumerate(body) if len(x) - len(x.lstrip()) <= depth), len(body))
+                rules[m.group(2)] = "\n".join(body[:end])
     for rule in PRIORITY:
         assert f'priority: wf.PRIORITY["{rule}"]' in rules[rule], rule
     declared = {r for r, body in rules.items() if "priority:" in body}

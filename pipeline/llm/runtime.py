@@ -1,0 +1,73 @@
+"""The local LLM's runtime, llama-cpp-python, made sure of by the DAG rather than the set-up.
+
+It ships no wheel on PyPI: pip builds it from source (about 4 min on 2 cores, most of a fresh set-up).
+Only runs with a local model need it, and their LLM jobs start late (after indexes and retrieval), so
+the ``llm_runtime`` rule builds it while the rest of the DAG runs, on one core, and the set-up stays
+quick. Where it is importable already (``make test``, ``pip install -e '.[all]'``) the rule only records
+its version. The build flags live here, once: the Makefile's ``local-llm`` stamp calls this too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+PACKAGE = "llama-cpp-python[server]"
+# The server needs libllama and ggml's CPU backend, not the multimodal tools; portable x86-64 flags
+# (no -march=native), so a wheel pip caches on one machine runs on another of its kind.
+CMAKE_ARGS = "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+
+
+def installed_version() -> str | None:
+    """llama-cpp-python's version when its module imports, else None."""
+    try:
+        importlib.import_module("llama_cpp")
+    except ImportError:
+        return None
+    return importlib.metadata.version("llama-cpp-python")
+
+
+def install_command(constraints: Path | None) -> list[str]:
+    pin = ["-c", str(constraints)] if constraints is not None else []
+    return [sys.executable, "-m", "pip", "install", "--quiet", *pin, PACKAGE]
+
+
+def build_env(jobs: int) -> dict[str, str]:
+    """The environment of the build: the CMake flags above (a user's CMAKE_ARGS wins) and ``jobs``
+    compiler processes, so a build beside other jobs takes only the cores its rule declares."""
+    env = dict(os.environ)
+    env.setdefault("CMAKE_ARGS", CMAKE_ARGS)
+    env["CMAKE_BUILD_PARALLEL_LEVEL"] = str(jobs)
+    return env
+
+
+def ensure_runtime(out: Path, constraints: Path | None, jobs: int, run: Callable[..., object] = subprocess.run) -> dict:
+    """Install llama-cpp-python when it does not import (pip builds it), then write ``out``: the version
+    and whether this call built it. A failed build raises with pip's exit code (its output is the log)."""
+    from pipeline.io import atomic_write_text
+
+    started, built = time.monotonic(), False
+    if installed_version() is None:
+        print(
+            f"llm-runtime: building {PACKAGE} with {jobs} compiler job(s) (CMAKE_ARGS: {build_env(jobs)['CMAKE_ARGS']})"
+        )
+        run(install_command(constraints), env=build_env(jobs), check=True)
+        importlib.invalidate_caches()
+        built = True
+    version = installed_version()
+    if version is None:
+        raise RuntimeError(f"{PACKAGE} was installed but llama_cpp does not import (see the pip output above)")
+    record = {"package": "llama-cpp-python", "version": version, "built_now": built}
+    atomic_write_text(out, json.dumps(record, sort_keys=True) + "\n")
+    print(
+        f"llm-runtime: llama-cpp-python {version} ({'built' if built else 'already installed'}, "
+        f"{time.monotonic() - started:.0f} s)"
+    )
+    return record

@@ -1,0 +1,61 @@
+"""The llm_runtime rule's verb: llama-cpp-python built when missing (with the project's CMake flags, on
+the declared cores), recorded when present; a failed build fails the rule."""
+import json
+import subprocess
+
+import pytest
+
+import pipeline.llm.runtime as rt
+from pipeline import layout as L
+from pipeline.config import load_config
+from pipeline.workflow import answer_models, retrieval_models
+
+
+def test_installed_runtime_is_recorded_without_a_build(tmp_path):
+    if rt.installed_version() is None:
+        pytest.skip("llama-cpp-python is not installed here")
+    calls = []
+    record = rt.ensure_runtime(tmp_path / "rt.json", None, 1, run=lambda *a, **k: calls.append(a))
+    assert calls == [] and record["built_now"] is False
+    assert json.loads((tmp_path / "rt.json").read_text())["version"] == record["version"]
+
+
+def test_a_missing_runtime_is_built_with_the_flags_on_the_declared_cores(tmp_path, monkeypatch):
+    versions = iter([None, "0.3.36"])
+    monkeypatch.setattr(rt, "installed_version", lambda: next(versions))
+    monkeypatch.delenv("CMAKE_ARGS", raising=False)
+    seen = {}
+
+    def fake_pip(cmd, env, check):
+        seen.update(cmd=cmd, env=env, check=check)
+
+    record = rt.ensure_runtime(tmp_path / "rt.json", tmp_path / "requirements.lock", 1, run=fake_pip)
+    assert seen["cmd"][-3:] == ["-c", str(tmp_path / "requirements.lock"), rt.PACKAGE] and seen["check"]
+    assert "-DLLAVA_BUILD=OFF" in seen["env"]["CMAKE_ARGS"] and "-DGGML_NATIVE=OFF" in seen["env"]["CMAKE_ARGS"]
+    assert seen["env"]["CMAKE_BUILD_PARALLEL_LEVEL"] == "1"
+    assert record == {"package": "llama-cpp-python", "version": "0.3.36", "built_now": True}
+
+
+def test_a_users_cmake_args_win(monkeypatch):
+    monkeypatch.setenv("CMAKE_ARGS", "-DGGML_BLAS=ON")
+    assert rt.build_env(2)["CMAKE_ARGS"] == "-DGGML_BLAS=ON"
+
+
+def test_a_failed_build_fails_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(rt, "installed_version", lambda: None)
+
+    def failing_pip(cmd, env, check):
+        raise subprocess.CalledProcessError(1, cmd)
+
+    with pytest.raises(subprocess.CalledProcessError):
+        rt.ensure_runtime(tmp_path / "rt.json", None, 1, run=failing_pip)
+    assert not (tmp_path / "rt.json").exists()
+
+
+def test_only_local_model_jobs_wait_for_the_runtime():
+    cfg = load_config()
+    assert L.LLM_RUNTIME in answer_models(cfg, "llm-cf")
+    assert answer_models(cfg, "convex-extractive") == []
+    hosted = {**cfg, "llm": {**cfg["llm"], "model": "openai/gpt-4o-mini"}}
+    assert answer_models(hosted, "llm-cf") == []
+    assert L.LLM_RUNTIME not in retrieval_models(cfg, "hier-convex")
