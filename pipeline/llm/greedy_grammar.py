@@ -92,7 +92,7 @@ class GreedyGrammarSampler:
         logits = self._penalised(np.ctypeslib.as_array(lib.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,)))
         token = int(np.argmax(logits))  # first maximum, as llama.cpp's greedy sampler
         pick = self._one[0]
-        pick.id, pick.logit, pick.p = token, float(logits[token]), 0.0  # type: ignore[assignment]
+        pick.id, pick.logit, pick.p = token, float(logits[token]), 0.0
         lib.llama_sampler_apply(self.grammar.sampler, ctypes.byref(self._array(self._one, 1)))
         if math.isinf(pick.logit) and pick.logit < 0:  # rejected: the best token the grammar allows
             type(self).fallbacks += 1
@@ -129,4 +129,4 @@ def install() -> None:
         return stock(self, *args, **kw)
 
     _init_sampler._greedy_grammar = True  # type: ignore[attr-defined]
-    Llama._init_sampler = _init_sampler  # type: ignore[method-assign]
+    Llama._init_sampler = _init_sampler

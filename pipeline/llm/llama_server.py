@@ -34,7 +34,7 @@ def evaluate_whole_prompts() -> None:
         return stock(self, tokens, *args, **kw)
 
     generate._whole_prompts = True  # type: ignore[attr-defined]
-    Llama.generate = generate  # type: ignore[method-assign]
+    Llama.generate = generate
 
 
 def main() -> None:
