@@ -112,8 +112,8 @@ class LocalServer:
             import llama_cpp  # noqa: F401  (fail here with a clear line, not as a dead subprocess)
         except ImportError:
             raise ValueError(
-                "llama-cpp-python is not installed: pip install -e '.[local-llm]' "
-                "(see the Makefile for the CMAKE_ARGS that build it)"
+                "llama-cpp-python is not installed: python -m pipeline llm-runtime --out data/models/llama-cpp-python.json "
+                "builds it (the llm_runtime rule does this in a run)"
             ) from None
         model_path = assemble_model(self.cfg)
         self.port = free_port()
