@@ -10,7 +10,7 @@ rule index:
     log: L.log("{dataset}/index/{index}")
     benchmark: L.rule_benchmark("index")
     threads: wf.encoder_threads(CFG)
-    priority: lambda w: wf.index_priority(CFG, w.dataset, w.index)   # pipeline/workflow/priorities.py
+    priority: wf.PRIORITY["index"]
     resources: mem_mb=4000, runtime=60, encoder=1, cpus=lambda w, threads: threads
     shell: "python -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} {params.extra} 2>&1 | tee {log}"
 
@@ -26,7 +26,7 @@ rule retrieve:
     log: L.log("{dataset}/retrieve/{rv}/{split}")
     benchmark: L.rule_benchmark("retrieve")
     threads: 1
-    priority: lambda w: wf.retrieve_priority(CFG, w.dataset, w.rv)
+    priority: wf.PRIORITY["retrieve"]
     # the shell text is the rule's rerun trigger ("code"): its --index-dir stays L.index_dir() written out
     # (tests/test_layout.py checks the two agree), so this refactoring reran no retrieval
     # no `encoder` share: a retrieval embeds only its queries on its one core (`cpus`), so two run side by side

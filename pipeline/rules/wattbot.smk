@@ -29,7 +29,6 @@ rule tree:
     log: L.log("{dataset}/tree/{doc}")
     benchmark: L.dataset_benchmark("tree")
     threads: 1
-    priority: wf.PRIORITY["tree"]
     resources: mem_mb=1000, runtime=10
     shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.vision} 2>&1 | tee {log}"
 

@@ -59,7 +59,6 @@ from pipeline.workflow.params import (
 )
 from pipeline.workflow.parse_quality import parse_quality_pdfs, parse_quality_report, parse_targets
 from pipeline.workflow.planner import retrieval_variants
-from pipeline.workflow.priorities import PRIORITY, index_priority, retrieve_priority
 from pipeline.workflow.reports import (
     claims_file,
     figure_stems,
@@ -69,7 +68,7 @@ from pipeline.workflow.reports import (
     report_params,
 )
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
-from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
+from pipeline.workflow.scheduler import PRIORITY, local_scheduler_without_rate_limit
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
     sprout_attention_params,
@@ -132,8 +131,6 @@ __all__ = [
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
     "PRIORITY",
-    "index_priority",
-    "retrieve_priority",
     "LOCK_FILE",
     "named_args",
     "packaged_encoders",

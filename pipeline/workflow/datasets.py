@@ -21,7 +21,6 @@ class SuiteExport:
     """A retrieval-suite dataset: the export stage writes its trees folder and its queries."""
 
     name: str
-    answered = False  # its queries are retrieved for, never answered (no answer job waits on its indexes)
 
     def tree_files(self, cfg: dict) -> list[str]:
         return [L.export_trees(self.name)]
@@ -35,7 +34,6 @@ class WattBotDataset:
     """WattBot 2025: one parsed tree per configured document, the question splits the ingest wrote."""
 
     name: str = L.WATTBOT
-    answered = True
 
     def tree_files(self, cfg: dict) -> list[str]:
         return [L.tree(d) for d in doc_ids(cfg)]
@@ -63,7 +61,6 @@ class CorpusDataset:
     ``questions``), metadata and labels (pipeline/datasets/corpus.py)."""
 
     name: str
-    answered = True
 
     def tree_files(self, cfg: dict) -> list[str]:
         return [L.tree(d, self.name) for d in corpus_documents(cfg, self.name)]
