@@ -90,7 +90,6 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
             "f1_combined",
             "nesting_accuracy",
             "reading_order",
-            "seconds_per_page",
         )
         if c in table
     ]
@@ -99,7 +98,8 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
             "Parsing",
             table_html(table[cols]),
             ["parse-quality"],
-            f"From {sources_csv}; per document in quality.csv next to it (docs/parsing.md).",
+            f"From {sources_csv}; per document in quality.csv next to it; parse times per page, which differ "
+            "on every run, in quality.telemetry.csv (docs/parsing.md).",
         )
     ]
 

@@ -9,7 +9,9 @@ Writes, next to ``quality.csv``:
   three methods (``f1_rules``, ``f1_layout``, ``f1_combined``) and, below F1 0.5, why;
 - ``quality_sources.csv``: macro averages per source (each document counts once), one row for
   the macro average over the development sources, and the reserved independent check apart;
-- ``quality_all.csv``: every document x method row, for whoever wants to dig.
+- ``quality_all.csv``: every document x method row, for whoever wants to dig;
+- ``quality.telemetry.csv``: parse seconds per page, per document x method. Timing differs on every
+  run, so it is run telemetry (``.telemetry.`` names), kept out of the three byte-identical tables.
 
 The kept method is the one with the best macro-average heading F1 over the *development*
 sources; the reserved check source never takes part in the choice. ``render`` turns the source
@@ -38,8 +40,8 @@ MEASURES = (
     "nesting_accuracy",
     "text_recovered",
     "reading_order",
-    "seconds_per_page",
 )
+TIMING = "seconds_per_page"  # measured time: only in the telemetry file, never in the tables above
 DEV_MACRO = "all development sources (macro)"
 
 
@@ -204,18 +206,43 @@ def quality_figure(sources: list[dict], stem: str | Path) -> list[Path]:
     return save_png_svg(fig, stem)
 
 
+def telemetry_path(quality_csv: str | Path) -> Path:
+    """Where the parse times of ``quality.csv``'s run go: beside it, under a ``.telemetry.`` name."""
+    return Path(quality_csv).with_name("quality.telemetry.csv")
+
+
+def seconds_per_page(quality_csv: str | Path, method: str) -> dict[str, float | None]:
+    """Mean parse seconds per page of ``method`` per source (and the development macro), from the
+    telemetry file beside ``quality_csv``; empty when that run's telemetry is not there."""
+    path = telemetry_path(quality_csv)
+    if not path.exists():
+        return {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["method"] == method]
+    per_source: dict[str, list[float]] = {}
+    for r in rows:
+        per_source.setdefault(r["source"], []).append(float(r[TIMING]))
+    out: dict[str, float | None] = {s: _mean(v) for s, v in per_source.items()}
+    dev = {r["source"] for r in rows if r["role"] == "dev"}
+    out[DEV_MACRO] = _mean(out[s] for s in sorted(dev))
+    return out
+
+
 def write_report(folder: str | Path, entries: list[Entry], out: str | Path, jobs: int = 1) -> dict:
     """Measure the corpus, keep the best method, write the three CSVs; returns a summary."""
     from pipeline.io import atomic_write_text
 
     out = Path(out)
-    rows, errors = measure_corpus(folder, entries, METHODS, jobs)
+    measured, errors = measure_corpus(folder, entries, METHODS, jobs)
+    timing = [{k: r[k] for k in ("source", "role", "doc", "method", "pages", TIMING)} for r in measured]
+    rows = [{k: v for k, v in r.items() if k != TIMING} for r in measured]
     method = best_method(rows)
     docs = document_table(rows, method)
     sources = source_table(docs)
     atomic_write_text(out, csv_text(docs))
     atomic_write_text(out.with_name("quality_sources.csv"), csv_text(sources))
     atomic_write_text(out.with_name("quality_all.csv"), csv_text(rows))
+    atomic_write_text(telemetry_path(out), csv_text(timing))
     macro = next((s for s in sources if s["source"] == DEV_MACRO), {})
     return {
         "documents": len(docs),
@@ -227,13 +254,16 @@ def write_report(folder: str | Path, entries: list[Entry], out: str | Path, jobs
 
 
 def render(reports_dir: Path) -> str:
-    """The generated block of docs/parsing.md: the per-source table of ``reports/parsing/quality_sources.csv``."""
+    """The generated block of docs/parsing.md: the per-source table of ``reports/parsing/quality_sources.csv``,
+    with the parse time per page from the run's telemetry beside it."""
     out = Reports.at(reports_dir)
     with open(out.parse_quality_sources(""), encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     with open(out.parse_quality(""), encoding="utf-8", newline="") as fh:
         docs = list(csv.DictReader(fh))
     kept = docs[0]["method"] if docs else "?"
+    secs = seconds_per_page(out.parse_quality(""), kept)  # telemetry: "–" when that run's is not here
+    rows = [{**r, TIMING: secs.get(r["source"])} for r in rows]
     cols = (
         "documents",
         "pages",

@@ -63,6 +63,12 @@ def test_parse_quality_verb_and_bad_files(tmp_path):
     assert rows[0]["method"] in ("rules", "layout", "combined") and rows[0]["f1_rules"] == "0.857"
     sources = list(csv.DictReader((out.parent / "quality_sources.csv").open()))
     assert [s["source"] for s in sources] == ["local", "all development sources (macro)"]
+    # parse time differs on every run: only in the telemetry file, so two runs' tables are byte-identical
+    tables = ("quality.csv", "quality_sources.csv", "quality_all.csv")
+    assert not any("seconds_per_page" in (out.parent / t).read_text() for t in tables)
+    timing = list(csv.DictReader((out.parent / "quality.telemetry.csv").open()))
+    assert {(t["doc"], t["method"]) for t in timing} == {("good", m) for m in ("rules", "layout", "combined")}
+    assert all(float(t["seconds_per_page"]) >= 0 for t in timing)
     assert [r["doc"] for r in csv.DictReader(errors.open())] == ["broken"]
     assert main(["parse-quality", "--pdfs", str(tmp_path / "none"), "--out", str(out), "--errors", str(errors)]) == 2
 
@@ -103,7 +109,7 @@ def test_window_outline_keeps_levels_and_renumbers_pages():
 def _rows(doc, source, role, f1s):
     base = {"doc": doc, "source": source, "role": role, "pages": 2, "toc_entries": 4, "headings": 4,
             "heading_precision": 1.0, "heading_recall": 1.0, "nesting_accuracy": 1.0, "text_recovered": 1.0,
-            "reading_order": None, "seconds_per_page": 0.1, "tables": 0, "figures": 0, "missed": "x", "extra": "y"}
+            "reading_order": None, "tables": 0, "figures": 0, "missed": "x", "extra": "y"}
     return [{**base, "method": m, "heading_f1": f} for m, f in zip(("rules", "layout", "combined"), f1s)]
 
 
@@ -131,6 +137,11 @@ def test_render_lists_sources_and_low_documents(tmp_path):
     (tmp_path / "parsing" / "quality_sources.csv").write_text(csv_text(source_table(docs)))
     text = render(tmp_path)
     assert "| s | 1 |" in text and "**all development sources (macro)**" in text and "- a (s, F1 0.2)" in text
+    assert text.split("\n")[2].endswith("| – |")  # no telemetry: no parse time
+    timing = [{"source": "s", "role": "dev", "doc": "a", "method": m, "pages": 2, "seconds_per_page": t}
+              for m, t in (("rules", 0.25), ("layout", 9.0))]
+    (tmp_path / "parsing" / "quality.telemetry.csv").write_text(csv_text(timing))
+    assert render(tmp_path).split("\n")[2].endswith("| 0.25 |")  # the kept method's time, from telemetry
 
 
 def test_manifest_is_broad_and_keeps_the_check_apart():
