@@ -30,7 +30,7 @@ $(STAMP): pyproject.toml requirements.lock
 
 setup: $(STAMP)
 
-# llama-cpp-python, the local LLM's server, has no wheel: pip builds it (~4 min on 2 cores; the CMake flags
+# llama-cpp-python, the local LLM's server, has no wheel: pip builds it (~2 min on 2 cores; the CMake flags
 # are in pipeline/llm/runtime.py) and caches the wheel. Not in the set-up: in `make run` the DAG's
 # llm_runtime rule builds it on one core beside the first jobs; make test needs it before its tests start.
 LLAMA_STAMP := $(VENV)/.installed-local-llm

@@ -1,6 +1,7 @@
 """The llm_runtime rule's verb: llama-cpp-python built when missing (with the project's CMake flags, on
 the declared cores), recorded when present; a failed build fails the rule."""
 import json
+import shlex
 import subprocess
 
 import pytest
@@ -59,3 +60,14 @@ def test_only_local_model_jobs_wait_for_the_runtime():
     hosted = {**cfg, "llm": {**cfg["llm"], "model": "openai/gpt-4o-mini"}}
     assert answer_models(hosted, "llm-cf") == []
     assert L.LLM_RUNTIME not in retrieval_models(cfg, "hier-convex")
+
+
+def test_the_build_skips_llama_cpps_common_library(monkeypatch):
+    """The CMake file reaches llama.cpp's project() through CMAKE_ARGS as scikit-build-core splits them
+    (shlex), and shadows llama-cpp-python's forced LLAMA_BUILD_COMMON (its cache entry is FORCEd ON)."""
+    monkeypatch.delenv("CMAKE_ARGS", raising=False)
+    args = shlex.split(rt.build_env(1)["CMAKE_ARGS"])
+    include = [a.split("=", 1)[1] for a in args if a.startswith("-DCMAKE_PROJECT_llama.cpp_INCLUDE=")]
+    assert include == [str(rt.PROJECT_INCLUDE)] and rt.PROJECT_INCLUDE.is_file()
+    lines = [line.strip() for line in rt.PROJECT_INCLUDE.read_text().splitlines() if not line.startswith("#")]
+    assert "set(LLAMA_BUILD_COMMON OFF)" in lines  # a normal variable: option() then keeps it (CMP0077)
