@@ -16,7 +16,8 @@ hidden state ("late chunking"), L2-normalised.
 Speed: the probabilities themselves are never needed, only A @ S. With ``kernel: sdpa`` each attention
 layer computes it inside PyTorch's fused scaled-dot-product kernel by appending S's columns to the
 values, so the [L, B, H, T, T] tensor is never materialised (``kernel: eager`` does materialise it:
-the reference the tests and ``bench --sprout`` compare against; docs/sprout-speed.md).
+the reference the tests and ``bench --sprout`` compare against; docs/sprout-speed.md). The encoder runs
+in plain torch (pipeline.sprout.minilm): the same ops as transformers' BERT, without importing it.
 """
 
 from __future__ import annotations
