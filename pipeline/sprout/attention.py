@@ -16,7 +16,8 @@ hidden state ("late chunking"), L2-normalised.
 Speed: the probabilities themselves are never needed, only A @ S. With ``kernel: sdpa`` each attention
 layer computes it inside PyTorch's fused scaled-dot-product kernel by appending S's columns to the
 values, so the [L, B, H, T, T] tensor is never materialised (``kernel: eager`` does materialise it:
-the reference the tests and ``bench --sprout`` compare against; docs/sprout-speed.md).
+the reference the tests and ``bench --sprout`` compare against; docs/sprout-speed.md). The encoder runs
+in plain torch (pipeline.sprout.minilm): the same ops as transformers' BERT, without importing it.
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from tqdm import tqdm
 
+from pipeline.heap import retain_freed_memory
 from pipeline.specs import (
     ATTENTION_KERNELS as KERNELS,  # sdpa: fused, no T x T probabilities; eager: materialised (the reference)
 )
 from pipeline.specs import AttentionSpec  # the windows: window_tokens, stride_tokens, batch_tokens
 from pipeline.sprout.chunks import Chunk
+from pipeline.sprout.minilm import MiniLM
 
 if TYPE_CHECKING:
     import torch  # imported lazily where it runs
@@ -102,43 +105,48 @@ class ChunkPool:
 
 
 def _pooled_attention(kernel: str):
-    """A transformers attention function that also leaves A @ S in ``chunk_pool.out``.
+    """``attend(q, k, v, mask, scaling, chunk_pool)``: a layer's attention output [B, T, H, d] (q, k, v as
+    [B, H, T, d]), leaving A @ S in ``chunk_pool.out``.
 
     sdpa: S rides along as extra value columns ([V | S]; Q and K zero-padded to the same width, so
     QK^T is unchanged), so the fused kernel returns A @ V and A @ S without ever materialising the
-    [B, H, T, T] probabilities. eager: transformers' own eager attention, then probabilities @ S."""
+    [B, H, T, T] probabilities. eager: the probabilities written out (transformers' eager attention), then
+    probabilities @ S. ``mask``: :func:`attention_mask`'s for the same kernel."""
     import torch
-    from transformers.models.bert.modeling_bert import eager_attention_forward
 
-    def attend(module, query, key, value, attention_mask, **kwargs):
-        # transformers passes scaling and dropout by keyword; chunk_pool is the model call's own keyword
-        scaling, dropout, chunk_pool = kwargs.get("scaling"), kwargs.get("dropout", 0.0), kwargs.get("chunk_pool")
+    def attend(query, key, value, attention_mask, scaling, chunk_pool=None):
         if kernel == "eager":
-            out, weights = eager_attention_forward(module, query, key, value, attention_mask, scaling, dropout)
+            weights = torch.matmul(query, key.transpose(2, 3)) * scaling
+            if attention_mask is not None:
+                weights = weights + attention_mask
+            weights = torch.nn.functional.softmax(weights, dim=-1)
             if chunk_pool is not None:
                 chunk_pool.out.append(weights @ chunk_pool.matrix[:, None])
-            return out, None
+            return torch.matmul(weights, value).transpose(1, 2).contiguous()
         B, H, T, d = query.shape
         if chunk_pool is None:
             chunk_pool = ChunkPool(query.new_zeros(B, T, 0))
         q, k, v = chunk_pool.padded(query, key, value)
-        out = torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, attn_mask=attention_mask, scale=scaling if scaling is not None else d**-0.5
-        )
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=attention_mask, scale=scaling)
         chunk_pool.out.append(out[..., d:])
-        return out[..., :d].transpose(1, 2).contiguous(), None
+        return out[..., :d].transpose(1, 2).contiguous()
 
     return attend
 
 
-def _register_kernels() -> None:
-    """Register ``sprout-<kernel>`` attention functions (and their masks) with transformers; idempotent."""
-    from transformers import AttentionInterface
-    from transformers.masking_utils import AttentionMaskInterface, eager_mask, sdpa_mask
+def attention_mask(kernel: str, keep):
+    """The mask transformers' BERT hands its attention for the [B, T] 0/1 padding mask ``keep``: none without
+    padding, else [B, 1, T, T], boolean for sdpa (True: attend), additive float for eager (0, or float32's
+    minimum for a padded key)."""
+    import torch
 
-    for kernel, mask in (("sdpa", sdpa_mask), ("eager", eager_mask)):
-        AttentionInterface.register(f"sprout-{kernel}", _pooled_attention(kernel))
-        AttentionMaskInterface.register(f"sprout-{kernel}", mask)
+    B, T = keep.shape
+    if bool(keep.all()):
+        return None
+    allowed = keep.bool()[:, None, None, :].expand(B, 1, T, T)
+    if kernel == "eager":
+        return torch.where(allowed, torch.zeros((), dtype=torch.float32), torch.finfo(torch.float32).min)
+    return allowed
 
 
 class AttentionEncoder:
@@ -148,7 +156,6 @@ class AttentionEncoder:
         """``threads`` and ``kernel``: the ``sprout`` block's (pipeline.specs.AttentionSpec, the schema's defaults)."""
         import torch
         from tokenizers import Tokenizer
-        from transformers import AutoModel
 
         from pipeline.embed.base import MINILM_NAME, minilm_path
 
@@ -158,13 +165,13 @@ class AttentionEncoder:
         # jobs needed (docs/sprout-speed.md). OpenMP reads it when torch loads, which for the sprout commands is
         # here; an explicit setting wins.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        _register_kernels()
+        retain_freed_memory()  # a pass frees and re-faults 50 MB blocks every layer otherwise (pipeline.heap)
         model_dir = Path(model_dir) if model_dir else minilm_path()
         torch.set_num_threads(threads)
         self._torch = torch
-        self.model = AutoModel.from_pretrained(
-            str(model_dir), local_files_only=True, attn_implementation=f"sprout-{kernel}"
-        ).eval()
+        self.kernel = kernel
+        self.model = MiniLM(model_dir)
+        self._attend = _pooled_attention(kernel)
         self.tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tok.no_truncation()
         self.tok.no_padding()
@@ -172,9 +179,9 @@ class AttentionEncoder:
         assert cls is not None and sep is not None, "a WordPiece tokenizer has [CLS] and [SEP]"
         self.cls: int = cls
         self.sep: int = sep
-        c = self.model.config
-        self.layers, self.heads, self.dim = c.num_hidden_layers, c.num_attention_heads, c.hidden_size
-        self.max_positions = c.max_position_embeddings
+        c = self.model.shape
+        self.layers, self.heads, self.dim = c.layers, c.heads, c.dim
+        self.max_positions = c.max_positions
         self.model_id = f"{MINILM_NAME}/torch-fp32-{kernel}"
 
     def tokenize(self, text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -187,14 +194,15 @@ class AttentionEncoder:
         t = self._torch
         pool = ChunkPool(S)
         with t.inference_mode():
-            ids_t = t.from_numpy(ids)
-            out = self.model(
-                input_ids=ids_t, attention_mask=t.from_numpy(mask), token_type_ids=t.zeros_like(ids_t), chunk_pool=pool
+            hidden = self.model.forward(
+                t.from_numpy(ids),
+                attention_mask(self.kernel, t.from_numpy(mask)),
+                lambda q, k, v, m, scaling: self._attend(q, k, v, m, scaling, pool),
             )
             AS = t.stack(pool.out, 1)  # [B, L, H, T, c]
             P = t.einsum("btc,blhtd->blhcd", S, AS)
         B, L, H, c, _ = P.shape
-        return out.last_hidden_state, P.reshape(B, L * H, c, c)
+        return hidden, P.reshape(B, L * H, c, c)
 
 
 @dataclass

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline.sprout.attention import (AttentionEncoder, ChunkPool, _pooled_attention, _Window,
+from pipeline.sprout.attention import (AttentionEncoder, ChunkPool, _pooled_attention, _Window, attention_mask,
                                       corpus_attention, membership, plan_windows, token_chunks)
 from pipeline.specs import AttentionSpec
 from pipeline.sprout.chunks import leaf_chunks
@@ -102,8 +102,6 @@ def test_membership_is_the_column_normalised_indicator():
 def test_pooled_attention_equals_probabilities_times_membership(kernel):
     """On random inputs, with padding masked: the kernel returns softmax(QK^T/sqrt d + mask) @ V as the layer
     output and leaves the same probabilities @ S in the pool (S^T of that = the chunk-pair block means)."""
-    from transformers.masking_utils import bidirectional_mask_function, eager_mask, sdpa_mask
-
     g = torch.Generator().manual_seed(0)
     B, H, T, d, c = 3, 4, 21, 8, 5
     q, k, v = (torch.randn(B, H, T, d, generator=g) for _ in range(3))
@@ -113,16 +111,52 @@ def test_pooled_attention_equals_probabilities_times_membership(kernel):
     S = S * keep[:, :, None]
     bias = torch.where(keep, 0.0, float("-inf"))[:, None, None, :]
     probs = torch.softmax(q @ k.transpose(-1, -2) / d ** 0.5 + bias, -1)
-    make_mask = sdpa_mask if kernel == "sdpa" else eager_mask
-    mask = make_mask(batch_size=B, q_length=T, kv_length=T, q_offset=0, kv_offset=0,
-                     mask_function=bidirectional_mask_function, attention_mask=keep, allow_is_bidirectional_skip=False,
-                     dtype=torch.float32, device=q.device)
     pool = ChunkPool(S)
-    module = torch.nn.Module().eval()
-    out, _ = _pooled_attention(kernel)(module, q, k, v, mask, scaling=d ** -0.5, chunk_pool=pool)
+    out = _pooled_attention(kernel)(q, k, v, attention_mask(kernel, keep.long()), d ** -0.5, pool)
     torch.testing.assert_close(out, (probs @ v).transpose(1, 2), rtol=1e-5, atol=1e-6)
     [AS] = pool.out
     torch.testing.assert_close(AS, probs @ S[:, None], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel", ["sdpa", "eager"])
+def test_masks_are_the_ones_transformers_builds(kernel):
+    """The masks the plain-torch MiniLM hands its attention equal transformers' for BERT (None without padding;
+    BertModel turns the 0/1 padding mask into booleans before building them)."""
+    from transformers.masking_utils import bidirectional_mask_function, eager_mask, sdpa_mask
+
+    for keep in (torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0]]), torch.ones(2, 4, dtype=torch.long)):
+        make = sdpa_mask if kernel == "sdpa" else eager_mask
+        theirs = make(batch_size=2, q_length=4, kv_length=4, q_offset=0, kv_offset=0,
+                      mask_function=bidirectional_mask_function, attention_mask=keep.bool(),
+                      allow_is_bidirectional_skip=True, dtype=torch.float32, device="cpu")
+        ours = attention_mask(kernel, keep)
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            assert ours.dtype == theirs.dtype and torch.equal(ours, theirs)
+
+
+def test_plain_torch_minilm_is_bit_identical_to_transformers(small_trees, attention_encoder):
+    """The sprout forward pass (pipeline.sprout.minilm) gives transformers' BertModel's last hidden states bit
+    for bit, padded batch included: the attention files do not depend on which of the two ran."""
+    from transformers import AutoModel
+
+    from pipeline.embed.base import minilm_path
+
+    stock = AutoModel.from_pretrained(str(minilm_path()), local_files_only=True, attn_implementation="sdpa").eval()
+    enc = attention_encoder
+    rows = [enc.tokenize(t.text[:400])[0][:n] for t, n in zip(small_trees, (60, 41))]
+    ids = np.zeros((2, 62), np.int64)
+    mask = np.zeros_like(ids)
+    for b, r in enumerate(rows):
+        ids[b, : len(r) + 2] = [enc.cls, *r, enc.sep]
+        mask[b, : len(r) + 2] = 1
+    S = torch.zeros(2, 62, 1)
+    for m in (mask, np.ones_like(mask)):  # padded (a boolean mask) and unpadded (none)
+        hidden, _ = enc.pooled(ids, m, S)
+        with torch.inference_mode():
+            want = stock(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(m),
+                         token_type_ids=torch.zeros(2, 62, dtype=torch.long)).last_hidden_state
+        assert torch.equal(hidden, want)
 
 
 def test_fused_kernel_matches_the_eager_reference_on_a_real_document(small_trees, attention_encoder):
