@@ -288,14 +288,14 @@ class LLMGateway:
             )
         with self.servers_lock:
             if name not in self.servers:  # one process per call in flight (each answers one request at a time)
-                from pipeline.llm.local_server import LocalServer
+                from pipeline.llm.local_server import LocalServer, start_all
 
                 log = Path(self.local[name]["gguf"]).with_suffix(".server.log")
                 pool = [
                     LocalServer(name, self.local[name], log if i == 0 else log.with_suffix(f".{i}.log"))
                     for i in range(self.limits(model).concurrency)
                 ]
-                self.servers[name] = [server.start() for server in pool]
+                self.servers[name] = start_all(pool)
                 self.free[name] = queue.SimpleQueue()
                 for server in pool:
                     self.free[name].put(server)

@@ -16,6 +16,7 @@ vocabulary costs more than the rest of the model and is only needed for logprobs
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import os
@@ -62,9 +63,16 @@ def _die_with_parent() -> None:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct free ports: all bound at once, so servers launched together never get the same one."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
 
 
 class LocalServer:
@@ -99,6 +107,12 @@ class LocalServer:
             str(c["n_ctx"]),
             "--n_threads",
             str(c["n_threads"]),
+            # prompts on the same threads: llama_cpp.server's default is every core of the machine
+            # (multiprocessing.cpu_count()), so each 1-thread server still evaluated prompts on 2 OpenMP
+            # threads that spin at every op's barrier while the other is descheduled (ggml's CPU
+            # kernels give each output row to one thread: the same logits at any thread count)
+            "--n_threads_batch",
+            str(c["n_threads"]),
             "--chat_format",
             c["chat_format"],
             "--logits_all",
@@ -108,6 +122,12 @@ class LocalServer:
         ]
 
     def start(self) -> LocalServer:
+        """Launch the server and wait until it answers."""
+        return self.launch().wait_ready()
+
+    def launch(self, port: int | None = None) -> LocalServer:
+        """Start the server process (on ``port``, default a free one) without waiting for it
+        (:func:`start_all` starts several at once)."""
         try:
             import llama_cpp  # noqa: F401  (fail here with a clear line, not as a dead subprocess)
         except ImportError:
@@ -116,7 +136,7 @@ class LocalServer:
                 "builds it (the llm_runtime rule does this in a run)"
             ) from None
         model_path = assemble_model(self.cfg)
-        self.port = free_port()
+        self.port = port or free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
@@ -127,6 +147,11 @@ class LocalServer:
             preexec_fn=_die_with_parent,
         )
         log.close()
+        return self
+
+    def wait_ready(self) -> LocalServer:
+        """Wait until the launched server lists its model; stopped and an error after ``startup_timeout_s``."""
+        assert self.proc is not None, "launch() first"
         deadline = time.monotonic() + self.cfg["startup_timeout_s"]
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -159,6 +184,19 @@ class LocalServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def start_all(servers: list[LocalServer]) -> list[LocalServer]:
+    """Launch every server, then wait for each: their start-ups (imports, model load) overlap, so a
+    job's first calls wait for one start-up, not one per server. One fails: all are stopped."""
+    try:
+        for server, port in zip(servers, free_ports(len(servers)), strict=True):
+            server.launch(port)
+        return [server.wait_ready() for server in servers]
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
 
 
 def local_llm_threads(llm_cfg: dict, model: str) -> int:
