@@ -7,11 +7,26 @@ byte-identical. Provenance manifests (:mod:`pipeline.provenance`) are written th
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+
+@functools.cache
+def _umask() -> int:
+    """The process's umask, read once (reading it means setting it: once, before any writer thread runs)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode any tool gives a new file (0o666 less the umask): mkstemp's temp file is 0600 whatever the
+    umask, and a rename keeps that, which left reports unreadable to colleagues on a shared machine."""
+    return 0o666 & ~_umask()
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -20,6 +35,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -1,4 +1,9 @@
-"""pipeline.io.read_csv_columns: the retrieve verb's question reader reads a CSV as pandas did."""
+"""pipeline.io: the question reader reads a CSV as pandas did; atomic writes give the umask's mode."""
+
+import os
+import stat
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -27,3 +32,16 @@ def test_a_row_longer_than_the_header_is_an_error_naming_file_and_row(tmp_path):
     path.write_text("id,question\nq1,a\nq2,b,extra\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"q\.csv: row 3 has 3 fields, the header 2"):
         read_csv_columns(path)
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_atomic_writes_get_the_umasks_mode_like_any_tool(tmp_path, umask, mode):
+    # In a child process: the umask is the process's, read once by pipeline.io.
+    code = (
+        "import os, sys; os.umask(int(sys.argv[1], 8)); from pipeline.io import atomic_write_json, atomic_write_text; "
+        "atomic_write_text(sys.argv[2] + '/a.txt', 'x'); atomic_write_json(sys.argv[2] + '/b/c.json', {}); "
+        "open(sys.argv[2] + '/plain.txt', 'w').close()"
+    )
+    subprocess.run([sys.executable, "-c", code, oct(umask)[2:], str(tmp_path)], check=True, cwd=os.getcwd())
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.rglob("*") if p.is_file()}
+    assert modes == {"a.txt": mode, "c.json": mode, "plain.txt": mode}
