@@ -1,3 +1,6 @@
+"""`parse_pdf`: one PDF into a DocTree, the concerns of this package in order: the pages' lines, tables and
+figures, furniture dropped, the body style and the title, reading order, then sections and paragraphs."""
+
 from __future__ import annotations
 
 from pathlib import Path
