@@ -20,10 +20,11 @@ import pandas as pd
 
 from pipeline.config import load_config
 from pipeline.embed import EmbeddingCache, encoder_throughput, fidelity, make_encoder
+from pipeline.embed.factory import ensure_model_files
 from pipeline.index_files.hier import build_tree_index
 from pipeline.index_files.store import IndexReader, IndexWriter
 from pipeline.parse.payload import load_payload
-from pipeline.specs import AttentionSpec
+from pipeline.specs import AttentionSpec, EncoderSpec
 from pipeline.workflow import doc_ids, split_source
 
 
@@ -34,10 +35,7 @@ def run_bench(
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
     sentences = [n.text for t in trees for n in t.at_level("sentence")]
-    if cfg["embedding"]["backend"] == "onnx-qint8":  # its model files are a DAG output, missing outside the DAG
-        from pipeline.embed.quantize import ensure_qint8_model
-
-        ensure_qint8_model(cfg["embedding"])
+    ensure_model_files(cfg["embedding"])  # a backend's built model files are a DAG output, missing outside it
     encoder = make_encoder(cfg["embedding"])
     out: dict = {
         "docs": [t.doc_id for t in trees],
@@ -98,7 +96,11 @@ def run_encoder_comparison(
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
     train = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)
     out = run_encoder_bench(
-        cfg, lambda d: load_payload(corpus / f"{d}.json"), doc_ids(cfg), train, recall_n_docs=recall_docs
+        EncoderSpec.from_dict(cfg["embedding"]),
+        lambda d: load_payload(corpus / f"{d}.json"),
+        doc_ids(cfg),
+        train,
+        recall_n_docs=recall_docs,
     )
     print(json.dumps(out, indent=1))
     return out

@@ -13,7 +13,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,14 +22,16 @@ import pandas as pd
 from pipeline import markdown
 from pipeline.cores import job_threads
 from pipeline.datasets.wattbot import parse_ref_ids
+from pipeline.embed.backends import get_backend, own_keys
 from pipeline.embed.base import MINILM_MAX_TOKENS, Encoder
-from pipeline.embed.factory import make_encoder
+from pipeline.embed.factory import ensure_model_files, make_encoder
 from pipeline.embed.fidelity import fidelity
 from pipeline.embed.onnx_minilm import OnnxMiniLM
-from pipeline.embed.quantize import QINT8_FILE, cpu_flags, ensure_qint8_model, has_int8_dot
+from pipeline.embed.quantize import cpu_flags, has_int8_dot
 from pipeline.index_files.flat import chunk_tree
 from pipeline.index_files.hier import build_tree_index
 from pipeline.index_files.store import IndexReader, IndexWriter
+from pipeline.specs import EncoderSpec
 from pipeline.tree import DocTree
 
 REPORT = Path("bench") / "encoder.json"  # written by pipeline.report.bench_doc.save_bench
@@ -41,6 +43,7 @@ ENCODERS = {
     "torch-fp32": {"backend": "torch"},
 }
 REFERENCE = "torch-fp32"
+INT8 = "qint8"  # the real int8 model: also run batched, and with precision auto (what the CPU gets)
 #: the int8 file run in batches (``batch_size`` texts per pass), which the backend does not do: its
 #: vectors depend on the batch (docs/encoder.md); measured to show what one text per pass costs
 BATCHED_INT8 = "qint8-batched"
@@ -125,38 +128,58 @@ class Sizes:
     ks: tuple[int, ...] = (1, 3, 5, 10)  # recall@k
 
 
+def shared_settings(embedding: EncoderSpec) -> dict:
+    """The run's encoder settings every compared encoder takes: all but its backend, model, cache key and
+    its backend's own keys (precision, dim)."""
+    skip = {"backend", "model", "model_id", *own_keys()}
+    return {k: v for k, v in embedding.as_dict().items() if k not in skip}
+
+
+def bench_specs(embedding: EncoderSpec) -> dict[str, EncoderSpec]:
+    """Each of :data:`ENCODERS` over the run's :func:`shared_settings`. A backend
+    whose model files are built (onnx-qint8) reads them from the run's folder where the run uses it, else
+    from its default one; they are built first where missing (no DAG rule has built them here)."""
+    base = shared_settings(embedding)
+    run_folder = embedding.model if get_backend(embedding.backend).build_files else None
+    specs = {}
+    for name, over in ENCODERS.items():
+        model = {"model": run_folder} if run_folder and over["backend"] == embedding.backend else {}
+        specs[name] = EncoderSpec.from_dict({**base, **over, **model})
+        ensure_model_files(specs[name])
+    return specs
+
+
 def run_encoder_bench(
-    cfg: dict,
+    embedding: EncoderSpec,
     load_tree: Callable[[str], DocTree],
     doc_ids: list[str],
     questions: pd.DataFrame,
     recall_n_docs: int = 4,
     sizes: Sizes = Sizes(),
 ) -> dict:
-    """Measure every encoder of :data:`ENCODERS`; `bench` saves the result as reports/bench/encoder.json."""
-    model_dir = ensure_qint8_model(cfg["embedding"] if cfg["embedding"]["backend"] == "onnx-qint8" else {})
-    base = {k: v for k, v in cfg["embedding"].items() if k not in ("model", "model_id", "precision", "backend")}
-    encoders = {
-        name: make_encoder({**base, **c, **({"model": str(model_dir)} if c["backend"] == "onnx-qint8" else {})})
-        for name, c in ENCODERS.items()
-    }
+    """Measure every encoder of :data:`ENCODERS` (``embedding``: the run's encoder); `bench` saves the
+    result as reports/bench/encoder.json."""
+    specs = bench_specs(embedding)
+    encoders = {name: make_encoder(spec) for name, spec in specs.items()}
+    qint8 = encoders[INT8]
+    assert isinstance(qint8, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its int8 file, run batched too
     encoders[BATCHED_INT8] = OnnxMiniLM(
-        model_file=Path(model_dir) / QINT8_FILE,
-        batch_size=int(base.get("batch_size", 64)),
-        max_tokens=int(base.get("max_tokens", MINILM_MAX_TOKENS)),
-        threads=job_threads(int(base.get("threads", 2))),
+        model_file=qint8.model_file,
+        batch_size=embedding.batch_size,
+        max_tokens=embedding.max_tokens or MINILM_MAX_TOKENS,
+        threads=job_threads(embedding.threads),
     )
     tokens_of = encoders[REFERENCE].count_tokens
     corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
     sentences, chunks = speed_texts(corpus_trees, tokens_of, sizes.n_sentences, sizes.n_chunks)
     flags = cpu_flags()
-    auto = make_encoder({**base, "backend": "onnx-qint8", "model": str(model_dir)})
+    auto = make_encoder(replace(specs[INT8], precision="auto"))
     assert isinstance(auto, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its model_file is what `auto` picked
     out: dict = {
         "docs_for_speed": [t.doc_id for t in corpus_trees],
         "sentences": len(sentences),
         "chunks": len(chunks),
-        "threads": int(cfg["embedding"].get("threads", 2)),
+        "threads": embedding.threads,
         "int8_dot_product": has_int8_dot(flags),
         "auto_choice": auto.model_file.name,
         "encoders": {},
@@ -198,7 +221,10 @@ def run_encoder_bench(
             }
             for k in sizes.ks
         }
-    out["config"] = {"embedding": base, "encoders": {**ENCODERS, BATCHED_INT8: "the qint8 file, batched"}}
+    out["config"] = {
+        "embedding": shared_settings(embedding),
+        "encoders": {**ENCODERS, BATCHED_INT8: "the qint8 file, batched"},
+    }
     return out
 
 
@@ -259,9 +285,9 @@ def render(reports_dir: Path) -> str:
         "",
     ]
 
-    def cell(name: str, v: dict) -> str:
-        diff = "" if name == REFERENCE else f" ({v['diff_vs_ref']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}])"
-        return f"{v['recall']:.3f}" + diff
+    def cell(name: str, at_k: dict) -> str:
+        diff = "" if name == REFERENCE else f" ({at_k['diff_vs_ref']:+.3f} [{at_k['lo']:+.3f}, {at_k['hi']:+.3f}])"
+        return f"{at_k['recall']:.3f}" + diff
 
     rows = [[name, *(cell(name, v) for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
     lines += markdown.table_lines(["encoder", *(f"recall@{k}" for k in rec["ks"])], rows)

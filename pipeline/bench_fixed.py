@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pipeline.config import index_slice, load_config, retrieval_slice
+from pipeline.embed.factory import ensure_model_files
 
 # What a retrieve job imports before it searches (the CLI, the stage, both index kinds' searchers).
 RETRIEVE_IMPORTS = "import pipeline.cli, pipeline.retrieve.run, pipeline.index_files.dense, pipeline.index_files.bm25"
@@ -87,14 +88,11 @@ def _prepare(cfg: dict, work: Path) -> dict[str, list[str]]:
 def run_fixed_cost_bench(configfiles: Sequence[str | Path] = (), overrides: dict | None = None, runs: int = 5) -> dict:
     """The figures (median CPU-s of ``runs`` processes each), printed as a table and returned."""
     cfg = load_config(configfiles, overrides)
-    if cfg["embedding"]["backend"] == "onnx-qint8":  # its model files are a DAG output, missing outside the DAG
-        from pipeline.embed.quantize import ensure_qint8_model
-
-        ensure_qint8_model(cfg["embedding"])
+    ensure_model_files(cfg["embedding"])  # a backend's built model files are a DAG output, missing outside it
     cwd = Path.cwd()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for name in ("data",):  # the onnx-qint8 files are found relative to the working directory
+        for name in ("data",):  # built model files (onnx-qint8's) are found relative to the working directory
             if (cwd / name).exists():
                 os.symlink(cwd / name, work / name)
         jobs = _prepare(cfg, work)

@@ -34,10 +34,14 @@ class ConfigError(ValueError):
 
 
 def _schema() -> dict:
-    """The config schema with the index kinds, planner kinds, fusion modes, answering backends and suite
-    datasets that are registered (pipeline/index_kinds.py, retrieval_modes.py, answer_backends.py,
-    suite_datasets.py), not lists kept in the YAML; built per validation, as a test may register a toy one."""
+    """The config schema with the index kinds, planner kinds, fusion modes, answering backends, suite
+    datasets and embedding backends that are registered (pipeline/index_kinds.py, retrieval_modes.py,
+    answer_backends.py, suite_datasets.py, embed/backends.py), not lists kept in the YAML; built per
+    validation, as a test may register a toy one."""
+    from pipeline.embed.backends import backend_names  # importing pipeline.embed registers the built-in ones
+
     schema = copy.deepcopy(config_schema.schema())
+    schema["definitions"]["embed_backend"] = {"enum": backend_names()}
     props = schema["properties"]
     props["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
     variant = props["retrieval"]["additionalProperties"]["properties"]

@@ -23,7 +23,6 @@ from pipeline.retrieval_modes import PLANNERS
 
 # --- enumerations: the schema's lists ---
 TREE_LEVELS = enum("definitions", "tree_level")  # root first: document, section, paragraph, sentence
-EMBED_BACKENDS = enum("definitions", "embed_backend")
 PROMPTS = enum("answering", "*", "prompt")
 VOTE_MODES = enum("answering", "*", "vote", "mode")
 TIEBREAKS = enum("answering", "*", "vote", "tiebreak")

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pipeline.specs import EncoderSpec
+
+from .backends import EmbedBackend, EncoderRun, register
 from .base import l2_normalise, minilm_path
 
 if TYPE_CHECKING:
@@ -60,3 +63,11 @@ class LiteLLMEncoder:
             self._tok.no_truncation()
             self._tok.no_padding()
         return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
+
+
+def _litellm(spec: EncoderSpec, run: EncoderRun) -> LiteLLMEncoder:
+    """``spec.model`` is set (the backend's ``model_example``); threads and ``lazy`` mean nothing to an API."""
+    return LiteLLMEncoder(str(spec.model), spec.batch_size, spec.dim)
+
+
+register(EmbedBackend("litellm", _litellm, keys=frozenset({"dim"}), model_example="text-embedding-3-small"))

@@ -1,7 +1,8 @@
 """The base of every sentence encoder: the protocol, the shared MiniLM word-piece loop and helpers.
 
-The backends (`onnx_minilm`, `torch_st`, `api`) import this module; the factory that picks one
-(`make_encoder` in :mod:`pipeline.embed.factory`) imports them, so nothing imports in a circle.
+The backends (`onnx_minilm`, `torch_st`, `api`) import this module and register themselves in
+:mod:`pipeline.embed.backends`; the factory (`make_encoder` in :mod:`pipeline.embed.factory`) looks the
+named one up there, so nothing imports in a circle and no backend knows another.
 
 Every backend returns float32, L2-normalised rows so that a dot product is a cosine and the
 cache / vector index never have to care which backend produced a vector. `model_id` names

@@ -8,7 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.specs import EncoderSpec
+
+from .backends import EmbedBackend, EncoderRun, register
 from .base import MINILM_MAX_TOKENS, MINILM_NAME, WordPieceEncoder, _suffix, minilm_path
+from .quantize import FP32_FILE, QINT8_DIR, QINT8_FILE, choose_model_file, ensure_qint8_model, file_sha256
 
 
 class OnnxMiniLM(WordPieceEncoder):
@@ -70,8 +74,6 @@ def file_model_id(label: str, model_file: Path, max_tokens: int) -> str:
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
     """A file's hash, once per process while its size and time stay (the qint8 encoder names its file
     twice: ~0.07 CPU-s per hash of the 90 MB fp32 export)."""
-    from .quantize import file_sha256
-
     return file_sha256(path)
 
 
@@ -95,8 +97,6 @@ class QInt8MiniLM(OnnxMiniLM):
         threads: int = 2,
         lazy: bool = False,
     ):
-        from .quantize import FP32_FILE, QINT8_DIR, QINT8_FILE, choose_model_file
-
         folder = Path(model_dir or QINT8_DIR)
         files = {"int8": folder / QINT8_FILE, "fp32": folder / FP32_FILE}
         if precision not in ("auto", *files):
@@ -114,6 +114,34 @@ class QInt8MiniLM(OnnxMiniLM):
         self.model_id = file_model_id("onnx-qint8-b1" if int8 else "onnx-fp32", model_file, max_tokens)
         if not lazy:
             self.load()
+
+
+def qint8_files(folder: str | None) -> list[str]:
+    """Both files the minilm_qint8 rule writes into ``folder`` (default :data:`QINT8_DIR`)."""
+    return [f"{folder or QINT8_DIR}/{FP32_FILE}", f"{folder or QINT8_DIR}/{QINT8_FILE}"]
+
+
+# No max_tokens means MiniLM's own limit (the sentence-transformers backend: the model's max_seq_length).
+def _int8(spec: EncoderSpec, run: EncoderRun) -> OnnxMiniLM:
+    tokens = spec.max_tokens or MINILM_MAX_TOKENS
+    return OnnxMiniLM(spec.model, spec.batch_size, tokens, run.threads, lazy=run.lazy)
+
+
+def _qint8(spec: EncoderSpec, run: EncoderRun) -> QInt8MiniLM:
+    tokens = spec.max_tokens or MINILM_MAX_TOKENS
+    return QInt8MiniLM(spec.model, spec.precision, spec.batch_size, tokens, run.threads, lazy=run.lazy)
+
+
+register(EmbedBackend("onnx-int8", _int8))
+register(
+    EmbedBackend(
+        "onnx-qint8",
+        _qint8,
+        keys=frozenset({"precision"}),
+        built_files=qint8_files,
+        build_files=ensure_qint8_model,
+    )
+)
 
 
 def without_softmax_nan_guards(model_file: Path) -> bytes:

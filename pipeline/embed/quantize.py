@@ -132,11 +132,11 @@ def build_qint8_model(out_dir: str | Path, model_dir: str | Path | None = None) 
     return out
 
 
-def ensure_qint8_model(embedding: dict) -> Path:
-    """The folder of an ``onnx-qint8`` embedding config's model files (its ``model:`` or
-    :data:`QINT8_DIR`), built first when missing: for what runs outside the DAG (``make bench``), where
-    the minilm_qint8 rule has not built them."""
-    folder = Path(embedding.get("model") or QINT8_DIR)
+def ensure_qint8_model(model: str | None) -> Path:
+    """The folder of an ``onnx-qint8`` encoder's model files (its ``model:`` or :data:`QINT8_DIR`),
+    built first when missing: for what runs outside the DAG (``make bench``), where the minilm_qint8
+    rule has not built them."""
+    folder = Path(model or QINT8_DIR)
     if not (folder / QINT8_FILE).exists():
         build_qint8_model(folder)
     return folder

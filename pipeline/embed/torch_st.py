@@ -9,11 +9,17 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.specs import EncoderSpec
+
+from .backends import EmbedBackend, EncoderRun, register
 from .base import MINILM_MAX_TOKENS, MINILM_NAME, WordPieceEncoder, _suffix, l2_normalise, minilm_path
 
-# Offline by default; an online user can still export HF_HUB_OFFLINE=0 to fetch hub names.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+def _offline() -> None:
+    """Offline by default (set before transformers loads); an online user can still export
+    HF_HUB_OFFLINE=0 to fetch hub names."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 class TorchMiniLM(WordPieceEncoder):
@@ -27,6 +33,7 @@ class TorchMiniLM(WordPieceEncoder):
         threads: int = 2,
         lazy: bool = False,
     ):
+        _offline()
         self.model_dir = Path(model_dir) if model_dir else minilm_path()
         super().__init__(self.model_dir / "tokenizer.json", batch_size, max_tokens)
         self.threads = threads
@@ -73,6 +80,7 @@ class SentenceTransformerEncoder:
         max_tokens: int | None = MINILM_MAX_TOKENS,
         threads: int = 2,
     ):
+        _offline()
         import torch
         from sentence_transformers import SentenceTransformer
 
@@ -103,3 +111,17 @@ class SentenceTransformerEncoder:
     def count_tokens(self, texts: list[str]) -> list[int]:
         tok = self._model.tokenizer
         return [len(ids) for ids in tok(list(texts), add_special_tokens=False, truncation=False)["input_ids"]]
+
+
+def _torch(spec: EncoderSpec, run: EncoderRun) -> TorchMiniLM:
+    tokens = spec.max_tokens or MINILM_MAX_TOKENS  # no max_tokens: MiniLM's own limit
+    return TorchMiniLM(spec.model, spec.batch_size, tokens, run.threads, lazy=run.lazy)
+
+
+def _sentence_transformers(spec: EncoderSpec, run: EncoderRun) -> SentenceTransformerEncoder:
+    """Loaded when made, whatever ``run.lazy``: its cache key names the loaded model's max_seq_length."""
+    return SentenceTransformerEncoder(spec.model, spec.batch_size, spec.max_tokens, run.threads)
+
+
+register(EmbedBackend("torch", _torch))
+register(EmbedBackend("sentence-transformers", _sentence_transformers))

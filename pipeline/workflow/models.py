@@ -9,6 +9,7 @@ from pipeline import layout as L
 from pipeline.answer_backends import calls_llm
 from pipeline.config import index_embedding, local_models, retrieval_indexes
 from pipeline.datasets.paths import REPO
+from pipeline.embed.backends import get_backend
 from pipeline.index_kinds import kind_of
 from pipeline.workflow.answering import answer_spec
 from pipeline.workflow.params import as_json
@@ -38,27 +39,28 @@ def retrieval_models(cfg: dict, variant: str) -> list[str]:
 
 
 def encoder_model_inputs(cfg: dict, index: str) -> list[str]:
-    """The assembled folder of an index's packaged encoder (rule embedding_model), or the file-built
-    int8/fp32 MiniLM exports (rule minilm_qint8) of an ``onnx-qint8`` index, if it has either."""
-    name = cfg["indexes"][index].get("embedding")
-    model = (cfg.get("embedding_models") or {}).get(name) or {}
-    if kind_of(cfg["indexes"][index]).embeds and index_embedding(cfg, index).get("backend") == "onnx-qint8":
-        return qint8_model_files(index_embedding(cfg, index).get("model"))
+    """The files a DAG rule builds for an index's encoder backend (the int8/fp32 MiniLM exports of an
+    ``onnx-qint8`` index: rule minilm_qint8), else the assembled folder of its packaged encoder (rule
+    embedding_model), if it has either."""
+    built = built_model_files(cfg, index)
+    if built:
+        return built
+    model = (cfg.get("embedding_models") or {}).get(cfg["indexes"][index].get("embedding")) or {}
     return [model["model"]] if model.get("package") else []
 
 
-def qint8_model_files(folder: str | None) -> list[str]:
-    """Both files the minilm_qint8 rule writes into ``folder`` (default data/models/minilm-onnx)."""
-    from pipeline.embed.quantize import FP32_FILE, QINT8_DIR, QINT8_FILE
-
-    return [f"{folder or QINT8_DIR}/{FP32_FILE}", f"{folder or QINT8_DIR}/{QINT8_FILE}"]
+def built_model_files(cfg: dict, index: str) -> list[str]:
+    """What a rule builds before an index's encoder can load: its backend's ``built_files`` (pipeline.embed.backends)."""
+    if not kind_of(cfg["indexes"][index]).embeds:
+        return []
+    embedding = index_embedding(cfg, index)
+    built = get_backend(embedding["backend"]).built_files
+    return built(embedding.get("model")) if built else []
 
 
 def qint8_model_folders(cfg: dict) -> list[str]:
-    """Folders the minilm_qint8 rule must build: those of every ``onnx-qint8`` dense index."""
-    return sorted(
-        {str(Path(f).parent) for n in cfg["indexes"] for f in encoder_model_inputs(cfg, n) if f.endswith(".onnx")}
-    )
+    """Folders the minilm_qint8 rule must build: those of every dense index whose backend builds files there."""
+    return sorted({str(Path(f).parent) for n in cfg["indexes"] for f in built_model_files(cfg, n)})
 
 
 def packaged_encoders(cfg: dict) -> dict[str, str]:

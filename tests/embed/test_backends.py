@@ -71,7 +71,7 @@ def test_bad_backend_raises():
     with pytest.raises(ValueError) as err:
         make_encoder({"backend": "tensorflow"})
     msg = str(err.value)
-    assert "backend" in msg and "tensorflow" in msg and all(b in msg for b in BACKENDS)
+    assert "backend" in msg and "tensorflow" in msg and all(b in msg for b in BACKENDS.names())
 
 
 def test_length_sorted_batches_caps_padded_tokens():

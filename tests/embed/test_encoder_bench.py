@@ -28,3 +28,22 @@ def test_paired_interval_is_the_mean_difference_with_a_95_percent_band():
 
 def test_render_without_a_report_says_how_to_make_one(tmp_path):
     assert "python -m pipeline bench" in render(tmp_path)
+
+
+def test_the_compared_encoders_take_the_runs_settings_and_its_built_folder_only_where_it_uses_that_backend(
+        monkeypatch):
+    import pipeline.bench_encoder as bench
+    from pipeline.specs import EncoderSpec
+
+    built = []
+    monkeypatch.setattr(bench, "ensure_model_files", built.append)  # no export: the bench builds missing files
+    run = EncoderSpec.from_dict({"backend": "onnx-qint8", "model": "my/minilm-onnx", "batch_size": 32,
+                                 "max_tokens": 512, "threads": 1, "precision": "fp32"})
+    specs = bench.bench_specs(run)
+    assert bench.shared_settings(run) == {"batch_size": 32, "max_tokens": 512, "threads": 1}
+    assert {n: (s.backend, s.model, s.precision) for n, s in specs.items()} == {
+        "packaged-int8-file": ("onnx-int8", None, "auto"), "fp32-export": ("onnx-qint8", "my/minilm-onnx", "fp32"),
+        "qint8": ("onnx-qint8", "my/minilm-onnx", "int8"), "torch-fp32": ("torch", None, "auto")}
+    assert built == list(specs.values())
+    packaged_run = bench.bench_specs(EncoderSpec.from_dict({"backend": "onnx-int8", "model": "mine.onnx"}))
+    assert {s.model for s in packaged_run.values()} == {None}  # the packaged file, and the default export folder

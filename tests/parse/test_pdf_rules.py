@@ -264,12 +264,14 @@ def test_table_cells_in_a_distinct_font_are_no_headings(tmp_path):
     for row, (a, b) in enumerate((("Zurich", "Lugano"), ("Geneva", "Basel"))):
         page.insert_text((72, y + 100 + 14 * row), a, fontsize=10, fontname="helv")
         page.insert_text((300, y + 100 + 14 * row), b, fontsize=10, fontname="helv")
-    from pipeline.parse.pdf import _lines, _rule_cue, _style
+    from pipeline.parse.pdf.cues import rule_cue
+    from pipeline.parse.pdf.lines import page_lines
+    from pipeline.parse.pdf.style import body_style
 
     with pymupdf.open(_save(doc, tmp_path)) as pdf:
-        lines = _lines(pdf[0], 1)
-    style = _style(lines)
-    cues = {ln.text: _rule_cue(ln, style) for ln in lines}
+        lines = page_lines(pdf[0], 1)
+    style = body_style(lines)
+    cues = {ln.text: rule_cue(ln, style) for ln in lines}
     assert cues["Cooling Systems"] == "font"
     assert [cues[c] for c in ("Zurich", "Lugano", "Geneva", "Basel")] == [None] * 4
 
@@ -293,7 +295,9 @@ def test_bold_run_in_heading_opens_a_section(tmp_path):
 def test_small_caps_line_standing_alone_is_a_heading(tmp_path):
     """LaTeX sets some headings in small caps (cmcsc10): a standalone line in such a font is a heading.
     PyMuPDF cannot embed a font under a chosen name, so the generated line is given the TeX font's name."""
-    from pipeline.parse.pdf import _lines, _rule_cue, _style
+    from pipeline.parse.pdf.cues import rule_cue
+    from pipeline.parse.pdf.lines import page_lines
+    from pipeline.parse.pdf.style import body_style
 
     doc = pymupdf.open()
     page = doc.new_page(width=W, height=H)
@@ -302,12 +306,12 @@ def test_small_caps_line_standing_alone_is_a_heading(tmp_path):
     page.insert_text((72, 400), "Energy Accounting", fontsize=10, fontname="tiro")
     _box(page, 410, 470, _para("accounting"), font="tiro")
     with pymupdf.open(_save(doc, tmp_path)) as pdf:
-        lines = _lines(pdf[0], 1)
-    style = _style(lines)
+        lines = page_lines(pdf[0], 1)
+    style = body_style(lines)
     (head,) = [ln for ln in lines if ln.text == "Energy Accounting"]
-    assert _rule_cue(head, style) is None  # same font and size as the body: nothing marks it
+    assert rule_cue(head, style) is None  # same font and size as the body: nothing marks it
     head.font = "ABCDEF+CMCSC10"
-    assert _rule_cue(head, style) == "caps"
+    assert rule_cue(head, style) == "caps"
 
 
 def test_text_at_a_pages_own_larger_body_size_is_no_heading(tmp_path):
@@ -339,7 +343,7 @@ def _span(text, font="Times-Roman", size=10.0, flags=0):
 def test_t1_ligature_glyphs_and_urw_mono_fonts_are_read():
     """A TeX font without a ToUnicode map hands out T1 ligatures as control characters ("\\x1crst" for
     "first"); URW's Courier clone is named "NimbusMonL", a monospace font (code, never a heading)."""
-    from pipeline.parse.pdf import _line
+    from pipeline.parse.pdf.lines import _line
 
     ln = _line({"spans": [_span("4 Generalized \x1ductuation tests: the \x1crst di\x1berences")], "bbox": (0, 0, 9, 9)}, 1, 0)
     assert ln.text == "4 Generalized fluctuation tests: the first differences" and not ln.mono
