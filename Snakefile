@@ -13,7 +13,7 @@ from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
 from pipeline.plan import start_run
 from pipeline.runs import end_run
-from pipeline.report import tracking
+from pipeline.report.export import tracking
 
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
 # on top. No `configfile:` directive: Snakemake would merge config.yaml under every --configfile.
@@ -88,7 +88,7 @@ onstart:
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
 # telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard; the run's summary
 # (leaderboard top, submission, claims, what needs a look, time) printed last and in reports/summary.json;
-# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/report/tracking.py).
+# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/report/export/tracking.py).
 onsuccess:
     wf.after_run(CFG)
     tracking.after_run(TRACK)

@@ -171,7 +171,7 @@ def test_a_corpus_runs_alone(tmp_path):
     assert (work / "benchmarks/mine/answer/dense-x/questions.tsv").exists()
     import json
 
-    from pipeline.report.time_table import rule_of
+    from pipeline.report.telemetry.time_table import rule_of
 
     assert rule_of("benchmarks/mine/answer/dense-x/questions.tsv") == "corpus_answer"
     assert rule_of("benchmarks/wattbot/answer/dense-x/train.tsv") == "answer"
@@ -187,7 +187,7 @@ def test_unlabelled_report_counts_answers(tmp_path):
     submission is the submission variant's CSV as it is."""
     import json
 
-    from pipeline.report.corpus_report import CorpusReportInputs, build_corpus_report
+    from pipeline.report.pages.corpus import CorpusReportInputs, build_corpus_report
 
     recs = [{"id": "q1", "is_blank": False}, {"id": "q2", "is_blank": True}, {"id": "q3", "is_blank": False}]
     answers = tmp_path / "a.jsonl"
@@ -204,8 +204,8 @@ def test_unlabelled_report_counts_answers(tmp_path):
 
 
 def test_index_html_has_a_section_per_corpus(tmp_path):
-    from pipeline.report.ablation import InputFiles
-    from pipeline.report.figures import corpus_sections
+    from pipeline.report.stats.ablation import InputFiles
+    from pipeline.report.pages.figures import corpus_sections
 
     board = tmp_path / "lb.csv"
     board.write_text("variant,backend,retrieval,score,score_lo,score_hi,asked,answered,blank\nx,extractive,bm25,0.5,0.1,0.9,3,2,1\n")

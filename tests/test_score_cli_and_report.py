@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.datasets.paths import REPO
 from pipeline.io import atomic_write_jsonl
-from pipeline.report.build import ReportInputs, build_reports
+from pipeline.report.pages.leaderboard import ReportInputs, build_reports
 from pipeline.score.evaluate import evaluate_variant
 
 

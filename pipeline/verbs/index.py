@@ -66,7 +66,7 @@ def cmd_sprout_train(a) -> None:
 
 
 def cmd_sprout_report(a) -> None:
-    from pipeline.report.sprout import build_sprout_report
+    from pipeline.report.pages.sprout import build_sprout_report
 
     build_sprout_report(json_arg(a.params), named_pairs(a.scores), named_pairs(a.wattbot), a.gold, a.index, a.reports)
 

@@ -9,7 +9,7 @@ from pipeline.verbs.base import add_named_args, config_args, config_files, confi
 
 
 def cmd_report(a) -> None:
-    from pipeline.report.build import ReportInputs, build_reports
+    from pipeline.report.pages.leaderboard import ReportInputs, build_reports
 
     inputs = ReportInputs(
         named_pairs(a.scores), named_pairs(a.per_question), named_pairs(a.submissions), named_pairs(a.retrieval), a.gold
@@ -18,7 +18,7 @@ def cmd_report(a) -> None:
 
 
 def cmd_corpus_report(a) -> None:
-    from pipeline.report.corpus_report import CorpusReportInputs, build_corpus_report
+    from pipeline.report.pages.corpus import CorpusReportInputs, build_corpus_report
 
     inputs = CorpusReportInputs(
         named_pairs(a.answers), named_pairs(a.submissions), named_pairs(a.scores), named_pairs(a.per_question)
@@ -27,8 +27,8 @@ def cmd_corpus_report(a) -> None:
 
 
 def cmd_figures(a) -> None:
-    from pipeline.report.ablation import InputFiles
-    from pipeline.report.figures import build_figures_stage
+    from pipeline.report.pages.figures import build_figures_stage
+    from pipeline.report.stats.ablation import InputFiles
 
     files = InputFiles(
         named_pairs(a.scores),
@@ -47,12 +47,12 @@ def cmd_figures(a) -> None:
 
 
 def cmd_readme(a) -> None:
-    from pipeline.report.readme import fill_docs, write_run_readme
+    from pipeline.report.export.readme import fill_docs, write_run_readme
 
     if a.out:
         print(f"wrote {write_run_readme(Path(a.repo), Path(a.reports), Path(a.out))} (README.md and docs/ unchanged)")
         return
-    from pipeline.report.readme import kept_blocks
+    from pipeline.report.export.readme import kept_blocks
 
     changed = fill_docs(Path(a.repo), Path(a.reports))
     print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
@@ -62,15 +62,15 @@ def cmd_readme(a) -> None:
 
 
 def cmd_summary(a) -> None:
-    from pipeline.report.summary import write_summary
+    from pipeline.report.export.summary import write_summary
 
     write_summary(a.root, a.reports)
 
 
 def cmd_time_table(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.energy import SUMMARY, EnergyInputs, energy_line, write_energy
-    from pipeline.report.time_table import PAGE, TABLE, write_time_table
+    from pipeline.report.telemetry.energy import SUMMARY, EnergyInputs, energy_line, write_energy
+    from pipeline.report.telemetry.time_table import PAGE, TABLE, write_time_table
 
     table = write_time_table(Path(a.root), Path(a.reports))
     print(table.to_string(index=False) if len(table) else "no benchmark files")
@@ -82,7 +82,7 @@ def cmd_time_table(a) -> None:
 
 def cmd_track(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.tracking import TrackSettings, require_mlflow, track, tracked_line
+    from pipeline.report.export.tracking import TrackSettings, require_mlflow, track, tracked_line
 
     cfg = load_config(config_files(a), config_overrides(a.set))
     if a.uri:
@@ -100,7 +100,7 @@ def cmd_track(a) -> None:
 
 
 def cmd_report_check(a) -> None:
-    from pipeline.report.browser import inspect_page, problems
+    from pipeline.report.export.browser import inspect_page, problems
 
     found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
     print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
@@ -114,7 +114,7 @@ def cmd_parse_quality(a) -> None:
     from pipeline.parse.corpus import Entry, load_manifest, select
     from pipeline.parse.errors import errors_csv
     from pipeline.provenance import write_manifest
-    from pipeline.report.parse_quality import write_report
+    from pipeline.report.pages.parse_quality import write_report
 
     folder = Path(a.pdfs)
     if a.manifest:
@@ -243,7 +243,7 @@ def _add_run_end(sub) -> None:
 
 
 def _add_parse_quality(sub) -> None:
-    """parse-quality: the parse stage measured on real PDFs, reported (pipeline/report/parse_quality.py)."""
+    """parse-quality: the parse stage measured on real PDFs, reported (pipeline/report/pages/parse_quality.py)."""
     from pipeline.parse.corpus import SCOPES
 
     s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")

@@ -21,7 +21,7 @@ def cmd_suite_evaluate(a) -> None:
 
 
 def cmd_suite_report(a) -> None:
-    from pipeline.report.suite_report import build_suite_report
+    from pipeline.report.pages.suite import build_suite_report
 
     build_suite_report(json_arg(a.params), named_pairs(a.scores), a.reports)
 

@@ -211,7 +211,7 @@ def test_the_ensemble_size_curve_uses_kohakurag_vote(tmp_path):
     """Two members agree on the value with disjoint refs: wattbench's intersection blanks the answer,
     KohakuRAG's keeps it with ref is_blank (0.75 value + 0.10 na)."""
     from pipeline.answer.ensemble import member_from_records
-    from pipeline.report.ensemble_size import size_curve
+    from pipeline.report.pages.ensemble_size import size_curve
 
     pd.DataFrame([{"id": q, "question": "q?", "answer": v, "answer_value": v, "answer_unit": "kWh",
                    "ref_id": f"['{r}']", "explanation": "x"} for q, v, r in (("q1", "10", "a"), ("q2", "20", "c"))]
@@ -227,7 +227,7 @@ def test_the_ensemble_size_curve_uses_kohakurag_vote(tmp_path):
 
 
 def test_render_ensembles_shows_the_leaderboard_ensembles(tmp_path):
-    from pipeline.report.results_doc import render_ensembles
+    from pipeline.report.export.results_doc import render_ensembles
 
     (tmp_path / "wattbot").mkdir()
     pd.DataFrame({"variant": ["ens5", "x", "ens5-kohaku"], "backend": ["ensemble", "extractive", "ensemble"],

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from pipeline.report.claims import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
+from pipeline.report.pages.claims import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
                                     render, verdict)
 
 REP = {"seed": 0, "bootstrap": 500, "permutations": 2000}

@@ -1,4 +1,4 @@
-"""The energy and CO2 estimate (pipeline/report/energy.py): CPU seconds attributed to variants by their
+"""The energy and CO2 estimate (pipeline/report/telemetry/energy.py): CPU seconds attributed to variants by their
 benchmark paths, hosted LLM tokens from the answer jobs' telemetry, the stated formula, the outputs
 named as run telemetry, and the run summary's one line."""
 import json
@@ -9,10 +9,10 @@ import pytest
 
 from pipeline.config import ConfigError, validate
 from pipeline.io import atomic_write_jsonl
-from pipeline.report.energy import (SUMMARY, TABLE, EnergyInputs, PowerModel, attribute, energy_line, energy_table,
+from pipeline.report.telemetry.energy import (SUMMARY, TABLE, EnergyInputs, PowerModel, attribute, energy_line, energy_table,
                                     hosted_tokens, rapl_note, write_energy)
-from pipeline.report.summary import summary_lines, write_summary
-from pipeline.report.time_table import JobTime, read_benchmarks, rule_of
+from pipeline.report.export.summary import summary_lines, write_summary
+from pipeline.report.telemetry.time_table import JobTime, read_benchmarks, rule_of
 from tests.dag_runner import result_files
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"

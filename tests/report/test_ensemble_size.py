@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from pipeline.answer.ensemble import member_from_records
-from pipeline.report.ensemble_size import COLUMNS, render, size_curve, subsets_of_size
+from pipeline.report.pages.ensemble_size import COLUMNS, render, size_curve, subsets_of_size
 
 GOLD = {"q1": ("10", "a"), "q2": ("20", "b"), "q3": ("30", "c"), "q4": ("40", "d")}
 # Each member is right (value and ref: score 1.0) on two questions and wrong elsewhere (score 0.1: the

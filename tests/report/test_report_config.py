@@ -7,7 +7,7 @@ import yaml
 
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.report.cost import pareto_front
+from pipeline.report.telemetry.cost import pareto_front
 from pipeline.report.stems import figure_stems
 from pipeline.workflow import figures_params
 

@@ -2,7 +2,7 @@
 
 A claim names an ablation, a treatment and a control variant, a metric, datasets and the claimed
 direction of treatment - control. The measurement reuses the ablation machinery
-(:func:`pipeline.report.ablation.compare`: paired bootstrap 95% interval, paired randomisation
+(:func:`pipeline.report.stats.ablation.compare`: paired bootstrap 95% interval, paired randomisation
 p-value, on the questions both variants have); p-values are Holm-adjusted across the table.
 
 Verdict rule (:data:`RULE`), from the unadjusted 95% interval ``[lo, hi]`` of treatment - control:
@@ -27,8 +27,8 @@ import pandas as pd
 import yaml
 
 from pipeline.layout import CLAIMS_FILE, Reports
-from pipeline.report.ablation import compare
-from pipeline.report.results_doc import fmt, markdown_table
+from pipeline.report.render.tables import fmt, markdown_table
+from pipeline.report.stats.ablation import compare
 
 DIRECTIONS = ("greater", "less", "negligible")
 VERDICTS = ("reproduced", "contradicted", "undecided", "not run", "not testable with this model")
@@ -327,7 +327,7 @@ def render(reports_dir: Path) -> str:
 def claims_html(table: pd.DataFrame) -> str:
     """The first section of index.html: one line per claim with its verdict, then every row with
     its interval folded below (the page's first screen must also show the leaderboard)."""
-    from pipeline.report.html import table_html
+    from pipeline.report.render.html import table_html
 
     rows = []
     for _cid, part in table.groupby("claim_id", sort=False):

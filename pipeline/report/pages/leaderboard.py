@@ -12,8 +12,8 @@ from pipeline import markdown
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
-from pipeline.report.plots import doc_recall_by_variant, score_by_variant
-from pipeline.report.stats import bootstrap_mean
+from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
+from pipeline.report.stats.stats import bootstrap_mean
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 SCORE_COLUMNS = ("score", "value", "ref", "na")

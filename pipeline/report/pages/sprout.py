@@ -20,7 +20,7 @@ def beam_table(
     params: dict, score_paths: dict[str, str], wattbot_paths: dict[str, str], gold_path: str | None
 ) -> pd.DataFrame:
     """``score_paths``: ``DATASET:VARIANT`` -> suite scores JSON; ``wattbot_paths``: variant -> WattBot retrieval run."""
-    from pipeline.report.suite_report import suite_runs
+    from pipeline.report.pages.suite import suite_runs
     from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
     rows = []
@@ -54,7 +54,7 @@ def beam_table(
 
 
 def beam_figure(table: pd.DataFrame, k: int, path: str | Path) -> None:
-    from pipeline.report.plots import plt, save
+    from pipeline.report.render.plots import plt, save
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     suite = table[(table["dataset"] != "wattbot") & (table["metric"] == f"ie@{k}")]
@@ -93,7 +93,7 @@ def tree_layout(tree: dict) -> tuple[dict[int, float], dict[int, int], list[tupl
 def tree_figure(tree: dict, stem: str | Path) -> None:
     """Dendrogram: leaves (two-sentence chunks) along the document, each merge at its order; early
     merges (low) joined the chunks the encoder's attention tied most strongly."""
-    from pipeline.report.plots import plt, save_png_svg
+    from pipeline.report.render.plots import plt, save_png_svg
 
     nodes = {n["node"]: n for n in tree["nodes"]}
     x, rank, edges = tree_layout(tree)

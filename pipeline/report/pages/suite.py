@@ -12,7 +12,7 @@ from pipeline import markdown
 from pipeline.io import atomic_write_text
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
-from pipeline.report.plots import ie_by_variant
+from pipeline.report.render.plots import ie_by_variant
 
 PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "tokens")
 

@@ -17,9 +17,12 @@ from pipeline import layout as L
 from pipeline.answer.ensemble import member_from_records
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
-from pipeline.report import ablation_figures as F
-from pipeline.report import ensemble_size as ES
-from pipeline.report.ablation import (
+from pipeline.report.pages import ensemble_size as ES
+from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims
+from pipeline.report.render import ablation_figures as F
+from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
+from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.stats.ablation import (
     InputFiles,
     ablation_stats,
     suite_tables,
@@ -27,10 +30,6 @@ from pipeline.report.ablation import (
     variant_interval,
     wattbot_tables,
 )
-from pipeline.report.claims import claims_html, claims_md, load_claims, measure_claims
-from pipeline.report.cost import cost_table, pareto_front
-from pipeline.report.embedding_map import LEVELS, load_vectors, project
-from pipeline.report.html import FigureEntry, Section, render_html, table_html
 from pipeline.report.stems import (
     ablations_with_suite,
     ensemble_stem,
@@ -39,6 +38,7 @@ from pipeline.report.stems import (
     suite_stem,
     suite_variants_of,
 )
+from pipeline.report.telemetry.cost import cost_table, pareto_front
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
 # The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
@@ -65,7 +65,7 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
     """The parse-quality figure and table (per source heading F1 of the three heading methods), if measured."""
     if not sources_csv:
         return []
-    from pipeline.report.parse_quality import quality_figure
+    from pipeline.report.pages.parse_quality import quality_figure
 
     table = pd.read_csv(sources_csv)
     quality_figure(table.to_dict("records"), figs / "parse-quality")
@@ -416,7 +416,7 @@ def build_figures_stage(
 
     counts = draw_attribution(run, gold, order, answering)
     draw_embedding_map(run)
-    # parse quality (pipeline/report/parse_quality.py wrote the table; drawn here so index.html shows it)
+    # parse quality (pipeline/report/pages/parse_quality.py wrote the table; drawn here so index.html shows it)
     parse_sources = parse_quality_section(params.get("parse_quality") or "", run.figs, run.entries)
 
     missing = set(figure_stems(params)) - set(run.entries)

@@ -1,6 +1,6 @@
 """A corpus's report (``corpora:``): reports/<name>/leaderboard.csv and submission.csv.
 
-With labels the leaderboard is WattBot's (pipeline/report/build.py ``leaderboard``: the WattBot metric
+With labels the leaderboard is WattBot's (pipeline/report/pages/leaderboard.py ``leaderboard``: the WattBot metric
 with bootstrap intervals, report.seed/bootstrap, and the doc-level retrieval metrics of each variant's run
 from the labels' ref ids); without, each variant's answered and blank counts, no score. The submission is
 one variant's answers in the Kaggle format, every question id in the questions file's order."""
@@ -15,7 +15,7 @@ import pandas as pd
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
-from pipeline.report.build import leaderboard
+from pipeline.report.pages.leaderboard import leaderboard
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import read_jsonl
-from pipeline.report.stats import paired_bootstrap, randomisation_p
+from pipeline.report.stats.stats import paired_bootstrap, randomisation_p
 from pipeline.report.stems import ablations_with_suite, suite_variants_of
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 

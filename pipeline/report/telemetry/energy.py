@@ -22,7 +22,7 @@ import pandas as pd
 from pipeline.config_schema import spec_defaults
 from pipeline.io import atomic_write_text
 from pipeline.llm.endpoints import LOCAL_PREFIX  # a model the job serves itself, on its own cores
-from pipeline.report.time_table import ANSWER_TELEMETRY, BENCHMARK_PATTERNS, JobTime, read_benchmarks
+from pipeline.report.telemetry.time_table import ANSWER_TELEMETRY, BENCHMARK_PATTERNS, JobTime, read_benchmarks
 
 TABLE, SUMMARY = "energy.telemetry.csv", "energy.telemetry.json"
 COLUMNS = ["kind", "variant", "jobs", "cpu_s", "cpu_kwh", "hosted_llm_tokens", "llm_kwh", "kwh", "gco2e"]
