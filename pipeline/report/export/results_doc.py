@@ -11,6 +11,7 @@ import pandas as pd
 from pipeline.answer_backends import get as get_backend
 from pipeline.layout import Reports
 from pipeline.report.render.tables import fmt, markdown_table
+from pipeline.report.sections import section_of
 
 
 def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
@@ -103,7 +104,8 @@ def render_suite(reports_dir: Path) -> str:
 def render_ablations(reports_dir: Path) -> str:
     """Every A-vs-B comparison on its headline metrics: paired difference, 95% interval, p."""
     t = pd.read_csv(Reports.at(reports_dir).ablation_differences)
-    keep = t[((t["dataset"] == "wattbot") & t["metric"].isin(["score", "doc_hit@1"])) | t["metric"].eq("ie@5")]
+    listed = [m in section_of(d).results for d, m in zip(t["dataset"], t["metric"], strict=True)]
+    keep = t[pd.Series(listed, index=t.index, dtype=bool)]
     rows = [
         {
             "ablation": r.ablation,

@@ -28,6 +28,7 @@ import yaml
 
 from pipeline.layout import CLAIMS_FILE, Reports
 from pipeline.report.render.tables import fmt, markdown_table
+from pipeline.report.sections import is_labelled
 from pipeline.report.stats.ablation import compare
 
 DIRECTIONS = ("greater", "less", "negligible")
@@ -153,7 +154,7 @@ def holm(p: list[float]) -> list[float]:
 
 def _tables_for(claim: Claim, stage: str, dataset: str, wattbot: dict, suite: dict) -> dict[str, pd.DataFrame]:
     """Per-question tables of the claim's variants on one dataset (those the run has)."""
-    if dataset == "wattbot":
+    if is_labelled(dataset):
         return {v: wattbot[(stage, v)] for v in claim.variants if (stage, v) in wattbot}
     return {v: suite[(dataset, v)] for v in claim.variants if (dataset, v) in suite}
 

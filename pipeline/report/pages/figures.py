@@ -22,6 +22,7 @@ from pipeline.report.pages.claims import claims_html, claims_md, load_claims, me
 from pipeline.report.render import ablation_figures as F
 from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.sections import labelled_rows, section_of
 from pipeline.report.stats.ablation import (
     InputFiles,
     ablation_stats,
@@ -105,18 +106,13 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
 
 
 def headline(summary: pd.DataFrame, suite_ks: list[int]) -> pd.DataFrame:
-    """One metric per comparison for the forest plot: score (answering), doc_hit@1 (retrieval on
-    WattBot), IE at the largest k (suite)."""
-    top_k = f"ie@{max(suite_ks)}" if suite_ks else None
-    keep = (
-        ((summary["dataset"] == "wattbot") & summary["metric"].isin(["score"]))
-        | (
-            (summary["dataset"] == "wattbot")
-            & (summary["metric"] == "doc_hit@1")
-            & ~summary["ablation"].isin(summary.loc[summary["metric"] == "score", "ablation"])
-        )
-        | ((summary["dataset"] != "wattbot") & (summary["metric"] == top_k))
-    )
+    """One metric per comparison and dataset for the forest plot: the first of its dataset section's
+    headline metrics the comparison has (score, else doc_hit@1 on WattBot; IE at the largest k on the suite)."""
+    keep = pd.Series(False, index=summary.index)
+    for (_, dataset), part in summary.groupby(["ablation", "dataset"], sort=False):
+        have = set(part["metric"])
+        first = next((m for m in section_of(dataset).headline_metrics(suite_ks) if m in have), None)
+        keep.loc[part.index] = (part["metric"] == first).to_numpy()
     return summary[keep].reset_index(drop=True)
 
 
@@ -214,7 +210,7 @@ def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataF
         rvs = ab["variants"] if ab["stage"] == "retrieval" else []
         if not ab.get("suite_only"):
             stem = f"ablation-{name}"
-            F.ablation_bars(part[part["dataset"] == "wattbot"], name, ab["note"], figs / stem)
+            F.ablation_bars(part[labelled_rows(part["dataset"])], name, ab["note"], figs / stem)
             entries[stem] = FigureEntry(
                 stem,
                 f"WattBot train, {ab['stage']} variants {', '.join(ab['variants'])} "
@@ -224,7 +220,7 @@ def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataF
         srvs = suite_variants_of(params, ab)
         if srvs:
             stem = suite_stem(name, ab)
-            F.ablation_suite(part[part["dataset"] != "wattbot"], f"{name}: IE@k on the retrieval suite", figs / stem)
+            F.ablation_suite(part[~labelled_rows(part["dataset"])], f"{name}: IE@k on the retrieval suite", figs / stem)
             pairs = [(d, rv) for d in params["suite"]["datasets"] for rv in srvs]
             entries[stem] = FigureEntry(
                 stem,

@@ -14,6 +14,7 @@ import pandas as pd
 from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
+from pipeline.report.sections import LABELLED_SET, labelled_rows
 
 
 def beam_table(
@@ -43,7 +44,7 @@ def beam_table(
             for m in ("doc_recall@5", "doc_recall@10", "doc_hit@1"):
                 rows.append(
                     {
-                        "dataset": "wattbot",
+                        "dataset": LABELLED_SET,
                         "variant": variant,
                         "beam_width": params["sweep"][variant],
                         "metric": m,
@@ -57,14 +58,14 @@ def beam_figure(table: pd.DataFrame, k: int, path: str | Path) -> None:
     from pipeline.report.render.plots import plt, save
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    suite = table[(table["dataset"] != "wattbot") & (table["metric"] == f"ie@{k}")]
+    suite = table[~labelled_rows(table["dataset"]) & (table["metric"] == f"ie@{k}")]
     for dataset, part in suite.groupby("dataset", sort=True):
         left.plot(part["beam_width"], part["value"], marker="o", label=dataset)
     left.set_xlabel("beam width b")
     left.set_ylabel(f"IE@{k}")
     left.set_ylim(bottom=0)
     left.set_title(f"Retrieval suite: IE@{k} vs beam width")
-    wb = table[table["dataset"] == "wattbot"]
+    wb = table[labelled_rows(table["dataset"])]
     for metric, part in wb.groupby("metric", sort=True):
         right.plot(part["beam_width"], part["value"], marker="o", label=metric)
     right.set_xlabel("beam width b")

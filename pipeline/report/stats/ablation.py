@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import read_jsonl
+from pipeline.report.sections import LABELLED_SET
 from pipeline.report.stats.stats import paired_bootstrap, randomisation_p
 from pipeline.report.stems import ablations_with_suite, suite_variants_of
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
@@ -127,7 +128,7 @@ def ablation_stats(params: dict, wattbot: dict, suite: dict) -> pd.DataFrame:
             tables = {v: wattbot[(ab["stage"], v)] for v in ab["variants"]}
             for m in metrics:
                 rows += [
-                    {"ablation": name, "stage": ab["stage"], "dataset": "wattbot", **r}
+                    {"ablation": name, "stage": ab["stage"], "dataset": LABELLED_SET, **r}
                     for r in compare(tables, ab["variants"], m, rep)
                 ]
         rvs = suite_variants_of(params, ab)
