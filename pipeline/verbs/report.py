@@ -69,27 +69,30 @@ def cmd_summary(a) -> None:
 
 def cmd_time_table(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.telemetry.energy import SUMMARY, EnergyInputs, energy_line, write_energy
+    from pipeline.report.telemetry.energy import SUMMARY, energy_line, write_energy
     from pipeline.report.telemetry.time_table import PAGE, TABLE, write_time_table
 
     table = write_time_table(Path(a.root), Path(a.reports))
     print(table.to_string(index=False) if len(table) else "no benchmark files")
     print(f"wrote {Path(a.reports) / TABLE} and {Path(a.reports) / PAGE}")
-    inputs = EnergyInputs.from_config(load_config(config_files(a), config_overrides(a.set)))
+    from pipeline.workflow.report_settings import energy_inputs
+
+    inputs = energy_inputs(load_config(config_files(a), config_overrides(a.set)))
     energy = write_energy(Path(a.root), Path(a.reports), inputs)
     print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
 
 
 def cmd_track(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.export.tracking import TrackSettings, require_mlflow, track, tracked_line
+    from pipeline.report.export.tracking import require_mlflow, track, tracked_line
+    from pipeline.workflow.report_settings import track_settings
 
     cfg = load_config(config_files(a), config_overrides(a.set))
     if a.uri:
         cfg["tracking"] = {**(cfg.get("tracking") or {}), "mlflow": a.uri}
     if a.experiment:
         cfg["tracking"] = {**(cfg.get("tracking") or {}), "experiment": a.experiment}
-    settings = TrackSettings.from_config(cfg)
+    settings = track_settings(cfg)
     if settings.tracking is None:
         if not a.if_configured:
             print("no tracking configured (config key tracking.mlflow, or --uri): nothing logged")

@@ -53,16 +53,6 @@ class Tracking:
     experiment: str
     artifacts: str | None = None  # artifact root of a new experiment (default: beside a sqlite store)
 
-    @classmethod
-    def of(cls, cfg: dict) -> Tracking | None:
-        from pipeline.config_schema import spec_defaults
-
-        t = cfg.get("tracking") or {}
-        if not t.get("mlflow"):
-            return None
-        t = {**spec_defaults("tracking"), **t}
-        return cls(t["mlflow"], t["experiment"], t.get("artifacts"))
-
     def artifact_root(self) -> str | None:
         """Where a new experiment keeps artifacts: ``tracking.artifacts``, else ``mlartifacts/`` beside a
         ``sqlite:///`` store (MLflow's default is ./mlruns of whatever folder the logging ran in)."""
@@ -86,22 +76,6 @@ class TrackSettings:
     bootstrap: int  # report.bootstrap: resamples per interval
     seed: int  # report.seed
     cache_dir: str  # where the LLM cache (and its usage table) is, relative to the run's root
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> TrackSettings:
-        from pipeline.config_schema import spec_defaults
-
-        rep = {**spec_defaults("report"), **(cfg.get("report") or {})}
-        return cls(
-            tracking=Tracking.of(cfg),
-            answering=tuple(sorted(cfg.get("answering") or {})),
-            retrieval=tuple(sorted(cfg.get("retrieval") or {})),
-            suite_datasets=tuple(sorted(((cfg.get("benchmarks") or {}).get("datasets")) or {})),
-            score_split=cfg["wattbot"]["score_split"],
-            bootstrap=int(rep["bootstrap"]),
-            seed=int(rep["seed"]),
-            cache_dir=cfg.get("cache_dir") or "data/cache",
-        )
 
 
 def require_mlflow(tracking: Tracking | None) -> Tracking | None:
