@@ -10,25 +10,28 @@ from pipeline.verbs.base import add_named_args, config_args, config_files, confi
 
 def cmd_report(a) -> None:
     from pipeline.report.pages.leaderboard import ReportInputs, build_reports
+    from pipeline.workflow.report_settings import report_params
 
     inputs = ReportInputs(
         named_pairs(a.scores), named_pairs(a.per_question), named_pairs(a.submissions), named_pairs(a.retrieval), a.gold
     )
-    build_reports(json_arg(a.params), inputs, a.reports)
+    build_reports(report_params(json_arg(a.params)), inputs, a.reports)
 
 
 def cmd_corpus_report(a) -> None:
     from pipeline.report.pages.corpus import CorpusReportInputs, build_corpus_report
+    from pipeline.workflow.report_settings import corpus_report_params
 
     inputs = CorpusReportInputs(
         named_pairs(a.answers), named_pairs(a.submissions), named_pairs(a.scores), named_pairs(a.per_question)
     )
-    print(json.dumps(build_corpus_report(json_arg(a.params), inputs, a.reports)))
+    print(json.dumps(build_corpus_report(corpus_report_params(json_arg(a.params)), inputs, a.reports)))
 
 
 def cmd_figures(a) -> None:
     from pipeline.report.pages.figures import build_figures_stage
     from pipeline.report.stats.ablation import InputFiles
+    from pipeline.workflow.report_settings import figures_params
 
     files = InputFiles(
         named_pairs(a.scores),
@@ -39,11 +42,8 @@ def cmd_figures(a) -> None:
         named_pairs(a.index),
         named_pairs(a.corpora),
     )
-    print(
-        json.dumps(
-            build_figures_stage({**json_arg(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)
-        )
-    )
+    params = figures_params({**json_arg(a.params), "gold": a.gold})  # the manifests record gold too
+    print(json.dumps(build_figures_stage(params, files, a.reports, a.leaderboard, a.claims)))
 
 
 def cmd_readme(a) -> None:

@@ -1,12 +1,24 @@
-"""What the steps after a run read of the config, as the report's typed settings: the energy estimate's
-constants and served-here variants, and where MLflow runs go. Built once here, by the drivers (the
-``time-table`` and ``track`` verbs, the Snakefile); pipeline/report/ never reads the config dict."""
+"""The report's typed settings, built here by the drivers from dicts: what the steps after a run read
+of the config (the energy estimate's constants and served-here variants, where MLflow runs go: for the
+``time-table`` and ``track`` verbs and the Snakefile), and each report rule's params read back from
+the JSON Snakemake hashed (for the report verbs). pipeline/report/ never indexes a config or params dict."""
 
 from __future__ import annotations
 
 from pipeline.config_schema import spec_defaults
 from pipeline.llm.endpoints import LOCAL_PREFIX  # a model the job serves itself, on its own cores
 from pipeline.report.export.tracking import Tracking, TrackSettings
+from pipeline.report.params import (
+    Ablation,
+    CorpusReportParams,
+    FiguresParams,
+    Leaderboard,
+    ReportParams,
+    Resampling,
+    SproutReportParams,
+    SuiteReportParams,
+    SuiteRuns,
+)
 from pipeline.report.telemetry.energy import EnergyInputs, PowerModel
 
 
@@ -51,3 +63,66 @@ def track_settings(cfg: dict) -> TrackSettings:
         seed=int(rep["seed"]),
         cache_dir=cfg.get("cache_dir") or "data/cache",
     )
+
+
+# --- the report rules' params (the JSON pipeline/workflow/reports.py wrote) as typed specs ---
+
+
+def resampling(rep: dict) -> Resampling:
+    """``report``'s seed, bootstrap and permutations, the schema's defaults for those a rule's params omit."""
+    r = {**spec_defaults("report"), **rep}
+    return Resampling(int(r["seed"]), int(r["bootstrap"]), int(r["permutations"]))
+
+
+def leaderboard_of(params: dict) -> Leaderboard:
+    return Leaderboard(params["variants"], resampling(params.get("report") or {}))
+
+
+def report_params(params: dict) -> ReportParams:
+    return ReportParams(
+        leaderboard_of(params),
+        params["default_variant"],
+        params["score_split"],
+        params["config_hash"],
+        params,
+        params.get("pdf_fallback") or {},
+    )
+
+
+def corpus_report_params(params: dict) -> CorpusReportParams:
+    return CorpusReportParams(
+        leaderboard_of(params), params["corpus"], params["labelled"], params["submission_variant"], params
+    )
+
+
+def figures_params(params: dict) -> FiguresParams:
+    """The figures rule's params; ``gold`` (the scored split's CSV) is passed beside them."""
+    rep = {**spec_defaults("report"), **params["report"]}
+    suite = params.get("suite") or {}
+    return FiguresParams(
+        resampling=resampling(rep),
+        ablations={
+            name: Ablation(ab.get("stage", "answering"), tuple(ab["variants"]), ab.get("note", ""))
+            for name, ab in rep["ablations"].items()
+        },
+        answering=params["answering"],
+        retrieval=tuple(sorted(params["retrieval"])),
+        suite=SuiteRuns(tuple(suite.get("datasets", ())), tuple(suite.get("variants", ())), tuple(suite.get("ks", ()))),
+        gold=params.get("gold", ""),
+        config_hash=params["config_hash"],
+        hashed=params,
+        embedding_index=rep.get("embedding_index"),
+        embedding_sample=int(rep["embedding_sample"]),
+        ensemble_subsets=int(rep["ensemble_subsets"]),
+        corpora=tuple(params.get("corpora") or ()),
+        parse_quality=params.get("parse_quality") or "",
+        claims_elsewhere=params.get("claims_elsewhere") or {},
+    )
+
+
+def suite_report_params(params: dict) -> SuiteReportParams:
+    return SuiteReportParams(params["config_hash"], params)
+
+
+def sprout_report_params(params: dict) -> SproutReportParams:
+    return SproutReportParams(params["sweep"], tuple(params["ks"]), params)

@@ -1,5 +1,4 @@
 """The report block: ablations name configured variants or the config is rejected, naming the key."""
-import json
 
 import pandas as pd
 import pytest
@@ -8,8 +7,7 @@ import yaml
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
 from pipeline.report.telemetry.cost import pareto_front
-from pipeline.report.stems import figure_stems
-from pipeline.workflow import figures_params
+from pipeline.workflow import figure_stems
 
 
 @pytest.fixture()
@@ -42,7 +40,7 @@ def test_bad_report_keys(raw):
 
 def test_figures_follow_from_the_config(raw):
     cfg = validate(raw)
-    stems = figure_stems(json.loads(figures_params(cfg)))
+    stems = figure_stems(cfg)
     for name, ab in cfg["report"]["ablations"].items():
         assert f"ablation-{name}" in stems
     assert "ablation-bm25-on-off-suite" in stems and "retrieval-suite-ie" in stems  # hier-dense/convex in the suite

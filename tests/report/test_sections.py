@@ -10,6 +10,7 @@ from pipeline.report.pages.figures import headline
 from pipeline.report.sections import LABELLED, SUITE, section_of
 from pipeline.report.stats.ablation import ablation_stats, summary_numbers
 from pipeline.suite_datasets import SuiteDataset, register, unregister
+from pipeline.workflow.report_settings import figures_params
 
 TOY = "toy-report"
 
@@ -28,11 +29,11 @@ def suite_run(seed: int) -> pd.DataFrame:
 
 
 def stats_with(dataset: str) -> pd.DataFrame:
-    params = {
+    params = figures_params({
         "report": {"ablations": {}, "seed": 0, "bootstrap": 200, "permutations": 200},
-        "answering": {},
+        "answering": {}, "retrieval": {}, "config_hash": "h",
         "suite": {"datasets": [dataset], "variants": ["a", "b"], "ks": [1, 5]},
-    }
+    })
     return ablation_stats(params, {}, {(dataset, "a"): suite_run(1), (dataset, "b"): suite_run(2)})
 
 

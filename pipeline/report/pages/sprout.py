@@ -14,11 +14,12 @@ import pandas as pd
 from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
+from pipeline.report.params import SproutReportParams
 from pipeline.report.sections import LABELLED_SET, labelled_rows
 
 
 def beam_table(
-    params: dict, score_paths: dict[str, str], wattbot_paths: dict[str, str], gold_path: str | None
+    params: SproutReportParams, score_paths: dict[str, str], wattbot_paths: dict[str, str], gold_path: str | None
 ) -> pd.DataFrame:
     """``score_paths``: ``DATASET:VARIANT`` -> suite scores JSON; ``wattbot_paths``: variant -> WattBot retrieval run."""
     from pipeline.report.pages.suite import suite_runs
@@ -27,12 +28,12 @@ def beam_table(
     rows = []
     for dataset, variant, p in suite_runs(score_paths):
         s = json.loads(p.read_text())["summary"]
-        for k in params["ks"]:
+        for k in params.ks:
             rows.append(
                 {
                     "dataset": dataset,
                     "variant": variant,
-                    "beam_width": params["sweep"][variant],
+                    "beam_width": params.sweep[variant],
                     "metric": f"ie@{k}",
                     "value": round(s[f"ie@{k}"], 4),
                 }
@@ -46,7 +47,7 @@ def beam_table(
                     {
                         "dataset": LABELLED_SET,
                         "variant": variant,
-                        "beam_width": params["sweep"][variant],
+                        "beam_width": params.sweep[variant],
                         "metric": m,
                         "value": summary[m],
                     }
@@ -115,7 +116,7 @@ def tree_figure(tree: dict, stem: str | Path) -> None:
 
 
 def build_sprout_report(
-    params: dict,
+    params: SproutReportParams,
     score_paths: dict[str, str],
     wattbot_paths: dict[str, str],
     gold_path: str | None,
@@ -128,8 +129,8 @@ def build_sprout_report(
     out = Reports(reports)
     table = beam_table(params, score_paths, wattbot_paths, gold_path)
     atomic_write_text(out.sprout_beam_csv, table.to_csv(index=False, lineterminator="\n"))
-    beam_figure(table, max(params["ks"]), out.sprout_beam_png)
-    write_manifest(out.sprout_beam_csv, params, list(score_paths.values()) + list(wattbot_paths.values()))
+    beam_figure(table, max(params.ks), out.sprout_beam_png)
+    write_manifest(out.sprout_beam_csv, params.hashed, list(score_paths.values()) + list(wattbot_paths.values()))
     if index_path:
         reader = IndexReader(index_path)
         # a drawable tree: the document whose leaf count is closest to 32
