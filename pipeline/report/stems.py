@@ -2,7 +2,8 @@
 
 Snakemake needs every output before it runs, so the stems are planned when the DAG is: this module
 imports only the standard library, the backend registry and the params' dataclasses, and
-`snakemake -n` never loads matplotlib or scikit-learn (tests/test_layout.py checks it). The drawing code (pipeline/report/pages/figures.py) uses the same names.
+`snakemake -n` never loads matplotlib or scikit-learn (tests/test_layout.py checks it).
+The drawing code (pipeline/report/pages/figures.py) uses the same names.
 """
 
 from __future__ import annotations
