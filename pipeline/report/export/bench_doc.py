@@ -214,7 +214,11 @@ def render_encoder(reports_dir: Path) -> str:
     reference = next(n for n, e in r["encoders"].items() if not e.get("cosine_sentences"))  # measured against itself
 
     def cell(name: str, measured: dict) -> str:
-        diff = "" if name == reference else f" ({measured['diff_vs_ref']:+.3f} [{measured['lo']:+.3f}, {measured['hi']:+.3f}])"
+        diff = (
+            ""
+            if name == reference
+            else f" ({measured['diff_vs_ref']:+.3f} [{measured['lo']:+.3f}, {measured['hi']:+.3f}])"
+        )
         return f"{measured['recall']:.3f}" + diff
 
     rows = [[name, *(cell(name, v) for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
