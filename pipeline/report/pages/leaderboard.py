@@ -52,8 +52,8 @@ def leaderboard(board: Leaderboard, score_paths: dict[str, str], per_question_pa
                 "n": a25["n"],
             }
         )
-    board = pd.DataFrame(rows).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
-    return board.reset_index(drop=True)
+    table = pd.DataFrame(rows).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
+    return table.reset_index(drop=True)
 
 
 def fallback_lines(fallback: dict[str, list[str]]) -> list[str]:
