@@ -132,7 +132,7 @@ def numbers(row: dict, prefix: str = "") -> dict[str, float]:
 def with_intervals(table: pd.DataFrame, prefix: str, n_boot: int, seed: int) -> dict[str, float]:
     """Each numeric column's mean and its 95% bootstrap interval (``_lo``, ``_hi``), NaN rows of a column
     left out (e.g. ``quote_in_context`` of questions without a quote); rounded as the reports round."""
-    from pipeline.report.stats.stats import bootstrap_mean
+    from pipeline.report.stats.resampling import bootstrap_mean
 
     out: dict[str, float] = {}
     for col in table.select_dtypes("number").columns:

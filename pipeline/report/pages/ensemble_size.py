@@ -5,7 +5,7 @@ the ensemble's own rule (members kept in config order, so ties still go to the e
 and scored per question with the WattBot metric. When there are more k-subsets than
 ``max_subsets`` a seeded sample of distinct subsets is drawn. A question's score at size k is its
 mean over the subsets, so the curve is the expected score of a random k-member ensemble; the
-intervals are paired bootstrap 95% over questions (pipeline/report/stats/stats.py), the differences
+intervals are paired bootstrap 95% over questions (pipeline/report/stats/resampling.py), the differences
 against k = 1 paired too, with a paired randomisation test.
 """
 
@@ -28,7 +28,7 @@ from pipeline.answer.vote import VoteConfig
 from pipeline.layout import Reports
 from pipeline.report.params import Resampling
 from pipeline.report.render.plots import save_png_svg
-from pipeline.report.stats.stats import paired_bootstrap, randomisation_p
+from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
 from pipeline.score.wattbot import per_question
 
 COLUMNS = [

@@ -14,7 +14,7 @@ from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.params import Leaderboard, ReportParams, Resampling
 from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
-from pipeline.report.stats.stats import bootstrap_mean
+from pipeline.report.stats.resampling import bootstrap_mean
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 SCORE_COLUMNS = ("score", "value", "ref", "na")

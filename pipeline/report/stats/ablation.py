@@ -16,7 +16,7 @@ import pandas as pd
 from pipeline.io import read_jsonl
 from pipeline.report.params import FiguresParams, Resampling
 from pipeline.report.sections import LABELLED_SET
-from pipeline.report.stats.stats import paired_bootstrap, randomisation_p
+from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
 from pipeline.report.stems import ablations_with_suite, suite_variants_of
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
