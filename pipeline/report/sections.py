@@ -22,6 +22,8 @@ from pipeline.layout import WATTBOT
 
 @dataclass(frozen=True)
 class Section:
+    """Which rows a dataset has in the ablation tables and which of them the page and docs headline."""
+
     labelled: bool  # per-question answer and retrieval metrics of every variant (else IE@k per suite query)
     headline: tuple[str, ...]  # the forest plot's metric, first one the ablation has; "{k}": the largest k
     results: tuple[str, ...]  # the metrics docs/results.md lists per comparison
