@@ -13,7 +13,8 @@ from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
 from pipeline.plan import start_run
 from pipeline.runs import end_run
-from pipeline.report import tracking
+from pipeline.report.export import tracking
+from pipeline.workflow.report_settings import track_settings
 
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
 # on top. No `configfile:` directive: Snakemake would merge config.yaml under every --configfile.
@@ -30,7 +31,7 @@ if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipe
 # (`-n` needs no key); a real run stops on it in `onstart`, before its first job
 preflight(CFG, dry_run=True)
 EST = None
-TRACK = tracking.TrackSettings.from_config(CFG)   # what onsuccess logs to MLflow, read once
+TRACK = track_settings(CFG)   # what onsuccess logs to MLflow, read once
 if workflow.is_main_process:   # not again in each cluster job
     EST = print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
     tracking.require_mlflow(TRACK.tracking)   # `tracking: {mlflow: URI}` needs the mlflow extra: said now, not after the last job
@@ -88,7 +89,7 @@ onstart:
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
 # telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard; the run's summary
 # (leaderboard top, submission, claims, what needs a look, time) printed last and in reports/summary.json;
-# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/report/tracking.py).
+# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/report/export/tracking.py).
 onsuccess:
     wf.after_run(CFG)
     tracking.after_run(TRACK)

@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import markdown
 from pipeline.cores import job_threads
 from pipeline.datasets.wattbot import parse_ref_ids
 from pipeline.embed.backends import get_backend, own_keys
@@ -34,7 +33,6 @@ from pipeline.index_files.store import IndexReader, IndexWriter
 from pipeline.specs import EncoderSpec
 from pipeline.tree import DocTree
 
-REPORT = Path("bench") / "encoder.json"  # written by pipeline.report.bench_doc.save_bench
 #: label -> backend config over the run's `embedding` (onnx-qint8 is the default)
 ENCODERS = {
     "packaged-int8-file": {"backend": "onnx-int8"},
@@ -226,69 +224,3 @@ def run_encoder_bench(
         "encoders": {**ENCODERS, BATCHED_INT8: "the qint8 file, batched"},
     }
     return out
-
-
-def render(reports_dir: Path) -> str:
-    """docs/encoder.md's generated block: speed, fidelity and recall per encoder from reports/bench/encoder.json."""
-    import json
-
-    path = Path(reports_dir) / REPORT
-    if not path.exists():
-        return f"(no {path} yet: run `python -m pipeline bench`)"
-    r = json.loads(path.read_text())
-    lines = [
-        f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
-        f"{', '.join(r['docs_for_speed'])}, {r['threads']} thread{'' if r['threads'] == 1 else 's'}, "
-        f"best of {r.get('rounds', 1)} interleaved rounds; "
-        "int8 dot-product instructions: "
-        f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).",
-        "",
-    ]
-    rows = []
-    for name, e in r["encoders"].items():
-        cs, cc = e.get("cosine_sentences"), e.get("cosine_chunks")
-        cos = (
-            [f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f}", f"{cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"]
-            if cs
-            else ["reference", "reference"]
-        )
-        rows.append(
-            [
-                name,
-                f"{e['sentences']['per_s']:.0f}",
-                f"{e['sentences']['per_cpu_s']:.0f}",
-                f"{e['sentence_speedup_vs_packaged']:.2f}",
-                f"{e['chunks']['per_s']:.1f}",
-                f"{e['chunks']['per_cpu_s']:.1f}",
-                *cos,
-            ]
-        )
-    lines += markdown.table_lines(
-        [
-            "encoder",
-            "sentences/s",
-            "sentences/CPU-s",
-            "× packaged",
-            "chunks/s",
-            "chunks/CPU-s",
-            "cosine to fp32, sentences (mean / min)",
-            "chunks (mean / min)",
-        ],
-        rows,
-    )
-    rec = r["recall"]
-    lines += [
-        "",
-        f"Doc recall@k on the {rec['questions']} WattBot train questions citing one of "
-        f"{', '.join(rec['docs'])} (a hier index of those documents per encoder; "
-        f"difference to fp32 torch with a paired 95% interval):",
-        "",
-    ]
-
-    def cell(name: str, at_k: dict) -> str:
-        diff = "" if name == REFERENCE else f" ({at_k['diff_vs_ref']:+.3f} [{at_k['lo']:+.3f}, {at_k['hi']:+.3f}])"
-        return f"{at_k['recall']:.3f}" + diff
-
-    rows = [[name, *(cell(name, v) for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
-    lines += markdown.table_lines(["encoder", *(f"recall@{k}" for k in rec["ks"])], rows)
-    return "\n".join(lines)

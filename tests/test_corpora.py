@@ -171,7 +171,7 @@ def test_a_corpus_runs_alone(tmp_path):
     assert (work / "benchmarks/mine/answer/dense-x/questions.tsv").exists()
     import json
 
-    from pipeline.report.time_table import rule_of
+    from pipeline.report.telemetry.time_table import rule_of
 
     assert rule_of("benchmarks/mine/answer/dense-x/questions.tsv") == "corpus_answer"
     assert rule_of("benchmarks/wattbot/answer/dense-x/train.tsv") == "answer"
@@ -187,7 +187,8 @@ def test_unlabelled_report_counts_answers(tmp_path):
     submission is the submission variant's CSV as it is."""
     import json
 
-    from pipeline.report.corpus_report import CorpusReportInputs, build_corpus_report
+    from pipeline.report.pages.corpus import CorpusReportInputs, build_corpus_report
+    from pipeline.workflow.report_settings import corpus_report_params
 
     recs = [{"id": "q1", "is_blank": False}, {"id": "q2", "is_blank": True}, {"id": "q3", "is_blank": False}]
     answers = tmp_path / "a.jsonl"
@@ -196,7 +197,7 @@ def test_unlabelled_report_counts_answers(tmp_path):
     sub.write_text("id,answer_value\nq1,1\nq2,is_blank\nq3,3\n")
     variant = {"answering": {"backend": "extractive", "retrieval": "bm25"}, "upstream": {"indexes": {"bm25": {}}}}
     params = {"corpus": "mine", "labelled": False, "submission_variant": "x", "variants": {"x": variant}}
-    build_corpus_report(params, CorpusReportInputs({"x": str(answers)}, {"x": str(sub)}, {}, {}), str(tmp_path / "r"))
+    build_corpus_report(corpus_report_params(params), CorpusReportInputs({"x": str(answers)}, {"x": str(sub)}, {}, {}), str(tmp_path / "r"))
     board = pd.read_csv(tmp_path / "r/mine/leaderboard.csv")
     assert board.to_dict("records") == [{"variant": "x", "backend": "extractive", "retrieval": "bm25",
                                          "indexes": "bm25", "asked": 3, "answered": 2, "blank": 1, "failures": 0}]
@@ -204,14 +205,19 @@ def test_unlabelled_report_counts_answers(tmp_path):
 
 
 def test_index_html_has_a_section_per_corpus(tmp_path):
-    from pipeline.report.ablation import InputFiles
-    from pipeline.report.figures import corpus_sections
+    from pipeline.report.stats.ablation import InputFiles
+    from pipeline.report.pages.figures import corpus_sections
+    from pipeline.report.params import FiguresParams
+    from pipeline.workflow.report_settings import figures_params
 
     board = tmp_path / "lb.csv"
     board.write_text("variant,backend,retrieval,score,score_lo,score_hi,asked,answered,blank\nx,extractive,bm25,0.5,0.1,0.9,3,2,1\n")
-    sections = corpus_sections({"corpora": ["mine"]}, InputFiles(corpora_of={"mine": str(board)}))
+    def params(**more) -> FiguresParams:
+        return figures_params({"report": {}, "answering": {}, "retrieval": {}, "config_hash": "h", **more})
+
+    sections = corpus_sections(params(corpora=["mine"]), InputFiles(corpora_of={"mine": str(board)}))
     assert [s.title for s in sections] == ["Corpus: mine"] and "0.5" in sections[0].table
-    assert corpus_sections({}, InputFiles()) == []  # no corpora: the page as it was
+    assert corpus_sections(params(), InputFiles()) == []  # no corpora: the page as it was
 
 
 def test_figures_read_corpora_only_when_configured(tmp_path):

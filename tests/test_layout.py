@@ -114,7 +114,7 @@ def test_report_verbs_are_told_every_file_by_name():
 
 def test_leaderboard_telemetry_after_the_run(tmp_path):
     """Written by the onsuccess hook from the cost table, the answers' telemetry and the benchmark TSVs."""
-    from pipeline.report.cost import leaderboard_telemetry
+    from pipeline.report.telemetry.cost import leaderboard_telemetry
 
     cost = tmp_path / "cost.csv"
     pd.DataFrame([{"variant": "a", "questions": 2, "score": 0.5}, {"variant": "b", "questions": 2, "score": 0.4}]

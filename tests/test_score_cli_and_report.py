@@ -8,7 +8,8 @@ import pytest
 
 from pipeline.datasets.paths import REPO
 from pipeline.io import atomic_write_jsonl
-from pipeline.report.build import ReportInputs, build_reports
+from pipeline.report.pages.leaderboard import ReportInputs, build_reports
+from pipeline.workflow.report_settings import report_params
 from pipeline.score.evaluate import evaluate_variant
 
 
@@ -75,7 +76,7 @@ def test_evaluate_and_report(tmp_path, wattbot_dir):
     scores = {n: str(v[0]) for n, v in (("perfect", perfect), ("blank", blank))}
     per_question = {n: str(v[0].with_name(f"{n}.per_question.csv")) for n, v in (("perfect", perfect), ("blank", blank))}
     submissions = {"perfect": str(perfect[1]), "blank": str(blank[1])}
-    build_reports(params, ReportInputs(scores, per_question, submissions), str(reports))
+    build_reports(report_params(params), ReportInputs(scores, per_question, submissions), str(reports))
     board = pd.read_csv(reports / "wattbot" / "leaderboard.csv")
     assert list(board["variant"]) == ["perfect", "blank"]
     assert board.loc[1, "score"] == round(0.75 * 2 / 41 + 0.15 * 2 / 41 + 0.10, 4)

@@ -15,7 +15,7 @@ from snakemake.utils import update_config
 from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_config, validate
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
-from pipeline.report.claims import load_claims
+from pipeline.report.pages.claims import load_claims
 from pipeline.answer_backends import EnsembleSpec
 from pipeline.specs import RetrievalSpec, Specs
 

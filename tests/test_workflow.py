@@ -75,7 +75,7 @@ def test_a_half_filled_pdf_folder_is_an_error_unless_the_fallback_is_stated(cfg,
     """No silent mix of PDFs and extracted text: one line naming the missing PDFs, or the stated fallback
     said once in the run output and listed by pdf_fallback_docs (the report names them)."""
     from pipeline.datasets.wattbot import InputError
-    from pipeline.report.build import fallback_lines
+    from pipeline.report.pages.leaderboard import fallback_lines
     from pipeline.workflow import report_params
     from pipeline.workflow.wattbot import pdf_fallback_docs
 

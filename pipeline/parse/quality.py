@@ -6,7 +6,7 @@ by ``pipeline.parse.corpus``) as precision / recall / F1; nesting accuracy (for 
 matched headings, does the tree's depth go up, down or stay as the outline's level does);
 the share of PyMuPDF's plain ``get_text()`` words the tree keeps; reading order on two-column
 pages (consecutive paragraphs in the order the content stream has them); tables, figures, and
-seconds per page. Sources are macro-averaged (``pipeline.report.parse_quality``), so one big
+seconds per page. Sources are macro-averaged (``pipeline.report.pages.parse_quality``), so one big
 manual cannot hide a failing typesetting family.
 """
 

@@ -1,7 +1,7 @@
 # The parse stage beyond one tree per document: which documents failed (errors.csv, and a
 # check that fails the run when parsing.strict is set) and how faithful our PDF trees are
 # on real PDFs (reports/parsing/quality.csv). Logic lives in pipeline/parse/commands.py and, for
-# the quality report, pipeline/report/parse_quality.py.
+# the quality report, pipeline/report/pages/parse_quality.py.
 
 rule parse_errors:
     """One per answered dataset (WattBot, each corpus): its trees' failures."""

@@ -66,9 +66,11 @@ def cmd_sprout_train(a) -> None:
 
 
 def cmd_sprout_report(a) -> None:
-    from pipeline.report.sprout import build_sprout_report
+    from pipeline.report.pages.sprout import build_sprout_report
+    from pipeline.workflow.report_settings import sprout_report_params
 
-    build_sprout_report(json_arg(a.params), named_pairs(a.scores), named_pairs(a.wattbot), a.gold, a.index, a.reports)
+    params = sprout_report_params(json_arg(a.params))
+    build_sprout_report(params, named_pairs(a.scores), named_pairs(a.wattbot), a.gold, a.index, a.reports)
 
 
 def add_verbs(sub) -> None:

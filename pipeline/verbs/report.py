@@ -9,26 +9,29 @@ from pipeline.verbs.base import add_named_args, config_args, config_files, confi
 
 
 def cmd_report(a) -> None:
-    from pipeline.report.build import ReportInputs, build_reports
+    from pipeline.report.pages.leaderboard import ReportInputs, build_reports
+    from pipeline.workflow.report_settings import report_params
 
     inputs = ReportInputs(
         named_pairs(a.scores), named_pairs(a.per_question), named_pairs(a.submissions), named_pairs(a.retrieval), a.gold
     )
-    build_reports(json_arg(a.params), inputs, a.reports)
+    build_reports(report_params(json_arg(a.params)), inputs, a.reports)
 
 
 def cmd_corpus_report(a) -> None:
-    from pipeline.report.corpus_report import CorpusReportInputs, build_corpus_report
+    from pipeline.report.pages.corpus import CorpusReportInputs, build_corpus_report
+    from pipeline.workflow.report_settings import corpus_report_params
 
     inputs = CorpusReportInputs(
         named_pairs(a.answers), named_pairs(a.submissions), named_pairs(a.scores), named_pairs(a.per_question)
     )
-    print(json.dumps(build_corpus_report(json_arg(a.params), inputs, a.reports)))
+    print(json.dumps(build_corpus_report(corpus_report_params(json_arg(a.params)), inputs, a.reports)))
 
 
 def cmd_figures(a) -> None:
-    from pipeline.report.ablation import InputFiles
-    from pipeline.report.figures import build_figures_stage
+    from pipeline.report.pages.figures import build_figures_stage
+    from pipeline.report.stats.ablation import InputFiles
+    from pipeline.workflow.report_settings import figures_params
 
     files = InputFiles(
         named_pairs(a.scores),
@@ -39,20 +42,17 @@ def cmd_figures(a) -> None:
         named_pairs(a.index),
         named_pairs(a.corpora),
     )
-    print(
-        json.dumps(
-            build_figures_stage({**json_arg(a.params), "gold": a.gold}, files, a.reports, a.leaderboard, a.claims)
-        )
-    )
+    params = figures_params({**json_arg(a.params), "gold": a.gold})  # the manifests record gold too
+    print(json.dumps(build_figures_stage(params, files, a.reports, a.leaderboard, a.claims)))
 
 
 def cmd_readme(a) -> None:
-    from pipeline.report.readme import fill_docs, write_run_readme
+    from pipeline.report.export.readme import fill_docs, write_run_readme
 
     if a.out:
         print(f"wrote {write_run_readme(Path(a.repo), Path(a.reports), Path(a.out))} (README.md and docs/ unchanged)")
         return
-    from pipeline.report.readme import kept_blocks
+    from pipeline.report.export.readme import kept_blocks
 
     changed = fill_docs(Path(a.repo), Path(a.reports))
     print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
@@ -62,34 +62,37 @@ def cmd_readme(a) -> None:
 
 
 def cmd_summary(a) -> None:
-    from pipeline.report.summary import write_summary
+    from pipeline.report.export.summary import write_summary
 
     write_summary(a.root, a.reports)
 
 
 def cmd_time_table(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.energy import SUMMARY, EnergyInputs, energy_line, write_energy
-    from pipeline.report.time_table import PAGE, TABLE, write_time_table
+    from pipeline.report.telemetry.energy import SUMMARY, energy_line, write_energy
+    from pipeline.report.telemetry.time_table import PAGE, TABLE, write_time_table
 
     table = write_time_table(Path(a.root), Path(a.reports))
     print(table.to_string(index=False) if len(table) else "no benchmark files")
     print(f"wrote {Path(a.reports) / TABLE} and {Path(a.reports) / PAGE}")
-    inputs = EnergyInputs.from_config(load_config(config_files(a), config_overrides(a.set)))
+    from pipeline.workflow.report_settings import energy_inputs
+
+    inputs = energy_inputs(load_config(config_files(a), config_overrides(a.set)))
     energy = write_energy(Path(a.root), Path(a.reports), inputs)
     print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
 
 
 def cmd_track(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.tracking import TrackSettings, require_mlflow, track, tracked_line
+    from pipeline.report.export.tracking import require_mlflow, track, tracked_line
+    from pipeline.workflow.report_settings import track_settings
 
     cfg = load_config(config_files(a), config_overrides(a.set))
     if a.uri:
         cfg["tracking"] = {**(cfg.get("tracking") or {}), "mlflow": a.uri}
     if a.experiment:
         cfg["tracking"] = {**(cfg.get("tracking") or {}), "experiment": a.experiment}
-    settings = TrackSettings.from_config(cfg)
+    settings = track_settings(cfg)
     if settings.tracking is None:
         if not a.if_configured:
             print("no tracking configured (config key tracking.mlflow, or --uri): nothing logged")
@@ -100,7 +103,7 @@ def cmd_track(a) -> None:
 
 
 def cmd_report_check(a) -> None:
-    from pipeline.report.browser import inspect_page, problems
+    from pipeline.report.export.browser import inspect_page, problems
 
     found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
     print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
@@ -114,7 +117,7 @@ def cmd_parse_quality(a) -> None:
     from pipeline.parse.corpus import Entry, load_manifest, select
     from pipeline.parse.errors import errors_csv
     from pipeline.provenance import write_manifest
-    from pipeline.report.parse_quality import write_report
+    from pipeline.report.pages.parse_quality import write_report
 
     folder = Path(a.pdfs)
     if a.manifest:
@@ -243,7 +246,7 @@ def _add_run_end(sub) -> None:
 
 
 def _add_parse_quality(sub) -> None:
-    """parse-quality: the parse stage measured on real PDFs, reported (pipeline/report/parse_quality.py)."""
+    """parse-quality: the parse stage measured on real PDFs, reported (pipeline/report/pages/parse_quality.py)."""
     from pipeline.parse.corpus import SCOPES
 
     s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")

@@ -21,9 +21,10 @@ def cmd_suite_evaluate(a) -> None:
 
 
 def cmd_suite_report(a) -> None:
-    from pipeline.report.suite_report import build_suite_report
+    from pipeline.report.pages.suite import build_suite_report
+    from pipeline.workflow.report_settings import suite_report_params
 
-    build_suite_report(json_arg(a.params), named_pairs(a.scores), a.reports)
+    build_suite_report(suite_report_params(json_arg(a.params)), named_pairs(a.scores), a.reports)
 
 
 def add_verbs(sub) -> None:

@@ -69,8 +69,9 @@ def figures_params(cfg: dict) -> str:
 
 def figure_stems(cfg: dict) -> list[str]:
     from pipeline.report.stems import figure_stems as stems
+    from pipeline.workflow import report_settings
 
-    return stems(json.loads(figures_params(cfg)))
+    return stems(report_settings.figures_params(json.loads(figures_params(cfg))))
 
 
 def report_inputs(cfg: dict) -> NamedFiles:

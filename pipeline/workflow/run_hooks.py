@@ -11,15 +11,15 @@ from pipeline import layout as L
 def after_run(cfg: dict) -> None:
     """Snakemake's ``onsuccess`` hook (not in a dry run): documents that could not be parsed, repeated
     last, the run telemetry beside the leaderboard, once the figures rule has written cost.csv, and the
-    run's summary (pipeline/report/summary.py: printed last and written to reports/summary.json)."""
+    run's summary (pipeline/report/export/summary.py: printed last and written to reports/summary.json)."""
     import os
 
-    from pipeline.report.summary import LATER, write_summary
+    from pipeline.report.export.summary import LATER, write_summary
 
     for dataset in [L.WATTBOT, *sorted(cfg.get("corpora") or {})]:
         report_parse_failures(L.parse_errors(dataset))
     if Path(L.reports.cost).exists():
-        from pipeline.report.cost import leaderboard_telemetry
+        from pipeline.report.telemetry.cost import leaderboard_telemetry
 
         split = cfg["wattbot"]["score_split"]
         avs = sorted(cfg["answering"])
@@ -36,7 +36,7 @@ def after_error(snakemake_log: str | list | None) -> None:
     """Snakemake's ``onerror`` hook: the failed jobs, their logs' last lines, and the command that resumes."""
     import sys
 
-    from pipeline.report.summary import failure_message
+    from pipeline.report.export.summary import failure_message
 
     print(failure_message(snakemake_log), file=sys.stderr)
 

@@ -211,7 +211,8 @@ def test_the_ensemble_size_curve_uses_kohakurag_vote(tmp_path):
     """Two members agree on the value with disjoint refs: wattbench's intersection blanks the answer,
     KohakuRAG's keeps it with ref is_blank (0.75 value + 0.10 na)."""
     from pipeline.answer.ensemble import member_from_records
-    from pipeline.report.ensemble_size import size_curve
+    from pipeline.report.pages.ensemble_size import size_curve
+    from pipeline.report.params import Resampling
 
     pd.DataFrame([{"id": q, "question": "q?", "answer": v, "answer_value": v, "answer_unit": "kWh",
                    "ref_id": f"['{r}']", "explanation": "x"} for q, v, r in (("q1", "10", "a"), ("q2", "20", "c"))]
@@ -219,7 +220,7 @@ def test_the_ensemble_size_curve_uses_kohakurag_vote(tmp_path):
     gold = pd.read_csv(tmp_path / "gold.csv")
     members = [member_from_records(n, [record("q1", "10", [ref]), record("q2", "20", ["c"])])
                for n, ref in (("M1", "a"), ("M2", "b"))]
-    rep = {"seed": 0, "bootstrap": 200, "permutations": 200}
+    rep = Resampling(seed=0, bootstrap=200, permutations=200)
     ours = size_curve("e", members, {"mode": "intersection"}, gold, rep, 20)
     theirs = size_curve("e", members, {"mode": "intersection", "kohaku_compat": True}, gold, rep, 20)
     # k=1: q1 scores 1.0 (M1) and 0.85 (M2, wrong ref), q2 1.0; k=2: q1 0.1 (ours) or 0.85 (theirs)
@@ -227,7 +228,7 @@ def test_the_ensemble_size_curve_uses_kohakurag_vote(tmp_path):
 
 
 def test_render_ensembles_shows_the_leaderboard_ensembles(tmp_path):
-    from pipeline.report.results_doc import render_ensembles
+    from pipeline.report.export.results_doc import render_ensembles
 
     (tmp_path / "wattbot").mkdir()
     pd.DataFrame({"variant": ["ens5", "x", "ens5-kohaku"], "backend": ["ensemble", "extractive", "ensemble"],

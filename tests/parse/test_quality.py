@@ -8,7 +8,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.parse.corpus import MANIFEST, fetch_corpus, load_manifest, window_toc
 from pipeline.parse.quality import match_pairs, measure_pdf, nesting_accuracy, reading_order, text_recovered
-from pipeline.report.parse_quality import best_method, document_table, render, source_table
+from pipeline.report.pages.parse_quality import best_method, document_table, render, source_table
 from pipeline.parse.text import parse_text
 
 
@@ -128,7 +128,7 @@ def test_method_choice_is_macro_over_dev_sources_and_ignores_the_check():
 
 
 def test_render_lists_sources_and_low_documents(tmp_path):
-    from pipeline.report.parse_quality import csv_text
+    from pipeline.report.pages.parse_quality import csv_text
 
     rows = _rows("a", "s", "dev", (0.2, 0.1, 0.1))
     docs = document_table(rows, "rules")
@@ -165,8 +165,8 @@ def test_real_corpus_downloads_and_parses(tmp_path):
 
 
 def test_report_page_section_draws_the_source_figure(tmp_path):
-    from pipeline.report.parse_quality import csv_text
-    from pipeline.report.figures import parse_quality_section
+    from pipeline.report.pages.parse_quality import csv_text
+    from pipeline.report.pages.figures import parse_quality_section
 
     docs = document_table(_rows("a", "s", "dev", (0.9, 0.5, 0.95)) + _rows("c", "publishers", "check", (0.7, 0.6, 0.6)), "combined")
     path = tmp_path / "quality_sources.csv"

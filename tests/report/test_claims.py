@@ -4,7 +4,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from pipeline.report.claims import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
+from pipeline.report.params import FiguresParams
+from pipeline.workflow.report_settings import figures_params
+from pipeline.report.pages.claims import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
                                     render, verdict)
 
 REP = {"seed": 0, "bootstrap": 500, "permutations": 2000}
@@ -50,8 +52,10 @@ def claim(**kw) -> Claim:
     return Claim(**(base | kw))
 
 
-def params(ablations: dict) -> dict:
-    return {"report": REP | {"ablations": ablations}, "suite": {}}
+def params(ablations: dict, suite: dict | None = None) -> FiguresParams:
+    """The figures rule's params as its verb reads them (pipeline/workflow/report_settings.py)."""
+    return figures_params({"report": REP | {"ablations": ablations}, "suite": suite or {}, "answering": {},
+                           "retrieval": {}, "config_hash": "h"})
 
 
 def test_measure_reproduced_contradicted_and_not_run():
@@ -62,7 +66,7 @@ def test_measure_reproduced_contradicted_and_not_run():
     ab = {"ab": {"stage": "answering", "variants": ["A", "B"]}}
     claims = [claim(id="up"), claim(id="down", direction="less"),
               claim(id="gone", ablation="elsewhere"), claim(id="typo", treatment="C")]
-    t = measure_claims(params(ab), wb, {}, ab, {"config.full.yaml": ["elsewhere"]}, claims).set_index("claim_id")
+    t = measure_claims(params(ab), wb, {}, params(ab).ablations, {"config.full.yaml": ["elsewhere"]}, claims).set_index("claim_id")
     assert t.loc["up", "verdict"] == "reproduced" and t.loc["down", "verdict"] == "contradicted"
     assert t.loc["up", "diff"] == pytest.approx(b.mean() - a.mean(), abs=1e-4)
     assert t.loc["up", "diff_lo"] > 0 and t.loc["up", "n"] == 60
@@ -76,10 +80,10 @@ def test_best_of_control_and_testable_if():
     wb = tables({"A": [0, 0, 0, 1] * 5, "A2": [0, 1, 0, 1] * 5, "B": [1, 1, 0, 1] * 5})
     ab = {"ab": {"stage": "answering", "variants": ["A", "A2", "B"]}}
     best = claim(control=["A", "A2"])
-    t = measure_claims(params(ab), wb, {}, ab, None, [best])
+    t = measure_claims(params(ab), wb, {}, params(ab).ablations, None, [best])
     assert t.loc[0, "control"] == "A2"  # the stronger of the two candidates on this dataset
     weak = claim(testable_if={"variant": "control", "metric": "value", "min": 0.6})
-    t = measure_claims(params(ab), wb, {}, ab, None, [weak])
+    t = measure_claims(params(ab), wb, {}, params(ab).ablations, None, [weak])
     assert t.loc[0, "verdict"] == "not testable with this model" and "testable_if" in t.loc[0, "note"]
 
 
@@ -87,8 +91,8 @@ def test_suite_claims_expand_to_every_suite_dataset():
     suite = {(d, v): pd.DataFrame({"ie@5": x}, index=[f"q{i}" for i in range(8)])
              for d in ("hotpotqa", "msmarco") for v, x in (("A", [0.1] * 8), ("B", [0.3] * 8))}
     ab = {"ab": {"stage": "retrieval", "variants": ["A", "B"]}}
-    p = {"report": REP, "suite": {"datasets": ["hotpotqa", "msmarco"]}}
-    t = measure_claims(p, {}, suite, ab, None, [claim(metric="ie@5", datasets=("suite",))])
+    p = params(ab, {"datasets": ["hotpotqa", "msmarco"]})
+    t = measure_claims(p, {}, suite, p.ablations, None, [claim(metric="ie@5", datasets=("suite",))])
     assert list(t["dataset"]) == ["hotpotqa", "msmarco"]
     assert list(t["diff"]) == pytest.approx([0.2, 0.2]) and (t["verdict"] == "reproduced").all()
 
@@ -105,7 +109,7 @@ def test_bad_claims_file_names_the_claim(tmp_path):
 def test_render_reads_claims_csv(tmp_path):
     wb = tables({"A": [0, 1] * 10, "B": [1, 1] * 10})
     ab = {"ab": {"stage": "answering", "variants": ["A", "B"]}}
-    t = measure_claims(params(ab), wb, {}, ab, None, [claim(), claim(id="gone", ablation="zzz")])
+    t = measure_claims(params(ab), wb, {}, params(ab).ablations, None, [claim(), claim(id="gone", ablation="zzz")])
     t.to_csv(tmp_path / "claims.csv", index=False)
     text = render(tmp_path)
     assert "2 rows: 1 reproduced, 1 not run." in text

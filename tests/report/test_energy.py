@@ -1,4 +1,4 @@
-"""The energy and CO2 estimate (pipeline/report/energy.py): CPU seconds attributed to variants by their
+"""The energy and CO2 estimate (pipeline/report/telemetry/energy.py): CPU seconds attributed to variants by their
 benchmark paths, hosted LLM tokens from the answer jobs' telemetry, the stated formula, the outputs
 named as run telemetry, and the run summary's one line."""
 import json
@@ -9,10 +9,11 @@ import pytest
 
 from pipeline.config import ConfigError, validate
 from pipeline.io import atomic_write_jsonl
-from pipeline.report.energy import (SUMMARY, TABLE, EnergyInputs, PowerModel, attribute, energy_line, energy_table,
+from pipeline.report.telemetry.energy import (SUMMARY, TABLE, attribute, energy_line, energy_table,
                                     hosted_tokens, rapl_note, write_energy)
-from pipeline.report.summary import summary_lines, write_summary
-from pipeline.report.time_table import JobTime, read_benchmarks, rule_of
+from pipeline.report.export.summary import summary_lines, write_summary
+from pipeline.workflow.report_settings import energy_inputs, power_model
+from pipeline.report.telemetry.time_table import JobTime, read_benchmarks, rule_of
 from tests.dag_runner import result_files
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
@@ -35,7 +36,7 @@ CFG = {
                   "mock": {"backend": "llm", "model": "openai/mock", "params": {"mock_response": "{}"}}},
     "energy": {"cpu_watts_per_core": 10.0, "pue": 1.0, "llm_wh_per_1k_tokens": 0.5, "grid_gco2_per_kwh": 400.0},
 }
-INPUTS = EnergyInputs.from_config(CFG)  # what the time-table verb parses once
+INPUTS = energy_inputs(CFG)  # what the time-table verb parses once
 
 
 def _job(path: str, cpu_s: float = 1.0) -> JobTime:
@@ -97,10 +98,10 @@ def test_the_formula_per_variant_and_in_total(run):
 
 
 def test_the_constants_come_from_the_config_with_the_schema_s_defaults():
-    defaults = PowerModel.from_config({})
+    defaults = power_model({})
     assert defaults.country == "world" and defaults.cpu_watts_per_core > 0 and defaults.pue == 1.0
-    assert PowerModel.from_config({"energy": {"cpu_watts_per_core": 20}}).cpu_kwh(3600) == 0.02
-    assert PowerModel.from_config({"energy": {"pue": 1.5}}).cpu_kwh(3600) == pytest.approx(defaults.cpu_kwh(3600) * 1.5)
+    assert power_model({"energy": {"cpu_watts_per_core": 20}}).cpu_kwh(3600) == 0.02
+    assert power_model({"energy": {"pue": 1.5}}).cpu_kwh(3600) == pytest.approx(defaults.cpu_kwh(3600) * 1.5)
 
 
 def test_an_unknown_energy_key_is_refused(tmp_path):
@@ -143,6 +144,6 @@ def test_rapl_is_noted_only_when_readable(tmp_path):
 
 
 def test_a_folder_without_benchmarks_costs_nothing(tmp_path):
-    s = write_energy(tmp_path, tmp_path / "reports", EnergyInputs.from_config({}))
+    s = write_energy(tmp_path, tmp_path / "reports", energy_inputs({}))
     assert (s["kwh"], s["gco2e"], s["cpu_s"], s["hosted_llm_tokens"]) == (0.0, 0.0, 0.0, 0)
     assert s["power_model"]["country"] == "world"

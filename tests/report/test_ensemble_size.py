@@ -3,13 +3,14 @@ import pandas as pd
 import pytest
 
 from pipeline.answer.ensemble import member_from_records
-from pipeline.report.ensemble_size import COLUMNS, render, size_curve, subsets_of_size
+from pipeline.report.pages.ensemble_size import COLUMNS, render, size_curve, subsets_of_size
+from pipeline.report.params import Resampling
 
 GOLD = {"q1": ("10", "a"), "q2": ("20", "b"), "q3": ("30", "c"), "q4": ("40", "d")}
 # Each member is right (value and ref: score 1.0) on two questions and wrong elsewhere (score 0.1: the
 # na component only); on q4 all three are wrong with three different values.
 RIGHT = {"M1": ("q1", "q2"), "M2": ("q1", "q3"), "M3": ("q2", "q3")}
-REP = {"seed": 0, "bootstrap": 500, "permutations": 1000}
+REP = Resampling(seed=0, bootstrap=500, permutations=1000)
 
 
 def records(name: str) -> list[dict]:

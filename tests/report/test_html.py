@@ -4,8 +4,8 @@ import os
 
 import matplotlib.pyplot as plt
 
-from pipeline.report.plots import save_png_svg
-from pipeline.report.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.render.plots import save_png_svg
+from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
 
 
 def page(root, gold_abs):

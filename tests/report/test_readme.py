@@ -10,8 +10,9 @@ import yaml
 from pipeline.config import OVERLAY_CONFIGS
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import write_manifest
-from pipeline.report.bench_doc import save_bench
-from pipeline.report.readme import BEGIN, END, REGISTRY, Renderer, doc_files, fill, fill_docs, write_run_readme
+from pipeline.report.export.bench_doc import save_bench
+from pipeline.report.export.results_doc import render_attribution
+from pipeline.report.export.readme import BEGIN, END, REGISTRY, Renderer, doc_files, fill, fill_docs, write_run_readme
 
 
 def block(name: str, body: str = "old 0.123\n") -> str:
@@ -102,7 +103,7 @@ def test_make_run_writes_its_blocks_to_reports_and_leaves_the_checkout(reports, 
 
 def test_registering_a_renderer_is_one_entry(reports, tmp_path):
     (reports / "x.csv").write_text("n\n5\n")
-    reg = {"mine": Renderer("pipeline.report.results_doc:render_attribution", "wattbot/attribution_counts.csv", "claims.csv")}
+    reg = {"mine": Renderer(render_attribution, "wattbot/attribution_counts.csv", "claims.csv")}
     assert "| a | 21 | 17 |" in fill(block("mine"), reports, reg)
     with pytest.raises(ValueError, match="'nobody' has no renderer"):
         fill(block("nobody"), reports)
@@ -130,7 +131,7 @@ def test_fill_docs_rewrites_readme_and_docs_in_place(reports, tmp_path):
 # (41 questions, 1400×900, sizes of data sets), numbers that are config values (the numeric leaves of
 # config.yaml and config.full.yaml, e.g. a 0.7 fusion weight) or the interval level 95%. A constant of the
 # code or an assumption that is not measured (a threshold, an estimate's input) goes in inline `code`.
-# A measured figure goes in a generated block (pipeline/report/readme.py REGISTRY) or is left out.
+# A measured figure goes in a generated block (pipeline/report/export/readme.py REGISTRY) or is left out.
 README_LIMIT = 12 * 1024  # issue 16 item 7: README ≤ 12 KB, the rest in docs/
 NUMBER = re.compile(r"(?<![\w.#])[-+−]?(?:\d+(?:,\d{3})*)?\.\d+(?![\w.])"
                     r"|(?<![\w.])\d+(?:\.\d+)?\s?%"

@@ -1,5 +1,4 @@
 """The report block: ablations name configured variants or the config is rejected, naming the key."""
-import json
 
 import pandas as pd
 import pytest
@@ -7,9 +6,9 @@ import yaml
 
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.report.cost import pareto_front
-from pipeline.report.stems import figure_stems
-from pipeline.workflow import figures_params
+from pipeline.report.telemetry.cost import pareto_front
+from pipeline.report.params import Resampling
+from pipeline.workflow import figure_stems
 
 
 @pytest.fixture()
@@ -42,7 +41,7 @@ def test_bad_report_keys(raw):
 
 def test_figures_follow_from_the_config(raw):
     cfg = validate(raw)
-    stems = figure_stems(json.loads(figures_params(cfg)))
+    stems = figure_stems(cfg)
     for name, ab in cfg["report"]["ablations"].items():
         assert f"ablation-{name}" in stems
     assert "ablation-bm25-on-off-suite" in stems and "retrieval-suite-ie" in stems  # hier-dense/convex in the suite
@@ -54,3 +53,13 @@ def test_figures_follow_from_the_config(raw):
 def test_pareto_front():
     pts = pd.DataFrame({"v": list("abcd"), "tokens": [0, 0, 500, 900], "score": [0.6, 0.5, 0.7, 0.65]})
     assert list(pareto_front(pts, "tokens", "score")["v"]) == ["a", "c"]
+
+
+def test_resampling_defaults_come_from_the_schema():
+    """A rule's params without ``report`` (the leaderboard's intervals) resample as the schema declares."""
+    from pipeline.config_schema import spec_defaults
+    from pipeline.workflow.report_settings import resampling
+
+    declared = spec_defaults("report")
+    assert resampling({}) == Resampling(declared["seed"], declared["bootstrap"], declared["permutations"])
+    assert resampling({"bootstrap": 500}).bootstrap == 500

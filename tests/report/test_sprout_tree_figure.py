@@ -1,5 +1,5 @@
 """The SproutRAG tree drawing: layout rules on a hand-made tree, and the figure files."""
-from pipeline.report.sprout import tree_figure, tree_layout
+from pipeline.report.pages.sprout import tree_figure, tree_layout
 
 
 def hand_made_tree() -> dict:

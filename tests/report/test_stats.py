@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from pipeline.report.stats import Interval, bootstrap_mean, paired_bootstrap, randomisation_p
+from pipeline.report.stats.resampling import Interval, bootstrap_mean, paired_bootstrap, randomisation_p
 
 
 @pytest.mark.parametrize("a, b, p", [

@@ -1,4 +1,4 @@
-"""The end of a run speaks (pipeline/report/summary.py): the summary printed last and reports/summary.json
+"""The end of a run speaks (pipeline/report/export/summary.py): the summary printed last and reports/summary.json
 after a successful run, and after a failed one the failed job, its log's last lines and how to resume."""
 import json
 
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from pipeline.report.summary import failed_jobs, failure_message, summary_lines, write_summary
+from pipeline.report.export.summary import failed_jobs, failure_message, summary_lines, write_summary
 
 
 def _run_folder(root):

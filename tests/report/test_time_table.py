@@ -10,9 +10,9 @@ import pytest
 
 from pipeline import layout as L
 from pipeline.datasets.paths import REPO
-from pipeline.report.readme import BEGIN, END, fill
+from pipeline.report.export.readme import BEGIN, END, fill
 from pipeline.io import atomic_write_jsonl
-from pipeline.report.time_table import (BENCHMARK_PATTERNS, FIGURE, LLM_TABLE, MAKE_RUN_TIMES, PAGE, RUN_SUMMARY,
+from pipeline.report.telemetry.time_table import (BENCHMARK_PATTERNS, FIGURE, LLM_TABLE, MAKE_RUN_TIMES, PAGE, RUN_SUMMARY,
                                         TABLE, read_benchmarks, render, rule_of, write_time_table)
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"

@@ -1,4 +1,4 @@
-"""Experiment tracking (pipeline/report/tracking.py): one MLflow run per answering and retrieval variant,
+"""Experiment tracking (pipeline/report/export/tracking.py): one MLflow run per answering and retrieval variant,
 read back with MLflow's own client after the tiny DAG; and the name and value mapping it rests on."""
 import json
 import subprocess
@@ -11,8 +11,9 @@ import yaml
 
 from pipeline.config import ConfigError, load_config
 from pipeline.datasets.paths import REPO, data_root
-from pipeline.report import tracking as T
-from pipeline.report.time_table import JobTime
+from pipeline.report.export import tracking as T
+from pipeline.workflow.report_settings import track_settings, tracking_of
+from pipeline.report.telemetry.time_table import JobTime
 
 NO_MLFLOW = "the mlflow extra is not installed (make test installs it: pip install -e '.[mlflow]')"
 
@@ -78,17 +79,17 @@ def test_job_times_count_for_the_variant_their_path_names():
 
 def test_tracking_block_is_in_the_schema_with_its_default(tmp_path):
     cfg = load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "sqlite:///runs/m.db"}})
-    t = T.Tracking.of(cfg)
+    t = tracking_of(cfg)
     assert t == T.Tracking("sqlite:///runs/m.db", "wattbench", None)
     assert t.artifact_root().endswith("/runs/mlartifacts")
-    assert T.Tracking.of(load_config([REPO / "tests" / "tiny.yaml"])) is None  # absent: nothing logged
+    assert tracking_of(load_config([REPO / "tests" / "tiny.yaml"])) is None  # absent: nothing logged
     with pytest.raises(ConfigError, match="tracking"):
         load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "sqlite:///m.db", "uri": "x"}})
 
 
 def test_what_tracking_reads_of_the_config_is_parsed_once():
     cfg = load_config([REPO / "tests" / "tiny.yaml"], {"report": {"bootstrap": 500}, "cache_dir": "elsewhere"})
-    s = T.TrackSettings.from_config(cfg)
+    s = track_settings(cfg)
     assert s.tracking is None and s.answering == tuple(sorted(cfg["answering"])) and s.retrieval[0] in cfg["retrieval"]
     assert (s.score_split, s.bootstrap, s.seed, s.cache_dir) == (cfg["wattbot"]["score_split"], 500, 0, "elsewhere")
     assert s.suite_datasets == tuple(sorted((cfg.get("benchmarks") or {}).get("datasets") or {}))
@@ -104,19 +105,19 @@ def test_tracking_is_execution_only():
 def test_a_missing_mlflow_is_one_line_naming_the_key_and_the_extra(monkeypatch):
     monkeypatch.setattr(T.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigError, match=r"'tracking\.mlflow'.*pip install -e \"\.\[mlflow\]\""):
-        T.require_mlflow(T.Tracking.of({"tracking": {"mlflow": "sqlite:///m.db"}}))
-    assert T.require_mlflow(T.Tracking.of({})) is None  # no tracking: mlflow is not needed
+        T.require_mlflow(tracking_of({"tracking": {"mlflow": "sqlite:///m.db"}}))
+    assert T.require_mlflow(tracking_of({})) is None  # no tracking: mlflow is not needed
 
 
 def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monkeypatch, capsys):
-    from pipeline.report.summary import LATER
+    from pipeline.report.export.summary import LATER
 
     def unreachable(*args):
         raise ConnectionError("tracking server down")
 
     monkeypatch.setattr(T, "track", unreachable)
     tiny = load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "http://127.0.0.1:9"}})
-    cfg = T.TrackSettings.from_config(tiny)
+    cfg = track_settings(tiny)
     T.after_run(cfg)  # the run's results are made: no raise
     err = capsys.readouterr().err
     assert "warning: MLflow tracking failed (ConnectionError: tracking server down)" in err

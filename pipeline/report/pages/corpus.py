@@ -1,6 +1,6 @@
 """A corpus's report (``corpora:``): reports/<name>/leaderboard.csv and submission.csv.
 
-With labels the leaderboard is WattBot's (pipeline/report/build.py ``leaderboard``: the WattBot metric
+With labels the leaderboard is WattBot's (pipeline/report/pages/leaderboard.py ``leaderboard``: the WattBot metric
 with bootstrap intervals, report.seed/bootstrap, and the doc-level retrieval metrics of each variant's run
 from the labels' ref ids); without, each variant's answered and blank counts, no score. The submission is
 one variant's answers in the Kaggle format, every question id in the questions file's order."""
@@ -15,7 +15,8 @@ import pandas as pd
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
-from pipeline.report.build import leaderboard
+from pipeline.report.pages.leaderboard import leaderboard
+from pipeline.report.params import CorpusReportParams, VariantSlice
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,11 @@ def answer_counts(answers_path: str) -> dict[str, int]:
     }
 
 
-def unlabelled_board(params: dict, answers: dict[str, str]) -> pd.DataFrame:
+def unlabelled_board(variants: dict[str, VariantSlice], answers: dict[str, str]) -> pd.DataFrame:
     """One row per variant without scores: what it is and how many questions it answered."""
     rows = []
     for name, path in sorted(answers.items()):
-        v = params["variants"][name]
+        v = variants[name]
         rows.append(
             {
                 "variant": name,
@@ -59,24 +60,24 @@ def unlabelled_board(params: dict, answers: dict[str, str]) -> pd.DataFrame:
     return board.reset_index(drop=True)
 
 
-def corpus_board(params: dict, inputs: CorpusReportInputs) -> pd.DataFrame:
+def corpus_board(params: CorpusReportParams, inputs: CorpusReportInputs) -> pd.DataFrame:
     """The corpus's leaderboard: scored with labels (plus answered/blank counts), else counts only."""
-    if not params["labelled"]:
-        return unlabelled_board(params, inputs.answers)
-    board = leaderboard(params, inputs.scores, inputs.per_question)
+    if not params.labelled:
+        return unlabelled_board(params.board.variants, inputs.answers)
+    board = leaderboard(params.board, inputs.scores, inputs.per_question)
     counts = pd.DataFrame([{"variant": n, **answer_counts(p)} for n, p in inputs.answers.items()])
     return board.merge(counts[["variant", "asked", "answered", "blank"]], on="variant", how="left")
 
 
-def build_corpus_report(params: dict, inputs: CorpusReportInputs, reports: str) -> dict:
+def build_corpus_report(params: CorpusReportParams, inputs: CorpusReportInputs, reports: str) -> dict:
     """Write reports/<corpus>/leaderboard.csv and submission.csv; a one-line summary of them."""
-    out, name = Reports(reports), params["corpus"]
+    out, name = Reports(reports), params.corpus
     board = corpus_board(params, inputs)
     atomic_write_text(out.corpus_leaderboard(name), board.to_csv(index=False, lineterminator="\n"))
-    chosen = params["submission_variant"]
+    chosen = params.submission_variant
     data = Path(inputs.submissions[chosen]).read_bytes()
     atomic_write_bytes(out.corpus_submission(name), data)
     read = [*inputs.answers.values(), *inputs.scores.values(), inputs.submissions[chosen]]
-    write_manifest(out.corpus_leaderboard(name), params, read)
-    write_manifest(out.corpus_submission(name), params, [inputs.submissions[chosen]])
-    return {"corpus": name, "variants": len(board), "submission": chosen, "labelled": params["labelled"]}
+    write_manifest(out.corpus_leaderboard(name), params.hashed, read)
+    write_manifest(out.corpus_submission(name), params.hashed, [inputs.submissions[chosen]])
+    return {"corpus": name, "variants": len(board), "submission": chosen, "labelled": params.labelled}

@@ -1,6 +1,6 @@
 """Render functions for the generated blocks of docs/results.md (and the README's pointer to it):
 each reads one reports/ file of the last run and returns markdown, so no result number is typed
-by hand. Registered in :data:`pipeline.report.readme.REGISTRY`."""
+by hand. Registered in :data:`pipeline.report.export.readme.REGISTRY`."""
 
 from __future__ import annotations
 
@@ -8,27 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline import markdown
 from pipeline.answer_backends import get as get_backend
 from pipeline.layout import Reports
-
-
-def fmt(x, digits: int = 3, signed: bool = False) -> str:
-    """A number for a table cell (NaN empty); integers stay integers."""
-    if x is None or pd.isna(x):
-        return ""
-    if isinstance(x, (int,)) or (isinstance(x, float) and x.is_integer() and abs(x) >= 10):
-        return f"{int(x):+d}" if signed else f"{int(x)}"
-    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
-
-
-def markdown_table(df: pd.DataFrame) -> str:
-    """A GitHub markdown table (numbers via :func:`fmt`, pipes in cells escaped)."""
-
-    def cell(x) -> str:
-        return (fmt(x) if isinstance(x, float) else str(x)).replace("|", "\\|")
-
-    return markdown.table(list(df.columns), ([cell(x) for x in row] for row in df.itertuples(index=False))) + "\n"
+from pipeline.report.render.tables import fmt, markdown_table
+from pipeline.report.sections import section_of
 
 
 def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
@@ -121,7 +104,8 @@ def render_suite(reports_dir: Path) -> str:
 def render_ablations(reports_dir: Path) -> str:
     """Every A-vs-B comparison on its headline metrics: paired difference, 95% interval, p."""
     t = pd.read_csv(Reports.at(reports_dir).ablation_differences)
-    keep = t[((t["dataset"] == "wattbot") & t["metric"].isin(["score", "doc_hit@1"])) | t["metric"].eq("ie@5")]
+    listed = [m in section_of(d).results for d, m in zip(t["dataset"], t["metric"], strict=True)]
+    keep = t[pd.Series(listed, index=t.index, dtype=bool)]
     rows = [
         {
             "ablation": r.ablation,

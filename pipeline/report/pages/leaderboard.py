@@ -12,28 +12,29 @@ from pipeline import markdown
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
-from pipeline.report.plots import doc_recall_by_variant, score_by_variant
-from pipeline.report.stats import bootstrap_mean
+from pipeline.report.params import Leaderboard, ReportParams, Resampling
+from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
+from pipeline.report.stats.resampling import bootstrap_mean
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 SCORE_COLUMNS = ("score", "value", "ref", "na")
 
 
-def score_interval(per_question_path: str, rep: dict) -> dict:
+def score_interval(per_question_path: str, rep: Resampling) -> dict:
     """Paired-bootstrap 95% interval of the score from the evaluate stage's per-question CSV (same seed
     and resamples as the figures)."""
     pq = pd.read_csv(per_question_path)
-    ci = bootstrap_mean(pq["score"].to_numpy(dtype=float), rep.get("bootstrap", 2000), rep.get("seed", 0))
+    ci = bootstrap_mean(pq["score"].to_numpy(dtype=float), rep.bootstrap, rep.seed)
     return {"score_lo": round(ci.lo, 4), "score_hi": round(ci.hi, 4)}
 
 
-def leaderboard(params: dict, score_paths: dict[str, str], per_question_paths: dict[str, str]) -> pd.DataFrame:
+def leaderboard(board: Leaderboard, score_paths: dict[str, str], per_question_paths: dict[str, str]) -> pd.DataFrame:
     """One row per answering variant (``score_paths``: variant -> scores JSON), best score first."""
     rows = []
-    rep = params.get("report") or {}
+    rep = board.resampling
     for name, path in sorted(score_paths.items()):
         res = json.loads(Path(path).read_text())
-        v = params["variants"][name]
+        v = board.variants[name]
         a25, a26 = res["wattbot2025"]["all"], res["wattbot2026"]["all"]
         tokens = res["answers"].get("prompt_tokens", 0) + res["answers"].get("completion_tokens", 0)
         rows.append(
@@ -51,8 +52,8 @@ def leaderboard(params: dict, score_paths: dict[str, str], per_question_paths: d
                 "n": a25["n"],
             }
         )
-    board = pd.DataFrame(rows).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
-    return board.reset_index(drop=True)
+    table = pd.DataFrame(rows).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
+    return table.reset_index(drop=True)
 
 
 def fallback_lines(fallback: dict[str, list[str]]) -> list[str]:
@@ -64,7 +65,8 @@ def fallback_lines(fallback: dict[str, list[str]]) -> list[str]:
     ]
 
 
-def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str) -> str:
+def index_md(params: ReportParams, n_test: int, board: pd.DataFrame, figure: str, recall_figure: str) -> str:
+    """reports/wattbot/index.md: the run's hash and split, the leaderboard, its figures and every variant's slice."""
     cols = [
         "variant",
         "score",
@@ -82,11 +84,11 @@ def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str)
     lines = [
         "# wattbench report",
         "",
-        f"- config hash: `{params['config_hash']}`",
-        f"- scored split: `{params['score_split']}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
-        f"- default variant: `{params['default_variant']}` → `wattbot/submission.csv` "
-        f"(Kaggle format, {params['n_test']} test questions)",
-        *fallback_lines(params.get("pdf_fallback") or {}),
+        f"- config hash: `{params.config_hash}`",
+        f"- scored split: `{params.score_split}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
+        f"- default variant: `{params.default_variant}` → `wattbot/submission.csv` "
+        f"(Kaggle format, {n_test} test questions)",
+        *fallback_lines(params.pdf_fallback),
         "",
         "## Leaderboard",
         "",
@@ -106,8 +108,9 @@ def index_md(params: dict, board: pd.DataFrame, figure: str, recall_figure: str)
         "## Variants",
         "",
     ]
-    for name in sorted(params["variants"]):
-        lines.append(f"- `{name}`: `{json.dumps(params['variants'][name], sort_keys=True)}`")
+    variants = params.board.variants
+    for name in sorted(variants):
+        lines.append(f"- `{name}`: `{json.dumps(variants[name], sort_keys=True)}`")
     return "\n".join(lines) + "\n"
 
 
@@ -132,28 +135,27 @@ class ReportInputs:
     gold: str | None = None  # the labelled split's CSV (with ``retrieval``: wattbot/retrieval.csv)
 
 
-def build_reports(params: dict, inputs: ReportInputs, reports: str) -> None:
+def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> None:
     """The report rule's outputs from the files it was passed."""
     out = Reports(reports)
     if inputs.retrieval and inputs.gold:
         rtable = retrieval_table(inputs.retrieval, inputs.gold)
         atomic_write_text(out.retrieval_table, rtable.to_csv(index=False, lineterminator="\n"))
         doc_recall_by_variant(rtable, out.doc_recall_figure)
-    board = leaderboard(params, inputs.scores, inputs.per_question)
+    board = leaderboard(params.board, inputs.scores, inputs.per_question)
     atomic_write_text(out.leaderboard, board.to_csv(index=False, lineterminator="\n"))
     n_test = 0
     for name, path in sorted(inputs.submissions.items()):
         data = Path(path).read_bytes()
         atomic_write_bytes(out.submission_of(name), data)
-        if name == params["default_variant"]:
+        if name == params.default_variant:
             atomic_write_bytes(out.submission, data)
             n_test = len(pd.read_csv(path))
     score_by_variant(board, out.score_figure)
-    params = {**params, "n_test": n_test}
-    atomic_write_text(
-        out.index_md, index_md(params, board, out.relative(out.score_figure), out.relative(out.doc_recall_figure))
-    )
+    figures = out.relative(out.score_figure), out.relative(out.doc_recall_figure)
+    atomic_write_text(out.index_md, index_md(params, n_test, board, *figures))
+    recorded = {**params.hashed, "n_test": n_test}
     read = list(inputs.scores.values()) + list(inputs.submissions.values())
-    write_manifest(out.index_md, params, read)
-    write_manifest(out.leaderboard, params, read)  # reports/wattbot/ and its submissions/ folder
-    write_manifest(out.submissions_dir, params, list(inputs.submissions.values()))  # -> submissions.manifest.json
+    write_manifest(out.index_md, recorded, read)
+    write_manifest(out.leaderboard, recorded, read)  # reports/wattbot/ and its submissions/ folder
+    write_manifest(out.submissions_dir, recorded, list(inputs.submissions.values()))  # -> submissions.manifest.json

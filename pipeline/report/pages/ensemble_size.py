@@ -5,7 +5,7 @@ the ensemble's own rule (members kept in config order, so ties still go to the e
 and scored per question with the WattBot metric. When there are more k-subsets than
 ``max_subsets`` a seeded sample of distinct subsets is drawn. A question's score at size k is its
 mean over the subsets, so the curve is the expected score of a random k-member ensemble; the
-intervals are paired bootstrap 95% over questions (pipeline/report/stats.py), the differences
+intervals are paired bootstrap 95% over questions (pipeline/report/stats/resampling.py), the differences
 against k = 1 paired too, with a paired randomisation test.
 """
 
@@ -26,8 +26,9 @@ from pipeline.answer.submission import COLUMNS as KAGGLE_COLUMNS
 from pipeline.answer.submission import submission_frame
 from pipeline.answer.vote import VoteConfig
 from pipeline.layout import Reports
-from pipeline.report.plots import save_png_svg
-from pipeline.report.stats import paired_bootstrap, randomisation_p
+from pipeline.report.params import Resampling
+from pipeline.report.render.plots import save_png_svg
+from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
 from pipeline.score.wattbot import per_question
 
 COLUMNS = [
@@ -83,7 +84,7 @@ def _score_submission(sub: pd.DataFrame, gold: pd.DataFrame) -> pd.Series:
 
 
 def size_curve(
-    name: str, members: list[Member], vote: dict | None, gold: pd.DataFrame, rep: dict, max_subsets: int
+    name: str, members: list[Member], vote: dict | None, gold: pd.DataFrame, rep: Resampling, max_subsets: int
 ) -> pd.DataFrame:
     """One row per size k = 1..n (see the module docstring); ``gold`` read with pandas defaults."""
     cfg = vote_config(vote)
@@ -91,7 +92,7 @@ def size_curve(
     ids = [str(i) for i in gold["id"]]
     per_k, spread = [], []
     for k in range(1, n + 1):
-        subsets = subsets_of_size(n, k, max_subsets, rep["seed"])
+        subsets = subsets_of_size(n, k, max_subsets, rep.seed)
         scores = np.column_stack(
             [score_votes([members[i] for i in s], cfg, gold).reindex(ids).to_numpy(float) for s in subsets]
         )
@@ -100,10 +101,10 @@ def size_curve(
         per_k.append((len(subsets), scores.mean(axis=1)))
         spread.append((float(scores.mean(axis=0).min()), float(scores.mean(axis=0).max())))
     matrix = np.column_stack([s for _, s in per_k])
-    cis, diffs = paired_bootstrap(matrix, rep["bootstrap"], rep["seed"])
+    cis, diffs = paired_bootstrap(matrix, rep.bootstrap, rep.seed)
     rows = []
     for j, ((count, col), ci, d, (lo_s, hi_s)) in enumerate(zip(per_k, cis, diffs, spread)):
-        p = 1.0 if j == 0 else randomisation_p(col, matrix[:, 0], rep["permutations"], rep["seed"])
+        p = 1.0 if j == 0 else randomisation_p(col, matrix[:, 0], rep.permutations, rep.seed)
         rows.append([name, j + 1, count, ci.mean, ci.lo, ci.hi, d.mean, d.lo, d.hi, p, lo_s, hi_s])
     return pd.DataFrame(rows, columns=COLUMNS).round(4)
 

@@ -35,7 +35,7 @@ import pandas as pd
 
 from pipeline import layout as L
 from pipeline.config import ConfigError
-from pipeline.report.time_table import JobTime
+from pipeline.report.telemetry.time_table import JobTime
 
 INSTALL = 'pip install -e ".[mlflow]"'
 TAG = "wattbench."  # prefix of the tags this module sets (and searches by)
@@ -52,16 +52,6 @@ class Tracking:
     uri: str
     experiment: str
     artifacts: str | None = None  # artifact root of a new experiment (default: beside a sqlite store)
-
-    @classmethod
-    def of(cls, cfg: dict) -> Tracking | None:
-        from pipeline.config_schema import spec_defaults
-
-        t = cfg.get("tracking") or {}
-        if not t.get("mlflow"):
-            return None
-        t = {**spec_defaults("tracking"), **t}
-        return cls(t["mlflow"], t["experiment"], t.get("artifacts"))
 
     def artifact_root(self) -> str | None:
         """Where a new experiment keeps artifacts: ``tracking.artifacts``, else ``mlartifacts/`` beside a
@@ -86,22 +76,6 @@ class TrackSettings:
     bootstrap: int  # report.bootstrap: resamples per interval
     seed: int  # report.seed
     cache_dir: str  # where the LLM cache (and its usage table) is, relative to the run's root
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> TrackSettings:
-        from pipeline.config_schema import spec_defaults
-
-        rep = {**spec_defaults("report"), **(cfg.get("report") or {})}
-        return cls(
-            tracking=Tracking.of(cfg),
-            answering=tuple(sorted(cfg.get("answering") or {})),
-            retrieval=tuple(sorted(cfg.get("retrieval") or {})),
-            suite_datasets=tuple(sorted(((cfg.get("benchmarks") or {}).get("datasets")) or {})),
-            score_split=cfg["wattbot"]["score_split"],
-            bootstrap=int(rep["bootstrap"]),
-            seed=int(rep["seed"]),
-            cache_dir=cfg.get("cache_dir") or "data/cache",
-        )
 
 
 def require_mlflow(tracking: Tracking | None) -> Tracking | None:
@@ -158,7 +132,7 @@ def numbers(row: dict, prefix: str = "") -> dict[str, float]:
 def with_intervals(table: pd.DataFrame, prefix: str, n_boot: int, seed: int) -> dict[str, float]:
     """Each numeric column's mean and its 95% bootstrap interval (``_lo``, ``_hi``), NaN rows of a column
     left out (e.g. ``quote_in_context`` of questions without a quote); rounded as the reports round."""
-    from pipeline.report.stats import bootstrap_mean
+    from pipeline.report.stats.resampling import bootstrap_mean
 
     out: dict[str, float] = {}
     for col in table.select_dtypes("number").columns:
@@ -190,7 +164,7 @@ def manifest_params(path: Path) -> dict[str, str]:
 def job_times(jobs: list[JobTime], kind: str) -> dict[str, dict[str, float]]:
     """Variant -> ``time.<rule>[.<dataset>][.<split>].{wall_s,cpu_s}`` of its jobs, and their totals
     ``time.wall_s`` / ``time.cpu_s`` (a job counts for the variant its ``{av}``/``{rv}`` names)."""
-    from pipeline.report.energy import RULE_WILDCARDS, VARIANT_WILDCARDS
+    from pipeline.report.telemetry.energy import RULE_WILDCARDS, VARIANT_WILDCARDS
 
     wildcard = next(w for w, k in VARIANT_WILDCARDS.items() if k == kind)
     out: dict[str, dict[str, float]] = {}
@@ -211,7 +185,7 @@ def job_times(jobs: list[JobTime], kind: str) -> dict[str, dict[str, float]]:
 def answer_cost(answers_path: Path) -> dict[str, float]:
     """LLM calls, tokens and USD the answers of one split record (every sample and retry of each answer)."""
     from pipeline.io import read_jsonl
-    from pipeline.report.cost import calls_of
+    from pipeline.report.telemetry.cost import calls_of
 
     calls = [c for r in read_jsonl(answers_path) for c in calls_of(r)]
     usd: list[float | None] = [c.get("cost_usd") for c in calls]
@@ -249,7 +223,7 @@ def _csv_rows(path: Path, key: str) -> dict[str, dict]:
 
 def energy_rows(reports: Path, kind: str) -> dict[str, dict[str, float]]:
     """Variant -> ``energy.{kwh,gco2e,...}`` of the time-table step's estimate (reports/energy.telemetry.csv)."""
-    from pipeline.report.energy import TABLE
+    from pipeline.report.telemetry.energy import TABLE
 
     rows = _csv_rows(reports / TABLE, "variant")
     cols = ("cpu_s", "hosted_llm_tokens", "kwh", "gco2e")
@@ -345,7 +319,7 @@ def retrieval_runs(f: RunFiles) -> list[VariantRun]:
 
 def collect(root: str | Path, reports: str | Path, settings: TrackSettings, run_id: str) -> list[VariantRun]:
     """Every variant's run of this working directory: answering variants, then retrieval variants."""
-    from pipeline.report.time_table import read_benchmarks
+    from pipeline.report.telemetry.time_table import read_benchmarks
 
     f = RunFiles(Path(root), Path(reports), settings, read_benchmarks(root))
     return answering_runs(f, run_id) + retrieval_runs(f)
@@ -434,7 +408,7 @@ def after_run(settings: TrackSettings, root: str | Path = ".", reports: str | Pa
     import os
     import sys
 
-    from pipeline.report.summary import LATER
+    from pipeline.report.export.summary import LATER
 
     tracking = settings.tracking
     if tracking is None or os.environ.get(LATER):

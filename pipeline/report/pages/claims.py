@@ -2,7 +2,7 @@
 
 A claim names an ablation, a treatment and a control variant, a metric, datasets and the claimed
 direction of treatment - control. The measurement reuses the ablation machinery
-(:func:`pipeline.report.ablation.compare`: paired bootstrap 95% interval, paired randomisation
+(:func:`pipeline.report.stats.ablation.compare`: paired bootstrap 95% interval, paired randomisation
 p-value, on the questions both variants have); p-values are Holm-adjusted across the table.
 
 Verdict rule (:data:`RULE`), from the unadjusted 95% interval ``[lo, hi]`` of treatment - control:
@@ -27,8 +27,10 @@ import pandas as pd
 import yaml
 
 from pipeline.layout import CLAIMS_FILE, Reports
-from pipeline.report.ablation import compare
-from pipeline.report.results_doc import fmt, markdown_table
+from pipeline.report.params import Ablation, FiguresParams, Resampling
+from pipeline.report.render.tables import fmt, markdown_table
+from pipeline.report.sections import is_labelled
+from pipeline.report.stats.ablation import compare
 
 DIRECTIONS = ("greater", "less", "negligible")
 VERDICTS = ("reproduced", "contradicted", "undecided", "not run", "not testable with this model")
@@ -153,12 +155,12 @@ def holm(p: list[float]) -> list[float]:
 
 def _tables_for(claim: Claim, stage: str, dataset: str, wattbot: dict, suite: dict) -> dict[str, pd.DataFrame]:
     """Per-question tables of the claim's variants on one dataset (those the run has)."""
-    if dataset == "wattbot":
+    if is_labelled(dataset):
         return {v: wattbot[(stage, v)] for v in claim.variants if (stage, v) in wattbot}
     return {v: suite[(dataset, v)] for v in claim.variants if (dataset, v) in suite}
 
 
-def _measure(claim: Claim, tables: dict[str, pd.DataFrame], rep: dict) -> dict:
+def _measure(claim: Claim, tables: dict[str, pd.DataFrame], rep: Resampling) -> dict:
     """Pick the control (best of the candidates by mean), then the paired comparison."""
     candidates = [claim.control] if isinstance(claim.control, str) else claim.control
     control = max(candidates, key=lambda v: (tables[v][claim.metric].mean(), v))
@@ -190,18 +192,18 @@ def _untestable(claim: Claim, tables: dict[str, pd.DataFrame], control: str) -> 
 
 
 def measure_claims(
-    params: dict,
+    params: FiguresParams,
     wattbot: dict,
     suite: dict,
-    ablations: dict,
+    ablations: dict[str, Ablation],
     elsewhere: dict | None = None,
     claims: list[Claim] | None = None,
 ) -> pd.DataFrame:
     """One row per claim and dataset (``COLUMNS``). ``ablations``: this run's (with the suite one);
     ``elsewhere``: config file name -> ablation names configured there, to say where a claim that
     did not run would run."""
-    rep = params["report"]
-    suite_datasets = (params.get("suite") or {}).get("datasets", [])
+    rep = params.resampling
+    suite_datasets = params.suite.datasets
     rows = []
     for c in claims if claims is not None else load_claims():
         base = {
@@ -218,7 +220,7 @@ def measure_claims(
             "margin": c.margin,
         }
         ab = ablations.get(c.ablation)
-        datasets = [d for ds in c.datasets for d in (suite_datasets if ds == "suite" else [ds])] or list(c.datasets)
+        datasets = [d for ds in c.datasets for d in (suite_datasets if ds == "suite" else (ds,))] or list(c.datasets)
         if ab is None:
             where = [name for name, abls in (elsewhere or {}).items() if c.ablation in abls]
             note = f"ablation '{c.ablation}' is not in this run's config" + (
@@ -226,7 +228,7 @@ def measure_claims(
             )
             rows += [base | {"dataset": d, "verdict": "not run", "note": note} for d in datasets]
             continue
-        missing = [v for v in c.variants if v not in ab["variants"]]
+        missing = [v for v in c.variants if v not in ab.variants]
         if missing:
             rows += [
                 base
@@ -239,7 +241,7 @@ def measure_claims(
             ]
             continue
         for d in datasets:
-            tables = _tables_for(c, ab.get("stage", "answering"), d, wattbot, suite)
+            tables = _tables_for(c, ab.stage, d, wattbot, suite)
             if set(tables) != set(c.variants) or any(c.metric not in t for t in tables.values()):
                 rows.append(
                     base | {"dataset": d, "verdict": "not run", "note": f"no {c.metric} for every variant on {d}"}
@@ -327,7 +329,7 @@ def render(reports_dir: Path) -> str:
 def claims_html(table: pd.DataFrame) -> str:
     """The first section of index.html: one line per claim with its verdict, then every row with
     its interval folded below (the page's first screen must also show the leaderboard)."""
-    from pipeline.report.html import table_html
+    from pipeline.report.render.html import table_html
 
     rows = []
     for _cid, part in table.groupby("claim_id", sort=False):

@@ -17,9 +17,14 @@ from pipeline import layout as L
 from pipeline.answer.ensemble import member_from_records
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
-from pipeline.report import ablation_figures as F
-from pipeline.report import ensemble_size as ES
-from pipeline.report.ablation import (
+from pipeline.report.pages import ensemble_size as ES
+from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims
+from pipeline.report.params import FiguresParams, Resampling
+from pipeline.report.render import ablation_figures as F
+from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
+from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.sections import labelled_rows, section_of
+from pipeline.report.stats.ablation import (
     InputFiles,
     ablation_stats,
     suite_tables,
@@ -27,10 +32,6 @@ from pipeline.report.ablation import (
     variant_interval,
     wattbot_tables,
 )
-from pipeline.report.claims import claims_html, claims_md, load_claims, measure_claims
-from pipeline.report.cost import cost_table, pareto_front
-from pipeline.report.embedding_map import LEVELS, load_vectors, project
-from pipeline.report.html import FigureEntry, Section, render_html, table_html
 from pipeline.report.stems import (
     ablations_with_suite,
     ensemble_stem,
@@ -39,6 +40,7 @@ from pipeline.report.stems import (
     suite_stem,
     suite_variants_of,
 )
+from pipeline.report.telemetry.cost import cost_table, pareto_front
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
 # The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
@@ -65,7 +67,7 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
     """The parse-quality figure and table (per source heading F1 of the three heading methods), if measured."""
     if not sources_csv:
         return []
-    from pipeline.report.parse_quality import quality_figure
+    from pipeline.report.pages.parse_quality import quality_figure
 
     table = pd.read_csv(sources_csv)
     quality_figure(table.to_dict("records"), figs / "parse-quality")
@@ -105,26 +107,21 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
 
 
 def headline(summary: pd.DataFrame, suite_ks: list[int]) -> pd.DataFrame:
-    """One metric per comparison for the forest plot: score (answering), doc_hit@1 (retrieval on
-    WattBot), IE at the largest k (suite)."""
-    top_k = f"ie@{max(suite_ks)}" if suite_ks else None
-    keep = (
-        ((summary["dataset"] == "wattbot") & summary["metric"].isin(["score"]))
-        | (
-            (summary["dataset"] == "wattbot")
-            & (summary["metric"] == "doc_hit@1")
-            & ~summary["ablation"].isin(summary.loc[summary["metric"] == "score", "ablation"])
-        )
-        | ((summary["dataset"] != "wattbot") & (summary["metric"] == top_k))
-    )
+    """One metric per comparison and dataset for the forest plot: the first of its dataset section's
+    headline metrics the comparison has (score, else doc_hit@1 on WattBot; IE at the largest k on the suite)."""
+    keep = pd.Series(False, index=summary.index)
+    for (_, dataset), part in summary.groupby(["ablation", "dataset"], sort=False):
+        have = set(part["metric"])
+        first = next((m for m in section_of(dataset).headline_metrics(suite_ks) if m in have), None)
+        keep.loc[part.index] = (part["metric"] == first).to_numpy()
     return summary[keep].reset_index(drop=True)
 
 
-def attribution(params: dict, paths: InputFiles, gold: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+def attribution(params: FiguresParams, paths: InputFiles, gold: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Long table id, type, variant, class over every answering variant."""
     parts = []
     for av in order:
-        spec = params["answering"][av]
+        spec = params.answering[av]
         pq = pd.read_csv(paths.per_question(av), dtype={"id": str})
         t = attribute_variant(
             gold, read_jsonl(paths.answers(av)), pq, read_jsonl(paths.retrieval(spec["retrieval"])), spec["backend"]
@@ -142,14 +139,14 @@ class FigureRun:
     """What every section of the figures stage shares: its params and input files, where figures go,
     and the entries drawn so far (stem -> caption and input files)."""
 
-    params: dict
+    params: FiguresParams
     paths: InputFiles
     out: L.Reports
     entries: dict[str, FigureEntry] = field(default_factory=dict)
 
     @property
-    def rep(self) -> dict:
-        return self.params["report"]
+    def rep(self) -> Resampling:
+        return self.params.resampling
 
     @property
     def figs(self) -> Path:
@@ -158,10 +155,10 @@ class FigureRun:
     def inputs_of(self, avs=(), rvs=(), suite_pairs=()) -> list[str]:
         """The files a figure of these answering / retrieval variants and suite runs was drawn from."""
         params, paths = self.params, self.paths
-        out = [params["gold"]]
+        out = [params.gold]
         for av in avs:
             out += [str(paths.per_question(av)), str(paths.answers(av)), str(paths.scores(av))]
-            rvs = [*rvs, params["answering"][av]["retrieval"]]
+            rvs = [*rvs, params.answering[av]["retrieval"]]
         out += [str(paths.retrieval(rv)) for rv in dict.fromkeys(rvs)]
         out += [str(paths.suite(d, rv)) for d, rv in suite_pairs]
         return list(dict.fromkeys(out))
@@ -207,25 +204,24 @@ def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataF
     summary = summary_numbers(stats)
     atomic_write_text(out.ablation_differences, csv_text(summary))
     abl = ablations_with_suite(params)
-    ks = (params.get("suite") or {}).get("ks", [])
+    ks = list(params.suite.ks)
     for name, ab in sorted(abl.items()):
         part = stats[stats["ablation"] == name]
-        avs = ab["variants"] if ab["stage"] == "answering" else []
-        rvs = ab["variants"] if ab["stage"] == "retrieval" else []
-        if not ab.get("suite_only"):
+        avs = ab.variants if ab.stage == "answering" else ()
+        rvs = ab.variants if ab.stage == "retrieval" else ()
+        if not ab.suite_only:
             stem = f"ablation-{name}"
-            F.ablation_bars(part[part["dataset"] == "wattbot"], name, ab["note"], figs / stem)
+            F.ablation_bars(part[labelled_rows(part["dataset"])], name, ab.note, figs / stem)
             entries[stem] = FigureEntry(
                 stem,
-                f"WattBot train, {ab['stage']} variants {', '.join(ab['variants'])} "
-                f"(reference: {ab['variants'][0]}). {ab['note']}",
+                f"WattBot train, {ab.stage} variants {', '.join(ab.variants)} (reference: {ab.variants[0]}). {ab.note}",
                 run.inputs_of(avs, rvs),
             )
         srvs = suite_variants_of(params, ab)
         if srvs:
             stem = suite_stem(name, ab)
-            F.ablation_suite(part[part["dataset"] != "wattbot"], f"{name}: IE@k on the retrieval suite", figs / stem)
-            pairs = [(d, rv) for d in params["suite"]["datasets"] for rv in srvs]
+            F.ablation_suite(part[~labelled_rows(part["dataset"])], f"{name}: IE@k on the retrieval suite", figs / stem)
+            pairs = [(d, rv) for d in params.suite.datasets for rv in srvs]
             entries[stem] = FigureEntry(
                 stem,
                 f"Retrieval suite IE@k of {', '.join(srvs)} (95% paired bootstrap over queries).",
@@ -247,16 +243,16 @@ def draw_ensemble_sizes(run: FigureRun, answers: dict) -> pd.DataFrame:
     params, rep, out = run.params, run.rep, run.out
     curves = []
     for ev in ensemble_variants(params):
-        spec = params["answering"][ev]
+        spec = params.answering[ev]
         members = [member_from_records(m, answers[m]) for m in spec["members"]]
-        curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params["gold"]), rep, rep["ensemble_subsets"])
+        curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params.gold), rep, params.ensemble_subsets)
         curves.append(curve)
         ES.draw_curve(curve, run.figs / ensemble_stem(ev))
         run.entries[ensemble_stem(ev)] = FigureEntry(
             ensemble_stem(ev),
             f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
             f"vote over {', '.join(spec['members'])}) by number of members k: mean over every k-subset (a seeded "
-            f"sample of {rep['ensemble_subsets']} when there are more), paired bootstrap 95% interval; grey: the "
+            f"sample of {params.ensemble_subsets} when there are more), paired bootstrap 95% interval; grey: the "
             f"range of single subsets. Table: {out.relative(out.ensemble_size)}.",
             run.inputs_of(spec["members"]),
         )
@@ -296,17 +292,17 @@ def draw_attribution(run: FigureRun, gold: pd.DataFrame, order: list[str], answe
 
 def draw_embedding_map(run: FigureRun) -> None:
     """The PCA map of one index's vectors, when the config names an index for it."""
-    rep = run.rep
-    if rep.get("embedding_index"):
-        index_path = run.paths.index(rep["embedding_index"])
-        meta, vecs = load_vectors(index_path, rep["embedding_sample"], rep["seed"])
+    params = run.params
+    if params.embedding_index:
+        index_path = run.paths.index(params.embedding_index)
+        meta, vecs = load_vectors(index_path, params.embedding_sample, params.resampling.seed)
         xy, var = project(vecs)
         levels = [lv for lv in LEVELS if (meta["level"] == lv).any()]
         F.embedding_map(meta, xy, var, levels, run.figs / "embedding-map")
         run.entries["embedding-map"] = FigureEntry(
             "embedding-map",
-            f"PCA of the '{rep['embedding_index']}' index "
-            f"vectors (at most {rep['embedding_sample']} per level, seeded), one "
+            f"PCA of the '{params.embedding_index}' index "
+            f"vectors (at most {params.embedding_sample} per level, seeded), one "
             f"projection for all levels, coloured by document.",
             [str(index_path)],
         )
@@ -323,11 +319,11 @@ class PageTables:
     counts: pd.DataFrame  # attribution class counts
 
 
-def corpus_sections(params: dict, paths: InputFiles) -> list[Section]:
+def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
     """One section per ``corpora:`` entry, its leaderboard (none when no corpus is configured: the page of
     a grid without corpora is what it was)."""
     out = []
-    for name in params.get("corpora") or []:
+    for name in params.corpora:
         board = pd.read_csv(paths.corpora_of[name])
         labelled = "score" in board.columns
         cols = [c for c in (*LEADERBOARD_COLUMNS, "asked", "answered", "blank") if c in board.columns]
@@ -346,7 +342,7 @@ def page_sections(
 ) -> list[Section]:
     """The sections of reports/index.html, in page order (the corpora's after WattBot's leaderboard)."""
     params, rep = run.params, run.rep
-    ks = (params.get("suite") or {}).get("ks", [])
+    ks = list(params.suite.ks)
     return [
         Section("Published claims", claims_html(tables.claims), [], anchor="claims"),
         Section(
@@ -354,7 +350,7 @@ def page_sections(
             table_html(tables.board[[c for c in LEADERBOARD_COLUMNS if c in tables.board]]),
             ["leaderboard-ci", "pareto-tokens"],
             "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
-            f"(seed {rep['seed']}, {rep['bootstrap']} resamples). Every column, failure reasons included: "
+            f"(seed {rep.seed}, {rep.bootstrap} resamples). Every column, failure reasons included: "
             "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
             "wattbot/leaderboard.telemetry.csv.",
             anchor="leaderboard",
@@ -365,7 +361,7 @@ def page_sections(
             table_html(headline(tables.summary, ks)),
             [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
             f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
-            f"({rep['permutations']} sign patterns, exact when fewer exist).",
+            f"({rep.permutations} sign patterns, exact when fewer exist).",
         ),
         Section(
             "Ensemble size",
@@ -388,19 +384,19 @@ def page_sections(
 
 
 def build_figures_stage(
-    params: dict,
+    params: FiguresParams,
     paths: InputFiles,
     reports: str,
     leaderboard: str | None = None,
     claims_file: str | Path = L.CLAIMS_FILE,
 ) -> dict:
-    """Every output of the figures rule, from the files it was passed (``params["gold"]``: the scored
+    """Every output of the figures rule, from the files it was passed (``params.gold``: the scored
     split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
     run = FigureRun(params, paths, L.Reports(reports))
     out = run.out
-    gold = pd.read_csv(params["gold"], dtype=str, keep_default_na=False)
+    gold = pd.read_csv(params.gold, dtype=str, keep_default_na=False)
     wattbot, suite = wattbot_tables(params, paths, gold), suite_tables(params, paths)
-    answering = sorted(params["answering"])
+    answering = sorted(params.answering)
     scores = {av: json.loads(paths.scores(av).read_text()) for av in answering}
     answers = {av: read_jsonl(paths.answers(av)) for av in answering}
 
@@ -410,14 +406,14 @@ def build_figures_stage(
     curve_table = draw_ensemble_sizes(run, answers)
 
     # published claims against this run (reports/claims.csv, claims.md, first section of index.html)
-    claims = measure_claims(params, wattbot, suite, abl, params.get("claims_elsewhere"), load_claims(Path(claims_file)))
+    claims = measure_claims(params, wattbot, suite, abl, params.claims_elsewhere, load_claims(Path(claims_file)))
     atomic_write_text(out.claims_csv, csv_text(claims))
-    atomic_write_text(out.claims_md, claims_md(claims, params["config_hash"]))
+    atomic_write_text(out.claims_md, claims_md(claims, params.config_hash))
 
     counts = draw_attribution(run, gold, order, answering)
     draw_embedding_map(run)
-    # parse quality (pipeline/report/parse_quality.py wrote the table; drawn here so index.html shows it)
-    parse_sources = parse_quality_section(params.get("parse_quality") or "", run.figs, run.entries)
+    # parse quality (pipeline/report/pages/parse_quality.py wrote the table; drawn here so index.html shows it)
+    parse_sources = parse_quality_section(params.parse_quality, run.figs, run.entries)
 
     missing = set(figure_stems(params)) - set(run.entries)
     if missing:
@@ -425,9 +421,9 @@ def build_figures_stage(
     board = pd.read_csv(leaderboard) if leaderboard else cost
     tables = PageTables(claims, board, summary, curve_table, counts)
     sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
-    html = render_html(params["config_hash"], sections, run.entries, Path(reports))
+    html = render_html(params.config_hash, sections, run.entries, Path(reports))
     atomic_write_text(out.index_html, html)
     all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})
-    write_manifest(out.index_html, params, all_inputs)
-    write_manifest(out.claims_csv, params, [*all_inputs, str(claims_file)])
+    write_manifest(out.index_html, params.hashed, all_inputs)
+    write_manifest(out.claims_csv, params.hashed, [*all_inputs, str(claims_file)])
     return {"figures": len(run.entries), "ablation_rows": len(stats)}

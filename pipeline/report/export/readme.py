@@ -10,7 +10,8 @@ and its content is ``render(reports_dir) -> str`` of the function :data:`REGISTR
 after a stamp line naming the git commit and config hash of the report file it was rendered from
 (the ``.manifest.json`` of that file or, for a table a rule writes beside its main output, of the file
 whose manifest covers it: :attr:`Renderer.stamp_from`). Numbers in the docs therefore always come from
-a run, never from a hand. Registering a renderer is one line in :data:`REGISTRY`.
+a run, never from a hand. Registering a renderer is one line in :data:`REGISTRY` (an import the
+contracts see, not a dotted string).
 
 README.md and docs/ change only when a maintainer runs `make readme` on purpose. There, a block whose
 report file (or manifest) the run did not make keeps its last rendering and its old stamp: a run of a
@@ -21,15 +22,18 @@ leaves the checkout as it was and writes the same blocks, rendered from its own 
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.io import atomic_write_text
 from pipeline.layout import Reports
 from pipeline.provenance import manifest_path
+from pipeline.report.export import bench_doc, results_doc
+from pipeline.report.pages import claims, ensemble_size, parse_quality
+from pipeline.report.telemetry import time_table
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
 BLOCK = re.compile(r"<!-- BEGIN generated: (?P<name>[\w.-]+) -->\n(?P<body>.*?)<!-- END generated: (?P=name) -->", re.S)
@@ -39,49 +43,42 @@ RUN_README = "README.md"  # reports/README.md: `make run`'s rendering of the blo
 
 @dataclass(frozen=True)
 class Renderer:
-    """``module:function`` returning the block's markdown from the reports/ file ``source``; the
+    """The function returning the block's markdown from the reports/ file ``source``; the
     stamp (commit, config hash) is read from ``stamp_from``'s manifest (default: ``source``'s), for
     tables a rule writes beside the output it records its manifest on."""
 
-    function: str
+    function: Callable[[Path], str]
     source: str
     stamp_from: str = ""
 
     def render(self, reports_dir: Path) -> str:
-        module, name = self.function.split(":")
-        return getattr(importlib.import_module(module), name)(Path(reports_dir))
+        return self.function(Path(reports_dir))
 
 
 R = Reports()  # sources are named relative to the reports folder
-# The files whose manifests cover a rule's other tables (pipeline/report/build.py and figures.py
+# The files whose manifests cover a rule's other tables (pipeline/report/pages/leaderboard.py and figures.py
 # write one manifest per rule output they record, with the rule's params: same commit, same config hash).
 BY_REPORT_RULE, BY_FIGURES_RULE = R.relative(R.leaderboard), R.relative(R.claims_csv)
 # NAME -> renderer. One line per generated block; other stages add theirs here.
 REGISTRY: dict[str, Renderer] = {
-    "claims": Renderer("pipeline.report.claims:render", R.relative(R.claims_csv)),
-    "results-leaderboard": Renderer("pipeline.report.results_doc:render_leaderboard", R.relative(R.leaderboard)),
-    "results-retrieval": Renderer(
-        "pipeline.report.results_doc:render_retrieval", R.relative(R.retrieval_table), BY_REPORT_RULE
-    ),
-    "results-suite": Renderer("pipeline.report.results_doc:render_suite", R.relative(R.suite_metrics)),
-    "results-ablations": Renderer(
-        "pipeline.report.results_doc:render_ablations", R.relative(R.ablation_differences), BY_FIGURES_RULE
-    ),
-    "results-attribution": Renderer(
-        "pipeline.report.results_doc:render_attribution", R.relative(R.attribution_counts), BY_FIGURES_RULE
-    ),
-    "ensemble-votes": Renderer("pipeline.report.results_doc:render_ensembles", R.relative(R.leaderboard)),
-    "ensemble-size": Renderer("pipeline.report.ensemble_size:render", R.relative(R.ensemble_size), BY_FIGURES_RULE),
-    "parse-quality": Renderer("pipeline.report.parse_quality:render", R.relative(R.parse_quality(""))),
-    "bench-main": Renderer("pipeline.report.bench_doc:render_main", R.relative(R.bench("main"))),
-    "bench-sprout": Renderer("pipeline.report.bench_doc:render_sprout", R.relative(R.bench("sprout"))),
-    "bench-fixed-cost": Renderer("pipeline.report.bench_doc:render_fixed_cost", R.relative(R.bench("fixed_cost"))),
-    "sprout-speed": Renderer("pipeline.report.bench_doc:render_sprout_speed", R.relative(R.bench("sprout"))),
-    "llm-bench": Renderer("pipeline.report.bench_doc:render_llm_bench", R.relative(R.bench("llm"))),
-    "llm-local-servers": Renderer("pipeline.report.bench_doc:render_llm_local", R.relative(R.bench("llm_local"))),
-    "encoder": Renderer("pipeline.bench_encoder:render", R.relative(R.bench("encoder"))),
-    "time": Renderer("pipeline.report.time_table:render", "time.telemetry.csv"),
-    "run-time": Renderer("pipeline.report.time_table:render_run", "time.telemetry.csv"),
+    "claims": Renderer(claims.render, R.relative(R.claims_csv)),
+    "results-leaderboard": Renderer(results_doc.render_leaderboard, R.relative(R.leaderboard)),
+    "results-retrieval": Renderer(results_doc.render_retrieval, R.relative(R.retrieval_table), BY_REPORT_RULE),
+    "results-suite": Renderer(results_doc.render_suite, R.relative(R.suite_metrics)),
+    "results-ablations": Renderer(results_doc.render_ablations, R.relative(R.ablation_differences), BY_FIGURES_RULE),
+    "results-attribution": Renderer(results_doc.render_attribution, R.relative(R.attribution_counts), BY_FIGURES_RULE),
+    "ensemble-votes": Renderer(results_doc.render_ensembles, R.relative(R.leaderboard)),
+    "ensemble-size": Renderer(ensemble_size.render, R.relative(R.ensemble_size), BY_FIGURES_RULE),
+    "parse-quality": Renderer(parse_quality.render, R.relative(R.parse_quality(""))),
+    "bench-main": Renderer(bench_doc.render_main, R.relative(R.bench("main"))),
+    "bench-sprout": Renderer(bench_doc.render_sprout, R.relative(R.bench("sprout"))),
+    "bench-fixed-cost": Renderer(bench_doc.render_fixed_cost, R.relative(R.bench("fixed_cost"))),
+    "sprout-speed": Renderer(bench_doc.render_sprout_speed, R.relative(R.bench("sprout"))),
+    "llm-bench": Renderer(bench_doc.render_llm_bench, R.relative(R.bench("llm"))),
+    "llm-local-servers": Renderer(bench_doc.render_llm_local, R.relative(R.bench("llm_local"))),
+    "encoder": Renderer(bench_doc.render_encoder, R.relative(R.bench("encoder"))),
+    "time": Renderer(time_table.render, "time.telemetry.csv"),
+    "run-time": Renderer(time_table.render_run, "time.telemetry.csv"),
 }
 
 
@@ -105,7 +102,7 @@ def _renderer(name: str, registry: dict[str, Renderer] | None) -> Renderer:
     reg = REGISTRY if registry is None else registry
     if name not in reg:
         raise ValueError(
-            f"generated block {name!r} has no renderer; register it in pipeline/report/readme.py "
+            f"generated block {name!r} has no renderer; register it in pipeline/report/export/readme.py "
             f"(have {', '.join(sorted(reg))})"
         )
     return reg[name]

@@ -5,7 +5,7 @@ After a successful ``snakemake`` (the Snakefile's ``onsuccess:``) and at the end
 Kaggle submission's path and row count, the claims table's verdict counts, the variants whose failures
 or abstentions need a look, the report's path, and the run's time and CPU (from Snakemake's benchmark
 files, or ``reports/time-run.telemetry.json`` once ``make run`` has written it with its set-up time),
-and, once the time-table step has written it, the run's energy and CO2 estimate (pipeline/report/energy.py).
+and, once the time-table step has written it, the run's energy and CO2 estimate (pipeline/report/telemetry/energy.py).
 
 ``reports/summary.json`` carries the run's time, so like ``*.telemetry.*`` it is not among the
 byte-identical results (tests/dag_runner.py ``result_files`` leaves it out by name: scripts look for
@@ -64,7 +64,7 @@ def claim_counts(reports_dir: Path) -> dict[str, int]:
     table = _csv(Path(Reports.at(reports_dir).claims_csv))
     if table is None:
         return {}
-    from pipeline.report.claims import verdict_counts
+    from pipeline.report.pages.claims import verdict_counts
 
     return verdict_counts(table)
 
@@ -72,7 +72,7 @@ def claim_counts(reports_dir: Path) -> dict[str, int]:
 def run_time(root: Path, reports_dir: Path) -> dict:
     """The run's span, jobs, CPU seconds and cores busy: ``time-run.telemetry.json`` when it is newer than
     every benchmark file (``make run`` wrote it, with its set-up time), else from the benchmark files."""
-    from pipeline.report.time_table import RUN_SUMMARY, make_run_times, read_benchmarks, run_summary
+    from pipeline.report.telemetry.time_table import RUN_SUMMARY, make_run_times, read_benchmarks, run_summary
 
     jobs = read_benchmarks(root)
     written = Path(reports_dir) / RUN_SUMMARY
@@ -84,8 +84,8 @@ def run_time(root: Path, reports_dir: Path) -> dict:
 def run_energy(root: Path, reports_dir: Path) -> dict | None:
     """The energy estimate (``energy.telemetry.json``, written by the time-table step) when it is newer
     than every benchmark file, i.e. of this run; None otherwise (onsuccess runs before that step)."""
-    from pipeline.report.energy import SUMMARY as ENERGY
-    from pipeline.report.time_table import read_benchmarks
+    from pipeline.report.telemetry.energy import SUMMARY as ENERGY
+    from pipeline.report.telemetry.time_table import read_benchmarks
 
     written = Path(reports_dir) / ENERGY
     if not written.exists() or written.stat().st_mtime < max((j.end for j in read_benchmarks(root)), default=0.0):
@@ -174,7 +174,7 @@ def summary_lines(s: dict) -> list[str]:
     if s["time"]:
         lines.append(_time_line(s["time"]))
     if s.get("energy"):
-        from pipeline.report.energy import energy_line
+        from pipeline.report.telemetry.energy import energy_line
 
         lines.append(energy_line(s["energy"]))
     return lines

@@ -7,13 +7,16 @@ retrieval suite one per query and IE@k. Statistics pair variants on the question
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from pipeline.io import read_jsonl
-from pipeline.report.stats import paired_bootstrap, randomisation_p
+from pipeline.report.params import FiguresParams, Resampling
+from pipeline.report.sections import LABELLED_SET
+from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
 from pipeline.report.stems import ablations_with_suite, suite_variants_of
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
@@ -64,36 +67,35 @@ def retrieval_per_question(paths: InputFiles, rv: str, gold: pd.DataFrame) -> pd
     return wattbot_retrieval_metrics(read_jsonl(paths.retrieval(rv)), gold)[0].set_index("id")
 
 
-def wattbot_tables(params: dict, paths: InputFiles, gold: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+def wattbot_tables(params: FiguresParams, paths: InputFiles, gold: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
     """(stage, variant) -> per-question metrics, for every configured variant. An answering variant
     carries its retrieval's metrics (NaN on unanswerable questions, which have no gold document)."""
-    rtables = {rv: retrieval_per_question(paths, rv, gold) for rv in sorted(params["retrieval"])}
+    rtables = {rv: retrieval_per_question(paths, rv, gold) for rv in sorted(params.retrieval)}
     out = {("retrieval", rv): t for rv, t in rtables.items()}
-    for av, spec in sorted(params["answering"].items()):
+    for av, spec in sorted(params.answering.items()):
         pq = pd.read_csv(paths.per_question(av), dtype={"id": str}).set_index("id")
         r = rtables[spec["retrieval"]]
         out[("answering", av)] = pq[["score", "value", "ref", "na"]].join(r, how="left").reindex(gold["id"])
     return out
 
 
-def suite_tables(params: dict, paths: InputFiles) -> dict[tuple[str, str], pd.DataFrame]:
+def suite_tables(params: FiguresParams, paths: InputFiles) -> dict[tuple[str, str], pd.DataFrame]:
     """(dataset, retrieval variant) -> per-query suite metrics (ie@k, recall@k, ...)."""
-    suite = params.get("suite") or {}
     return {
         (d, rv): pd.read_csv(paths.suite(d, rv), dtype={"query_id": str}).set_index("query_id")
-        for d in suite.get("datasets", [])
-        for rv in suite.get("variants", [])
+        for d in params.suite.datasets
+        for rv in params.suite.variants
     }
 
 
-def compare(tables: dict[str, pd.DataFrame], variants: list[str], metric: str, rep: dict) -> list[dict]:
+def compare(tables: dict[str, pd.DataFrame], variants: Sequence[str], metric: str, rep: Resampling) -> list[dict]:
     """Rows of mean and 95% interval per variant, and the paired difference to ``variants[0]``
     with its interval and randomisation p-value, on the questions every variant has a value for."""
     cols = pd.concat([tables[v][metric].rename(v) for v in variants], axis=1).dropna()
     if cols.empty:
         raise ValueError(f"metric {metric!r}: no question with a value for all of {variants}")
     x = cols.to_numpy(dtype=float)
-    cis, diffs = paired_bootstrap(x, rep["bootstrap"], rep["seed"])
+    cis, diffs = paired_bootstrap(x, rep.bootstrap, rep.seed)
     rows = []
     for j, v in enumerate(variants):
         row = {
@@ -110,31 +112,31 @@ def compare(tables: dict[str, pd.DataFrame], variants: list[str], metric: str, r
                 "diff": diffs[j].mean,
                 "diff_lo": diffs[j].lo,
                 "diff_hi": diffs[j].hi,
-                "p_value": randomisation_p(x[:, j], x[:, 0], rep["permutations"], rep["seed"]),
+                "p_value": randomisation_p(x[:, j], x[:, 0], rep.permutations, rep.seed),
             }
         rows.append(row)
     return rows
 
 
-def ablation_stats(params: dict, wattbot: dict, suite: dict) -> pd.DataFrame:
+def ablation_stats(params: FiguresParams, wattbot: dict, suite: dict) -> pd.DataFrame:
     """The long statistics table (reports/wattbot/ablations.csv): one row per ablation, dataset,
     metric and variant."""
-    rep = params["report"]
+    rep = params.resampling
     rows = []
     for name, ab in sorted(ablations_with_suite(params).items()):
-        if not ab.get("suite_only"):
-            metrics = ANSWER_METRICS if ab["stage"] == "answering" else RETRIEVAL_METRICS
-            tables = {v: wattbot[(ab["stage"], v)] for v in ab["variants"]}
+        if not ab.suite_only:
+            metrics = ANSWER_METRICS if ab.stage == "answering" else RETRIEVAL_METRICS
+            tables = {v: wattbot[(ab.stage, v)] for v in ab.variants}
             for m in metrics:
                 rows += [
-                    {"ablation": name, "stage": ab["stage"], "dataset": "wattbot", **r}
-                    for r in compare(tables, ab["variants"], m, rep)
+                    {"ablation": name, "stage": ab.stage, "dataset": LABELLED_SET, **r}
+                    for r in compare(tables, ab.variants, m, rep)
                 ]
         rvs = suite_variants_of(params, ab)
         if rvs:
-            for d in params["suite"]["datasets"]:
+            for d in params.suite.datasets:
                 tables = {rv: suite[(d, rv)] for rv in rvs}
-                for k in params["suite"]["ks"]:
+                for k in params.suite.ks:
                     rows += [
                         {"ablation": name, "stage": "retrieval", "dataset": d, **r}
                         for r in compare(tables, rvs, f"ie@{k}", rep)
@@ -162,10 +164,10 @@ def ablation_stats(params: dict, wattbot: dict, suite: dict) -> pd.DataFrame:
     return table
 
 
-def variant_interval(values: pd.Series, rep: dict) -> tuple[float, float, float]:
+def variant_interval(values: pd.Series, rep: Resampling) -> tuple[float, float, float]:
     """Mean and bootstrap interval of one variant's per-question values (NaN dropped)."""
     x = values.dropna().to_numpy(dtype=float)[:, None]
-    ci = paired_bootstrap(x, rep["bootstrap"], rep["seed"])[0][0]
+    ci = paired_bootstrap(x, rep.bootstrap, rep.seed)[0][0]
     return ci.mean, ci.lo, ci.hi
 
 

@@ -187,7 +187,7 @@ def quality_figure(sources: list[dict], stem: str | Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pipeline.report.plots import save_png_svg
+    from pipeline.report.render.plots import save_png_svg
 
     names = [s["source"] + ("" if s.get("role", "dev") == "dev" else " (check)") for s in sources]
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(names) + 2), 3.8))

@@ -14,24 +14,26 @@ import pandas as pd
 from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
+from pipeline.report.params import SproutReportParams
+from pipeline.report.sections import LABELLED_SET, labelled_rows
 
 
 def beam_table(
-    params: dict, score_paths: dict[str, str], wattbot_paths: dict[str, str], gold_path: str | None
+    params: SproutReportParams, score_paths: dict[str, str], wattbot_paths: dict[str, str], gold_path: str | None
 ) -> pd.DataFrame:
     """``score_paths``: ``DATASET:VARIANT`` -> suite scores JSON; ``wattbot_paths``: variant -> WattBot retrieval run."""
-    from pipeline.report.suite_report import suite_runs
+    from pipeline.report.pages.suite import suite_runs
     from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
     rows = []
     for dataset, variant, p in suite_runs(score_paths):
         s = json.loads(p.read_text())["summary"]
-        for k in params["ks"]:
+        for k in params.ks:
             rows.append(
                 {
                     "dataset": dataset,
                     "variant": variant,
-                    "beam_width": params["sweep"][variant],
+                    "beam_width": params.sweep[variant],
                     "metric": f"ie@{k}",
                     "value": round(s[f"ie@{k}"], 4),
                 }
@@ -43,9 +45,9 @@ def beam_table(
             for m in ("doc_recall@5", "doc_recall@10", "doc_hit@1"):
                 rows.append(
                     {
-                        "dataset": "wattbot",
+                        "dataset": LABELLED_SET,
                         "variant": variant,
-                        "beam_width": params["sweep"][variant],
+                        "beam_width": params.sweep[variant],
                         "metric": m,
                         "value": summary[m],
                     }
@@ -54,17 +56,17 @@ def beam_table(
 
 
 def beam_figure(table: pd.DataFrame, k: int, path: str | Path) -> None:
-    from pipeline.report.plots import plt, save
+    from pipeline.report.render.plots import plt, save
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    suite = table[(table["dataset"] != "wattbot") & (table["metric"] == f"ie@{k}")]
+    suite = table[~labelled_rows(table["dataset"]) & (table["metric"] == f"ie@{k}")]
     for dataset, part in suite.groupby("dataset", sort=True):
         left.plot(part["beam_width"], part["value"], marker="o", label=dataset)
     left.set_xlabel("beam width b")
     left.set_ylabel(f"IE@{k}")
     left.set_ylim(bottom=0)
     left.set_title(f"Retrieval suite: IE@{k} vs beam width")
-    wb = table[table["dataset"] == "wattbot"]
+    wb = table[labelled_rows(table["dataset"])]
     for metric, part in wb.groupby("metric", sort=True):
         right.plot(part["beam_width"], part["value"], marker="o", label=metric)
     right.set_xlabel("beam width b")
@@ -93,7 +95,7 @@ def tree_layout(tree: dict) -> tuple[dict[int, float], dict[int, int], list[tupl
 def tree_figure(tree: dict, stem: str | Path) -> None:
     """Dendrogram: leaves (two-sentence chunks) along the document, each merge at its order; early
     merges (low) joined the chunks the encoder's attention tied most strongly."""
-    from pipeline.report.plots import plt, save_png_svg
+    from pipeline.report.render.plots import plt, save_png_svg
 
     nodes = {n["node"]: n for n in tree["nodes"]}
     x, rank, edges = tree_layout(tree)
@@ -114,7 +116,7 @@ def tree_figure(tree: dict, stem: str | Path) -> None:
 
 
 def build_sprout_report(
-    params: dict,
+    params: SproutReportParams,
     score_paths: dict[str, str],
     wattbot_paths: dict[str, str],
     gold_path: str | None,
@@ -127,8 +129,8 @@ def build_sprout_report(
     out = Reports(reports)
     table = beam_table(params, score_paths, wattbot_paths, gold_path)
     atomic_write_text(out.sprout_beam_csv, table.to_csv(index=False, lineterminator="\n"))
-    beam_figure(table, max(params["ks"]), out.sprout_beam_png)
-    write_manifest(out.sprout_beam_csv, params, list(score_paths.values()) + list(wattbot_paths.values()))
+    beam_figure(table, max(params.ks), out.sprout_beam_png)
+    write_manifest(out.sprout_beam_csv, params.hashed, list(score_paths.values()) + list(wattbot_paths.values()))
     if index_path:
         reader = IndexReader(index_path)
         # a drawable tree: the document whose leaf count is closest to 32

@@ -19,10 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.config_schema import spec_defaults
 from pipeline.io import atomic_write_text
-from pipeline.llm.endpoints import LOCAL_PREFIX  # a model the job serves itself, on its own cores
-from pipeline.report.time_table import ANSWER_TELEMETRY, BENCHMARK_PATTERNS, JobTime, read_benchmarks
+from pipeline.report.telemetry.time_table import ANSWER_TELEMETRY, BENCHMARK_PATTERNS, JobTime, read_benchmarks
 
 TABLE, SUMMARY = "energy.telemetry.csv", "energy.telemetry.json"
 COLUMNS = ["kind", "variant", "jobs", "cpu_s", "cpu_kwh", "hosted_llm_tokens", "llm_kwh", "kwh", "gco2e"]
@@ -37,17 +35,14 @@ ESTIMATE = (
 
 @dataclass(frozen=True)
 class PowerModel:
-    """The stated constants (config ``energy``; the schema's defaults where it says nothing)."""
+    """The stated constants (config ``energy``; the schema's defaults where it says nothing: built by the
+    driver, pipeline/workflow/report_settings.py)."""
 
     cpu_watts_per_core: float
     pue: float
     llm_wh_per_1k_tokens: float
     grid_gco2_per_kwh: float
     country: str
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> PowerModel:
-        return cls(**{**spec_defaults("energy"), **(cfg.get("energy") or {})})
 
     def cpu_kwh(self, cpu_s: float) -> float:
         return cpu_s * self.cpu_watts_per_core * self.pue / 3.6e6
@@ -87,14 +82,6 @@ def attribute(job: JobTime) -> tuple[str, str]:
     return "shared", job.rule
 
 
-def served_here(variant: dict, default_model: str) -> bool:
-    """Whether an answering variant's calls ran on the job's own cores (a ``local/`` model: its own
-    ``model:``, else ``llm.model``; inside the job's CPU seconds) or drew nothing (a stand-in: litellm's
-    ``mock_response``)."""
-    model = variant.get("model") or default_model
-    return model.startswith(LOCAL_PREFIX) or "mock_response" in (variant.get("params") or {})
-
-
 @dataclass(frozen=True)
 class EnergyInputs:
     """What the estimate reads of the config, parsed once by its driver (the ``time-table`` verb): the
@@ -102,13 +89,6 @@ class EnergyInputs:
 
     power: PowerModel
     served_here: frozenset[str] = frozenset()
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> EnergyInputs:
-        default_model = (cfg.get("llm") or {}).get("model") or ""
-        variants = cfg.get("answering") or {}
-        here = frozenset(av for av, v in variants.items() if served_here(v, default_model))
-        return cls(PowerModel.from_config(cfg), here)
 
     def served_elsewhere(self, av: str) -> bool:
         """Whether ``av``'s calls ran on someone else's machine; a variant no longer in the config counts

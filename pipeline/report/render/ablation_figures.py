@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
 
-from pipeline.report.plots import save_png_svg
+from pipeline.report.render.plots import save_png_svg
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES
 
 CLASS_COLOURS = {

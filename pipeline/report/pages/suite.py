@@ -12,7 +12,8 @@ from pipeline import markdown
 from pipeline.io import atomic_write_text
 from pipeline.layout import Reports
 from pipeline.provenance import write_manifest
-from pipeline.report.plots import ie_by_variant
+from pipeline.report.params import SuiteReportParams
+from pipeline.report.render.plots import ie_by_variant
 
 PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "tokens")
 
@@ -48,11 +49,11 @@ def metrics_table(score_paths: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["dataset", "variant", "k"], kind="stable").reset_index(drop=True)
 
 
-def index_md(table: pd.DataFrame, params: dict) -> str:
+def index_md(table: pd.DataFrame, config_hash: str) -> str:
     lines = [
         "# Retrieval suite",
         "",
-        f"- config hash: `{params['config_hash']}`",
+        f"- config hash: `{config_hash}`",
         "- relevance: a retrieved unit is relevant when it overlaps a gold span of its document;",
         "  IE@k = recall@k x precision@k per query, averaged (SproutRAG's information efficiency)",
         "",
@@ -84,11 +85,11 @@ def index_md(table: pd.DataFrame, params: dict) -> str:
     return "\n".join(lines)
 
 
-def build_suite_report(params: dict, score_paths: dict[str, str], reports: str) -> None:
+def build_suite_report(params: SuiteReportParams, score_paths: dict[str, str], reports: str) -> None:
     out = Reports(reports)
     table = metrics_table(score_paths)
     atomic_write_text(out.suite_metrics, table.to_csv(index=False, lineterminator="\n"))
     for dataset, part in table.groupby("dataset", sort=True):
         ie_by_variant(part, dataset, out.suite_figure(dataset))
-    atomic_write_text(out.suite_index_md, index_md(table, params))
-    write_manifest(out.suite_metrics, params, list(score_paths.values()))
+    atomic_write_text(out.suite_index_md, index_md(table, params.config_hash))
+    write_manifest(out.suite_metrics, params.hashed, list(score_paths.values()))

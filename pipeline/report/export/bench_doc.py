@@ -154,3 +154,73 @@ def render_llm_local(reports_dir: Path) -> str:
         f"**{b['one_server_s']} s**; two servers, two at a time **{b['two_servers_s']} s** "
         f"(× {b['speedup']})."
     )
+
+
+def render_encoder(reports_dir: Path) -> str:
+    """docs/encoder.md's generated block: speed, fidelity and recall per encoder from reports/bench/encoder.json."""
+    path = bench_path(reports_dir, "encoder")
+    if not path.exists():
+        return f"(no {path} yet: run `python -m pipeline bench`)"
+    r = json.loads(path.read_text())
+    lines = [
+        f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
+        f"{', '.join(r['docs_for_speed'])}, {r['threads']} thread{'' if r['threads'] == 1 else 's'}, "
+        f"best of {r.get('rounds', 1)} interleaved rounds; "
+        "int8 dot-product instructions: "
+        f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).",
+        "",
+    ]
+    rows = []
+    for name, e in r["encoders"].items():
+        cs, cc = e.get("cosine_sentences"), e.get("cosine_chunks")
+        cos = (
+            [f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f}", f"{cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"]
+            if cs
+            else ["reference", "reference"]
+        )
+        rows.append(
+            [
+                name,
+                f"{e['sentences']['per_s']:.0f}",
+                f"{e['sentences']['per_cpu_s']:.0f}",
+                f"{e['sentence_speedup_vs_packaged']:.2f}",
+                f"{e['chunks']['per_s']:.1f}",
+                f"{e['chunks']['per_cpu_s']:.1f}",
+                *cos,
+            ]
+        )
+    lines += markdown.table_lines(
+        [
+            "encoder",
+            "sentences/s",
+            "sentences/CPU-s",
+            "× packaged",
+            "chunks/s",
+            "chunks/CPU-s",
+            "cosine to fp32, sentences (mean / min)",
+            "chunks (mean / min)",
+        ],
+        rows,
+    )
+    rec = r["recall"]
+    lines += [
+        "",
+        f"Doc recall@k on the {rec['questions']} WattBot train questions citing one of "
+        f"{', '.join(rec['docs'])} (a hier index of those documents per encoder; "
+        f"difference to fp32 torch with a paired 95% interval):",
+        "",
+    ]
+
+    reference = next(n for n, e in r["encoders"].items() if not e.get("cosine_sentences"))  # measured against itself
+
+    def cell(name: str, measured: dict) -> str:
+        diff = (
+            ""
+            if name == reference
+            else f" ({measured['diff_vs_ref']:+.3f} [{measured['lo']:+.3f}, {measured['hi']:+.3f}])"
+        )
+        return f"{measured['recall']:.3f}" + diff
+
+    rows = [[name, *(cell(name, v) for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
+    lines += markdown.table_lines(["encoder", *(f"recall@{k}" for k in rec["ks"])], rows)
+    return "\n".join(lines)

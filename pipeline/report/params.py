@@ -1,0 +1,108 @@
+"""The report rules' params as typed specs, one per rule. The workflow writes each rule's params as
+JSON (what Snakemake hashes: pipeline/workflow/reports.py); the driver reads them back into these
+(pipeline/workflow/report_settings.py), so report/ never indexes a params dict.
+
+``hashed`` keeps the params exactly as the rule was given them: the outputs' manifests record that
+slice (and its hash), byte for byte as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# An answering variant's hashed slice (backend, retrieval, members, upstream indexes, ...), shown as
+# is in reports/wattbot/index.md; its keys are the answering backends' (pipeline/answer_backends.py).
+VariantSlice = dict
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """``report.seed``/``bootstrap``/``permutations``: the paired bootstrap and randomisation test."""
+
+    seed: int
+    bootstrap: int
+    permutations: int
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """What a leaderboard ranks: the answering variants (each its hashed slice) and their intervals."""
+
+    variants: dict[str, VariantSlice]
+    resampling: Resampling
+
+
+@dataclass(frozen=True)
+class ReportParams:
+    """The report rule: WattBot's leaderboard, submissions and reports/wattbot/index.md."""
+
+    board: Leaderboard
+    default_variant: str  # whose test answers become submission.csv
+    score_split: str
+    config_hash: str
+    hashed: dict
+    pdf_fallback: dict[str, list[str]] = field(default_factory=dict)  # fallback kind -> documents
+
+
+@dataclass(frozen=True)
+class CorpusReportParams:
+    """A corpus's report rule: its leaderboard (scored with labels) and submission."""
+
+    board: Leaderboard
+    corpus: str
+    labelled: bool
+    submission_variant: str  # whose answers become reports/<corpus>/submission.csv
+    hashed: dict
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """One entry of ``report.ablations`` (or the suite-wide pseudo-ablation): variants of one stage,
+    the first the reference."""
+
+    stage: str  # answering | retrieval
+    variants: tuple[str, ...]
+    note: str = ""
+    suite_only: bool = False  # compared on the retrieval suite alone (no WattBot rows)
+
+
+@dataclass(frozen=True)
+class SuiteRuns:
+    """The retrieval suite the figures rule reads: datasets x variants, IE@k at ``ks``."""
+
+    datasets: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+    ks: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class FiguresParams:
+    """The figures rule: ablations, attribution, cost, ensembles, the embedding map, claims and index.html."""
+
+    resampling: Resampling
+    ablations: dict[str, Ablation]  # report.ablations
+    answering: dict[str, VariantSlice]  # answering variant -> its config
+    retrieval: tuple[str, ...]  # retrieval variant names
+    suite: SuiteRuns
+    gold: str  # the scored split's labelled CSV
+    config_hash: str
+    hashed: dict
+    embedding_index: str | None = None
+    embedding_sample: int = 0
+    ensemble_subsets: int = 0
+    corpora: tuple[str, ...] = ()
+    parse_quality: str = ""  # the parse-quality sources CSV, when the config asks for the report
+    claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
+
+
+@dataclass(frozen=True)
+class SuiteReportParams:
+    config_hash: str
+    hashed: dict
+
+
+@dataclass(frozen=True)
+class SproutReportParams:
+    sweep: dict[str, int]  # retrieval variant -> its beam width
+    ks: tuple[int, ...]
+    hashed: dict

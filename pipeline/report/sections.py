@@ -1,0 +1,56 @@
+"""What each dataset shows in the report, looked up by the ``dataset`` column of its rows: the
+report never compares a dataset's name.
+
+Two sections exist. The labelled set (WattBot's scored split) has every answering and retrieval
+variant scored per question; its ablations are drawn as bars per stage and its headline is the score
+(doc hit@1 for an ablation without answers). A retrieval-suite dataset has IE@k per query; its rows
+are drawn in the suite's IE@k panels and its headline is IE at the largest k. A dataset registered in
+pipeline/suite_datasets.py gets the suite section by that registration alone; a name registered
+nowhere is an error, not a silent guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from pipeline import suite_datasets
+from pipeline.layout import WATTBOT
+
+
+@dataclass(frozen=True)
+class Section:
+    """Which rows a dataset has in the ablation tables and which of them the page and docs headline."""
+
+    labelled: bool  # per-question answer and retrieval metrics of every variant (else IE@k per suite query)
+    headline: tuple[str, ...]  # the forest plot's metric, first one the ablation has; "{k}": the largest k
+    results: tuple[str, ...]  # the metrics docs/results.md lists per comparison
+
+    def headline_metrics(self, ks: Sequence[int]) -> list[str]:
+        top = max(ks) if ks else None
+        return [m.format(k=top) for m in self.headline if top is not None or "{k}" not in m]
+
+
+LABELLED = Section(labelled=True, headline=("score", "doc_hit@1"), results=("score", "doc_hit@1"))
+SUITE = Section(labelled=False, headline=("ie@{k}",), results=("ie@5",))
+LABELLED_SET = WATTBOT  # the ``dataset`` value of the labelled set's rows
+SECTIONS = {LABELLED_SET: LABELLED}  # datasets with a section of their own; a suite dataset gets SUITE
+
+
+def section_of(dataset: str) -> Section:
+    """The section of a ``dataset`` value: the labelled set's, or the suite's for a registered suite dataset."""
+    if dataset in SECTIONS:
+        return SECTIONS[dataset]
+    suite_datasets.get(dataset)  # KeyError naming the registered datasets
+    return SUITE
+
+
+def is_labelled(dataset: str) -> bool:
+    return section_of(dataset).labelled
+
+
+def labelled_rows(datasets: pd.Series) -> pd.Series:
+    """True where a row belongs to the labelled set (by its dataset's section)."""
+    return datasets.map(is_labelled).astype(bool)

@@ -1,0 +1,128 @@
+"""The report's typed settings, built here by the drivers from dicts: what the steps after a run read
+of the config (the energy estimate's constants and served-here variants, where MLflow runs go: for the
+``time-table`` and ``track`` verbs and the Snakefile), and each report rule's params read back from
+the JSON Snakemake hashed (for the report verbs). pipeline/report/ never indexes a config or params dict."""
+
+from __future__ import annotations
+
+from pipeline.config_schema import spec_defaults
+from pipeline.llm.endpoints import LOCAL_PREFIX  # a model the job serves itself, on its own cores
+from pipeline.report.export.tracking import Tracking, TrackSettings
+from pipeline.report.params import (
+    Ablation,
+    CorpusReportParams,
+    FiguresParams,
+    Leaderboard,
+    ReportParams,
+    Resampling,
+    SproutReportParams,
+    SuiteReportParams,
+    SuiteRuns,
+)
+from pipeline.report.telemetry.energy import EnergyInputs, PowerModel
+
+
+def power_model(cfg: dict) -> PowerModel:
+    """Config ``energy``, the schema's defaults where it says nothing."""
+    return PowerModel(**{**spec_defaults("energy"), **(cfg.get("energy") or {})})
+
+
+def served_here(variant: dict, default_model: str) -> bool:
+    """Whether an answering variant's calls ran on the job's own cores (a ``local/`` model: its own
+    ``model:``, else ``llm.model``; inside the job's CPU seconds) or drew nothing (a stand-in: litellm's
+    ``mock_response``)."""
+    model = variant.get("model") or default_model
+    return model.startswith(LOCAL_PREFIX) or "mock_response" in (variant.get("params") or {})
+
+
+def energy_inputs(cfg: dict) -> EnergyInputs:
+    default_model = (cfg.get("llm") or {}).get("model") or ""
+    variants = cfg.get("answering") or {}
+    here = frozenset(av for av, v in variants.items() if served_here(v, default_model))
+    return EnergyInputs(power_model(cfg), here)
+
+
+def tracking_of(cfg: dict) -> Tracking | None:
+    """Config ``tracking`` (None: no ``tracking.mlflow``, nothing is logged)."""
+    t = cfg.get("tracking") or {}
+    if not t.get("mlflow"):
+        return None
+    t = {**spec_defaults("tracking"), **t}
+    return Tracking(t["mlflow"], t["experiment"], t.get("artifacts"))
+
+
+def track_settings(cfg: dict) -> TrackSettings:
+    rep = {**spec_defaults("report"), **(cfg.get("report") or {})}
+    return TrackSettings(
+        tracking=tracking_of(cfg),
+        answering=tuple(sorted(cfg.get("answering") or {})),
+        retrieval=tuple(sorted(cfg.get("retrieval") or {})),
+        suite_datasets=tuple(sorted(((cfg.get("benchmarks") or {}).get("datasets")) or {})),
+        score_split=cfg["wattbot"]["score_split"],
+        bootstrap=int(rep["bootstrap"]),
+        seed=int(rep["seed"]),
+        cache_dir=cfg.get("cache_dir") or "data/cache",
+    )
+
+
+# --- the report rules' params (the JSON pipeline/workflow/reports.py wrote) as typed specs ---
+
+
+def resampling(rep: dict) -> Resampling:
+    """``report``'s seed, bootstrap and permutations, the schema's defaults for those a rule's params omit."""
+    r = {**spec_defaults("report"), **rep}
+    return Resampling(int(r["seed"]), int(r["bootstrap"]), int(r["permutations"]))
+
+
+def leaderboard_of(params: dict) -> Leaderboard:
+    return Leaderboard(params["variants"], resampling(params.get("report") or {}))
+
+
+def report_params(params: dict) -> ReportParams:
+    return ReportParams(
+        leaderboard_of(params),
+        params["default_variant"],
+        params["score_split"],
+        params["config_hash"],
+        params,
+        params.get("pdf_fallback") or {},
+    )
+
+
+def corpus_report_params(params: dict) -> CorpusReportParams:
+    return CorpusReportParams(
+        leaderboard_of(params), params["corpus"], params["labelled"], params["submission_variant"], params
+    )
+
+
+def figures_params(params: dict) -> FiguresParams:
+    """The figures rule's params; ``gold`` (the scored split's CSV) is passed beside them."""
+    rep = {**spec_defaults("report"), **params["report"]}
+    suite = params.get("suite") or {}
+    return FiguresParams(
+        resampling=resampling(rep),
+        ablations={
+            name: Ablation(ab.get("stage", "answering"), tuple(ab["variants"]), ab.get("note", ""))
+            for name, ab in rep["ablations"].items()
+        },
+        answering=params["answering"],
+        retrieval=tuple(sorted(params["retrieval"])),
+        suite=SuiteRuns(tuple(suite.get("datasets", ())), tuple(suite.get("variants", ())), tuple(suite.get("ks", ()))),
+        gold=params.get("gold", ""),
+        config_hash=params["config_hash"],
+        hashed=params,
+        embedding_index=rep.get("embedding_index"),
+        embedding_sample=int(rep["embedding_sample"]),
+        ensemble_subsets=int(rep["ensemble_subsets"]),
+        corpora=tuple(params.get("corpora") or ()),
+        parse_quality=params.get("parse_quality") or "",
+        claims_elsewhere=params.get("claims_elsewhere") or {},
+    )
+
+
+def suite_report_params(params: dict) -> SuiteReportParams:
+    return SuiteReportParams(params["config_hash"], params)
+
+
+def sprout_report_params(params: dict) -> SproutReportParams:
+    return SproutReportParams(params["sweep"], tuple(params["ks"]), params)
