@@ -10,20 +10,20 @@ pipeline/answer/ensemble.py) and what attribution counts as read. The answer sta
 :func:`names`. Adding a backend is one :func:`register` call (toys: tests/answer/toy_backend.py,
 tests/test_estimate_backend.py).
 
-Functions are named by dotted path (``"module:function"``) so that validating a config imports no
-stage; a test may register a callable directly. A backend kept outside the package registers in its
-own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated; Snakemake's jobs inherit it).
+The built-in backends register in pipeline/answer/backends.py, which a driver imports
+(pipeline/registries.py): this module, on the shared floor, never names a stage. A backend kept outside
+the package registers in its own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated;
+Snakemake's jobs inherit it).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Self, TypeVar
+from dataclasses import dataclass, field, fields
+from typing import Self, TypeVar
 
-from pipeline.config_schema import parse_spec, spec_defaults
+from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree, declared_defaults, parse_spec, spec_defaults
 from pipeline.registry import Registry
 
 S = TypeVar("S", bound="VariantSpec")
@@ -43,31 +43,19 @@ class VariantSpec:
         return {f.name for f in fields(cls)} - {"name"}
 
     @classmethod
-    def from_dict(cls: type[S], name: str, v: dict) -> S:
+    def from_dict(cls: type[S], name: str, v: ConfigTable) -> S:
         """The spec of variant ``name``: the schema's ``x-default:`` values under the keys it gives;
         a key the backend does not take, or a required one missing, is an error naming it."""
         keys = cls.keys()
-        unknown = sorted(set(v) - keys)
-        if unknown:
-            raise ValueError(
-                f"config key 'answering.{name}.{unknown[0]}': backend {v.get('backend')} takes no such key "
-                f"(its keys: {', '.join(sorted(keys))})"
-            )
-        d = {k: x for k, x in spec_defaults("answering", "*").items() if k in keys} | v
-        required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
-        missing = [k for k in required if k != "name" and k not in d]
-        if missing:
-            raise ValueError(f"config key 'answering.{name}.{missing[0]}': required by backend {v.get('backend')}")
-        d["splits"] = tuple(d["splits"]) if d.get("splits") else None
-        return cls(name=name, **d)
+        defaults = {k: x for k, x in spec_defaults("answering", "*").items() if k in keys} | declared_defaults(cls)
+        spec = parse_spec(cls, v, f"answering.{name}", defaults, name=name)
+        return dataclasses.replace(spec, splits=tuple(spec.splits) if spec.splits else None)
 
     @classmethod
-    def resolve(cls, name: str, variant: dict, cfg: dict) -> None:
+    def resolve(cls, name: str, variant: ConfigTree, cfg: ConfigTree) -> None:
         """Defaults that depend on other entries, written into the (hashed) variant; cross-checks."""
         if "kohaku_compat" in (variant.get("vote") or {}):
-            raise ValueError(
-                f"config key 'answering.{name}.vote.kohaku_compat': only an ensemble votes KohakuRAG's way"
-            )
+            raise ConfigError.at(f"answering.{name}.vote.kohaku_compat", "only an ensemble votes KohakuRAG's way")
 
 
 @dataclass(frozen=True)
@@ -80,7 +68,7 @@ class ExtractorSettings:
     min_support: float  # abstain when the best sentence covers less of the question than this
 
     @classmethod
-    def parse(cls, values: dict | None, where: str) -> ExtractorSettings:
+    def parse(cls, values: ConfigTable | None, where: str) -> ExtractorSettings:
         return parse_spec(cls, values or {}, where, spec_defaults("answering", "*", "extractive"))
 
 
@@ -91,7 +79,7 @@ class ExtractiveSpec(VariantSpec):
     extractive: ExtractorSettings = field(default_factory=lambda: ExtractorSettings.parse(None, "extractive"))
 
     @classmethod
-    def from_dict(cls, name: str, v: dict) -> Self:
+    def from_dict(cls, name: str, v: ConfigTable) -> Self:
         spec = super().from_dict(name, {k: x for k, x in v.items() if k != "extractive"})
         knobs = ExtractorSettings.parse(v.get("extractive"), f"answering.{name}.extractive")
         return dataclasses.replace(spec, extractive=knobs)
@@ -114,9 +102,7 @@ class LLMCallsSpec(VariantSpec):
         """This spec with its model resolved (``llm.model`` when it names none)."""
         model = self.resolved_model(default_model)
         if not model:
-            raise ValueError(
-                f"config key 'answering.{self.name}.model': required when backend is llm (or set llm.model)"
-            )
+            raise ConfigError.at(f"answering.{self.name}.model", "required when backend is llm (or set llm.model)")
         return dataclasses.replace(self, model=model)
 
 
@@ -140,12 +126,12 @@ class EnsembleSpec(VariantSpec):
     vote: dict = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, name: str, v: dict) -> EnsembleSpec:
+    def from_dict(cls, name: str, v: ConfigTable) -> EnsembleSpec:
         spec = super().from_dict(name, v)
         return dataclasses.replace(spec, members=tuple(spec.members), vote=dict(spec.vote or {}))
 
     @classmethod
-    def resolve(cls, name: str, variant: dict, cfg: dict) -> None:
+    def resolve(cls, name: str, variant: ConfigTree, cfg: ConfigTree) -> None:
         """Members are other, non-ensemble answering variants (no nesting, so no cycles); the splits
         are those every member answers (or a subset of them); the retrieval (for the retrieval columns
         of the leaderboard and attribution) is the first member's."""
@@ -153,24 +139,22 @@ class EnsembleSpec(VariantSpec):
         answering, members = cfg["answering"], variant["members"]
         for m in members:
             if m not in answering:
-                raise ValueError(f"config key 'answering.{name}.members': unknown answering variant '{m}'")
+                raise ConfigError.at(f"answering.{name}.members", f"unknown answering variant '{m}'")
             if get(answering[m]["backend"]).votes_members:
-                raise ValueError(
-                    f"config key 'answering.{name}.members': '{m}' is an ensemble (list its members instead)"
-                )
+                raise ConfigError.at(f"answering.{name}.members", f"'{m}' is an ensemble (list its members instead)")
         if len(set(members)) != len(members):
-            raise ValueError(f"config key 'answering.{name}.members': a member is listed twice")
+            raise ConfigError.at(f"answering.{name}.members", "a member is listed twice")
         every = set(cfg["wattbot"]["splits"])
         common = every.intersection(*(answering[m].get("splits") or every for m in members))
         bad = sorted(set(variant.get("splits") or []) - common)
         if bad:
-            raise ValueError(f"config key 'answering.{name}.splits': {bad} not answered by every member")
+            raise ConfigError.at(f"answering.{name}.splits", f"{bad} not answered by every member")
         if not variant.get("splits") and common != every:
             variant["splits"] = sorted(common)
         variant.setdefault("retrieval", answering[members[0]]["retrieval"])
 
 
-def _kohaku_vote(name: str, variant: dict) -> None:
+def _kohaku_vote(name: str, variant: ConfigTree) -> None:
     """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
     those of a vote without the key); true compares exact strings, as KohakuRAG does."""
     vote = variant.get("vote") or {}
@@ -179,8 +163,8 @@ def _kohaku_vote(name: str, variant: dict) -> None:
         if not vote:  # `vote: {kohaku_compat: false}` is no vote block
             del variant["vote"]
     elif vote.get("kohaku_compat") and vote.get("normalise"):
-        raise ValueError(
-            f"config key 'answering.{name}.vote.normalise': KohakuRAG's vote (kohaku_compat) compares exact strings"
+        raise ConfigError.at(
+            f"answering.{name}.vote.normalise", "KohakuRAG's vote (kohaku_compat) compares exact strings"
         )
 
 
@@ -191,55 +175,33 @@ AnswerFn = Callable[..., list]
 PromptTokensFn = Callable[..., int]
 
 
-def _named(what: str | Callable) -> Any:
-    if callable(what):
-        return what
-    module, _, attr = what.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
 @dataclass(frozen=True)
 class AnswerBackend:
     name: str
-    answer: str | AnswerFn | None  # "module:function", a callable, or None (votes_members: no function)
+    answer: AnswerFn | None  # None: votes_members (no function)
     spec: type[VariantSpec] = VariantSpec  # its keys
     calls_llm: bool = False
-    prompt_tokens: str | PromptTokensFn | None = None  # calls_llm: what the estimate prices one call's prompt by
+    prompt_tokens: PromptTokensFn | None = None  # calls_llm: what the estimate prices one call's prompt by
     votes_members: bool = False  # its answers are other variants' voted by the ensemble rule
     shows_context: bool = True  # it reads retrieval's expanded context (False: the raw hits; attribution)
 
     def function(self) -> AnswerFn:
         if self.answer is None:
             raise ValueError(f"answering backend '{self.name}' has no answer function (its rule votes its members)")
-        fn: AnswerFn = _named(self.answer)
-        return fn
+        return self.answer
 
     def prompt_tokens_fn(self) -> PromptTokensFn:
         if not self.calls_llm or self.prompt_tokens is None:
             raise ValueError(f"answering backend '{self.name}' calls no LLM or names no prompt_tokens to price it by")
-        fn: PromptTokensFn = _named(self.prompt_tokens)
-        return fn
+        return self.prompt_tokens
 
 
 EXTRA_ENV = "WATTBENCH_ANSWER_BACKENDS"  # more modules that register backends, comma-separated
-BACKENDS: Registry[AnswerBackend] = Registry("answering backend", EXTRA_ENV)
+BACKENDS: Registry[AnswerBackend] = Registry("answering backend", EXTRA_ENV, builtins="pipeline.answer.backends")
 register = BACKENDS.register
 unregister = BACKENDS.unregister
 get = BACKENDS.get
 names = BACKENDS.names
-
-
-register(AnswerBackend("extractive", "pipeline.answer.run:answer_extractive", ExtractiveSpec, shows_context=False))
-register(
-    AnswerBackend(
-        "llm",
-        "pipeline.answer.run:answer_llm",
-        LLMAnswerSpec,
-        calls_llm=True,
-        prompt_tokens="pipeline.answer.llm_answer:prompt_tokens",
-    )
-)
-register(AnswerBackend("ensemble", None, EnsembleSpec, votes_members=True))
 
 
 def calls_llm(backend: str) -> bool:
@@ -250,10 +212,10 @@ def calls_llm(backend: str) -> bool:
 def variant_model(spec: VariantSpec, default_model: str | None) -> str:
     """The model an LLM variant calls: its ``model``, else ``llm.model``."""
     if not isinstance(spec, LLMCallsSpec):
-        raise ValueError(f"answering variant '{spec.name}': backend {spec.backend} calls no LLM")
+        raise ConfigError.at(f"answering.{spec.name}.backend", f"{spec.backend} calls no LLM")
     return str(spec.with_model(default_model).model)
 
 
-def variant_spec(name: str, v: dict) -> VariantSpec:
+def variant_spec(name: str, v: ConfigTable) -> VariantSpec:
     """The spec of one answering variant, by its backend (parsed once, in the verb or the workflow)."""
     return get(v["backend"]).spec.from_dict(name, v)

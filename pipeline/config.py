@@ -18,19 +18,15 @@ import jsonschema
 import yaml
 
 from pipeline import answer_backends, config_schema, suite_datasets
-from pipeline.config_schema import ConfigProblem, fill_and_check, spec_defaults
-from pipeline.index_kinds import get_kind, kind_names, kind_of
+from pipeline.config_schema import ConfigError, declared_schema, fill_and_check
+from pipeline.index_kinds import IndexSpec, get_kind, kind_names, kind_of
 from pipeline.provenance import stable_hash
 from pipeline.retrieval_modes import FUSIONS, PLANNERS
-from pipeline.specs import CorpusSpec, PlannerSpec, RetrievalSpec, SpecError, SproutSpec
+from pipeline.specs import CorpusSpec, PlannerSpec, RetrievalSpec, SproutSpec
 
 # The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
 # (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
 OVERLAY_CONFIGS = ("config.mpnet.yaml", "config.full.yaml")
-
-
-class ConfigError(ValueError):
-    """A bad config value; the message names the key."""
 
 
 def _schema() -> dict:
@@ -39,11 +35,16 @@ def _schema() -> dict:
     suite_datasets.py), not lists kept in the YAML; built per validation, as a test may register a toy one."""
     schema = copy.deepcopy(config_schema.schema())
     props = schema["properties"]
-    props["indexes"]["additionalProperties"]["properties"]["kind"] = {"enum": kind_names()}
+    entry = props["indexes"]["additionalProperties"]["properties"]
+    entry.update(declared_schema(IndexSpec, *(get_kind(n).spec for n in kind_names())))
+    entry["kind"] = {"enum": kind_names()}
     variant = props["retrieval"]["additionalProperties"]["properties"]
+    variant.update(declared_schema(*(s for s in (get_kind(n).search_spec for n in kind_names()) if s)))
     variant["planner"]["properties"]["kind"]["enum"] = PLANNERS.names()
     variant["hybrid"]["properties"]["mode"]["enum"] = FUSIONS.names()
-    props["answering"]["additionalProperties"]["properties"]["backend"] = {"enum": answer_backends.names()}
+    answering = props["answering"]["additionalProperties"]["properties"]
+    answering.update(declared_schema(*(b.spec for b in answer_backends.BACKENDS.entries())))
+    answering["backend"] = {"enum": answer_backends.names()}
     props["benchmarks"]["properties"]["datasets"]["propertyNames"] = {"enum": suite_datasets.names()}
     props["sprout"]["properties"]["train"]["properties"]["datasets"]["propertyNames"] = {
         "enum": suite_datasets.training_names()
@@ -83,11 +84,8 @@ def validate(cfg: dict) -> dict:
     errors = fill_and_check(cfg, _schema())
     if errors:
         e = errors[0]
-        raise ConfigError(f"config key '{_key_path(e)}': {e.message}")
-    try:
-        sprout = SproutSpec.from_dict(cfg["sprout"])  # the block's own checks (windows that cover the text)
-    except SpecError as e:
-        raise ConfigError(str(e)) from None
+        raise ConfigError.at(_key_path(e), e.message)
+    sprout = SproutSpec.from_dict(cfg["sprout"])  # the block's own checks (windows that cover the text)
     for name, idx in cfg["indexes"].items():
         _check_index(cfg, name, idx, sprout)
     for name, variant in cfg["retrieval"].items():
@@ -128,10 +126,7 @@ def _resolve_corpora(cfg: dict) -> None:
     """Each ``corpora.<name>`` parses (a bad name, an unknown or missing key is an error naming it), is no
     suite dataset's name, lists configured answering variants; ``{data_root}`` is expanded in its paths."""
     for name, entry in sorted(cfg["corpora"].items()):
-        try:
-            spec = CorpusSpec.from_dict(str(name), entry)
-        except ConfigProblem as e:
-            raise ConfigError(f"config key '{e.key}': {e.message}") from None
+        spec = CorpusSpec.from_dict(str(name), entry)
         if name in suite_datasets.names():
             raise ConfigError(f"config key 'corpora.{name}': '{name}' is a retrieval-suite dataset's name")
         unknown = [v for v in spec.answering(cfg["default_variant"]) if v not in cfg["answering"]]
@@ -216,10 +211,7 @@ def _check_sprout(cfg: dict) -> None:
     """The ``sprout`` block: the beam sweep names sprout variants; windows cover the text."""
     sprout = cfg["sprout"]
     for name in sprout.get("beam_sweep", []):
-        if (
-            name not in cfg["retrieval"]
-            or "beam_width" not in kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).retrieval_keys
-        ):
+        if name not in cfg["retrieval"] or not kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).sweeps_beam:
             raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
 
 
@@ -236,13 +228,9 @@ def _check_index(cfg: dict, name: str, idx: dict, sprout: SproutSpec) -> None:
         for key in sorted(get_kind(other).index_keys - kind.index_keys):
             if key in idx:
                 raise ConfigError(f"config key 'indexes.{name}.{key}': only {other} indexes take it")
-    defaults = spec_defaults("indexes", "*")
-    for key in sorted(kind.index_keys & defaults.keys()):
-        idx.setdefault(key, defaults[key])
-    try:
-        kind.check_index(kind.parse(name, idx), sprout)
-    except ConfigProblem as e:
-        raise ConfigError(f"config key '{e.key}': {e.message}") from None
+    for key, default in sorted(kind.index_defaults().items()):
+        idx.setdefault(key, default)
+    kind.check_index(kind.parse(name, idx), sprout)
 
 
 def _check_retrieval(cfg: dict, name: str, variant: dict) -> RetrievalSpec:
@@ -276,10 +264,7 @@ def _check_retrieval(cfg: dict, name: str, variant: dict) -> RetrievalSpec:
     if hybrid and "weight" in hybrid and not FUSIONS.get(hybrid["mode"]).takes_weight:
         weighted = " and ".join(m.name for m in FUSIONS.entries() if m.takes_weight)
         raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only {weighted} take a weight")
-    try:
-        return RetrievalSpec.from_dict(name, variant, cfg["indexes"])  # parsed here: a bad key fails validation
-    except ConfigProblem as e:
-        raise ConfigError(f"config key '{e.key}': {e.message}") from None
+    return RetrievalSpec.from_dict(name, variant, cfg["indexes"])  # parsed here: a bad key fails validation
 
 
 def _check_searcher_keys(name: str, variant: dict, takes: frozenset[str]) -> None:
@@ -301,11 +286,8 @@ def resolve_answering(cfg: dict) -> None:
     error naming it), then resolved by it (an ensemble's splits and retrieval: its members')."""
     for name, variant in cfg["answering"].items():
         spec = answer_backends.get(variant["backend"]).spec
-        try:
-            spec.from_dict(name, variant)
-            spec.resolve(name, variant, cfg)
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
+        spec.from_dict(name, variant)
+        spec.resolve(name, variant, cfg)
         if "retrieval" not in variant:
             raise ConfigError(f"config key 'answering.{name}.retrieval': required by backend {variant['backend']}")
 

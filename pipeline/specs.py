@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from pipeline.answer_backends import VariantSpec, variant_spec
-from pipeline.config_schema import ConfigProblem, enum, parse_spec, spec_defaults
+from pipeline.config_schema import ConfigError, ConfigTable, declared, enum, key, parse_spec, spec_defaults
 from pipeline.index_kinds import kind_of
 from pipeline.retrieval_modes import PLANNERS
 
@@ -30,7 +30,7 @@ TIEBREAKS = enum("answering", "*", "vote", "tiebreak")
 LLM_MODES = enum("llm", "mode")
 DEDUP_MODES = enum("retrieval", "*", "context", "dedup")
 RERANKS = enum("retrieval", "*", "rerank")
-LEVEL_FUSIONS = enum("retrieval", "*", "level_fusion")
+LEVEL_FUSIONS = ("score", "rrf")  # how BM25 merges its per-level rankings (declared by pipeline/indexes/bm25.py)
 HEADINGS = enum("parsing", "headings")  # who finds PDF headings
 ATTENTION_KERNELS = enum("sprout", "kernel")
 
@@ -42,35 +42,24 @@ def _known(cls, values: dict) -> dict:
 
 @dataclass(frozen=True)
 class BeamSpec:
-    """A sprout variant's beam search (``retrieval.<v>`` sprout keys)."""
+    """A sprout variant's beam search (its searcher's ``retrieval.<v>`` keys; the reference's defaults)."""
 
-    beam_width: int
-    per_document_top_k: int
-    threshold: float
-    include_root: bool
-    collect: str
-
-    @classmethod
-    def defaults(cls) -> dict:
-        return {k: v for k, v in spec_defaults("retrieval", "*").items() if k in BEAM_KEYS}
+    beam_width: int = key("beam search width b", type="integer", default=5, schema={"minimum": 1, "maximum": 1000})
+    per_document_top_k: int = key(
+        "per-tree results pooled", type="integer", default=5, schema={"minimum": 1, "maximum": 1000}
+    )
+    threshold: float = key("collect nodes scoring >= this", type="number", default=0.0)
+    include_root: bool = key("the root competes too", type="boolean", default=False)
+    collect: str = key("which visited nodes compete", choices=("threshold", "visited"), default="threshold")
 
     @classmethod
-    def from_dict(cls, variant: dict) -> BeamSpec:
-        return cls(**{**cls.defaults(), **{k: variant[k] for k in BEAM_KEYS if k in variant}})
+    def from_dict(cls, variant: ConfigTable, where: str = "retrieval") -> BeamSpec:
+        """The beam keys of a retrieval variant (its other keys are not the searcher's)."""
+        return parse_spec(cls, {k: variant[k] for k in BEAM_KEYS if k in variant}, where)
 
 
 # the retrieval keys only a sprout index's variants take (its beam search)
-BEAM_KEYS = tuple(f.name for f in fields(BeamSpec))
-
-
-class SpecError(ValueError):
-    """A key a spec does not take, or a value it cannot use: the message names the dotted key."""
-
-
-def _only_known(names, values: dict, path: str) -> None:
-    unknown = sorted(set(values) - set(names))
-    if unknown:
-        raise SpecError(f"config key '{path}.{unknown[0]}': unknown key (known: {', '.join(sorted(names))})")
+BEAM_KEYS = tuple(declared(BeamSpec))
 
 
 @dataclass(frozen=True)
@@ -86,15 +75,14 @@ class AttentionSpec:
 
     def __post_init__(self):
         if not 0 < self.stride_tokens <= self.window_tokens:
-            raise SpecError(
-                f"config key 'sprout.stride_tokens': {self.stride_tokens} must be in 1..window_tokens "
-                f"({self.window_tokens}) (windows must cover the text)"
+            raise ConfigError.at(
+                "sprout.stride_tokens",
+                f"{self.stride_tokens} must be in 1..window_tokens ({self.window_tokens}) (windows must cover the text)",
             )
 
     @classmethod
-    def from_dict(cls, d: dict, path: str = "sprout") -> AttentionSpec:
-        _only_known(ATTENTION_KEYS, d, path)
-        return cls(**{**{k: v for k, v in spec_defaults("sprout").items() if k in ATTENTION_KEYS}, **d})
+    def from_dict(cls, d: ConfigTable, path: str = "sprout") -> AttentionSpec:
+        return parse_spec(cls, d, path, spec_defaults("sprout"))
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -121,13 +109,12 @@ class TrainSpec:
     seed: int
 
     @classmethod
-    def from_dict(cls, d: dict, path: str = "sprout.train") -> TrainSpec:
-        names = [f.name for f in fields(cls) if f.name != "lam"] + ["lambda"]
-        _only_known(names, d, path)
-        if "datasets" not in d:
-            raise SpecError(f"config key '{path}.datasets': required")
-        v = {**spec_defaults("sprout", "train"), **d}
-        return cls(**{("lam" if k == "lambda" else k): x for k, x in v.items()})
+    def from_dict(cls, d: ConfigTable, path: str = "sprout.train") -> TrainSpec:
+        """``lambda`` (a Python keyword) is the field ``lam``."""
+        if "lam" in d:
+            raise ConfigError.at(f"{path}.lam", "not a key of sprout.train (the key is 'lambda')")
+        lam = {("lam" if k == "lambda" else k): v for k, v in {**spec_defaults("sprout", "train"), **d}.items()}
+        return parse_spec(cls, {("lam" if k == "lambda" else k): v for k, v in d.items()}, path, lam)
 
     def as_dict(self) -> dict:
         """The config's keys (``lambda``): what the pairs and head-weight files record."""
@@ -143,8 +130,11 @@ class SproutSpec:
     train: TrainSpec | None
 
     @classmethod
-    def from_dict(cls, d: dict) -> SproutSpec:
-        _only_known((*ATTENTION_KEYS, "beam_sweep", "train"), d, "sprout")
+    def from_dict(cls, d: ConfigTable) -> SproutSpec:
+        known = (*ATTENTION_KEYS, "beam_sweep", "train")
+        unknown = sorted(set(d) - set(known))
+        if unknown:
+            raise ConfigError.at(f"sprout.{unknown[0]}", f"not a key of sprout (takes {sorted(known)})")
         return cls(
             AttentionSpec.from_dict({k: v for k, v in d.items() if k in ATTENTION_KEYS}),
             tuple(d.get("beam_sweep") or ()),
@@ -192,10 +182,10 @@ class PlannerSpec:
         defaults = spec_defaults("retrieval", "*", "planner")
         kind = (planner or {}).get("kind", defaults["kind"])
         if kind not in PLANNERS.names():
-            raise ConfigProblem(f"{where}.kind", f"'{kind}' is not one of {PLANNERS.names()}")
+            raise ConfigError.at(f"{where}.kind", f"'{kind}' is not one of {PLANNERS.names()}")
         spec: PlannerSpec = parse_spec(PLANNERS.get(kind).spec or cls, planner or {}, where, defaults)
         if not isinstance(spec.n, int) or spec.n < 1:
-            raise ConfigProblem(f"{where}.n", f"must be a positive integer, got {spec.n!r}")
+            raise ConfigError.at(f"{where}.n", f"must be a positive integer, got {spec.n!r}")
         return spec
 
     @property
@@ -279,7 +269,7 @@ class RetrievalSpec:
         takes = {k for kind in kinds.values() for k in kind.retrieval_keys}
         extra = sorted(set(own) - takes)
         if extra:
-            raise ConfigProblem(f"{where}.{extra[0]}", f"not a key of its indexes' searchers (take {sorted(takes)})")
+            raise ConfigError.at(f"{where}.{extra[0]}", f"not a key of its indexes' searchers (take {sorted(takes)})")
         return cls(
             name=name,
             index=d["index"],
@@ -365,13 +355,13 @@ class CorpusSpec:
     def from_dict(cls, name: str, d: Mapping) -> CorpusSpec:
         where = f"corpora.{name}"
         if not CORPUS_NAME.match(name) or name in RESERVED_CORPUS_NAMES:
-            raise ConfigProblem(
+            raise ConfigError.at(
                 where,
                 "a corpus name is letters, digits, '-' and '_' (a folder under results/ and reports/) and not "
                 f"one of {sorted(RESERVED_CORPUS_NAMES)}",
             )
         if not isinstance(d, Mapping):
-            raise ConfigProblem(where, "must be a table (pdf_dir, questions[, solutions, metadata, variants])")
+            raise ConfigError.at(where, "must be a table (pdf_dir, questions[, solutions, metadata, variants])")
         return parse_spec(cls, d, where, spec_defaults("corpora", "*"), name=name)
 
     def resolved(self, data_root: str) -> CorpusSpec:

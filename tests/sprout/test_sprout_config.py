@@ -56,10 +56,12 @@ def test_sprout_index_inputs(cfg):
 ])
 def test_the_sprout_spec_names_a_bad_key(block, key):
     """Parsed where no validation ran before (a verb's params): the same one-line message naming the key."""
-    from pipeline.specs import SpecError, SproutSpec
+    from pipeline.config_schema import ConfigError
+    from pipeline.specs import SproutSpec
 
-    with pytest.raises(SpecError, match=f"^config key '{key}': "):
+    with pytest.raises(ConfigError, match=f"^config key '{key}': ") as err:
         SproutSpec.from_dict(block)
+    assert err.value.key == key
 
 
 def test_the_sprout_spec_is_the_hashed_block(cfg):
