@@ -30,6 +30,7 @@ from pipeline.embed.quantize import QINT8_FILE, cpu_flags, ensure_qint8_model, h
 from pipeline.index_files.flat import chunk_tree
 from pipeline.index_files.hier import build_tree_index
 from pipeline.index_files.store import IndexReader, IndexWriter
+from pipeline.specs import EncoderSpec
 from pipeline.tree import DocTree
 
 REPORT = Path("bench") / "encoder.json"  # written by pipeline.report.bench_doc.save_bench
@@ -136,15 +137,16 @@ def run_encoder_bench(
     """Measure every encoder of :data:`ENCODERS`; `bench` saves the result as reports/bench/encoder.json."""
     model_dir = ensure_qint8_model(cfg["embedding"] if cfg["embedding"]["backend"] == "onnx-qint8" else {})
     base = {k: v for k, v in cfg["embedding"].items() if k not in ("model", "model_id", "precision", "backend")}
+    spec = EncoderSpec.from_dict(cfg["embedding"])  # the configured encoder, the schema's defaults filled
     encoders = {
         name: make_encoder({**base, **c, **({"model": str(model_dir)} if c["backend"] == "onnx-qint8" else {})})
         for name, c in ENCODERS.items()
     }
     encoders[BATCHED_INT8] = OnnxMiniLM(
         model_file=Path(model_dir) / QINT8_FILE,
-        batch_size=int(base.get("batch_size", 64)),
-        max_tokens=int(base.get("max_tokens", MINILM_MAX_TOKENS)),
-        threads=job_threads(int(base.get("threads", 2))),
+        batch_size=spec.batch_size,
+        max_tokens=spec.max_tokens or MINILM_MAX_TOKENS,
+        threads=job_threads(spec.threads),
     )
     tokens_of = encoders[REFERENCE].count_tokens
     corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
@@ -156,7 +158,7 @@ def run_encoder_bench(
         "docs_for_speed": [t.doc_id for t in corpus_trees],
         "sentences": len(sentences),
         "chunks": len(chunks),
-        "threads": int(cfg["embedding"].get("threads", 2)),
+        "threads": spec.threads,
         "int8_dot_product": has_int8_dot(flags),
         "auto_choice": auto.model_file.name,
         "encoders": {},

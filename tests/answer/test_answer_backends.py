@@ -52,9 +52,9 @@ def test_an_unregistered_backend_is_a_config_error():
 def test_a_toy_backends_declared_key_is_parsed_and_checked(toy_backend):
     """Registration alone: the key its spec declares is in the schema, has its default, and a bad value or
     an unknown key is a ConfigError naming the dotted key."""
-    from pipeline.config import _schema
+    from pipeline.config import full_schema
 
-    assert "explanation" in _schema()["properties"]["answering"]["additionalProperties"]["properties"]
+    assert "explanation" in full_schema()["properties"]["answering"]["additionalProperties"]["properties"]
     cfg = validate(tiny_with("top-doc"))
     assert "explanation" not in cfg["answering"]["toy"]  # a spec's default: not written into the hashed variant
     assert answer_backends.variant_spec("toy", cfg["answering"]["toy"]).explanation == "most hits from"

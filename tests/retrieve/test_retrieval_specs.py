@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from pipeline import config_schema
-from pipeline.config import _schema, validate
+from pipeline.config import full_schema, validate
 from pipeline.config_schema import ConfigError, declared_defaults
 from pipeline.datasets.paths import REPO
 from pipeline.index_kinds import get_kind
@@ -92,7 +92,7 @@ def test_kind_and_searcher_defaults_are_their_declarations(raw):
     assert spec.searchers == {"bm25": get_kind("bm25").search_spec("score")} and spec.context.parent_depth is None
     assert EncoderSpec.from_dict({"backend": "torch"}).threads == config_schema.node("embedding", "threads")["default"]
     # the schema's part for a kind's and a searcher's keys is generated from the declarations beside their fields
-    full = _schema()["properties"]
+    full = full_schema()["properties"]
     index = full["indexes"]["additionalProperties"]["properties"]
     assert index["chunk_tokens"]["x-default"] == declared_defaults(get_kind("chunks").spec)["chunk_tokens"] == 512
     assert "chunk_tokens" not in config_schema.schema()["properties"]["indexes"]["additionalProperties"]["properties"]
