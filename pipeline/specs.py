@@ -16,8 +16,16 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from pipeline.answer_backends import VariantSpec, variant_spec
-from pipeline.config_schema import ConfigError, ConfigTable, declared, enum, key, parse_spec, spec_defaults
+from pipeline.config_schema import (
+    ConfigError,
+    ConfigTable,
+    declared,
+    declared_defaults,
+    enum,
+    key,
+    parse_spec,
+    spec_defaults,
+)
 from pipeline.index_kinds import kind_of
 from pipeline.retrieval_modes import PLANNERS
 
@@ -28,7 +36,7 @@ PROMPTS = enum("answering", "*", "prompt")
 VOTE_MODES = enum("answering", "*", "vote", "mode")
 TIEBREAKS = enum("answering", "*", "vote", "tiebreak")
 LLM_MODES = enum("llm", "mode")
-DEDUP_MODES = enum("retrieval", "*", "context", "dedup")
+DEDUP_MODES = ("none", "node_id", "tree")  # ContextSpec.dedup's choices
 RERANKS = enum("retrieval", "*", "rerank")
 LEVEL_FUSIONS = ("score", "rrf")  # how BM25 merges its per-level rankings (declared by pipeline/indexes/bm25.py)
 HEADINGS = enum("parsing", "headings")  # who finds PDF headings
@@ -147,19 +155,34 @@ class EncoderSpec:
     """``embedding`` (with an index's ``embedding_models`` entry over it): the encoder of a dense index
     and of its queries (pipeline.embed.make_encoder)."""
 
-    backend: str
-    model: str | None
-    precision: str  # onnx-qint8: auto | int8 | fp32
-    model_id: str | None  # overrides the derived cache key
-    dim: int | None  # litellm
-    max_batch_tokens: int | None  # caps padded tokens per MiniLM forward pass (speed only)
-    batch_size: int
-    max_tokens: int | None  # None: the model's own limit (MiniLM's 256); a validated config carries the schema's
-    threads: int  # execution-only: out of the hashed slices, so a job's spec has the schema's default
+    backend: str = key("the encoder backend", schema={"$ref": "#/definitions/embed_backend"})
+    model: str | None = key("the model: a local folder or a provider's name", type="string")
+    precision: str = key(
+        "onnx-qint8 only: auto = int8 where the CPU has VNNI, else the fp32 export",
+        choices=("auto", "int8", "fp32"),
+        default="auto",
+    )
+    model_id: str | None = key("overrides the derived cache key", type="string")
+    dim: int | None = key("litellm: the vectors' dimension", type="integer", schema={"minimum": 1})
+    max_batch_tokens: int | None = key(
+        "caps padded tokens per MiniLM forward pass (speed only)", type="integer", schema={"minimum": 16}
+    )
+    batch_size: int = key("texts per batch", type="integer", default=64, filled=True, schema={"minimum": 1})
+    # None: the model's own limit (MiniLM's 256); a validated config carries the declared default
+    max_tokens: int | None = key(
+        "tokens a text is cut to", type="integer", default=512, filled=True, schema={"minimum": 8, "maximum": 8192}
+    )
+    threads: int = key(
+        "encoder threads (execution-only: out of the hashed slices)",
+        type="integer",
+        default=2,
+        filled=True,
+        schema={"minimum": 1},
+    )
 
     @classmethod
-    def from_dict(cls, d: Mapping, where: str = "embedding") -> EncoderSpec:
-        defaults = {k: v for k, v in spec_defaults("embedding").items() if k != "max_tokens"}
+    def from_dict(cls, d: ConfigTable, where: str = "embedding") -> EncoderSpec:
+        defaults = {k: v for k, v in declared_defaults(cls).items() if k != "max_tokens"}
         return parse_spec(cls, d, where, defaults)
 
     def as_dict(self) -> dict:
@@ -171,19 +194,18 @@ class EncoderSpec:
 class PlannerSpec:
     """``retrieval.<v>.planner``: its kind (a registered planner kind, pipeline.retrieval_modes) and settings."""
 
-    kind: str
-    n: int
-    model: str | None
-    params: dict | None
+    kind: str = key("a registered planner kind (pipeline/retrieval_modes.py)", type="string", default="none")
+    n: int = key("queries per question", type="integer", default=4, schema={"minimum": 1, "maximum": 16})
+    model: str | None = key("an LLM planner's model (default: llm.model)", type="string")
+    params: dict | None = key("an LLM planner's request parameters", type="object")
 
     @classmethod
-    def from_dict(cls, planner: Mapping | None, where: str = "planner") -> PlannerSpec:
+    def from_dict(cls, planner: ConfigTable | None, where: str = "planner") -> PlannerSpec:
         """The spec of the planner's kind (a kind may declare keys of its own: a PlannerSpec subclass)."""
-        defaults = spec_defaults("retrieval", "*", "planner")
-        kind = (planner or {}).get("kind", defaults["kind"])
+        kind = (planner or {}).get("kind", declared_defaults(cls)["kind"])
         if kind not in PLANNERS.names():
             raise ConfigError.at(f"{where}.kind", f"'{kind}' is not one of {PLANNERS.names()}")
-        spec: PlannerSpec = parse_spec(PLANNERS.get(kind).spec or cls, planner or {}, where, defaults)
+        spec: PlannerSpec = parse_spec(PLANNERS.get(kind).spec or cls, planner or {}, where)
         if not isinstance(spec.n, int) or spec.n < 1:
             raise ConfigError.at(f"{where}.n", f"must be a positive integer, got {spec.n!r}")
         return spec
@@ -197,29 +219,43 @@ class PlannerSpec:
 class ContextSpec:
     """``retrieval.<v>.context``: the snippets a prompt shows (pipeline.retrieve.expand)."""
 
-    parent_depth: int | None  # None: the index kind's (1; 0 where a parent is no context, sprout)
-    sibling_depth: int
-    dedup: str
-    top_k_final: int | None
-    token_budget: int | None
+    parent_depth: int | None = key(
+        "levels of parents shown (default: the index kind's, 1; 0 for sprout, whose parent is a merge partner)",
+        type="integer",
+        schema={"minimum": 0, "maximum": 4},
+    )
+    sibling_depth: int = key(
+        "neighbouring siblings shown", type="integer", default=0, schema={"minimum": 0, "maximum": 10}
+    )
+    dedup: str = key("which repeated snippets are dropped", choices=DEDUP_MODES, default="tree")
+    top_k_final: int | None = key(
+        "snippets kept (null: all)", type=("integer", "null"), default=None, schema={"minimum": 1}
+    )
+    token_budget: int | None = key(
+        "tokens of snippets kept (null: no cap)", type=("integer", "null"), default=None, schema={"minimum": 1}
+    )
 
     @classmethod
-    def from_dict(cls, d: Mapping | None, where: str = "context") -> ContextSpec:
-        return parse_spec(cls, d or {}, where, spec_defaults("retrieval", "*", "context"))
+    def from_dict(cls, d: ConfigTable | None, where: str = "context") -> ContextSpec:
+        return parse_spec(cls, d or {}, where)
 
 
 @dataclass(frozen=True)
 class HybridSpec:
     """``retrieval.<v>.hybrid``: a lexical index's ranking fused with the variant's dense one."""
 
-    index: str
-    mode: str  # a registered fusion mode (pipeline.retrieval_modes)
-    top_k: int
-    weight: float | None  # the lexical side's share (modes that take it)
+    index: str = key("the lexical index fused with the variant's dense one", type="string")
+    mode: str = key("a registered fusion mode (pipeline/retrieval_modes.py)", type="string")
+    top_k: int = key("hits of each side fused", type="integer", schema={"minimum": 1, "maximum": 1000})
+    weight: float | None = key(
+        "BM25's share (modes that take it: rrf, convex); dense gets 1 - weight",
+        type="number",
+        schema={"minimum": 0, "maximum": 1},
+    )
 
     @classmethod
-    def from_dict(cls, d: Mapping, where: str = "hybrid") -> HybridSpec:
-        return parse_spec(cls, d, where, spec_defaults("retrieval", "*", "hybrid"))
+    def from_dict(cls, d: ConfigTable, where: str = "hybrid") -> HybridSpec:
+        return parse_spec(cls, d, where)
 
 
 # the keys of retrieval.<v> every variant takes; the rest belong to its index kinds' searcher settings
@@ -258,7 +294,7 @@ class RetrievalSpec:
         return (self.index, self.hybrid.index) if self.hybrid else (self.index,)
 
     @classmethod
-    def from_dict(cls, name: str, v: Mapping, indexes: Mapping[str, Mapping]) -> RetrievalSpec:
+    def from_dict(cls, name: str, v: ConfigTable, indexes: Mapping[str, ConfigTable]) -> RetrievalSpec:
         """``v`` resolved by validation (levels, expand); ``indexes``: the ``indexes`` table (or the slice's)."""
         where = f"retrieval.{name}"
         d = {**spec_defaults("retrieval", "*"), **v}
@@ -372,20 +408,3 @@ class CorpusSpec:
     def answering(self, default_variant: str) -> list[str]:
         """The variants it runs, as listed (default: the config's ``default_variant``)."""
         return list(self.variants or [default_variant])
-
-
-@dataclass(frozen=True)
-class Specs:
-    """Every variant of a validated config, typed: what the workflow reads to wire the DAG."""
-
-    retrieval: dict[str, RetrievalSpec]
-    answering: dict[str, VariantSpec]  # each backend's own spec (pipeline/answer_backends.py)
-    llm: LLMSpec
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> Specs:
-        return cls(
-            {n: RetrievalSpec.from_dict(n, v, cfg["indexes"]) for n, v in cfg["retrieval"].items()},
-            {n: variant_spec(n, v) for n, v in cfg["answering"].items()},
-            LLMSpec.from_dict(cfg.get("llm") or {}),
-        )

@@ -21,7 +21,7 @@ from pipeline.config.resolve import (
 from pipeline.config_schema import ConfigError, ConfigTree, declared_schema, fill_and_check
 from pipeline.index_kinds import IndexSpec, get_kind, kind_names, kind_of
 from pipeline.retrieval_modes import FUSIONS, PLANNERS
-from pipeline.specs import RetrievalSpec, SproutSpec
+from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec, RetrievalSpec, SproutSpec
 
 
 def full_schema() -> dict:
@@ -35,8 +35,13 @@ def full_schema() -> dict:
     entry["kind"] = {"enum": kind_names()}
     variant = props["retrieval"]["additionalProperties"]["properties"]
     variant.update(declared_schema(*(s for s in (get_kind(n).search_spec for n in kind_names()) if s)))
+    planner_specs = (k.spec for k in PLANNERS.entries() if k.spec)
+    variant["planner"]["properties"] = declared_schema(PlannerSpec, *planner_specs)
     variant["planner"]["properties"]["kind"]["enum"] = PLANNERS.names()
+    variant["hybrid"]["properties"] = declared_schema(HybridSpec)
     variant["hybrid"]["properties"]["mode"]["enum"] = FUSIONS.names()
+    variant["context"]["properties"] = declared_schema(ContextSpec)
+    props["embedding"]["properties"] = declared_schema(EncoderSpec)
     answering = props["answering"]["additionalProperties"]["properties"]
     answering.update(declared_schema(*(b.spec for b in answer_backends.BACKENDS.entries())))
     answering["backend"] = {"enum": answer_backends.names()}

@@ -90,7 +90,7 @@ def test_kind_and_searcher_defaults_are_their_declarations(raw):
     assert cfg["indexes"]["flat"] == {"kind": "chunks", "chunk_tokens": 512, "overlap_tokens": 64}  # hashed as before
     spec = RetrievalSpec.from_dict("bm25", cfg["retrieval"]["bm25"], cfg["indexes"])
     assert spec.searchers == {"bm25": get_kind("bm25").search_spec("score")} and spec.context.parent_depth is None
-    assert EncoderSpec.from_dict({"backend": "torch"}).threads == config_schema.node("embedding", "threads")["default"]
+    assert EncoderSpec.from_dict({"backend": "torch"}).threads == full_schema()["properties"]["embedding"]["properties"]["threads"]["default"] == 2
     # the schema's part for a kind's and a searcher's keys is generated from the declarations beside their fields
     full = full_schema()["properties"]
     index = full["indexes"]["additionalProperties"]["properties"]

@@ -81,11 +81,11 @@ def test_the_sprout_spec_is_the_hashed_block(cfg):
 
 def test_one_query_encoder_with_the_schemas_defaults():
     """The searcher, head training and the bench build one encoder spec: torch MiniLM, the embedding defaults."""
-    from pipeline import config_schema
+    from pipeline.config import full_schema
     from pipeline.sprout.searcher import query_encoder
 
     d = query_encoder().as_dict()
-    emb = config_schema.node("embedding")["properties"]
+    emb = full_schema()["properties"]["embedding"]["properties"]
     assert d == {"backend": "torch", "batch_size": emb["batch_size"]["default"],
                  "max_tokens": emb["max_tokens"]["default"], "threads": emb["threads"]["default"],
                  "precision": emb["precision"]["x-default"]}  # onnx-qint8's setting; torch reads none
