@@ -28,6 +28,7 @@ of the wrong type or not among its choices is a :class:`ConfigError` naming the 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from functools import cache
@@ -181,13 +182,23 @@ def declared_schema(*classes: type) -> dict[str, dict]:
     return out
 
 
-def keys_table(cls: type, where: str) -> str:
-    """The Markdown table of the keys ``cls`` declares (the docs' tables are these, checked by a test)."""
+def keys_table(cls: type, where: str, skip: type | None = None) -> str:
+    """The Markdown table of the keys ``cls`` declares (those of ``skip``, a base class, left out): the docs'
+    tables are these (pipeline/config/keys_doc.py renders them into docs/config-keys.md)."""
     rows = ["| key | type | default | description |", "|---|---|---|---|"]
+    inherited = declared(skip) if skip else {}
+    optional = {f.name for f in _fields(cls) if "None" in str(f.type)}
     for name, k in declared(cls).items():
-        typ = " or ".join(map(str, k.choices)) if k.choices else k.type or "see schema"
-        typ = typ if isinstance(typ, str) else " or ".join(typ)
-        default = "(required)" if k.default is NO_DEFAULT else f"`{k.default!r}`"
+        if name in inherited:
+            continue
+        if k.choices:
+            typ = "one of " + ", ".join(f"`{c}`" for c in k.choices)
+        elif k.type:
+            typ = k.type if isinstance(k.type, str) else " or ".join(k.type)
+        else:
+            typ = "`" + str(k.schema.get("$ref", "")).rsplit("/", 1)[-1] + "`"
+        default = f"`{json.dumps(k.default)}`" if k.default is not NO_DEFAULT else "none"
+        default = "required" if default == "none" and name not in optional else default
         rows.append(f"| `{where}.{name}` | {typ} | {default} | {k.doc} |")
     return "\n".join(rows)
 
