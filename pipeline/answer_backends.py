@@ -20,23 +20,68 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Self, TypeVar
 
-from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree, declared_defaults, parse_spec, spec_defaults
+from pipeline.config_schema import (
+    ConfigError,
+    ConfigTable,
+    ConfigTree,
+    Key,
+    declared_schema,
+    key,
+    key_field,
+    parse_spec,
+)
 from pipeline.registry import Registry
 
 S = TypeVar("S", bound="VariantSpec")
+
+PROMPTS = ("context_first", "question_first")  # KohakuRAG's prompt orders (pipeline/answer/prompts/)
+VOTE_MODES = ("independent", "ref_priority", "answer_priority", "union", "intersection")
+TIEBREAKS = ("first", "blank")
+
+
+@dataclass(frozen=True)
+class VoteSettings:
+    """``answering.<name>.vote``: how an LLM variant's samples, or an ensemble's members, are voted
+    (pipeline/answer/vote.py's VoteConfig takes these defaults)."""
+
+    mode: str = key("how the refs are chosen (docs/ensembles.md)", choices=VOTE_MODES, default="answer_priority")
+    ignore_blank: bool = key("drop is_blank votes when any member answered", type="boolean", default=True)
+    tiebreak: str = key(
+        "first: a tie goes to the earliest member; blank: all differ -> blank", choices=TIEBREAKS, default="first"
+    )
+    normalise: bool | None = key("compare normalised values (samples: default true; ensembles: false)", type="boolean")
+    kohaku_compat: bool | None = key(
+        "ensembles only: KohakuRAG's own vote, its rows (docs/ensembles.md)", type="boolean"
+    )
+
+
+VOTE = Key(
+    "how samples (or members) are voted",
+    type="object",
+    schema={"additionalProperties": False, "properties": declared_schema(VoteSettings)},
+)
 
 
 @dataclass(frozen=True, kw_only=True)
 class VariantSpec:
     """``answering.<name>``: the keys every backend takes. A backend with keys of its own subclasses it."""
 
-    name: str
-    backend: str
-    retrieval: str | None = None  # None only where a stage function is called without the config
-    splits: tuple[str, ...] | None = None  # None: every split
+    name: str  # the variant's name (not a key)
+    backend: str = key("a registered answering backend (pipeline/answer/backends.py)", type="string")
+    retrieval: str | None = key(  # None only where a stage function is called without the config
+        "the retrieval variant it reads (required; an ensemble's default: its first member's)",
+        type="string",
+        field_default=None,
+    )
+    splits: tuple[str, ...] | None = key(
+        "the splits it answers (default: all)",
+        type="array",
+        schema={"minItems": 1, "items": {"type": "string"}},
+        field_default=None,
+    )
 
     @classmethod
     def keys(cls) -> set[str]:
@@ -46,9 +91,7 @@ class VariantSpec:
     def from_dict(cls: type[S], name: str, v: ConfigTable) -> S:
         """The spec of variant ``name``: the schema's ``x-default:`` values under the keys it gives;
         a key the backend does not take, or a required one missing, is an error naming it."""
-        keys = cls.keys()
-        defaults = {k: x for k, x in spec_defaults("answering", "*").items() if k in keys} | declared_defaults(cls)
-        spec = parse_spec(cls, v, f"answering.{name}", defaults, name=name)
+        spec = parse_spec(cls, v, f"answering.{name}", name=name)
         return dataclasses.replace(spec, splits=tuple(spec.splits) if spec.splits else None)
 
     @classmethod
@@ -63,20 +106,29 @@ class ExtractorSettings:
     """``answering.<name>.extractive``: the extractor's knobs (the schema's ``x-default:`` values where a
     variant says nothing; pipeline/answer/extractive.py reads them)."""
 
-    max_hits: int  # hits read, in rank order
-    context_window: int  # neighbouring sentences of a hit (inside its context) also considered
-    min_support: float  # abstain when the best sentence covers less of the question than this
+    max_hits: int = key("hits read, in rank order", type="integer", default=15, schema={"minimum": 1})
+    context_window: int = key(
+        "neighbouring sentences of a hit (in its context) also read", type="integer", default=2, schema={"minimum": 0}
+    )
+    min_support: float = key(
+        "abstain when the best sentence covers less of the question", type="number", default=0.2, schema={"minimum": 0}
+    )
 
     @classmethod
     def parse(cls, values: ConfigTable | None, where: str) -> ExtractorSettings:
-        return parse_spec(cls, values or {}, where, spec_defaults("answering", "*", "extractive"))
+        return parse_spec(cls, values or {}, where)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ExtractiveSpec(VariantSpec):
     """``backend: extractive``: rule-based, offline (pipeline/answer/extractive.py)."""
 
-    extractive: ExtractorSettings = field(default_factory=lambda: ExtractorSettings.parse(None, "extractive"))
+    extractive: ExtractorSettings = key(
+        "the extractor's knobs (pipeline/answer/extractive.py)",
+        type="object",
+        schema={"additionalProperties": False, "properties": declared_schema(ExtractorSettings)},
+        field_factory=lambda: ExtractorSettings.parse(None, "extractive"),
+    )
 
     @classmethod
     def from_dict(cls, name: str, v: ConfigTable) -> Self:
@@ -90,10 +142,15 @@ class LLMCallsSpec(VariantSpec):
     """What every backend that calls an LLM takes: the model, its request parameters, samples and
     blank-retries (what the estimate counts calls and output tokens by)."""
 
-    model: str | None = None  # None: llm.model
-    params: dict
-    max_retries: int
-    samples: int
+    model: str | None = key("the model it calls (default: llm.model)", type="string", field_default=None)
+    params: dict = key("the request's parameters (temperature, max_tokens, ...)", type="object", default={})
+    max_retries: int = key(
+        "blank answer: retry with context_k * (attempt + 1)",
+        type="integer",
+        default=0,
+        schema={"minimum": 0, "maximum": 5},
+    )
+    samples: int = key("samples per question, voted", type="integer", default=1, schema={"minimum": 1, "maximum": 15})
 
     def resolved_model(self, default_model: str | None) -> str | None:
         return self.model or default_model
@@ -111,19 +168,33 @@ class LLMAnswerSpec(LLMCallsSpec):
     """``backend: llm``: KohakuRAG's prompts, structured answers, blank-retries, samples voted
     (pipeline/answer/llm_answer.py reads it, its model resolved)."""
 
-    prompt: str
-    context_k: int | None = None  # snippets shown at attempt 0 (None: all, within the prompt's cap)
-    snippet_chars: int | None = None  # each snippet cut to this many characters around its match
-    structured: bool  # send the JSON schema as response_format
-    vote: dict = field(default_factory=dict)  # how samples are voted (pipeline/answer/vote.py)
+    prompt: str = key("the prompt's order", choices=PROMPTS, default="context_first")
+    context_k: int | None = key(
+        "snippets in the prompt at attempt 0 (default: all, within the prompt's cap)",
+        type="integer",
+        schema={"minimum": 1},
+        field_default=None,
+    )
+    snippet_chars: int | None = key(
+        "each snippet cut to this many characters around its match",
+        type="integer",
+        schema={"minimum": 50},
+        field_default=None,
+    )
+    structured: bool = key("send the JSON schema as response_format", type="boolean", default=True)
+    vote: dict = key_field(VOTE, field_factory=dict)  # how samples are voted (pipeline/answer/vote.py)
 
 
 @dataclass(frozen=True, kw_only=True)
 class EnsembleSpec(VariantSpec):
     """``backend: ensemble``: its members' answers voted (no call of its own)."""
 
-    members: tuple[str, ...]
-    vote: dict = field(default_factory=dict)
+    members: tuple[str, ...] = key(
+        "other answering variants, in vote (tie) order",
+        type="array",
+        schema={"minItems": 1, "items": {"type": "string"}},
+    )
+    vote: dict = key_field(VOTE, field_factory=dict)
 
     @classmethod
     def from_dict(cls, name: str, v: ConfigTable) -> EnsembleSpec:

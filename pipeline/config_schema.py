@@ -157,9 +157,15 @@ class Key:
         return None
 
 
-def key(doc: str, **declared: Any) -> Any:
-    """A dataclass field that is a declared config key (``Key``'s arguments): ``x: int = key("...", type=...)``."""
-    return field(metadata={KEY: Key(doc, **declared)})
+def key(doc: str, *, field_default: Any = MISSING, field_factory: Any = MISSING, **declared: Any) -> Any:
+    """A dataclass field that is a declared config key (``Key``'s arguments): ``x: int = key("...", type=...)``.
+    ``field_default``/``field_factory``: the dataclass's own default, for code that builds the spec directly."""
+    return key_field(Key(doc, **declared), field_default, field_factory)
+
+
+def key_field(declared: Key, field_default: Any = MISSING, field_factory: Any = MISSING) -> Any:
+    """A field declaring ``declared`` (one Key several specs share, e.g. an answering variant's ``vote``)."""
+    return field(default=field_default, default_factory=field_factory, metadata={KEY: declared})
 
 
 def declared(cls: type) -> dict[str, Key]:
@@ -204,7 +210,7 @@ def keys_table(cls: type, where: str, skip: type | None = None) -> str:
 
 
 def _fields(cls: type) -> tuple[Field, ...]:
-    return fields(cls)  # type: ignore[arg-type]
+    return fields(cls)
 
 
 S = TypeVar("S")

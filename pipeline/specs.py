@@ -16,6 +16,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+# the answering specs' choices (declared in pipeline/answer_backends.py), beside the other enumerations
+from pipeline.answer_backends import PROMPTS as PROMPTS
+from pipeline.answer_backends import TIEBREAKS as TIEBREAKS
+from pipeline.answer_backends import VOTE_MODES as VOTE_MODES
 from pipeline.config_schema import (
     ConfigError,
     ConfigTable,
@@ -32,9 +36,6 @@ from pipeline.retrieval_modes import PLANNERS
 # --- enumerations: the schema's lists ---
 TREE_LEVELS = enum("definitions", "tree_level")  # root first: document, section, paragraph, sentence
 EMBED_BACKENDS = enum("definitions", "embed_backend")
-PROMPTS = enum("answering", "*", "prompt")
-VOTE_MODES = enum("answering", "*", "vote", "mode")
-TIEBREAKS = enum("answering", "*", "vote", "tiebreak")
 LLM_MODES = enum("llm", "mode")
 DEDUP_MODES = ("none", "node_id", "tree")  # ContextSpec.dedup's choices
 RERANKS = enum("retrieval", "*", "rerank")

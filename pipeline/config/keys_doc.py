@@ -27,9 +27,10 @@ def sections() -> list[tuple[str, str]]:
         kind = get_kind(n)
         if set(declared(kind.spec)) - set(declared(IndexSpec)):
             out.append((f"A `{n}` index", keys_table(kind.spec, "indexes.<name>", skip=IndexSpec)))
-    for n in kind_names():
-        if get_kind(n).search_spec and declared(get_kind(n).search_spec):
-            out.append((f"A variant searching a `{n}` index", keys_table(get_kind(n).search_spec, "retrieval.<v>")))
+    searchers = {n: get_kind(n).search_spec for n in kind_names()}
+    for n, spec in searchers.items():
+        if spec and declared(spec):
+            out.append((f"A variant searching a `{n}` index", keys_table(spec, "retrieval.<v>")))
     out.append(("A variant's planner", keys_table(PlannerSpec, "retrieval.<v>.planner")))
     out += [
         (f"A `{k.name}` planner", keys_table(k.spec, "retrieval.<v>.planner", skip=PlannerSpec))

@@ -217,10 +217,10 @@ def add_verbs(sub) -> None:
 
 def _add_vote_verb(sub) -> None:
     """vote: any submission CSVs voted into one, wattbench's rules or KohakuRAG's."""
-    from pipeline.config_schema import spec_defaults
-    from pipeline.specs import TIEBREAKS, VOTE_MODES
+    from pipeline.answer_backends import TIEBREAKS, VOTE_MODES, VoteSettings
+    from pipeline.config_schema import declared_defaults
 
-    vote = spec_defaults("answering", "*", "vote")  # a variant's vote defaults: the schema's
+    vote = declared_defaults(VoteSettings)  # a variant's vote defaults, as declared
 
     s = verb(sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's modes)")
     s.description = (
