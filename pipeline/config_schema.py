@@ -18,7 +18,7 @@ The keys of each registered entry's table (an index kind, its searcher, a planne
 encoder, an answering backend) are declared beside its dataclass instead, one :func:`key` per field:
 type, default, choices and a one-line description, the way ir_measures declares a measure's parameters.
 Their part of the schema is generated from the declarations (:func:`declared_schema`, at load time: see
-pipeline/config), and so are the docs tables of those keys (:func:`keys_table`, tests/test_docs_keys.py).
+pipeline/config/validate.py), and so are the docs tables of those keys (:func:`keys_table`, docs/config_keys.py).
 
 :func:`parse_spec` is the one way a config table becomes a typed spec (a frozen dataclass): its keys, the
 declared (or the schema's) defaults for the missing ones; an unknown key, a missing required one, a value
@@ -190,7 +190,7 @@ def declared_schema(*classes: type) -> dict[str, dict]:
 
 def keys_table(cls: type, where: str, skip: type | None = None) -> str:
     """The Markdown table of the keys ``cls`` declares (those of ``skip``, a base class, left out): the docs'
-    tables are these (pipeline/config/keys_doc.py renders them into docs/config-keys.md)."""
+    tables are these (docs/config_keys.py renders them into docs/config-keys.md)."""
     rows = ["| key | type | default | description |", "|---|---|---|---|"]
     inherited = declared(skip) if skip else {}
     optional = {f.name for f in _fields(cls) if "None" in str(f.type)}

@@ -1,7 +1,8 @@
-"""The docs' tables of the config keys each registered entry declares (pipeline/config_schema.py ``key``):
-rendered from the declarations into docs/config-keys.md's generated block, which a test keeps current.
+"""`python docs/config_keys.py`: the tables of docs/config-keys.md, generated, never hand-typed.
 
-    python -m pipeline.config.keys_doc   # rewrite the block after a declaration changed
+Each registered entry (index kind, searcher, planner, hybrid, encoder, answering backend) declares its keys
+beside its spec's fields (pipeline/config_schema.py ``key``); this renders them into the page's generated
+block. tests/test_config_keys_doc.py fails when the block is not the current rendering.
 """
 
 from __future__ import annotations
@@ -9,13 +10,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pipeline.registries  # noqa: F401 - the built-in entries whose keys the tables show
 from pipeline import answer_backends
 from pipeline.config_schema import declared, keys_table
 from pipeline.index_kinds import IndexSpec, get_kind, kind_names
 from pipeline.retrieval_modes import PLANNERS
 from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "config-keys.md"
+PAGE = Path(__file__).resolve().parent / "config-keys.md"
 BLOCK = re.compile(r"(<!-- BEGIN generated: config-keys -->\n).*?(<!-- END generated: config-keys -->)", re.S)
 
 
@@ -60,6 +62,4 @@ def rewrite(page: Path = PAGE) -> bool:
 
 
 if __name__ == "__main__":
-    import pipeline.registries  # noqa: F401 - the built-in entries whose keys the tables show
-
     print("rewrote" if rewrite() else "current", PAGE)
