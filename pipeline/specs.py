@@ -1,11 +1,11 @@
 """Typed views of the validated config: what a stage reads about its variant, parsed once per job.
 
-The config dict stays what is hashed (params, manifests, cache keys: pipeline/config.py slices it);
+The config dict stays what is hashed (params, manifests, cache keys: pipeline/config/slices.py slices it);
 a spec is read from that dict, with the schema's ``x-default:`` values for the keys the dict never
 carried, so stage code reads ``spec.prompt`` instead of ``v.get("prompt", "context_first")`` and no
 stage keeps its own copy of a default. Enumerations are the schema's (one list each).
 
-Kept apart from pipeline/config.py (loading, validation, slicing): this module only names and types
+Kept apart from pipeline/config/ (loading, validation, slicing): this module only names and types
 what is already valid, so stages can import it without the validation machinery.
 """
 
