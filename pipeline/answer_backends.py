@@ -10,64 +10,95 @@ pipeline/answer/ensemble.py) and what attribution counts as read. The answer sta
 :func:`names`. Adding a backend is one :func:`register` call (toys: tests/answer/toy_backend.py,
 tests/test_estimate_backend.py).
 
-Functions are named by dotted path (``"module:function"``) so that validating a config imports no
-stage; a test may register a callable directly. A backend kept outside the package registers in its
-own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated; Snakemake's jobs inherit it).
+The built-in backends register in pipeline/answer/backends.py, which a driver imports
+(pipeline/registries.py): this module, on the shared floor, never names a stage. A backend kept outside
+the package registers in its own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated;
+Snakemake's jobs inherit it).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Self, TypeVar
+from dataclasses import dataclass, fields
+from typing import Self, TypeVar
 
-from pipeline.config_schema import parse_spec, spec_defaults
+from pipeline.config_schema import (
+    ConfigError,
+    ConfigTable,
+    ConfigTree,
+    Key,
+    declared_schema,
+    key,
+    key_field,
+    parse_spec,
+)
 from pipeline.registry import Registry
 
 S = TypeVar("S", bound="VariantSpec")
+
+PROMPTS = ("context_first", "question_first")  # KohakuRAG's prompt orders (pipeline/answer/prompts/)
+VOTE_MODES = ("independent", "ref_priority", "answer_priority", "union", "intersection")
+TIEBREAKS = ("first", "blank")
+
+
+@dataclass(frozen=True)
+class VoteSettings:
+    """``answering.<name>.vote``: how an LLM variant's samples, or an ensemble's members, are voted
+    (pipeline/answer/vote.py's VoteConfig takes these defaults)."""
+
+    mode: str = key("how the refs are chosen (docs/ensembles.md)", choices=VOTE_MODES, default="answer_priority")
+    ignore_blank: bool = key("drop is_blank votes when any member answered", type="boolean", default=True)
+    tiebreak: str = key(
+        "first: a tie goes to the earliest member; blank: all differ -> blank", choices=TIEBREAKS, default="first"
+    )
+    normalise: bool | None = key("compare normalised values (samples: default true; ensembles: false)", type="boolean")
+    kohaku_compat: bool | None = key(
+        "ensembles only: KohakuRAG's own vote, its rows (docs/ensembles.md)", type="boolean"
+    )
+
+
+VOTE = Key(
+    "how samples (or members) are voted",
+    type="object",
+    schema={"additionalProperties": False, "properties": declared_schema(VoteSettings)},
+)
 
 
 @dataclass(frozen=True, kw_only=True)
 class VariantSpec:
     """``answering.<name>``: the keys every backend takes. A backend with keys of its own subclasses it."""
 
-    name: str
-    backend: str
-    retrieval: str | None = None  # None only where a stage function is called without the config
-    splits: tuple[str, ...] | None = None  # None: every split
+    name: str  # the variant's name (not a key)
+    backend: str = key("a registered answering backend (pipeline/answer/backends.py)", type="string")
+    retrieval: str | None = key(  # None only where a stage function is called without the config
+        "the retrieval variant it reads (required; an ensemble's default: its first member's)",
+        type="string",
+        field_default=None,
+    )
+    splits: tuple[str, ...] | None = key(
+        "the splits it answers (default: all)",
+        type="array",
+        schema={"minItems": 1, "items": {"type": "string"}},
+        field_default=None,
+    )
 
     @classmethod
     def keys(cls) -> set[str]:
         return {f.name for f in fields(cls)} - {"name"}
 
     @classmethod
-    def from_dict(cls: type[S], name: str, v: dict) -> S:
+    def from_dict(cls: type[S], name: str, v: ConfigTable) -> S:
         """The spec of variant ``name``: the schema's ``x-default:`` values under the keys it gives;
         a key the backend does not take, or a required one missing, is an error naming it."""
-        keys = cls.keys()
-        unknown = sorted(set(v) - keys)
-        if unknown:
-            raise ValueError(
-                f"config key 'answering.{name}.{unknown[0]}': backend {v.get('backend')} takes no such key "
-                f"(its keys: {', '.join(sorted(keys))})"
-            )
-        d = {k: x for k, x in spec_defaults("answering", "*").items() if k in keys} | v
-        required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
-        missing = [k for k in required if k != "name" and k not in d]
-        if missing:
-            raise ValueError(f"config key 'answering.{name}.{missing[0]}': required by backend {v.get('backend')}")
-        d["splits"] = tuple(d["splits"]) if d.get("splits") else None
-        return cls(name=name, **d)
+        spec = parse_spec(cls, v, f"answering.{name}", name=name)
+        return dataclasses.replace(spec, splits=tuple(spec.splits) if spec.splits else None)
 
     @classmethod
-    def resolve(cls, name: str, variant: dict, cfg: dict) -> None:
+    def resolve(cls, name: str, variant: ConfigTree, cfg: ConfigTree) -> None:
         """Defaults that depend on other entries, written into the (hashed) variant; cross-checks."""
         if "kohaku_compat" in (variant.get("vote") or {}):
-            raise ValueError(
-                f"config key 'answering.{name}.vote.kohaku_compat': only an ensemble votes KohakuRAG's way"
-            )
+            raise ConfigError.at(f"answering.{name}.vote.kohaku_compat", "only an ensemble votes KohakuRAG's way")
 
 
 @dataclass(frozen=True)
@@ -75,23 +106,32 @@ class ExtractorSettings:
     """``answering.<name>.extractive``: the extractor's knobs (the schema's ``x-default:`` values where a
     variant says nothing; pipeline/answer/extractive.py reads them)."""
 
-    max_hits: int  # hits read, in rank order
-    context_window: int  # neighbouring sentences of a hit (inside its context) also considered
-    min_support: float  # abstain when the best sentence covers less of the question than this
+    max_hits: int = key("hits read, in rank order", type="integer", default=15, schema={"minimum": 1})
+    context_window: int = key(
+        "neighbouring sentences of a hit (in its context) also read", type="integer", default=2, schema={"minimum": 0}
+    )
+    min_support: float = key(
+        "abstain when the best sentence covers less of the question", type="number", default=0.2, schema={"minimum": 0}
+    )
 
     @classmethod
-    def parse(cls, values: dict | None, where: str) -> ExtractorSettings:
-        return parse_spec(cls, values or {}, where, spec_defaults("answering", "*", "extractive"))
+    def parse(cls, values: ConfigTable | None, where: str) -> ExtractorSettings:
+        return parse_spec(cls, values or {}, where)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ExtractiveSpec(VariantSpec):
     """``backend: extractive``: rule-based, offline (pipeline/answer/extractive.py)."""
 
-    extractive: ExtractorSettings = field(default_factory=lambda: ExtractorSettings.parse(None, "extractive"))
+    extractive: ExtractorSettings = key(
+        "the extractor's knobs (pipeline/answer/extractive.py)",
+        type="object",
+        schema={"additionalProperties": False, "properties": declared_schema(ExtractorSettings)},
+        field_factory=lambda: ExtractorSettings.parse(None, "extractive"),
+    )
 
     @classmethod
-    def from_dict(cls, name: str, v: dict) -> Self:
+    def from_dict(cls, name: str, v: ConfigTable) -> Self:
         spec = super().from_dict(name, {k: x for k, x in v.items() if k != "extractive"})
         knobs = ExtractorSettings.parse(v.get("extractive"), f"answering.{name}.extractive")
         return dataclasses.replace(spec, extractive=knobs)
@@ -102,10 +142,15 @@ class LLMCallsSpec(VariantSpec):
     """What every backend that calls an LLM takes: the model, its request parameters, samples and
     blank-retries (what the estimate counts calls and output tokens by)."""
 
-    model: str | None = None  # None: llm.model
-    params: dict
-    max_retries: int
-    samples: int
+    model: str | None = key("the model it calls (default: llm.model)", type="string", field_default=None)
+    params: dict = key("the request's parameters (temperature, max_tokens, ...)", type="object", default={})
+    max_retries: int = key(
+        "blank answer: retry with context_k * (attempt + 1)",
+        type="integer",
+        default=0,
+        schema={"minimum": 0, "maximum": 5},
+    )
+    samples: int = key("samples per question, voted", type="integer", default=1, schema={"minimum": 1, "maximum": 15})
 
     def resolved_model(self, default_model: str | None) -> str | None:
         return self.model or default_model
@@ -114,9 +159,7 @@ class LLMCallsSpec(VariantSpec):
         """This spec with its model resolved (``llm.model`` when it names none)."""
         model = self.resolved_model(default_model)
         if not model:
-            raise ValueError(
-                f"config key 'answering.{self.name}.model': required when backend is llm (or set llm.model)"
-            )
+            raise ConfigError.at(f"answering.{self.name}.model", "required when backend is llm (or set llm.model)")
         return dataclasses.replace(self, model=model)
 
 
@@ -125,27 +168,41 @@ class LLMAnswerSpec(LLMCallsSpec):
     """``backend: llm``: KohakuRAG's prompts, structured answers, blank-retries, samples voted
     (pipeline/answer/llm_answer.py reads it, its model resolved)."""
 
-    prompt: str
-    context_k: int | None = None  # snippets shown at attempt 0 (None: all, within the prompt's cap)
-    snippet_chars: int | None = None  # each snippet cut to this many characters around its match
-    structured: bool  # send the JSON schema as response_format
-    vote: dict = field(default_factory=dict)  # how samples are voted (pipeline/answer/vote.py)
+    prompt: str = key("the prompt's order", choices=PROMPTS, default="context_first")
+    context_k: int | None = key(
+        "snippets in the prompt at attempt 0 (default: all, within the prompt's cap)",
+        type="integer",
+        schema={"minimum": 1},
+        field_default=None,
+    )
+    snippet_chars: int | None = key(
+        "each snippet cut to this many characters around its match",
+        type="integer",
+        schema={"minimum": 50},
+        field_default=None,
+    )
+    structured: bool = key("send the JSON schema as response_format", type="boolean", default=True)
+    vote: dict = key_field(VOTE, field_factory=dict)  # how samples are voted (pipeline/answer/vote.py)
 
 
 @dataclass(frozen=True, kw_only=True)
 class EnsembleSpec(VariantSpec):
     """``backend: ensemble``: its members' answers voted (no call of its own)."""
 
-    members: tuple[str, ...]
-    vote: dict = field(default_factory=dict)
+    members: tuple[str, ...] = key(
+        "other answering variants, in vote (tie) order",
+        type="array",
+        schema={"minItems": 1, "items": {"type": "string"}},
+    )
+    vote: dict = key_field(VOTE, field_factory=dict)
 
     @classmethod
-    def from_dict(cls, name: str, v: dict) -> EnsembleSpec:
+    def from_dict(cls, name: str, v: ConfigTable) -> EnsembleSpec:
         spec = super().from_dict(name, v)
         return dataclasses.replace(spec, members=tuple(spec.members), vote=dict(spec.vote or {}))
 
     @classmethod
-    def resolve(cls, name: str, variant: dict, cfg: dict) -> None:
+    def resolve(cls, name: str, variant: ConfigTree, cfg: ConfigTree) -> None:
         """Members are other, non-ensemble answering variants (no nesting, so no cycles); the splits
         are those every member answers (or a subset of them); the retrieval (for the retrieval columns
         of the leaderboard and attribution) is the first member's."""
@@ -153,24 +210,22 @@ class EnsembleSpec(VariantSpec):
         answering, members = cfg["answering"], variant["members"]
         for m in members:
             if m not in answering:
-                raise ValueError(f"config key 'answering.{name}.members': unknown answering variant '{m}'")
+                raise ConfigError.at(f"answering.{name}.members", f"unknown answering variant '{m}'")
             if get(answering[m]["backend"]).votes_members:
-                raise ValueError(
-                    f"config key 'answering.{name}.members': '{m}' is an ensemble (list its members instead)"
-                )
+                raise ConfigError.at(f"answering.{name}.members", f"'{m}' is an ensemble (list its members instead)")
         if len(set(members)) != len(members):
-            raise ValueError(f"config key 'answering.{name}.members': a member is listed twice")
+            raise ConfigError.at(f"answering.{name}.members", "a member is listed twice")
         every = set(cfg["wattbot"]["splits"])
         common = every.intersection(*(answering[m].get("splits") or every for m in members))
         bad = sorted(set(variant.get("splits") or []) - common)
         if bad:
-            raise ValueError(f"config key 'answering.{name}.splits': {bad} not answered by every member")
+            raise ConfigError.at(f"answering.{name}.splits", f"{bad} not answered by every member")
         if not variant.get("splits") and common != every:
             variant["splits"] = sorted(common)
         variant.setdefault("retrieval", answering[members[0]]["retrieval"])
 
 
-def _kohaku_vote(name: str, variant: dict) -> None:
+def _kohaku_vote(name: str, variant: ConfigTree) -> None:
     """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
     those of a vote without the key); true compares exact strings, as KohakuRAG does."""
     vote = variant.get("vote") or {}
@@ -179,8 +234,8 @@ def _kohaku_vote(name: str, variant: dict) -> None:
         if not vote:  # `vote: {kohaku_compat: false}` is no vote block
             del variant["vote"]
     elif vote.get("kohaku_compat") and vote.get("normalise"):
-        raise ValueError(
-            f"config key 'answering.{name}.vote.normalise': KohakuRAG's vote (kohaku_compat) compares exact strings"
+        raise ConfigError.at(
+            f"answering.{name}.vote.normalise", "KohakuRAG's vote (kohaku_compat) compares exact strings"
         )
 
 
@@ -191,55 +246,33 @@ AnswerFn = Callable[..., list]
 PromptTokensFn = Callable[..., int]
 
 
-def _named(what: str | Callable) -> Any:
-    if callable(what):
-        return what
-    module, _, attr = what.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
 @dataclass(frozen=True)
 class AnswerBackend:
     name: str
-    answer: str | AnswerFn | None  # "module:function", a callable, or None (votes_members: no function)
+    answer: AnswerFn | None  # None: votes_members (no function)
     spec: type[VariantSpec] = VariantSpec  # its keys
     calls_llm: bool = False
-    prompt_tokens: str | PromptTokensFn | None = None  # calls_llm: what the estimate prices one call's prompt by
+    prompt_tokens: PromptTokensFn | None = None  # calls_llm: what the estimate prices one call's prompt by
     votes_members: bool = False  # its answers are other variants' voted by the ensemble rule
     shows_context: bool = True  # it reads retrieval's expanded context (False: the raw hits; attribution)
 
     def function(self) -> AnswerFn:
         if self.answer is None:
             raise ValueError(f"answering backend '{self.name}' has no answer function (its rule votes its members)")
-        fn: AnswerFn = _named(self.answer)
-        return fn
+        return self.answer
 
     def prompt_tokens_fn(self) -> PromptTokensFn:
         if not self.calls_llm or self.prompt_tokens is None:
             raise ValueError(f"answering backend '{self.name}' calls no LLM or names no prompt_tokens to price it by")
-        fn: PromptTokensFn = _named(self.prompt_tokens)
-        return fn
+        return self.prompt_tokens
 
 
 EXTRA_ENV = "WATTBENCH_ANSWER_BACKENDS"  # more modules that register backends, comma-separated
-BACKENDS: Registry[AnswerBackend] = Registry("answering backend", EXTRA_ENV)
+BACKENDS: Registry[AnswerBackend] = Registry("answering backend", EXTRA_ENV, builtins="pipeline.answer.backends")
 register = BACKENDS.register
 unregister = BACKENDS.unregister
 get = BACKENDS.get
 names = BACKENDS.names
-
-
-register(AnswerBackend("extractive", "pipeline.answer.run:answer_extractive", ExtractiveSpec, shows_context=False))
-register(
-    AnswerBackend(
-        "llm",
-        "pipeline.answer.run:answer_llm",
-        LLMAnswerSpec,
-        calls_llm=True,
-        prompt_tokens="pipeline.answer.llm_answer:prompt_tokens",
-    )
-)
-register(AnswerBackend("ensemble", None, EnsembleSpec, votes_members=True))
 
 
 def calls_llm(backend: str) -> bool:
@@ -250,10 +283,10 @@ def calls_llm(backend: str) -> bool:
 def variant_model(spec: VariantSpec, default_model: str | None) -> str:
     """The model an LLM variant calls: its ``model``, else ``llm.model``."""
     if not isinstance(spec, LLMCallsSpec):
-        raise ValueError(f"answering variant '{spec.name}': backend {spec.backend} calls no LLM")
+        raise ConfigError.at(f"answering.{spec.name}.backend", f"{spec.backend} calls no LLM")
     return str(spec.with_model(default_model).model)
 
 
-def variant_spec(name: str, v: dict) -> VariantSpec:
+def variant_spec(name: str, v: ConfigTable) -> VariantSpec:
     """The spec of one answering variant, by its backend (parsed once, in the verb or the workflow)."""
     return get(v["backend"]).spec.from_dict(name, v)

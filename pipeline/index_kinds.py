@@ -1,8 +1,9 @@
 """The registry of index kinds: what ``indexes.<name>.kind`` may name.
 
 An :class:`IndexKind` says, in one place, everything the rest of the pipeline needs to know about
-a kind: its typed spec (the keys ``indexes.<name>`` takes; defaults are the schema's), its searcher's
-settings (the keys a ``retrieval.<v>`` of it takes), which extra files its build reads
+a kind: its typed spec (the keys ``indexes.<name>`` takes, each declared beside its field with its type,
+default and description: pipeline.config_schema.key; the schema's part for them is generated from these),
+its searcher's settings (the keys a ``retrieval.<v>`` of it takes, declared the same way), which extra files its build reads
 (:mod:`pipeline.workflow`, the ``index`` rule), how to build it (an :class:`IndexJob`, made by the
 ``index`` verb) and how to search it (a :class:`SearchJob`, made by the ``retrieve`` verb). Nothing
 else switches on the kind's name.
@@ -17,17 +18,17 @@ functions, so validating a config loads no stage code.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from pipeline.config_schema import ConfigProblem, enum, parse_spec, spec_defaults
+from pipeline.config_schema import ConfigError, ConfigTable, declared_defaults, enum, key, parse_spec
 from pipeline.registry import Registry
 
 # The registry sits below the specs its entries parse (pipeline.specs imports it to look kinds up) and
 # below the index stage: fields typed Any below name the class they hold, not imported (no upward import).
-__all__ = ["ConfigProblem", "IndexJob", "IndexKind", "IndexSpec", "SearchJob", "get_kind", "kind_of", "register"]
+__all__ = ["ConfigError", "IndexJob", "IndexKind", "IndexSpec", "SearchJob", "get_kind", "kind_of", "register"]
 
 EXTRA_ENV = "WATTBENCH_INDEX_KINDS"  # more kind modules to load, comma-separated (out-of-tree kinds)
 TREE_LEVELS = frozenset(enum("definitions", "tree_level"))  # the config schema's list (pipeline.tree.LEVELS)
@@ -37,9 +38,9 @@ TREE_LEVELS = frozenset(enum("definitions", "tree_level"))  # the config schema'
 class IndexSpec:
     """``indexes.<name>``: the keys every kind takes; a kind with keys of its own subclasses it."""
 
-    name: str
-    kind: str
-    embedding: str | None  # an embedding_models entry instead of `embedding` (kinds that embed)
+    name: str  # the entry's name (not a key)
+    kind: str = key("a registered index kind (pipeline/indexes/)", type="string")
+    embedding: str | None = key("an embedding_models entry instead of `embedding` (kinds that embed)", type="string")
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,11 @@ Builder = Callable[[IndexJob], dict]  # -> stats
 SearcherFactory = Callable[[SearchJob], Searcher]
 
 
-def _no_check(spec: Any, sprout: Any) -> None:
+def _no_check(index: IndexSpec, sprout: object) -> None:
     return None
 
 
-def _no_inputs(spec: Any, dataset: str) -> dict[str, str]:
+def _no_inputs(index: IndexSpec, dataset: str) -> dict[str, str]:
     return {}
 
 
@@ -108,9 +109,10 @@ class IndexKind:
     hybrid_role: str | None = None  # "dense" or "lexical": which side of a hybrid it can be
     tree_vectors: bool = False  # a vector at every tree level (the report's embedding map)
     parents_are_context: bool = True  # a hit's parent is its context (sprout: its merge partner)
+    sweeps_beam: bool = False  # its variants may be named by ``sprout.beam_sweep`` (a beam-width sweep)
     # The hooks take typed specs, never the config: the other section a kind reads is the `sprout` block
     # (a pipeline.specs.SproutSpec, Any here: the specs sit above this registry).
-    check_index: Callable[[Any, Any], None] = _no_check  # (its spec, the sprout block): raise ConfigProblem
+    check_index: Callable[[Any, Any], None] = _no_check  # (its spec, the sprout block): raise ConfigError
     extra_inputs: Callable[[Any, str], dict[str, str]] = (
         _no_inputs  # (its spec, dataset): {name: path} beyond the trees
     )
@@ -126,18 +128,23 @@ class IndexKind:
         """Its own keys of ``retrieval.<v>`` (its searcher's settings)."""
         return frozenset(f.name for f in fields(self.search_spec)) if self.search_spec else frozenset()
 
-    def parse(self, name: str, entry: Mapping) -> IndexSpec:
-        """``indexes.<name>`` as its typed spec (a key of another kind is a ConfigProblem naming it)."""
-        return parse_spec(self.spec, entry, f"indexes.{name}", spec_defaults("indexes", "*"), name=name)
+    def index_defaults(self) -> dict:
+        """The declared defaults of its own keys (validation writes them into the entry: its hashed slice
+        has always carried them)."""
+        return {k: v for k, v in declared_defaults(self.spec).items() if k in self.index_keys}
 
-    def search_settings(self, variant: Mapping, where: str) -> Any:
-        """Its searcher's settings from ``retrieval.<v>`` (its keys there, the schema's defaults)."""
+    def parse(self, name: str, entry: ConfigTable) -> IndexSpec:
+        """``indexes.<name>`` as its typed spec (a key of another kind is a ConfigError naming it)."""
+        return parse_spec(self.spec, entry, f"indexes.{name}", name=name)
+
+    def search_settings(self, variant: ConfigTable, where: str) -> object:
+        """Its searcher's settings from ``retrieval.<v>`` (its keys there, their declared defaults)."""
         if self.search_spec is None:
             return None
         mine = {k: variant[k] for k in self.retrieval_keys if k in variant}
-        return parse_spec(self.search_spec, mine, where, spec_defaults("retrieval", "*"))
+        return parse_spec(self.search_spec, mine, where)
 
-    def searchable_levels(self, entry: Mapping) -> set[str]:
+    def searchable_levels(self, entry: ConfigTable) -> set[str]:
         return set(entry.get("levels", [])) if self.levels_from_index else set(self.levels)
 
 
@@ -148,6 +155,6 @@ get_kind = KINDS.get
 kind_names = KINDS.names
 
 
-def kind_of(entry: Mapping) -> IndexKind:
+def kind_of(entry: ConfigTable) -> IndexKind:
     """The kind of one ``indexes.<name>`` config entry."""
     return get_kind(entry["kind"])

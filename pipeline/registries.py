@@ -1,6 +1,6 @@
 """The modules that register the built-in entries of the registries whose code lives elsewhere: index
-kinds (:mod:`pipeline.indexes`), planner kinds (:mod:`pipeline.retrieve.planner`) and fusion modes
-(:mod:`pipeline.ranking.fusion`).
+kinds (:mod:`pipeline.indexes`), planner kinds (:mod:`pipeline.retrieve.planner`), fusion modes
+(:mod:`pipeline.ranking.fusion`) and answering backends (:mod:`pipeline.answer.backends`).
 
 A driver (the CLI, the Snakefile's workflow, the benches) imports this module before it validates a
 config or looks an entry up. The registries themselves sit on the shared floor and never import a
@@ -10,8 +10,9 @@ the import graph shows who loads what.
 
 from __future__ import annotations
 
+import pipeline.answer.backends
 import pipeline.indexes
 import pipeline.ranking.fusion
 import pipeline.retrieve.planner
 
-LOADED = (pipeline.indexes, pipeline.ranking.fusion, pipeline.retrieve.planner)
+LOADED = (pipeline.answer.backends, pipeline.indexes, pipeline.ranking.fusion, pipeline.retrieve.planner)

@@ -1,11 +1,11 @@
 """Typed views of the validated config: what a stage reads about its variant, parsed once per job.
 
-The config dict stays what is hashed (params, manifests, cache keys: pipeline/config.py slices it);
+The config dict stays what is hashed (params, manifests, cache keys: pipeline/config/slices.py slices it);
 a spec is read from that dict, with the schema's ``x-default:`` values for the keys the dict never
 carried, so stage code reads ``spec.prompt`` instead of ``v.get("prompt", "context_first")`` and no
 stage keeps its own copy of a default. Enumerations are the schema's (one list each).
 
-Kept apart from pipeline/config.py (loading, validation, slicing): this module only names and types
+Kept apart from pipeline/config/ (loading, validation, slicing): this module only names and types
 what is already valid, so stages can import it without the validation machinery.
 """
 
@@ -16,20 +16,29 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from pipeline.answer_backends import VariantSpec, variant_spec
-from pipeline.config_schema import ConfigProblem, enum, parse_spec, spec_defaults
+# the answering specs' choices (declared in pipeline/answer_backends.py), beside the other enumerations
+from pipeline.answer_backends import PROMPTS as PROMPTS
+from pipeline.answer_backends import TIEBREAKS as TIEBREAKS
+from pipeline.answer_backends import VOTE_MODES as VOTE_MODES
+from pipeline.config_schema import (
+    ConfigError,
+    ConfigTable,
+    declared,
+    declared_defaults,
+    enum,
+    key,
+    parse_spec,
+    spec_defaults,
+)
 from pipeline.index_kinds import kind_of
 from pipeline.retrieval_modes import PLANNERS
 
 # --- enumerations: the schema's lists ---
 TREE_LEVELS = enum("definitions", "tree_level")  # root first: document, section, paragraph, sentence
-PROMPTS = enum("answering", "*", "prompt")
-VOTE_MODES = enum("answering", "*", "vote", "mode")
-TIEBREAKS = enum("answering", "*", "vote", "tiebreak")
 LLM_MODES = enum("llm", "mode")
-DEDUP_MODES = enum("retrieval", "*", "context", "dedup")
+DEDUP_MODES = ("none", "node_id", "tree")  # ContextSpec.dedup's choices
 RERANKS = enum("retrieval", "*", "rerank")
-LEVEL_FUSIONS = enum("retrieval", "*", "level_fusion")
+LEVEL_FUSIONS = ("score", "rrf")  # how BM25 merges its per-level rankings (declared by pipeline/indexes/bm25.py)
 HEADINGS = enum("parsing", "headings")  # who finds PDF headings
 ATTENTION_KERNELS = enum("sprout", "kernel")
 
@@ -41,35 +50,24 @@ def _known(cls, values: dict) -> dict:
 
 @dataclass(frozen=True)
 class BeamSpec:
-    """A sprout variant's beam search (``retrieval.<v>`` sprout keys)."""
+    """A sprout variant's beam search (its searcher's ``retrieval.<v>`` keys; the reference's defaults)."""
 
-    beam_width: int
-    per_document_top_k: int
-    threshold: float
-    include_root: bool
-    collect: str
-
-    @classmethod
-    def defaults(cls) -> dict:
-        return {k: v for k, v in spec_defaults("retrieval", "*").items() if k in BEAM_KEYS}
+    beam_width: int = key("beam search width b", type="integer", default=5, schema={"minimum": 1, "maximum": 1000})
+    per_document_top_k: int = key(
+        "per-tree results pooled", type="integer", default=5, schema={"minimum": 1, "maximum": 1000}
+    )
+    threshold: float = key("collect nodes scoring >= this", type="number", default=0.0)
+    include_root: bool = key("the root competes too", type="boolean", default=False)
+    collect: str = key("which visited nodes compete", choices=("threshold", "visited"), default="threshold")
 
     @classmethod
-    def from_dict(cls, variant: dict) -> BeamSpec:
-        return cls(**{**cls.defaults(), **{k: variant[k] for k in BEAM_KEYS if k in variant}})
+    def from_dict(cls, variant: ConfigTable, where: str = "retrieval") -> BeamSpec:
+        """The beam keys of a retrieval variant (its other keys are not the searcher's)."""
+        return parse_spec(cls, {k: variant[k] for k in BEAM_KEYS if k in variant}, where)
 
 
 # the retrieval keys only a sprout index's variants take (its beam search)
-BEAM_KEYS = tuple(f.name for f in fields(BeamSpec))
-
-
-class SpecError(ValueError):
-    """A key a spec does not take, or a value it cannot use: the message names the dotted key."""
-
-
-def _only_known(names, values: dict, path: str) -> None:
-    unknown = sorted(set(values) - set(names))
-    if unknown:
-        raise SpecError(f"config key '{path}.{unknown[0]}': unknown key (known: {', '.join(sorted(names))})")
+BEAM_KEYS = tuple(declared(BeamSpec))
 
 
 @dataclass(frozen=True)
@@ -85,15 +83,14 @@ class AttentionSpec:
 
     def __post_init__(self):
         if not 0 < self.stride_tokens <= self.window_tokens:
-            raise SpecError(
-                f"config key 'sprout.stride_tokens': {self.stride_tokens} must be in 1..window_tokens "
-                f"({self.window_tokens}) (windows must cover the text)"
+            raise ConfigError.at(
+                "sprout.stride_tokens",
+                f"{self.stride_tokens} must be in 1..window_tokens ({self.window_tokens}) (windows must cover the text)",
             )
 
     @classmethod
-    def from_dict(cls, d: dict, path: str = "sprout") -> AttentionSpec:
-        _only_known(ATTENTION_KEYS, d, path)
-        return cls(**{**{k: v for k, v in spec_defaults("sprout").items() if k in ATTENTION_KEYS}, **d})
+    def from_dict(cls, d: ConfigTable, path: str = "sprout") -> AttentionSpec:
+        return parse_spec(cls, d, path, spec_defaults("sprout"))
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -120,13 +117,12 @@ class TrainSpec:
     seed: int
 
     @classmethod
-    def from_dict(cls, d: dict, path: str = "sprout.train") -> TrainSpec:
-        names = [f.name for f in fields(cls) if f.name != "lam"] + ["lambda"]
-        _only_known(names, d, path)
-        if "datasets" not in d:
-            raise SpecError(f"config key '{path}.datasets': required")
-        v = {**spec_defaults("sprout", "train"), **d}
-        return cls(**{("lam" if k == "lambda" else k): x for k, x in v.items()})
+    def from_dict(cls, d: ConfigTable, path: str = "sprout.train") -> TrainSpec:
+        """``lambda`` (a Python keyword) is the field ``lam``."""
+        if "lam" in d:
+            raise ConfigError.at(f"{path}.lam", "not a key of sprout.train (the key is 'lambda')")
+        lam = {("lam" if k == "lambda" else k): v for k, v in {**spec_defaults("sprout", "train"), **d}.items()}
+        return parse_spec(cls, {("lam" if k == "lambda" else k): v for k, v in d.items()}, path, lam)
 
     def as_dict(self) -> dict:
         """The config's keys (``lambda``): what the pairs and head-weight files record."""
@@ -142,8 +138,11 @@ class SproutSpec:
     train: TrainSpec | None
 
     @classmethod
-    def from_dict(cls, d: dict) -> SproutSpec:
-        _only_known((*ATTENTION_KEYS, "beam_sweep", "train"), d, "sprout")
+    def from_dict(cls, d: ConfigTable) -> SproutSpec:
+        known = (*ATTENTION_KEYS, "beam_sweep", "train")
+        unknown = sorted(set(d) - set(known))
+        if unknown:
+            raise ConfigError.at(f"sprout.{unknown[0]}", f"not a key of sprout (takes {sorted(known)})")
         return cls(
             AttentionSpec.from_dict({k: v for k, v in d.items() if k in ATTENTION_KEYS}),
             tuple(d.get("beam_sweep") or ()),
@@ -156,19 +155,34 @@ class EncoderSpec:
     """``embedding`` (with an index's ``embedding_models`` entry over it): the encoder of a dense index
     and of its queries (pipeline.embed.make_encoder)."""
 
-    backend: str
-    model: str | None
-    precision: str  # onnx-qint8: auto | int8 | fp32
-    model_id: str | None  # overrides the derived cache key
-    dim: int | None  # litellm
-    max_batch_tokens: int | None  # caps padded tokens per MiniLM forward pass (speed only)
-    batch_size: int
-    max_tokens: int | None  # None: the model's own limit (MiniLM's 256); a validated config carries the schema's
-    threads: int  # execution-only: out of the hashed slices, so a job's spec has the schema's default
+    backend: str = key("the encoder backend", schema={"$ref": "#/definitions/embed_backend"})
+    model: str | None = key("the model: a local folder or a provider's name", type="string")
+    precision: str = key(
+        "onnx-qint8 only: auto = int8 where the CPU has VNNI, else the fp32 export",
+        choices=("auto", "int8", "fp32"),
+        default="auto",
+    )
+    model_id: str | None = key("overrides the derived cache key", type="string")
+    dim: int | None = key("litellm: the vectors' dimension", type="integer", schema={"minimum": 1})
+    max_batch_tokens: int | None = key(
+        "caps padded tokens per MiniLM forward pass (speed only)", type="integer", schema={"minimum": 16}
+    )
+    batch_size: int = key("texts per batch", type="integer", default=64, filled=True, schema={"minimum": 1})
+    # None: the model's own limit (MiniLM's 256); a validated config carries the declared default
+    max_tokens: int | None = key(
+        "tokens a text is cut to", type="integer", default=512, filled=True, schema={"minimum": 8, "maximum": 8192}
+    )
+    threads: int = key(
+        "encoder threads (execution-only: out of the hashed slices)",
+        type="integer",
+        default=2,
+        filled=True,
+        schema={"minimum": 1},
+    )
 
     @classmethod
-    def from_dict(cls, d: Mapping, where: str = "embedding") -> EncoderSpec:
-        defaults = {k: v for k, v in spec_defaults("embedding").items() if k != "max_tokens"}
+    def from_dict(cls, d: ConfigTable, where: str = "embedding") -> EncoderSpec:
+        defaults = {k: v for k, v in declared_defaults(cls).items() if k != "max_tokens"}
         return parse_spec(cls, d, where, defaults)
 
     def as_dict(self) -> dict:
@@ -180,21 +194,20 @@ class EncoderSpec:
 class PlannerSpec:
     """``retrieval.<v>.planner``: its kind (a registered planner kind, pipeline.retrieval_modes) and settings."""
 
-    kind: str
-    n: int
-    model: str | None
-    params: dict | None
+    kind: str = key("a registered planner kind (pipeline/retrieval_modes.py)", type="string", default="none")
+    n: int = key("queries per question", type="integer", default=4, schema={"minimum": 1, "maximum": 16})
+    model: str | None = key("an LLM planner's model (default: llm.model)", type="string")
+    params: dict | None = key("an LLM planner's request parameters", type="object")
 
     @classmethod
-    def from_dict(cls, planner: Mapping | None, where: str = "planner") -> PlannerSpec:
+    def from_dict(cls, planner: ConfigTable | None, where: str = "planner") -> PlannerSpec:
         """The spec of the planner's kind (a kind may declare keys of its own: a PlannerSpec subclass)."""
-        defaults = spec_defaults("retrieval", "*", "planner")
-        kind = (planner or {}).get("kind", defaults["kind"])
+        kind = (planner or {}).get("kind", declared_defaults(cls)["kind"])
         if kind not in PLANNERS.names():
-            raise ConfigProblem(f"{where}.kind", f"'{kind}' is not one of {PLANNERS.names()}")
-        spec: PlannerSpec = parse_spec(PLANNERS.get(kind).spec or cls, planner or {}, where, defaults)
+            raise ConfigError.at(f"{where}.kind", f"'{kind}' is not one of {PLANNERS.names()}")
+        spec: PlannerSpec = parse_spec(PLANNERS.get(kind).spec or cls, planner or {}, where)
         if not isinstance(spec.n, int) or spec.n < 1:
-            raise ConfigProblem(f"{where}.n", f"must be a positive integer, got {spec.n!r}")
+            raise ConfigError.at(f"{where}.n", f"must be a positive integer, got {spec.n!r}")
         return spec
 
     @property
@@ -206,29 +219,43 @@ class PlannerSpec:
 class ContextSpec:
     """``retrieval.<v>.context``: the snippets a prompt shows (pipeline.retrieve.expand)."""
 
-    parent_depth: int | None  # None: the index kind's (1; 0 where a parent is no context, sprout)
-    sibling_depth: int
-    dedup: str
-    top_k_final: int | None
-    token_budget: int | None
+    parent_depth: int | None = key(
+        "levels of parents shown (default: the index kind's, 1; 0 for sprout, whose parent is a merge partner)",
+        type="integer",
+        schema={"minimum": 0, "maximum": 4},
+    )
+    sibling_depth: int = key(
+        "neighbouring siblings shown", type="integer", default=0, schema={"minimum": 0, "maximum": 10}
+    )
+    dedup: str = key("which repeated snippets are dropped", choices=DEDUP_MODES, default="tree")
+    top_k_final: int | None = key(
+        "snippets kept (null: all)", type=("integer", "null"), default=None, schema={"minimum": 1}
+    )
+    token_budget: int | None = key(
+        "tokens of snippets kept (null: no cap)", type=("integer", "null"), default=None, schema={"minimum": 1}
+    )
 
     @classmethod
-    def from_dict(cls, d: Mapping | None, where: str = "context") -> ContextSpec:
-        return parse_spec(cls, d or {}, where, spec_defaults("retrieval", "*", "context"))
+    def from_dict(cls, d: ConfigTable | None, where: str = "context") -> ContextSpec:
+        return parse_spec(cls, d or {}, where)
 
 
 @dataclass(frozen=True)
 class HybridSpec:
     """``retrieval.<v>.hybrid``: a lexical index's ranking fused with the variant's dense one."""
 
-    index: str
-    mode: str  # a registered fusion mode (pipeline.retrieval_modes)
-    top_k: int
-    weight: float | None  # the lexical side's share (modes that take it)
+    index: str = key("the lexical index fused with the variant's dense one", type="string")
+    mode: str = key("a registered fusion mode (pipeline/retrieval_modes.py)", type="string")
+    top_k: int = key("hits of each side fused", type="integer", schema={"minimum": 1, "maximum": 1000})
+    weight: float | None = key(
+        "BM25's share (modes that take it: rrf, convex); dense gets 1 - weight",
+        type="number",
+        schema={"minimum": 0, "maximum": 1},
+    )
 
     @classmethod
-    def from_dict(cls, d: Mapping, where: str = "hybrid") -> HybridSpec:
-        return parse_spec(cls, d, where, spec_defaults("retrieval", "*", "hybrid"))
+    def from_dict(cls, d: ConfigTable, where: str = "hybrid") -> HybridSpec:
+        return parse_spec(cls, d, where)
 
 
 # the keys of retrieval.<v> every variant takes; the rest belong to its index kinds' searcher settings
@@ -267,7 +294,7 @@ class RetrievalSpec:
         return (self.index, self.hybrid.index) if self.hybrid else (self.index,)
 
     @classmethod
-    def from_dict(cls, name: str, v: Mapping, indexes: Mapping[str, Mapping]) -> RetrievalSpec:
+    def from_dict(cls, name: str, v: ConfigTable, indexes: Mapping[str, ConfigTable]) -> RetrievalSpec:
         """``v`` resolved by validation (levels, expand); ``indexes``: the ``indexes`` table (or the slice's)."""
         where = f"retrieval.{name}"
         d = {**spec_defaults("retrieval", "*"), **v}
@@ -278,7 +305,7 @@ class RetrievalSpec:
         takes = {k for kind in kinds.values() for k in kind.retrieval_keys}
         extra = sorted(set(own) - takes)
         if extra:
-            raise ConfigProblem(f"{where}.{extra[0]}", f"not a key of its indexes' searchers (take {sorted(takes)})")
+            raise ConfigError.at(f"{where}.{extra[0]}", f"not a key of its indexes' searchers (take {sorted(takes)})")
         return cls(
             name=name,
             index=d["index"],
@@ -364,13 +391,13 @@ class CorpusSpec:
     def from_dict(cls, name: str, d: Mapping) -> CorpusSpec:
         where = f"corpora.{name}"
         if not CORPUS_NAME.match(name) or name in RESERVED_CORPUS_NAMES:
-            raise ConfigProblem(
+            raise ConfigError.at(
                 where,
                 "a corpus name is letters, digits, '-' and '_' (a folder under results/ and reports/) and not "
                 f"one of {sorted(RESERVED_CORPUS_NAMES)}",
             )
         if not isinstance(d, Mapping):
-            raise ConfigProblem(where, "must be a table (pdf_dir, questions[, solutions, metadata, variants])")
+            raise ConfigError.at(where, "must be a table (pdf_dir, questions[, solutions, metadata, variants])")
         return parse_spec(cls, d, where, spec_defaults("corpora", "*"), name=name)
 
     def resolved(self, data_root: str) -> CorpusSpec:
@@ -381,20 +408,3 @@ class CorpusSpec:
     def answering(self, default_variant: str) -> list[str]:
         """The variants it runs, as listed (default: the config's ``default_variant``)."""
         return list(self.variants or [default_variant])
-
-
-@dataclass(frozen=True)
-class Specs:
-    """Every variant of a validated config, typed: what the workflow reads to wire the DAG."""
-
-    retrieval: dict[str, RetrievalSpec]
-    answering: dict[str, VariantSpec]  # each backend's own spec (pipeline/answer_backends.py)
-    llm: LLMSpec
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> Specs:
-        return cls(
-            {n: RetrievalSpec.from_dict(n, v, cfg["indexes"]) for n, v in cfg["retrieval"].items()},
-            {n: variant_spec(n, v) for n, v in cfg["answering"].items()},
-            LLMSpec.from_dict(cfg.get("llm") or {}),
-        )

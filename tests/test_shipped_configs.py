@@ -16,8 +16,8 @@ from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_co
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
 from pipeline.report.pages.claims import load_claims
-from pipeline.answer_backends import EnsembleSpec
-from pipeline.specs import RetrievalSpec, Specs
+from pipeline.answer_backends import EnsembleSpec, variant_spec
+from pipeline.specs import LLMSpec, RetrievalSpec
 
 # What main's code hashed and passed before the specs (made once from that code; tests/fixtures/config_pins.json):
 # a changed pin is a rerun of that branch and new cache keys, so a pin changes only deliberately.
@@ -105,18 +105,20 @@ def test_full_config_is_the_three_files_merged():
 
 def test_specs_of_the_default_config():
     cfg = load_config(REPO / "config.yaml")
-    specs = Specs.from_config(cfg)
-    ens = specs.answering["ens5"]
+    answering = {n: variant_spec(n, v) for n, v in cfg["answering"].items()}
+    retrieval = {n: RetrievalSpec.from_dict(n, v, cfg["indexes"]) for n, v in cfg["retrieval"].items()}
+    llm_spec = LLMSpec.from_dict(cfg["llm"])
+    ens = answering["ens5"]
     assert isinstance(ens, EnsembleSpec) and ens.retrieval == "hier-convex" and ens.splits == ("train",)
-    llm = specs.answering["llm-cf"]
-    assert (llm.backend, llm.prompt, llm.context_k, llm.samples, llm.resolved_model(specs.llm.model)) == (
+    llm = answering["llm-cf"]
+    assert (llm.backend, llm.prompt, llm.context_k, llm.samples, llm.resolved_model(llm_spec.model)) == (
         "llm", "context_first", 2, 1, "local/gemma3-270m")
-    assert specs.llm.timeout_s == 300 and specs.llm.local["gemma3-270m"].n_threads == 1
-    assert specs.llm.local["gemma3-270m"].startup_timeout_s == 120   # the schema's x-default
-    b1 = specs.retrieval["sprout-b1"]
+    assert llm_spec.timeout_s == 300 and llm_spec.local["gemma3-270m"].n_threads == 1
+    assert llm_spec.local["gemma3-270m"].startup_timeout_s == 120   # the schema's x-default
+    b1 = retrieval["sprout-b1"]
     beam = b1.searchers[b1.index]  # the sprout kind's searcher settings
     assert (beam.beam_width, beam.collect, b1.expand, b1.levels) == (1, "threshold", "none", ("chunk",))
-    q4: RetrievalSpec = specs.retrieval["hier-convex-q4"]
+    q4: RetrievalSpec = retrieval["hier-convex-q4"]
     assert (q4.planner.kind, q4.planner.n, q4.rerank, q4.context.dedup) == ("offline", 4, "combined", "tree")
 
 

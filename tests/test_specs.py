@@ -6,6 +6,7 @@ import yaml
 
 from pipeline import config_schema
 from pipeline.config import ConfigError, validate
+from pipeline.config_schema import declared_defaults
 from pipeline.datasets.paths import REPO
 from pipeline.answer_backends import LLMAnswerSpec, variant_spec
 from pipeline.specs import PROMPTS, TREE_LEVELS, LLMSpec
@@ -23,16 +24,15 @@ def test_defaults_come_from_the_schema(raw, monkeypatch):
     assert cfg["indexes"]["bm25"]["levels"] == ["sentence", "paragraph"] and "chunk_tokens" not in cfg["indexes"]["hier"]
     # x-default: read by the specs, never written into the (hashed) variant dicts
     assert "prompt" not in cfg["answering"]["mock-llm"]
-    assert variant_spec("mock-llm", cfg["answering"]["mock-llm"]).prompt == config_schema.node(
-        "answering", "*", "prompt")["x-default"] == "context_first"
+    assert variant_spec("mock-llm", cfg["answering"]["mock-llm"]).prompt == declared_defaults(LLMAnswerSpec)[
+        "prompt"] == "context_first"
     # one place: a changed schema default is what validation and the specs use
     patched = copy.deepcopy(config_schema.schema())
     patched["properties"]["llm"]["properties"]["timeout_s"]["default"] = 77
-    patched["properties"]["answering"]["additionalProperties"]["properties"]["samples"]["x-default"] = 3
     monkeypatch.setattr(config_schema, "schema", lambda: patched)
     cfg = validate(raw)
     assert cfg["llm"]["timeout_s"] == 77 and LLMSpec.from_dict(cfg["llm"]).timeout_s == 77
-    assert LLMAnswerSpec.from_dict("dense-x", cfg["answering"]["dense-x"]).samples == 3
+    assert LLMAnswerSpec.from_dict("dense-x", cfg["answering"]["dense-x"]).samples == 1  # a declared default
 
 
 def test_gateway_defaults_are_the_schemas(tmp_path):

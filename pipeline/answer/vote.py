@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.answer.record import Answer, blank_answer
-from pipeline.config_schema import spec_defaults
+from pipeline.answer_backends import VoteSettings
+from pipeline.config_schema import declared_defaults
 from pipeline.specs import TIEBREAKS
 from pipeline.specs import VOTE_MODES as MODES
 
-_DEFAULTS = spec_defaults("answering", "*", "vote")  # the config schema's x-defaults
+_DEFAULTS = declared_defaults(VoteSettings)  # the declared defaults of answering.<name>.vote
 
 
 @dataclass

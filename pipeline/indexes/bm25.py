@@ -5,19 +5,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.config_schema import key
 from pipeline.index_kinds import TREE_LEVELS, IndexJob, IndexKind, IndexSpec, SearchJob, register
+from pipeline.specs import LEVEL_FUSIONS
 
 
 @dataclass(frozen=True)
 class BM25Spec(IndexSpec):
-    levels: list[str]  # the levels whose nodes are tokenised
+    levels: list[str] = key(
+        "the levels whose nodes are tokenised",
+        type="array",
+        default=["sentence", "paragraph"],
+        schema={"minItems": 1, "items": {"$ref": "#/definitions/tree_level"}},
+    )
 
 
 @dataclass(frozen=True)
 class LexicalSettings:
     """The ``retrieval.<v>`` keys of a variant that searches a bm25 index."""
 
-    level_fusion: str  # how the per-level rankings merge
+    level_fusion: str = key("how BM25 merges its per-level rankings", choices=LEVEL_FUSIONS, default="score")
 
 
 def build(job: IndexJob) -> dict:

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.index_kinds import ConfigProblem, IndexJob, IndexKind, IndexSpec, register
+from pipeline.config_schema import key
+from pipeline.index_kinds import ConfigError, IndexJob, IndexKind, IndexSpec, register
 from pipeline.indexes.tree import LevelSearcher
 
 
 @dataclass(frozen=True)
 class ChunksSpec(IndexSpec):
-    chunk_tokens: int
-    overlap_tokens: int
+    chunk_tokens: int = key("tokens per chunk", type="integer", default=512, schema={"minimum": 16})
+    overlap_tokens: int = key("tokens a chunk shares with the next", type="integer", default=64, schema={"minimum": 0})
 
 
 def build(job: IndexJob) -> dict:
@@ -31,7 +32,7 @@ def build(job: IndexJob) -> dict:
 
 def check(spec: ChunksSpec, sprout: object) -> None:
     if spec.overlap_tokens >= spec.chunk_tokens:
-        raise ConfigProblem(f"indexes.{spec.name}.overlap_tokens", "must be below chunk_tokens")
+        raise ConfigError.at(f"indexes.{spec.name}.overlap_tokens", "must be below chunk_tokens")
 
 
 KIND = register(

@@ -8,13 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline import layout as L
-from pipeline.index_kinds import ConfigProblem, IndexJob, IndexKind, IndexSpec, SearchJob, register
+from pipeline.config_schema import key
+from pipeline.index_kinds import ConfigError, IndexJob, IndexKind, IndexSpec, SearchJob, register
 from pipeline.specs import BeamSpec, SproutSpec
 
 
 @dataclass(frozen=True)
 class SproutIndexSpec(IndexSpec):
-    heads: str  # uniform | trained (the sprout_train rule's weights)
+    heads: str = key(
+        "head weights (trained: the sprout_train rule's file)", choices=("uniform", "trained"), default="uniform"
+    )
 
 
 def build(job: IndexJob) -> dict:
@@ -45,7 +48,7 @@ def searcher(job: SearchJob):
 
 def check(spec: SproutIndexSpec, sprout: SproutSpec) -> None:
     if spec.heads == "trained" and sprout.train is None:
-        raise ConfigProblem(f"indexes.{spec.name}.heads", "'trained' needs a sprout.train section")
+        raise ConfigError.at(f"indexes.{spec.name}.heads", "'trained' needs a sprout.train section")
 
 
 def extra_inputs(spec: SproutIndexSpec, dataset: str) -> dict[str, str]:
@@ -75,6 +78,7 @@ KIND = register(
         search_spec=BeamSpec,
         no_expand="sprout nodes are their own context (use none)",
         parents_are_context=False,
+        sweeps_beam=True,
         check_index=check,
         extra_inputs=extra_inputs,
         extra_slice=attention_slice,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from pipeline.config_schema import ConfigTable
 from pipeline.index_files.store import IndexReader, StoredNode
 from pipeline.index_kinds import IndexKind, SearchJob, kind_of
 from pipeline.ranking.rerank import rerank
@@ -66,7 +67,7 @@ class RetrieveJob:
     cache_dir: Path
 
     @classmethod
-    def from_params(cls, params: dict, index_dir: str | Path, cache_dir: str | Path) -> RetrieveJob:
+    def from_params(cls, params: ConfigTable, index_dir: str | Path, cache_dir: str | Path) -> RetrieveJob:
         """``params`` is a retrieval slice of the config (:func:`pipeline.config.retrieval_slice`);
         index files are ``<index_dir>/<index name>.sqlite``."""
         spec = RetrievalSpec.from_dict(params.get("name", ""), params["retrieval"], params["indexes"])

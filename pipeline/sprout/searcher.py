@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.config_schema import spec_defaults
+from pipeline.config_schema import declared_defaults
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.index_files.store import StoredNode
 from pipeline.specs import BeamSpec, EncoderSpec
@@ -19,9 +19,9 @@ from pipeline.sprout.store import SproutIndex, SproutStore
 
 
 def query_encoder(threads: int | None = None) -> EncoderSpec:
-    """The query encoder: the leaves' MiniLM on the torch backend, the schema's ``embedding`` defaults
+    """The query encoder: the leaves' MiniLM on the torch backend, the declared ``embedding`` defaults
     (max_tokens, batch_size; threads unless given). The searcher, head training and the bench share it."""
-    given = {"backend": "torch", "max_tokens": spec_defaults("embedding")["max_tokens"]}
+    given = {"backend": "torch", "max_tokens": declared_defaults(EncoderSpec)["max_tokens"]}
     return EncoderSpec.from_dict({**given, **({"threads": threads} if threads is not None else {})})
 
 

@@ -217,7 +217,10 @@ def add_verbs(sub) -> None:
 
 def _add_vote_verb(sub) -> None:
     """vote: any submission CSVs voted into one, wattbench's rules or KohakuRAG's."""
-    from pipeline.specs import TIEBREAKS, VOTE_MODES
+    from pipeline.answer_backends import TIEBREAKS, VOTE_MODES, VoteSettings
+    from pipeline.config_schema import declared_defaults
+
+    vote = declared_defaults(VoteSettings)  # a variant's vote defaults, as declared
 
     s = verb(sub, "vote", cmd_vote, "vote Kaggle submission CSVs into one (cross-run ensemble, KohakuRAG's modes)")
     s.description = (
@@ -229,7 +232,7 @@ def _add_vote_verb(sub) -> None:
     s.add_argument("csvs", nargs="+", metavar="CSV", help="submissions, in member order (ties go to the first)")
     s.add_argument(
         "--mode",
-        default="answer_priority",
+        default=vote["mode"],
         choices=VOTE_MODES,
         help="how the refs are chosen (docs/ensembles.md): majority over every row (independent), the ref "
         "list first (ref_priority), among the winning value's rows (answer_priority), their "
@@ -240,7 +243,7 @@ def _add_vote_verb(sub) -> None:
     )
     s.add_argument(
         "--tiebreak",
-        default="first",
+        default=vote["tiebreak"],
         choices=TIEBREAKS,
         help="first: a tie goes to the earliest member; blank: every member differs -> blank",
     )

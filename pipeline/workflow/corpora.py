@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from pipeline import layout as L
-from pipeline.config import answering_slice, corpus_answer_variants, corpus_specs, wattbot_present
+from pipeline.config import answering_slice, corpus_answer_variants, corpus_specs, retrieval_root, wattbot_present
 from pipeline.index_kinds import kind_of
 from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import shell_arg, with_hash
@@ -88,7 +88,7 @@ def check_corpora(cfg: dict) -> dict[str, dict[str, int]]:
         except InputError as e:
             raise CorpusError(f"corpora.{name}: {e}") from None
         trained = _trained_heads(cfg, corpus_answer_variants(cfg, name))
-        root = (cfg.get("benchmarks") or {}).get("root", f"{cfg['data_root']}/retrieval")
+        root = retrieval_root(cfg)
         if trained and not Path(root).is_dir():
             raise CorpusError(
                 f"config key 'corpora.{name}.variants': index {trained[0]} needs SproutRAG's trained heads, whose "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from pipeline import layout as L
+from pipeline.config import retrieval_root
 from pipeline.specs import BeamSpec
 from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import as_json, with_hash
@@ -23,12 +24,11 @@ def sprout_attention_params(cfg: dict) -> str:
 def sprout_train_params(cfg: dict) -> str:
     from pipeline.config import sprout_attention_slice
 
-    b = cfg.get("benchmarks") or {}
     return as_json(
         {
             "train": cfg["sprout"]["train"],
             "attention": sprout_attention_slice(cfg),
-            "root": b.get("root", f"{cfg['data_root']}/retrieval"),
+            "root": retrieval_root(cfg),
         }
     )
 

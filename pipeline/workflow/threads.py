@@ -33,7 +33,9 @@ def planner_threads(cfg: dict, variant: str) -> int:
 def encoder_threads(cfg: dict) -> int:
     """The ``threads:`` of an embedding job (index): ``embedding.threads``; the encoder uses at most
     what Snakemake granted (pipeline/cores.py)."""
-    return int(cfg["embedding"].get("threads", 2))
+    from pipeline.specs import EncoderSpec
+
+    return EncoderSpec.from_dict(cfg["embedding"]).threads
 
 
 def sprout_threads(cfg: dict) -> int:

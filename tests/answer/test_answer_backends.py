@@ -1,6 +1,6 @@
 """Adding an answering backend: a toy backend (tests/answer/toy_backend.py) registered in
-pipeline/answer_backends.py (the one registration point the built-in ``extractive`` and ``llm`` use)
-is accepted by the config, answers the tiny grid's train split through the ``answer`` verb on real
+its own module (the way pipeline/answer/backends.py registers the built-in ``extractive`` and ``llm``)
+is accepted by the config, its declared key is parsed and checked with no other edit, answers the tiny grid's train split through the ``answer`` verb on real
 WattBot retrieval, its submission is scored, and (slow test) Snakemake runs it from the tiny grid
 (docs/architecture.md, "Adding an answering backend")."""
 from __future__ import annotations
@@ -47,6 +47,28 @@ def test_builtin_backends_are_registered():
 def test_an_unregistered_backend_is_a_config_error():
     with pytest.raises(ConfigError, match=r"answering\.toy\.backend"):
         validate(tiny_with("top-doc"))
+
+
+def test_a_toy_backends_declared_key_is_parsed_and_checked(toy_backend):
+    """Registration alone: the key its spec declares is in the schema, has its default, and a bad value or
+    an unknown key is a ConfigError naming the dotted key."""
+    from pipeline.config import full_schema
+
+    assert "explanation" in full_schema()["properties"]["answering"]["additionalProperties"]["properties"]
+    cfg = validate(tiny_with("top-doc"))
+    assert "explanation" not in cfg["answering"]["toy"]  # a spec's default: not written into the hashed variant
+    assert answer_backends.variant_spec("toy", cfg["answering"]["toy"]).explanation == "most hits from"
+    raw = tiny_with("top-doc")
+    raw["answering"]["toy"]["explanation"] = "cited:"
+    assert answer_backends.variant_spec("toy", validate(raw)["answering"]["toy"]).explanation == "cited:"
+    for bad in ({"explanation": 3}, {"explanaton": "x"}):
+        raw = tiny_with("top-doc")
+        raw["answering"]["toy"].update(bad)
+        with pytest.raises(ConfigError, match=rf"^config key 'answering\.toy\.{next(iter(bad))}'") as err:
+            validate(raw)
+        assert err.value.key == f"answering.toy.{next(iter(bad))}"
+    with pytest.raises(ConfigError, match=r"^config key 'answering\.toy\.explanation': 3 is not of type string"):
+        answer_backends.variant_spec("toy", {"backend": "top-doc", "retrieval": "bm25", "explanation": 3})
 
 
 def test_a_toy_backend_answers_and_is_scored_through_the_cli(toy_backend, three_trees, wattbot_dir, tmp_path):
@@ -112,7 +134,7 @@ def echo_prompt_tokens(spec: EchoSpec, model: str, question: str, unit: str, att
 
 @pytest.fixture
 def echo_backend():
-    answer_backends.register(AnswerBackend("echo", "toy:none", EchoSpec, calls_llm=True,
+    answer_backends.register(AnswerBackend("echo", None, EchoSpec, calls_llm=True,
                                            prompt_tokens=echo_prompt_tokens))
     yield
     answer_backends.unregister("echo")
@@ -142,11 +164,11 @@ def test_a_new_llm_backend_is_priced_by_its_own_prompts(echo_backend):
 
 
 def test_a_key_the_backend_does_not_take_is_an_error_naming_it(echo_backend):
-    with pytest.raises(ConfigError, match=r"^config key 'answering\.echo\.temprature': backend echo takes no such"):
+    with pytest.raises(ConfigError, match=r"^config key 'answering\.echo\.temprature': not a key of answering\.echo"):
         validate(with_echo(preamble="x", temprature=0.2))
-    with pytest.raises(ConfigError, match=r"^config key 'answering\.echo\.preamble': required by backend echo"):
+    with pytest.raises(ConfigError, match=r"^config key 'answering\.echo\.preamble': required"):
         validate(with_echo())
     raw = with_echo(preamble="x")
     raw["answering"]["bm25-x"]["samples"] = 3  # an llm key on an extractive variant
-    with pytest.raises(ConfigError, match=r"^config key 'answering\.bm25-x\.samples': backend extractive takes"):
+    with pytest.raises(ConfigError, match=r"^config key 'answering\.bm25-x\.samples': not a key of answering\.bm25-x"):
         validate(raw)

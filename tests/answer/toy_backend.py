@@ -1,16 +1,24 @@
 """A toy answering backend, added the way a built-in one is: an answer function and one
-registration (the last line; pipeline/answer_backends.py holds the built-ins'). It cites the
-document most of a question's hits come from and answers no value. Loaded by naming this module
+registration (the last line; pipeline/answer/backends.py holds the built-ins'). It cites the
+document most of a question's hits come from and answers no value. Its one key of its own,
+``explanation``, is declared beside its spec's field: the config's schema, validation and the spec's
+parse take it from there, with no other edit. Loaded by naming this module
 in ``WATTBENCH_ANSWER_BACKENDS`` (tests/answer/test_answer_backends.py)."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 import pandas as pd
 
 from pipeline.answer.record import Answer
-from pipeline.answer_backends import AnswerBackend, register
+from pipeline.answer_backends import AnswerBackend, VariantSpec, register
+from pipeline.config_schema import key
+
+
+@dataclass(frozen=True, kw_only=True)
+class TopDocSpec(VariantSpec):
+    explanation: str = key("what the explanation says before the document", type="string", default="most hits from")
 
 
 def top_document(hits: list[dict]) -> str | None:
@@ -19,13 +27,13 @@ def top_document(hits: list[dict]) -> str | None:
     return docs.most_common(1)[0][0] if docs else None
 
 
-def cite_top_document(questions: pd.DataFrame, by_id: dict, spec, job) -> list[dict]:
+def cite_top_document(questions: pd.DataFrame, by_id: dict, spec: TopDocSpec, job) -> list[dict]:
     out = []
     for q in questions.itertuples(index=False):
         top = top_document(by_id[q.id]["hits"])
-        ans = Answer("is_blank", "is_blank", [top] if top else [], f"most hits from {top}")
+        ans = Answer("is_blank", "is_blank", [top] if top else [], f"{spec.explanation} {top}")
         out.append({"id": q.id, "question": q.question, "answer_unit": q.answer_unit, **asdict(ans)})
     return out
 
 
-register(AnswerBackend("top-doc", f"{__name__}:cite_top_document"))
+register(AnswerBackend("top-doc", cite_top_document, TopDocSpec))

@@ -79,7 +79,7 @@ def test_dedup_modes(store):
     tree = expand_context(store, matches, dedup="tree")
     assert ids(tree) == [SEC]  # a later ancestor removes every earlier descendant
     assert tree[0].rank == 3
-    with pytest.raises(ValueError, match="expand"):
+    with pytest.raises(ValueError, match="dedup.*.prefix. is not one of"):
         expand_context(store, matches, dedup="prefix")
 
 

@@ -6,8 +6,8 @@ import pytest
 import yaml
 
 from pipeline import config_schema
-from pipeline.config import ConfigError, validate
-from pipeline.config_schema import ConfigProblem
+from pipeline.config import full_schema, validate
+from pipeline.config_schema import ConfigError, declared_defaults
 from pipeline.datasets.paths import REPO
 from pipeline.index_kinds import get_kind
 from pipeline.registry import Registry
@@ -78,24 +78,23 @@ def test_an_unregistered_planner_kind_or_fusion_mode_names_its_key(raw):
     (lambda: EncoderSpec.from_dict({"model": "m"}), "embedding.backend"),
 ])
 def test_a_spec_names_an_unknown_or_missing_key(parse, key):
-    with pytest.raises(ConfigProblem) as err:
+    with pytest.raises(ConfigError) as err:
         parse()
-    assert err.value.key == key and str(err.value).startswith(f"{key}: ")
+    assert err.value.key == key and str(err.value).startswith(f"config key '{key}': ")
 
 
-def test_kind_and_searcher_defaults_are_the_schemas(raw, monkeypatch):
+def test_kind_and_searcher_defaults_are_their_declarations(raw):
     raw["indexes"]["flat"] = {"kind": "chunks"}
     cfg = validate(raw)
     assert get_kind("chunks").parse("flat", cfg["indexes"]["flat"]).chunk_tokens == cfg["indexes"]["flat"]["chunk_tokens"]
     assert cfg["indexes"]["flat"] == {"kind": "chunks", "chunk_tokens": 512, "overlap_tokens": 64}  # hashed as before
     spec = RetrievalSpec.from_dict("bm25", cfg["retrieval"]["bm25"], cfg["indexes"])
     assert spec.searchers == {"bm25": get_kind("bm25").search_spec("score")} and spec.context.parent_depth is None
-    assert EncoderSpec.from_dict({"backend": "torch"}).threads == config_schema.node("embedding", "threads")["default"]
-    patched = copy.deepcopy(config_schema.schema())
-    index = patched["properties"]["indexes"]["additionalProperties"]["properties"]
-    index["chunk_tokens"]["x-default"] = 256
-    patched["properties"]["retrieval"]["additionalProperties"]["properties"]["level_fusion"]["x-default"] = "rrf"
-    monkeypatch.setattr(config_schema, "schema", lambda: patched)
-    cfg = validate(raw)
-    assert cfg["indexes"]["flat"]["chunk_tokens"] == 256
-    assert RetrievalSpec.from_dict("bm25", cfg["retrieval"]["bm25"], cfg["indexes"]).searchers["bm25"].level_fusion == "rrf"
+    assert EncoderSpec.from_dict({"backend": "torch"}).threads == full_schema()["properties"]["embedding"]["properties"]["threads"]["default"] == 2
+    # the schema's part for a kind's and a searcher's keys is generated from the declarations beside their fields
+    full = full_schema()["properties"]
+    index = full["indexes"]["additionalProperties"]["properties"]
+    assert index["chunk_tokens"]["x-default"] == declared_defaults(get_kind("chunks").spec)["chunk_tokens"] == 512
+    assert "chunk_tokens" not in config_schema.schema()["properties"]["indexes"]["additionalProperties"]["properties"]
+    searcher = full["retrieval"]["additionalProperties"]["properties"]["level_fusion"]
+    assert searcher["enum"] == ["score", "rrf"] and searcher["x-default"] == "score" and searcher["description"]

@@ -56,10 +56,12 @@ def test_sprout_index_inputs(cfg):
 ])
 def test_the_sprout_spec_names_a_bad_key(block, key):
     """Parsed where no validation ran before (a verb's params): the same one-line message naming the key."""
-    from pipeline.specs import SpecError, SproutSpec
+    from pipeline.config_schema import ConfigError
+    from pipeline.specs import SproutSpec
 
-    with pytest.raises(SpecError, match=f"^config key '{key}': "):
+    with pytest.raises(ConfigError, match=f"^config key '{key}': ") as err:
         SproutSpec.from_dict(block)
+    assert err.value.key == key
 
 
 def test_the_sprout_spec_is_the_hashed_block(cfg):
@@ -79,11 +81,11 @@ def test_the_sprout_spec_is_the_hashed_block(cfg):
 
 def test_one_query_encoder_with_the_schemas_defaults():
     """The searcher, head training and the bench build one encoder spec: torch MiniLM, the embedding defaults."""
-    from pipeline import config_schema
+    from pipeline.config import full_schema
     from pipeline.sprout.searcher import query_encoder
 
     d = query_encoder().as_dict()
-    emb = config_schema.node("embedding")["properties"]
+    emb = full_schema()["properties"]["embedding"]["properties"]
     assert d == {"backend": "torch", "batch_size": emb["batch_size"]["default"],
                  "max_tokens": emb["max_tokens"]["default"], "threads": emb["threads"]["default"],
                  "precision": emb["precision"]["x-default"]}  # onnx-qint8's setting; torch reads none

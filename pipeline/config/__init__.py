@@ -1,0 +1,98 @@
+"""Load, validate and slice the run configuration: one module per concern.
+
+A run's config is assembled in one place, :func:`~pipeline.config.load.resolve_config` (the command-line
+files with the files their ``extends:`` names, ``--config`` on top), and validated once at start-up (the
+Snakefile calls :func:`~pipeline.config.load.snakemake_config`), so a typo fails before any work with a
+message that names the bad key or file, not deep inside a rule.
+
+- :mod:`~pipeline.config.load`: the files of a run and their ``extends:`` chains;
+- :mod:`~pipeline.config.validate`: the schema (with the registered entries' declared keys) and the checks;
+- :mod:`~pipeline.config.resolve`: defaults that depend on other entries, and lookups over a resolved config;
+- :mod:`~pipeline.config.folders`: the shared data folders a run reads;
+- :mod:`~pipeline.config.slices`: the hashed parts of the config that shape each output.
+
+This module names the package's API (``from pipeline.config import load_config``).
+"""
+
+from __future__ import annotations
+
+from pipeline.config.folders import (
+    check_paths,
+    data_folders,
+    missing_data,
+    retrieval_root,
+    suite_present,
+    wattbot_present,
+)
+from pipeline.config.load import (
+    DEFAULT_CONFIG,
+    EXTENDS,
+    OVERLAY_CONFIGS,
+    config_chain,
+    deep_merge,
+    load_config,
+    resolve_config,
+    snakemake_config,
+)
+from pipeline.config.resolve import (
+    answer_splits,
+    corpus_answer_variants,
+    corpus_specs,
+    local_models,
+    resolve_answering,
+)
+from pipeline.config.slices import (
+    EXECUTION_ONLY,
+    EXECUTION_ONLY_THREADS,
+    answering_slice,
+    config_hash,
+    hashed_embedding,
+    index_embedding,
+    index_slice,
+    llm_execution,
+    model_endpoint_slice,
+    retrieval_indexes,
+    retrieval_slice,
+    sprout_attention_slice,
+)
+from pipeline.config.validate import SECRET_KEY, check_report, full_schema, validate
+from pipeline.config_schema import ConfigError
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "EXECUTION_ONLY",
+    "EXECUTION_ONLY_THREADS",
+    "EXTENDS",
+    "OVERLAY_CONFIGS",
+    "SECRET_KEY",
+    "ConfigError",
+    "answer_splits",
+    "answering_slice",
+    "check_paths",
+    "check_report",
+    "config_chain",
+    "config_hash",
+    "corpus_answer_variants",
+    "corpus_specs",
+    "data_folders",
+    "deep_merge",
+    "full_schema",
+    "hashed_embedding",
+    "index_embedding",
+    "index_slice",
+    "llm_execution",
+    "load_config",
+    "local_models",
+    "missing_data",
+    "model_endpoint_slice",
+    "resolve_answering",
+    "resolve_config",
+    "retrieval_indexes",
+    "retrieval_root",
+    "retrieval_slice",
+    "snakemake_config",
+    "sprout_attention_slice",
+    "suite_present",
+    "validate",
+    "wattbot_present",
+]

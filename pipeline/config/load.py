@@ -1,0 +1,115 @@
+"""Assemble a run's raw config from its files: ``extends:`` chains, the command-line files merged in order,
+``--config`` on top (:func:`resolve_config`), then validated (:func:`load_config`, :func:`snakemake_config`)."""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+
+from pipeline.config.validate import validate
+from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree
+
+# The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
+# (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
+OVERLAY_CONFIGS = ("config.mpnet.yaml", "config.full.yaml")
+
+
+# The grid of a run given no config file (Snakemake without --configfile, the CLI verbs' default).
+DEFAULT_CONFIG = "config.yaml"
+# Top-level key of a config file naming the file its grid extends (a path relative to the file).
+EXTENDS = "extends"
+
+
+def resolve_config(configfiles: Sequence[str | Path] = (), overrides: ConfigTable | None = None) -> dict:
+    """The raw (unvalidated) config of a run: the files in ``configfiles`` (``config.yaml`` when none)
+    merged key by key in order, each over the chain of files its ``extends:`` names, then ``overrides``
+    (Snakemake's ``--config k=v``) on top.
+
+    The one place a run's config is assembled: the Snakefile (and so every cluster job, which Snakemake
+    starts with the same ``--configfile``/``--config`` arguments), ``estimate``, ``bench`` and the make
+    targets all come through here, so a file means one grid everywhere. ``extends`` is removed; a cycle
+    or a missing file is a one-line :class:`ConfigError` naming the file."""
+    cfg: ConfigTree = {}
+    for path in configfiles or (DEFAULT_CONFIG,):
+        deep_merge(cfg, _read_extended(Path(path), ()))
+    return deep_merge(cfg, copy.deepcopy(dict(overrides or {})))
+
+
+def config_chain(path: str | Path, seen: tuple[Path, ...] = ()) -> list[Path]:
+    """The files ``path`` is made of, the base of its ``extends`` chain first, ``path`` last."""
+    path = Path(os.path.abspath(path))
+    if path in seen:
+        loop = " -> ".join(p.name for p in (*seen[seen.index(path) :], path))
+        raise ConfigError(f"config file {seen[-1]}: 'extends' makes a cycle ({loop})")
+    raw = _read_file(path, seen[-1] if seen else None)
+    parent = raw.get(EXTENDS)
+    if parent is None:
+        return [path]
+    if not isinstance(parent, str) or not parent:
+        raise ConfigError(f"config file {path}: 'extends' must be one file path (relative to {path.parent})")
+    return [*config_chain(path.parent / parent, (*seen, path)), path]
+
+
+def _read_extended(path: Path, seen: tuple[Path, ...]) -> dict:
+    """One command-line file with the files it extends under it, ``extends`` removed."""
+    cfg: ConfigTree = {}
+    for p in config_chain(path, seen):
+        raw = _read_file(p, None)
+        raw.pop(EXTENDS, None)
+        deep_merge(cfg, raw)
+    return cfg
+
+
+def _read_file(path: Path, extended_by: Path | None) -> dict:
+    """A config file's mapping (``{}`` for an empty file)."""
+    if not path.is_file():
+        if extended_by is not None:
+            raise ConfigError(f"config file {extended_by}: 'extends' names {path}, which does not exist")
+        raise ConfigError(f"config file {path} does not exist")
+    with open(path, encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh)
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"config file {path}: must be a mapping of keys, not {type(raw).__name__}")
+    return raw
+
+
+def load_config(configfiles: str | Path | Sequence[str | Path] = (), overrides: ConfigTable | None = None) -> dict:
+    """:func:`resolve_config` then :func:`validate`: the config a run of these files uses."""
+    files = [configfiles] if isinstance(configfiles, str | Path) else list(configfiles)
+    return validate(resolve_config(files, overrides))
+
+
+def snakemake_config(workflow, config: ConfigTree) -> dict:
+    """Inside the Snakefile: the run's validated config from Snakemake's command line (``--configfile``
+    files, else config.yaml; ``--config`` on top) through :func:`resolve_config`.
+
+    Snakemake has already merged the command-line files as written (``extends`` unresolved) into
+    ``config``; it is replaced by the resolved dict. The files read are registered as the workflow's
+    config files (Snakemake's metadata, and the source archive of non-shared-filesystem executors)."""
+    settings = workflow.config_settings
+    files = [Path(f) for f in settings.configfiles] or [Path(DEFAULT_CONFIG)]
+    raw = resolve_config(files, dict(settings.config))
+    config.clear()
+    config.update(copy.deepcopy(raw))
+    known = {os.path.abspath(f) for f in workflow.configfiles}
+    for path in (p for f in files for p in config_chain(f)):
+        if str(path) not in known:
+            known.add(str(path))
+            workflow.configfiles.append(path)
+    return validate(raw)
+
+
+def deep_merge(base: ConfigTree, over: ConfigTree) -> dict:
+    """``over`` into ``base`` in place: nested mappings merge, anything else replaces."""
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            deep_merge(base[k], v)
+        else:
+            base[k] = v
+    return base

@@ -1,0 +1,262 @@
+"""Validate a raw config: the schema (completed with the registered entries and the keys they declare),
+then the cross-references section by section, in a fixed order (a config with several mistakes always
+reports the same one); the result is the resolved config (pipeline/config/resolve.py writes its defaults)."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import jsonschema
+
+from pipeline import answer_backends, config_schema, suite_datasets
+from pipeline.config.resolve import (
+    answer_splits,
+    check_llm_model,
+    resolve_answering,
+    resolve_benchmarks,
+    resolve_corpora,
+    resolve_planner,
+)
+from pipeline.config_schema import ConfigError, ConfigTree, declared_schema, fill_and_check
+from pipeline.index_kinds import IndexSpec, get_kind, kind_names, kind_of
+from pipeline.retrieval_modes import FUSIONS, PLANNERS
+from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec, RetrievalSpec, SproutSpec
+
+
+def full_schema() -> dict:
+    """The config schema with the index kinds, planner kinds, fusion modes, answering backends, suite
+    datasets and embedding backends that are registered (pipeline/index_kinds.py, retrieval_modes.py,
+    answer_backends.py, suite_datasets.py, embed/backends.py), not lists kept in the YAML; built per
+    validation, as a test may register a toy one."""
+    from pipeline.embed.backends import backend_names  # importing pipeline.embed registers the built-in ones
+
+    schema = copy.deepcopy(config_schema.schema())
+    schema["definitions"]["embed_backend"] = {"enum": backend_names()}
+    props = schema["properties"]
+    entry = props["indexes"]["additionalProperties"]["properties"]
+    entry.update(declared_schema(IndexSpec, *(get_kind(n).spec for n in kind_names())))
+    entry["kind"] = {"enum": kind_names()}
+    variant = props["retrieval"]["additionalProperties"]["properties"]
+    variant.update(declared_schema(*(s for s in (get_kind(n).search_spec for n in kind_names()) if s)))
+    planner_specs = (k.spec for k in PLANNERS.entries() if k.spec)
+    variant["planner"]["properties"] = declared_schema(PlannerSpec, *planner_specs)
+    variant["planner"]["properties"]["kind"]["enum"] = PLANNERS.names()
+    variant["hybrid"]["properties"] = declared_schema(HybridSpec)
+    variant["hybrid"]["properties"]["mode"]["enum"] = FUSIONS.names()
+    variant["context"]["properties"] = declared_schema(ContextSpec)
+    props["embedding"]["properties"] = declared_schema(EncoderSpec)
+    answering = props["answering"]["additionalProperties"]["properties"]
+    answering.update(declared_schema(*(b.spec for b in answer_backends.BACKENDS.entries())))
+    answering["backend"] = {"enum": answer_backends.names()}
+    props["benchmarks"]["properties"]["datasets"]["propertyNames"] = {"enum": suite_datasets.names()}
+    props["sprout"]["properties"]["train"]["properties"]["datasets"]["propertyNames"] = {
+        "enum": suite_datasets.training_names()
+    }
+    return schema
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    return path or "<top level>"
+
+
+# Keys that hold credentials. Secrets come only from the environment (declared in `llm.envvars`, which
+# the Snakefile passes to `envvars:`), so they never reach config dumps, manifests, caches or reports.
+SECRET_KEY = re.compile(r"(^|_)(api_?key|secret|password|passwd|access_token|auth_token|bearer_token)$", re.I)
+
+
+def _secret_keys(obj: object, path: str = "") -> list[str]:
+    if isinstance(obj, dict):
+        found = [f"{path}{k}" for k in obj if SECRET_KEY.search(str(k))]
+        return found + [p for k, v in obj.items() for p in _secret_keys(v, f"{path}{k}.")]
+    if isinstance(obj, list):
+        return [p for i, v in enumerate(obj) for p in _secret_keys(v, f"{path}{i}.")]
+    return []
+
+
+def validate(cfg: ConfigTree) -> dict:
+    """Check ``cfg`` against the schema and its cross-references; return it resolved.
+
+    Resolution writes the schema's ``default:`` values in, then the defaults that depend on other
+    entries (a retrieval variant's levels on its index kind, an ensemble's splits on its members, ...),
+    and expands ``{data_root}`` in the paths. The input dict is not modified. The checks run section
+    by section in a fixed order, so a config with several mistakes always reports the same one.
+    """
+    cfg = copy.deepcopy(dict(cfg))
+    _check_secrets(cfg)
+    errors = fill_and_check(cfg, full_schema())
+    if errors:
+        e = errors[0]
+        raise ConfigError.at(_key_path(e), e.message)
+    sprout = SproutSpec.from_dict(cfg["sprout"])  # the block's own checks (windows that cover the text)
+    for name, idx in cfg["indexes"].items():
+        _check_index(cfg, name, idx, sprout)
+    for name, variant in cfg["retrieval"].items():
+        resolve_planner(cfg, name, variant, _check_retrieval(cfg, name, variant).planner)
+    resolve_answering(cfg)
+    _check_per_model(cfg["llm"])
+    for name, variant in cfg["answering"].items():
+        _check_answering(cfg, name, variant)
+    _check_splits(cfg)
+    _check_index_embeddings(cfg)
+    resolve_benchmarks(cfg)
+    check_report(cfg)
+    _check_sprout(cfg)
+    cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
+    resolve_corpora(cfg)
+    return cfg
+
+
+def _check_secrets(cfg: ConfigTree) -> None:
+    """No credential is written in the config (they come from the environment, see ``SECRET_KEY``)."""
+    secrets = _secret_keys(cfg)
+    if secrets:
+        raise ConfigError(
+            f"config key '{secrets[0]}': credentials must not be written in the config; put the "
+            "value in an environment variable and list its name in llm.envvars"
+        )
+
+
+def _check_answering(cfg: ConfigTree, name: str, variant: ConfigTree) -> None:
+    """One ``answering.<name>`` variant: a known retrieval, a usable model, splits that include the score split."""
+    if variant["retrieval"] not in cfg["retrieval"]:
+        raise ConfigError(
+            f"config key 'answering.{name}.retrieval': unknown retrieval variant '{variant['retrieval']}'"
+        )
+    if answer_backends.calls_llm(variant["backend"]):
+        check_llm_model(cfg, f"answering.{name}.model", variant.get("model"))
+    bad = sorted(set(variant.get("splits", [])) - set(cfg["wattbot"]["splits"]))
+    if bad:
+        raise ConfigError(f"config key 'answering.{name}.splits': {bad} not in wattbot.splits")
+    score_split = cfg["wattbot"]["score_split"]
+    if variant.get("splits") and score_split in cfg["wattbot"]["splits"] and score_split not in variant["splits"]:
+        raise ConfigError(f"config key 'answering.{name}.splits': must include the score split '{score_split}'")
+
+
+def _check_splits(cfg: ConfigTree) -> None:
+    """The default variant answers every split (its answers become the submission); the score split is one."""
+    if cfg["default_variant"] not in cfg["answering"]:
+        raise ConfigError(f"config key 'default_variant': '{cfg['default_variant']}' is not an answering variant")
+    if set(answer_splits(cfg, cfg["default_variant"])) != set(cfg["wattbot"]["splits"]):
+        raise ConfigError(
+            f"config key 'default_variant': '{cfg['default_variant']}' must answer every split "
+            f"(its answers become the submission)"
+        )
+    splits = cfg["wattbot"]["splits"]
+    if cfg["wattbot"]["score_split"] not in splits:
+        raise ConfigError(
+            f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits"
+        )
+
+
+def _check_index_embeddings(cfg: ConfigTree) -> None:
+    """An index's ``embedding`` names an ``embedding_models`` entry, on a kind that embeds."""
+    for name, idx in cfg["indexes"].items():
+        if idx.get("embedding") and idx["embedding"] not in (cfg.get("embedding_models") or {}):
+            raise ConfigError(f"config key 'indexes.{name}.embedding': '{idx['embedding']}' is not in embedding_models")
+        if idx.get("embedding") and not kind_of(idx).embeds:
+            raise ConfigError(f"config key 'indexes.{name}.embedding': only {_kinds_with('embeds')} indexes embed")
+
+
+def _check_sprout(cfg: ConfigTree) -> None:
+    """The ``sprout`` block: the beam sweep names sprout variants; windows cover the text."""
+    sprout = cfg["sprout"]
+    for name in sprout.get("beam_sweep", []):
+        if name not in cfg["retrieval"] or not kind_of(cfg["indexes"][cfg["retrieval"][name]["index"]]).sweeps_beam:
+            raise ConfigError(f"config key 'sprout.beam_sweep': '{name}' is not a retrieval variant of a sprout index")
+
+
+def _kinds_with(attr: str) -> str:
+    """'tree and chunks': the registered kinds with a true ``attr``, for messages."""
+    return " and ".join(n for n in kind_names() if getattr(get_kind(n), attr))
+
+
+def _check_index(cfg: ConfigTree, name: str, idx: ConfigTree, sprout: SproutSpec) -> None:
+    """One ``indexes.<name>`` entry: only its kind's keys (its typed spec parses), their schema defaults
+    written in (its hashed slice carries them), the kind's own checks."""
+    kind = kind_of(idx)
+    for other in kind_names():
+        for key in sorted(get_kind(other).index_keys - kind.index_keys):
+            if key in idx:
+                raise ConfigError(f"config key 'indexes.{name}.{key}': only {other} indexes take it")
+    for key, default in sorted(kind.index_defaults().items()):
+        idx.setdefault(key, default)
+    kind.check_index(kind.parse(name, idx), sprout)
+
+
+def _check_retrieval(cfg: ConfigTree, name: str, variant: ConfigTree) -> RetrievalSpec:
+    """One ``retrieval.<name>`` variant against its index's kind (and its hybrid partner's); its spec."""
+    index = variant["index"]
+    if index not in cfg["indexes"]:
+        raise ConfigError(
+            f"config key 'retrieval.{name}.index': unknown index '{index}' (have {sorted(cfg['indexes'])})"
+        )
+    entry = cfg["indexes"][index]
+    kind = kind_of(entry)
+    variant.setdefault("levels", list(kind.default_levels))
+    variant.setdefault("expand", kind.default_expand)
+    hybrid = variant.get("hybrid")
+    other = cfg["indexes"].get(hybrid["index"]) if hybrid else None
+    if hybrid and (kind.hybrid_role != "dense" or other is None or kind_of(other).hybrid_role != "lexical"):
+        raise ConfigError(
+            f"config key 'retrieval.{name}.hybrid.index': a hybrid pairs a dense index "
+            f"({_roles('dense')}) with a lexical one ({_roles('lexical')}) "
+            f"(got {index}:{kind.name} + {hybrid['index']})"
+        )
+    _check_searcher_keys(name, variant, kind.retrieval_keys | (kind_of(other).retrieval_keys if other else frozenset()))
+    if kind.no_expand and variant["expand"] != "none":
+        raise ConfigError(f"config key 'retrieval.{name}.expand': {kind.no_expand}")
+    allowed = kind.searchable_levels(entry)
+    if other:
+        allowed &= kind_of(other).searchable_levels(other)
+    bad = set(variant["levels"]) - allowed
+    if bad:
+        raise ConfigError(f"config key 'retrieval.{name}.levels': {sorted(bad)} not in a '{kind.name}' index")
+    if hybrid and "weight" in hybrid and not FUSIONS.get(hybrid["mode"]).takes_weight:
+        weighted = " and ".join(m.name for m in FUSIONS.entries() if m.takes_weight)
+        raise ConfigError(f"config key 'retrieval.{name}.hybrid.weight': only {weighted} take a weight")
+    return RetrievalSpec.from_dict(name, variant, cfg["indexes"])  # parsed here: a bad key fails validation
+
+
+def _check_searcher_keys(name: str, variant: ConfigTree, takes: frozenset[str]) -> None:
+    """A key of another kind's searcher names the kind that takes it."""
+    for owner in kind_names():
+        for key in sorted(get_kind(owner).retrieval_keys - takes):
+            if key in variant:
+                raise ConfigError(
+                    f"config key 'retrieval.{name}.{key}': only variants that use a {owner} index take it"
+                )
+
+
+def _roles(role: str) -> str:
+    return "/".join(n for n in kind_names() if get_kind(n).hybrid_role == role)
+
+
+def check_report(cfg: ConfigTree) -> None:
+    """The ``report`` block's cross-references: every ablation variant must be configured (a report
+    never skips an ablation silently) and the embedding map needs an index with vectors at every tree level."""
+    rep = cfg["report"]
+    trees = sorted(n for n, idx in cfg["indexes"].items() if kind_of(idx).tree_vectors)
+    rep.setdefault("embedding_index", trees[0] if trees else None)
+    if rep["embedding_index"] is not None and rep["embedding_index"] not in trees:
+        raise ConfigError(
+            f"config key 'report.embedding_index': '{rep['embedding_index']}' is not a 'tree' index (have {trees})"
+        )
+    for name, ab in rep["ablations"].items():
+        missing = [v for v in ab["variants"] if v not in cfg[ab["stage"]]]
+        if missing:
+            raise ConfigError(
+                f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'"
+            )
+
+
+def _check_per_model(llm: ConfigTree) -> None:
+    """A ``local/<name>`` model runs on the server the job starts: no endpoint or key of its own."""
+    for model, entry in (llm.get("per_model") or {}).items():
+        for key in ("api_base", "api_key_env"):
+            if model.startswith("local/") and key in (entry or {}):
+                raise ConfigError(
+                    f"config key 'llm.per_model.{model}.{key}': a local/ model is served by the job itself "
+                    f"(llm.local.{model[len('local/') :]}); for a server of your own use openai/<served name>"
+                )
