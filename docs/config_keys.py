@@ -18,7 +18,7 @@ from pipeline.retrieval_modes import PLANNERS
 from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec
 
 PAGE = Path(__file__).resolve().parent / "config-keys.md"
-BLOCK = re.compile(r"(<!-- BEGIN generated: config-keys -->\n).*?(<!-- END generated: config-keys -->)", re.S)
+BLOCK = re.compile(r"(<!-- BEGIN config-keys: python docs/config_keys.py -->\n).*?(<!-- END config-keys -->)", re.S)
 
 
 def sections() -> list[tuple[str, str]]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pipeline.config_schema import spec_defaults
+from pipeline.config_schema import declared_defaults
 from pipeline.cores import job_threads
 from pipeline.specs import EncoderSpec
 
@@ -45,7 +45,7 @@ def backend_of(spec: EncoderSpec) -> EmbedBackend:
         ) from None
     if backend.model_example and not spec.model:
         raise ValueError(f'embed backend "{backend.name}" needs a model, e.g. "{backend.model_example}"')
-    defaults = spec_defaults("embedding")
+    defaults = declared_defaults(EncoderSpec)  # the keys EncoderSpec declares, with their defaults
     for key in sorted(own_keys() - backend.keys):
         if getattr(spec, key) != defaults.get(key):
             raise ValueError(f"embedding.{key}: backend {backend.name!r} does not take it")
