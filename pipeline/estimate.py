@@ -19,15 +19,13 @@ import pandas as pd
 from pipeline.answer_backends import LLMCallsSpec, VariantSpec, calls_llm, variant_spec
 from pipeline.answer_backends import get as get_backend
 from pipeline.config import answer_splits, corpus_answer_variants, wattbot_present
-from pipeline.llm.limits import model_limits, text_tokens
-from pipeline.llm.prices import LOCAL_PREFIX, price_per_token
+from pipeline.llm.limits import text_tokens
+from pipeline.llm.prices import price_per_token
+from pipeline.llm_models import LLMSpec, ModelSpec
 from pipeline.specs import PlannerSpec
 
 ANSWER_COMPLETION_TOKENS = 300
 PLANNER_COMPLETION_TOKENS = 100
-ASSUMED_LATENCY_S = 3.0
-LOCAL_PROMPT_TOK_S = 311.0  # the packaged Gemma 3 270M on 2 cores (../shared/docs/local-llm.md)
-LOCAL_OUTPUT_TOK_S = 53.0
 
 
 @dataclass
@@ -94,26 +92,16 @@ class Estimate:
         return sorted(m for m, t in self.times.items() if t.per_call_s is None)
 
 
-def model_time(llm: dict, model: str, lines: list[Line]) -> ModelTime:
-    """A model's timing: local models at the measured token speeds (their lines' mean call), a
-    mocked model at 0, hosted models at the assumed latency."""
-    lim = model_limits(llm, model)
-    rpm, tpm = lim.requests_per_minute, lim.tokens_per_minute
+def model_time(model: ModelSpec, lines: list[Line]) -> ModelTime:
+    """A model's timing: a mocked model at 0, else as its kind of serving takes a call (hosted models
+    at the assumed latency, local models at the measured token speeds of their lines' mean call)."""
+    rpm, tpm = model.requests_per_minute, model.tokens_per_minute
     if all(x.mocked for x in lines):
-        return ModelTime(model, lim.concurrency, 0.0, "mocked", rpm, tpm)
-    if not model.startswith(LOCAL_PREFIX):
-        return ModelTime(
-            model, lim.concurrency, ASSUMED_LATENCY_S, f"{ASSUMED_LATENCY_S:g} s a call (assumed)", rpm, tpm
-        )
+        return ModelTime(model.name, model.concurrency, 0.0, "mocked", rpm, tpm)
     calls = sum(x.calls[0] for x in lines)
-    if not calls:
-        return ModelTime(model, lim.concurrency, None, "unknown", rpm, tpm)
-    per_call = (
-        sum(x.prompt_tokens[0] for x in lines) / LOCAL_PROMPT_TOK_S
-        + sum(x.completion_tokens[0] for x in lines) / LOCAL_OUTPUT_TOK_S
-    ) / calls
-    basis = f"~{per_call:.0f} s a call (local: {LOCAL_PROMPT_TOK_S:g}/{LOCAL_OUTPUT_TOK_S:g} tok/s measured on 2 cores)"
-    return ModelTime(model, lim.concurrency, per_call, basis, rpm, tpm)
+    prompt, completion = sum(x.prompt_tokens[0] for x in lines), sum(x.completion_tokens[0] for x in lines)
+    per_call, basis = model.kind.per_call_s(calls, prompt, completion)
+    return ModelTime(model.name, model.concurrency, per_call, basis, rpm, tpm)
 
 
 def _questions(cfg: dict, split: str) -> pd.DataFrame:
@@ -134,8 +122,8 @@ def answer_prompt_tokens(spec: VariantSpec, model: str, question: str, unit: str
     return get_backend(spec.backend).prompt_tokens_fn()(spec, model, question, unit, attempt)
 
 
-def _usd(cfg: dict, model: str, prompt: int, completion: int) -> float | None:
-    price = price_per_token(cfg["llm"], model)
+def _usd(model: ModelSpec, prompt: int, completion: int) -> float | None:
+    price = price_per_token(model)
     return None if price is None else prompt * price[0] + completion * price[1]
 
 
@@ -159,7 +147,8 @@ def answer_line(cfg: dict, name: str, split: str) -> Line:
     lo_p, hi_p = samples * per_attempt[0], samples * sum(per_attempt)
     calls = (len(qs) * samples, len(qs) * samples * (retries + 1))
     comp = (calls[0] * completion, calls[1] * completion)
-    lo, hi = _usd(cfg, model, lo_p, comp[0]), _usd(cfg, model, hi_p, comp[1])
+    spec = LLMSpec.from_dict(cfg["llm"]).resolve(model)
+    lo, hi = _usd(spec, lo_p, comp[0]), _usd(spec, hi_p, comp[1])
     usd = None if lo is None or hi is None else (lo, hi)  # one model: both priced or neither
     return Line(f"answer {name}", model, split, len(qs), calls, (lo_p, hi_p), comp, usd, "mock_response" in v.params)
 
@@ -182,7 +171,7 @@ def planner_lines(cfg: dict) -> list[Line]:
             qs = _questions(cfg, split)
             prompt = sum(text_tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
             completion = int((planner.params or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)
-            usd = _usd(cfg, model, prompt, completion)
+            usd = _usd(LLMSpec.from_dict(cfg["llm"]).resolve(model), prompt, completion)
             out.append(
                 Line(
                     f"planner {rv}",
@@ -211,8 +200,9 @@ def estimate(cfg: dict) -> Estimate:
         for name in corpus_answer_variants(cfg, corpus):
             if calls_llm(cfg["answering"][name]["backend"]):
                 lines.append(answer_line(cfg, name, f"{corpus}/questions"))
+    llm = LLMSpec.from_dict(cfg["llm"])
     models = sorted({x.model for x in lines})
-    return Estimate(lines, {m: model_time(cfg["llm"], m, [x for x in lines if x.model == m]) for m in models})
+    return Estimate(lines, {m: model_time(llm.resolve(m), [x for x in lines if x.model == m]) for m in models})
 
 
 def _range(lo: float, hi: float, fmt: str = "{:,.0f}") -> str:
@@ -258,10 +248,7 @@ def print_estimate(cfg: dict, stream=None) -> Estimate | None:
     when the grid makes no LLM call."""
     est = estimate(cfg)
     if est.lines:
-        replay = (
-            "\n(llm.mode is replay: every reply comes from the cache, nothing is paid)"
-            if cfg["llm"].get("mode") == "replay"
-            else ""
-        )
+        llm = LLMSpec.from_dict(cfg["llm"])
+        replay = f"\n(llm.mode is {llm.mode}: every reply comes from the cache, nothing is paid)" if llm.cache_only else ""
         print(format_estimate(est) + replay, file=stream or sys.stderr)
     return est if est.lines else None

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from pipeline.config import ConfigError
 from pipeline.estimate import Estimate, _range, estimate, format_estimate
-from pipeline.llm.limits import model_settings
-from pipeline.llm.prices import LOCAL_PREFIX, configured, litellm_price
+from pipeline.llm.prices import price_source
+from pipeline.llm_models import LLMSpec
 from pipeline.runs import begin_run
 
 CONFIRM_ENV = "WATTBENCH_CONFIRM_SPEND"
@@ -37,48 +37,21 @@ class Route:
     sends: str  # what leaves this machine, and to whom
 
 
-def endpoint_of(llm: dict, model: str) -> str:
-    """The endpoint a model's calls go to: its ``api_base`` (``llm.per_model.<model>`` over
-    ``llm``), the local llama.cpp servers, else the provider's own endpoint (litellm's default)."""
-    if model.startswith(LOCAL_PREFIX):
-        return "llama.cpp on 127.0.0.1 (this machine)"
-    base = model_settings(llm, model).get("api_base")
-    if base:
-        return str(base)
-    try:
-        import litellm
-
-        provider = litellm.get_llm_provider(model)[1]
-    except Exception:  # litellm does not know the provider: preflight or the first call says so
-        provider = model.split("/", 1)[0]
-    return f"{provider} (provider's endpoint)"
-
-
-def price_source(llm: dict, model: str) -> str:
-    if configured(llm, model) is not None:
-        return "llm.prices"
-    if model.startswith(LOCAL_PREFIX):
-        return "local (free)"
-    return "litellm map" if litellm_price(model) is not None else "UNPRICED"
-
-
-def routes(cfg: dict, est: Estimate) -> list[Route]:
-    """One row per variant and model of the estimate."""
-    llm = cfg["llm"]
+def routes(llm: LLMSpec, est: Estimate) -> list[Route]:
+    """One row per variant and model of the estimate: where its model's kind of serving sends the calls
+    (:mod:`pipeline.llm.serving`), what prices them, and what leaves this machine."""
     out, seen = [], set()
     for x in est.lines:
         if (x.what, x.model) in seen:
             continue
         seen.add((x.what, x.model))
-        endpoint = endpoint_of(llm, x.model)
+        model = llm.resolve(x.model)
+        endpoint = model.kind.where(model)
         carried = "questions + corpus snippets" if x.what.startswith("answer") else "questions only"
-        if llm.get("mode") == "replay" or x.mocked:
-            sends = "nothing (" + ("replay: cached replies" if llm.get("mode") == "replay" else "mocked") + ")"
-        elif x.model.startswith(LOCAL_PREFIX):
-            sends = f"{carried}, to this machine only"
-        else:
-            sends = f"{carried} -> {endpoint}"
-        out.append(Route(x.what, x.model, endpoint, price_source(llm, x.model), sends))
+        sends = model.serving.sends.format(carried=carried, endpoint=endpoint)
+        if x.mocked and not model.serving.cache_only:
+            sends = "nothing (mocked)"
+        out.append(Route(x.what, x.model, endpoint, price_source(model), sends))
     return out
 
 
@@ -106,16 +79,16 @@ def spend_gate(cfg: dict, est: Estimate, environ: dict | None = None) -> str:
     """Why this run may spend (one line), or :class:`ConfigError` when its priced upper bound is
     above 0 without a cap or a confirmation."""
     env = os.environ if environ is None else environ
-    llm = cfg["llm"]
-    if llm.get("mode") == "replay":
-        return "spend: none (llm.mode is replay: every reply comes from the cache)"
+    llm = LLMSpec.from_dict(cfg["llm"])
+    if llm.cache_only:
+        return f"spend: none (llm.mode is {llm.mode}: every reply comes from the cache)"
     hi = priced_upper_bound(est)
     usd = _range(sum(x.usd[0] for x in est.lines if x.usd is not None), hi, fmt="{:,.2f}")
     if hi <= 0:
         return f"spend: priced estimate USD {usd}"
-    if llm.get("max_cost_usd") is not None:
-        return f"spend: priced estimate USD {usd}; this run stops at llm.max_cost_usd = {llm['max_cost_usd']} USD"
-    if llm.get("confirm_spend"):
+    if llm.max_cost_usd is not None:
+        return f"spend: priced estimate USD {usd}; this run stops at llm.max_cost_usd = {llm.max_cost_usd} USD"
+    if llm.confirm_spend:
         return f"spend: priced estimate USD {usd}, confirmed by llm.confirm_spend (no cap)"
     if env.get(CONFIRM_ENV) == "1":
         return f"spend: priced estimate USD {usd}, confirmed by {CONFIRM_ENV}=1 (no cap)"
@@ -140,7 +113,7 @@ def print_plan(
     print(f"LLM plan of this run (llm.mode {cfg['llm'].get('mode', 'live')}):", file=out)
     if with_estimate:
         print(format_estimate(est), file=out)
-    print(format_routes(routes(cfg, est)), file=out)
+    print(format_routes(routes(LLMSpec.from_dict(cfg["llm"]), est)), file=out)
     for line in endpoint_status_lines(cfg) if endpoint_lines is None else endpoint_lines:
         print(line, file=out)
     gate = spend_gate(cfg, est)

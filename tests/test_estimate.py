@@ -8,7 +8,8 @@ from pipeline.answer_backends import variant_spec
 from pipeline.cli import main
 from pipeline.config import load_config, validate
 from pipeline.datasets.paths import REPO, data_root
-from pipeline.estimate import (ASSUMED_LATENCY_S, answer_prompt_tokens, estimate, format_estimate,
+from pipeline.llm.serving import ASSUMED_LATENCY_S
+from pipeline.estimate import (answer_prompt_tokens, estimate, format_estimate,
                                price_per_token, print_estimate)
 
 pytestmark = pytest.mark.data  # counts the real WattBot questions

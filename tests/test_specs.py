@@ -38,9 +38,9 @@ def test_defaults_come_from_the_schema(raw, monkeypatch):
 def test_gateway_defaults_are_the_schemas(tmp_path):
     from pipeline.llm.gateway import LLMGateway
 
-    gw = LLMGateway.from_config(tmp_path, {})
+    gw = LLMGateway(tmp_path / "llm.sqlite")
     spec = LLMSpec.from_dict({})
-    assert (gw.mode, gw.timeout_s, gw.max_retries, gw.backoff_s) == (spec.mode, spec.timeout_s, spec.max_retries,
+    assert (gw.mode, gw.settings.timeout_s, gw.max_retries, gw.backoff_s) == (spec.mode, spec.timeout_s, spec.max_retries,
                                                                      spec.backoff_s) == ("live", 120, 3, 2.0)
     gw.close()
 

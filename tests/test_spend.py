@@ -11,7 +11,7 @@ from pipeline.cli import main
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
 from pipeline.estimate import estimate
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
 from pipeline.llm.preflight import preflight
 from pipeline.llm.usage import cost_rows

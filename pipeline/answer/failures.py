@@ -11,11 +11,7 @@ from __future__ import annotations
 
 from pipeline.answer.llm_answer import unanswered
 from pipeline.answer_backends import VariantSpec, variant_model
-from pipeline.config_schema import node
-from pipeline.llm.limits import model_settings
-from pipeline.specs import LLMSpec
-
-TOLERANCE = node("llm", "max_failure_rate")["x-default"]
+from pipeline.llm_models import LLMSpec
 
 
 class FailureRateExceeded(ValueError):
@@ -24,7 +20,7 @@ class FailureRateExceeded(ValueError):
 
 def failure_tolerance(llm: LLMSpec, model: str) -> float:
     """``llm.per_model.<model>.max_failure_rate``, else ``llm.max_failure_rate``, else the schema's (0)."""
-    return float(model_settings(llm.table, model).get("max_failure_rate", TOLERANCE))
+    return llm.resolve(model).max_failure_rate
 
 
 def unanswered_ids(answers: list[dict]) -> list[str]:

@@ -27,7 +27,7 @@ from pipeline.answer_backends import ExtractiveSpec, LLMAnswerSpec, VariantSpec
 from pipeline.answer_backends import get as get_backend
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.pool import FatalLLMError, map_calls
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 
 
 @dataclass

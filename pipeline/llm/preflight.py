@@ -5,7 +5,8 @@ recorded failure — and the next run said "Nothing to be done". Now the Snakefi
 :func:`preflight` right after the config is validated: a hosted model whose credentials are
 not in the environment (``litellm.validate_environment``) stops the run with one line naming
 the variable and the variants that need it. Replay mode is exempt (no call leaves), and so are
-mocked variants (``params.mock_response``); ``local/<name>`` models need their server config.
+mocked variants (``params.mock_response``); a model's kind of serving says what else it needs
+(``local/<name>`` models: their server config).
 Only the keys of the models the variants call are checked: ``llm.per_model.<model>.api_key_env``
 names a model's variable (``null``: a keyless server, nothing to check), else litellm says which.
 A dry run (``snakemake -n``) needs no key: the same findings are warnings there.
@@ -19,30 +20,31 @@ import os
 import sys
 
 from pipeline.config import ConfigError
-from pipeline.llm.endpoints import key_env, llm_users, model_endpoint
-from pipeline.llm.prices import LOCAL_PREFIX, unpriced
+from pipeline.llm.endpoints import llm_users
+from pipeline.llm.prices import unpriced
+from pipeline.llm_models import LLMSpec, ModelSpec
 
 
-def missing_keys(model: str, api_base: str | None = None, llm: dict | None = None) -> list[str]:
+def missing_keys(model: ModelSpec) -> list[str]:
     """The environment variables ``model`` needs that are not set: the one its
     ``llm.per_model.<model>.api_key_env`` names (none when that is null: a keyless server), else
     those litellm knows the provider needs."""
-    configured, var = key_env(llm or {}, model)
-    if configured:
+    if model.keyed:
+        var = model.api_key_env
         return [var] if var and not os.environ.get(var) else []
     import litellm
 
-    report = litellm.validate_environment(model=model, api_base=api_base)
+    report = litellm.validate_environment(model=model.name, api_base=model.endpoint)
     return [] if report.get("keys_in_environment") else sorted(report.get("missing_keys") or [])
 
 
 def required_envvars(cfg: dict) -> list[str]:
     """The variables Snakemake's ``envvars:`` declares (it checks them and passes them to cluster jobs):
     ``llm.envvars`` plus the ``api_key_env`` of every model the variants call (keyless: none)."""
-    llm = cfg.get("llm") or {}
-    names = list(llm.get("envvars") or [])
+    llm = LLMSpec.from_dict(cfg.get("llm") or {})
+    names = list(llm.envvars)
     for model in llm_users(cfg):
-        var = key_env(llm, model)[1]
+        var = llm.resolve(model).api_key_env
         if var and var not in names:
             names.append(var)
     return names
@@ -81,7 +83,8 @@ def real_run_checks(cfg: dict) -> list[str]:
     from pipeline.llm.endpoints import check_endpoints
 
     preflight(cfg, warn_unused=False)
-    if (cfg.get("llm") or {}).get("mode") == "replay":  # no call leaves: no key, no endpoint
+    llm = LLMSpec.from_dict(cfg.get("llm") or {})
+    if llm.cache_only:  # replay: no call leaves, no key, no endpoint
         return []
     unset = [n for n in required_envvars(cfg) if not os.environ.get(n)]
     if unset:
@@ -95,23 +98,21 @@ def real_run_checks(cfg: dict) -> list[str]:
 def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> None:
     """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached; a dry
     run only warns (it calls nothing)."""
-    llm = cfg.get("llm") or {}
+    llm = LLMSpec.from_dict(cfg.get("llm") or {})
     for model in unused_per_model(cfg) if warn_unused else []:
         _warn(f"config key 'llm.per_model.{model}': no variant calls model '{model}'")
-    check_spend_config(llm, llm_users(cfg))
-    if llm.get("mode") == "replay":
-        return
     users = llm_users(cfg)
+    check_spend_config(llm, users)
     need: dict[str, list[str]] = {}
-    for model, variants in sorted(users.items()):
-        if model.startswith(LOCAL_PREFIX):
-            if model[len(LOCAL_PREFIX) :] not in (llm.get("local") or {}):
-                raise ConfigError(
-                    f"preflight: model '{model}' (used by {', '.join(variants)}) has no server config under llm.local"
-                )
+    for name, variants in sorted(users.items()):
+        model = llm.resolve(name)
+        if model.serving.cache_only:  # replay: no call leaves, no key needed
             continue
-        for var in missing_keys(model, model_endpoint(llm, model), llm):
-            need.setdefault(var, []).extend(f"{v} ({model})" for v in variants)
+        problem = model.kind.problem(model)
+        if problem:
+            raise ConfigError(f"preflight: model '{name}' (used by {', '.join(variants)}) {problem}")
+        for var in missing_keys(model) if model.kind.calls_out else []:
+            need.setdefault(var, []).extend(f"{v} ({name})" for v in variants)
     if need:
         var, variants = sorted(need.items())[0]
         more = f"; also missing: {', '.join(sorted(need)[1:])}" if len(need) > 1 else ""
@@ -126,11 +127,12 @@ def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> Non
         raise ConfigError(message)
 
 
-def check_spend_config(llm: dict, users: dict[str, list[str]]) -> None:
-    """With a cap set, every model the run calls must be priced (a cap cannot count the rest)."""
-    if llm.get("max_cost_usd") is None or llm.get("mode") == "replay":
+def check_spend_config(llm: LLMSpec, users: dict[str, list[str]]) -> None:
+    """With a cap set, every model the run calls must be priced (a cap cannot count the rest); models
+    answered from the cache alone (replay) pay nothing."""
+    if llm.max_cost_usd is None:
         return
-    missing = unpriced(llm, [m for m in users if m])
+    missing = unpriced([m for m in (llm.resolve(name) for name in users if name) if not m.serving.cache_only])
     if missing:
         who = ", ".join(f"{m} ({', '.join(users[m])})" for m in missing)
         raise ConfigError(

@@ -21,7 +21,7 @@ import pandas as pd
 
 from pipeline.config_schema import spec_defaults
 from pipeline.io import atomic_write_text
-from pipeline.llm.endpoints import LOCAL_PREFIX  # a model the job serves itself, on its own cores
+from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
 from pipeline.report.time_table import ANSWER_TELEMETRY, BENCHMARK_PATTERNS, JobTime, read_benchmarks
 
 TABLE, SUMMARY = "energy.telemetry.csv", "energy.telemetry.json"
@@ -92,7 +92,7 @@ def served_here(variant: dict, default_model: str) -> bool:
     ``model:``, else ``llm.model``; inside the job's CPU seconds) or drew nothing (a stand-in: litellm's
     ``mock_response``)."""
     model = variant.get("model") or default_model
-    return model.startswith(LOCAL_PREFIX) or "mock_response" in (variant.get("params") or {})
+    return not serving_kind(model).calls_out or "mock_response" in (variant.get("params") or {})
 
 
 @dataclass(frozen=True)

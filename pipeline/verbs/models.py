@@ -75,8 +75,10 @@ def _add_spend_verbs(sub) -> None:
 
 def cmd_local_model(a) -> None:
     from pipeline.llm.local_server import assemble_model
+    from pipeline.llm_models import LocalModelSpec
 
-    print(assemble_model(json_arg(a.params), a.out))
+    p = json_arg(a.params)  # the llm.local entry and its name (pipeline/workflow/models.py)
+    print(assemble_model(LocalModelSpec.from_dict(p.pop("name"), p), a.out))
 
 
 def cmd_llm_runtime(a) -> None:

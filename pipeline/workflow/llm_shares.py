@@ -3,8 +3,21 @@
 
 from __future__ import annotations
 
+from pipeline.llm_models import LLMSpec, ModelSpec
 from pipeline.workflow.answering import answer_spec, uses_llm
 from pipeline.workflow.planner import planner_model, uses_llm_planner
+
+
+def llm_model(cfg: dict, model: str) -> ModelSpec:
+    """``model``'s settings as the run's ``llm`` block resolves them (``per_model`` over ``llm``)."""
+    return LLMSpec.from_dict(cfg.get("llm") or {}).resolve(model)
+
+
+def model_threads(cfg: dict, model: str) -> int:
+    """Cores a job calling ``model`` keeps busy, as its kind of serving counts them (a local model:
+    one llama.cpp server per call in flight, each with ``n_threads``; a hosted one waits on the network)."""
+    spec = llm_model(cfg, model)
+    return spec.kind.threads(spec)
 
 
 def llm_share(cfg: dict, variant: str, total: int | None) -> int:
@@ -24,9 +37,7 @@ def planner_share(cfg: dict, variant: str, total: int | None) -> int:
 
 def model_share(cfg: dict, model: str, total: int | None) -> int:
     """A job's calls in flight to ``model``: its ``concurrency``, at most the run's ``llm_api`` total."""
-    from pipeline.llm.limits import model_limits
-
-    share = model_limits(cfg.get("llm") or {}, model).concurrency
+    share = llm_model(cfg, model).concurrency
     total = getattr(total, "value", total)  # Snakemake 9 wraps global resources in Resource objects
     return max(1, min(share, int(total))) if total else share
 

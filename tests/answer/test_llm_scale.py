@@ -17,7 +17,7 @@ import pytest
 from pipeline.answer_backends import variant_spec
 from pipeline.answer.failures import FailureRateExceeded, check_failure_rate
 from pipeline.llm.limits import SharedBuckets
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
 from pipeline.llm.prices import price_per_token
 from pipeline.llm.retries import parse_retry_after
@@ -93,7 +93,7 @@ def test_identical_requests_in_flight_are_made_once_within_a_process(tmp_path, s
 CHILD = """
 import sys, json
 from pipeline.llm.gateway import LLMGateway, LLMRequest
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from concurrent.futures import ThreadPoolExecutor
 gw = LLMGateway(sys.argv[1], LLMSpec.from_dict({"api_base": sys.argv[2], "concurrency": 8, "timeout_s": 10}))
 reqs = [LLMRequest("openai/standin", [{"role": "user", "content": f"shared {i}"}], {}) for i in range(8)]

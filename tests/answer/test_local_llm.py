@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.local_server import LocalServer, assemble_model
 from answering import answer_dicts
