@@ -181,8 +181,9 @@ class LLMSpec:
         object.__setattr__(self, "_models", {})  # model -> its ModelSpec, resolved on first use
 
     @classmethod
-    def from_dict(cls, llm: Mapping) -> LLMSpec:
-        d = dict(llm)
+    def from_dict(cls, values: Mapping) -> LLMSpec:
+        """The ``llm`` table parsed (an unknown key is a :class:`~pipeline.config_schema.ConfigProblem`)."""
+        d = dict(values)
         typed = {
             "envvars": tuple(d.pop("envvars", None) or ()),
             "prices": {

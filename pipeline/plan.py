@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pipeline.config import ConfigError
 from pipeline.estimate import Estimate, _range, estimate, format_estimate
 from pipeline.llm.prices import price_source
+from pipeline.llm.work import LLMWork
 from pipeline.llm_models import LLMSpec
 from pipeline.runs import begin_run
 
@@ -61,13 +62,13 @@ def format_routes(rows: list[Route]) -> str:
     return "\n".join(lines)
 
 
-def endpoint_status_lines(cfg: dict) -> list[str]:
+def endpoint_status_lines(work: LLMWork) -> list[str]:
     """The endpoint checks (does each ``api_base`` answer, which model ids it serves): one line per
     endpoint, printed in the plan (pipeline/llm/endpoints.py; a bad one has already stopped a real run
     in ``onstart``'s preflight)."""
     from pipeline.llm.endpoints import probe
 
-    return [status.line() for status in probe(cfg)]
+    return [status.line() for status in probe(work)]
 
 
 def priced_upper_bound(est: Estimate) -> float:
@@ -75,11 +76,10 @@ def priced_upper_bound(est: Estimate) -> float:
     return sum(x.usd[1] for x in est.lines if x.usd is not None)
 
 
-def spend_gate(cfg: dict, est: Estimate, environ: dict | None = None) -> str:
+def spend_gate(llm: LLMSpec, est: Estimate, environ: dict | None = None) -> str:
     """Why this run may spend (one line), or :class:`ConfigError` when its priced upper bound is
     above 0 without a cap or a confirmation."""
     env = os.environ if environ is None else environ
-    llm = LLMSpec.from_dict(cfg["llm"])
     if llm.cache_only:
         return f"spend: none (llm.mode is {llm.mode}: every reply comes from the cache)"
     hi = priced_upper_bound(est)
@@ -99,7 +99,7 @@ def spend_gate(cfg: dict, est: Estimate, environ: dict | None = None) -> str:
 
 
 def print_plan(
-    cfg: dict,
+    work: LLMWork,
     est: Estimate | None = None,
     stream=None,
     with_estimate: bool = True,
@@ -109,20 +109,20 @@ def print_plan(
     ``with_estimate=False``: the estimate's table was printed already (the Snakefile prints it at parse).
     ``endpoint_lines``: the endpoint checks preflight already made (each endpoint is probed once)."""
     out = stream or sys.stderr
-    est = est if est is not None else estimate(cfg)
-    print(f"LLM plan of this run (llm.mode {cfg['llm'].get('mode', 'live')}):", file=out)
+    est = est if est is not None else estimate(work)
+    print(f"LLM plan of this run (llm.mode {work.llm.mode}):", file=out)
     if with_estimate:
         print(format_estimate(est), file=out)
-    print(format_routes(routes(LLMSpec.from_dict(cfg["llm"]), est)), file=out)
-    for line in endpoint_status_lines(cfg) if endpoint_lines is None else endpoint_lines:
+    print(format_routes(routes(work.llm, est)), file=out)
+    for line in endpoint_status_lines(work) if endpoint_lines is None else endpoint_lines:
         print(line, file=out)
-    gate = spend_gate(cfg, est)
+    gate = spend_gate(work.llm, est)
     print(gate, file=out)
     return gate
 
 
 def start_run(
-    cfg: dict,
+    work: LLMWork,
     config_files: list[str] | None = None,
     stream=None,
     endpoint_lines: list[str] | None = None,
@@ -131,9 +131,9 @@ def start_run(
     """``onstart`` of a real run: the plan and the gate (when the grid calls an LLM; the estimate's
     table was printed at parse), then the run id (continued when the last run here did not finish)."""
     out = stream or sys.stderr
-    est = est if est is not None else estimate(cfg)  # the one the Snakefile printed at parse, if any
+    est = est if est is not None else estimate(work)  # the one the Snakefile printed at parse, if any
     if est.lines:
-        print_plan(cfg, est, out, with_estimate=False, endpoint_lines=endpoint_lines)
+        print_plan(work, est, out, with_estimate=False, endpoint_lines=endpoint_lines)
     state = begin_run(config_files=config_files)
     how = "new" if not state.resumed else f"continued, resume {state.resumed}"
     print(f"run id: {state.id} ({how}; logs/run.json; `python -m pipeline cost --run {state.id}`)", file=out)

@@ -23,10 +23,9 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pipeline.answer_backends import calls_llm
 from pipeline.llm.serving import api_key_kwargs
+from pipeline.llm.work import LLMWork
 from pipeline.llm_models import LLMSpec, ModelSpec
-from pipeline.specs import PlannerSpec
 
 RECORD = "endpoints.json"  # in the cache folder: the last probe of each endpoint
 
@@ -36,25 +35,10 @@ def served_name(model: str) -> str:
     return model.split("/", 1)[1] if "/" in model else model
 
 
-def llm_users(cfg: dict) -> dict[str, list[str]]:
-    """model -> the answering variants and LLM planners (``retrieval.<name>``) that call it."""
-    llm = cfg.get("llm") or {}
-    users: dict[str, list[str]] = {}
-    for name, v in sorted(cfg.get("answering", {}).items()):
-        if calls_llm(v["backend"]) and "mock_response" not in (v.get("params") or {}):
-            users.setdefault(v.get("model") or llm.get("model") or "", []).append(name)
-    for name, r in sorted(cfg.get("retrieval", {}).items()):
-        planner = PlannerSpec.from_dict(r.get("planner"), f"retrieval.{name}.planner")
-        if planner.calls_llm and "mock_response" not in (planner.params or {}):
-            users.setdefault(planner.model or llm.get("model") or "", []).append(f"retrieval.{name}")
-    return users
-
-
-def endpoint_models(cfg: dict) -> list[ModelSpec]:
+def endpoint_models(work: LLMWork) -> list[ModelSpec]:
     """Every model the configured variants call at an endpoint of its own (mocked variants and
     models served on this machine call none)."""
-    llm = LLMSpec.from_dict(cfg.get("llm") or {})
-    return [m for m in (llm.resolve(name) for name in sorted(llm_users(cfg))) if m.endpoint]
+    return [m for m in (work.llm.resolve(name) for name in sorted(work.users())) if m.endpoint]
 
 
 @dataclass
@@ -101,9 +85,9 @@ def probe_one(model: ModelSpec, timeout_s: float = 5.0) -> EndpointStatus:
     return status
 
 
-def probe(cfg: dict, timeout_s: float = 5.0) -> list[EndpointStatus]:
+def probe(work: LLMWork, timeout_s: float = 5.0) -> list[EndpointStatus]:
     """Every configured endpoint, asked once (the plan printer shows :meth:`EndpointStatus.line`)."""
-    return [probe_one(m, timeout_s) for m in endpoint_models(cfg) if not m.serving.cache_only]  # replay: none
+    return [probe_one(m, timeout_s) for m in endpoint_models(work) if not m.serving.cache_only]  # replay: none
 
 
 def record(cache_dir: str | Path, statuses: list[EndpointStatus]) -> None:
@@ -136,20 +120,19 @@ def _base_key(llm: LLMSpec, model: str) -> str:
     return f"llm.per_model.{model}.api_base" if per and per.api_base else "llm.api_base"
 
 
-def check_endpoints(cfg: dict, timeout_s: float = 5.0, statuses: list[EndpointStatus] | None = None) -> list[str]:
+def check_endpoints(work: LLMWork, timeout_s: float = 5.0, statuses: list[EndpointStatus] | None = None) -> list[str]:
     """Probe (unless the plan printer did: ``statuses``), record and print; raise
     :class:`~pipeline.config.ConfigError` (one line per bad endpoint) when one does not answer or
     serves another model, so a real run stops before its first call."""
     from pipeline.config import ConfigError
 
-    statuses = probe(cfg, timeout_s) if statuses is None else statuses
+    statuses = probe(work, timeout_s) if statuses is None else statuses
     if statuses:
-        record(cfg["cache_dir"], statuses)
+        record(work.cache_dir, statuses)
     lines = [s.line() for s in statuses]
     for line in lines:
         print(line, file=sys.stderr)
     bad = [s for s in statuses if not s.ok]
     if bad:
-        llm = LLMSpec.from_dict(cfg.get("llm") or {})
-        raise ConfigError("; ".join(f"config key '{_base_key(llm, s.model)}': {s.line()}" for s in bad))
+        raise ConfigError("; ".join(f"config key '{_base_key(work.llm, s.model)}': {s.line()}" for s in bad))
     return lines

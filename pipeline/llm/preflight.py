@@ -20,8 +20,8 @@ import os
 import sys
 
 from pipeline.config import ConfigError
-from pipeline.llm.endpoints import llm_users
 from pipeline.llm.prices import unpriced
+from pipeline.llm.work import LLMWork
 from pipeline.llm_models import LLMSpec, ModelSpec
 
 
@@ -38,22 +38,23 @@ def missing_keys(model: ModelSpec) -> list[str]:
     return [] if report.get("keys_in_environment") else sorted(report.get("missing_keys") or [])
 
 
-def required_envvars(cfg: dict) -> list[str]:
+def required_envvars(work: LLMWork) -> list[str]:
     """The variables Snakemake's ``envvars:`` declares (it checks them and passes them to cluster jobs):
     ``llm.envvars`` plus the ``api_key_env`` of every model the variants call (keyless: none)."""
-    llm = LLMSpec.from_dict(cfg.get("llm") or {})
-    names = list(llm.envvars)
-    for model in llm_users(cfg):
-        var = llm.resolve(model).api_key_env
+    names = list(work.llm.envvars)
+    for model in work.users():
+        var = work.llm.resolve(model).api_key_env
         if var and var not in names:
             names.append(var)
     return names
 
 
-def declared_envvars(cfg: dict, dry_run: bool = False) -> list[str]:
+def declared_envvars(work: LLMWork, dry_run: bool = False) -> list[str]:
     """:func:`required_envvars` for the Snakefile; on a dry run (``-n``) the unset ones are a warning
     and left out (a preview needs no key), on a real run Snakemake stops on them."""
-    names = required_envvars(cfg)
+    if work.llm.cache_only:  # replay: no call leaves, no key
+        return []
+    names = required_envvars(work)
     if not dry_run:
         return names
     unset = [n for n in names if not os.environ.get(n)]
@@ -62,46 +63,41 @@ def declared_envvars(cfg: dict, dry_run: bool = False) -> list[str]:
     return [n for n in names if n not in unset]
 
 
-def unused_per_model(cfg: dict) -> list[str]:
+def unused_per_model(work: LLMWork) -> list[str]:
     """``llm.per_model`` entries no variant, planner or vision captioner calls (most likely a typo)."""
-    llm = cfg.get("llm") or {}
-    used = {llm.get("model"), ((cfg.get("parsing") or {}).get("vision") or {}).get("model")}
-    used |= {v.get("model") for v in (cfg.get("answering") or {}).values()}
-    used |= {(r.get("planner") or {}).get("model") for r in (cfg.get("retrieval") or {}).values()}
-    return sorted(set(llm.get("per_model") or {}) - used)
+    return sorted(set(work.llm.per_model) - work.named_models())
 
 
 def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def real_run_checks(cfg: dict) -> list[str]:
+def real_run_checks(work: LLMWork) -> list[str]:
     """What a real run checks in the main Snakemake process before its first job (``onstart``, which
     a dry run skips): the keys (:func:`preflight`), every declared variable set, and every endpoint
     answering with the configured model (:func:`pipeline.llm.endpoints.check_endpoints`); the endpoint
     lines, which the plan prints again without probing twice."""
     from pipeline.llm.endpoints import check_endpoints
 
-    preflight(cfg, warn_unused=False)
-    llm = LLMSpec.from_dict(cfg.get("llm") or {})
-    if llm.cache_only:  # replay: no call leaves, no key, no endpoint
+    preflight(work, warn_unused=False)
+    if work.llm.cache_only:  # replay: no call leaves, no key, no endpoint
         return []
-    unset = [n for n in required_envvars(cfg) if not os.environ.get(n)]
+    unset = [n for n in required_envvars(work) if not os.environ.get(n)]
     if unset:
         raise ConfigError(
             f"config key 'llm.envvars': environment variable {', '.join(unset)} is not set "
             f"(llm.envvars and each called model's llm.per_model.<model>.api_key_env must be set for a real run)"
         )
-    return check_endpoints(cfg)
+    return check_endpoints(work)
 
 
-def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> None:
+def preflight(work: LLMWork, dry_run: bool = False, warn_unused: bool = True) -> None:
     """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached; a dry
     run only warns (it calls nothing)."""
-    llm = LLMSpec.from_dict(cfg.get("llm") or {})
-    for model in unused_per_model(cfg) if warn_unused else []:
+    llm = work.llm
+    for model in unused_per_model(work) if warn_unused else []:
         _warn(f"config key 'llm.per_model.{model}': no variant calls model '{model}'")
-    users = llm_users(cfg)
+    users = work.users()
     check_spend_config(llm, users)
     need: dict[str, list[str]] = {}
     for name, variants in sorted(users.items()):

@@ -42,7 +42,7 @@ def price_source(model: ModelSpec) -> str:
     if model.price is not None:
         return "llm.prices"
     if model.kind.free:
-        return "local (free)"
+        return f"{model.kind.name} (free)"
     return "litellm map" if litellm_price(model.name) is not None else "UNPRICED"
 
 

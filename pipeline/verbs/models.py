@@ -11,8 +11,9 @@ from pipeline.verbs.base import config_args, config_files, config_overrides, jso
 def cmd_estimate(a) -> None:
     from pipeline.config import load_config
     from pipeline.estimate import print_estimate
+    from pipeline.workflow import llm_work
 
-    if print_estimate(load_config(config_files(a), config_overrides(a.set)), stream=sys.stdout) is None:
+    if print_estimate(llm_work(load_config(config_files(a), config_overrides(a.set))), stream=sys.stdout) is None:
         print(f"{' '.join(config_files(a))}: no LLM calls in this grid")
 
 

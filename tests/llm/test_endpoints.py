@@ -7,6 +7,7 @@ import json
 import pytest
 import yaml
 
+from pipeline.workflow import llm_work
 from pipeline.config import ConfigError, answering_slice, retrieval_slice, validate
 from pipeline.datasets.paths import REPO
 from pipeline.llm.cache import LLMRequest
@@ -61,11 +62,11 @@ def test_keyless_needs_no_key_a_named_variable_is_checked_and_declared(monkeypat
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("MY_SERVER_KEY", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
-        preflight(validate(tiny({"openai/standin": {"api_base": BASE}})))  # litellm's openai/ route wants one
-    keyless = validate(tiny({"openai/standin": {"api_base": BASE, "api_key_env": None}}))
+        preflight(llm_work(validate(tiny({"openai/standin": {"api_base": BASE}}))))  # litellm's openai/ route wants one
+    keyless = llm_work(validate(tiny({"openai/standin": {"api_base": BASE, "api_key_env": None}})))
     preflight(keyless)
     assert required_envvars(keyless) == []
-    named = validate(tiny({"openai/standin": {"api_base": BASE, "api_key_env": "MY_SERVER_KEY"}}, envvars=["HF_X"]))
+    named = llm_work(validate(tiny({"openai/standin": {"api_base": BASE, "api_key_env": "MY_SERVER_KEY"}}, envvars=["HF_X"])))
     assert required_envvars(named) == ["HF_X", "MY_SERVER_KEY"]  # llm.envvars, then each called model's
     monkeypatch.delenv("HF_X", raising=False)
     with pytest.raises(ConfigError, match=r"^preflight: environment variable MY_SERVER_KEY is not set; needed by "
@@ -79,7 +80,7 @@ def test_keyless_needs_no_key_a_named_variable_is_checked_and_declared(monkeypat
 
 
 def test_unused_per_model_entry_is_a_warning(capsys):
-    preflight(validate(tiny({"openai/standin": {"api_key_env": None}, "openai/typo": {"concurrency": 2}})))
+    preflight(llm_work(validate(tiny({"openai/standin": {"api_key_env": None}, "openai/typo": {"concurrency": 2}}))))
     assert "warning: config key 'llm.per_model.openai/typo': no variant calls model 'openai/typo'" in capsys.readouterr().err
 
 
@@ -126,19 +127,19 @@ def test_probe_finds_a_dead_endpoint_and_another_model(tmp_path):
     with StandIn() as server:
         good = tiny({"openai/standin": {"api_base": server.api_base, "api_key_env": None}})
         good["cache_dir"] = str(tmp_path)
-        statuses = probe(validate(good))
+        statuses = probe(llm_work(validate(good)))
         assert [(s.model, s.served, s.ok) for s in statuses] == [("openai/standin", ["standin"], True)]
-        assert check_endpoints(validate(good))[0].startswith(f"endpoint {server.api_base}: serves standin")
+        assert check_endpoints(llm_work(validate(good)))[0].startswith(f"endpoint {server.api_base}: serves standin")
         entry = manifest_entry(tmp_path, LLMSpec.from_dict(validate(good)["llm"]).resolve("openai/standin"))
         assert entry == {"endpoint": {"api_base": server.api_base, "model": "openai/standin", "served": ["standin"]}}
         wrong = copy.deepcopy(good)
         wrong["llm"]["per_model"] = {"openai/llama-3": {"api_base": server.api_base, "api_key_env": None}}
         wrong["answering"]["self-hosted"]["model"] = wrong["retrieval"]["plan"]["planner"]["model"] = "openai/llama-3"
         with pytest.raises(ConfigError, match=r"serves \['standin'\], not the configured 'llama-3'"):
-            check_endpoints(validate(wrong))
+            check_endpoints(llm_work(validate(wrong)))
     dead = tiny({"openai/standin": {"api_base": BASE, "api_key_env": None}})
     dead["cache_dir"] = str(tmp_path)
-    [status] = probe(validate(dead), timeout_s=2)
+    [status] = probe(llm_work(validate(dead)), timeout_s=2)
     assert not status.ok and "does not answer GET /models" in status.line()
     with pytest.raises(ConfigError, match=r"^config key 'llm.per_model.openai/standin.api_base': endpoint "):
-        check_endpoints(validate(dead), timeout_s=2)
+        check_endpoints(llm_work(validate(dead)), timeout_s=2)
