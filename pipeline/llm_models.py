@@ -35,7 +35,8 @@ class Connection(Protocol):
     """How a gateway reaches one model for a job: litellm's model string and keyword arguments, a
     server for the length of one call (its extra keyword arguments), and stopping what it started."""
 
-    route: tuple[str, dict]
+    @property
+    def route(self) -> tuple[str, dict]: ...
 
     def server(self):  # a context manager yielding extra litellm keyword arguments
         ...

@@ -95,8 +95,8 @@ def preflight(work: LLMWork, dry_run: bool = False, warn_unused: bool = True) ->
     """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached; a dry
     run only warns (it calls nothing)."""
     llm = work.llm
-    for model in unused_per_model(work) if warn_unused else []:
-        _warn(f"config key 'llm.per_model.{model}': no variant calls model '{model}'")
+    for unused in unused_per_model(work) if warn_unused else []:
+        _warn(f"config key 'llm.per_model.{unused}': no variant calls model '{unused}'")
     users = work.users()
     check_spend_config(llm, users)
     need: dict[str, list[str]] = {}
