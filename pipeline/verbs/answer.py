@@ -83,11 +83,12 @@ def cmd_answer(a) -> None:
     job = AnswerJob(
         answer_job_llm(p.get("llm", {}), json_arg(a.llm_exec), a.in_flight, spec), a.cache_dir, set(meta["id"])
     )
+    model = job.llm.resolve(variant_model(spec, job.llm.model)) if calls_llm(spec.backend) else None  # once
     answers = answer_split(read_jsonl(a.retrieval), questions, spec, job)
-    if calls_llm(spec.backend):
+    if model is not None:
         from pipeline.answer.failures import check_failure_rate
 
-        check_failure_rate(answers, job.llm, spec)  # raises before any output is written
+        check_failure_rate(answers, model)  # raises before any output is written
     atomic_write_jsonl(a.out, answers)
     if job.telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
         from pipeline.answer.llm_answer import telemetry_summary
@@ -97,10 +98,10 @@ def cmd_answer(a) -> None:
     write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     failures = [r["id"] for r in answers if r.get("failure")]
     endpoint = {}
-    if calls_llm(spec.backend):  # the ids the model's endpoint served (pipeline/llm/endpoints.py)
+    if model is not None:  # the ids the model's endpoint served (pipeline/llm/endpoints.py)
         from pipeline.llm.endpoints import manifest_entry
 
-        endpoint = manifest_entry(a.cache_dir, job.llm.resolve(variant_model(spec, job.llm.model)))
+        endpoint = manifest_entry(a.cache_dir, model)
     write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures, **endpoint)
     if failures:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])

@@ -183,17 +183,17 @@ def test_job_over_max_failure_rate_fails_and_rerun_makes_only_the_failed_calls(t
     cfg = llm_cfg(flaky, max_retries=0, concurrency=4)
     first = answer_dicts(retrieval, questions, variant, cfg, tmp_path, set(DOCS), progress=False)
     with pytest.raises(FailureRateExceeded, match=r"got no reply .* rerun to make only the failed calls"):
-        check_failure_rate(first, LLMSpec.from_dict(cfg), variant_spec('', variant))
+        check_failure_rate(first, LLMSpec.from_dict(cfg).resolve(variant["model"]))
     failed = {r["id"] for r in first if r["failure"]}
     assert 0 < len(failed) < 10
-    lenient = check_failure_rate(first, LLMSpec.from_dict({**cfg, "max_failure_rate": 1.0}), variant_spec('', variant))  # partial results kept
+    lenient = check_failure_rate(first, LLMSpec.from_dict({**cfg, "max_failure_rate": 1.0}).resolve(variant["model"]))  # partial results kept
     assert set(lenient) == failed
 
     before = flaky.stats.requests  # the same endpoint (the cache key names it), its faults gone
     flaky.cfg = dataclasses.replace(flaky.cfg, share_5xx=0.0)
     again = answer_dicts(retrieval, questions, variant, llm_cfg(flaky, max_retries=0, concurrency=4), tmp_path,
                          set(DOCS), progress=False)
-    assert check_failure_rate(again, LLMSpec.from_dict(cfg), variant_spec('', variant)) == []
+    assert check_failure_rate(again, LLMSpec.from_dict(cfg).resolve(variant["model"])) == []
     assert flaky.stats.requests - before == len(failed)  # only the failed calls went out again
     assert [r for r in again if r["id"] not in failed] == [r for r in first if r["id"] not in failed]
 
