@@ -10,6 +10,7 @@ from pipeline.cli import main
 from pipeline.config import load_config, validate
 from pipeline.datasets.paths import REPO, data_root
 from pipeline.llm.serving import ASSUMED_LATENCY_S
+from pipeline.llm_models import LLMSpec
 from pipeline.estimate import (answer_prompt_tokens, estimate, format_estimate,
                                price_per_token, print_estimate)
 
@@ -37,7 +38,7 @@ def test_calls_follow_questions_samples_and_retries(kr):
     assert line.questions == 41 and line.calls == (41, 164)
     assert 0 < line.prompt_tokens[0] < line.prompt_tokens[1] / 4   # later attempts show more context
     assert line.usd is not None and 0 < line.usd[0] < line.usd[1]
-    inp, out = price_per_token({}, "openai/gpt-4o-mini")
+    inp, out = price_per_token(LLMSpec.from_dict({}).resolve("openai/gpt-4o-mini"))
     assert line.usd[0] == pytest.approx(line.prompt_tokens[0] * inp + line.completion_tokens[0] * out)
     concurrency = kr["llm"].get("concurrency") or 1   # one hosted model: its calls at its concurrency
     assert est.hours(0) == pytest.approx(est.total("calls", 0) * ASSUMED_LATENCY_S / concurrency / 3600)
@@ -59,7 +60,7 @@ def test_printout_names_unpriced_models_and_local_models_are_free(kr, capsys):
     text = format_estimate(estimate(llm_work(cfg)))
     total = next(line for line in text.splitlines() if line.startswith("total:"))
     assert "unpriced" in total and "someprovider/unknown-model-xyz" in total
-    assert price_per_token({}, "local/gemma3-270m") == (0.0, 0.0)
+    assert price_per_token(LLMSpec.from_dict({}).resolve("local/gemma3-270m")) == (0.0, 0.0)
     default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
     est = print_estimate(llm_work(default))
     assert est is not None and est.total("usd", 1) == 0 and "llm-cf-r1" in capsys.readouterr().err

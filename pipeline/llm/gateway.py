@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pipeline.llm.serving  # noqa: F401  (the built-in kinds of serving: a job that imports only the gateway resolves them)
 from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight

@@ -201,7 +201,7 @@ def test_job_over_max_failure_rate_fails_and_rerun_makes_only_the_failed_calls(t
 def test_spend_cap_stops_cleanly_and_keeps_the_cache(tmp_path, standin):
     server = standin()
     model = "openai/gpt-4o-mini"  # priced in litellm's local cost map
-    inp, out = price_per_token({}, model)
+    inp, out = price_per_token(LLMSpec.from_dict({}).resolve(model))
     cap = 1 / 3 * inp + 512 * out  # the most one call with a 1-character prompt can cost: one fits, not two
     gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "max_cost_usd": cap}))
     first = gw.complete(LLMRequest(model, [{"role": "user", "content": "a"}], {}))
