@@ -29,18 +29,19 @@ if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipe
     os.environ["WATTBENCH_CACHE_JOURNAL"] = CFG["cache_journal"]
 # every model the variants use can be reached (a key is set): a warning here, as this may be a dry run
 # (`-n` needs no key); a real run stops on it in `onstart`, before its first job
-preflight(CFG, dry_run=True)
+LLM_WORK = wf.llm_work(CFG)   # the grid's LLM side, typed once (pipeline/llm/work.py)
+preflight(LLM_WORK, dry_run=True)
 EST = None
 TRACK = track_settings(CFG)   # what onsuccess logs to MLflow, read once
 if workflow.is_main_process:   # not again in each cluster job
-    EST = print_estimate(CFG)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
+    EST = print_estimate(LLM_WORK)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
     tracking.require_mlflow(TRACK.tracking)   # `tracking: {mlflow: URI}` needs the mlflow extra: said now, not after the last job
 
 # Credentials come only from the environment: Snakemake passes these to cluster jobs, without writing
 # them anywhere (the config names the variables, never the values): llm.envvars plus each called model's
 # llm.per_model.<model>.api_key_env. The unset ones are a warning here and stop a real run in `onstart`.
 # A replay needs none.
-ENVVARS = declared_envvars(CFG, dry_run=True) if CFG["llm"].get("mode") != "replay" else []
+ENVVARS = declared_envvars(LLM_WORK, dry_run=True)   # none under replay
 if ENVVARS:
     envvars: *ENVVARS
 
@@ -81,9 +82,9 @@ rule all:
 # Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
-    ENDPOINTS = real_run_checks(CFG)   # keys set, endpoints answer with the configured model (main process, real runs only)
+    ENDPOINTS = real_run_checks(LLM_WORK)   # keys set, endpoints answer with the configured model (main process, real runs only)
     if not workflow.touch:   # --touch only marks files up to date: no job, no spend
-        start_run(CFG, workflow.configfiles, endpoint_lines=ENDPOINTS, est=EST)
+        start_run(LLM_WORK, workflow.configfiles, endpoint_lines=ENDPOINTS, est=EST)
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run

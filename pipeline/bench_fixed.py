@@ -17,10 +17,12 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.config import index_slice, load_config, retrieval_slice
 from pipeline.embed.factory import ensure_model_files
+from pipeline.specs import EncoderSpec
 
 # What a retrieve job imports before it searches (the CLI, the stage, both index kinds' searchers).
 RETRIEVE_IMPORTS = "import pipeline.cli, pipeline.retrieve.run, pipeline.index_files.dense, pipeline.index_files.bm25"
@@ -43,30 +45,41 @@ def median_cpu(cmd: list[str], cwd: Path, runs: int) -> float:
     return round(statistics.median(cpu_s(cmd, cwd) for _ in range(runs)), 3)
 
 
-def encoder_load_s(spec: dict, cwd: Path, runs: int) -> float:
+def encoder_load_s(spec: EncoderSpec, cwd: Path, runs: int) -> float:
     """Median CPU-s of building and loading the encoder ``spec`` in a fresh process."""
-    cmd = [sys.executable, "-c", ENCODER_LOAD, json.dumps(spec)]
+    cmd = [sys.executable, "-c", ENCODER_LOAD, json.dumps(spec.as_dict())]
     out = [float(subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, text=True).stdout) for _ in range(runs)]
     return round(statistics.median(out), 3)
 
 
-def _prepare(cfg: dict, work: Path) -> dict[str, list[str]]:
+@dataclass(frozen=True)
+class FixedJobs:
+    """What the measured jobs read of the config: WattBot's folder and document subset, and the params
+    (as the DAG passes them, JSON) of the ``hier`` and ``bm25`` indexes and their retrieval variants."""
+
+    wattbot: Path
+    docs: tuple[str, ...]
+    index_params: dict[str, str]
+    retrieval_params: dict[str, str]
+
+
+def _prepare(jobs: FixedJobs, work: Path) -> dict[str, list[str]]:
     """One WattBot tree, its ``hier`` and ``bm25`` indexes, one question, a warm embedding cache, and a
     gold file for suite-evaluate (the first hit's span): the commands of the jobs measured."""
     py = [sys.executable, "-m", "pipeline"]
-    wattbot = Path(cfg["wattbot"]["dir"])
-    doc = min(cfg["wattbot"].get("docs") or [p.stem for p in (wattbot / "corpus").glob("*.json")])
+    wattbot = jobs.wattbot
+    doc = min(jobs.docs or [p.stem for p in (wattbot / "corpus").glob("*.json")])
     tree = work / "trees" / f"{doc}.json"
     subprocess.run([*py, "tree", "--source", str(wattbot / "corpus" / f"{doc}.json"), "--doc-id", doc, "--out", str(tree)],
                    cwd=work, check=True, capture_output=True)  # fmt: skip
     for name in ("hier", "bm25"):
-        params = json.dumps(index_slice(cfg, name), sort_keys=True)
+        params = jobs.index_params[name]
         subprocess.run([*py, "index", "--trees", str(tree), "--params", params, "--cache-dir", "cache",
                         "--out", f"index/{name}.sqlite"], cwd=work, check=True, capture_output=True)  # fmt: skip
     (work / "questions.csv").write_text("id,question\nq1,How much energy does training a model use?\n")
 
     def retrieve(variant: str, cache: str) -> list[str]:
-        params = json.dumps(retrieval_slice(cfg, variant), sort_keys=True)
+        params = jobs.retrieval_params[variant]
         return [*py, "retrieve", "--index-dir", "index", "--questions", "questions.csv", "--params", params,
                 "--cache-dir", cache, "--out", f"{variant}.jsonl"]  # fmt: skip
 
@@ -95,13 +108,20 @@ def run_fixed_cost_bench(configfiles: Sequence[str | Path] = (), overrides: dict
         for name in ("data",):  # built model files (onnx-qint8's) are found relative to the working directory
             if (cwd / name).exists():
                 os.symlink(cwd / name, work / name)
-        jobs = _prepare(cfg, work)
+        fixed = FixedJobs(
+            Path(cfg["wattbot"]["dir"]),
+            tuple(cfg["wattbot"].get("docs") or ()),
+            {n: json.dumps(index_slice(cfg, n), sort_keys=True) for n in ("hier", "bm25")},
+            {v: json.dumps(retrieval_slice(cfg, v), sort_keys=True) for v in ("hier-dense", "bm25")},
+        )
+        jobs = _prepare(fixed, work)
         out: dict = {"runs": runs, "encoder": cfg["embedding"]["backend"], "cpus": os.cpu_count()}
         out["interpreter_cpu_s"] = median_cpu([sys.executable, "-c", "pass"], work, runs)
         out["retrieve_imports_cpu_s"] = round(median_cpu([sys.executable, "-c", RETRIEVE_IMPORTS], work, runs)
                                               - out["interpreter_cpu_s"], 3)  # fmt: skip
-        out["query_encoder_load_cpu_s"] = encoder_load_s(cfg["embedding"], work, runs)
-        out["sprout_query_encoder_load_cpu_s"] = encoder_load_s({"backend": "torch", "max_tokens": 512}, work, runs)
+        out["query_encoder_load_cpu_s"] = encoder_load_s(EncoderSpec.from_dict(cfg["embedding"]), work, runs)
+        torch = EncoderSpec.from_dict({"backend": "torch", "max_tokens": 512})
+        out["sprout_query_encoder_load_cpu_s"] = encoder_load_s(torch, work, runs)
         for name, cmd in jobs.items():
             if "not cached" in name:
                 samples = []

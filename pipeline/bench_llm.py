@@ -38,6 +38,8 @@ from pipeline.answer_backends import variant_spec
 from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
 from pipeline.llm.gateway import LLMGateway, LLMRequest
+from pipeline.llm.standin import StandInConfig
+from pipeline.llm_models import LLMSpec
 from pipeline.report.export.bench_doc import render_llm_bench, render_llm_local, save_bench
 from pipeline.workflow import split_source
 
@@ -67,11 +69,12 @@ VARIANT: dict[str, Any] = {
 TARGETS = {"ratio": 1.3, "rerun_s": 10.0, "calls_lost": 0}
 
 
-def start_standin(params: dict, work: Path) -> tuple[subprocess.Popen, str]:
+def start_standin(standin: StandInConfig, work: Path) -> tuple[subprocess.Popen, str]:
     """The stand-in as its own process; waits until it listens and returns it with its api_base."""
     port_file = work / "standin.port"
+    params = json.dumps(asdict(standin))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "standin", "--port-file", str(port_file), "--params", json.dumps(params)],
+        [sys.executable, "-m", "pipeline", "standin", "--port-file", str(port_file), "--params", params],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -88,12 +91,14 @@ def standin_stats(api_base: str) -> dict:
         return json.loads(resp.read())
 
 
-def bench_inputs(cfg: dict, n_questions: int | None = None) -> tuple[pd.DataFrame, list[dict], set[str]]:
+def bench_inputs(
+    questions_csv: str | Path, wattbot_dir: str | Path, n_questions: int | None = None
+) -> tuple[pd.DataFrame, list[dict], set[str]]:
     """The test questions, a fixed three-snippet context per question, the known document ids."""
-    questions = pd.read_csv(split_source(cfg, "test"), dtype=str, keep_default_na=False)
+    questions = pd.read_csv(questions_csv, dtype=str, keep_default_na=False)
     if n_questions:
         questions = questions.head(n_questions)
-    meta = load_metadata(Path(cfg["wattbot"]["dir"]) / "metadata.csv").astype(str)
+    meta = load_metadata(Path(wattbot_dir) / "metadata.csv").astype(str)
     docs = meta.head(3)
     hits = [
         {"node_id": f"{d.id}:title", "doc_id": d.id, "text": d.title, "context": d.title, "context_id": f"{d.id}:title"}
@@ -111,14 +116,14 @@ def run_llm_bench(
 ) -> dict:
     cfg = load_config(config_path)
     standin, client = {**STANDIN, **(standin or {})}, {**CLIENT, **(client or {})}
-    questions, retrieval, known = bench_inputs(cfg, n_questions)
+    questions, retrieval, known = bench_inputs(split_source(cfg, "test"), cfg["wattbot"]["dir"], n_questions)
     os.environ.setdefault("OPENAI_API_KEY", "sk-standin-no-real-key")  # litellm's openai client wants one
     with tempfile.TemporaryDirectory() as tmp:
-        proc, api_base = start_standin(standin, Path(tmp))
+        proc, api_base = start_standin(StandInConfig(**standin), Path(tmp))
         try:
-            llm = {**client, "api_base": api_base}
+            llm = LLMSpec.from_dict({**client, "api_base": api_base})
             spec = variant_spec("", VARIANT)
-            with LLMGateway.from_config(tmp, llm) as gw:
+            with LLMGateway(Path(tmp) / "llm.sqlite", llm) as gw:
                 t0 = time.perf_counter()  # litellm initialises lazily on its first call (seconds): not throughput
                 gw.complete(LLMRequest(VARIANT["model"], [{"role": "user", "content": "warm-up"}]))
                 warmup = time.perf_counter() - t0
@@ -129,7 +134,7 @@ def run_llm_bench(
                 stats, distinct = asdict(gw.stats), len(gw.cache) - 1
             served = standin_stats(api_base)
             total, served["requests"] = served["requests"], served["requests"] - before
-            with LLMGateway.from_config(tmp, llm) as gw:
+            with LLMGateway(Path(tmp) / "llm.sqlite", llm) as gw:
                 t0 = time.perf_counter()
                 again = answer_split(retrieval, questions, spec, AnswerJob(gw.settings, tmp, known, False, gateway=gw))
                 rerun = time.perf_counter() - t0
@@ -176,12 +181,12 @@ def run_llm_bench(
     return out
 
 
-def planner_wall(questions: pd.DataFrame, llm: dict, cache_dir: str) -> float:
+def planner_wall(questions: pd.DataFrame, llm: LLMSpec, cache_dir: str) -> float:
     """Seconds the LLM query planner takes to plan every question (4 queries: 3 asked of the model),
     its calls concurrent as a retrieval job makes them (pipeline/retrieve/planner.py)."""
     from pipeline.retrieve.planner import LLMPlanner
 
-    with LLMGateway.from_config(Path(cache_dir) / "planner", llm) as gw:
+    with LLMGateway(Path(cache_dir) / "planner" / "llm.sqlite", llm) as gw:
         planner = LLMPlanner(gw, VARIANT["model"], 4)
         t0 = time.perf_counter()
         planner.plan_all(list(questions["question"]), list(questions["answer_unit"]), progress=False)
@@ -198,11 +203,12 @@ def run_local_servers_bench(
     slots)? ``calls`` short generations one after another on one server, then spread over two
     servers by two threads; figures to ``reports/bench/llm_local.json``."""
     from concurrent.futures import ThreadPoolExecutor
+    from dataclasses import replace
 
     from pipeline.llm.local_server import LocalServer, assemble_model
 
-    cfg = load_config(config_path)["llm"]["local"][model]
-    cfg = {**cfg, "gguf": str(assemble_model(cfg))}
+    spec = LLMSpec.from_dict(load_config(config_path)["llm"]).local[model]
+    spec = replace(spec, gguf=str(assemble_model(spec)))
     prompts = [f"Name three uses of energy number {i}. Answer in one sentence." for i in range(calls)]
 
     def ask(server: LocalServer, prompt: str) -> None:
@@ -220,7 +226,7 @@ def run_local_servers_bench(
             resp.read()
 
     with tempfile.TemporaryDirectory() as tmp:
-        servers = [LocalServer(model, cfg, Path(tmp) / f"server{i}.log").start() for i in range(2)]
+        servers = [LocalServer(spec, Path(tmp) / f"server{i}.log").start() for i in range(2)]
         try:
             for s in servers:
                 ask(s, "warm up")
@@ -238,7 +244,7 @@ def run_local_servers_bench(
     out = {
         "calls": calls,
         "max_tokens": 32,
-        "n_threads": cfg.get("n_threads"),
+        "n_threads": spec.n_threads,
         "cpus": os.cpu_count(),
         "load_avg_1min": round(os.getloadavg()[0], 1),
         "one_server_s": round(one, 1),

@@ -16,18 +16,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.answer_backends import LLMCallsSpec, VariantSpec, calls_llm, variant_spec
+from pipeline.answer_backends import LLMCallsSpec, VariantSpec
 from pipeline.answer_backends import get as get_backend
-from pipeline.config import answer_splits, corpus_answer_variants, wattbot_present
-from pipeline.llm.limits import model_limits, text_tokens
-from pipeline.llm.prices import LOCAL_PREFIX, price_per_token
-from pipeline.specs import PlannerSpec
+from pipeline.llm.limits import text_tokens
+from pipeline.llm.prices import price_per_token
+from pipeline.llm.work import LLMWork
+from pipeline.llm_models import ModelSpec
 
 ANSWER_COMPLETION_TOKENS = 300
 PLANNER_COMPLETION_TOKENS = 100
-ASSUMED_LATENCY_S = 3.0
-LOCAL_PROMPT_TOK_S = 311.0  # the packaged Gemma 3 270M on 2 cores (../shared/docs/local-llm.md)
-LOCAL_OUTPUT_TOK_S = 53.0
 
 
 @dataclass
@@ -94,37 +91,22 @@ class Estimate:
         return sorted(m for m, t in self.times.items() if t.per_call_s is None)
 
 
-def model_time(llm: dict, model: str, lines: list[Line]) -> ModelTime:
-    """A model's timing: local models at the measured token speeds (their lines' mean call), a
-    mocked model at 0, hosted models at the assumed latency."""
-    lim = model_limits(llm, model)
-    rpm, tpm = lim.requests_per_minute, lim.tokens_per_minute
+def model_time(model: ModelSpec, lines: list[Line]) -> ModelTime:
+    """A model's timing: a mocked model at 0, else as its kind of serving takes a call (hosted models
+    at the assumed latency, local models at the measured token speeds of their lines' mean call)."""
+    rpm, tpm = model.requests_per_minute, model.tokens_per_minute
     if all(x.mocked for x in lines):
-        return ModelTime(model, lim.concurrency, 0.0, "mocked", rpm, tpm)
-    if not model.startswith(LOCAL_PREFIX):
-        return ModelTime(
-            model, lim.concurrency, ASSUMED_LATENCY_S, f"{ASSUMED_LATENCY_S:g} s a call (assumed)", rpm, tpm
-        )
+        return ModelTime(model.name, model.concurrency, 0.0, "mocked", rpm, tpm)
     calls = sum(x.calls[0] for x in lines)
-    if not calls:
-        return ModelTime(model, lim.concurrency, None, "unknown", rpm, tpm)
-    per_call = (
-        sum(x.prompt_tokens[0] for x in lines) / LOCAL_PROMPT_TOK_S
-        + sum(x.completion_tokens[0] for x in lines) / LOCAL_OUTPUT_TOK_S
-    ) / calls
-    basis = f"~{per_call:.0f} s a call (local: {LOCAL_PROMPT_TOK_S:g}/{LOCAL_OUTPUT_TOK_S:g} tok/s measured on 2 cores)"
-    return ModelTime(model, lim.concurrency, per_call, basis, rpm, tpm)
+    prompt, completion = sum(x.prompt_tokens[0] for x in lines), sum(x.completion_tokens[0] for x in lines)
+    per_call, basis = model.kind.per_call_s(calls, prompt, completion)
+    return ModelTime(model.name, model.concurrency, per_call, basis, rpm, tpm)
 
 
-def _questions(cfg: dict, split: str) -> pd.DataFrame:
-    """WattBot's questions of ``split``, or a corpus's (``split`` = ``<corpus>/questions``; no
-    ``answer_unit`` column: empty units, as its ingest writes them)."""
-    name = split.split("/")[0]
-    if "/" in split and name in (cfg.get("corpora") or {}):
-        path = Path(cfg["corpora"][name]["questions"])
-    else:
-        path = Path(cfg["wattbot"]["dir"]) / cfg["wattbot"]["splits"][split]
-    qs = pd.read_csv(path, dtype=str, keep_default_na=False)
+def _questions(work: LLMWork, split: str) -> pd.DataFrame:
+    """The questions of ``split`` (a WattBot split, or ``<corpus>/questions``: no ``answer_unit``
+    column, empty units, as its ingest writes them)."""
+    qs = pd.read_csv(Path(work.questions[split]), dtype=str, keep_default_na=False)
     return qs if "answer_unit" in qs.columns else qs.assign(answer_unit="")
 
 
@@ -134,22 +116,22 @@ def answer_prompt_tokens(spec: VariantSpec, model: str, question: str, unit: str
     return get_backend(spec.backend).prompt_tokens_fn()(spec, model, question, unit, attempt)
 
 
-def _usd(cfg: dict, model: str, prompt: int, completion: int) -> float | None:
-    price = price_per_token(cfg["llm"], model)
+def _usd(model: ModelSpec, prompt: int, completion: int) -> float | None:
+    price = price_per_token(model)
     return None if price is None else prompt * price[0] + completion * price[1]
 
 
-def answer_line(cfg: dict, name: str, split: str) -> Line:
+def answer_line(work: LLMWork, name: str, split: str) -> Line:
     """An LLM-calling variant's calls on one split: questions x samples, no retry .. every retry."""
-    v = variant_spec(name, cfg["answering"][name])
+    v = work.answering[name]
     if not isinstance(v, LLMCallsSpec):
         raise ValueError(
             f"answering variant {name!r}: backend {v.backend} calls an LLM but its spec is no LLMCallsSpec"
         )
-    model = v.resolved_model(cfg["llm"].get("model"))
+    model = v.resolved_model(work.llm.model)
     if model is None:
         raise ValueError(f"answering variant {name!r} names no model and llm.model is not set")
-    qs = _questions(cfg, split)
+    qs = _questions(work, split)
     samples, retries = v.samples, v.max_retries
     completion = int(v.params.get("max_tokens") or ANSWER_COMPLETION_TOKENS)
     per_attempt = [
@@ -159,60 +141,45 @@ def answer_line(cfg: dict, name: str, split: str) -> Line:
     lo_p, hi_p = samples * per_attempt[0], samples * sum(per_attempt)
     calls = (len(qs) * samples, len(qs) * samples * (retries + 1))
     comp = (calls[0] * completion, calls[1] * completion)
-    lo, hi = _usd(cfg, model, lo_p, comp[0]), _usd(cfg, model, hi_p, comp[1])
+    spec = work.llm.resolve(model)
+    lo, hi = _usd(spec, lo_p, comp[0]), _usd(spec, hi_p, comp[1])
     usd = None if lo is None or hi is None else (lo, hi)  # one model: both priced or neither
     return Line(f"answer {name}", model, split, len(qs), calls, (lo_p, hi_p), comp, usd, "mock_response" in v.params)
 
 
-def planner_lines(cfg: dict) -> list[Line]:
+def planner_line(work: LLMWork, rv: str, split: str) -> Line:
+    """An LLM query planner's calls on one split: one per question (it asks for its ``n - 1`` queries at once)."""
     from pipeline.retrieve.planner import LLMPlanner
 
-    out = []
-    for rv, r in sorted(cfg["retrieval"].items()):
-        planner = PlannerSpec.from_dict(r.get("planner"), f"retrieval.{rv}.planner")
-        if not planner.calls_llm or planner.n < 2:  # n < 2: the question is the one query, no call
-            continue
-        splits = {cfg["wattbot"]["score_split"]}
-        for av, a in cfg["answering"].items():
-            if a.get("retrieval") == rv and not get_backend(a["backend"]).votes_members:
-                splits |= set(answer_splits(cfg, av))
-        model = planner.model or cfg["llm"]["model"]
-        p = LLMPlanner(None, model, planner.n, planner.params)
-        for split in sorted(splits):
-            qs = _questions(cfg, split)
-            prompt = sum(text_tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
-            completion = int((planner.params or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)
-            usd = _usd(cfg, model, prompt, completion)
-            out.append(
-                Line(
-                    f"planner {rv}",
-                    model,
-                    split,
-                    len(qs),
-                    (len(qs), len(qs)),
-                    (prompt, prompt),
-                    (completion, completion),
-                    None if usd is None else (usd, usd),
-                    "mock_response" in (planner.params or {}),
-                )
-            )
-    return out
+    planner = work.planners[rv]
+    model = planner.model or work.llm.model or ""
+    p = LLMPlanner(None, model, planner.n, planner.params)
+    qs = _questions(work, split)
+    prompt = sum(text_tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
+    completion = int((planner.params or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)
+    usd = _usd(work.llm.resolve(model), prompt, completion)
+    return Line(
+        f"planner {rv}",
+        model,
+        split,
+        len(qs),
+        (len(qs), len(qs)),
+        (prompt, prompt),
+        (completion, completion),
+        None if usd is None else (usd, usd),
+        "mock_response" in (planner.params or {}),
+    )
 
 
-def estimate(cfg: dict) -> Estimate:
-    """The estimate for a validated config (see the module docstring for how): WattBot's LLM calls (none
-    in a corpora-only run, WattBot's folder missing), then each corpus's LLM answering variants on its
-    questions (split ``<corpus>/questions``; an LLM query planner's calls on a corpus are not counted)."""
-    lines = planner_lines(cfg) if wattbot_present(cfg) else []
-    for name in sorted(cfg["answering"]) if wattbot_present(cfg) else []:
-        if calls_llm(cfg["answering"][name]["backend"]):
-            lines += [answer_line(cfg, name, split) for split in answer_splits(cfg, name)]
-    for corpus in sorted(cfg.get("corpora") or {}):
-        for name in corpus_answer_variants(cfg, corpus):
-            if calls_llm(cfg["answering"][name]["backend"]):
-                lines.append(answer_line(cfg, name, f"{corpus}/questions"))
+def estimate(work: LLMWork) -> Estimate:
+    """The estimate of a run's LLM work (see the module docstring for how): WattBot's planner and
+    answering calls (none in a corpora-only run, WattBot's folder missing), then each corpus's LLM
+    answering variants on its questions (an LLM query planner's calls on a corpus are not counted);
+    which variant answers which split is the workflow's (:func:`pipeline.workflow.llm_shares.llm_work`)."""
+    lines = [planner_line(work, rv, split) for rv, split in work.plans]
+    lines += [answer_line(work, name, split) for name, split in work.answers]
     models = sorted({x.model for x in lines})
-    return Estimate(lines, {m: model_time(cfg["llm"], m, [x for x in lines if x.model == m]) for m in models})
+    return Estimate(lines, {m: model_time(work.llm.resolve(m), [x for x in lines if x.model == m]) for m in models})
 
 
 def _range(lo: float, hi: float, fmt: str = "{:,.0f}") -> str:
@@ -253,15 +220,14 @@ def _time_row(est: Estimate, t: ModelTime) -> str:
     return f"  time {t.model}: {hours} ({t.basis}, concurrency {t.concurrency}{limits})"
 
 
-def print_estimate(cfg: dict, stream=None) -> Estimate | None:
+def print_estimate(work: LLMWork, stream=None) -> Estimate | None:
     """Print the estimate before a run (to stderr, so dry-run output stays parseable); nothing
     when the grid makes no LLM call."""
-    est = estimate(cfg)
+    est = estimate(work)
     if est.lines:
+        llm = work.llm
         replay = (
-            "\n(llm.mode is replay: every reply comes from the cache, nothing is paid)"
-            if cfg["llm"].get("mode") == "replay"
-            else ""
+            f"\n(llm.mode is {llm.mode}: every reply comes from the cache, nothing is paid)" if llm.cache_only else ""
         )
         print(format_estimate(est) + replay, file=stream or sys.stderr)
     return est if est.lines else None

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from pipeline.config import ConfigError
 from pipeline.estimate import Estimate, _range, estimate, format_estimate
-from pipeline.llm.limits import model_settings
-from pipeline.llm.prices import LOCAL_PREFIX, configured, litellm_price
+from pipeline.llm.prices import price_source
+from pipeline.llm.work import LLMWork
+from pipeline.llm_models import LLMSpec
 from pipeline.runs import begin_run
 
 CONFIRM_ENV = "WATTBENCH_CONFIRM_SPEND"
@@ -37,48 +38,21 @@ class Route:
     sends: str  # what leaves this machine, and to whom
 
 
-def endpoint_of(llm: dict, model: str) -> str:
-    """The endpoint a model's calls go to: its ``api_base`` (``llm.per_model.<model>`` over
-    ``llm``), the local llama.cpp servers, else the provider's own endpoint (litellm's default)."""
-    if model.startswith(LOCAL_PREFIX):
-        return "llama.cpp on 127.0.0.1 (this machine)"
-    base = model_settings(llm, model).get("api_base")
-    if base:
-        return str(base)
-    try:
-        import litellm
-
-        provider = litellm.get_llm_provider(model)[1]
-    except Exception:  # litellm does not know the provider: preflight or the first call says so
-        provider = model.split("/", 1)[0]
-    return f"{provider} (provider's endpoint)"
-
-
-def price_source(llm: dict, model: str) -> str:
-    if configured(llm, model) is not None:
-        return "llm.prices"
-    if model.startswith(LOCAL_PREFIX):
-        return "local (free)"
-    return "litellm map" if litellm_price(model) is not None else "UNPRICED"
-
-
-def routes(cfg: dict, est: Estimate) -> list[Route]:
-    """One row per variant and model of the estimate."""
-    llm = cfg["llm"]
+def routes(llm: LLMSpec, est: Estimate) -> list[Route]:
+    """One row per variant and model of the estimate: where its model's kind of serving sends the calls
+    (:mod:`pipeline.llm.serving`), what prices them, and what leaves this machine."""
     out, seen = [], set()
     for x in est.lines:
         if (x.what, x.model) in seen:
             continue
         seen.add((x.what, x.model))
-        endpoint = endpoint_of(llm, x.model)
+        model = llm.resolve(x.model)
+        endpoint = model.kind.where(model)
         carried = "questions + corpus snippets" if x.what.startswith("answer") else "questions only"
-        if llm.get("mode") == "replay" or x.mocked:
-            sends = "nothing (" + ("replay: cached replies" if llm.get("mode") == "replay" else "mocked") + ")"
-        elif x.model.startswith(LOCAL_PREFIX):
-            sends = f"{carried}, to this machine only"
-        else:
-            sends = f"{carried} -> {endpoint}"
-        out.append(Route(x.what, x.model, endpoint, price_source(llm, x.model), sends))
+        sends = model.serving.sends.format(carried=carried, endpoint=endpoint)
+        if x.mocked and not model.serving.cache_only:
+            sends = "nothing (mocked)"
+        out.append(Route(x.what, x.model, endpoint, price_source(model), sends))
     return out
 
 
@@ -88,13 +62,13 @@ def format_routes(rows: list[Route]) -> str:
     return "\n".join(lines)
 
 
-def endpoint_status_lines(cfg: dict) -> list[str]:
+def endpoint_status_lines(work: LLMWork) -> list[str]:
     """The endpoint checks (does each ``api_base`` answer, which model ids it serves): one line per
     endpoint, printed in the plan (pipeline/llm/endpoints.py; a bad one has already stopped a real run
     in ``onstart``'s preflight)."""
     from pipeline.llm.endpoints import probe
 
-    return [status.line() for status in probe(cfg)]
+    return [status.line() for status in probe(work)]
 
 
 def priced_upper_bound(est: Estimate) -> float:
@@ -102,20 +76,19 @@ def priced_upper_bound(est: Estimate) -> float:
     return sum(x.usd[1] for x in est.lines if x.usd is not None)
 
 
-def spend_gate(cfg: dict, est: Estimate, environ: dict | None = None) -> str:
+def spend_gate(llm: LLMSpec, est: Estimate, environ: dict | None = None) -> str:
     """Why this run may spend (one line), or :class:`ConfigError` when its priced upper bound is
     above 0 without a cap or a confirmation."""
     env = os.environ if environ is None else environ
-    llm = cfg["llm"]
-    if llm.get("mode") == "replay":
-        return "spend: none (llm.mode is replay: every reply comes from the cache)"
+    if llm.cache_only:
+        return f"spend: none (llm.mode is {llm.mode}: every reply comes from the cache)"
     hi = priced_upper_bound(est)
     usd = _range(sum(x.usd[0] for x in est.lines if x.usd is not None), hi, fmt="{:,.2f}")
     if hi <= 0:
         return f"spend: priced estimate USD {usd}"
-    if llm.get("max_cost_usd") is not None:
-        return f"spend: priced estimate USD {usd}; this run stops at llm.max_cost_usd = {llm['max_cost_usd']} USD"
-    if llm.get("confirm_spend"):
+    if llm.max_cost_usd is not None:
+        return f"spend: priced estimate USD {usd}; this run stops at llm.max_cost_usd = {llm.max_cost_usd} USD"
+    if llm.confirm_spend:
         return f"spend: priced estimate USD {usd}, confirmed by llm.confirm_spend (no cap)"
     if env.get(CONFIRM_ENV) == "1":
         return f"spend: priced estimate USD {usd}, confirmed by {CONFIRM_ENV}=1 (no cap)"
@@ -126,7 +99,7 @@ def spend_gate(cfg: dict, est: Estimate, environ: dict | None = None) -> str:
 
 
 def print_plan(
-    cfg: dict,
+    work: LLMWork,
     est: Estimate | None = None,
     stream=None,
     with_estimate: bool = True,
@@ -136,20 +109,20 @@ def print_plan(
     ``with_estimate=False``: the estimate's table was printed already (the Snakefile prints it at parse).
     ``endpoint_lines``: the endpoint checks preflight already made (each endpoint is probed once)."""
     out = stream or sys.stderr
-    est = est if est is not None else estimate(cfg)
-    print(f"LLM plan of this run (llm.mode {cfg['llm'].get('mode', 'live')}):", file=out)
+    est = est if est is not None else estimate(work)
+    print(f"LLM plan of this run (llm.mode {work.llm.mode}):", file=out)
     if with_estimate:
         print(format_estimate(est), file=out)
-    print(format_routes(routes(cfg, est)), file=out)
-    for line in endpoint_status_lines(cfg) if endpoint_lines is None else endpoint_lines:
+    print(format_routes(routes(work.llm, est)), file=out)
+    for line in endpoint_status_lines(work) if endpoint_lines is None else endpoint_lines:
         print(line, file=out)
-    gate = spend_gate(cfg, est)
+    gate = spend_gate(work.llm, est)
     print(gate, file=out)
     return gate
 
 
 def start_run(
-    cfg: dict,
+    work: LLMWork,
     config_files: list[str] | None = None,
     stream=None,
     endpoint_lines: list[str] | None = None,
@@ -158,9 +131,9 @@ def start_run(
     """``onstart`` of a real run: the plan and the gate (when the grid calls an LLM; the estimate's
     table was printed at parse), then the run id (continued when the last run here did not finish)."""
     out = stream or sys.stderr
-    est = est if est is not None else estimate(cfg)  # the one the Snakefile printed at parse, if any
+    est = est if est is not None else estimate(work)  # the one the Snakefile printed at parse, if any
     if est.lines:
-        print_plan(cfg, est, out, with_estimate=False, endpoint_lines=endpoint_lines)
+        print_plan(work, est, out, with_estimate=False, endpoint_lines=endpoint_lines)
     state = begin_run(config_files=config_files)
     how = "new" if not state.resumed else f"continued, resume {state.resumed}"
     print(f"run id: {state.id} ({how}; logs/run.json; `python -m pipeline cost --run {state.id}`)", file=out)

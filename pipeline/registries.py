@@ -1,6 +1,7 @@
 """The modules that register the built-in entries of the registries whose code lives elsewhere: index
 kinds (:mod:`pipeline.indexes`), planner kinds (:mod:`pipeline.retrieve.planner`), fusion modes
-(:mod:`pipeline.ranking.fusion`) and answering backends (:mod:`pipeline.answer.backends`).
+(:mod:`pipeline.ranking.fusion`), answering backends (:mod:`pipeline.answer.backends`) and kinds of LLM
+serving (:mod:`pipeline.llm.serving`).
 
 A driver (the CLI, the Snakefile's workflow, the benches) imports this module before it validates a
 config or looks an entry up. The registries themselves sit on the shared floor and never import a
@@ -12,7 +13,14 @@ from __future__ import annotations
 
 import pipeline.answer.backends
 import pipeline.indexes
+import pipeline.llm.serving
 import pipeline.ranking.fusion
 import pipeline.retrieve.planner
 
-LOADED = (pipeline.answer.backends, pipeline.indexes, pipeline.ranking.fusion, pipeline.retrieve.planner)
+LOADED = (
+    pipeline.answer.backends,
+    pipeline.indexes,
+    pipeline.llm.serving,
+    pipeline.ranking.fusion,
+    pipeline.retrieve.planner,
+)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 # the answering specs' choices (declared in pipeline/answer_backends.py), beside the other enumerations
@@ -41,11 +41,6 @@ RERANKS = enum("retrieval", "*", "rerank")
 LEVEL_FUSIONS = ("score", "rrf")  # how BM25 merges its per-level rankings (declared by pipeline/indexes/bm25.py)
 HEADINGS = enum("parsing", "headings")  # who finds PDF headings
 ATTENTION_KERNELS = enum("sprout", "kernel")
-
-
-def _known(cls, values: dict) -> dict:
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in values.items() if k in names}
 
 
 @dataclass(frozen=True)
@@ -319,49 +314,6 @@ class RetrievalSpec:
             hybrid=hybrid,
             searchers={n: kind.search_settings(v, where) for n, kind in kinds.items()},
         )
-
-
-@dataclass(frozen=True)
-class LocalModelSpec:
-    """``llm.local.<name>``: a GGUF served by llama-cpp-python on 127.0.0.1."""
-
-    name: str
-    package: str
-    gguf: str
-    chat_format: str
-    n_ctx: int
-    n_threads: int
-    startup_timeout_s: float
-    logits_all: bool = False  # vocabulary logits for every prompt token (only logprobs need them)
-
-    @classmethod
-    def from_dict(cls, name: str, m: dict) -> LocalModelSpec:
-        return cls(name=name, **{**spec_defaults("llm", "local", "*"), **m})
-
-
-@dataclass(frozen=True)
-class LLMSpec:
-    """``llm`` as one job's gateway sees it (the computed slice plus the execution-only settings):
-    the gateway's one settings object, parsed once."""
-
-    mode: str
-    timeout_s: float
-    max_retries: int
-    backoff_s: float
-    cache_journal: str
-    concurrency: int
-    api_base: str | None = None
-    model: str | None = None
-    max_cost_usd: float | None = None
-    max_backoff_s: float = 60.0  # not a config key: the longest backoff (tests and benches shorten it)
-    local: dict = field(default_factory=dict)  # name -> LocalModelSpec
-    table: dict = field(default_factory=dict)  # the whole mapping: what per-model lookups read (per_model, prices, ...)
-
-    @classmethod
-    def from_dict(cls, llm: dict) -> LLMSpec:
-        d = {**spec_defaults("llm"), **llm}
-        local = {n: LocalModelSpec.from_dict(n, m) for n, m in (d.get("local") or {}).items()}
-        return cls(**{**_known(cls, d), "local": local, "table": {"concurrency": d["concurrency"], **llm}})
 
 
 # A corpus's name becomes a folder under results/ and reports/ and a Snakemake wildcard value: a plain word,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pipeline.answer.llm_answer import Ask, answer_once, combine_samples
 from pipeline.answer.run import AnswerJob, answer_split
 from pipeline.answer_backends import LLMAnswerSpec, variant_spec
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 
 
 def answer_dicts(retrieval, questions, variant: dict, llm: dict, cache_dir, known_docs, **job) -> list[dict]:

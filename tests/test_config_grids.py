@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from dag_runner import environment
 
+from pipeline.workflow import llm_work
 from pipeline.answer_backends import calls_llm
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO, data_root
@@ -85,7 +86,7 @@ def plans(repo_copy) -> dict[str, str]:
 def test_the_dry_run_plans_the_llm_jobs_the_estimate_counts(repo_copy, plans, config):
     plans[config] = out = dry_run(repo_copy, config)
     rows = {(x.what, x.split, x.model) for x in
-            estimate(load_config(repo_copy / config, {"data_root": str(data_root())})).lines}
+            estimate(llm_work(load_config(repo_copy / config, {"data_root": str(data_root())}))).lines}
     assert planned_llm_jobs(out) == rows
     if config == "config.kohakurag.yaml":
         assert rows, "the preset's LLM jobs"

@@ -11,7 +11,7 @@ from pipeline.answer_backends import variant_spec
 from pipeline.verbs.answer import answer_job_llm
 from pipeline.config import load_config
 from pipeline.cores import job_threads, machine_cores
-from pipeline.llm.local_server import fit_local_servers, local_llm_threads
+from pipeline.llm_models import LLMSpec
 from pipeline.datasets.paths import REPO, data_root
 from pipeline.workflow import answer_threads, default_llm_api, encoder_threads, llm_share, sprout_threads
 
@@ -59,9 +59,10 @@ def test_rule_threads_come_from_the_config(cfg):
     assert answer_threads(cfg, "convex-extractive") == 1
     assert encoder_threads(cfg) == cfg["embedding"]["threads"] == 2
     assert sprout_threads(cfg) == 2
-    llm = {**cfg["llm"], "local": {"gemma3-270m": {**cfg["llm"]["local"]["gemma3-270m"], "n_threads": 3}}}
-    assert local_llm_threads(llm, GEMMA) == 6
-    assert local_llm_threads(llm, "openai/gpt-4o-mini") == 1
+    llm = LLMSpec.from_dict({**cfg["llm"], "local": {"gemma3-270m": {**cfg["llm"]["local"]["gemma3-270m"], "n_threads": 3}}})
+    threads = lambda name: (m := llm.resolve(name)).kind.threads(m)  # noqa: E731
+    assert threads(GEMMA) == 6
+    assert threads("openai/gpt-4o-mini") == 1
     # llm-cf and llm-cf-r1 each take the whole llm_api budget: never side by side, so r1 never pays
     # concurrently for the first attempts it shares with llm-cf (whichever runs second hits the cache)
     assert llm_share(cfg, "llm-cf", None) == llm_share(cfg, "llm-cf-r1", None) == default_llm_api(cfg)
@@ -69,17 +70,17 @@ def test_rule_threads_come_from_the_config(cfg):
 
 
 def test_local_servers_fit_the_cores(cfg):
-    llm = cfg["llm"]
-    two = fit_local_servers(llm, GEMMA, 2)
-    assert two["per_model"][GEMMA]["concurrency"] == 2 and two["local"]["gemma3-270m"]["n_threads"] == 1
-    one = fit_local_servers(llm, GEMMA, 1)
-    assert one["per_model"][GEMMA]["concurrency"] == 1 and one["local"]["gemma3-270m"]["n_threads"] == 1
-    assert one["per_model"][GEMMA]["max_failure_rate"] == llm["per_model"][GEMMA]["max_failure_rate"]
-    wide = {**llm, "local": {"gemma3-270m": {**llm["local"]["gemma3-270m"], "n_threads": 2}}}
-    fitted = fit_local_servers(wide, GEMMA, 2)  # one 2-thread server rather than two starved ones
-    assert fitted["per_model"][GEMMA]["concurrency"] == 1 and fitted["local"]["gemma3-270m"]["n_threads"] == 2
-    assert fit_local_servers(llm, "openai/gpt-4o-mini", 1) is llm
-    assert llm["per_model"][GEMMA]["concurrency"] == 2  # the config itself is not changed
+    llm = LLMSpec.from_dict(cfg["llm"])
+    two = llm.for_job(GEMMA, None, 2).resolve(GEMMA)
+    assert two.concurrency == 2 and two.server.n_threads == 1
+    one = llm.for_job(GEMMA, None, 1).resolve(GEMMA)
+    assert one.concurrency == 1 and one.server.n_threads == 1
+    assert one.max_failure_rate == cfg["llm"]["per_model"][GEMMA]["max_failure_rate"]
+    wide = LLMSpec.from_dict({**cfg["llm"], "local": {"gemma3-270m": {**cfg["llm"]["local"]["gemma3-270m"], "n_threads": 2}}})
+    fitted = wide.for_job(GEMMA, None, 2).resolve(GEMMA)  # one 2-thread server rather than two starved ones
+    assert fitted.concurrency == 1 and fitted.server.n_threads == 2
+    assert llm.for_job("openai/gpt-4o-mini", None, 1).resolve("openai/gpt-4o-mini") == llm.resolve("openai/gpt-4o-mini")
+    assert llm.resolve(GEMMA).concurrency == 2  # the spec itself is not changed
 
 
 def test_answer_job_follows_its_grant(cfg, monkeypatch):
@@ -87,11 +88,11 @@ def test_answer_job_follows_its_grant(cfg, monkeypatch):
     llm = {k: v for k, v in cfg["llm"].items() if k != "per_model"}
     execution = {"mode": "live", "per_model": cfg["llm"]["per_model"]}
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    job = answer_job_llm(llm, execution, 2, variant).table
-    assert job["per_model"][GEMMA]["concurrency"] == 1 and job["local"]["gemma3-270m"]["n_threads"] == 1
+    job = answer_job_llm(llm, execution, 2, variant).resolve(GEMMA)
+    assert job.concurrency == 1 and job.server.n_threads == 1
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
-    job = answer_job_llm(llm, execution, 2, variant).table
-    assert job["per_model"][GEMMA]["concurrency"] == 2 and job["local"]["gemma3-270m"]["n_threads"] == 1
+    job = answer_job_llm(llm, execution, 2, variant).resolve(GEMMA)
+    assert job.concurrency == 2 and job.server.n_threads == 1
 
 
 def test_encoder_threads_follow_the_grant(monkeypatch):

@@ -8,6 +8,7 @@ import yaml
 
 import pipeline.workflow as wf
 from dag_runner import planned_jobs, snakemake
+from pipeline.workflow import llm_work
 from pipeline import layout as L
 from pipeline.config import ConfigError, check_paths, resolve_config, validate
 from pipeline.datasets.paths import REPO
@@ -249,5 +250,5 @@ def test_estimate_counts_a_corpus_llm_variant(tmp_path):
     entry = make_corpus(tmp_path)
     cfg = validate(resolve_config([TINY], {"data_root": str(tmp_path / "none"),
                                            "corpora": {"mine": {**entry, "variants": ["ens"]}}}))
-    lines = estimate(cfg).lines
+    lines = estimate(llm_work(cfg)).lines
     assert [(x.what, x.split, x.questions) for x in lines] == [("answer mock-llm", "mine/questions", 3)]

@@ -4,11 +4,14 @@ import pytest
 import yaml
 
 from dag_runner import planned_jobs, snakemake
+from pipeline.workflow import llm_work
 from pipeline.answer_backends import variant_spec
 from pipeline.cli import main
 from pipeline.config import load_config, validate
 from pipeline.datasets.paths import REPO, data_root
-from pipeline.estimate import (ASSUMED_LATENCY_S, answer_prompt_tokens, estimate, format_estimate,
+from pipeline.llm.serving import ASSUMED_LATENCY_S
+from pipeline.llm_models import LLMSpec
+from pipeline.estimate import (answer_prompt_tokens, estimate, format_estimate,
                                price_per_token, print_estimate)
 
 pytestmark = pytest.mark.data  # counts the real WattBot questions
@@ -24,7 +27,7 @@ def n_questions(cfg, split):
 
 
 def test_calls_follow_questions_samples_and_retries(kr):
-    est = estimate(kr)
+    est = estimate(llm_work(kr))
     n = n_questions(kr, "train") + n_questions(kr, "test")
     runs = [m for m in kr["answering"]["kr-ensemble"]["members"]]
     assert est.total("calls", 0) == 6 * n + n           # one attempt per run and question, + the planner
@@ -35,7 +38,7 @@ def test_calls_follow_questions_samples_and_retries(kr):
     assert line.questions == 41 and line.calls == (41, 164)
     assert 0 < line.prompt_tokens[0] < line.prompt_tokens[1] / 4   # later attempts show more context
     assert line.usd is not None and 0 < line.usd[0] < line.usd[1]
-    inp, out = price_per_token({}, "openai/gpt-4o-mini")
+    inp, out = price_per_token(LLMSpec.from_dict({}).resolve("openai/gpt-4o-mini"))
     assert line.usd[0] == pytest.approx(line.prompt_tokens[0] * inp + line.completion_tokens[0] * out)
     concurrency = kr["llm"].get("concurrency") or 1   # one hosted model: its calls at its concurrency
     assert est.hours(0) == pytest.approx(est.total("calls", 0) * ASSUMED_LATENCY_S / concurrency / 3600)
@@ -54,15 +57,15 @@ def test_prompt_tokens_grow_with_context_and_use_the_real_template(kr):
 def test_printout_names_unpriced_models_and_local_models_are_free(kr, capsys):
     cfg = load_config(REPO / "config.kohakurag.yaml", {"data_root": str(data_root())})
     cfg["answering"]["run-b1"]["model"] = "someprovider/unknown-model-xyz"
-    text = format_estimate(estimate(cfg))
+    text = format_estimate(estimate(llm_work(cfg)))
     total = next(line for line in text.splitlines() if line.startswith("total:"))
     assert "unpriced" in total and "someprovider/unknown-model-xyz" in total
-    assert price_per_token({}, "local/gemma3-270m") == (0.0, 0.0)
+    assert price_per_token(LLMSpec.from_dict({}).resolve("local/gemma3-270m")) == (0.0, 0.0)
     default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
-    est = print_estimate(default)
+    est = print_estimate(llm_work(default))
     assert est is not None and est.total("usd", 1) == 0 and "llm-cf-r1" in capsys.readouterr().err
     default["llm"]["mode"] = "replay"
-    print_estimate(default)
+    print_estimate(llm_work(default))
     assert "replay: every reply comes from the cache" in capsys.readouterr().err
 
 
@@ -73,7 +76,7 @@ def test_estimate_verb_and_a_grid_without_llm(tmp_path, capsys):
     raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
     raw["answering"] = {k: v for k, v in raw["answering"].items() if v["backend"] == "extractive"}
     raw["data_root"] = str(data_root())
-    assert print_estimate(validate(raw)) is None
+    assert print_estimate(llm_work(validate(raw))) is None
 
 
 @pytest.mark.slow
@@ -100,12 +103,12 @@ def test_hours_follow_each_models_concurrency_rate_limits_and_local_speed(kr):
     cfg = copy.deepcopy(kr)
     cfg["llm"]["per_model"] = {"openai/gpt-4o-mini": {"concurrency": 8},
                                "openai/gpt-4.1-mini": {"concurrency": 8, "requests_per_minute": 6}}
-    est = estimate(cfg)
+    est = estimate(llm_work(cfg))
     calls = {m: sum(x.calls[0] for x in est.lines if x.model == m) for m in est.times}
     assert est.model_hours("openai/gpt-4o-mini", 0) == pytest.approx(calls["openai/gpt-4o-mini"] * ASSUMED_LATENCY_S / 8 / 3600)
     assert est.model_hours("openai/gpt-4.1-mini", 0) == pytest.approx(calls["openai/gpt-4.1-mini"] / 6 / 60)  # the limit binds
     assert est.hours(0) == pytest.approx(sum(est.model_hours(m, 0) for m in est.times))
     assert "req/min" in format_estimate(est)
     default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
-    local = estimate(default).times["local/gemma3-270m"]
+    local = estimate(llm_work(default)).times["local/gemma3-270m"]
     assert local.basis.startswith("~") and "local" in local.basis and local.concurrency == 2 and local.per_call_s > 1

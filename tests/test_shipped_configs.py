@@ -17,7 +17,8 @@ from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
 from pipeline.report.pages.claims import load_claims
 from pipeline.answer_backends import EnsembleSpec, variant_spec
-from pipeline.specs import LLMSpec, RetrievalSpec
+from pipeline.llm_models import LLMSpec
+from pipeline.specs import RetrievalSpec
 
 # What main's code hashed and passed before the specs (made once from that code; tests/fixtures/config_pins.json):
 # a changed pin is a rerun of that branch and new cache keys, so a pin changes only deliberately.

@@ -9,7 +9,8 @@ from pipeline.config import ConfigError, validate
 from pipeline.config_schema import declared_defaults
 from pipeline.datasets.paths import REPO
 from pipeline.answer_backends import LLMAnswerSpec, variant_spec
-from pipeline.specs import PROMPTS, TREE_LEVELS, LLMSpec
+from pipeline.llm_models import LLMSpec
+from pipeline.specs import PROMPTS, TREE_LEVELS
 
 @pytest.fixture()
 def raw():
@@ -38,9 +39,9 @@ def test_defaults_come_from_the_schema(raw, monkeypatch):
 def test_gateway_defaults_are_the_schemas(tmp_path):
     from pipeline.llm.gateway import LLMGateway
 
-    gw = LLMGateway.from_config(tmp_path, {})
+    gw = LLMGateway(tmp_path / "llm.sqlite")
     spec = LLMSpec.from_dict({})
-    assert (gw.mode, gw.timeout_s, gw.max_retries, gw.backoff_s) == (spec.mode, spec.timeout_s, spec.max_retries,
+    assert (gw.mode, gw.settings.timeout_s, gw.max_retries, gw.backoff_s) == (spec.mode, spec.timeout_s, spec.max_retries,
                                                                      spec.backoff_s) == ("live", 120, 3, 2.0)
     gw.close()
 

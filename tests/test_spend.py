@@ -6,12 +6,13 @@ import pytest
 import yaml
 
 from dag_runner import command, environment
+from pipeline.workflow import llm_work
 from pipeline import runs
 from pipeline.cli import main
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
 from pipeline.estimate import estimate
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
 from pipeline.llm.preflight import preflight
 from pipeline.llm.usage import cost_rows
@@ -66,27 +67,27 @@ def test_a_cap_needs_every_called_model_priced(monkeypatch):
     raw = tiny(max_cost_usd=5)
     raw["answering"]["mock-llm"] = {"retrieval": "bm25", "backend": "llm", "model": "openai/my-vllm"}  # not mocked
     with pytest.raises(ConfigError, match=r"max_cost_usd is set but openai/my-vllm \(mock-llm\) has no price"):
-        preflight(validate(raw))
+        preflight(llm_work(validate(raw)))
     raw["llm"]["prices"] = {"openai/my-vllm": {"input": 0.1, "output": 0.2}}
-    preflight(validate(raw))
+    preflight(llm_work(validate(raw)))
     del raw["llm"]["max_cost_usd"]
     del raw["llm"]["prices"]
-    preflight(validate(raw))  # no cap: an unpriced model is only reported (the plan says UNPRICED)
+    preflight(llm_work(validate(raw)))  # no cap: an unpriced model is only reported (the plan says UNPRICED)
 
 
 def test_the_gate_refuses_a_priced_run_without_a_cap_or_a_confirmation():
     cfg = validate(tiny(prices=PRICES))
-    est = estimate(cfg)
+    est = estimate(llm_work(cfg))
     with pytest.raises(ConfigError, match=r"spend gate: this run may spend up to USD [\d.,]+ .*llm\.max_cost_usd"):
-        spend_gate(cfg, est, {})
-    assert "confirmed by WATTBENCH_CONFIRM_SPEND=1" in spend_gate(cfg, est, {CONFIRM_ENV: "1"})
+        spend_gate(LLMSpec.from_dict(cfg["llm"]), est, {})
+    assert "confirmed by WATTBENCH_CONFIRM_SPEND=1" in spend_gate(LLMSpec.from_dict(cfg["llm"]), est, {CONFIRM_ENV: "1"})
     confirmed = validate(tiny(prices=PRICES, confirm_spend=True))
-    assert "confirmed by llm.confirm_spend" in spend_gate(confirmed, est, {})
+    assert "confirmed by llm.confirm_spend" in spend_gate(LLMSpec.from_dict(confirmed["llm"]), est, {})
     capped = validate(tiny(prices=PRICES, max_cost_usd=3))
-    assert "stops at llm.max_cost_usd = 3" in spend_gate(capped, est, {})
-    assert "replay" in spend_gate(validate(tiny(prices=PRICES, mode="replay")), est, {})
+    assert "stops at llm.max_cost_usd = 3" in spend_gate(LLMSpec.from_dict(capped["llm"]), est, {})
+    assert "replay" in spend_gate(LLMSpec.from_dict(validate(tiny(prices=PRICES, mode="replay"))["llm"]), est, {})
     unpriced = validate(tiny())  # openai/mock is in no price list: nothing priced to confirm
-    assert spend_gate(unpriced, estimate(unpriced), {}).startswith("spend: priced estimate USD 0.00")
+    assert spend_gate(LLMSpec.from_dict(unpriced["llm"]), estimate(llm_work(unpriced)), {}).startswith("spend: priced estimate USD 0.00")
 
 
 def test_run_ids_continue_an_unfinished_run_and_renew_after_a_finished_one(tmp_path, monkeypatch):
@@ -174,7 +175,7 @@ def test_the_plan_prints_the_endpoint_checks_preflight_made_without_probing_agai
     monkeypatch.setattr(endpoints, "probe", lambda cfg, *a, **k: probes.append(1) or [])
     cfg = validate(tiny(prices=PRICES, confirm_spend=True))
     out = io.StringIO()
-    print_plan(cfg, estimate(cfg), out, with_estimate=False, endpoint_lines=["endpoint http://x/v1: serves mock"])
+    print_plan(llm_work(cfg), estimate(llm_work(cfg)), out, with_estimate=False, endpoint_lines=["endpoint http://x/v1: serves mock"])
     assert probes == [] and "endpoint http://x/v1: serves mock" in out.getvalue()
-    print_plan(cfg, estimate(cfg), io.StringIO(), with_estimate=False)  # nothing probed before: the plan probes
+    print_plan(llm_work(cfg), estimate(llm_work(cfg)), io.StringIO(), with_estimate=False)  # nothing probed before: the plan probes
     assert probes == [1]

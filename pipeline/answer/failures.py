@@ -10,37 +10,27 @@ the job fails (the gateway stores each one as it arrives), so nothing is bought 
 from __future__ import annotations
 
 from pipeline.answer.llm_answer import unanswered
-from pipeline.answer_backends import VariantSpec, variant_model
-from pipeline.config_schema import node
-from pipeline.llm.limits import model_settings
-from pipeline.specs import LLMSpec
-
-TOLERANCE = node("llm", "max_failure_rate")["x-default"]
+from pipeline.llm_models import ModelSpec
 
 
 class FailureRateExceeded(ValueError):
     """More questions without a provider reply than ``llm.max_failure_rate`` allows."""
 
 
-def failure_tolerance(llm: LLMSpec, model: str) -> float:
-    """``llm.per_model.<model>.max_failure_rate``, else ``llm.max_failure_rate``, else the schema's (0)."""
-    return float(model_settings(llm.table, model).get("max_failure_rate", TOLERANCE))
-
-
 def unanswered_ids(answers: list[dict]) -> list[str]:
     return [r["id"] for r in answers if "call" in r and unanswered(r["call"])]
 
 
-def check_failure_rate(answers: list[dict], llm: LLMSpec, spec: VariantSpec) -> list[str]:
+def check_failure_rate(answers: list[dict], model: ModelSpec) -> list[str]:
     """The ids without a provider reply; raise :class:`FailureRateExceeded` (one line) when their
-    share is above the model's tolerance. At or under it, the job keeps its partial results (the
-    records carry the failures; the leaderboard's ``failures`` column shows them)."""
+    share is above the model's tolerance (``llm.per_model.<model>.max_failure_rate``, else
+    ``llm.max_failure_rate``). At or under it, the job keeps its partial results (the records carry
+    the failures; the leaderboard's ``failures`` column shows them)."""
     lost = unanswered_ids(answers)
-    model = variant_model(spec, llm.model)
-    allowed = failure_tolerance(llm, model)
+    allowed = model.max_failure_rate
     if answers and len(lost) / len(answers) > allowed:
         raise FailureRateExceeded(
-            f"{len(lost)} of {len(answers)} question(s) got no reply from {model} ({len(lost) / len(answers):.1%} > "
+            f"{len(lost)} of {len(answers)} question(s) got no reply from {model.name} ({len(lost) / len(answers):.1%} > "
             f"llm.max_failure_rate {allowed:g}): {', '.join(lost[:5])}{' ...' if len(lost) > 5 else ''}; every reply "
             f"received is cached: rerun to make only the failed calls"
         )

@@ -19,9 +19,10 @@ from pipeline.answer.normalise import is_true_false, normalise_value, parse_refs
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.answer.vote import VoteConfig, vote
 from pipeline.answer_backends import LLMAnswerSpec
-from pipeline.llm.gateway import LOCAL_PREFIX, LLMGateway, LLMRequest, LLMResult
+from pipeline.llm.gateway import LLMGateway, LLMRequest, LLMResult
 from pipeline.llm.limits import text_tokens
 from pipeline.llm.replies import repair_json, schema_problem
+from pipeline.llm_models import serving_kind
 from pipeline.specs import PROMPTS
 
 CONTEXT_CAP_CHARS = 12000  # the prompt's context budget (characters)
@@ -83,9 +84,9 @@ def _reply_check():
 
 
 def response_format(model: str, schema: dict) -> dict:
-    """llama.cpp's server takes ``json_object`` + ``schema`` (enforced by a grammar); OpenAI-style
-    providers take ``json_schema``."""
-    if model.startswith(LOCAL_PREFIX):
+    """As ``model``'s kind of serving asks for it (:mod:`pipeline.llm.serving`): llama.cpp's server takes
+    ``json_object`` + ``schema`` (enforced by a grammar); OpenAI-style providers take ``json_schema``."""
+    if serving_kind(model).json_format == "json_object":
         return {"type": "json_object", "schema": schema}
     return {"type": "json_schema", "json_schema": {"name": "wattbot_answer", "schema": schema}}
 

@@ -27,7 +27,7 @@ from pipeline.answer_backends import ExtractiveSpec, LLMAnswerSpec, VariantSpec
 from pipeline.answer_backends import get as get_backend
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.pool import FatalLLMError, map_calls
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 
 
 @dataclass
@@ -81,14 +81,14 @@ def _answer_llm(
     rows = list(questions.itertuples(index=False))
     tasks = [(i, s) for i in range(len(rows)) for s in range(spec.samples)]
     model = str(spec.model)
+    settings = gateway.settings.resolve(model)  # the model's ModelSpec: its concurrency sizes the pool
 
     def one(task: tuple[int, int]):
         q = rows[task[0]]
         return answer_once(gateway, spec, Ask(q.question, q.answer_unit, by_id[q.id]["hits"]), job.known_docs, task[1])
 
     done = map_calls(
-        gateway,
-        model,
+        settings,
         one,
         tasks,
         fatal=lambda out: any(c["fatal"] for c in out[1]),

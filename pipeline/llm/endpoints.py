@@ -23,43 +23,11 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pipeline.answer_backends import calls_llm
-from pipeline.llm.limits import model_settings
-from pipeline.llm.prices import LOCAL_PREFIX
-from pipeline.specs import PlannerSpec
+from pipeline.llm.serving import api_key_kwargs
+from pipeline.llm.work import LLMWork
+from pipeline.llm_models import LLMSpec, ModelSpec
 
-KEYLESS = "no-key"  # the placeholder a keyless server is sent (litellm's openai/ route requires some key)
 RECORD = "endpoints.json"  # in the cache folder: the last probe of each endpoint
-
-
-def _per_model(llm_cfg: dict, model: str) -> dict:
-    return (llm_cfg.get("per_model") or {}).get(model) or {}
-
-
-def model_endpoint(llm_cfg: dict, model: str) -> str | None:
-    """``llm.per_model.<model>.api_base``, else ``llm.api_base``; None for ``local/`` models."""
-    if model.startswith(LOCAL_PREFIX):
-        return None
-    return model_settings(llm_cfg, model).get("api_base") or None
-
-
-def key_env(llm_cfg: dict, model: str) -> tuple[bool, str | None]:
-    """(set, variable): whether ``per_model.<model>.api_key_env`` is configured, and its value
-    (None: keyless)."""
-    per = _per_model(llm_cfg, model)
-    return ("api_key_env" in per), per.get("api_key_env")
-
-
-def api_key_kwargs(llm_cfg: dict, model: str) -> dict:
-    """litellm's ``api_key`` for a model: the value of its ``api_key_env`` variable, the placeholder
-    for a keyless server, nothing (litellm's own lookup, e.g. ``OPENAI_API_KEY``) when not configured."""
-    configured, var = key_env(llm_cfg, model)
-    if not configured:
-        return {}
-    if var is None:
-        return {"api_key": KEYLESS}
-    value = os.environ.get(var)
-    return {"api_key": value} if value else {}
 
 
 def served_name(model: str) -> str:
@@ -67,26 +35,10 @@ def served_name(model: str) -> str:
     return model.split("/", 1)[1] if "/" in model else model
 
 
-def llm_users(cfg: dict) -> dict[str, list[str]]:
-    """model -> the answering variants and LLM planners (``retrieval.<name>``) that call it."""
-    llm = cfg.get("llm") or {}
-    users: dict[str, list[str]] = {}
-    for name, v in sorted(cfg.get("answering", {}).items()):
-        if calls_llm(v["backend"]) and "mock_response" not in (v.get("params") or {}):
-            users.setdefault(v.get("model") or llm.get("model") or "", []).append(name)
-    for name, r in sorted(cfg.get("retrieval", {}).items()):
-        planner = PlannerSpec.from_dict(r.get("planner"), f"retrieval.{name}.planner")
-        if planner.calls_llm and "mock_response" not in (planner.params or {}):
-            users.setdefault(planner.model or llm.get("model") or "", []).append(f"retrieval.{name}")
-    return users
-
-
-def endpoint_models(cfg: dict) -> dict[str, str]:
-    """model -> api_base of every model the configured variants call at an endpoint of its own
-    (mocked variants and ``local/`` models call none)."""
-    llm = cfg.get("llm") or {}
-    found = {m: model_endpoint(llm, m) for m in llm_users(cfg)}
-    return {m: base for m, base in sorted(found.items()) if base}
+def endpoint_models(work: LLMWork) -> list[ModelSpec]:
+    """Every model the configured variants call at an endpoint of its own (mocked variants and
+    models served on this machine call none)."""
+    return [m for m in (work.llm.resolve(name) for name in sorted(work.users())) if m.endpoint]
 
 
 @dataclass
@@ -109,17 +61,18 @@ class EndpointStatus:
         return f"endpoint {self.api_base} ({self.model}): {self.problem}"
 
 
-def _auth_headers(llm_cfg: dict, model: str) -> dict[str, str]:
-    key = api_key_kwargs(llm_cfg, model).get("api_key")
-    if key is None and model.startswith("openai/"):
+def _auth_headers(model: ModelSpec) -> dict[str, str]:
+    key = api_key_kwargs(model).get("api_key")
+    if key is None and model.name.startswith("openai/"):
         key = os.environ.get("OPENAI_API_KEY")
     return {"Authorization": f"Bearer {key}"} if key else {}
 
 
-def probe_one(llm_cfg: dict, model: str, api_base: str, timeout_s: float = 5.0) -> EndpointStatus:
+def probe_one(model: ModelSpec, timeout_s: float = 5.0) -> EndpointStatus:
     """``GET {api_base}/models`` once, with a short timeout."""
-    status = EndpointStatus(model, api_base)
-    req = urllib.request.Request(api_base.rstrip("/") + "/models", headers=_auth_headers(llm_cfg, model))
+    assert model.endpoint is not None  # endpoint_models: only models at an endpoint
+    status = EndpointStatus(model.name, model.endpoint)
+    req = urllib.request.Request(model.endpoint.rstrip("/") + "/models", headers=_auth_headers(model))
     try:
         with urllib.request.urlopen(req, timeout=timeout_s) as resp:
             body = json.loads(resp.read().decode("utf-8"))
@@ -127,17 +80,14 @@ def probe_one(llm_cfg: dict, model: str, api_base: str, timeout_s: float = 5.0) 
         status.problem = f"does not answer GET /models ({type(exc).__name__}: {exc})"
         return status
     status.served = sorted(str(m.get("id")) for m in (body.get("data") or []) if isinstance(m, dict))
-    if served_name(model) not in status.served:
-        status.problem = f"serves {status.served or 'no model'}, not the configured '{served_name(model)}'"
+    if served_name(model.name) not in status.served:
+        status.problem = f"serves {status.served or 'no model'}, not the configured '{served_name(model.name)}'"
     return status
 
 
-def probe(cfg: dict, timeout_s: float = 5.0) -> list[EndpointStatus]:
+def probe(work: LLMWork, timeout_s: float = 5.0) -> list[EndpointStatus]:
     """Every configured endpoint, asked once (the plan printer shows :meth:`EndpointStatus.line`)."""
-    llm = cfg.get("llm") or {}
-    if llm.get("mode") == "replay":  # no call leaves: nothing to ask
-        return []
-    return [probe_one(llm, m, base, timeout_s) for m, base in endpoint_models(cfg).items()]
+    return [probe_one(m, timeout_s) for m in endpoint_models(work) if not m.serving.cache_only]  # replay: none
 
 
 def record(cache_dir: str | Path, statuses: list[EndpointStatus]) -> None:
@@ -154,36 +104,35 @@ def record(cache_dir: str | Path, statuses: list[EndpointStatus]) -> None:
     atomic_write_json(path, known)
 
 
-def manifest_entry(cache_dir: str | Path, llm_cfg: dict, model: str) -> dict:
+def manifest_entry(cache_dir: str | Path, model: ModelSpec) -> dict:
     """What a job's manifest records of its model's endpoint: ``{api_base, served}`` ({} without one)."""
-    base = model_endpoint(llm_cfg, model)
-    if not base:
+    if not model.endpoint:
         return {}
     path = Path(cache_dir) / RECORD
     known = json.loads(path.read_text()) if path.exists() else {}
-    found = (known.get(base) or {}).get(model) or {}
-    return {"endpoint": {"api_base": base, "model": model, "served": found.get("served")}}
+    found = (known.get(model.endpoint) or {}).get(model.name) or {}
+    return {"endpoint": {"api_base": model.endpoint, "model": model.name, "served": found.get("served")}}
 
 
-def _base_key(cfg: dict, model: str) -> str:
+def _base_key(llm: LLMSpec, model: str) -> str:
     """The config key that set a model's endpoint."""
-    per = _per_model(cfg.get("llm") or {}, model)
-    return f"llm.per_model.{model}.api_base" if per.get("api_base") else "llm.api_base"
+    per = llm.per_model.get(model)
+    return f"llm.per_model.{model}.api_base" if per and per.api_base else "llm.api_base"
 
 
-def check_endpoints(cfg: dict, timeout_s: float = 5.0, statuses: list[EndpointStatus] | None = None) -> list[str]:
+def check_endpoints(work: LLMWork, timeout_s: float = 5.0, statuses: list[EndpointStatus] | None = None) -> list[str]:
     """Probe (unless the plan printer did: ``statuses``), record and print; raise
     :class:`~pipeline.config.ConfigError` (one line per bad endpoint) when one does not answer or
     serves another model, so a real run stops before its first call."""
     from pipeline.config import ConfigError
 
-    statuses = probe(cfg, timeout_s) if statuses is None else statuses
+    statuses = probe(work, timeout_s) if statuses is None else statuses
     if statuses:
-        record(cfg["cache_dir"], statuses)
+        record(work.cache_dir, statuses)
     lines = [s.line() for s in statuses]
     for line in lines:
         print(line, file=sys.stderr)
     bad = [s for s in statuses if not s.ok]
     if bad:
-        raise ConfigError("; ".join(f"config key '{_base_key(cfg, s.model)}': {s.line()}" for s in bad))
+        raise ConfigError("; ".join(f"config key '{_base_key(work.llm, s.model)}': {s.line()}" for s in bad))
     return lines

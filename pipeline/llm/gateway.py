@@ -7,33 +7,30 @@ index) and stored in SQLite, so a rerun makes zero calls and a run can be replay
 :mod:`pipeline.llm.cache` (the keyed store and its leases), :mod:`pipeline.llm.flight` (single
 flight), :mod:`pipeline.llm.limits` (rate limits, concurrency, spend), :mod:`pipeline.llm.retries`
 (the call, error classes, backoff), :mod:`pipeline.llm.usage` (spend records),
-:mod:`pipeline.llm.local_server` (``local/<name>`` models) and :mod:`pipeline.llm.replies` (JSON
-replies). What each guarantees: docs/llm.md and docs/llm-at-scale.md.
+the model's kind of serving (:mod:`pipeline.llm.serving`: an endpoint, local servers, the cache alone)
+and :mod:`pipeline.llm.replies` (JSON replies). Each model's settings are its
+:class:`pipeline.llm_models.ModelSpec`, resolved once. What each guarantees: docs/llm.md and docs/llm-at-scale.md.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
-import queue
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pipeline.llm.serving  # noqa: F401  (the built-in kinds of serving: a job that imports only the gateway resolves them)
 from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
-from pipeline.llm.endpoints import api_key_kwargs, model_endpoint
 from pipeline.llm.flight import claim_lease, single_flight
-from pipeline.llm.limits import ModelLimits, SharedBuckets, estimate_tokens, model_limits, model_settings
-from pipeline.llm.prices import LOCAL_PREFIX
+from pipeline.llm.limits import SharedBuckets, estimate_tokens
 from pipeline.llm.usage import Bill, Usage, UsageLog
+from pipeline.llm_models import Connection, LLMSpec, ModelSpec
 from pipeline.runs import current_run_id
-from pipeline.specs import LLM_MODES as MODES
-from pipeline.specs import LLMSpec
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
@@ -59,30 +56,25 @@ class GatewayStats:
 
 
 class LLMGateway:
-    """One job's calls under ``settings`` (:class:`pipeline.specs.LLMSpec`; the schema's defaults when
-    None): ``local`` maps a ``local/<name>`` model to its llama-cpp server config (``llm.local``);
-    ``concurrency`` bounds calls in flight per model when callers use threads (``per_model``
-    overriding it); ``drop_params`` lists per model the parameters its provider does not take (e.g.
-    ``{"anthropic/x": ["seed"]}``) and litellm's own ``drop_params`` drops the ones it knows a provider
-    refuses. Every request is attributed to ``run_id`` (default: :func:`pipeline.runs.current_run_id`)
-    and ``variant`` (who asked) in the cache's ``usage`` table (:mod:`pipeline.llm.usage`);
-    ``max_cost_usd`` caps the new spend of that run."""
+    """One job's calls under ``settings`` (:class:`pipeline.llm_models.LLMSpec`; the schema's defaults
+    when None), each model's as its :class:`~pipeline.llm_models.ModelSpec` says: its kind of serving
+    (an endpoint, a ``local/<name>`` model's llama-cpp servers, the cache alone under replay), its calls
+    in flight (``concurrency``) when callers use threads, its rate limits, price and timeout, and the
+    request parameters its provider does not take (``drop_params``; litellm's own ``drop_params`` drops
+    the ones it knows a provider refuses). Every request is attributed to ``run_id`` (default:
+    :func:`pipeline.runs.current_run_id`) and ``variant`` (who asked) in the cache's ``usage`` table
+    (:mod:`pipeline.llm.usage`); ``max_cost_usd`` caps the new spend of that run."""
 
     def __init__(
         self, cache_path: str | Path, settings: LLMSpec | None = None, variant: str = "", run_id: str | None = None
     ):
         s = settings if settings is not None else LLMSpec.from_dict({})
-        if s.mode not in MODES:
-            raise ValueError(f"llm.mode: '{s.mode}' is not one of {MODES}")
         self.settings = s
         self.cache = LLMCache(cache_path, s.cache_journal)
-        self.mode, self.timeout_s, self.max_retries = s.mode, s.timeout_s, s.max_retries
-        self.api_base, self.backoff_s, self.max_backoff_s = s.api_base, s.backoff_s, s.max_backoff_s
-        self.local: dict[str, dict] = dict(s.table.get("local") or {})
-        self.servers: dict[str, list] = {}
-        self.free: dict[str, queue.SimpleQueue] = {}
-        self.servers_lock = threading.Lock()
-        self.llm_cfg = s.table
+        self.mode, self.max_retries = s.mode, s.max_retries
+        self.backoff_s, self.max_backoff_s = s.backoff_s, s.max_backoff_s
+        self.connections: dict[str, Connection] = {}
+        self.connect_lock = threading.Lock()
         self.slots: dict[str, threading.BoundedSemaphore] = {}
         self.limits_lock = threading.Lock()
         self.buckets: SharedBuckets | None = None
@@ -96,12 +88,6 @@ class LLMGateway:
         self.stats = GatewayStats()
         self.stats_lock = threading.Lock()
 
-    @classmethod
-    def from_config(cls, cache_dir: str | Path, llm_cfg: dict, variant: str = "") -> LLMGateway:
-        """The gateway of a job's ``llm`` mapping, parsed once; ``variant``: who asks (an answering
-        variant, ``retrieval.<name>`` for a planner), for the spend records."""
-        return cls(Path(cache_dir) / "llm.sqlite", LLMSpec.from_dict(llm_cfg), variant)
-
     def __enter__(self) -> LLMGateway:
         return self
 
@@ -111,43 +97,30 @@ class LLMGateway:
     def close(self) -> None:
         """Stop the local servers this gateway started; write the pending usage rows."""
         self.usage.flush()
-        for pool in self.servers.values():
-            for server in pool:
-                server.stop()
-        self.servers.clear()
-        self.free.clear()
+        for connection in self.connections.values():
+            connection.close()
+        self.connections.clear()
 
-    def limits(self, model: str) -> ModelLimits:
-        return model_limits(self.llm_cfg, model)
+    def model(self, name: str) -> ModelSpec:
+        """``name``'s settings (``llm.per_model.<name>`` over ``llm``, resolved once)."""
+        return self.settings.resolve(name)
 
     def _slot(self, model: str) -> threading.BoundedSemaphore:
         with self.limits_lock:
             if model not in self.slots:
-                self.slots[model] = threading.BoundedSemaphore(max(1, self.limits(model).concurrency))
+                self.slots[model] = threading.BoundedSemaphore(max(1, self.model(model).concurrency))
             return self.slots[model]
-
-    def _malformed_retries(self, model: str) -> int:
-        """Retries of a malformed reply (``llm.malformed_retries``, per model through ``per_model``;
-        default ``max_retries``): a greedy local model mostly repeats its words, so its retries are
-        capped lower than those of transport failures."""
-        return int(model_settings(self.llm_cfg, model).get("malformed_retries", self.max_retries))
 
     def _count(self, **inc) -> None:
         with self.stats_lock:
             for k, v in inc.items():
                 setattr(self.stats, k, getattr(self.stats, k) + v)
 
-    def endpoint(self, model: str) -> str | None:
-        """The server a hosted model is called at: ``llm.per_model.<model>.api_base``, else
-        ``llm.api_base``; None for ``local/`` models (their GGUF pins the weights) and the provider's own."""
-        if model.startswith(LOCAL_PREFIX):
-            return None
-        return model_endpoint(self.llm_cfg, model) or self.api_base
-
     def identified(self, request: LLMRequest) -> LLMRequest:
         """``request`` naming its endpoint (the cache key then does): replies of two servers that
-        answer under one model name are never shared."""
-        endpoint = self.endpoint(request.model)
+        answer under one model name are never shared. None for the provider's own endpoint and for
+        models served on this machine (a ``local/`` model's GGUF pins the weights)."""
+        endpoint = self.model(request.model).endpoint
         if endpoint is None or request.endpoint is not None:
             return request
         return dataclasses.replace(request, endpoint=endpoint)
@@ -157,8 +130,8 @@ class LLMGateway:
         return self.identified(request).key()
 
     def _timeout(self, model: str) -> float:
-        """``llm.per_model.<model>.timeout_s``, else the gateway's (execution-only: not in any key)."""
-        return float(((self.llm_cfg.get("per_model") or {}).get(model) or {}).get("timeout_s") or self.timeout_s)
+        """``llm.per_model.<model>.timeout_s``, else ``llm.timeout_s`` (execution-only: not in any key)."""
+        return self.model(model).timeout_s
 
     def complete(self, request: LLMRequest, validate: Callable[[str], str | None] | None = None) -> LLMResult:
         """One completion; failures come back as ``ok=False`` with the reason, never silently.
@@ -171,7 +144,7 @@ class LLMGateway:
             if hit is not None:
                 self.usage.add(Usage(self.run_id, self.variant, request.model, key, True, hit.ok))
                 return hit
-            if self.mode == "replay":
+            if self.model(request.model).serving.cache_only:
                 raise CacheMiss(
                     f"llm replay: no cached response for model={request.model} key={key} "
                     f"(run once with llm.mode: live to record it)"
@@ -243,7 +216,7 @@ class LLMGateway:
         (a reply longer than that, or malformed replies asked again, can still pass the cap)."""
         if self.max_cost_usd is None:
             return 0.0
-        price = prices.price_per_token(self.llm_cfg, request.model) or (0.0, 0.0)  # preflight: priced
+        price = prices.price_per_token(self.model(request.model)) or (0.0, 0.0)  # preflight: priced
         chars = sum(len(str(m.get("content", ""))) for m in request.messages)
         most = chars / 3 * price[0] + int(request.params.get("max_tokens") or 512) * price[1]
         with self.spend_lock:
@@ -265,7 +238,7 @@ class LLMGateway:
 
     def _throttle(self, request: LLMRequest) -> None:
         """Wait for the model's shared requests/tokens-per-minute budget (one request, its tokens)."""
-        lim = self.limits(request.model)
+        lim = self.model(request.model)
         waited = 0.0
         if lim.requests_per_minute:
             waited += self._buckets().take(f"rpm:{request.model}", 1, lim.requests_per_minute)
@@ -274,64 +247,36 @@ class LLMGateway:
         if waited:
             self._count(limit_wait_s=waited)
 
-    def _route(self, model: str) -> tuple[str, dict]:
-        """litellm model string and extra kwargs: ``local/<name>`` goes to its local server; a hosted
-        model to its endpoint, with the key ``llm.per_model.<model>.api_key_env`` names (an explicit
-        placeholder for a keyless server, so litellm's openai/ route asks for no OPENAI_API_KEY)."""
-        if not model.startswith(LOCAL_PREFIX):
-            endpoint = self.endpoint(model)
-            return model, {**({"api_base": endpoint} if endpoint else {}), **api_key_kwargs(self.llm_cfg, model)}
-        name = model[len(LOCAL_PREFIX) :]
-        if name not in self.local:
-            raise ValueError(
-                f"config key 'llm.local.{name}': model '{model}' has no local server config (have {sorted(self.local)})"
-            )
-        with self.servers_lock:
-            if name not in self.servers:  # one process per call in flight (each answers one request at a time)
-                from pipeline.llm.local_server import LocalServer, start_all
-
-                log = Path(self.local[name]["gguf"]).with_suffix(".server.log")
-                pool = [
-                    LocalServer(name, self.local[name], log if i == 0 else log.with_suffix(f".{i}.log"))
-                    for i in range(self.limits(model).concurrency)
-                ]
-                self.servers[name] = start_all(pool)
-                self.free[name] = queue.SimpleQueue()
-                for server in pool:
-                    self.free[name].put(server)
-        return f"openai/{name}", {"api_key": "local"}
-
-    @contextlib.contextmanager
-    def _server_for_call(self, model: str) -> Iterator[dict]:
-        """A local model's idle server for the length of one call (``{}`` for hosted models): two
-        concurrent calls never queue on one server while another is idle."""
-        name = model[len(LOCAL_PREFIX) :]
-        if not model.startswith(LOCAL_PREFIX) or name not in self.free:
-            yield {}
-            return
-        server = self.free[name].get()
-        try:
-            yield {"api_base": server.api_base}
-        finally:
-            self.free[name].put(server)
+    def _connection(self, model: str) -> Connection:
+        """The model's route, opened once per gateway by its kind of serving (a local model's servers
+        start here, one per call in flight)."""
+        with self.connect_lock:
+            if model not in self.connections:
+                spec = self.model(model)
+                self.connections[model] = spec.kind.connect(spec)
+            return self.connections[model]
 
     def _kwargs(self, request: LLMRequest) -> tuple[str, dict]:
         """The litellm call's model and keyword arguments: route, params, seed, minus what the
         provider does not take (``llm.drop_params.<model>`` and litellm's ``drop_params``)."""
-        model, route = self._route(request.model)
+        spec = self.model(request.model)
+        model, route = self._connection(request.model).route
         kwargs = {"max_retries": 0, **route, **request.params}  # retries are ours (one policy, counted)
         if request.seed is not None:
             kwargs["seed"] = request.seed
-        for name in (self.llm_cfg.get("drop_params") or {}).get(request.model, []):
+        for name in spec.drop_params:
             kwargs.pop(name, None)
-        if not request.model.startswith(LOCAL_PREFIX) and "mock_response" not in kwargs:
+        if spec.kind.calls_out and "mock_response" not in kwargs:
             kwargs.setdefault("drop_params", True)
         return model, kwargs
 
     def _call(self, request: LLMRequest, validate: Callable[[str], str | None], bill: Bill) -> LLMResult:
         model, kwargs = self._kwargs(request)
         error, text, result = "", "", None
-        malformed, malformed_limit = 0, self._malformed_retries(request.model)
+        # a malformed reply's retries (llm.malformed_retries, per model; default max_retries): a greedy local
+        # model mostly repeats its words, so its retries are capped lower than those of transport failures
+        spec = self.model(request.model)
+        malformed, malformed_limit = 0, spec.malformed_retries
         for attempt in range(1, self.max_retries + 2):
             self._throttle(request)
             t0 = time.perf_counter()
@@ -341,20 +286,19 @@ class LLMGateway:
                     self.calls += 1
                     self.stats.requests += 1
                     self.stats.retries += attempt > 1
-                with self._server_for_call(request.model) as server:
+                with self._connection(request.model).server() as server:
                     resp = retries.litellm_completion(
                         model=model,
                         messages=request.messages,
-                        timeout=self._timeout(request.model),
+                        timeout=spec.timeout_s,
                         **kwargs,
                         **server,
                     )
                 text = resp.choices[0].message.content or ""
                 usage = getattr(resp, "usage", None)
                 tokens = (getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
-                cost = prices.reply_cost(self.llm_cfg, request.model, resp, *tokens)
-                local = request.model.startswith(LOCAL_PREFIX)
-                bill.add(*tokens, 0.0 if cost is None and local else cost)  # every reply is paid, kept or not
+                cost = prices.reply_cost(spec, resp, *tokens)
+                bill.add(*tokens, 0.0 if cost is None and spec.kind.free else cost)  # every reply is paid, kept or not
                 result = LLMResult(
                     text,
                     True,

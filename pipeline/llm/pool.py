@@ -18,6 +18,8 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
+from pipeline.llm_models import ModelSpec
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -27,14 +29,13 @@ class FatalLLMError(ValueError):
 
 
 def map_calls(
-    gateway,
-    model: str,
+    model: ModelSpec,
     fn: Callable[[T], R],
     items: Sequence[T],
     fatal: Callable[[R], bool] = lambda _: False,
     bar: str | None = "llm",
 ) -> list[R | None]:
-    """``fn`` over ``items`` in ``gateway.limits(model).concurrency`` threads; results in item
+    """``fn`` over ``items`` in ``model.concurrency`` threads (the gateway has as many slots for it); results in item
     order. An item not started because an earlier result was ``fatal`` gives None. ``bar``: the
     progress bar's description (None: no bar)."""
     stop = threading.Event()
@@ -49,7 +50,7 @@ def map_calls(
         progress.update(1)
         return out
 
-    workers = max(1, gateway.limits(model).concurrency)
+    workers = max(1, model.concurrency)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
         done = list(pool.map(one, items))  # results in item order, whatever order they finished in
     progress.close()

@@ -5,7 +5,8 @@ recorded failure — and the next run said "Nothing to be done". Now the Snakefi
 :func:`preflight` right after the config is validated: a hosted model whose credentials are
 not in the environment (``litellm.validate_environment``) stops the run with one line naming
 the variable and the variants that need it. Replay mode is exempt (no call leaves), and so are
-mocked variants (``params.mock_response``); ``local/<name>`` models need their server config.
+mocked variants (``params.mock_response``); a model's kind of serving says what else it needs
+(``local/<name>`` models: their server config).
 Only the keys of the models the variants call are checked: ``llm.per_model.<model>.api_key_env``
 names a model's variable (``null``: a keyless server, nothing to check), else litellm says which.
 A dry run (``snakemake -n``) needs no key: the same findings are warnings there.
@@ -19,39 +20,41 @@ import os
 import sys
 
 from pipeline.config import ConfigError
-from pipeline.llm.endpoints import key_env, llm_users, model_endpoint
-from pipeline.llm.prices import LOCAL_PREFIX, unpriced
+from pipeline.llm.prices import unpriced
+from pipeline.llm.work import LLMWork
+from pipeline.llm_models import LLMSpec, ModelSpec
 
 
-def missing_keys(model: str, api_base: str | None = None, llm: dict | None = None) -> list[str]:
+def missing_keys(model: ModelSpec) -> list[str]:
     """The environment variables ``model`` needs that are not set: the one its
     ``llm.per_model.<model>.api_key_env`` names (none when that is null: a keyless server), else
     those litellm knows the provider needs."""
-    configured, var = key_env(llm or {}, model)
-    if configured:
+    if model.keyed:
+        var = model.api_key_env
         return [var] if var and not os.environ.get(var) else []
     import litellm
 
-    report = litellm.validate_environment(model=model, api_base=api_base)
+    report = litellm.validate_environment(model=model.name, api_base=model.endpoint)
     return [] if report.get("keys_in_environment") else sorted(report.get("missing_keys") or [])
 
 
-def required_envvars(cfg: dict) -> list[str]:
+def required_envvars(work: LLMWork) -> list[str]:
     """The variables Snakemake's ``envvars:`` declares (it checks them and passes them to cluster jobs):
     ``llm.envvars`` plus the ``api_key_env`` of every model the variants call (keyless: none)."""
-    llm = cfg.get("llm") or {}
-    names = list(llm.get("envvars") or [])
-    for model in llm_users(cfg):
-        var = key_env(llm, model)[1]
+    names = list(work.llm.envvars)
+    for model in work.users():
+        var = work.llm.resolve(model).api_key_env
         if var and var not in names:
             names.append(var)
     return names
 
 
-def declared_envvars(cfg: dict, dry_run: bool = False) -> list[str]:
+def declared_envvars(work: LLMWork, dry_run: bool = False) -> list[str]:
     """:func:`required_envvars` for the Snakefile; on a dry run (``-n``) the unset ones are a warning
     and left out (a preview needs no key), on a real run Snakemake stops on them."""
-    names = required_envvars(cfg)
+    if work.llm.cache_only:  # replay: no call leaves, no key
+        return []
+    names = required_envvars(work)
     if not dry_run:
         return names
     unset = [n for n in names if not os.environ.get(n)]
@@ -60,58 +63,52 @@ def declared_envvars(cfg: dict, dry_run: bool = False) -> list[str]:
     return [n for n in names if n not in unset]
 
 
-def unused_per_model(cfg: dict) -> list[str]:
+def unused_per_model(work: LLMWork) -> list[str]:
     """``llm.per_model`` entries no variant, planner or vision captioner calls (most likely a typo)."""
-    llm = cfg.get("llm") or {}
-    used = {llm.get("model"), ((cfg.get("parsing") or {}).get("vision") or {}).get("model")}
-    used |= {v.get("model") for v in (cfg.get("answering") or {}).values()}
-    used |= {(r.get("planner") or {}).get("model") for r in (cfg.get("retrieval") or {}).values()}
-    return sorted(set(llm.get("per_model") or {}) - used)
+    return sorted(set(work.llm.per_model) - work.named_models())
 
 
 def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def real_run_checks(cfg: dict) -> list[str]:
+def real_run_checks(work: LLMWork) -> list[str]:
     """What a real run checks in the main Snakemake process before its first job (``onstart``, which
     a dry run skips): the keys (:func:`preflight`), every declared variable set, and every endpoint
     answering with the configured model (:func:`pipeline.llm.endpoints.check_endpoints`); the endpoint
     lines, which the plan prints again without probing twice."""
     from pipeline.llm.endpoints import check_endpoints
 
-    preflight(cfg, warn_unused=False)
-    if (cfg.get("llm") or {}).get("mode") == "replay":  # no call leaves: no key, no endpoint
+    preflight(work, warn_unused=False)
+    if work.llm.cache_only:  # replay: no call leaves, no key, no endpoint
         return []
-    unset = [n for n in required_envvars(cfg) if not os.environ.get(n)]
+    unset = [n for n in required_envvars(work) if not os.environ.get(n)]
     if unset:
         raise ConfigError(
             f"config key 'llm.envvars': environment variable {', '.join(unset)} is not set "
             f"(llm.envvars and each called model's llm.per_model.<model>.api_key_env must be set for a real run)"
         )
-    return check_endpoints(cfg)
+    return check_endpoints(work)
 
 
-def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> None:
+def preflight(work: LLMWork, dry_run: bool = False, warn_unused: bool = True) -> None:
     """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached; a dry
     run only warns (it calls nothing)."""
-    llm = cfg.get("llm") or {}
-    for model in unused_per_model(cfg) if warn_unused else []:
-        _warn(f"config key 'llm.per_model.{model}': no variant calls model '{model}'")
-    check_spend_config(llm, llm_users(cfg))
-    if llm.get("mode") == "replay":
-        return
-    users = llm_users(cfg)
+    llm = work.llm
+    for unused in unused_per_model(work) if warn_unused else []:
+        _warn(f"config key 'llm.per_model.{unused}': no variant calls model '{unused}'")
+    users = work.users()
+    check_spend_config(llm, users)
     need: dict[str, list[str]] = {}
-    for model, variants in sorted(users.items()):
-        if model.startswith(LOCAL_PREFIX):
-            if model[len(LOCAL_PREFIX) :] not in (llm.get("local") or {}):
-                raise ConfigError(
-                    f"preflight: model '{model}' (used by {', '.join(variants)}) has no server config under llm.local"
-                )
+    for name, variants in sorted(users.items()):
+        model = llm.resolve(name)
+        if model.serving.cache_only:  # replay: no call leaves, no key needed
             continue
-        for var in missing_keys(model, model_endpoint(llm, model), llm):
-            need.setdefault(var, []).extend(f"{v} ({model})" for v in variants)
+        problem = model.kind.problem(model)
+        if problem:
+            raise ConfigError(f"preflight: model '{name}' (used by {', '.join(variants)}) {problem}")
+        for var in missing_keys(model) if model.kind.calls_out else []:
+            need.setdefault(var, []).extend(f"{v} ({name})" for v in variants)
     if need:
         var, variants = sorted(need.items())[0]
         more = f"; also missing: {', '.join(sorted(need)[1:])}" if len(need) > 1 else ""
@@ -126,11 +123,12 @@ def preflight(cfg: dict, dry_run: bool = False, warn_unused: bool = True) -> Non
         raise ConfigError(message)
 
 
-def check_spend_config(llm: dict, users: dict[str, list[str]]) -> None:
-    """With a cap set, every model the run calls must be priced (a cap cannot count the rest)."""
-    if llm.get("max_cost_usd") is None or llm.get("mode") == "replay":
+def check_spend_config(llm: LLMSpec, users: dict[str, list[str]]) -> None:
+    """With a cap set, every model the run calls must be priced (a cap cannot count the rest); models
+    answered from the cache alone (replay) pay nothing."""
+    if llm.max_cost_usd is None:
         return
-    missing = unpriced(llm, [m for m in users if m])
+    missing = unpriced([m for m in (llm.resolve(name) for name in users if name) if not m.serving.cache_only])
     if missing:
         who = ", ".join(f"{m} ({', '.join(users[m])})" for m in missing)
         raise ConfigError(

@@ -3,7 +3,7 @@
 ``llm.prices.<model>: {input: X, output: Y}`` is USD per million input (prompt) and output
 (completion) tokens. It prices what litellm's map cannot (every self-hosted model, a provider
 newer than the installed litellm) and, when a model is in both, it wins: the config says what
-this account pays. ``local/<name>`` models run on this machine and cost 0 unless priced. A model
+this account pays. Models served on this machine (``local/<name>``) cost 0 unless priced. A model
 without a price is *unpriced*, never free: the estimate says so, and with ``llm.max_cost_usd``
 set preflight refuses to start (a cap cannot count what it cannot price).
 """
@@ -12,16 +12,9 @@ from __future__ import annotations
 
 import os
 
+from pipeline.llm_models import ModelSpec
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
-
-LOCAL_PREFIX = "local/"
-PER = 1e6  # llm.prices are per million tokens
-
-
-def configured(llm_cfg: dict, model: str) -> tuple[float, float] | None:
-    """(input, output) USD per token from ``llm.prices``, None when the model is not listed."""
-    entry = (llm_cfg.get("prices") or {}).get(model)
-    return None if entry is None else (float(entry["input"]) / PER, float(entry["output"]) / PER)
 
 
 def litellm_price(model: str) -> tuple[float, float] | None:
@@ -34,24 +27,32 @@ def litellm_price(model: str) -> tuple[float, float] | None:
     return float(info["input_cost_per_token"]), float(info.get("output_cost_per_token") or 0.0)
 
 
-def price_per_token(llm_cfg: dict, model: str) -> tuple[float, float] | None:
-    """(input, output) USD per token: ``llm.prices``, else 0 for a local model, else litellm's map."""
-    own = configured(llm_cfg, model)
-    if own is not None:
-        return own
-    if model.startswith(LOCAL_PREFIX):
+def price_per_token(model: ModelSpec) -> tuple[float, float] | None:
+    """(input, output) USD per token: ``llm.prices``, else 0 for a model served on this machine, else
+    litellm's map."""
+    if model.price is not None:
+        return model.price
+    if model.kind.free:
         return 0.0, 0.0
-    return litellm_price(model)
+    return litellm_price(model.name)
 
 
-def reply_cost(llm_cfg: dict, model: str, response, prompt_tokens: int, completion_tokens: int) -> float | None:
+def price_source(model: ModelSpec) -> str:
+    """Where :func:`price_per_token` finds the price (the plan's column)."""
+    if model.price is not None:
+        return "llm.prices"
+    if model.kind.free:
+        return f"{model.kind.name} (free)"
+    return "litellm map" if litellm_price(model.name) is not None else "UNPRICED"
+
+
+def reply_cost(model: ModelSpec, response, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD of one reply as the gateway records it: ``llm.prices`` x the reply's token counts, else
     litellm's own reckoning of the response (it knows provider details such as cached-prompt
     rates), else None (unpriced; a local model's record stays None, its spend counts 0)."""
-    own = configured(llm_cfg, model)
-    if own is not None:
-        return prompt_tokens * own[0] + completion_tokens * own[1]
-    if model.startswith(LOCAL_PREFIX):
+    if model.price is not None:
+        return prompt_tokens * model.price[0] + completion_tokens * model.price[1]
+    if model.kind.free:
         return None
     try:
         import litellm
@@ -61,6 +62,6 @@ def reply_cost(llm_cfg: dict, model: str, response, prompt_tokens: int, completi
         return None
 
 
-def unpriced(llm_cfg: dict, models: list[str]) -> list[str]:
+def unpriced(models: list[ModelSpec]) -> list[str]:
     """The models of ``models`` nothing prices."""
-    return sorted({m for m in models if price_per_token(llm_cfg, m) is None})
+    return sorted({m.name for m in models if price_per_token(m) is None})

@@ -362,11 +362,11 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
 
-def serve(params: dict, port_file: str | Path) -> dict:
+def serve(cfg: StandInConfig, port_file: str | Path) -> dict:
     """Run a stand-in until it stops by itself; its port goes to ``port_file`` (written atomically)."""
     from pipeline.io import atomic_write_text
 
-    standin = StandIn(StandInConfig(**params)).start()
+    standin = StandIn(cfg).start()
     atomic_write_text(port_file, str(standin.port))
     standin.wait()
     return standin.snapshot()

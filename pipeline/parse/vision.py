@@ -14,8 +14,8 @@ import logging
 from pathlib import Path
 
 from pipeline.llm.gateway import LLMGateway, LLMRequest
+from pipeline.llm_models import LLMSpec
 from pipeline.parse.pdf import Describer
-from pipeline.specs import LLMSpec
 
 log = logging.getLogger("wattbench.parse")
 PROMPT = (

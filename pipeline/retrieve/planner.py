@@ -348,8 +348,7 @@ class LLMPlanner:
             return [[q] for q in questions]
         pairs = list(zip(questions, units))
         replies = map_calls(
-            self.gateway,
-            self.model,
+            self.gateway.model(self.model),
             lambda pair: self.ask(*pair),
             pairs,
             fatal=lambda result: result.fatal,

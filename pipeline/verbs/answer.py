@@ -11,7 +11,7 @@ from pipeline.verbs.base import json_arg, log, named_pairs, verb
 
 if TYPE_CHECKING:
     from pipeline.answer_backends import VariantSpec
-    from pipeline.specs import LLMSpec
+    from pipeline.llm_models import LLMSpec
 
 
 def cmd_retrieve(a) -> None:
@@ -25,14 +25,9 @@ def cmd_retrieve(a) -> None:
     gateway = None
     if "llm" in p:  # an LLM query planner: the same cached gateway, concurrency and limits as the answerers
         from pipeline.llm.gateway import LLMGateway
-        from pipeline.llm.jobs import model_job_config
 
-        model = job.spec.planner.model or p["llm"].get("model")
-        gateway = LLMGateway.from_config(
-            a.cache_dir,
-            model_job_config(p["llm"], json_arg(a.llm_exec), a.in_flight, model),
-            variant=f"retrieval.{p['name']}",
-        )
+        llm = job_llm(p["llm"], json_arg(a.llm_exec), a.in_flight, job.spec.planner.model)
+        gateway = LLMGateway(Path(a.cache_dir) / "llm.sqlite", llm, variant=f"retrieval.{p['name']}")
     try:
         rows = retrieve(questions, job, gateway=gateway)
     finally:
@@ -43,22 +38,32 @@ def cmd_retrieve(a) -> None:
     if "llm" in p:  # the ids the planner's endpoint served (pipeline/llm/endpoints.py)
         from pipeline.llm.endpoints import manifest_entry
 
-        endpoint = manifest_entry(a.cache_dir, p["llm"], job.spec.planner.model or "")
+        endpoint = manifest_entry(a.cache_dir, llm.resolve(job.spec.planner.model or llm.model or ""))
     indexes = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])]
     write_manifest(a.out, p, [*indexes, a.questions], **endpoint)
 
 
-def answer_job_llm(llm: dict, execution: dict, in_flight: int | None, spec: VariantSpec) -> LLMSpec:
-    """The gateway settings of one answering job, parsed once: :func:`pipeline.llm.jobs.model_job_config`
-    of the variant's model; the computed slice plus the execution-only settings for a backend without an LLM."""
-    from pipeline.answer_backends import calls_llm, variant_model
-    from pipeline.llm.jobs import model_job_config
-    from pipeline.specs import LLMSpec
+def job_llm(hashed: dict, execution: dict, in_flight: int | None, model: str | None) -> LLMSpec:
+    """The gateway settings of one job calling ``model`` (default ``llm.model``; None: no model), parsed
+    once: the computed slice plus the execution-only settings, the model's calls in flight capped by the
+    job's ``llm_api`` share and its servers fitted to the threads Snakemake granted (pipeline/cores.py)."""
+    from pipeline.cores import granted_threads
+    from pipeline.llm_models import LLMSpec
 
-    if not calls_llm(spec.backend):
-        return LLMSpec.from_dict({**llm, **execution})
-    model = variant_model(spec, {**llm, **execution}.get("model"))
-    return LLMSpec.from_dict(model_job_config(llm, execution, in_flight, model))
+    llm = LLMSpec.from_slices(hashed, execution)
+    model = model or llm.model
+    return llm.for_job(model, in_flight, granted_threads()) if model else llm
+
+
+def answer_job_llm(llm: dict, execution: dict, in_flight: int | None, spec: VariantSpec) -> LLMSpec:
+    """The gateway settings of one answering job: :func:`job_llm` of the variant's model; the computed
+    slice plus the execution-only settings for a backend without an LLM."""
+    from pipeline.answer_backends import LLMCallsSpec, calls_llm
+    from pipeline.llm_models import LLMSpec
+
+    if not isinstance(spec, LLMCallsSpec) or not calls_llm(spec.backend):
+        return LLMSpec.from_slices(llm, execution)
+    return job_llm(llm, execution, in_flight, spec.model)
 
 
 def cmd_answer(a) -> None:
@@ -78,11 +83,12 @@ def cmd_answer(a) -> None:
     job = AnswerJob(
         answer_job_llm(p.get("llm", {}), json_arg(a.llm_exec), a.in_flight, spec), a.cache_dir, set(meta["id"])
     )
+    model = job.llm.resolve(variant_model(spec, job.llm.model)) if calls_llm(spec.backend) else None  # once
     answers = answer_split(read_jsonl(a.retrieval), questions, spec, job)
-    if calls_llm(spec.backend):
+    if model is not None:
         from pipeline.answer.failures import check_failure_rate
 
-        check_failure_rate(answers, job.llm, spec)  # raises before any output is written
+        check_failure_rate(answers, model)  # raises before any output is written
     atomic_write_jsonl(a.out, answers)
     if job.telemetry:  # run-dependent (latency, cache hits): beside the results, like the manifest
         from pipeline.answer.llm_answer import telemetry_summary
@@ -92,23 +98,20 @@ def cmd_answer(a) -> None:
     write_submission(submission_frame(questions, answers, dict(zip(meta["id"], meta["url"]))), a.out_csv)
     failures = [r["id"] for r in answers if r.get("failure")]
     endpoint = {}
-    if calls_llm(spec.backend):  # the ids the model's endpoint served (pipeline/llm/endpoints.py)
+    if model is not None:  # the ids the model's endpoint served (pipeline/llm/endpoints.py)
         from pipeline.llm.endpoints import manifest_entry
 
-        endpoint = manifest_entry(a.cache_dir, job.llm.table, variant_model(spec, job.llm.model))
+        endpoint = manifest_entry(a.cache_dir, model)
     write_manifest(a.out, p, [a.retrieval, a.questions], failures=failures, **endpoint)
     if failures:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
 
 
 def cmd_standin(a) -> None:
-    from pipeline.llm.standin import serve
+    from pipeline.llm.standin import StandInConfig, serve
 
-    print(
-        json.dumps(
-            {k: v for k, v in serve(json_arg(a.params), a.port_file).items() if k not in ("per_key", "ok_per_key")}
-        )
-    )
+    snapshot = serve(StandInConfig(**json_arg(a.params)), a.port_file)
+    print(json.dumps({k: v for k, v in snapshot.items() if k not in ("per_key", "ok_per_key")}))
 
 
 def cmd_ensemble(a) -> None:

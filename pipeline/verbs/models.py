@@ -11,8 +11,9 @@ from pipeline.verbs.base import config_args, config_files, config_overrides, jso
 def cmd_estimate(a) -> None:
     from pipeline.config import load_config
     from pipeline.estimate import print_estimate
+    from pipeline.workflow import llm_work
 
-    if print_estimate(load_config(config_files(a), config_overrides(a.set)), stream=sys.stdout) is None:
+    if print_estimate(llm_work(load_config(config_files(a), config_overrides(a.set))), stream=sys.stdout) is None:
         print(f"{' '.join(config_files(a))}: no LLM calls in this grid")
 
 
@@ -75,8 +76,10 @@ def _add_spend_verbs(sub) -> None:
 
 def cmd_local_model(a) -> None:
     from pipeline.llm.local_server import assemble_model
+    from pipeline.llm_models import LocalModelSpec
 
-    print(assemble_model(json_arg(a.params), a.out))
+    p = json_arg(a.params)  # the llm.local entry and its name (pipeline/workflow/models.py)
+    print(assemble_model(LocalModelSpec.from_dict(p.pop("name"), p), a.out))
 
 
 def cmd_llm_runtime(a) -> None:

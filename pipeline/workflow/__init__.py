@@ -39,7 +39,7 @@ from pipeline.workflow.datasets import (
     tree_files_arg,
 )
 from pipeline.workflow.indexes import index_extra_args, index_inputs
-from pipeline.workflow.llm_shares import default_llm_api, llm_share, planner_share
+from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, planner_share
 from pipeline.workflow.models import (
     LOCK_FILE,
     answer_models,
@@ -128,6 +128,7 @@ __all__ = [
     "input_lists",
     "llm_exec_json",
     "llm_share",
+    "llm_work",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
     "PRIORITY",

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from pipeline import layout as L
 from pipeline.answer_backends import calls_llm
-from pipeline.config import index_embedding, local_models, retrieval_indexes
+from pipeline.config import index_embedding, retrieval_indexes
 from pipeline.datasets.paths import REPO
 from pipeline.embed.backends import get_backend
 from pipeline.index_kinds import kind_of
 from pipeline.workflow.answering import answer_spec
+from pipeline.workflow.llm_shares import llm_model
 from pipeline.workflow.params import as_json
 from pipeline.workflow.planner import uses_llm_planner
 
@@ -20,10 +21,11 @@ LOCK_FILE = str(REPO / "requirements.lock")
 
 
 def _model_files(cfg: dict, model: str | None) -> list[str]:
-    """What a job needs for ``model``: a local model's GGUF file and its runtime (the llm_runtime rule
-    builds llama-cpp-python during the run); nothing for hosted models."""
-    files = [m["gguf"] for m in local_models(cfg, model).values()]
-    return [*files, L.LLM_RUNTIME] if files else []
+    """What a job needs for ``model`` (default ``llm.model``): the GGUF file of a model served on this
+    machine (its ``llm.local`` entry) and its runtime (the llm_runtime rule builds llama-cpp-python during
+    the run); nothing for hosted models."""
+    spec = llm_model(cfg, model or (cfg.get("llm") or {}).get("model") or "")
+    return [spec.server.gguf, L.LLM_RUNTIME] if spec.server else []
 
 
 def answer_models(cfg: dict, variant: str) -> list[str]:

@@ -6,7 +6,7 @@ the JSON Snakemake hashed (for the report verbs). pipeline/report/ never indexes
 from __future__ import annotations
 
 from pipeline.config_schema import spec_defaults
-from pipeline.llm.endpoints import LOCAL_PREFIX  # a model the job serves itself, on its own cores
+from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
 from pipeline.report.export.tracking import Tracking, TrackSettings
 from pipeline.report.params import (
     Ablation,
@@ -32,7 +32,7 @@ def served_here(variant: dict, default_model: str) -> bool:
     ``model:``, else ``llm.model``; inside the job's CPU seconds) or drew nothing (a stand-in: litellm's
     ``mock_response``)."""
     model = variant.get("model") or default_model
-    return model.startswith(LOCAL_PREFIX) or "mock_response" in (variant.get("params") or {})
+    return not serving_kind(model).calls_out or "mock_response" in (variant.get("params") or {})
 
 
 def energy_inputs(cfg: dict) -> EnergyInputs:

@@ -14,10 +14,9 @@ def answer_threads(cfg: dict, variant: str) -> int:
     if not uses_llm(cfg, variant):
         return 1
     from pipeline.answer_backends import variant_model
-    from pipeline.llm.local_server import local_llm_threads
+    from pipeline.workflow.llm_shares import model_threads
 
-    llm = cfg.get("llm") or {}
-    return local_llm_threads(llm, variant_model(answer_spec(cfg, variant), llm.get("model")))
+    return model_threads(cfg, variant_model(answer_spec(cfg, variant), (cfg.get("llm") or {}).get("model")))
 
 
 def planner_threads(cfg: dict, variant: str) -> int:
@@ -25,9 +24,9 @@ def planner_threads(cfg: dict, variant: str) -> int:
     :func:`answer_threads`), else 1 (a retrieval embeds only its queries, on one core)."""
     if not uses_llm_planner(cfg, variant):
         return 1
-    from pipeline.llm.local_server import local_llm_threads
+    from pipeline.workflow.llm_shares import model_threads
 
-    return local_llm_threads(cfg.get("llm") or {}, planner_model(cfg, variant))
+    return model_threads(cfg, planner_model(cfg, variant))
 
 
 def encoder_threads(cfg: dict) -> int:

@@ -14,6 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from pipeline.workflow import llm_work
+from pipeline.llm_models import LLMSpec
 from pipeline import answer_backends
 from pipeline import workflow as wf
 from pipeline.answer_backends import EXTRA_ENV, AnswerBackend, LLMCallsSpec
@@ -154,13 +156,13 @@ def test_a_new_llm_backend_is_priced_by_its_own_prompts(echo_backend):
     from pipeline.plan import routes
 
     cfg = validate(with_echo(preamble="say it twice"))
-    est = estimate(cfg)
+    est = estimate(llm_work(cfg))
     line = next(x for x in est.lines if x.what == "answer echo")
     n = len(pd.read_csv(Path(cfg["wattbot"]["dir"]) / cfg["wattbot"]["splits"]["train"]))
     per_question = [len("say it twice") + 1000 * (a + 1) for a in range(3)]
     assert line.prompt_tokens == (n * per_question[0], n * sum(per_question))  # the toy's count, every attempt
     assert line.calls == (n, 3 * n) and line.usd is not None and line.usd[0] > 0
-    assert any(r.what == "answer echo" and r.model == "openai/mock" for r in routes(cfg, est))
+    assert any(r.what == "answer echo" and r.model == "openai/mock" for r in routes(LLMSpec.from_dict(cfg["llm"]), est))
 
 
 def test_a_key_the_backend_does_not_take_is_an_error_naming_it(echo_backend):

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pandas as pd
 import pytest
 
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import CacheMiss, LLMGateway, LLMRequest, LLMResult
 from pipeline.llm.replies import json_problem
 from pipeline.answer.llm_answer import reply_problem

@@ -5,7 +5,7 @@ import json
 import litellm
 import pytest
 
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import CacheMiss, LLMGateway, LLMRequest
 from pipeline.answer.llm_answer import build_messages, parse_answer
 from pipeline.answer.normalise import normalise_value

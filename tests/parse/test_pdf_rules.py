@@ -144,7 +144,7 @@ def test_figure_node_with_caption(tmp_path, drawing):
 
 def test_figure_captioning_through_the_llm_gateway(tmp_path):
     """Off by default; when on, litellm (here its offline mock_response) describes the rendered figure, cached."""
-    from pipeline.specs import LLMSpec
+    from pipeline.llm_models import LLMSpec
     from pipeline.llm.gateway import LLMGateway
     from pipeline.parse.vision import figure_describer
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
-from pipeline.specs import LLMSpec
+from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.pool import FatalLLMError
 from pipeline.retrieve.planner import LLMPlanner

@@ -1,0 +1,47 @@
+"""What a run asks of LLMs, typed once: which variant or planner calls which model, on which questions.
+
+Built by the workflow from the validated config (:func:`pipeline.workflow.llm_shares.llm_work`) and
+read by the preflight, the endpoint probe, the estimate and the plan, so none of them reads the
+config dict: each model's settings are the :class:`~pipeline.llm_models.ModelSpec` that
+``llm.resolve`` gives, the same the gateway uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipeline.answer_backends import LLMCallsSpec, VariantSpec, calls_llm
+from pipeline.llm_models import LLMSpec
+from pipeline.specs import PlannerSpec
+
+
+@dataclass(frozen=True)
+class LLMWork:
+    """The LLM side of a run's grid. ``answers`` and ``plans`` are the (variant, split) pairs the
+    estimate counts, in the order it lists them; a split is a WattBot split or ``<corpus>/questions``."""
+
+    llm: LLMSpec
+    answering: dict[str, VariantSpec]  # every answering variant
+    planners: dict[str, PlannerSpec]  # every retrieval variant's query planner
+    answers: tuple[tuple[str, str], ...] = ()  # (answering variant calling an LLM, split)
+    plans: tuple[tuple[str, str], ...] = ()  # (retrieval variant with an LLM planner, split)
+    questions: dict[str, str] = field(default_factory=dict)  # split -> its questions CSV
+    other_models: tuple[str, ...] = ()  # models called outside the grid's variants (parsing.vision)
+    cache_dir: str = "cache"
+
+    def users(self) -> dict[str, list[str]]:
+        """model -> the answering variants and LLM planners (``retrieval.<name>``) that call it (mocked
+        ones call none)."""
+        users: dict[str, list[str]] = {}
+        for name, v in sorted(self.answering.items()):
+            if calls_llm(v.backend) and isinstance(v, LLMCallsSpec) and "mock_response" not in v.params:
+                users.setdefault(v.model or self.llm.model or "", []).append(name)
+        for name, planner in sorted(self.planners.items()):
+            if planner.calls_llm and "mock_response" not in (planner.params or {}):
+                users.setdefault(planner.model or self.llm.model or "", []).append(f"retrieval.{name}")
+        return users
+
+    def named_models(self) -> set[str | None]:
+        """Every model the config names (``llm.model``, variants, planners, the vision captioner)."""
+        named = {self.llm.model, *self.other_models, *(p.model for p in self.planners.values())}
+        return named | {getattr(v, "model", None) for v in self.answering.values()}
