@@ -1,5 +1,6 @@
 """What the Snakefile expands: documents, sources (PDF over JSON), params that track variants."""
 import json
+import re
 import subprocess
 import sys
 
@@ -182,7 +183,7 @@ def test_a_quote_in_a_variant_value_reaches_the_job_intact(tmp_path):
     done = snakemake(tmp_path / "work", "-n", "-p", configfile=path, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     commands = [shlex.split(line.split("Shell command: ", 1)[1]) for line in done.stdout.splitlines()
-                if line.startswith("Shell command: python -m pipeline ")]
+                if re.match(r"Shell command: \S*python\S* -m pipeline ", line)]  # the venv's python (#35)
 
     def arg(words, flag):
         return words[words.index(flag) + 1]
