@@ -54,6 +54,7 @@ AccountingStorageHost=localhost
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=5
 JobCompType=jobcomp/none
+AccountingStoreFlags=job_comment
 MinJobAge=300
 ReturnToService=2
 SchedulerParameters=sched_interval=2
