@@ -128,7 +128,7 @@ def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path):
     work, log = tmp_path / "work", tmp_path / "killed.log"
     target = "results/wattbot/scores/bm25-x.json"
     proc = start(work, config, target, log=log)
-    wait_for("a finished tree and a running job", 240, lambda: list((work / "results").rglob("*.json"))
+    wait_for("a finished job and a running one", 240, lambda: re.search(r"^[1-9]\d* of \d+ steps", log.read_text(), re.M)
              and any(t == "RUNNING" for (t,) in queue("%T")))
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
