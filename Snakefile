@@ -1,10 +1,15 @@
 # wattbench: `snakemake --cores 8` runs the whole benchmark; `snakemake -n` previews the DAG.
 # Thin by design: the config is validated once, the rules live in pipeline/rules/, all logic in pipeline/.
 import os
+import shutil
 import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# snakemake-executor-plugin-slurm calls sacct by name: profiles/slurm/bin/sacct (it fixes the plugin's reading
+# of "CANCELLED by <uid>" and its account guess; docs/cluster.md) goes first on PATH where a real sacct exists.
+if shutil.which("sacct"):
+    os.environ["PATH"] = os.pathsep.join([os.path.join(workflow.basedir, "profiles", "slurm", "bin"), os.environ["PATH"]])
 
 import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/registries.py)
 from pipeline.config import check_paths, snakemake_config

@@ -59,7 +59,7 @@ def test_top_level_help_lists_user_verbs_first_and_the_rules_verbs_apart(capsys)
 def test_every_verb_the_rules_and_the_makefile_call_exists():
     called = set()
     for path in [*ROOT.glob("pipeline/rules/*.smk"), ROOT / "Makefile"]:
-        called |= set(re.findall(r"python -m pipeline ([a-z][a-z0-9-]*)", path.read_text(encoding="utf-8")))
+        called |= set(re.findall(r"(?:{PY:q}|python) -m pipeline ([a-z][a-z0-9-]*)", path.read_text(encoding="utf-8")))
     assert len(called) > 20 and called <= set(verbs()), called - set(verbs())
     assert set(USER_VERBS) <= set(verbs())
 

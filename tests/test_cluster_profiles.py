@@ -24,6 +24,8 @@ def run_with_profile(profile: str, tmp_path: Path, config: Path, *targets: str, 
     done = snakemake(work, "--workflow-profile", str(REPO / "profiles" / profile), *targets,
                      configfile=config, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
+    if env.get("STANDIN_CANCEL_RULE"):
+        assert "SLURM status is: 'CANCELLED'" in done.stderr and "Trying to restart job" in done.stderr
     return work, state
 
 
@@ -35,8 +37,7 @@ def same_as_local(local: Path, remote: Path) -> None:
 
 def test_slurm_profile_submits_every_job_with_its_resources(tiny_run, tmp_path):
     local, config = tiny_run
-    work, state = run_with_profile("slurm", tmp_path, config, "reports/wattbot/leaderboard.csv",
-                                   "--slurm-init-seconds-before-status-checks", "1")  # not 40 s: the stand-ins answer at once
+    work, state = run_with_profile("slurm", tmp_path, config, "reports/wattbot/leaderboard.csv")
     subs = (state / "submissions.log").read_text().splitlines()
     rules = Counter(re.search(r"--comment '?rule_([a-z_]+?)(?:_wildcards_\S*)?'? ", s).group(1) for s in subs)
     assert rules == {"ingest": 1, "tree": 3, "index": 2, "retrieve": 4, "answer": 7, "ensemble": 2, "evaluate": 5,
@@ -46,6 +47,19 @@ def test_slurm_profile_submits_every_job_with_its_resources(tiny_run, tmp_path):
     assert "--cpus-per-task=2" in index_job  # its threads
     assert len({re.search(r"--job-name (\S+)", s).group(1) for s in subs}) == 1  # one run id: sacct --name
     assert {p.read_text().strip() for p in state.glob("*.state")} == {"COMPLETED"}
+    same_as_local(local, work)
+
+
+@pytest.mark.parametrize("status", ["squeue", "sacct"])  # the profile's, and the plugin's other (through profiles/slurm/bin/sacct)
+def test_slurm_profile_fails_and_retries_a_cancelled_job(tiny_run, tmp_path, status):
+    """A job cancelled mid-run (the stand-in's sacct says `CANCELLED by <uid>` as real SLURM's does) ends as a
+    failed job with SLURM's state, and its second attempt asks twice the memory and time."""
+    local, config = tiny_run
+    work, state = run_with_profile("slurm", tmp_path, config, "results/wattbot/index/hier.sqlite",
+                                   "--slurm-status-command", status, STANDIN_CANCEL_RULE="index")
+    assert {p.read_text().strip() for p in state.glob("*.state")} == {"COMPLETED", f"CANCELLED by {os.getuid()}"}
+    subs = [s for s in (state / "submissions.log").read_text().splitlines() if "rule_index" in s]
+    assert len(subs) == 2 and " -t 60 " in subs[0] and " -t 120 " in subs[1]
     same_as_local(local, work)
 
 

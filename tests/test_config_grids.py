@@ -55,7 +55,7 @@ def planned_llm_jobs(out: str) -> set[tuple[str, str, str]]:
     answer jobs of an LLM backend, retrieve jobs with an LLM query planner (n >= 2: n = 1 asks nothing)."""
     jobs = set()
     for line in out.splitlines():
-        m = re.search(r"python -m pipeline (answer|retrieve) ", line)   # Snakemake 9: "Shell command: python ..."
+        m = re.search(r"python -m pipeline (answer|retrieve) ", line)   # "Shell command: /path/to/python -m ..."
         if not m:
             continue
         argv = shlex.split(line[m.start():])

@@ -1,5 +1,7 @@
 """What the Snakefile expands: documents, sources (PDF over JSON), params that track variants."""
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -182,7 +184,7 @@ def test_a_quote_in_a_variant_value_reaches_the_job_intact(tmp_path):
     done = snakemake(tmp_path / "work", "-n", "-p", configfile=path, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     commands = [shlex.split(line.split("Shell command: ", 1)[1]) for line in done.stdout.splitlines()
-                if line.startswith("Shell command: python -m pipeline ")]
+                if re.match(r"Shell command: \S*python\S* -m pipeline ", line)]  # the venv's python (#35)
 
     def arg(words, flag):
         return words[words.index(flag) + 1]
@@ -194,3 +196,27 @@ def test_a_quote_in_a_variant_value_reaches_the_job_intact(tmp_path):
     assert json.loads(arg(answer[0], "--params")) == json.loads(answering_params(cfg, "mock-llm"))
     assert json.loads(arg(answer[0], "--params"))["answering"]["params"]["stop"] == [tricky]
     assert all(json.loads(arg(w, "--vision-params")) == {"note": tricky} for w in tree)
+
+
+def test_a_retry_asks_more_memory_and_time_up_to_the_cap():
+    """A cluster job that ended in OUT_OF_MEMORY or TIMEOUT is retried with twice, then four times, what
+    its rule declares, never more; the first attempt (every local run) asks exactly that."""
+    from pipeline.workflow import per_attempt
+    from pipeline.workflow.threads import RETRY_GROWTH_CAP
+
+    grown = per_attempt(4000)
+    assert [grown(None, attempt=a) for a in (1, 2, 3, 4)] == [4000, 8000, 16000, 4000 * RETRY_GROWTH_CAP]
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_the_rules_run_with_the_python_that_runs_snakemake(tmp_path):
+    """`.venv/bin/snakemake ...` without an activated venv: no `python` of the venv on PATH, and the jobs
+    still run this checkout's code (#35); a cluster job runs Snakemake again with the same Python."""
+    from dag_runner import PLANTED_KEY, command
+
+    cmd = command(tmp_path / "work", "results/wattbot/ingest/train.csv", configfile=REPO / "tests" / "tiny.yaml")
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "OPENAI_API_KEY": PLANTED_KEY}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "work" / "results" / "wattbot" / "ingest" / "train.csv").stat().st_size > 0

@@ -2,9 +2,13 @@
 # the config's lists the rules expand, and the wildcard constraints. A rule file reads only these, CFG and
 # wf (pipeline/workflow/), never a global another rule file defines.
 import re
+import sys
 
 from pipeline import layout as L
 
+# The Python that runs Snakemake (the venv's, absolute): every rule's `{PY:q} -m pipeline <verb>` loads this
+# checkout's code with no activated venv (`.venv/bin/snakemake ...`), in a cluster job too (#35, #37).
+PY = sys.executable
 CACHE = CFG["cache_dir"]   # the LLM and embedding caches
 LLM_EXEC = wf.llm_exec_json(CFG)   # execution-only LLM settings: passed to LLM jobs, never a rerun trigger
 SPLITS = sorted(CFG["wattbot"]["splits"])

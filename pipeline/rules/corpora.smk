@@ -21,8 +21,8 @@ rule corpus_ingest:
     log: L.log("{dataset}/ingest")
     benchmark: L.rule_benchmark("corpus_ingest")
     threads: 1
-    resources: mem_mb=500, runtime=5
-    shell: "python -m pipeline corpus-ingest --name {wildcards.dataset} {params.files} --out-dir {params.out_dir:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline corpus-ingest --name {wildcards.dataset} {params.files} --out-dir {params.out_dir:q} 2>&1 | tee {log}"
 
 
 use rule corpus_ingest as corpus_ingest_labelled with:
@@ -47,5 +47,5 @@ rule corpus_report:
     log: L.log("{dataset}/report")
     benchmark: L.rule_benchmark("corpus_report")
     threads: 1
-    resources: mem_mb=1000, runtime=5
-    shell: "python -m pipeline corpus-report --params {params.cfg:q} {params.files} --reports {L.reports.root:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline corpus-report --params {params.cfg:q} {params.files} --reports {L.reports.root:q} 2>&1 | tee {log}"

@@ -11,8 +11,8 @@ if ENCODER_FOLDERS:
         log: L.log("embedding_model/{folder}")
         benchmark: L.rule_benchmark("embedding_model")
         threads: 1
-        resources: mem_mb=1000, runtime=10
-        shell: "python -m pipeline encoder-model --package {params.package:q} --out {output:q} 2>&1 | tee {log}"
+        resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(10)
+        shell: "{PY:q} -m pipeline encoder-model --package {params.package:q} --out {output:q} 2>&1 | tee {log}"
 
 
 # The real int8 MiniLM (backend onnx-qint8): the packaged fp32 weights exported to ONNX and
@@ -26,5 +26,5 @@ if QINT8_FOLDERS:
         log: L.log("minilm_qint8/{folder}")
         benchmark: L.rule_benchmark("minilm_qint8")
         threads: 1
-        resources: mem_mb=2000, runtime=10
-        shell: "python -m pipeline encoder-qint8 --out {wildcards.folder:q} 2>&1 | tee {log}"
+        resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
+        shell: "{PY:q} -m pipeline encoder-qint8 --out {wildcards.folder:q} 2>&1 | tee {log}"

@@ -13,8 +13,8 @@ if LOCAL_MODEL_FILES:
         log: L.log("local_model/{gguf}")
         benchmark: L.rule_benchmark("local_model")
         threads: 1
-        resources: mem_mb=1000, runtime=5
-        shell: "python -m pipeline local-model --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
+        resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
+        shell: "{PY:q} -m pipeline local-model --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
 
 
 # llama-cpp-python, the local models' server, has no wheel: pip builds it (minutes). The LLM jobs need it
@@ -28,5 +28,5 @@ if LOCAL_MODEL_FILES:
         benchmark: L.rule_benchmark("llm_runtime")
         threads: 1
         priority: wf.PRIORITY["llm_runtime"]
-        resources: mem_mb=2000, runtime=30
-        shell: "python -m pipeline llm-runtime --constraints {wf.LOCK_FILE:q} --jobs {threads} --out {output:q} 2>&1 | tee {log}"
+        resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(30)
+        shell: "{PY:q} -m pipeline llm-runtime --constraints {wf.LOCK_FILE:q} --jobs {threads} --out {output:q} 2>&1 | tee {log}"

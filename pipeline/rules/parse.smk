@@ -12,8 +12,8 @@ rule parse_errors:
     log: L.log("{dataset}/parse_errors")
     benchmark: L.dataset_benchmark("parse_errors")
     threads: 1
-    resources: mem_mb=500, runtime=5
-    shell: "python -m pipeline parse-errors --trees {params.trees:q} --out {output:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline parse-errors --trees {params.trees:q} --out {output:q} 2>&1 | tee {log}"
 
 
 rule parse_check:
@@ -26,8 +26,8 @@ rule parse_check:
     log: L.log("{dataset}/parse_check")
     benchmark: L.dataset_benchmark("parse_check")
     threads: 1
-    resources: mem_mb=200, runtime=5
-    shell: "python -m pipeline parse-check --errors {input.errors:q} --out {output:q} {params.strict} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(200), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline parse-check --errors {input.errors:q} --out {output:q} {params.strict} 2>&1 | tee {log}"
 
 
 rule parse_quality:
@@ -47,6 +47,6 @@ rule parse_quality:
     log: L.log("parsing/{scope}quality")
     benchmark: L.rule_benchmark("parse_quality")
     threads: 2
-    resources: mem_mb=3000, runtime=20, cpus=lambda w, threads: threads
-    shell: "python -m pipeline parse-quality --pdfs {params.pdfs:q} --manifest {input.manifest:q} --scope {params.scope} --jobs {threads} --out {output.quality:q} --errors {output.errors:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(3000), runtime=wf.per_attempt(20), cpus=lambda w, threads: threads
+    shell: "{PY:q} -m pipeline parse-quality --pdfs {params.pdfs:q} --manifest {input.manifest:q} --scope {params.scope} --jobs {threads} --out {output.quality:q} --errors {output.errors:q} 2>&1 | tee {log}"
 

@@ -44,5 +44,5 @@ rule figures:
     log: L.log("figures")
     benchmark: L.rule_benchmark("figures")
     threads: 1
-    resources: mem_mb=3000, runtime=10
-    shell: "python -m pipeline figures --params {params.cfg:q} {params.files} --leaderboard {input.leaderboard:q} --gold {input.gold:q} --reports {L.reports.root:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(3000), runtime=wf.per_attempt(10)
+    shell: "{PY:q} -m pipeline figures --params {params.cfg:q} {params.files} --leaderboard {input.leaderboard:q} --gold {input.gold:q} --reports {L.reports.root:q} 2>&1 | tee {log}"

@@ -12,8 +12,8 @@ rule sprout_attention:
     benchmark: L.rule_benchmark("sprout_attention")
     threads: wf.sprout_threads(CFG)
     priority: wf.PRIORITY["sprout_attention"]
-    resources: mem_mb=6000, runtime=120, encoder=1, cpus=lambda w, threads: threads
-    shell: "python -m pipeline sprout-attention --trees {params.trees:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(6000), runtime=wf.per_attempt(120), encoder=1, cpus=lambda w, threads: threads
+    shell: "{PY:q} -m pipeline sprout-attention --trees {params.trees:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
 
 
 if CFG["sprout"].get("train"):
@@ -26,9 +26,9 @@ if CFG["sprout"].get("train"):
         log: L.log("sprout/train_pairs")
         benchmark: L.rule_benchmark("sprout_train_pairs")
         threads: wf.sprout_threads(CFG)
-        resources: mem_mb=6000, runtime=60, encoder=1, cpus=lambda w, threads: threads
+        resources: mem_mb=wf.per_attempt(6000), runtime=wf.per_attempt(60), encoder=1, cpus=lambda w, threads: threads
         # {wf.SPROUT_DIR}/train_data is L.SPROUT_TRAIN_DATA written out: the shell text is the rule's rerun trigger
-        shell: "python -m pipeline sprout-train-pairs --params {params.cfg:q} {params.exclude} --work-dir {wf.SPROUT_DIR}/train_data --out {output:q} 2>&1 | tee {log}"
+        shell: "{PY:q} -m pipeline sprout-train-pairs --params {params.cfg:q} {params.exclude} --work-dir {wf.SPROUT_DIR}/train_data --out {output:q} 2>&1 | tee {log}"
 
     rule sprout_train:
         input: L.SPROUT_TRAIN_PAIRS
@@ -37,8 +37,8 @@ if CFG["sprout"].get("train"):
         log: L.log("sprout/train")
         benchmark: L.rule_benchmark("sprout_train")
         threads: 1
-        resources: mem_mb=2000, runtime=10
-        shell: "python -m pipeline sprout-train --pairs {input:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
+        resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
+        shell: "{PY:q} -m pipeline sprout-train --pairs {input:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
 
 
 rule sprout_report:
@@ -56,5 +56,5 @@ rule sprout_report:
     log: L.log("sprout/report")
     benchmark: L.rule_benchmark("sprout_report")
     threads: 1
-    resources: mem_mb=1000, runtime=5
-    shell: "python -m pipeline sprout-report --params {params.cfg:q} {params.files} --gold {input.gold:q} --index {input.index:q} --reports {L.reports.root:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline sprout-report --params {params.cfg:q} {params.files} --gold {input.gold:q} --index {input.index:q} --reports {L.reports.root:q} 2>&1 | tee {log}"

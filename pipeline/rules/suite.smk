@@ -12,9 +12,9 @@ rule suite_export:
     log: L.log("{dataset}/export")
     benchmark: L.rule_benchmark("suite_export")
     threads: 1
-    resources: mem_mb=4000, runtime=20
+    resources: mem_mb=wf.per_attempt(4000), runtime=wf.per_attempt(20)
     # --out-dir is L.export_dir() written out: the shell text is the rule's rerun trigger (tests/test_layout.py)
-    shell: "python -m pipeline suite-export --params {params.cfg:q} --out-dir results/{wildcards.dataset}/export 2>&1 | tee {log}"
+    shell: "{PY:q} -m pipeline suite-export --params {params.cfg:q} --out-dir results/{wildcards.dataset}/export 2>&1 | tee {log}"
 
 
 rule suite_evaluate:
@@ -28,8 +28,8 @@ rule suite_evaluate:
     log: L.log("{dataset}/evaluate/{rv}")
     benchmark: L.rule_benchmark("suite_evaluate")
     threads: 1
-    resources: mem_mb=1000, runtime=10
-    shell: "python -m pipeline suite-evaluate --retrieval {input.retrieval:q} --gold {input.gold:q} --ks {params.ks} --out {output.scores:q} --per-query {output.per_query:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(10)
+    shell: "{PY:q} -m pipeline suite-evaluate --retrieval {input.retrieval:q} --gold {input.gold:q} --ks {params.ks} --out {output.scores:q} --per-query {output.per_query:q} 2>&1 | tee {log}"
 
 
 rule suite_report:
@@ -42,5 +42,5 @@ rule suite_report:
     log: L.log("suite_report")
     benchmark: L.rule_benchmark("suite_report")
     threads: 1
-    resources: mem_mb=1000, runtime=5
-    shell: "python -m pipeline suite-report --params {params.cfg:q} {params.files} --reports {L.reports.root:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline suite-report --params {params.cfg:q} {params.files} --reports {L.reports.root:q} 2>&1 | tee {log}"

@@ -17,8 +17,8 @@ rule ingest:
     log: L.log("wattbot/ingest")
     benchmark: L.rule_benchmark("ingest")
     threads: 1
-    resources: mem_mb=500, runtime=5
-    shell: "python -m pipeline ingest --metadata {input.metadata:q} --metadata-out {output.metadata:q} {params.split_args} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline ingest --metadata {input.metadata:q} --metadata-out {output.metadata:q} {params.split_args} 2>&1 | tee {log}"
 
 
 rule tree:
@@ -29,8 +29,8 @@ rule tree:
     log: L.log("{dataset}/tree/{doc}")
     benchmark: L.dataset_benchmark("tree")
     threads: 1
-    resources: mem_mb=1000, runtime=10
-    shell: "python -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.vision} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(10)
+    shell: "{PY:q} -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.vision} 2>&1 | tee {log}"
 
 
 rule answer:
@@ -49,9 +49,9 @@ rule answer:
     threads: lambda w: wf.answer_threads(CFG, w.av)   # a local LLM's servers x n_threads (pipeline/cores.py)
     priority: wf.PRIORITY["answer"]
     # llm_api: this job's calls in flight (its model's concurrency, capped by the run's total)
-    resources: mem_mb=2000, runtime=60, llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api")),
+    resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(60), llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api")),
                cpus=lambda w, threads: threads
-    shell: "python -m pipeline answer --retrieval {input.retrieval:q} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --llm-exec {LLM_EXEC:q} --in-flight {resources.llm_api} --cache-dir {CACHE:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
+    shell: "{PY:q} -m pipeline answer --retrieval {input.retrieval:q} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --llm-exec {LLM_EXEC:q} --in-flight {resources.llm_api} --cache-dir {CACHE:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
 
 
 rule ensemble:
@@ -70,8 +70,8 @@ rule ensemble:
     log: L.log("{dataset}/ensemble/{av}/{split}")
     benchmark: L.dataset_benchmark("ensemble")
     threads: 1
-    resources: mem_mb=500, runtime=5
-    shell: "python -m pipeline ensemble {params.members} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline ensemble {params.members} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
 
 
 rule evaluate:
@@ -88,8 +88,8 @@ rule evaluate:
     log: L.log("{dataset}/evaluate/{av}")
     benchmark: L.dataset_benchmark("evaluate")
     threads: 1
-    resources: mem_mb=500, runtime=5
-    shell: "python -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
 
 
 REPORT_INPUTS = wf.report_inputs(CFG)
@@ -109,8 +109,8 @@ rule report:
     log: L.log("report")
     benchmark: L.rule_benchmark("report")
     threads: 1
-    resources: mem_mb=1000, runtime=5
-    shell: "python -m pipeline report --params {params.cfg:q} {params.files} --gold {input.gold:q} --reports {L.reports.root:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline report --params {params.cfg:q} {params.files} --gold {input.gold:q} --reports {L.reports.root:q} 2>&1 | tee {log}"
 
 
 rule fetch:
@@ -120,5 +120,5 @@ rule fetch:
     params: out_dir=CFG["wattbot"]["fetch_dir"]
     log: L.log("wattbot/fetch")
     threads: 1
-    resources: mem_mb=500, runtime=30
-    shell: "python -m pipeline fetch --metadata {input:q} --out-dir {params.out_dir:q} --status {output:q} 2>&1 | tee {log}"
+    resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(30)
+    shell: "{PY:q} -m pipeline fetch --metadata {input:q} --out-dir {params.out_dir:q} --status {output:q} 2>&1 | tee {log}"

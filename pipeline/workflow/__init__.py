@@ -87,7 +87,7 @@ from pipeline.workflow.suite import (
     suite_report_params,
     suite_targets,
 )
-from pipeline.workflow.threads import answer_threads, encoder_threads, planner_threads, sprout_threads
+from pipeline.workflow.threads import answer_threads, encoder_threads, per_attempt, planner_threads, sprout_threads
 from pipeline.workflow.wattbot import doc_ids, parse_options, split_source, tree_source
 
 __all__ = [
@@ -110,6 +110,7 @@ __all__ = [
     "answer_models",
     "answer_spec",
     "answer_threads",
+    "per_attempt",
     "answer_variants",
     "answering_params",
     "claims_file",

@@ -34,11 +34,13 @@ def after_run(cfg: dict) -> None:
 
 def after_error(snakemake_log: str | list | None) -> None:
     """Snakemake's ``onerror`` hook: the failed jobs, their logs' last lines, and the command that resumes."""
+    import os
     import sys
 
-    from pipeline.report.export.summary import failure_message
+    from pipeline.report.export.summary import LATER, failure_message, resume_command
 
-    print(failure_message(snakemake_log), file=sys.stderr)
+    resume = resume_command(sys.argv, under_make=bool(os.environ.get(LATER)))
+    print(failure_message(snakemake_log, resume=resume), file=sys.stderr)
 
 
 def report_parse_failures(errors_csv: str) -> list[str]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pipeline.workflow.answering import answer_spec, uses_llm
 from pipeline.workflow.planner import planner_model, uses_llm_planner
 
@@ -42,3 +44,19 @@ def sprout_threads(cfg: dict) -> int:
     from pipeline.specs import SproutSpec
 
     return SproutSpec.from_dict(cfg["sprout"]).attention.threads
+
+
+# A retried job gets more: each attempt doubles the rule's declared memory and time, up to this many times
+# them, so a cluster job that ended in OUT_OF_MEMORY or TIMEOUT is resubmitted with room (profiles/slurm's
+# restart-times; docs/cluster.md). A first attempt, and so every local run, asks exactly what is declared.
+RETRY_GROWTH_CAP = 4
+
+
+def per_attempt(declared: int) -> Callable[..., int]:
+    """A rule's ``mem_mb`` / ``runtime`` as Snakemake's ``attempt`` scales it: ``declared`` x 2^(attempt-1),
+    at most ``declared`` x :data:`RETRY_GROWTH_CAP`."""
+
+    def grown(wildcards: object, attempt: int) -> int:
+        return declared * min(2 ** (attempt - 1), RETRY_GROWTH_CAP)
+
+    return grown

@@ -103,7 +103,9 @@ def test_a_failed_run_ends_with_the_failed_job_its_log_and_the_resume_command(tm
     assert done.returncode != 0 and "== wattbench: the run stopped ==" in out, out[-3000:]
     assert "Failed: rule ingest, job" in out and "log: logs/wattbot/ingest.log, its last" in out
     assert "duplicate id 'q1'" in out.split("== wattbench: the run stopped ==")[1]
-    assert "resume (finished jobs are kept): make resume" in out
+    hint = out.split("resume (finished jobs are kept): ")[1].splitlines()[0]  # the command as typed (#35)
+    assert hint.startswith("snakemake --snakefile ") and hint.endswith("results/wattbot/ingest/train.csv --rerun-incomplete")
+    assert f"--configfile {config}" in hint
 
 
 def test_a_long_list_of_variants_that_need_a_look_is_cut_after_five():
@@ -125,3 +127,21 @@ def test_under_make_onsuccess_writes_the_summary_and_leaves_printing_to_the_make
     monkeypatch.delenv("WATTBENCH_SUMMARY_LATER")
     wf.after_run({"wattbot": {"score_split": "train"}, "answering": {}})
     assert "== wattbench: the run is done ==" in capsys.readouterr().out
+
+
+def test_the_resume_hint_is_the_command_as_typed(tmp_path, monkeypatch):
+    """After a plain snakemake run the hint repeats its command with --rerun-incomplete; with a cluster
+    profile also the steps after a kill (cancel-stale, --unlock); under make, make resume."""
+    from pipeline.report.export.summary import RESUME, resume_command
+
+    (tmp_path / "profiles" / "slurm").mkdir(parents=True)
+    (tmp_path / "profiles" / "slurm" / "cancel-stale").write_text("")
+    monkeypatch.setenv("PWD", str(tmp_path))
+    argv = ["/venv/bin/snakemake", "--configfile", "my kr.yaml", "--cores", "2"]
+    assert resume_command(argv, under_make=False) == "snakemake --configfile 'my kr.yaml' --cores 2 --rerun-incomplete"
+    assert resume_command(argv, under_make=True) == RESUME
+    hint = resume_command(["x", "--workflow-profile", "profiles/slurm", "-d", "w", "--rerun-incomplete"], False)
+    first, kill = hint.splitlines()
+    assert first == "snakemake --workflow-profile profiles/slurm -d w --rerun-incomplete"
+    assert kill.endswith("profiles/slurm/cancel-stale w && snakemake --workflow-profile profiles/slurm -d w --unlock && "
+                         + first)

@@ -18,7 +18,9 @@ lines, and the command that resumes.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 from pathlib import Path
 
 import pandas as pd
@@ -31,6 +33,26 @@ TOP = 5  # leaderboard rows printed
 LOG_LINES = 15  # last lines of a failed job's log
 # drops the stale lock and redoes only the unfinished jobs (the Makefile)
 RESUME = "make resume (after a snakemake command of your own: the same command with --rerun-incomplete)"
+# a cluster profile's helper that cancels a killed run's jobs still queued or running (docs/cluster.md)
+CANCEL_STALE = "cancel-stale"
+
+
+def resume_command(argv: list[str], under_make: bool) -> str:
+    """The command that resumes this run: ``make resume`` under ``make run``/``make resume``, else the
+    Snakemake command as it was typed plus ``--rerun-incomplete``; with a cluster profile, first its
+    ``cancel-stale``, and ``--unlock`` for a run that was killed (Snakemake then says it is locked)."""
+    if under_make or not argv:
+        return RESUME
+    args = [a for a in argv[1:] if a not in ("--rerun-incomplete", "--unlock")]
+    again = shlex.join(["snakemake", *args, "--rerun-incomplete"])
+    flags = ("--workflow-profile", "--profile")
+    profile = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in flags), "")
+    if not (Path(os.environ.get("PWD", ".")) / profile / CANCEL_STALE).exists():  # PWD: where it was typed
+        return again
+    workdir = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--directory", "-d")), None)
+    cancel = shlex.join([str(Path(profile) / CANCEL_STALE), *([workdir] if workdir else [])])
+    unlock = shlex.join(["snakemake", *args, "--unlock"])
+    return f"{again}\n  after a kill (Snakemake says the directory is locked): {cancel} && {unlock} && {again}"
 
 
 def _csv(path: Path) -> pd.DataFrame | None:

@@ -1,0 +1,156 @@
+"""profiles/slurm on a real single-node SLURM 22.05 cluster (slurmctld, slurmd, slurmdbd with MariaDB; brought
+up by tests/cluster/slurm_up.sh, stopped by slurm_down.sh). `make test` runs this file on its own, after the
+parallel suite: the cluster's two cores are the machine's. Skipped only without root or apt (said why); as root
+with apt, a cluster that does not come up fails.
+
+One run of the tiny grid through the profile, with one of its running jobs cancelled by `scancel` mid-run:
+the run must see the cancel within 60 s, with SLURM's state in the message, resubmit the job (with twice the
+memory and time: its second attempt), finish, and leave every rule's resources in sacct and results
+byte-identical to the local run. Then a run SIGKILLed mid-way and the documented resume (cancel-stale,
+--unlock, the same command): the resume reruns only what was unfinished, and the results are identical."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from dag_runner import command, environment, result_files
+from pipeline.datasets.paths import REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.cluster]
+HERE = Path(__file__).parent
+PROFILE = REPO / "profiles" / "slurm"
+RUN_LIMIT = 420  # s: the hard limit on each Snakemake run below (the tiny grid takes about 2-3 min here)
+# What each rule declares (pipeline/rules/*.smk): memory in MB and time in minutes, first attempt.
+DECLARED = {"ingest": (500, 5), "tree": (1000, 10), "index": (4000, 60), "retrieve": (2000, 10),
+            "answer": (2000, 60), "ensemble": (500, 5), "evaluate": (500, 5), "report": (1000, 5)}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if os.geteuid() != 0:
+        pytest.skip("the SLURM cluster test needs root (it installs Debian's slurm packages and starts daemons)")
+    if not shutil.which("apt-get") and not shutil.which("slurmctld"):
+        pytest.skip("the SLURM cluster test needs apt-get (Debian's slurmctld, slurmd, slurmdbd, munge, mariadb)")
+    up = subprocess.run([HERE / "slurm_up.sh"], capture_output=True, text=True, timeout=600)
+    try:
+        assert up.returncode == 0, f"the cluster did not come up:\n{up.stderr[-3000:]}"
+        yield up.stderr
+    finally:
+        subprocess.run([HERE / "slurm_down.sh"], timeout=300)
+
+
+def start(work: Path, config: Path, *args: str, log: Path) -> subprocess.Popen:
+    """Snakemake through the profile, as the docs say, its output to ``log``; its own process group."""
+    cmd = command(work, "--workflow-profile", str(PROFILE), *args, configfile=config)
+    return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT, env=environment(),
+                            start_new_session=True)
+
+
+def finish(proc: subprocess.Popen, log: Path, expect_rc: int = 0) -> str:
+    """Its output, once it has ended with ``expect_rc`` within RUN_LIMIT (else killed, and the test fails)."""
+    try:
+        proc.wait(timeout=RUN_LIMIT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(f"the run did not finish within {RUN_LIMIT} s:\n{log.read_text()[-3000:]}")
+    out = log.read_text()
+    assert proc.returncode == expect_rc, out[-3000:]
+    return out
+
+
+def queue(*fields: str) -> list[list[str]]:
+    out = subprocess.run(["squeue", "-h", "-o", "|".join(fields)], capture_output=True, text=True).stdout
+    return [line.split("|") for line in out.splitlines()]
+
+
+def wait_for(what: str, seconds: float, probe):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if found := probe():
+            return found
+        time.sleep(0.5)
+    pytest.fail(f"{what}: not within {seconds} s")
+
+
+def accounting(since: str) -> list[dict]:
+    out = subprocess.run(["sacct", "-X", "-n", "-P", "-S", since, "-o", "JobID,Comment,AllocCPUS,ReqMem,Timelimit,State"],
+                         capture_output=True, text=True, check=True).stdout
+    keys = ("id", "comment", "cpus", "mem", "time", "state")
+    return [dict(zip(keys, line.split("|"))) for line in out.splitlines() if line]
+
+
+def minutes(limit: str) -> int:
+    h, m, s = map(int, limit.split("-")[-1].split(":"))
+    return h * 60 + m
+
+
+def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path):
+    local, config = tiny_run
+    work, log = tmp_path / "work", tmp_path / "snakemake.log"
+    since = time.strftime("%Y-%m-%dT%H:%M:%S")
+    proc = start(work, config, "reports/wattbot/leaderboard.csv", log=log)
+    # an index job (the longest rule here), once it has run a few seconds
+    victim = wait_for("a running index job", 240, lambda: next(
+        (j for j, c, t, s in queue("%i", "%k", "%T", "%M") if c.startswith("rule_index") and t == "RUNNING"
+         and s.count(":") == 1 and int(s.split(":")[1]) >= 3), None))
+    subprocess.run(["scancel", victim], check=True)
+    cancelled = time.monotonic()
+    wait_for("the run marking the cancelled job failed", 60,
+             lambda: f"SLURM-job '{victim}' failed, SLURM status is: 'CANCELLED'" in log.read_text())
+    assert time.monotonic() - cancelled <= 60
+    out = finish(proc, log)
+    assert "Trying to restart job" in out
+
+    jobs = [j for j in accounting(since) if j["comment"].startswith("rule_")]
+    by_id = {j["id"]: j for j in jobs}
+    assert by_id[victim]["state"].startswith("CANCELLED")
+    index_jobs = [j for j in jobs if j["comment"].startswith("rule_index")]
+    assert len(index_jobs) == 3  # two indexes, one of them twice
+    for j in jobs:
+        rule = re.match(r"rule_([a-z]+?)(?:_wildcards|$)", j["comment"]).group(1)
+        mem, limit = DECLARED[rule]
+        attempt = 2 if j["comment"] == by_id[victim]["comment"] and j["id"] != victim else 1
+        assert (j["mem"], minutes(j["time"])) == (f"{mem * attempt}M", limit * attempt), j
+        if j["id"] != victim:
+            assert j["state"] == "COMPLETED", j
+    assert {j["cpus"] for j in index_jobs} == {"2"}  # the rule's threads
+    assert {re.match(r"rule_([a-z]+?)(?:_wildcards|$)", j["comment"]).group(1) for j in jobs} == set(DECLARED)
+    same_as_local(local, work)
+
+
+def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path):
+    local, config = tiny_run
+    work, log = tmp_path / "work", tmp_path / "killed.log"
+    target = "results/wattbot/scores/bm25-x.json"
+    proc = start(work, config, target, log=log)
+    wait_for("a finished job and a running one", 240, lambda: re.search(r"^[1-9]\d* of \d+ steps", log.read_text(), re.M)
+             and any(t == "RUNNING" for (t,) in queue("%T")))
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    stale = subprocess.run([PROFILE / "cancel-stale", work], capture_output=True, text=True, check=True).stdout
+    assert "cancelling" in stale or "no queued" in stale
+    wait_for("the killed run's jobs gone", 30, lambda: not queue("%i"))
+    before = {p: p.stat().st_mtime_ns for p in (work / "results").rglob("*") if p.is_file()}
+
+    locked = finish(start(work, config, target, log=tmp_path / "locked.log"), tmp_path / "locked.log", expect_rc=1)
+    assert "--unlock" in locked  # Snakemake says how; the hint and docs/cluster.md say the same sequence
+    finish(start(work, config, "--unlock", log=tmp_path / "unlock.log"), tmp_path / "unlock.log")
+    out = finish(start(work, config, target, log=tmp_path / "resume.log"), tmp_path / "resume.log")
+    jobs = re.findall(r"^\s+output: (.+)$", out, re.M)
+    assert 0 < len(jobs) < 8  # not the whole target's eight jobs again
+    rerun = {o.strip() for line in jobs for o in line.split(",")}
+    touched = {str(p.relative_to(work)) for p, t in before.items() if p.exists() and p.stat().st_mtime_ns != t}
+    assert touched <= rerun, touched - rerun
+    same_as_local(local, work)
+
+
+def same_as_local(local: Path, remote: Path) -> None:
+    a, b = result_files(local), result_files(remote)
+    assert b and set(b) <= set(a)
+    assert [name for name in b if a[name] != b[name]] == []
+
