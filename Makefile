@@ -17,11 +17,11 @@ SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
 .PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check browser-check chromium
 
-# One install, by uv where it can be had, else pip, with pip's indexes and constraints (pipeline/install.py;
+# One install, by uv where it can be had, else pip, with pip's indexes and constraints (devtools/install.py;
 # INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
 # bytecode, as the venv's: a run's processes read it even under PYTHONDONTWRITEBYTECODE.
 INSTALLER ?= uv
-INSTALL = $(BIN)/python -m pipeline.install --venv $(VENV) --installer $(INSTALLER) -- -c requirements.lock
+INSTALL = $(BIN)/python -m devtools.install --venv $(VENV) --installer $(INSTALLER) -- -c requirements.lock
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(INSTALL) torch==2.13.0 -e ".[torch,dev,local-model]"
@@ -122,9 +122,9 @@ dag: setup
 # Lint, format, types and import floors on pipeline/ ([tool.ruff], [tool.mypy] and [tool.importlinter] in
 # pyproject.toml); make test runs it first.
 lint: setup
-	$(BIN)/ruff check pipeline/
-	$(BIN)/ruff format --check pipeline/
-	$(BIN)/mypy pipeline/
+	$(BIN)/ruff check pipeline/ devtools/
+	$(BIN)/ruff format --check pipeline/ devtools/
+	$(BIN)/mypy pipeline/ devtools/
 	$(BIN)/lint-imports
 
 # The DAG diagram of docs/architecture.md, regenerated from `snakemake --rulegraph` (tests/test_docs.py checks it).

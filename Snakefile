@@ -11,7 +11,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 if shutil.which("sacct"):
     os.environ["PATH"] = os.pathsep.join([os.path.join(workflow.basedir, "profiles", "slurm", "bin"), os.environ["PATH"]])
 
-import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/registries.py)
+import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/register_builtins.py)
 from pipeline.config import check_paths, snakemake_config
 from pipeline.llm.preflight import declared_envvars, preflight, real_run_checks
 from pipeline.cores import machine_cores
@@ -50,7 +50,7 @@ ENVVARS = declared_envvars(LLM_WORK, dry_run=True)   # none under replay
 if ENVVARS:
     envvars: *ENVVARS
 
-include: "pipeline/rules/common.smk"   # L (pipeline/layout.py: where every file lives), CACHE, SPLITS, SCORE_SPLIT, SUITE
+include: "pipeline/rules/common.smk"   # paths (pipeline/paths.py: where every file lives), CACHE, SPLITS, SCORE_SPLIT, SUITE
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/retrieval.smk"
 include: "pipeline/rules/suite.smk"

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pipeline.registries  # noqa: F401 - the built-in entries whose keys the tables show
-from pipeline import answer_backends
+import pipeline.register_builtins  # noqa: F401 - the built-in entries whose keys the tables show
+from pipeline.registry import answer_backends
 from pipeline.config_schema import declared, keys_table
-from pipeline.index_kinds import IndexSpec, get_kind, kind_names
-from pipeline.retrieval_modes import PLANNERS
+from pipeline.registry.index_kinds import IndexSpec, get_kind, kind_names
+from pipeline.registry.retrieval_modes import PLANNERS
 from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec
 
 PAGE = Path(__file__).resolve().parent / "config-keys.md"

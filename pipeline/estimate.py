@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.answer_backends import LLMCallsSpec, VariantSpec
-from pipeline.answer_backends import get as get_backend
 from pipeline.llm.limits import text_tokens
 from pipeline.llm.prices import price_per_token
 from pipeline.llm.work import LLMWork
 from pipeline.llm_models import ModelSpec
+from pipeline.registry.answer_backends import LLMCallsSpec, VariantSpec
+from pipeline.registry.answer_backends import get as get_backend
 
 ANSWER_COMPLETION_TOKENS = 300
 PLANNER_COMPLETION_TOKENS = 100

@@ -11,9 +11,9 @@ merged again.
 Who serves a model is a registered :class:`ServingKind` (a provider or server at an endpoint, a local
 llama.cpp server, replies replayed from the cache): a model is served by the kind whose ``prefix`` it
 carries, else by the kind without one; under ``llm.mode: <mode>`` a kind registered for that mode
-answers instead. A new kind of serving is one :meth:`~pipeline.registry.Registry.register` call. The
+answers instead. A new kind of serving is one :meth:`~pipeline.registry.base.Registry.register` call. The
 built-in kinds register in :mod:`pipeline.llm.serving` (their hooks start servers and ask litellm);
-a driver imports it through pipeline/registries.py.
+a driver imports it through pipeline/register_builtins.py.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from pipeline.config_schema import enum, parse_spec, spec_defaults
-from pipeline.registry import Registry
+from pipeline.registry.base import Registry
 
 LLM_MODES = enum("llm", "mode")
 PER_TOKEN = 1e6  # llm.prices are per million tokens

@@ -16,10 +16,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-# the answering specs' choices (declared in pipeline/answer_backends.py), beside the other enumerations
-from pipeline.answer_backends import PROMPTS as PROMPTS
-from pipeline.answer_backends import TIEBREAKS as TIEBREAKS
-from pipeline.answer_backends import VOTE_MODES as VOTE_MODES
 from pipeline.config_schema import (
     ConfigError,
     ConfigTable,
@@ -30,8 +26,13 @@ from pipeline.config_schema import (
     parse_spec,
     spec_defaults,
 )
-from pipeline.index_kinds import kind_of
-from pipeline.retrieval_modes import PLANNERS
+
+# the answering specs' choices (declared in pipeline/registry/answer_backends.py), beside the other enumerations
+from pipeline.registry.answer_backends import PROMPTS as PROMPTS
+from pipeline.registry.answer_backends import TIEBREAKS as TIEBREAKS
+from pipeline.registry.answer_backends import VOTE_MODES as VOTE_MODES
+from pipeline.registry.index_kinds import kind_of
+from pipeline.registry.retrieval_modes import PLANNERS
 
 # --- enumerations: the schema's lists ---
 TREE_LEVELS = enum("definitions", "tree_level")  # root first: document, section, paragraph, sentence
@@ -187,9 +188,9 @@ class EncoderSpec:
 
 @dataclass(frozen=True)
 class PlannerSpec:
-    """``retrieval.<v>.planner``: its kind (a registered planner kind, pipeline.retrieval_modes) and settings."""
+    """``retrieval.<v>.planner``: its kind (a registered planner kind, pipeline.registry.retrieval_modes) and settings."""
 
-    kind: str = key("a registered planner kind (pipeline/retrieval_modes.py)", type="string", default="none")
+    kind: str = key("a registered planner kind (pipeline/registry/retrieval_modes.py)", type="string", default="none")
     n: int = key("queries per question", type="integer", default=4, schema={"minimum": 1, "maximum": 16})
     model: str | None = key("an LLM planner's model (default: llm.model)", type="string")
     params: dict | None = key("an LLM planner's request parameters", type="object")
@@ -240,7 +241,7 @@ class HybridSpec:
     """``retrieval.<v>.hybrid``: a lexical index's ranking fused with the variant's dense one."""
 
     index: str = key("the lexical index fused with the variant's dense one", type="string")
-    mode: str = key("a registered fusion mode (pipeline/retrieval_modes.py)", type="string")
+    mode: str = key("a registered fusion mode (pipeline/registry/retrieval_modes.py)", type="string")
     top_k: int = key("hits of each side fused", type="integer", schema={"minimum": 1, "maximum": 1000})
     weight: float | None = key(
         "BM25's share (modes that take it: rrf, convex); dense gets 1 - weight",

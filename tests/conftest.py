@@ -17,7 +17,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import pipeline.registries  # noqa: E402, F401 - the built-in index and planner kinds, as a driver registers them
+import pipeline.register_builtins  # noqa: E402, F401 - the built-in index and planner kinds, as a driver registers them
 from pipeline.datasets.paths import wattbot_dir  # noqa: E402
 
 WATTBOT = wattbot_dir()
@@ -58,10 +58,10 @@ def encoder():
 def built_indexes(tmp_path_factory, three_trees, encoder):
     """hier, flat and bm25 indexes over the three real documents (built once per session)."""
     from pipeline.embed import EmbeddingCache
-    from pipeline.index_files.bm25 import build_bm25_index
-    from pipeline.index_files.flat import build_chunk_index
-    from pipeline.index_files.hier import build_tree_index
-    from pipeline.index_files.store import IndexWriter
+    from pipeline.index_structures.bm25 import build_bm25_index
+    from pipeline.index_structures.flat import build_chunk_index
+    from pipeline.index_structures.hier import build_tree_index
+    from pipeline.index_structures.store import IndexWriter
 
     root = tmp_path_factory.mktemp("indexes")
     cache = EmbeddingCache(root / "cache" / "embeddings.sqlite")
@@ -95,7 +95,7 @@ def tiny_run(tmp_path_factory):
 def standin():
     """``standin(**StandInConfig fields)``: an OpenAI-compatible provider stand-in on 127.0.0.1 (the LLM
     scale, fault and planner tests), stopped after the test."""
-    from pipeline.llm.standin import StandIn, StandInConfig
+    from pipeline.bench.standin import StandIn, StandInConfig
 
     servers = []
 

@@ -5,8 +5,8 @@ import pytest
 
 @pytest.mark.slow
 def test_fixed_cost_bench_prints_the_figures(capsys, wattbot_dir):
-    import pipeline.registries  # noqa: F401 - as the CLI does before the bench looks an index kind up
-    from pipeline.bench_fixed import run_fixed_cost_bench
+    import pipeline.register_builtins  # noqa: F401 - as the CLI does before the bench looks an index kind up
+    from pipeline.bench.fixed_cost import run_fixed_cost_bench
 
     out = run_fixed_cost_bench(["tests/tiny.yaml"], {"data_root": str(wattbot_dir.parent)}, runs=1)
     printed = capsys.readouterr().out

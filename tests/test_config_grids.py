@@ -15,7 +15,7 @@ import pytest
 from dag_runner import environment
 
 from pipeline.workflow import llm_work
-from pipeline.answer_backends import calls_llm
+from pipeline.registry.answer_backends import calls_llm
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO, data_root
 from pipeline.estimate import estimate

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from pipeline.answer_backends import variant_spec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.verbs.answer import answer_job_llm
 from pipeline.config import load_config
 from pipeline.cores import job_threads, machine_cores

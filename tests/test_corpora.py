@@ -9,7 +9,7 @@ import yaml
 import pipeline.workflow as wf
 from dag_runner import planned_jobs, snakemake
 from pipeline.workflow import llm_work
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config import ConfigError, check_paths, resolve_config, validate
 from pipeline.datasets.paths import REPO
 from pipeline.specs import CorpusSpec
@@ -99,7 +99,7 @@ def test_workflow_functions(tmp_path):
     cfg = corpus_config(make_corpus(tmp_path), variants=["bm25-x", "ens"])
     wf.register_corpora(cfg)
     assert wf.check_corpora(cfg)["mine"]["questions"] == 3
-    assert wf.tree_files(cfg, "mine") == [L.tree(d, "mine") for d in ("alpha", "beta", "gamma")]
+    assert wf.tree_files(cfg, "mine") == [paths.tree(d, "mine") for d in ("alpha", "beta", "gamma")]
     assert wf.dataset_tree_source(cfg, "mine", "gamma").endswith("gamma.md")
     assert wf.questions_path("mine", "questions") == "results/mine/ingest/questions.csv"
     assert wf.solutions_path(cfg, "mine") == ["results/mine/ingest/solutions.csv"]
@@ -112,7 +112,7 @@ def test_workflow_functions(tmp_path):
     ingest = wf.corpus_ingest_inputs(cfg, "mine")
     assert [Path(p).name for p in ingest] == ["questions.csv", "solutions.csv", "alpha.pdf", "beta.pdf", "gamma.md"]
     # WattBot's own entry is unchanged
-    assert wf.questions_path("wattbot", "train") == L.ingest_split("train")
+    assert wf.questions_path("wattbot", "train") == paths.ingest_split("train")
 
 
 def test_unlabelled_corpus_has_no_scores(tmp_path):

@@ -5,7 +5,7 @@ import yaml
 
 from dag_runner import planned_jobs, snakemake
 from pipeline.workflow import llm_work
-from pipeline.answer_backends import variant_spec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.cli import main
 from pipeline.config import load_config, validate
 from pipeline.datasets.paths import REPO, data_root

@@ -1,9 +1,9 @@
-"""The set-up's installer (pipeline/install.py): uv gets pip's indexes, find-links, constraints and
+"""The set-up's installer (devtools/install.py): uv gets pip's indexes, find-links, constraints and
 certificate bundle, the later source of a key winning as in pip; without uv, pip installs."""
 
 from pathlib import Path
 
-from pipeline import install
+from devtools import install
 
 # `pip config list` as this kind of machine prints it: files first, then the PIP_* variables (:env:).
 LISTING = """\

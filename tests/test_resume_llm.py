@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from dag_runner import snakemake
-from pipeline.llm.standin import StandIn, StandInConfig, request_key
+from pipeline.bench.standin import StandIn, StandInConfig, request_key
 from pipeline.datasets.paths import REPO
 from test_resume import cached_calls, kill_when, start, unlock
 

@@ -8,7 +8,7 @@ from pipeline import config_schema
 from pipeline.config import ConfigError, validate
 from pipeline.config_schema import declared_defaults
 from pipeline.datasets.paths import REPO
-from pipeline.answer_backends import LLMAnswerSpec, variant_spec
+from pipeline.registry.answer_backends import LLMAnswerSpec, variant_spec
 from pipeline.llm_models import LLMSpec
 from pipeline.specs import PROMPTS, TREE_LEVELS
 

@@ -82,7 +82,7 @@ def test_nested_sections_ids_offsets_and_pages():
 def test_parent_vectors_include_subsections():
     import numpy as np
 
-    from pipeline.index_files.hier import aggregate
+    from pipeline.index_structures.hier import aggregate
 
     tree = build_tree("d", "t", [SectionSpec("1 A", [], subsections=[SectionSpec("1.1 B", [ParagraphSpec(["x y"])])])])
     leaf = "d:s1:s1:p1:t1"

@@ -35,7 +35,7 @@ def test_each_dataset_entry_says_which_trees_and_questions_its_rules_read(cfg):
     """The index and retrieval rules ask the dataset's entry (pipeline/workflow/datasets.py), never its name:
     WattBot reads one tree per configured document and the ingested splits, a suite dataset (one registered
     outside the package too) its export; an unknown name is an error naming the known ones."""
-    from pipeline import suite_datasets
+    from pipeline.registry import suite_datasets
     from pipeline.workflow import questions_path, tree_files, tree_files_arg
 
     cfg["wattbot"]["docs"] = ["roe2023"]

@@ -1,5 +1,5 @@
 """The built-in answering backends, registered here, where the import contracts see what they name
-(pipeline/registries.py imports this module; a backend outside the package registers in its own module).
+(pipeline/register_builtins.py imports this module; a backend outside the package registers in its own module).
 
 Each answer function is imported when it is first called, so validating a config (the Snakefile, every
 job's driver) loads no answering code: pandas, the LLM gateway and the prompts come with the answer job.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.answer_backends import AnswerBackend, EnsembleSpec, ExtractiveSpec, LLMAnswerSpec, register
+from pipeline.registry.answer_backends import AnswerBackend, EnsembleSpec, ExtractiveSpec, LLMAnswerSpec, register
 
 if TYPE_CHECKING:
     import pandas as pd

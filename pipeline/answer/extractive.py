@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from pipeline.answer.numbers import Mention, find_numbers, fmt, is_year, keep_scale_for, unit_key, unit_score
 from pipeline.answer.record import Answer, blank_answer
-from pipeline.answer_backends import ExtractorSettings
 from pipeline.parse.sentences import sentence_texts
+from pipeline.registry.answer_backends import ExtractorSettings
 
 BLANK = "is_blank"
 RANK_W, DOC_W = 0.15, 0.15  # weights of the rank prior and the document-share prior

@@ -18,11 +18,11 @@ from importlib import resources
 from pipeline.answer.normalise import is_true_false, normalise_value, parse_refs
 from pipeline.answer.record import Answer, blank_answer
 from pipeline.answer.vote import VoteConfig, vote
-from pipeline.answer_backends import LLMAnswerSpec
 from pipeline.llm.gateway import LLMGateway, LLMRequest, LLMResult
 from pipeline.llm.limits import text_tokens
 from pipeline.llm.replies import repair_json, schema_problem
 from pipeline.llm_models import serving_kind
+from pipeline.registry.answer_backends import LLMAnswerSpec
 from pipeline.specs import PROMPTS
 
 CONTEXT_CAP_CHARS = 12000  # the prompt's context budget (characters)

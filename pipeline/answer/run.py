@@ -1,7 +1,7 @@
 """The answer stage: retrieval results + questions -> one answer record per question.
 
 Backends are data (``answering.<variant>.backend``), each registered with its answer function in
-pipeline/answer_backends.py: ``extractive`` (offline, no model download, the default) or ``llm``
+pipeline/registry/answer_backends.py: ``extractive`` (offline, no model download, the default) or ``llm``
 (any litellm model through the cached gateway, including the local llama.cpp server). Every question
 gets a record; an LLM question that failed carries ``failure`` with the reason and counts in the scores and the leaderboard.
 
@@ -23,11 +23,11 @@ from tqdm import tqdm
 
 from pipeline.answer.extractive import answer_question
 from pipeline.answer.llm_answer import Ask, answer_once, combine_samples
-from pipeline.answer_backends import ExtractiveSpec, LLMAnswerSpec, VariantSpec
-from pipeline.answer_backends import get as get_backend
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.llm_models import LLMSpec
+from pipeline.registry.answer_backends import ExtractiveSpec, LLMAnswerSpec, VariantSpec
+from pipeline.registry.answer_backends import get as get_backend
 
 
 @dataclass

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.answer.record import Answer, blank_answer
-from pipeline.answer_backends import VoteSettings
 from pipeline.config_schema import declared_defaults
+from pipeline.registry.answer_backends import VoteSettings
 from pipeline.specs import TIEBREAKS
 from pipeline.specs import VOTE_MODES as MODES
 

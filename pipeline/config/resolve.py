@@ -4,8 +4,8 @@ a corpus's variants, a model's local server)."""
 
 from __future__ import annotations
 
-from pipeline import answer_backends, suite_datasets
 from pipeline.config_schema import ConfigError, ConfigTree
+from pipeline.registry import answer_backends, suite_datasets
 from pipeline.specs import CorpusSpec, PlannerSpec
 
 

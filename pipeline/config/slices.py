@@ -3,10 +3,10 @@ cache keys). What only says how a job runs (threads, LLM concurrency and limits)
 
 from __future__ import annotations
 
-from pipeline import answer_backends
 from pipeline.config_schema import ConfigTree
-from pipeline.index_kinds import kind_of
 from pipeline.provenance import stable_hash
+from pipeline.registry import answer_backends
+from pipeline.registry.index_kinds import kind_of
 from pipeline.specs import PlannerSpec, SproutSpec
 
 

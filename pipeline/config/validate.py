@@ -9,7 +9,7 @@ import re
 
 import jsonschema
 
-from pipeline import answer_backends, config_schema, suite_datasets
+from pipeline import config_schema
 from pipeline.config.resolve import (
     answer_splits,
     check_llm_model,
@@ -19,14 +19,15 @@ from pipeline.config.resolve import (
     resolve_planner,
 )
 from pipeline.config_schema import ConfigError, ConfigTree, declared_schema, fill_and_check
-from pipeline.index_kinds import IndexSpec, get_kind, kind_names, kind_of
-from pipeline.retrieval_modes import FUSIONS, PLANNERS
+from pipeline.registry import answer_backends, suite_datasets
+from pipeline.registry.index_kinds import IndexSpec, get_kind, kind_names, kind_of
+from pipeline.registry.retrieval_modes import FUSIONS, PLANNERS
 from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec, RetrievalSpec, SproutSpec
 
 
 def full_schema() -> dict:
     """The config schema with the index kinds, planner kinds, fusion modes, answering backends, suite
-    datasets and embedding backends that are registered (pipeline/index_kinds.py, retrieval_modes.py,
+    datasets and embedding backends that are registered (pipeline/registry/index_kinds.py, retrieval_modes.py,
     answer_backends.py, suite_datasets.py, embed/backends.py), not lists kept in the YAML; built per
     validation, as a test may register a toy one."""
     from pipeline.embed.backends import backend_names  # importing pipeline.embed registers the built-in ones

@@ -22,8 +22,8 @@ from pathlib import Path
 import datasets
 
 from pipeline.datasets.paths import data_root
-from pipeline.suite_datasets import canonical
-from pipeline.suite_datasets import get as get_dataset
+from pipeline.registry.suite_datasets import canonical
+from pipeline.registry.suite_datasets import get as get_dataset
 
 GOLD_COLUMNS = ("query_id", "doc_id", "start", "end", "grade")
 
@@ -131,7 +131,7 @@ def load_benchmark(name: str, root: str | Path | None = None, subset: dict | Non
     override it; ``{"full": True}`` starts from everything instead (other keys still apply as filters).
     """
     name = canonical(name)
-    module = get_dataset(name).module()  # registered in pipeline/suite_datasets.py
+    module = get_dataset(name).module()  # registered in pipeline/registry/suite_datasets.py
     subset = dict(subset or {})
     params = {} if subset.pop("full", False) else dict(module.DEFAULT_SUBSET)
     params.update(subset)

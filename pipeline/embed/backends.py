@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.registry import Registry
+from pipeline.registry.base import Registry
 from pipeline.specs import EncoderSpec
 
 from .base import Encoder

@@ -1,12 +1,12 @@
 """The ``bm25`` kind: rank-bm25 over the tokenised tree nodes of the index's ``levels``
-(pipeline.index_files.bm25); the lexical side of a hybrid."""
+(pipeline.index_structures.bm25); the lexical side of a hybrid."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from pipeline.config_schema import key
-from pipeline.index_kinds import TREE_LEVELS, IndexJob, IndexKind, IndexSpec, SearchJob, register
+from pipeline.registry.index_kinds import TREE_LEVELS, IndexJob, IndexKind, IndexSpec, SearchJob, register
 from pipeline.specs import LEVEL_FUSIONS
 
 
@@ -28,7 +28,7 @@ class LexicalSettings:
 
 
 def build(job: IndexJob) -> dict:
-    from pipeline.index_files.build import build_lexical_index
+    from pipeline.index_structures.build import build_lexical_index
 
     assert isinstance(job.spec, BM25Spec)
     return build_lexical_index(job, list(job.spec.levels))
@@ -38,7 +38,7 @@ class LexicalSearcher:
     """BM25 over the variant's levels, merged across levels by its ``level_fusion``."""
 
     def __init__(self, job: SearchJob):
-        from pipeline.index_files.bm25 import BM25Searcher
+        from pipeline.index_structures.bm25 import BM25Searcher
 
         self.bm25 = BM25Searcher(job.path, list(job.retrieval.levels))
         self.store, self.fusion = self.bm25.reader, job.settings.level_fusion

@@ -1,13 +1,13 @@
 """The ``chunks`` kind: the flat baseline, fixed-size overlapping sentence windows
-(pipeline.index_files.flat) embedded directly; no parents, so no expansion."""
+(pipeline.index_structures.flat) embedded directly; no parents, so no expansion."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from pipeline.config_schema import key
-from pipeline.index_kinds import ConfigError, IndexJob, IndexKind, IndexSpec, register
 from pipeline.indexes.tree import LevelSearcher
+from pipeline.registry.index_kinds import ConfigError, IndexJob, IndexKind, IndexSpec, register
 
 
 @dataclass(frozen=True)
@@ -17,8 +17,8 @@ class ChunksSpec(IndexSpec):
 
 
 def build(job: IndexJob) -> dict:
-    from pipeline.index_files.build import build_dense_index
-    from pipeline.index_files.flat import build_chunk_index
+    from pipeline.index_structures.build import build_dense_index
+    from pipeline.index_structures.flat import build_chunk_index
 
     spec = job.spec
     assert isinstance(spec, ChunksSpec)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config_schema import key
-from pipeline.index_kinds import ConfigError, IndexJob, IndexKind, IndexSpec, SearchJob, register
+from pipeline.registry.index_kinds import ConfigError, IndexJob, IndexKind, IndexSpec, SearchJob, register
 from pipeline.specs import BeamSpec, SproutSpec
 
 
@@ -55,8 +55,8 @@ def extra_inputs(spec: SproutIndexSpec, dataset: str) -> dict[str, str]:
     """The attention file, and the trained head weights when the index uses them."""
     trained = spec.heads == "trained"
     return {
-        "sprout_attention": L.sprout_attention(dataset),
-        **({"head_weights": L.SPROUT_HEAD_WEIGHTS} if trained else {}),
+        "sprout_attention": paths.sprout_attention(dataset),
+        **({"head_weights": paths.SPROUT_HEAD_WEIGHTS} if trained else {}),
     }
 
 

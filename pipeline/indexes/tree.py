@@ -1,14 +1,14 @@
 """The ``tree`` kind: KohakuRAG's hierarchy, sentences embedded and parents aggregated
-(pipeline.index_files.hier), searched densely at any tree level."""
+(pipeline.index_structures.hier), searched densely at any tree level."""
 
 from __future__ import annotations
 
-from pipeline.index_kinds import TREE_LEVELS, IndexJob, IndexKind, SearchJob, register
+from pipeline.registry.index_kinds import TREE_LEVELS, IndexJob, IndexKind, SearchJob, register
 
 
 def build(job: IndexJob) -> dict:
-    from pipeline.index_files.build import build_dense_index
-    from pipeline.index_files.hier import build_tree_index
+    from pipeline.index_structures.build import build_dense_index
+    from pipeline.index_structures.hier import build_tree_index
 
     return build_dense_index(job, build_tree_index)
 
@@ -17,7 +17,7 @@ class LevelSearcher:
     """A dense searcher restricted to the variant's levels."""
 
     def __init__(self, job: SearchJob):
-        from pipeline.index_files.dense import DenseSearcher
+        from pipeline.index_structures.dense import DenseSearcher
 
         if job.embedding is None:
             raise ValueError(f"{job.path}: a dense index needs the variant's embedding")

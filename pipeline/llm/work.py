@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.answer_backends import LLMCallsSpec, VariantSpec, calls_llm
 from pipeline.llm_models import LLMSpec
+from pipeline.registry.answer_backends import LLMCallsSpec, VariantSpec, calls_llm
 from pipeline.specs import PlannerSpec
 
 

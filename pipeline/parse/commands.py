@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from pipeline.layout import PARSE_CORPUS_MANIFEST
 from pipeline.parse.corpus import SCOPES
+from pipeline.paths import PARSE_CORPUS_MANIFEST
 from pipeline.specs import HEADINGS, LLM_MODES
 from pipeline.tree import DocTree, section_depth
 

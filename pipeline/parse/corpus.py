@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.layout import PARSE_CORPUS_MANIFEST
+from pipeline.paths import PARSE_CORPUS_MANIFEST
 
 MANIFEST = Path(PARSE_CORPUS_MANIFEST)
 RESERVED_SOURCE = "publishers"  # texlive-publishers-doc: the independent check, never tuned on

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.retrieval_modes import FUSIONS, FusionMode
+from pipeline.registry.retrieval_modes import FUSIONS, FusionMode
 
 if TYPE_CHECKING:
     from pipeline.specs import HybridSpec

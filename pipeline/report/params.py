@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # An answering variant's hashed slice (backend, retrieval, members, upstream indexes, ...), shown as
-# is in reports/wattbot/index.md; its keys are the answering backends' (pipeline/answer_backends.py).
+# is in reports/wattbot/index.md; its keys are the answering backends' (pipeline/registry/answer_backends.py).
 VariantSlice = dict
 
 

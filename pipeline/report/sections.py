@@ -5,7 +5,7 @@ Two sections exist. The labelled set (WattBot's scored split) has every answerin
 variant scored per question; its ablations are drawn as bars per stage and its headline is the score
 (doc hit@1 for an ablation without answers). A retrieval-suite dataset has IE@k per query; its rows
 are drawn in the suite's IE@k panels and its headline is IE at the largest k. A dataset registered in
-pipeline/suite_datasets.py gets the suite section by that registration alone; a name registered
+pipeline/registry/suite_datasets.py gets the suite section by that registration alone; a name registered
 nowhere is an error, not a silent guess.
 """
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pipeline import suite_datasets
-from pipeline.layout import WATTBOT
+from pipeline.paths import WATTBOT
+from pipeline.registry import suite_datasets
 
 
 @dataclass(frozen=True)

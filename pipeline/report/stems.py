@@ -2,13 +2,13 @@
 
 Snakemake needs every output before it runs, so the stems are planned when the DAG is: this module
 imports only the standard library, the backend registry and the params' dataclasses, and
-`snakemake -n` never loads matplotlib or scikit-learn (tests/test_layout.py checks it).
+`snakemake -n` never loads matplotlib or scikit-learn (tests/test_paths.py checks it).
 The drawing code (pipeline/report/pages/figures.py) uses the same names.
 """
 
 from __future__ import annotations
 
-from pipeline.answer_backends import get as get_backend
+from pipeline.registry.answer_backends import get as get_backend
 from pipeline.report.params import Ablation, FiguresParams
 
 SUITE_NAME = "retrieval-suite"  # the pseudo-ablation over every suite variant

@@ -5,7 +5,7 @@ A single embedded question often misses the passage that holds the answer: the c
 sentence. KohakuRAG asks the answering LLM for extra queries (:class:`LLMPlanner`, its prompt
 and fallback, see docs/kohakurag.md §5). :class:`OfflinePlanner` is the deterministic,
 LLM-free counterpart: acronym expansion with acronyms mined from the corpus itself, a
-keyword/entity query and a unit-aware query. Each is a planner kind (pipeline.retrieval_modes.PLANNERS),
+keyword/entity query and a unit-aware query. Each is a planner kind (pipeline.registry.retrieval_modes.PLANNERS),
 registered at the end of this module with ``none`` (the question only).
 """
 
@@ -17,11 +17,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from pipeline.index_files.bm25 import STOPWORDS, stem
+from pipeline.index_structures.bm25 import STOPWORDS, stem
 from pipeline.llm.cache import LLMRequest, LLMResult  # not the gateway: a retrieve job without an LLM never loads it
 from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.llm.replies import json_values
-from pipeline.retrieval_modes import PLANNERS, PlannerKind
+from pipeline.registry.retrieval_modes import PLANNERS, PlannerKind
 from pipeline.specs import PlannerSpec
 
 # words an acronym may skip ("mixture of experts" -> MoE may use or skip "of")

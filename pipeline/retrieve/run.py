@@ -15,10 +15,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from pipeline.config_schema import ConfigTable
-from pipeline.index_files.store import IndexReader, StoredNode
-from pipeline.index_kinds import IndexKind, SearchJob, kind_of
+from pipeline.index_structures.store import IndexReader, StoredNode
 from pipeline.ranking.rerank import rerank
-from pipeline.retrieval_modes import FUSIONS
+from pipeline.registry.index_kinds import IndexKind, SearchJob, kind_of
+from pipeline.registry.retrieval_modes import FUSIONS
 from pipeline.retrieve.expand import expand_context
 from pipeline.retrieve.planner import make_planner, mine_acronyms
 from pipeline.specs import ContextSpec, EncoderSpec, RetrievalSpec

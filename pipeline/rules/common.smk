@@ -1,10 +1,10 @@
-# What every rule file shares, included first by the Snakefile: where files live (L: pipeline/layout.py),
+# What every rule file shares, included first by the Snakefile: where files live (paths: pipeline/paths.py),
 # the config's lists the rules expand, and the wildcard constraints. A rule file reads only these, CFG and
 # wf (pipeline/workflow/), never a global another rule file defines.
 import re
 import sys
 
-from pipeline import layout as L
+from pipeline import paths
 
 # The Python that runs Snakemake (the venv's, absolute): every rule's `{PY:q} -m pipeline <verb>` loads this
 # checkout's code with no activated venv (`.venv/bin/snakemake ...`), in a cluster job too (#35, #37).
@@ -15,10 +15,10 @@ SPLITS = sorted(CFG["wattbot"]["splits"])
 SCORE_SPLIT = CFG["wattbot"]["score_split"]
 SUITE = wf.suite_datasets(CFG)
 CORPORA = wf.register_corpora(CFG)   # `corpora:` entries: registry entries the shared rules ask (pipeline/workflow/datasets.py)
-ANSWERED = "|".join(map(re.escape, [L.WATTBOT, *CORPORA]))   # the datasets the answering rules serve
+ANSWERED = "|".join(map(re.escape, [paths.WATTBOT, *CORPORA]))   # the datasets the answering rules serve
 
 wildcard_constraints:
-    dataset="|".join(map(re.escape, [L.WATTBOT, *SUITE, *CORPORA])),
+    dataset="|".join(map(re.escape, [paths.WATTBOT, *SUITE, *CORPORA])),
     split=r"[A-Za-z0-9_]+",
     index="|".join(map(re.escape, sorted(CFG["indexes"]))),  # configured names only: no accidental matches
     rv="|".join(map(re.escape, sorted(CFG["retrieval"]))),

@@ -14,12 +14,12 @@ rule corpus_ingest:
     WattBot-shaped CSVs."""
     input: lambda w: wf.corpus_ingest_inputs(CFG, w.dataset)
     output:
-        metadata=L.corpus_ingest(name="metadata"),
-        questions=L.corpus_ingest(name="questions"),
+        metadata=paths.corpus_ingest(name="metadata"),
+        questions=paths.corpus_ingest(name="questions"),
     wildcard_constraints: dataset=corpora_pattern(labelled=False)
-    params: files=lambda w: wf.corpus_ingest_args(CFG, w.dataset), out_dir=lambda w: L.corpus_ingest_dir(w.dataset)
-    log: L.log("{dataset}/ingest")
-    benchmark: L.rule_benchmark("corpus_ingest")
+    params: files=lambda w: wf.corpus_ingest_args(CFG, w.dataset), out_dir=lambda w: paths.corpus_ingest_dir(w.dataset)
+    log: paths.log("{dataset}/ingest")
+    benchmark: paths.rule_benchmark("corpus_ingest")
     threads: 1
     resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
     shell: "{PY:q} -m pipeline corpus-ingest --name {wildcards.dataset} {params.files} --out-dir {params.out_dir:q} 2>&1 | tee {log}"
@@ -27,25 +27,25 @@ rule corpus_ingest:
 
 use rule corpus_ingest as corpus_ingest_labelled with:
     output:
-        metadata=L.corpus_ingest(name="metadata"),
-        questions=L.corpus_ingest(name="questions"),
-        solutions=L.corpus_ingest(name="solutions"),
+        metadata=paths.corpus_ingest(name="metadata"),
+        questions=paths.corpus_ingest(name="questions"),
+        solutions=paths.corpus_ingest(name="solutions"),
     wildcard_constraints: dataset=corpora_pattern(labelled=True)
 
 
 rule corpus_report:
     """The corpus's leaderboard (labelled: the WattBot metric with bootstrap intervals and doc-level
-    retrieval metrics; unlabelled: answered and blank counts) and its submission (Kaggle format), both in pipeline/layout.py."""
+    retrieval metrics; unlabelled: answered and blank counts) and its submission (Kaggle format), both in pipeline/paths.py."""
     input: unpack(lambda w: wf.input_lists(wf.corpus_report_inputs(CFG, w.dataset)))
     output:
-        leaderboard=L.reports.corpus_leaderboard(),
-        submission=L.reports.corpus_submission(),
+        leaderboard=paths.reports.corpus_leaderboard(),
+        submission=paths.reports.corpus_submission(),
     wildcard_constraints: dataset=corpora_pattern()
     params:
         cfg=lambda w: wf.corpus_report_params(CFG, w.dataset),
         files=lambda w: wf.named_args(wf.corpus_report_inputs(CFG, w.dataset)),
-    log: L.log("{dataset}/report")
-    benchmark: L.rule_benchmark("corpus_report")
+    log: paths.log("{dataset}/report")
+    benchmark: paths.rule_benchmark("corpus_report")
     threads: 1
     resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
-    shell: "{PY:q} -m pipeline corpus-report --params {params.cfg:q} {params.files} --reports {L.reports.root:q} 2>&1 | tee {log}"
+    shell: "{PY:q} -m pipeline corpus-report --params {params.cfg:q} {params.files} --reports {paths.reports.root:q} 2>&1 | tee {log}"

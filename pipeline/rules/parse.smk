@@ -6,11 +6,11 @@
 rule parse_errors:
     """One per answered dataset (WattBot, each corpus): its trees' failures."""
     input: lambda w: wf.tree_files(CFG, w.dataset)
-    output: L.parse_errors("{dataset}")
+    output: paths.parse_errors("{dataset}")
     wildcard_constraints: dataset=ANSWERED
     params: trees=lambda w, input: ",".join(input)
-    log: L.log("{dataset}/parse_errors")
-    benchmark: L.dataset_benchmark("parse_errors")
+    log: paths.log("{dataset}/parse_errors")
+    benchmark: paths.dataset_benchmark("parse_errors")
     threads: 1
     resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
     shell: "{PY:q} -m pipeline parse-errors --trees {params.trees:q} --out {output:q} 2>&1 | tee {log}"
@@ -19,12 +19,12 @@ rule parse_errors:
 rule parse_check:
     """Prints the failed documents; fails the run when parsing.strict is set (`onsuccess` repeats them last)."""
     input:
-        errors=L.parse_errors("{dataset}"),
-    output: L.parse_check("{dataset}")
+        errors=paths.parse_errors("{dataset}"),
+    output: paths.parse_check("{dataset}")
     wildcard_constraints: dataset=ANSWERED
     params: strict="--strict" if CFG["parsing"]["strict"] else ""
-    log: L.log("{dataset}/parse_check")
-    benchmark: L.dataset_benchmark("parse_check")
+    log: paths.log("{dataset}/parse_check")
+    benchmark: paths.dataset_benchmark("parse_check")
     threads: 1
     resources: mem_mb=wf.per_attempt(200), runtime=wf.per_attempt(5)
     shell: "{PY:q} -m pipeline parse-check --errors {input.errors:q} --out {output:q} {params.strict} 2>&1 | tee {log}"
@@ -35,17 +35,17 @@ rule parse_quality:
     scope "sample" (one small document per source) is in the default DAG; "all" is `make parse-quality`."""
     input:
         pdfs=lambda w: wf.parse_quality_pdfs(CFG, "sample" if w.scope else "all"),
-        manifest=L.PARSE_CORPUS_MANIFEST,
+        manifest=paths.PARSE_CORPUS_MANIFEST,
     output:
-        quality=L.reports.parse_quality(),
-        sources=L.reports.parse_quality_sources(),
-        errors=L.parse_quality_errors(),
+        quality=paths.reports.parse_quality(),
+        sources=paths.reports.parse_quality_sources(),
+        errors=paths.parse_quality_errors(),
     wildcard_constraints: scope="(sample/)?"
     params:
         pdfs=CFG["parsing"]["quality_dir"],
         scope=lambda w: "sample" if w.scope else "all",
-    log: L.log("parsing/{scope}quality")
-    benchmark: L.rule_benchmark("parse_quality")
+    log: paths.log("parsing/{scope}quality")
+    benchmark: paths.rule_benchmark("parse_quality")
     threads: 2
     resources: mem_mb=wf.per_attempt(3000), runtime=wf.per_attempt(20), cpus=lambda w, threads: threads
     shell: "{PY:q} -m pipeline parse-quality --pdfs {params.pdfs:q} --manifest {input.manifest:q} --scope {params.scope} --jobs {threads} --out {output.quality:q} --errors {output.errors:q} 2>&1 | tee {log}"

@@ -4,11 +4,11 @@
 
 rule index:
     input: lambda w: wf.index_inputs(CFG, w.dataset, w.index)
-    output: L.index()
+    output: paths.index()
     params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.tree_files_arg(CFG, w.dataset),
             extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index)
-    log: L.log("{dataset}/index/{index}")
-    benchmark: L.rule_benchmark("index")
+    log: paths.log("{dataset}/index/{index}")
+    benchmark: paths.rule_benchmark("index")
     threads: wf.encoder_threads(CFG)
     priority: wf.PRIORITY["index"]
     resources: mem_mb=wf.per_attempt(4000), runtime=wf.per_attempt(60), encoder=1, cpus=lambda w, threads: threads
@@ -17,18 +17,18 @@ rule index:
 
 rule retrieve:
     input:
-        indexes=lambda w: [L.index(w.dataset, n) for n in wf.retrieval_indexes(CFG, w.rv)],
+        indexes=lambda w: [paths.index(w.dataset, n) for n in wf.retrieval_indexes(CFG, w.rv)],
         questions=lambda w: wf.questions_path(w.dataset, w.split),
         models=lambda w: wf.retrieval_models(CFG, w.rv),   # a local LLM planner's model file
-    output: L.retrieval()
+    output: paths.retrieval()
     wildcard_constraints: rv=wf.retrieval_variants(CFG, llm_planner=False)
     params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
-    log: L.log("{dataset}/retrieve/{rv}/{split}")
-    benchmark: L.rule_benchmark("retrieve")
+    log: paths.log("{dataset}/retrieve/{rv}/{split}")
+    benchmark: paths.rule_benchmark("retrieve")
     threads: 1
     priority: wf.PRIORITY["retrieve"]
-    # the shell text is the rule's rerun trigger ("code"): its --index-dir stays L.index_dir() written out
-    # (tests/test_layout.py checks the two agree), so this refactoring reran no retrieval
+    # the shell text is the rule's rerun trigger ("code"): its --index-dir stays paths.index_dir() written out
+    # (tests/test_paths.py checks the two agree), so this refactoring reran no retrieval
     # no `encoder` share: a retrieval embeds only its queries on its one core (`cpus`), so two run side by side
     resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10), cpus=lambda w, threads: threads
     shell: "{PY:q} -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
@@ -40,14 +40,14 @@ rule retrieve:
 # trigger, stays as it was.
 rule retrieve_llm:
     input:
-        indexes=lambda w: [L.index(w.dataset, n) for n in wf.retrieval_indexes(CFG, w.rv)],
+        indexes=lambda w: [paths.index(w.dataset, n) for n in wf.retrieval_indexes(CFG, w.rv)],
         questions=lambda w: wf.questions_path(w.dataset, w.split),
         models=lambda w: wf.retrieval_models(CFG, w.rv),   # a local LLM planner's model file
-    output: L.retrieval()
+    output: paths.retrieval()
     wildcard_constraints: rv=wf.retrieval_variants(CFG, llm_planner=True)
     params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
-    log: L.log("{dataset}/retrieve/{rv}/{split}")
-    benchmark: L.rule_benchmark("retrieve")
+    log: paths.log("{dataset}/retrieve/{rv}/{split}")
+    benchmark: paths.rule_benchmark("retrieve")
     threads: lambda w: wf.planner_threads(CFG, w.rv)
     priority: wf.PRIORITY["retrieve_llm"]
     resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10), llm_api=lambda w: wf.planner_share(CFG, w.rv, workflow.global_resources.get("llm_api")),

@@ -6,10 +6,10 @@ SPROUT_REPORT_INPUTS = wf.sprout_report_inputs(CFG)
 
 rule sprout_attention:
     input: lambda w: wf.tree_files(CFG, w.dataset)
-    output: L.sprout_attention()
+    output: paths.sprout_attention()
     params: cfg=wf.sprout_attention_params(CFG), trees=lambda w: wf.tree_files_arg(CFG, w.dataset)
-    log: L.log("{dataset}/sprout_attention")
-    benchmark: L.rule_benchmark("sprout_attention")
+    log: paths.log("{dataset}/sprout_attention")
+    benchmark: paths.rule_benchmark("sprout_attention")
     threads: wf.sprout_threads(CFG)
     priority: wf.PRIORITY["sprout_attention"]
     resources: mem_mb=wf.per_attempt(6000), runtime=wf.per_attempt(120), encoder=1, cpus=lambda w, threads: threads
@@ -18,24 +18,24 @@ rule sprout_attention:
 
 if CFG["sprout"].get("train"):
     rule sprout_train_pairs:
-        input: [L.export_split(d) for d in wf.sprout_train_excludes(CFG)]
-        output: L.SPROUT_TRAIN_PAIRS
+        input: [paths.export_split(d) for d in wf.sprout_train_excludes(CFG)]
+        output: paths.SPROUT_TRAIN_PAIRS
         params:
             cfg=wf.sprout_train_params(CFG),
             exclude=" ".join(f"--exclude {d}={p}" for d, p in wf.sprout_train_excludes(CFG).items()),
-        log: L.log("sprout/train_pairs")
-        benchmark: L.rule_benchmark("sprout_train_pairs")
+        log: paths.log("sprout/train_pairs")
+        benchmark: paths.rule_benchmark("sprout_train_pairs")
         threads: wf.sprout_threads(CFG)
         resources: mem_mb=wf.per_attempt(6000), runtime=wf.per_attempt(60), encoder=1, cpus=lambda w, threads: threads
-        # {wf.SPROUT_DIR}/train_data is L.SPROUT_TRAIN_DATA written out: the shell text is the rule's rerun trigger
+        # {wf.SPROUT_DIR}/train_data is paths.SPROUT_TRAIN_DATA written out: the shell text is the rule's rerun trigger
         shell: "{PY:q} -m pipeline sprout-train-pairs --params {params.cfg:q} {params.exclude} --work-dir {wf.SPROUT_DIR}/train_data --out {output:q} 2>&1 | tee {log}"
 
     rule sprout_train:
-        input: L.SPROUT_TRAIN_PAIRS
-        output: L.SPROUT_HEAD_WEIGHTS
+        input: paths.SPROUT_TRAIN_PAIRS
+        output: paths.SPROUT_HEAD_WEIGHTS
         params: cfg=wf.sprout_train_params(CFG)
-        log: L.log("sprout/train")
-        benchmark: L.rule_benchmark("sprout_train")
+        log: paths.log("sprout/train")
+        benchmark: paths.rule_benchmark("sprout_train")
         threads: 1
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
         shell: "{PY:q} -m pipeline sprout-train --pairs {input:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
@@ -47,14 +47,14 @@ rule sprout_report:
         gold=wf.split_source(CFG, SCORE_SPLIT),
         index=wf.sprout_report_index(CFG),
     output:
-        figure=L.reports.sprout_beam_png,
-        table=L.reports.sprout_beam_csv,
-        tree=L.reports.sprout_tree("json"),
-        tree_png=L.reports.sprout_tree("png"),
-        tree_svg=L.reports.sprout_tree("svg"),
+        figure=paths.reports.sprout_beam_png,
+        table=paths.reports.sprout_beam_csv,
+        tree=paths.reports.sprout_tree("json"),
+        tree_png=paths.reports.sprout_tree("png"),
+        tree_svg=paths.reports.sprout_tree("svg"),
     params: cfg=wf.sprout_report_params(CFG), files=wf.named_args(SPROUT_REPORT_INPUTS)
-    log: L.log("sprout/report")
-    benchmark: L.rule_benchmark("sprout_report")
+    log: paths.log("sprout/report")
+    benchmark: paths.rule_benchmark("sprout_report")
     threads: 1
     resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
-    shell: "{PY:q} -m pipeline sprout-report --params {params.cfg:q} {params.files} --gold {input.gold:q} --index {input.index:q} --reports {L.reports.root:q} 2>&1 | tee {log}"
+    shell: "{PY:q} -m pipeline sprout-report --params {params.cfg:q} {params.files} --gold {input.gold:q} --index {input.index:q} --reports {paths.reports.root:q} 2>&1 | tee {log}"

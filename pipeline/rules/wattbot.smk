@@ -10,12 +10,12 @@ rule ingest:
         metadata=f"{CFG['wattbot']['dir']}/metadata.csv",
         splits=[wf.split_source(CFG, s) for s in SPLITS],
     output:
-        metadata=L.INGEST_METADATA,
-        splits=[L.ingest_split(s) for s in SPLITS],
+        metadata=paths.INGEST_METADATA,
+        splits=[paths.ingest_split(s) for s in SPLITS],
     params:
-        split_args=" ".join(f"--split {s}={wf.split_source(CFG, s)} --out-split {s}={L.ingest_split(s)}" for s in SPLITS),
-    log: L.log("wattbot/ingest")
-    benchmark: L.rule_benchmark("ingest")
+        split_args=" ".join(f"--split {s}={wf.split_source(CFG, s)} --out-split {s}={paths.ingest_split(s)}" for s in SPLITS),
+    log: paths.log("wattbot/ingest")
+    benchmark: paths.rule_benchmark("ingest")
     threads: 1
     resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
     shell: "{PY:q} -m pipeline ingest --metadata {input.metadata:q} --metadata-out {output.metadata:q} {params.split_args} 2>&1 | tee {log}"
@@ -23,11 +23,11 @@ rule ingest:
 
 rule tree:
     input: lambda w: wf.dataset_tree_source(CFG, w.dataset, w.doc)
-    output: L.tree(dataset="{dataset}")
+    output: paths.tree(dataset="{dataset}")
     wildcard_constraints: dataset=ANSWERED
     params: vision=lambda w: wf.parse_options(CFG, wf.dataset_tree_source(CFG, w.dataset, w.doc))  # heading method (PDFs) + vision model
-    log: L.log("{dataset}/tree/{doc}")
-    benchmark: L.dataset_benchmark("tree")
+    log: paths.log("{dataset}/tree/{doc}")
+    benchmark: paths.dataset_benchmark("tree")
     threads: 1
     resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(10)
     shell: "{PY:q} -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.vision} 2>&1 | tee {log}"
@@ -35,17 +35,17 @@ rule tree:
 
 rule answer:
     input:
-        retrieval=lambda w: L.retrieval(w.dataset, CFG["answering"][w.av]["retrieval"], w.split),
+        retrieval=lambda w: paths.retrieval(w.dataset, CFG["answering"][w.av]["retrieval"], w.split),
         questions=lambda w: wf.questions_path(w.dataset, w.split),
         metadata=lambda w: wf.metadata_path(w.dataset),
         models=lambda w: wf.answer_models(CFG, w.av),
     output:
-        jsonl=L.answers(dataset="{dataset}"),
-        csv=L.answers_csv(dataset="{dataset}"),
+        jsonl=paths.answers(dataset="{dataset}"),
+        csv=paths.answers_csv(dataset="{dataset}"),
     wildcard_constraints: av=wf.answer_variants(CFG, ensemble=False), dataset=ANSWERED
     params: cfg=lambda w: wf.answering_params(CFG, w.av)
-    log: L.log("{dataset}/answer/{av}/{split}")
-    benchmark: L.dataset_benchmark("answer")
+    log: paths.log("{dataset}/answer/{av}/{split}")
+    benchmark: paths.dataset_benchmark("answer")
     threads: lambda w: wf.answer_threads(CFG, w.av)   # a local LLM's servers x n_threads (pipeline/cores.py)
     priority: wf.PRIORITY["answer"]
     # llm_api: this job's calls in flight (its model's concurrency, capped by the run's total)
@@ -61,14 +61,14 @@ rule ensemble:
         questions=lambda w: wf.questions_path(w.dataset, w.split),
         metadata=lambda w: wf.metadata_path(w.dataset),
     output:
-        jsonl=L.answers(dataset="{dataset}"),
-        csv=L.answers_csv(dataset="{dataset}"),
+        jsonl=paths.answers(dataset="{dataset}"),
+        csv=paths.answers_csv(dataset="{dataset}"),
     wildcard_constraints: av=wf.answer_variants(CFG, ensemble=True), dataset=ANSWERED
     params:
         cfg=lambda w: wf.answering_params(CFG, w.av),
         members=lambda w: wf.ensemble_args(CFG, w.av, w.split, w.dataset),
-    log: L.log("{dataset}/ensemble/{av}/{split}")
-    benchmark: L.dataset_benchmark("ensemble")
+    log: paths.log("{dataset}/ensemble/{av}/{split}")
+    benchmark: paths.dataset_benchmark("ensemble")
     threads: 1
     resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
     shell: "{PY:q} -m pipeline ensemble {params.members} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
@@ -78,15 +78,15 @@ rule evaluate:
     """A labelled dataset's scores: WattBot's score split, a corpus's questions that have solutions."""
     input:
         solution=lambda w: wf.solutions_path(CFG, w.dataset),
-        submission=lambda w: L.answers_csv(w.av, wf.score_split(CFG, w.dataset), w.dataset),
-        answers=lambda w: L.answers(w.av, wf.score_split(CFG, w.dataset), w.dataset),
-        retrieval=lambda w: L.retrieval(w.dataset, CFG["answering"][w.av]["retrieval"], wf.score_split(CFG, w.dataset)),
+        submission=lambda w: paths.answers_csv(w.av, wf.score_split(CFG, w.dataset), w.dataset),
+        answers=lambda w: paths.answers(w.av, wf.score_split(CFG, w.dataset), w.dataset),
+        retrieval=lambda w: paths.retrieval(w.dataset, CFG["answering"][w.av]["retrieval"], wf.score_split(CFG, w.dataset)),
     output:
-        scores=L.scores(dataset="{dataset}"),
-        per_question=L.per_question(dataset="{dataset}"),
+        scores=paths.scores(dataset="{dataset}"),
+        per_question=paths.per_question(dataset="{dataset}"),
     wildcard_constraints: dataset=ANSWERED
-    log: L.log("{dataset}/evaluate/{av}")
-    benchmark: L.dataset_benchmark("evaluate")
+    log: paths.log("{dataset}/evaluate/{av}")
+    benchmark: paths.dataset_benchmark("evaluate")
     threads: 1
     resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
     shell: "{PY:q} -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
@@ -100,17 +100,17 @@ rule report:
         **wf.input_lists(REPORT_INPUTS),
         gold=wf.split_source(CFG, SCORE_SPLIT),
     output:
-        index=L.reports.index_md,
-        leaderboard=L.reports.leaderboard,
-        submission=L.reports.submission,
-        figure=L.reports.score_figure,
-        retrieval=L.reports.retrieval_table,
+        index=paths.reports.index_md,
+        leaderboard=paths.reports.leaderboard,
+        submission=paths.reports.submission,
+        figure=paths.reports.score_figure,
+        retrieval=paths.reports.retrieval_table,
     params: cfg=wf.report_params(CFG), files=wf.named_args(REPORT_INPUTS)
-    log: L.log("report")
-    benchmark: L.rule_benchmark("report")
+    log: paths.log("report")
+    benchmark: paths.rule_benchmark("report")
     threads: 1
     resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
-    shell: "{PY:q} -m pipeline report --params {params.cfg:q} {params.files} --gold {input.gold:q} --reports {L.reports.root:q} 2>&1 | tee {log}"
+    shell: "{PY:q} -m pipeline report --params {params.cfg:q} {params.files} --gold {input.gold:q} --reports {paths.reports.root:q} 2>&1 | tee {log}"
 
 
 rule fetch:
@@ -118,7 +118,7 @@ rule fetch:
     input: f"{CFG['wattbot']['dir']}/metadata.csv"
     output: f"{CFG['wattbot']['fetch_dir']}/fetch_status.json"
     params: out_dir=CFG["wattbot"]["fetch_dir"]
-    log: L.log("wattbot/fetch")
+    log: paths.log("wattbot/fetch")
     threads: 1
     resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(30)
     shell: "{PY:q} -m pipeline fetch --metadata {input:q} --out-dir {params.out_dir:q} --status {output:q} 2>&1 | tee {log}"

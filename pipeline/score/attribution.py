@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipeline.answer_backends import get as get_backend
 from pipeline.datasets.wattbot import parse_ref_ids
+from pipeline.registry.answer_backends import get as get_backend
 from pipeline.score.wattbot import is_blank
 
 CLASSES = (

@@ -12,7 +12,7 @@ import numpy as np
 
 from pipeline.config_schema import declared_defaults
 from pipeline.embed import EmbeddingCache, make_encoder
-from pipeline.index_files.store import StoredNode
+from pipeline.index_structures.store import StoredNode
 from pipeline.specs import BeamSpec, EncoderSpec
 from pipeline.sprout.beam_search import search_documents
 from pipeline.sprout.store import SproutIndex, SproutStore

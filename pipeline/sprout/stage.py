@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.cores import job_threads
-from pipeline.index_files.store import IndexWriter
+from pipeline.index_structures.store import IndexWriter
 from pipeline.provenance import write_manifest
 from pipeline.specs import AttentionSpec
 from pipeline.sprout.attention import AttentionEncoder, corpus_attention

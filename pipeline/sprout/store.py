@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.index_files.store import IndexReader, IndexWriter, StoredNode
+from pipeline.index_structures.store import IndexReader, IndexWriter, StoredNode
 from pipeline.sprout.build import SproutTree
 from pipeline.sprout.chunks import Chunk
 from pipeline.tree import DocTree

@@ -26,11 +26,11 @@ import numpy as np
 
 from pipeline.io import atomic_write_bytes, atomic_write_json
 from pipeline.provenance import write_manifest
+from pipeline.registry.suite_datasets import get as get_dataset
 from pipeline.specs import AttentionSpec, TrainSpec
 from pipeline.sprout.attention import corpus_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax
-from pipeline.suite_datasets import get as get_dataset
 from pipeline.tree import DocTree
 
 log = logging.getLogger(__name__)

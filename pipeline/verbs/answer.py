@@ -1,65 +1,22 @@
-"""retrieve, answer and what answering uses: the provider stand-in, ensemble, vote."""
+"""answer and what acts on answers: the ensemble's vote over its members, vote over submissions."""
 
 from __future__ import annotations
 
-import argparse
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.verbs.base import json_arg, log, named_pairs, verb
+from pipeline.verbs.base import job_llm, json_arg, llm_job_args, log, named_pairs, verb
 
 if TYPE_CHECKING:
-    from pipeline.answer_backends import VariantSpec
     from pipeline.llm_models import LLMSpec
-
-
-def cmd_retrieve(a) -> None:
-    from pipeline.io import atomic_write_jsonl, read_csv_columns
-    from pipeline.provenance import write_manifest
-    from pipeline.retrieve.run import RetrieveJob, retrieve
-
-    p = json_arg(a.params)
-    job = RetrieveJob.from_params(p, a.index_dir, a.cache_dir)  # the params parsed once: the stage reads the job
-    questions = read_csv_columns(a.questions)  # not pandas: its import is a third of a small job's CPU
-    gateway = None
-    if "llm" in p:  # an LLM query planner: the same cached gateway, concurrency and limits as the answerers
-        from pipeline.llm.gateway import LLMGateway
-
-        llm = job_llm(p["llm"], json_arg(a.llm_exec), a.in_flight, job.spec.planner.model)
-        gateway = LLMGateway(Path(a.cache_dir) / "llm.sqlite", llm, variant=f"retrieval.{p['name']}")
-    try:
-        rows = retrieve(questions, job, gateway=gateway)
-    finally:
-        if gateway is not None:  # stops a local LLM server it started
-            gateway.close()
-    atomic_write_jsonl(a.out, rows)
-    endpoint = {}
-    if "llm" in p:  # the ids the planner's endpoint served (pipeline/llm/endpoints.py)
-        from pipeline.llm.endpoints import manifest_entry
-
-        endpoint = manifest_entry(a.cache_dir, llm.resolve(job.spec.planner.model or llm.model or ""))
-    indexes = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])]
-    write_manifest(a.out, p, [*indexes, a.questions], **endpoint)
-
-
-def job_llm(hashed: dict, execution: dict, in_flight: int | None, model: str | None) -> LLMSpec:
-    """The gateway settings of one job calling ``model`` (default ``llm.model``; None: no model), parsed
-    once: the computed slice plus the execution-only settings, the model's calls in flight capped by the
-    job's ``llm_api`` share and its servers fitted to the threads Snakemake granted (pipeline/cores.py)."""
-    from pipeline.cores import granted_threads
-    from pipeline.llm_models import LLMSpec
-
-    llm = LLMSpec.from_slices(hashed, execution)
-    model = model or llm.model
-    return llm.for_job(model, in_flight, granted_threads()) if model else llm
+    from pipeline.registry.answer_backends import VariantSpec
 
 
 def answer_job_llm(llm: dict, execution: dict, in_flight: int | None, spec: VariantSpec) -> LLMSpec:
     """The gateway settings of one answering job: :func:`job_llm` of the variant's model; the computed
     slice plus the execution-only settings for a backend without an LLM."""
-    from pipeline.answer_backends import LLMCallsSpec, calls_llm
     from pipeline.llm_models import LLMSpec
+    from pipeline.registry.answer_backends import LLMCallsSpec, calls_llm
 
     if not isinstance(spec, LLMCallsSpec) or not calls_llm(spec.backend):
         return LLMSpec.from_slices(llm, execution)
@@ -71,10 +28,10 @@ def cmd_answer(a) -> None:
 
     from pipeline.answer.run import AnswerJob, answer_split
     from pipeline.answer.submission import submission_frame, write_submission
-    from pipeline.answer_backends import calls_llm, variant_model, variant_spec
     from pipeline.io import atomic_write_jsonl, read_jsonl
-    from pipeline.layout import answers_telemetry
+    from pipeline.paths import answers_telemetry
     from pipeline.provenance import write_manifest
+    from pipeline.registry.answer_backends import calls_llm, variant_model, variant_spec
 
     p = json_arg(a.params)
     spec = variant_spec(p.get("name", "answering"), p["answering"])  # parsed once: the stage reads typed fields
@@ -107,13 +64,6 @@ def cmd_answer(a) -> None:
         log.warning("%d question(s) failed (recorded with reasons in %s): %s", len(failures), a.out, failures[:10])
 
 
-def cmd_standin(a) -> None:
-    from pipeline.llm.standin import StandInConfig, serve
-
-    snapshot = serve(StandInConfig(**json_arg(a.params)), a.port_file)
-    print(json.dumps({k: v for k, v in snapshot.items() if k not in ("per_key", "ok_per_key")}))
-
-
 def cmd_ensemble(a) -> None:
     """The ``ensemble`` backend: the members' answer records of one split voted into one."""
     import pandas as pd
@@ -126,9 +76,9 @@ def cmd_ensemble(a) -> None:
         vote_members,
     )
     from pipeline.answer.submission import write_submission
-    from pipeline.answer_backends import EnsembleSpec
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.provenance import write_manifest
+    from pipeline.registry.answer_backends import EnsembleSpec
 
     p = json_arg(a.params)
     spec = EnsembleSpec.from_dict(p["name"], p["answering"])
@@ -162,26 +112,8 @@ def cmd_vote(a) -> None:
     )
 
 
-def _llm_job_args(s: argparse.ArgumentParser) -> None:
-    """What a job calling an LLM (answer, retrieve with an LLM planner) takes beside its params."""
-    s.add_argument("--llm-exec", default="{}", help="execution-only llm settings as JSON (concurrency, limits, ...)")
-    s.add_argument("--in-flight", type=int, default=None, help="this job's share of LLM calls in flight (llm_api)")
-
-
 def add_verbs(sub) -> None:
-    """retrieve, answer and what answering uses: stand-in, ensemble, vote."""
-    s = verb(
-        sub,
-        "retrieve",
-        cmd_retrieve,
-        "dense retrieval for one split",
-        "--index-dir",
-        "--questions",
-        "--params",
-        "--cache-dir",
-        "--out",
-    )
-    _llm_job_args(s)
+    """answer and what acts on answers: the ensemble's vote over its members, vote over submissions."""
 
     s = verb(
         sub,
@@ -196,11 +128,7 @@ def add_verbs(sub) -> None:
         "--out",
         "--out-csv",
     )
-    _llm_job_args(s)
-
-    s = verb(sub, "standin", cmd_standin, "an OpenAI-compatible LLM provider stand-in on 127.0.0.1 (stops by itself)")
-    s.add_argument("--port-file", required=True, help="its port is written here once it listens")
-    s.add_argument("--params", default="{}", help="StandInConfig fields as JSON (latency, fault shares, bounds)")
+    llm_job_args(s)
 
     s = verb(
         sub,
@@ -220,8 +148,8 @@ def add_verbs(sub) -> None:
 
 def _add_vote_verb(sub) -> None:
     """vote: any submission CSVs voted into one, wattbench's rules or KohakuRAG's."""
-    from pipeline.answer_backends import TIEBREAKS, VOTE_MODES, VoteSettings
     from pipeline.config_schema import declared_defaults
+    from pipeline.registry.answer_backends import TIEBREAKS, VOTE_MODES, VoteSettings
 
     vote = declared_defaults(VoteSettings)  # a variant's vote defaults, as declared
 

@@ -11,6 +11,7 @@ import argparse
 import json
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 log = logging.getLogger("wattbench")
 
@@ -35,6 +36,9 @@ COMMON_HELP = {
     "--status": "the download status JSON to write (one entry per document)",
     "--reports": "the reports folder (reports/ of the run)",
 }
+
+if TYPE_CHECKING:
+    from pipeline.llm_models import LLMSpec
 
 
 def config_args(s: argparse.ArgumentParser) -> None:
@@ -136,3 +140,21 @@ class VerbsAction(argparse._SubParsersAction):
         kwargs.setdefault("description", kwargs.get("help"))
         kwargs.setdefault("formatter_class", HelpFormatter)
         return super().add_parser(name, **kwargs)
+
+
+def llm_job_args(s: argparse.ArgumentParser) -> None:
+    """What a job calling an LLM (answer, retrieve with an LLM planner) takes beside its params."""
+    s.add_argument("--llm-exec", default="{}", help="execution-only llm settings as JSON (concurrency, limits, ...)")
+    s.add_argument("--in-flight", type=int, default=None, help="this job's share of LLM calls in flight (llm_api)")
+
+
+def job_llm(hashed: dict, execution: dict, in_flight: int | None, model: str | None) -> LLMSpec:
+    """The gateway settings of one job calling ``model`` (default ``llm.model``; None: no model), parsed
+    once: the computed slice plus the execution-only settings, the model's calls in flight capped by the
+    job's ``llm_api`` share and its servers fitted to the threads Snakemake granted (pipeline/cores.py)."""
+    from pipeline.cores import granted_threads
+    from pipeline.llm_models import LLMSpec
+
+    llm = LLMSpec.from_slices(hashed, execution)
+    model = model or llm.model
+    return llm.for_job(model, in_flight, granted_threads()) if model else llm

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.answer_backends import calls_llm
-from pipeline.answer_backends import get as get_backend
+from pipeline.registry.answer_backends import calls_llm
+from pipeline.registry.answer_backends import get as get_backend
 from pipeline.verbs.base import config_args, config_files, config_overrides, verb
 
 DEFAULT = "default"  # the source of a value no layer set: the schema's default, or resolved from others

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 from pipeline.verbs.base import add_named_args, json_arg, named_pairs, tree_paths, verb
 
 if TYPE_CHECKING:
-    from pipeline.index_kinds import IndexJob
+    from pipeline.registry.index_kinds import IndexJob
 
 
 def index_job(params: dict, trees: list[str], out: str, inputs: list[str], cache_dir: str) -> IndexJob:
     """The typed job of one ``index`` rule: its params (the hashed index slice) parsed once."""
-    from pipeline.index_kinds import IndexJob, kind_of
+    from pipeline.registry.index_kinds import IndexJob, kind_of
     from pipeline.specs import EncoderSpec
 
     kind = kind_of(params["index"])
@@ -29,7 +29,7 @@ def index_job(params: dict, trees: list[str], out: str, inputs: list[str], cache
 
 
 def cmd_index(a) -> None:
-    from pipeline.index_kinds import get_kind
+    from pipeline.registry.index_kinds import get_kind
 
     job = index_job(json_arg(a.params), tree_paths(a.trees), a.out, a.input, a.cache_dir)
     print(json.dumps(get_kind(job.spec.kind).build(job)))

@@ -135,7 +135,7 @@ def cmd_parse_quality(a) -> None:
 
 def add_verbs(sub) -> None:
     """report, figures, readme, time-table, report-check, parse-quality: from results/ (and PDFs) to reports/."""
-    from pipeline.layout import CLAIMS_FILE, reports
+    from pipeline.paths import CLAIMS_FILE, reports
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
     s.add_argument("--params", required=True)
@@ -204,7 +204,7 @@ def _add_corpus_report(sub) -> None:
 
 def _add_run_end(sub) -> None:
     """summary, time-table, track: what make run calls once the DAG is done (run telemetry, tracking)."""
-    from pipeline.layout import reports
+    from pipeline.paths import reports
 
     s = verb(
         sub,

@@ -1,11 +1,11 @@
-"""fetch and bench: the verbs outside the DAG."""
+"""fetch, bench and the LLM provider stand-in: the verbs outside the DAG."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from pipeline.verbs.base import config_args, config_files, config_overrides, verb
+from pipeline.verbs.base import config_args, config_files, config_overrides, json_arg, verb
 
 
 def cmd_fetch(a) -> None:
@@ -16,19 +16,19 @@ def cmd_fetch(a) -> None:
 
 def cmd_bench(a) -> None:
     if a.llm or a.llm_local:
-        from pipeline.bench_llm import run_llm_bench, run_local_servers_bench
+        from pipeline.bench.llm import run_llm_bench, run_local_servers_bench
 
         (run_local_servers_bench if a.llm_local else run_llm_bench)(config_files(a), a.reports)
         return
     if a.fixed_cost:
-        from pipeline.bench_fixed import run_fixed_cost_bench
+        from pipeline.bench.fixed_cost import run_fixed_cost_bench
         from pipeline.report.export.bench_doc import save_bench
 
         figures = run_fixed_cost_bench(config_files(a), config_overrides(a.set), a.runs)
         params = {"config": config_files(a), "set": list(a.set), "runs": a.runs}
         print(f"wrote {save_bench(figures, Path(a.reports), 'fixed_cost', params)}")
         return
-    from pipeline.bench import run_bench, run_sprout_bench
+    from pipeline.bench.throughput import run_bench, run_sprout_bench
     from pipeline.report.export.bench_doc import save_bench
 
     files, overrides = tuple(config_files(a)), config_overrides(a.set)
@@ -38,16 +38,23 @@ def cmd_bench(a) -> None:
     else:
         figures = run_bench(files, a.docs, a.queries, overrides)
         if not a.no_encoders:  # the packaged / fp32-export / int8 comparison: its own file (docs/encoder.md)
-            from pipeline.bench import run_encoder_comparison
+            from pipeline.bench.throughput import run_encoder_comparison
 
             encoders = run_encoder_comparison(files, overrides, a.recall_docs)
             print(f"wrote {save_bench(encoders, Path(a.reports), 'encoder', {**params, 'recall_docs': a.recall_docs})}")
     print(f"wrote {save_bench(figures, Path(a.reports), 'sprout' if a.sprout else 'main', params)}")
 
 
+def cmd_standin(a) -> None:
+    from pipeline.bench.standin import StandInConfig, serve
+
+    snapshot = serve(StandInConfig(**json_arg(a.params)), a.port_file)
+    print(json.dumps({k: v for k, v in snapshot.items() if k not in ("per_key", "ok_per_key")}))
+
+
 def add_verbs(sub) -> None:
-    """fetch and bench: the verbs outside the DAG."""
-    from pipeline.layout import reports
+    """fetch, bench and the LLM provider stand-in: the verbs outside the DAG."""
+    from pipeline.paths import reports
 
     s = verb(
         sub,
@@ -87,3 +94,7 @@ def add_verbs(sub) -> None:
         "--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index"
     )
     s.set_defaults(fn=cmd_bench)
+
+    s = verb(sub, "standin", cmd_standin, "an OpenAI-compatible LLM provider stand-in on 127.0.0.1 (stops by itself)")
+    s.add_argument("--port-file", required=True, help="its port is written here once it listens")
+    s.add_argument("--params", default="{}", help="StandInConfig fields as JSON (latency, fault shares, bounds)")

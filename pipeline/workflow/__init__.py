@@ -7,7 +7,7 @@ per concern; this package re-exports the names the rules call.
 
 from __future__ import annotations
 
-import pipeline.registries  # noqa: F401 - the built-in index/planner kinds and fusion modes, before the Snakefile validates
+import pipeline.register_builtins  # noqa: F401 - the built-in index/planner kinds and fusion modes, before the Snakefile validates
 
 # a config helper the retrieval rules call as wf.retrieval_indexes
 from pipeline.config import retrieval_indexes

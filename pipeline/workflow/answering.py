@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import re
 
-from pipeline import layout as L
-from pipeline.answer_backends import calls_llm, variant_spec
-from pipeline.answer_backends import get as get_backend
+import pipeline.paths
 from pipeline.config import answer_splits
+from pipeline.registry.answer_backends import calls_llm, variant_spec
+from pipeline.registry.answer_backends import get as get_backend
 from pipeline.workflow.params import shell_arg
 
 
 def answer_spec(cfg: dict, variant: str):
-    """The typed spec of an answering variant: its backend's (pipeline/answer_backends.py)."""
+    """The typed spec of an answering variant: its backend's (pipeline/registry/answer_backends.py)."""
     return variant_spec(variant, cfg["answering"][variant])
 
 
@@ -30,12 +30,12 @@ def answer_variants(cfg: dict, ensemble: bool) -> str:
     return "|".join(map(re.escape, names)) or "(?!)"
 
 
-def ensemble_inputs(cfg: dict, variant: str, split: str, dataset: str = L.WATTBOT) -> list[str]:
+def ensemble_inputs(cfg: dict, variant: str, split: str, dataset: str = pipeline.paths.WATTBOT) -> list[str]:
     """The members' answers on ``split`` of ``dataset`` (WattBot, or a corpus: its members run there too)."""
-    return [L.answers(m, split, dataset) for m in answer_spec(cfg, variant).members]
+    return [pipeline.paths.answers(m, split, dataset) for m in answer_spec(cfg, variant).members]
 
 
-def ensemble_args(cfg: dict, variant: str, split: str, dataset: str = L.WATTBOT) -> str:
+def ensemble_args(cfg: dict, variant: str, split: str, dataset: str = pipeline.paths.WATTBOT) -> str:
     """``--member NAME=PATH`` per member, in vote order."""
     members = answer_spec(cfg, variant).members
     paths = ensemble_inputs(cfg, variant, split, dataset)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config import answering_slice, corpus_answer_variants, corpus_specs, retrieval_root, wattbot_present
-from pipeline.index_kinds import kind_of
+from pipeline.registry.index_kinds import kind_of
 from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import shell_arg, with_hash
 
@@ -69,7 +69,7 @@ def _trained_heads(cfg: dict, variants: list[str]) -> list[str]:
     out = []
     for index in names:
         kind = kind_of(cfg["indexes"][index])
-        if L.SPROUT_HEAD_WEIGHTS in kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), "-").values():
+        if paths.SPROUT_HEAD_WEIGHTS in kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), "-").values():
             out.append(index)
     return out
 
@@ -119,14 +119,14 @@ def corpus_ingest_inputs(cfg: dict, name: str) -> list[str]:
 def corpus_report_inputs(cfg: dict, name: str) -> NamedFiles:
     """The corpus report's files: every variant's answers (and, labelled, scores and per-question
     scores), the submission variant's CSV, and the parse check (parsing.strict fails the run there)."""
-    split, labelled = L.CORPUS_SPLIT, bool(cfg["corpora"][name].get("solutions"))
+    split, labelled = paths.CORPUS_SPLIT, bool(cfg["corpora"][name].get("solutions"))
     avs = corpus_variants(cfg, name)
     return {
-        "answers": {av: L.answers(av, split, name) for av in avs},
-        "submissions": {av: L.answers_csv(av, split, name) for av in avs},
-        "scores": {av: L.scores(av, name) for av in avs} if labelled else {},
-        "per_question": {av: L.per_question(av, name) for av in avs} if labelled else {},
-        "parse_check": {name: L.parse_check(name)},
+        "answers": {av: paths.answers(av, split, name) for av in avs},
+        "submissions": {av: paths.answers_csv(av, split, name) for av in avs},
+        "scores": {av: paths.scores(av, name) for av in avs} if labelled else {},
+        "per_question": {av: paths.per_question(av, name) for av in avs} if labelled else {},
+        "parse_check": {name: paths.parse_check(name)},
     }
 
 
@@ -145,7 +145,9 @@ def corpus_report_params(cfg: dict, name: str) -> str:
 
 def corpus_targets(cfg: dict) -> list[str]:
     """Every corpus's leaderboard and submission (``rule all``)."""
-    return [f for n in corpus_names(cfg) for f in (L.reports.corpus_leaderboard(n), L.reports.corpus_submission(n))]
+    return [
+        f for n in corpus_names(cfg) for f in (paths.reports.corpus_leaderboard(n), paths.reports.corpus_submission(n))
+    ]
 
 
 def wattbot_targets(cfg: dict) -> list[str]:
@@ -153,5 +155,5 @@ def wattbot_targets(cfg: dict) -> list[str]:
     pipeline/config.py ``check_paths``)."""
     if not wattbot_present(cfg):
         return []
-    r = L.reports
+    r = paths.reports
     return [r.index_md, r.leaderboard, r.submission, r.retrieval_table, r.index_html]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline import layout as L
-from pipeline import suite_datasets
-from pipeline.registry import Registry
+from pipeline import paths
+from pipeline.registry import suite_datasets
+from pipeline.registry.base import Registry
 from pipeline.workflow.corpora import corpus_documents
 from pipeline.workflow.wattbot import doc_ids, split_source, tree_source
 
@@ -23,29 +23,29 @@ class SuiteExport:
     name: str
 
     def tree_files(self, cfg: dict) -> list[str]:
-        return [L.export_trees(self.name)]
+        return [paths.export_trees(self.name)]
 
     def questions(self, split: str) -> str:
-        return L.export_split(self.name, split)
+        return paths.export_split(self.name, split)
 
 
 @dataclass(frozen=True)
 class WattBotDataset:
     """WattBot 2025: one parsed tree per configured document, the question splits the ingest wrote."""
 
-    name: str = L.WATTBOT
+    name: str = paths.WATTBOT
 
     def tree_files(self, cfg: dict) -> list[str]:
-        return [L.tree(d) for d in doc_ids(cfg)]
+        return [paths.tree(d) for d in doc_ids(cfg)]
 
     def questions(self, split: str) -> str:
-        return L.ingest_split(split)
+        return paths.ingest_split(split)
 
     def source(self, cfg: dict, doc: str) -> str:
         return tree_source(cfg, doc)
 
     def metadata(self) -> str:
-        return L.INGEST_METADATA
+        return paths.INGEST_METADATA
 
     def solutions(self, cfg: dict) -> list[str]:
         """The labels the ``evaluate`` rule scores against: the score split's file."""
@@ -63,23 +63,23 @@ class CorpusDataset:
     name: str
 
     def tree_files(self, cfg: dict) -> list[str]:
-        return [L.tree(d, self.name) for d in corpus_documents(cfg, self.name)]
+        return [paths.tree(d, self.name) for d in corpus_documents(cfg, self.name)]
 
     def questions(self, split: str) -> str:
-        return L.corpus_ingest(self.name, "questions")
+        return paths.corpus_ingest(self.name, "questions")
 
     def source(self, cfg: dict, doc: str) -> str:
         return corpus_documents(cfg, self.name)[doc]
 
     def metadata(self) -> str:
-        return L.corpus_ingest(self.name, "metadata")
+        return paths.corpus_ingest(self.name, "metadata")
 
     def solutions(self, cfg: dict) -> list[str]:
         """The ingested labels (none when the corpus has no solutions file)."""
-        return [L.corpus_ingest(self.name, "solutions")] if cfg["corpora"][self.name].get("solutions") else []
+        return [paths.corpus_ingest(self.name, "solutions")] if cfg["corpora"][self.name].get("solutions") else []
 
     def score_split(self, cfg: dict) -> str:
-        return L.CORPUS_SPLIT
+        return paths.CORPUS_SPLIT
 
 
 AnsweredDataset = WattBotDataset | CorpusDataset
@@ -105,7 +105,7 @@ def answered_dataset(name: str) -> AnsweredDataset:
 
 def indexed_dataset(name: str) -> IndexedDataset:
     """The entry of ``name``: WattBot's, or a retrieval-suite dataset's (also one registered outside the
-    package, pipeline/suite_datasets.py); an unknown name is an error naming the known ones."""
+    package, pipeline/registry/suite_datasets.py); an unknown name is an error naming the known ones."""
     for d in suite_datasets.DATASETS.entries():
         DATASETS.register(SuiteExport(d.name))
     return DATASETS.get(name)

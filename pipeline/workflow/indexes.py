@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.index_kinds import kind_of
+from pipeline.registry.index_kinds import kind_of
 from pipeline.workflow.datasets import tree_files
 from pipeline.workflow.models import encoder_model_inputs
 

@@ -61,10 +61,10 @@ def llm_work(cfg: dict) -> LLMWork:
     every answering variant and query planner, and which of them the estimate counts on which split
     (WattBot's, when its folder is there: LLM planners on the score split and on their answerers'
     splits, answerers on theirs; then each corpus's LLM answerers on ``<corpus>/questions``)."""
-    from pipeline.answer_backends import calls_llm, variant_spec
-    from pipeline.answer_backends import get as get_backend
     from pipeline.config import answer_splits, corpus_answer_variants, wattbot_present
     from pipeline.llm.work import LLMWork
+    from pipeline.registry.answer_backends import calls_llm, variant_spec
+    from pipeline.registry.answer_backends import get as get_backend
     from pipeline.specs import PlannerSpec
 
     answering = {n: variant_spec(n, v) for n, v in cfg["answering"].items()}

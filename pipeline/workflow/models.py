@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline import layout as L
-from pipeline.answer_backends import calls_llm
+from pipeline import paths
 from pipeline.config import index_embedding, retrieval_indexes
 from pipeline.datasets.paths import REPO
 from pipeline.embed.backends import get_backend
-from pipeline.index_kinds import kind_of
+from pipeline.registry.answer_backends import calls_llm
+from pipeline.registry.index_kinds import kind_of
 from pipeline.workflow.answering import answer_spec
 from pipeline.workflow.llm_shares import llm_model
 from pipeline.workflow.params import as_json
@@ -25,7 +25,7 @@ def _model_files(cfg: dict, model: str | None) -> list[str]:
     machine (its ``llm.local`` entry) and its runtime (the llm_runtime rule builds llama-cpp-python during
     the run); nothing for hosted models."""
     spec = llm_model(cfg, model or (cfg.get("llm") or {}).get("model") or "")
-    return [spec.server.gguf, L.LLM_RUNTIME] if spec.server else []
+    return [spec.server.gguf, paths.LLM_RUNTIME] if spec.server else []
 
 
 def answer_models(cfg: dict, variant: str) -> list[str]:

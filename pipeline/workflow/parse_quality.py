@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline import layout as L
+from pipeline import paths
 
 PARSE_SCOPES = {"sample": "sample/", "all": ""}  # the {scope} wildcard of rule parse_quality
 
@@ -26,10 +26,10 @@ def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
 
 def parse_quality_report(cfg: dict) -> list[str]:
     """The source table the report page draws: the full corpus once `make parse-quality` made it, else the sample."""
-    full = L.reports.parse_quality_sources(PARSE_SCOPES["all"])
+    full = paths.reports.parse_quality_sources(PARSE_SCOPES["all"])
     if Path(full).exists():
         return [full]
-    return [L.reports.parse_quality_sources(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []
+    return [paths.reports.parse_quality_sources(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []
 
 
 def parse_targets(cfg: dict) -> list[str]:
@@ -37,5 +37,5 @@ def parse_targets(cfg: dict) -> list[str]:
     sample quality report when its PDFs are there (`make parse-corpus`)."""
     from pipeline.config import wattbot_present
 
-    sample = [L.reports.parse_quality(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []
-    return ([L.PARSE_CHECK] if wattbot_present(cfg) else []) + sample
+    sample = [paths.reports.parse_quality(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []
+    return ([paths.PARSE_CHECK] if wattbot_present(cfg) else []) + sample

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config import answering_slice
 from pipeline.workflow.answering import split_variants
 from pipeline.workflow.named_files import NamedFiles
@@ -29,7 +29,7 @@ def report_params(cfg: dict) -> str:
 
 def claims_file() -> str:
     """claims.yaml, an input of the figures rule (a changed claim redraws the claims table)."""
-    return str(L.CLAIMS_FILE)
+    return str(paths.CLAIMS_FILE)
 
 
 def ablations_in_other_configs() -> dict[str, list[str]]:
@@ -79,10 +79,10 @@ def report_inputs(cfg: dict) -> NamedFiles:
     avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
     tests = split_variants(cfg, "test") if "test" in cfg["wattbot"]["splits"] else []
     return {
-        "scores": {av: L.scores(av) for av in avs},
-        "per_question": {av: L.per_question(av) for av in avs},
-        "submissions": {av: L.answers_csv(av, "test") for av in tests},
-        "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
+        "scores": {av: paths.scores(av) for av in avs},
+        "per_question": {av: paths.per_question(av) for av in avs},
+        "submissions": {av: paths.answers_csv(av, "test") for av in tests},
+        "retrieval": {rv: paths.retrieval(paths.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
     }
 
 
@@ -92,15 +92,15 @@ def figures_inputs(cfg: dict) -> NamedFiles:
     avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
     name = cfg["report"].get("embedding_index")
     return {
-        "scores": {av: L.scores(av) for av in avs},
-        "per_question": {av: L.per_question(av) for av in avs},
-        "answers": {av: L.answers(av, split) for av in avs},
-        "retrieval": {rv: L.retrieval(L.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
-        "suite": {f"{d}:{rv}": L.suite_per_query(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)},
-        "index": {name: L.index(L.WATTBOT, name)} if name else {},
+        "scores": {av: paths.scores(av) for av in avs},
+        "per_question": {av: paths.per_question(av) for av in avs},
+        "answers": {av: paths.answers(av, split) for av in avs},
+        "retrieval": {rv: paths.retrieval(paths.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
+        "suite": {f"{d}:{rv}": paths.suite_per_query(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)},
+        "index": {name: paths.index(paths.WATTBOT, name)} if name else {},
         # the corpora's leaderboards: a section each on the page, only when configured (else no new input)
         **(
-            {"corpora": {c: L.reports.corpus_leaderboard(c) for c in sorted(cfg["corpora"])}}
+            {"corpora": {c: paths.reports.corpus_leaderboard(c) for c in sorted(cfg["corpora"])}}
             if cfg.get("corpora")
             else {}
         ),

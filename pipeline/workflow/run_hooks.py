@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline import layout as L
+from pipeline import paths
 
 
 def after_run(cfg: dict) -> None:
@@ -16,20 +16,20 @@ def after_run(cfg: dict) -> None:
 
     from pipeline.report.export.summary import LATER, write_summary
 
-    for dataset in [L.WATTBOT, *sorted(cfg.get("corpora") or {})]:
-        report_parse_failures(L.parse_errors(dataset))
-    if Path(L.reports.cost).exists():
+    for dataset in [paths.WATTBOT, *sorted(cfg.get("corpora") or {})]:
+        report_parse_failures(paths.parse_errors(dataset))
+    if Path(paths.reports.cost).exists():
         from pipeline.report.telemetry.cost import leaderboard_telemetry
 
         split = cfg["wattbot"]["score_split"]
         avs = sorted(cfg["answering"])
         leaderboard_telemetry(
-            L.reports.cost,
-            {v: L.answers(v, split) for v in avs},
-            {v: L.answer_benchmark(v, split) for v in avs},
-            L.reports.leaderboard_telemetry,
+            paths.reports.cost,
+            {v: paths.answers(v, split) for v in avs},
+            {v: paths.answer_benchmark(v, split) for v in avs},
+            paths.reports.leaderboard_telemetry,
         )
-    write_summary(".", L.reports.root, show=not os.environ.get(LATER))
+    write_summary(".", paths.reports.root, show=not os.environ.get(LATER))
 
 
 def after_error(snakemake_log: str | list | None) -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config import retrieval_root
 from pipeline.specs import BeamSpec
 from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import as_json, with_hash
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
 
-SPROUT_DIR = L.SPROUT_DIR  # named in rule sprout_train_pairs' shell text (a changed text reruns the rule)
+SPROUT_DIR = paths.SPROUT_DIR  # named in rule sprout_train_pairs' shell text (a changed text reruns the rule)
 
 
 def sprout_attention_params(cfg: dict) -> str:
@@ -35,7 +35,7 @@ def sprout_train_params(cfg: dict) -> str:
 
 def sprout_train_excludes(cfg: dict) -> dict[str, str]:
     """Suite exports whose queries and documents training must not see (the evaluated ones)."""
-    return {d: L.export_dir(d) for d in sorted(cfg["sprout"]["train"]["datasets"]) if d in suite_datasets(cfg)}
+    return {d: paths.export_dir(d) for d in sorted(cfg["sprout"]["train"]["datasets"]) if d in suite_datasets(cfg)}
 
 
 def sprout_report_params(cfg: dict) -> str:
@@ -54,15 +54,15 @@ def sprout_report_inputs(cfg: dict) -> NamedFiles:
     sweep = cfg["sprout"].get("beam_sweep", [])
     datasets = json.loads(sprout_report_params(cfg))["datasets"]
     return {
-        "scores": {f"{d}:{v}": L.suite_scores(d, v) for d in datasets for v in sweep},
-        "wattbot": {v: L.retrieval(L.WATTBOT, v, cfg["wattbot"]["score_split"]) for v in sweep},
+        "scores": {f"{d}:{v}": paths.suite_scores(d, v) for d in datasets for v in sweep},
+        "wattbot": {v: paths.retrieval(paths.WATTBOT, v, cfg["wattbot"]["score_split"]) for v in sweep},
     }
 
 
 def sprout_report_index(cfg: dict) -> list[str]:
     """The WattBot index of the sweep's first variant (one document's tree is drawn from it)."""
     sweep = cfg["sprout"].get("beam_sweep", [])
-    return [L.index(L.WATTBOT, cfg["retrieval"][sweep[0]]["index"])] if sweep else []
+    return [paths.index(paths.WATTBOT, cfg["retrieval"][sweep[0]]["index"])] if sweep else []
 
 
 def sprout_targets(cfg: dict) -> list[str]:
@@ -70,4 +70,4 @@ def sprout_targets(cfg: dict) -> list[str]:
     from pipeline.config import suite_present, wattbot_present
 
     present = wattbot_present(cfg) and suite_present(cfg)
-    return [L.reports.sprout_beam_png] if cfg["sprout"].get("beam_sweep") and present else []
+    return [paths.reports.sprout_beam_png] if cfg["sprout"].get("beam_sweep") and present else []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config import retrieval_slice
 from pipeline.config_schema import spec_defaults
 from pipeline.workflow.named_files import NamedFiles
@@ -21,7 +21,7 @@ def suite_targets(cfg: dict) -> list[str]:
     """The suite's report, when configured and its data folder is there (see pipeline/config.py check_paths)."""
     from pipeline.config import suite_present
 
-    return [L.reports.suite_metrics] if suite_datasets(cfg) and suite_variants(cfg) and suite_present(cfg) else []
+    return [paths.reports.suite_metrics] if suite_datasets(cfg) and suite_variants(cfg) and suite_present(cfg) else []
 
 
 def suite_export_params(cfg: dict, dataset: str) -> str:
@@ -36,7 +36,9 @@ def suite_ks(cfg: dict) -> list[int]:
 
 def suite_report_inputs(cfg: dict) -> NamedFiles:
     """The suite report's scores, named DATASET:VARIANT."""
-    return {"scores": {f"{d}:{rv}": L.suite_scores(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)}}
+    return {
+        "scores": {f"{d}:{rv}": paths.suite_scores(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)}
+    }
 
 
 def suite_report_params(cfg: dict) -> str:

@@ -15,7 +15,7 @@ def answer_threads(cfg: dict, variant: str) -> int:
     scales it down to ``--cores``; the job fits its servers to what it got (pipeline/cores.py)."""
     if not uses_llm(cfg, variant):
         return 1
-    from pipeline.answer_backends import variant_model
+    from pipeline.registry.answer_backends import variant_model
     from pipeline.workflow.llm_shares import model_threads
 
     return model_threads(cfg, variant_model(answer_spec(cfg, variant), (cfg.get("llm") or {}).get("model")))

@@ -16,9 +16,9 @@ import yaml
 
 from pipeline.workflow import llm_work
 from pipeline.llm_models import LLMSpec
-from pipeline import answer_backends
+from pipeline.registry import answer_backends
 from pipeline import workflow as wf
-from pipeline.answer_backends import EXTRA_ENV, AnswerBackend, LLMCallsSpec
+from pipeline.registry.answer_backends import EXTRA_ENV, AnswerBackend, LLMCallsSpec
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
 

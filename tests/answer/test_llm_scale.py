@@ -14,7 +14,7 @@ import time
 import pandas as pd
 import pytest
 
-from pipeline.answer_backends import variant_spec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.answer.failures import FailureRateExceeded, check_failure_rate
 from pipeline.llm.limits import SharedBuckets
 from pipeline.llm_models import LLMSpec
@@ -24,7 +24,7 @@ from pipeline.llm.retries import parse_retry_after
 from answering import answer_dicts
 
 from pipeline.answer.run import FatalLLMError
-from pipeline.llm.standin import INVALID_REPLY, request_key
+from pipeline.bench.standin import INVALID_REPLY, request_key
 
 DOCS = ["khan2025", "patterson2021", "strubell2019"]
 

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 
 from pipeline.answer.record import Answer
-from pipeline.answer_backends import AnswerBackend, VariantSpec, register
+from pipeline.registry.answer_backends import AnswerBackend, VariantSpec, register
 from pipeline.config_schema import key
 
 

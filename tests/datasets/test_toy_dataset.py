@@ -1,5 +1,5 @@
 """Adding a retrieval-suite dataset: a toy benchmark (tests/datasets/toy_suite.py, data written here
-in tmp_path) registered through pipeline/suite_datasets.py, the extension point the real datasets
+in tmp_path) registered through pipeline/registry/suite_datasets.py, the extension point the real datasets
 use, is validated in a config and run through the stage verbs a suite dataset's DAG branch runs:
 suite-export -> index -> retrieve -> suite-evaluate, and (slow test) by Snakemake from a config that
 lists it (docs/architecture.md, "Adding a dataset")."""
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline import suite_datasets
+from pipeline.registry import suite_datasets
 from pipeline import workflow as wf
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.suite_datasets import EXTRA_ENV, SuiteDataset
+from pipeline.registry.suite_datasets import EXTRA_ENV, SuiteDataset
 
 HERE = Path(__file__).parent
 DOCS = [

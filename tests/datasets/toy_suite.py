@@ -1,6 +1,6 @@
 """A toy retrieval-suite dataset, added the way a real one is (pipeline/datasets/hotpotqa.py): a
 loader module with ``load(root, **subset)`` and ``DEFAULT_SUBSET``, plus one registration (the
-last line: an in-tree dataset adds that line to pipeline/suite_datasets.py; this module is loaded by
+last line: an in-tree dataset adds that line to pipeline/registry/suite_datasets.py; this module is loaded by
 naming it in ``WATTBENCH_SUITE_DATASETS``, as tests/datasets/test_toy_dataset.py does). It reads ``toy.json`` under its folder: documents and questions, each
 question naming the document sentence that answers it."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark
-from pipeline.suite_datasets import SuiteDataset, register
+from pipeline.registry.suite_datasets import SuiteDataset, register
 
 FILE = "toy.json"
 DEFAULT_SUBSET = {"n_questions": None}

@@ -119,14 +119,14 @@ def test_a_run_with_cache_journal_nfs_indexes_through_an_nfs_cache(tmp_path):
     import yaml
     from dag_runner import snakemake
 
-    from pipeline import layout
+    from pipeline import paths
     from pipeline.datasets.paths import REPO
 
     config = tmp_path / "tiny-nfs.yaml"
     cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text(encoding="utf-8"))
     config.write_text(yaml.safe_dump({**cfg, "cache_journal": "nfs"}), encoding="utf-8")
     work = tmp_path / "work"
-    done = snakemake(work, layout.index("wattbot", "hier"), configfile=config)
+    done = snakemake(work, paths.index("wattbot", "hier"), configfile=config)
     assert done.returncode == 0, done.stderr[-3000:]
     cache = work / cfg["cache_dir"] / "embeddings.sqlite"
     assert sqlite3.connect(cache).execute("PRAGMA journal_mode").fetchone()[0] == "delete"

@@ -5,7 +5,7 @@ import pytest
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
 from pipeline.datasets.wattbot import parse_ref_ids
-from pipeline.bench_encoder import paired_interval, recall_docs
+from pipeline.bench.encoder import paired_interval, recall_docs
 from pipeline.report.export.bench_doc import render_encoder as render
 from pipeline.workflow import doc_ids, split_source
 
@@ -33,7 +33,7 @@ def test_render_without_a_report_says_how_to_make_one(tmp_path):
 
 def test_the_compared_encoders_take_the_runs_settings_and_its_built_folder_only_where_it_uses_that_backend(
         monkeypatch):
-    import pipeline.bench_encoder as bench
+    import pipeline.bench.encoder as bench
     from pipeline.specs import EncoderSpec
 
     built = []

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
-from pipeline.bench import encoder_costs
+from pipeline.bench.throughput import encoder_costs
 from pipeline.config import OVERLAY_CONFIGS, ConfigError, index_slice, load_config, retrieval_slice, validate
 from pipeline.datasets.paths import REPO
 from pipeline.embed import make_encoder

@@ -1,8 +1,8 @@
 """BM25 tokenisation and search, on hand-made strings and three real WattBot documents."""
 import pytest
 
-from pipeline.index_files.bm25 import BM25Searcher, build_bm25_index, stem, tokenize
-from pipeline.index_files.store import IndexWriter
+from pipeline.index_structures.bm25 import BM25Searcher, build_bm25_index, stem, tokenize
+from pipeline.index_structures.store import IndexWriter
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -1,4 +1,4 @@
-"""OkapiScores (the inverted-index BM25 of pipeline/index_files/bm25.py) gives rank-bm25's
+"""OkapiScores (the inverted-index BM25 of pipeline/index_structures/bm25.py) gives rank-bm25's
 ``BM25Okapi.get_scores`` bit for bit, on the sentences and paragraphs of three real WattBot
 documents and on the real train questions tokenised as the searcher does."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from rank_bm25 import BM25Okapi
 
-from pipeline.index_files.bm25 import OkapiScores, tokenize
+from pipeline.index_structures.bm25 import OkapiScores, tokenize
 
 
 def _corpus(trees, level):

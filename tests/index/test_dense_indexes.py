@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from pipeline.index_files.flat import chunk_tree
-from pipeline.index_files.hier import aggregate
-from pipeline.index_files.store import IndexReader
+from pipeline.index_structures.flat import chunk_tree
+from pipeline.index_structures.hier import aggregate
+from pipeline.index_structures.store import IndexReader
 from pipeline.tree import ParagraphSpec, SectionSpec, build_tree
 
 

@@ -17,7 +17,7 @@ import yaml
 from pipeline import workflow as wf
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.index_kinds import EXTRA_ENV, get_kind, kind_names, unregister
+from pipeline.registry.index_kinds import EXTRA_ENV, get_kind, kind_names, unregister
 
 HERE = Path(__file__).parent
 

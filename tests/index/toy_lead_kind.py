@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from pipeline.index_kinds import IndexJob, IndexKind, SearchJob, register
+from pipeline.registry.index_kinds import IndexJob, IndexKind, SearchJob, register
 
 LEAD_SENTENCES = 5
 
@@ -16,7 +16,7 @@ def words(text: str) -> list[str]:
 
 
 def build(job: IndexJob) -> dict:
-    from pipeline.index_files.store import IndexWriter, StoredNode
+    from pipeline.index_structures.store import IndexWriter, StoredNode
     from pipeline.provenance import write_manifest
     from pipeline.tree import DocTree
 
@@ -30,7 +30,7 @@ def build(job: IndexJob) -> dict:
 
 class LeadSearcher:
     def __init__(self, job: SearchJob):
-        from pipeline.index_files.store import IndexReader
+        from pipeline.index_structures.store import IndexReader
 
         self.store = IndexReader(job.path)
         self.rows = self.store.db.execute("SELECT rowid, tokens FROM nodes ORDER BY rowid").fetchall()

@@ -16,7 +16,7 @@ from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.serving import KEYLESS
 from pipeline.llm_models import LLMSpec
 from pipeline.llm.preflight import declared_envvars, preflight, required_envvars
-from pipeline.llm.standin import StandIn
+from pipeline.bench.standin import StandIn
 from pipeline.provenance import stable_hash
 
 BASE = "http://127.0.0.1:9/v1"

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import pipeline.llm.runtime as rt
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config import load_config
 from pipeline.workflow import answer_models, retrieval_models
 
@@ -55,11 +55,11 @@ def test_a_failed_build_fails_and_writes_nothing(tmp_path, monkeypatch):
 
 def test_only_local_model_jobs_wait_for_the_runtime():
     cfg = load_config()
-    assert L.LLM_RUNTIME in answer_models(cfg, "llm-cf")
+    assert paths.LLM_RUNTIME in answer_models(cfg, "llm-cf")
     assert answer_models(cfg, "convex-extractive") == []
     hosted = {**cfg, "llm": {**cfg["llm"], "model": "openai/gpt-4o-mini"}}
     assert answer_models(hosted, "llm-cf") == []
-    assert L.LLM_RUNTIME not in retrieval_models(cfg, "hier-convex")
+    assert paths.LLM_RUNTIME not in retrieval_models(cfg, "hier-convex")
 
 
 def test_the_build_skips_llama_cpps_common_library(monkeypatch):

@@ -154,9 +154,9 @@ def test_bad_text_documents_are_parse_errors_and_the_run_goes_on(tmp_path, capsy
 
 def test_failed_tree_goes_through_indexing(tmp_path):
     """Downstream stages take the empty stand-in tree unchanged: it just contributes nothing."""
-    from pipeline.index_files.bm25 import build_bm25_index
-    from pipeline.index_files.hier import build_tree_index
-    from pipeline.index_files.store import IndexReader, IndexWriter
+    from pipeline.index_structures.bm25 import build_bm25_index
+    from pipeline.index_structures.hier import build_tree_index
+    from pipeline.index_structures.store import IndexReader, IndexWriter
     from pipeline.parse.errors import failed_tree
     from pipeline.parse.text import parse_text
 

@@ -4,12 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.layout import Reports
+from pipeline.paths import Reports
 from pipeline.report.export.results_doc import render_ablations
 from pipeline.report.pages.figures import headline
 from pipeline.report.sections import LABELLED, SUITE, section_of
 from pipeline.report.stats.ablation import ablation_stats, summary_numbers
-from pipeline.suite_datasets import SuiteDataset, register, unregister
+from pipeline.registry.suite_datasets import SuiteDataset, register, unregister
 from pipeline.workflow.report_settings import figures_params
 
 TOY = "toy-report"

@@ -8,7 +8,7 @@ import sys
 import pandas as pd
 import pytest
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.datasets.paths import REPO
 from pipeline.report.export.readme import BEGIN, END, fill
 from pipeline.io import atomic_write_jsonl
@@ -72,13 +72,13 @@ def test_patterns_match_the_rules_benchmark_lines():
             rule = re.match(r"\s*rule (\w+):", block)
             bench = re.search(r'^\s+benchmark: L\.(rule|dataset)_benchmark\("(\w+)"\)', block, re.M)
             if rule:
-                assert "benchmark:" not in block or bench, f"rule {rule.group(1)}: benchmark: L.rule_benchmark(...)"
+                assert "benchmark:" not in block or bench, f"rule {rule.group(1)}: benchmark: paths.rule_benchmark(...)"
             if rule and bench:  # keyed by the job kind it times (retrieve_llm times retrieve jobs too)
                 kind = bench.group(2)
-                declared[kind] = L.rule_benchmark(kind)
+                declared[kind] = paths.rule_benchmark(kind)
                 if bench.group(1) == "dataset":  # a rule WattBot shares with the corpora: both patterns
-                    declared[f"corpus_{kind}"] = L.rule_benchmark(f"corpus_{kind}")
-                    assert L.dataset_benchmark(kind).replace("{dataset}", L.WATTBOT) == L.rule_benchmark(kind)
+                    declared[f"corpus_{kind}"] = paths.rule_benchmark(f"corpus_{kind}")
+                    assert paths.dataset_benchmark(kind).replace("{dataset}", paths.WATTBOT) == paths.rule_benchmark(kind)
             if rule and rule.group(1) not in ("all", "fetch"):
                 assert bench, f"rule {rule.group(1)} writes no benchmark"
     assert declared == BENCHMARK_PATTERNS

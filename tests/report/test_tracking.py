@@ -11,7 +11,7 @@ import yaml
 
 from pipeline.config import ConfigError, load_config
 from pipeline.datasets.paths import REPO, data_root
-from pipeline.report.export import tracking as T
+from pipeline.report.export import tracking
 from pipeline.workflow.report_settings import track_settings, tracking_of
 from pipeline.report.telemetry.time_table import JobTime
 
@@ -22,14 +22,14 @@ NO_MLFLOW = "the mlflow extra is not installed (make test installs it: pip insta
 
 
 def test_metric_names_are_ones_mlflow_accepts():
-    assert T.metric_key("doc_recall@5") == "doc_recall_at_5"
-    assert T.metric_key("ndcg@10") == "ndcg_at_10"
-    assert T.metric_key("time.answer.train.wall_s") == "time.answer.train.wall_s"
-    assert T.metric_key("a:b(c)") == "a_b_c_"
+    assert tracking.metric_key("doc_recall@5") == "doc_recall_at_5"
+    assert tracking.metric_key("ndcg@10") == "ndcg_at_10"
+    assert tracking.metric_key("time.answer.train.wall_s") == "time.answer.train.wall_s"
+    assert tracking.metric_key("a:b(c)") == "a_b_c_"
 
 
 def test_flatten_gives_dotted_keys_and_json_values():
-    flat = T.flatten({"answering": {"backend": "llm", "params": {"t": 0.2}}, "levels": ["s", "p"], "e": None, "k": 8})
+    flat = tracking.flatten({"answering": {"backend": "llm", "params": {"t": 0.2}}, "levels": ["s", "p"], "e": None, "k": 8})
     assert flat == {
         "answering.backend": "llm",
         "answering.params.t": "0.2",
@@ -37,18 +37,18 @@ def test_flatten_gives_dotted_keys_and_json_values():
         "e": "null",
         "k": "8",
     }
-    long = T.flatten({"prompt": "x" * 10_000})["prompt"]
-    assert len(long) <= T.MAX_PARAM and long.endswith("[cut by wattbench]")
+    long = tracking.flatten({"prompt": "x" * 10_000})["prompt"]
+    assert len(long) <= tracking.MAX_PARAM and long.endswith("[cut by wattbench]")
 
 
 def test_numbers_keep_only_finite_numbers():
     row = {"score": 0.31, "n": 41, "backend": "bm25", "na": float("nan"), "ok": True, "doc_hit@1": 0.25}
-    assert T.numbers(row, "x.") == {"x.score": 0.31, "x.n": 41.0, "x.doc_hit_at_1": 0.25}
+    assert tracking.numbers(row, "x.") == {"x.score": 0.31, "x.n": 41.0, "x.doc_hit_at_1": 0.25}
 
 
 def test_intervals_bracket_the_mean_and_skip_missing_values():
     table = pd.DataFrame({"recall@1": [0, 1, 1, 0, 1, 1], "quote": [1, np.nan, 0, np.nan, 1, 1]})
-    m = T.with_intervals(table, "wattbot.", 500, 0)
+    m = tracking.with_intervals(table, "wattbot.", 500, 0)
     assert set(m) == {f"wattbot.{c}{s}" for c in ("recall_at_1", "quote") for s in ("", "_lo", "_hi")}
     assert m["wattbot.recall_at_1"] == round(4 / 6, 4) and m["wattbot.quote"] == 0.75  # NaN rows left out
     assert m["wattbot.recall_at_1_lo"] <= m["wattbot.recall_at_1"] <= m["wattbot.recall_at_1_hi"]
@@ -62,12 +62,12 @@ def test_job_times_count_for_the_variant_their_path_names():
         JobTime("retrieve", "hotpotqa/retrieve/bm25/queries", 4.0, 3.0, 100),
         JobTime("figures", "figures", 9.0, 9.0, 100),
     ]
-    answering = T.job_times(jobs, "answering")
+    answering = tracking.job_times(jobs, "answering")
     assert set(answering) == {"bm25-x"}
     assert answering["bm25-x"]["time.answer.train.wall_s"] == 2.0
     assert answering["bm25-x"]["time.evaluate.cpu_s"] == 0.5
     assert answering["bm25-x"]["time.wall_s"] == 6.0 and answering["bm25-x"]["time.cpu_s"] == 4.5
-    assert T.job_times(jobs, "retrieval") == {
+    assert tracking.job_times(jobs, "retrieval") == {
         "bm25": {
             "time.wall_s": 4.0,
             "time.cpu_s": 3.0,
@@ -80,7 +80,7 @@ def test_job_times_count_for_the_variant_their_path_names():
 def test_tracking_block_is_in_the_schema_with_its_default(tmp_path):
     cfg = load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "sqlite:///runs/m.db"}})
     t = tracking_of(cfg)
-    assert t == T.Tracking("sqlite:///runs/m.db", "wattbench", None)
+    assert t == tracking.Tracking("sqlite:///runs/m.db", "wattbench", None)
     assert t.artifact_root().endswith("/runs/mlartifacts")
     assert tracking_of(load_config([REPO / "tests" / "tiny.yaml"])) is None  # absent: nothing logged
     with pytest.raises(ConfigError, match="tracking"):
@@ -103,10 +103,10 @@ def test_tracking_is_execution_only():
 
 
 def test_a_missing_mlflow_is_one_line_naming_the_key_and_the_extra(monkeypatch):
-    monkeypatch.setattr(T.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(tracking.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigError, match=r"'tracking\.mlflow'.*pip install -e \"\.\[mlflow\]\""):
-        T.require_mlflow(tracking_of({"tracking": {"mlflow": "sqlite:///m.db"}}))
-    assert T.require_mlflow(tracking_of({})) is None  # no tracking: mlflow is not needed
+        tracking.require_mlflow(tracking_of({"tracking": {"mlflow": "sqlite:///m.db"}}))
+    assert tracking.require_mlflow(tracking_of({})) is None  # no tracking: mlflow is not needed
 
 
 def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monkeypatch, capsys):
@@ -118,12 +118,12 @@ def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monk
     monkeypatch.setattr(T, "track", unreachable)
     tiny = load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "http://127.0.0.1:9"}})
     cfg = track_settings(tiny)
-    T.after_run(cfg)  # the run's results are made: no raise
+    tracking.after_run(cfg)  # the run's results are made: no raise
     err = capsys.readouterr().err
     assert "warning: MLflow tracking failed (ConnectionError: tracking server down)" in err
     assert "python -m pipeline track" in err
     monkeypatch.setenv(LATER, "1")  # make run / make resume: their own track step logs after the time table
-    T.after_run(cfg)
+    tracking.after_run(cfg)
     assert capsys.readouterr().err == ""
 
 

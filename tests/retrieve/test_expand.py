@@ -2,7 +2,7 @@
 dedup modes, truncation, token budget."""
 import pytest
 
-from pipeline.index_files.store import IndexReader, IndexWriter, StoredNode
+from pipeline.index_structures.store import IndexReader, IndexWriter, StoredNode
 from pipeline.parse.payload import load_payload
 from pipeline.retrieve.expand import dedup_snippets, expand_context as _expand_context, expand_match, fit_budget
 from pipeline.specs import ContextSpec

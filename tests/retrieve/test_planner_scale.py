@@ -24,8 +24,8 @@ def fake_key(monkeypatch):
 @pytest.fixture(scope="module")
 def bm25_index(tmp_path_factory, three_trees):
     """A BM25 index over the three real documents (no encoder: the planner's queries are what is tested)."""
-    from pipeline.index_files.bm25 import build_bm25_index
-    from pipeline.index_files.store import IndexWriter
+    from pipeline.index_structures.bm25 import build_bm25_index
+    from pipeline.index_structures.store import IndexWriter
 
     root = tmp_path_factory.mktemp("bm25")
     w = IndexWriter(root / "bm25.sqlite", None, {"model_id": "bm25", "levels": ["sentence", "paragraph"]})

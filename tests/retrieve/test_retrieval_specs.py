@@ -9,9 +9,9 @@ from pipeline import config_schema
 from pipeline.config import full_schema, validate
 from pipeline.config_schema import ConfigError, declared_defaults
 from pipeline.datasets.paths import REPO
-from pipeline.index_kinds import get_kind
-from pipeline.registry import Registry
-from pipeline.retrieval_modes import FUSIONS, PLANNERS, FusionMode, PlannerKind
+from pipeline.registry.index_kinds import get_kind
+from pipeline.registry.base import Registry
+from pipeline.registry.retrieval_modes import FUSIONS, PLANNERS, FusionMode, PlannerKind
 from pipeline.retrieve.planner import make_planner
 from pipeline.specs import ContextSpec, EncoderSpec, RetrievalSpec
 

@@ -6,7 +6,7 @@ import copy
 import pytest
 
 import pipeline.workflow as wf
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config import ConfigError, load_config, validate
 
 
@@ -39,10 +39,10 @@ def test_config_errors_name_the_key(edit, key):
 
 
 def test_sprout_index_inputs(cfg):
-    assert wf.index_inputs(cfg, "hotpotqa", "sprout")[-2:] == [L.sprout_attention("hotpotqa"),
+    assert wf.index_inputs(cfg, "hotpotqa", "sprout")[-2:] == [paths.sprout_attention("hotpotqa"),
                                                                 "results/sprout/head_weights.json"]
-    assert wf.index_inputs(cfg, "hotpotqa", "sprout-uniform")[-1] == L.sprout_attention("hotpotqa")
-    assert wf.index_extra_args(cfg, "wattbot", "sprout-uniform") == "--input sprout_attention=" + L.sprout_attention("wattbot")
+    assert wf.index_inputs(cfg, "hotpotqa", "sprout-uniform")[-1] == paths.sprout_attention("hotpotqa")
+    assert wf.index_extra_args(cfg, "wattbot", "sprout-uniform") == "--input sprout_attention=" + paths.sprout_attention("wattbot")
     assert wf.index_extra_args(cfg, "wattbot", "sprout").endswith(" --input head_weights=results/sprout/head_weights.json")
     assert wf.index_extra_args(cfg, "wattbot", "hier") == ""
     assert wf.sprout_train_excludes(cfg) == {"hotpotqa": "results/hotpotqa/export",

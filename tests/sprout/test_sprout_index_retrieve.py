@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.index_files.store import IndexReader
+from pipeline.index_structures.store import IndexReader
 from pipeline.cli import main
 from pipeline.retrieve.run import RetrieveJob, retrieve
 from pipeline.specs import AttentionSpec

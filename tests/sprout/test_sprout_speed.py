@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pipeline.bench import _attention_run
+from pipeline.bench.throughput import _attention_run
 from pipeline.report.export.bench_doc import render_sprout_speed as render
 from pipeline.report.export.bench_doc import save_bench
 from pipeline.specs import AttentionSpec

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pipeline import markdown
 from pipeline.io import atomic_write_json
-from pipeline.layout import Reports
+from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
 
 

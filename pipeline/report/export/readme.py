@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.io import atomic_write_text
-from pipeline.layout import Reports
+from pipeline.paths import Reports
 from pipeline.provenance import manifest_path
 from pipeline.report.export import bench_doc, results_doc
 from pipeline.report.pages import claims, ensemble_size, parse_quality

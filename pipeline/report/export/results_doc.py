@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.answer_backends import get as get_backend
-from pipeline.layout import Reports
+from pipeline.paths import Reports
+from pipeline.registry.answer_backends import get as get_backend
 from pipeline.report.render.tables import fmt, markdown_table
 from pipeline.report.sections import section_of
 

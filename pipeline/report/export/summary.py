@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_text
-from pipeline.layout import PARSE_ERRORS, WATTBOT, Reports
+from pipeline.paths import PARSE_ERRORS, WATTBOT, Reports
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed

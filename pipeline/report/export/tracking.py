@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.config import ConfigError
 from pipeline.report.telemetry.time_table import JobTime
 
@@ -251,7 +251,7 @@ class RunFiles:
 def answering_runs(f: RunFiles, run_id: str) -> list[VariantRun]:
     """One run per answering variant of the config that has answers: its params, leaderboard row (score and
     interval), cost per split, this run's spend, time and energy."""
-    out = L.Reports.at(f.reports)
+    out = paths.Reports.at(f.reports)
     board, tele = _csv_rows(Path(out.leaderboard), "variant"), _csv_rows(Path(out.leaderboard_telemetry), "variant")
     times, spend, energy = (
         job_times(f.jobs, "answering"),
@@ -260,18 +260,18 @@ def answering_runs(f: RunFiles, run_id: str) -> list[VariantRun]:
     )
     runs = []
     for av in f.settings.answering:
-        made = (f.root / L.answers(av, "x")).parent.glob("*.jsonl")
+        made = (f.root / paths.answers(av, "x")).parent.glob("*.jsonl")
         splits = sorted(p.stem for p in made if "." not in p.stem)  # not <split>.jsonl.telemetry.jsonl
         if not splits:
             continue
         scored = f.score_split if f.score_split in splits else splits[0]
-        run = VariantRun("answering", av, manifest_params(f.root / L.answers(av, scored)))
+        run = VariantRun("answering", av, manifest_params(f.root / paths.answers(av, scored)))
         run.params["splits"] = ",".join(splits)
         run.metrics |= numbers(board.get(av, {}))
         extra = {k: v for k, v in tele.get(av, {}).items() if k not in board.get(av, {})}
         run.metrics |= numbers(extra, "telemetry.")
         for split in splits:
-            run.metrics |= {f"cost.{split}.{k}": v for k, v in answer_cost(f.root / L.answers(av, split)).items()}
+            run.metrics |= {f"cost.{split}.{k}": v for k, v in answer_cost(f.root / paths.answers(av, split)).items()}
         run.metrics |= times.get(av, {}) | spend.get(av, {}) | energy.get(av, {})
         runs.append(run)
     return runs
@@ -282,7 +282,7 @@ def wattbot_retrieval(f: RunFiles, rv: str) -> dict[str, float]:
     from pipeline.io import read_jsonl
     from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
-    run, gold = f.root / L.retrieval(L.WATTBOT, rv, f.score_split), f.root / L.ingest_split(f.score_split)
+    run, gold = f.root / paths.retrieval(paths.WATTBOT, rv, f.score_split), f.root / paths.ingest_split(f.score_split)
     if not run.exists() or not gold.exists():
         return {}
     table, summary = wattbot_retrieval_metrics(read_jsonl(run), pd.read_csv(gold, dtype=str, keep_default_na=False))
@@ -294,7 +294,7 @@ def suite_retrieval(f: RunFiles, rv: str) -> dict[str, float]:
     """A retrieval variant's retrieval-suite metrics per dataset with intervals (``<dataset>.<metric>``)."""
     out: dict[str, float] = {}
     for ds in f.settings.suite_datasets:
-        path = f.root / L.suite_per_query(ds, rv)
+        path = f.root / paths.suite_per_query(ds, rv)
         if path.exists():
             table = pd.read_csv(path).drop(columns=list(SUITE_SKIP), errors="ignore")
             out |= with_intervals(table, f"{ds}.", *f.boot) | {f"{ds}.queries": float(len(table))}
@@ -307,7 +307,7 @@ def retrieval_runs(f: RunFiles) -> list[VariantRun]:
     times, energy = job_times(f.jobs, "retrieval"), energy_rows(f.reports, "retrieval")
     runs = []
     for rv in f.settings.retrieval:
-        made = sorted(f.root.glob(L.retrieval("*", rv, "*")), key=lambda p: (L.WATTBOT not in p.parts, str(p)))
+        made = sorted(f.root.glob(paths.retrieval("*", rv, "*")), key=lambda p: (paths.WATTBOT not in p.parts, str(p)))
         if not made:
             continue
         run = VariantRun("retrieval", rv, manifest_params(made[0]))
@@ -387,7 +387,7 @@ def track(
     if state is None:
         raise FileNotFoundError(f"{Path(root) / STATE}: no run here to track (run snakemake first)")
     runs = collect(root, reports, settings, state.id)
-    html = Path(L.Reports.at(reports).index_html)
+    html = Path(paths.Reports.at(reports).index_html)
     tags = {f"{TAG}config_files": ",".join(state.config_files), f"{TAG}score_split": settings.score_split}
     log_runs(tracking, runs, state.id, [html] if html.exists() else [], tags)
     return runs, state.id
@@ -401,7 +401,7 @@ def tracked_line(runs: list[VariantRun], run_id: str, tracking: Tracking) -> str
     )
 
 
-def after_run(settings: TrackSettings, root: str | Path = ".", reports: str | Path = L.reports.root) -> None:
+def after_run(settings: TrackSettings, root: str | Path = ".", reports: str | Path = paths.reports.root) -> None:
     """Snakemake's ``onsuccess``: log the run when the config asks for it. Under ``make run`` / ``make resume``
     (``WATTBENCH_SUMMARY_LATER``) the Makefile's ``track`` step does it, after the time table (energy). A
     tracking server that cannot be reached is a warning: the run's results are made."""

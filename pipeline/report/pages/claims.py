@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from pipeline.layout import CLAIMS_FILE, Reports
+from pipeline.paths import CLAIMS_FILE, Reports
 from pipeline.report.params import Ablation, FiguresParams, Resampling
 from pipeline.report.render.tables import fmt, markdown_table
 from pipeline.report.sections import is_labelled

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
-from pipeline.layout import Reports
+from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.pages.leaderboard import leaderboard
 from pipeline.report.params import CorpusReportParams, VariantSlice

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline import layout as L
+import pipeline.paths
 from pipeline.answer.ensemble import member_from_records
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims
 from pipeline.report.params import FiguresParams, Resampling
-from pipeline.report.render import ablation_figures as F
+from pipeline.report.render import ablation_figures
 from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
 from pipeline.report.sections import labelled_rows, section_of
@@ -141,7 +141,7 @@ class FigureRun:
 
     params: FiguresParams
     paths: InputFiles
-    out: L.Reports
+    out: pipeline.paths.Reports
     entries: dict[str, FigureEntry] = field(default_factory=dict)
 
     @property
@@ -173,13 +173,13 @@ def draw_cost(run: FigureRun, wattbot: dict, answering: list[str], answers: dict
     cost["score_hi"] = [round(ci[v][2], 4) for v in cost["variant"]]
     cost = cost.sort_values(["score", "variant"], ascending=[False, True], kind="stable").reset_index(drop=True)
     atomic_write_text(run.out.cost, csv_text(cost))
-    F.leaderboard_ci(cost, figs / "leaderboard-ci")
+    ablation_figures.leaderboard_ci(cost, figs / "leaderboard-ci")
     run.entries["leaderboard-ci"] = FigureEntry(
         "leaderboard-ci",
         "WattBot score per answering variant, 95% paired bootstrap interval over the train questions.",
         run.inputs_of(answering),
     )
-    F.pareto(
+    ablation_figures.pareto(
         cost,
         pareto_front(cost, "tokens_per_question", "score"),
         pareto_front(cost, "context_tokens", "score"),
@@ -211,7 +211,7 @@ def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataF
         rvs = ab.variants if ab.stage == "retrieval" else ()
         if not ab.suite_only:
             stem = f"ablation-{name}"
-            F.ablation_bars(part[labelled_rows(part["dataset"])], name, ab.note, figs / stem)
+            ablation_figures.ablation_bars(part[labelled_rows(part["dataset"])], name, ab.note, figs / stem)
             entries[stem] = FigureEntry(
                 stem,
                 f"WattBot train, {ab.stage} variants {', '.join(ab.variants)} (reference: {ab.variants[0]}). {ab.note}",
@@ -220,7 +220,9 @@ def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataF
         srvs = suite_variants_of(params, ab)
         if srvs:
             stem = suite_stem(name, ab)
-            F.ablation_suite(part[~labelled_rows(part["dataset"])], f"{name}: IE@k on the retrieval suite", figs / stem)
+            ablation_figures.ablation_suite(
+                part[~labelled_rows(part["dataset"])], f"{name}: IE@k on the retrieval suite", figs / stem
+            )
             pairs = [(d, rv) for d in params.suite.datasets for rv in srvs]
             entries[stem] = FigureEntry(
                 stem,
@@ -228,7 +230,7 @@ def draw_ablations(run: FigureRun, wattbot: dict, suite: dict) -> tuple[pd.DataF
                 run.inputs_of(suite_pairs=pairs),
             )
     if abl:
-        F.differences_forest(headline(summary, ks), figs / "ablation-differences")
+        ablation_figures.differences_forest(headline(summary, ks), figs / "ablation-differences")
         entries["ablation-differences"] = FigureEntry(
             "ablation-differences",
             "Every A-vs-B comparison on its headline metric (score, doc hit@1, IE@k): "
@@ -276,8 +278,8 @@ def draw_attribution(run: FigureRun, gold: pd.DataFrame, order: list[str], answe
     by_type = by_type.reindex([t for t in QUESTION_TYPES if t in by_type.index])
     grid = attr.pivot(index="id", columns="variant", values="class").reindex(index=gold["id"], columns=order)
     types = attr.drop_duplicates("id").set_index("id")["type"]
-    F.attribution_grid(grid, types, run.figs / "attribution-grid")
-    F.attribution_counts(counts, by_type, run.figs / "attribution-counts")
+    ablation_figures.attribution_grid(grid, types, run.figs / "attribution-grid")
+    ablation_figures.attribution_counts(counts, by_type, run.figs / "attribution-counts")
     for stem, cap in (
         (
             "attribution-grid",
@@ -298,7 +300,7 @@ def draw_embedding_map(run: FigureRun) -> None:
         meta, vecs = load_vectors(index_path, params.embedding_sample, params.resampling.seed)
         xy, var = project(vecs)
         levels = [lv for lv in LEVELS if (meta["level"] == lv).any()]
-        F.embedding_map(meta, xy, var, levels, run.figs / "embedding-map")
+        ablation_figures.embedding_map(meta, xy, var, levels, run.figs / "embedding-map")
         run.entries["embedding-map"] = FigureEntry(
             "embedding-map",
             f"PCA of the '{params.embedding_index}' index "
@@ -388,11 +390,11 @@ def build_figures_stage(
     paths: InputFiles,
     reports: str,
     leaderboard: str | None = None,
-    claims_file: str | Path = L.CLAIMS_FILE,
+    claims_file: str | Path = pipeline.paths.CLAIMS_FILE,
 ) -> dict:
     """Every output of the figures rule, from the files it was passed (``params.gold``: the scored
     split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
-    run = FigureRun(params, paths, L.Reports(reports))
+    run = FigureRun(params, paths, pipeline.paths.Reports(reports))
     out = run.out
     gold = pd.read_csv(params.gold, dtype=str, keep_default_na=False)
     wattbot, suite = wattbot_tables(params, paths, gold), suite_tables(params, paths)

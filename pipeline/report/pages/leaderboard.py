@@ -10,7 +10,7 @@ import pandas as pd
 
 from pipeline import markdown
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
-from pipeline.layout import Reports
+from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.params import Leaderboard, ReportParams, Resampling
 from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant

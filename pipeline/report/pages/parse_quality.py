@@ -27,8 +27,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pipeline import markdown
-from pipeline.layout import Reports
 from pipeline.parse.corpus import Entry
+from pipeline.paths import Reports
 from pipeline.specs import HEADINGS
 
 METHODS = HEADINGS  # every heading method the config offers

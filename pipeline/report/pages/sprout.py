@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
-from pipeline.layout import Reports
+from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.params import SproutReportParams
 from pipeline.report.sections import LABELLED_SET, labelled_rows
@@ -123,7 +123,7 @@ def build_sprout_report(
     index_path: str | None,
     reports: str,
 ) -> None:
-    from pipeline.index_files.store import IndexReader
+    from pipeline.index_structures.store import IndexReader
     from pipeline.sprout.store import dump_tree
 
     out = Reports(reports)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from pipeline import markdown
 from pipeline.io import atomic_write_text
-from pipeline.layout import Reports
+from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.params import SuiteReportParams
 from pipeline.report.render.plots import ie_by_variant

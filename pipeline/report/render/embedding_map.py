@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from sklearn.decomposition import PCA
 
-from pipeline.index_files.store import connect
+from pipeline.index_structures.store import connect
 from pipeline.tree import LEVELS
 
 

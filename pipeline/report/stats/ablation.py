@@ -26,7 +26,7 @@ RETRIEVAL_METRICS = ("doc_hit@1", "doc_recall@5", "doc_precision@5", "quote_in_c
 
 @dataclass(frozen=True)
 class InputFiles:
-    """The result files a report verb was passed, by name (the rule declares them; pipeline/layout.py
+    """The result files a report verb was passed, by name (the rule declares them; pipeline/paths.py
     says where they live): the verb looks a file up here and never derives a path itself."""
 
     scores_of: dict[str, str] = field(default_factory=dict)  # answering variant -> scores JSON

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_text, read_jsonl
-from pipeline.layout import answers_telemetry
+from pipeline.paths import answers_telemetry
 
 
 def calls_of(record: dict) -> list[dict]:

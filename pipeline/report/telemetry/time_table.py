@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline.io import atomic_write_bytes, atomic_write_text
 from pipeline.provenance import write_manifest
 
 BENCHMARK_DIR = "benchmarks"
 # rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
-BENCHMARK_PATTERNS: dict[str, str] = {rule: L.rule_benchmark(rule) for rule in L.BENCHMARK_JOBS}
+BENCHMARK_PATTERNS: dict[str, str] = {rule: paths.rule_benchmark(rule) for rule in paths.BENCHMARK_JOBS}
 # The answer jobs' per-call telemetry (pipeline/cli.py cmd_answer writes it beside the answers).
 ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
 TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.embed import EmbeddingCache, make_encoder
-from pipeline.index_files.store import IndexReader, StoredNode
+from pipeline.index_structures.store import IndexReader, StoredNode
 from pipeline.specs import EncoderSpec
 
 

@@ -21,8 +21,8 @@ import pandas as pd
 from pipeline.config import load_config
 from pipeline.embed import EmbeddingCache, encoder_throughput, fidelity, make_encoder
 from pipeline.embed.factory import ensure_model_files
-from pipeline.index_files.hier import build_tree_index
-from pipeline.index_files.store import IndexReader, IndexWriter
+from pipeline.index_structures.hier import build_tree_index
+from pipeline.index_structures.store import IndexReader, IndexWriter
 from pipeline.parse.payload import load_payload
 from pipeline.specs import AttentionSpec, EncoderSpec
 from pipeline.workflow import doc_ids, split_source
@@ -89,8 +89,8 @@ def run_bench(
 def run_encoder_comparison(
     configfiles: Sequence[str | Path] = (), overrides: dict | None = None, recall_docs: int = 4
 ) -> dict:
-    """The packaged / fp32-export / int8 / torch MiniLM comparison (pipeline/bench_encoder.py)."""
-    from pipeline.bench_encoder import run_encoder_bench
+    """The packaged / fp32-export / int8 / torch MiniLM comparison (pipeline/bench/encoder.py)."""
+    from pipeline.bench.encoder import run_encoder_bench
 
     cfg = load_config(configfiles, overrides)
     corpus = Path(cfg["wattbot"]["dir"]) / "corpus"

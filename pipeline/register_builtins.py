@@ -5,7 +5,7 @@ serving (:mod:`pipeline.llm.serving`).
 
 A driver (the CLI, the Snakefile's workflow, the benches) imports this module before it validates a
 config or looks an entry up. The registries themselves sit on the shared floor and never import a
-stage (pipeline.registry.Registry's ``builtins``: a lookup before this import is a one-line error), so
+stage (pipeline.registry.base.Registry's ``builtins``: a lookup before this import is a one-line error), so
 the import graph shows who loads what.
 """
 

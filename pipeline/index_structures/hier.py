@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from pipeline.index_files.store import IndexWriter, StoredNode
+from pipeline.index_structures.store import IndexWriter, StoredNode
 from pipeline.tree import DocTree, Node, section_depth
 
 AGGREGATED = ("paragraph", "section", "document")

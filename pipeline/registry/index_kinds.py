@@ -10,7 +10,7 @@ else switches on the kind's name.
 
 The kinds live one module each in :mod:`pipeline.indexes` (``tree``, ``chunks``, ``bm25``,
 ``sprout``), each registering its kind at import; that package imports them all, and a driver imports
-it (pipeline/registries.py): this module, on the shared floor, never loads a stage. Modules outside
+it (pipeline/register_builtins.py): this module, on the shared floor, never loads a stage. Modules outside
 the package (a test's toy kind) are named in ``WATTBENCH_INDEX_KINDS`` (comma-separated), which
 Snakemake's jobs inherit. Kind modules import their building blocks inside their build and search
 functions, so validating a config loads no stage code.
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pipeline.config_schema import ConfigError, ConfigTable, declared_defaults, enum, key, parse_spec
-from pipeline.registry import Registry
+from pipeline.registry.base import Registry
 
 # The registry sits below the specs its entries parse (pipeline.specs imports it to look kinds up) and
 # below the index stage: fields typed Any below name the class they hold, not imported (no upward import).
@@ -74,7 +74,7 @@ class Searcher(Protocol):
 
     def search(
         self, query: str, qvec, k: int
-    ) -> list[tuple[Any, float]]:  # (pipeline.index_files.store.StoredNode, score)
+    ) -> list[tuple[Any, float]]:  # (pipeline.index_structures.store.StoredNode, score)
         """The top ``k`` nodes for ``query`` (its vector ``qvec``, None when nothing embeds queries)."""
 
 

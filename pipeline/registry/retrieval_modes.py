@@ -3,7 +3,7 @@
 A planner kind makes the query planner of a variant (or None: the question is the one query); a
 fusion mode merges a hybrid's dense and lexical rankings. Entries register where their code lives
 (pipeline/retrieve/planner.py, pipeline/ranking/fusion.py), which a driver imports
-(pipeline/registries.py). The config layer fills the schema's ``enum:`` from both registries;
+(pipeline/register_builtins.py). The config layer fills the schema's ``enum:`` from both registries;
 nothing else switches on a kind's or a mode's name.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.registry import Registry
+from pipeline.registry.base import Registry
 
 # pipeline.specs looks planner kinds and fusion modes up here, so their spec types are named, not imported:
 # make(spec: PlannerSpec, ...), fuse(..., hybrid: HybridSpec).

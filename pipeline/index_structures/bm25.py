@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from pipeline.index_files.store import IndexReader, IndexWriter, StoredNode
+from pipeline.index_structures.store import IndexReader, IndexWriter, StoredNode
 from pipeline.ranking.fusion import rrf
 from pipeline.specs import LEVEL_FUSIONS  # the config schema's list
 from pipeline.tree import DocTree

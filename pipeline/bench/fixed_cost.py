@@ -25,7 +25,9 @@ from pipeline.embed.factory import ensure_model_files
 from pipeline.specs import EncoderSpec
 
 # What a retrieve job imports before it searches (the CLI, the stage, both index kinds' searchers).
-RETRIEVE_IMPORTS = "import pipeline.cli, pipeline.retrieve.run, pipeline.index_files.dense, pipeline.index_files.bm25"
+RETRIEVE_IMPORTS = (
+    "import pipeline.cli, pipeline.retrieve.run, pipeline.index_structures.dense, pipeline.index_structures.bm25"
+)
 # The query encoder's load alone: imports and weights, after the modules every job imports anyway.
 ENCODER_LOAD = (
     "import sys, time, json; from pipeline.embed import make_encoder; spec = json.loads(sys.argv[1]);"

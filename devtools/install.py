@@ -95,7 +95,7 @@ def install(venv: Path, args: list[str], installer: str = "uv") -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m pipeline.install", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m devtools.install", description=__doc__.splitlines()[0])
     p.add_argument("--venv", type=Path, required=True, help="the virtual environment to install into")
     p.add_argument("--installer", choices=("uv", "pip"), default="uv", help="pip: never try uv")
     p.add_argument("args", nargs=argparse.REMAINDER, help="pip install's arguments (after --)")

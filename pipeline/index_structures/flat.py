@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.index_files.store import IndexWriter, StoredNode
+from pipeline.index_structures.store import IndexWriter, StoredNode
 from pipeline.tree import DocTree
 
 

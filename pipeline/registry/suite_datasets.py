@@ -16,7 +16,7 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
-from pipeline.registry import Registry
+from pipeline.registry.base import Registry
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The workflow owns paths: one layout (pipeline/layout.py) for the rules and the report verbs, report
+"""The workflow owns paths: one layout (pipeline/paths.py) for the rules and the report verbs, report
 verbs told their files, and a DAG planned without plotting code."""
 import json
 import re
@@ -8,7 +8,7 @@ import sys
 import pandas as pd
 import pytest
 
-from pipeline import layout as L
+from pipeline import paths
 from pipeline import workflow as wf
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
@@ -22,7 +22,7 @@ import sys
 from pipeline.config import check_paths, load_config, validate
 from pipeline.llm.preflight import preflight
 from pipeline.estimate import print_estimate
-import pipeline.layout as L
+from pipeline import paths
 import pipeline.workflow as wf
 cfg = validate(load_config("config.yaml"))
 for fn in (wf.figure_stems, wf.figures_params, wf.figures_inputs, wf.report_inputs, wf.report_params,
@@ -55,21 +55,21 @@ def test_snakemake_dry_run_imports_no_plotting_code(tmp_path):
 
 
 def test_wildcard_defaults_are_the_rule_patterns():
-    assert L.answers() == "results/wattbot/answers/{av}/{split}.jsonl"
-    assert L.answers("bm25-x", "train") == "results/wattbot/answers/bm25-x/train.jsonl"
-    assert L.retrieval(L.WATTBOT, "bm25", "train") == "results/wattbot/retrieval/bm25/train.jsonl"
-    assert L.reports.parse_quality("sample/") == "reports/parsing/sample/quality.csv"
-    assert L.Reports("x").leaderboard == "x/wattbot/leaderboard.csv" and L.reports.figure("a", "svg") == "reports/figures/a.svg"
-    assert L.answer_benchmark("v", "train") == "benchmarks/wattbot/answer/v/train.tsv"
+    assert paths.answers() == "results/wattbot/answers/{av}/{split}.jsonl"
+    assert paths.answers("bm25-x", "train") == "results/wattbot/answers/bm25-x/train.jsonl"
+    assert paths.retrieval(paths.WATTBOT, "bm25", "train") == "results/wattbot/retrieval/bm25/train.jsonl"
+    assert paths.reports.parse_quality("sample/") == "reports/parsing/sample/quality.csv"
+    assert paths.Reports("x").leaderboard == "x/wattbot/leaderboard.csv" and paths.reports.figure("a", "svg") == "reports/figures/a.svg"
+    assert paths.answer_benchmark("v", "train") == "benchmarks/wattbot/answer/v/train.tsv"
 
 
 def test_shell_texts_written_out_agree_with_the_layout():
     """Three rules keep a path in their shell text (the text is Snakemake's rerun trigger, so changing it
     would rerun every retrieval); the text must still say what the layout says."""
-    assert f"--index-dir {L.index_dir('{wildcards.dataset}')} " in (RULES / "retrieval.smk").read_text()
-    assert f"--out-dir {L.export_dir('{wildcards.dataset}')} " in (RULES / "suite.smk").read_text()
+    assert f"--index-dir {paths.index_dir('{wildcards.dataset}')} " in (RULES / "retrieval.smk").read_text()
+    assert f"--out-dir {paths.export_dir('{wildcards.dataset}')} " in (RULES / "suite.smk").read_text()
     assert "--work-dir {wf.SPROUT_DIR}/train_data " in (RULES / "sprout.smk").read_text()
-    assert f"{wf.SPROUT_DIR}/train_data" == L.SPROUT_TRAIN_DATA
+    assert f"{wf.SPROUT_DIR}/train_data" == paths.SPROUT_TRAIN_DATA
 
 
 def test_no_path_pattern_outside_the_layout():
@@ -100,7 +100,7 @@ def test_report_verbs_are_told_every_file_by_name():
     cfg = load_config(REPO / "config.yaml")
     files = wf.figures_inputs(cfg)
     assert set(files["per_question"]) == set(cfg["answering"]) == set(files["scores"])
-    assert files["answers"]["bm25-extractive"] == L.answers("bm25-extractive", cfg["wattbot"]["score_split"])
+    assert files["answers"]["bm25-extractive"] == paths.answers("bm25-extractive", cfg["wattbot"]["score_split"])
     args = wf.named_args({"scores": {"a b": "x/a b.json"}, "per_question": {"c": "y.csv"}})
     assert args == "--scores 'a b=x/a b.json' --per-question c=y.csv"
     from pipeline.cli import build_parser
@@ -120,7 +120,7 @@ def test_leaderboard_telemetry_after_the_run(tmp_path):
     pd.DataFrame([{"variant": "a", "questions": 2, "score": 0.5}, {"variant": "b", "questions": 2, "score": 0.4}]
                  ).to_csv(cost, index=False)
     answers = tmp_path / "a.jsonl"
-    with open(L.answers_telemetry(str(answers)), "w") as fh:
+    with open(paths.answers_telemetry(str(answers)), "w") as fh:
         fh.write("\n".join(json.dumps({"latency_s": 0.5, "cached": c}) for c in (True, False)) + "\n")
     bench = tmp_path / "a.tsv"
     bench.write_text("s\th:m:s\n3.0\t0:00:03\n")

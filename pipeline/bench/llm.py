@@ -1,7 +1,7 @@
 """`make bench-llm`: LLM answering at the scale of a real reproduction, through the provider stand-in.
 
 The 282 WattBot test questions, a 5-sample ensemble with 1 blank-retry, at concurrency 32
-against :mod:`pipeline.llm.standin` (a separate process, so its threads do not share the
+against :mod:`pipeline.bench.standin` (a separate process, so its threads do not share the
 client's interpreter lock) with lognormal latency (mean 1 s, chosen to keep the benchmark short;
 hosted models take 2-5 s, which only scales the wall time), 5% 429s with ``Retry-After``,
 1% 5xx, 0.5% stalled requests (10 s client timeout) and 0.5% cut-off JSON bodies. Prints calls,
@@ -34,12 +34,12 @@ import pandas as pd
 
 from pipeline.answer.failures import unanswered_ids
 from pipeline.answer.run import AnswerJob, answer_split
-from pipeline.answer_backends import variant_spec
+from pipeline.bench.standin import StandInConfig
 from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
 from pipeline.llm.gateway import LLMGateway, LLMRequest
-from pipeline.llm.standin import StandInConfig
 from pipeline.llm_models import LLMSpec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.report.export.bench_doc import render_llm_bench, render_llm_local, save_bench
 from pipeline.workflow import split_source
 

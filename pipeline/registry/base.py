@@ -1,14 +1,14 @@
 """A named registry: the one pattern behind every "what may the config name here" list.
 
-Answering backends (pipeline/answer_backends.py) and retrieval-suite datasets
-(pipeline/suite_datasets.py) are each one :class:`Registry`; the config layer fills the schema's
+Answering backends (pipeline/registry/answer_backends.py) and retrieval-suite datasets
+(pipeline/registry/suite_datasets.py) are each one :class:`Registry`; the config layer fills the schema's
 ``enum:`` from :meth:`Registry.names`, so adding one is a single :meth:`Registry.register` call.
 Entries kept outside the package register in their own module, named in the registry's environment
 variable (comma-separated), which Snakemake's jobs inherit; lookups import those modules first.
 
 A registry whose built-in entries live in a stage package (index kinds: ``pipeline.indexes``) names that
 package as ``builtins``; the registry never imports it (a shared module importing a stage is an upward
-import no checker sees through importlib). A driver imports the package (pipeline/registries.py), and a
+import no checker sees through importlib). A driver imports the package (pipeline/register_builtins.py), and a
 lookup before that is a one-line error naming the package instead of an empty list of names.
 """
 
@@ -40,7 +40,7 @@ class Registry(Generic[T]):
         package registering the built-in entries was imported by the driver."""
         if self.builtins and self.builtins not in sys.modules:
             raise LookupError(
-                f"no {self.what} is registered yet: import {self.builtins} first (pipeline/registries.py does)"
+                f"no {self.what} is registered yet: import {self.builtins} first (pipeline/register_builtins.py does)"
             )
         for module in os.environ.get(self.extra_env, "").split(","):
             if module.strip():

@@ -3,7 +3,7 @@
 Two shapes share the writer and the manifest: dense indexes (an encoder through the embedding
 cache; what they embed is the kind's ``add_nodes``) and lexical ones (tokens, no vectors). Which
 kind uses which is said by the kind's module in :mod:`pipeline.indexes`; both read an
-:class:`~pipeline.index_kinds.IndexJob` (settings from its typed specs; the hashed params only as provenance).
+:class:`~pipeline.registry.index_kinds.IndexJob` (settings from its typed specs; the hashed params only as provenance).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.embed import EmbeddingCache, make_encoder
-from pipeline.index_files.bm25 import build_bm25_index
-from pipeline.index_files.store import IndexWriter
-from pipeline.index_kinds import IndexJob
+from pipeline.index_structures.bm25 import build_bm25_index
+from pipeline.index_structures.store import IndexWriter
 from pipeline.provenance import write_manifest
+from pipeline.registry.index_kinds import IndexJob
 from pipeline.tree import DocTree
 
 log = logging.getLogger(__name__)

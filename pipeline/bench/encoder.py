@@ -27,9 +27,9 @@ from pipeline.embed.factory import ensure_model_files, make_encoder
 from pipeline.embed.fidelity import fidelity
 from pipeline.embed.onnx_minilm import OnnxMiniLM
 from pipeline.embed.quantize import cpu_flags, has_int8_dot
-from pipeline.index_files.flat import chunk_tree
-from pipeline.index_files.hier import build_tree_index
-from pipeline.index_files.store import IndexReader, IndexWriter
+from pipeline.index_structures.flat import chunk_tree
+from pipeline.index_structures.hier import build_tree_index
+from pipeline.index_structures.store import IndexReader, IndexWriter
 from pipeline.specs import EncoderSpec
 from pipeline.tree import DocTree
 

@@ -11,7 +11,7 @@ pipeline/answer/ensemble.py) and what attribution counts as read. The answer sta
 tests/test_estimate_backend.py).
 
 The built-in backends register in pipeline/answer/backends.py, which a driver imports
-(pipeline/registries.py): this module, on the shared floor, never names a stage. A backend kept outside
+(pipeline/register_builtins.py): this module, on the shared floor, never names a stage. A backend kept outside
 the package registers in its own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated;
 Snakemake's jobs inherit it).
 """
@@ -33,7 +33,7 @@ from pipeline.config_schema import (
     key_field,
     parse_spec,
 )
-from pipeline.registry import Registry
+from pipeline.registry.base import Registry
 
 S = TypeVar("S", bound="VariantSpec")
 
