@@ -81,7 +81,14 @@ def test_retrieval_suite_reports_ie(run):
     metrics = pd.read_csv(work / "reports/retrieval/metrics.csv")
     assert set(metrics["variant"]) == {"hier-dense", "bm25"} and set(metrics["k"]) == {1, 3}
     assert (metrics["dataset"] == "hotpotqa").all() and (metrics["queries"] == 10).all()
-    assert ((metrics["ie"] - metrics["recall"] * metrics["precision"]).abs() <= 1).all()
+    for variant in ("hier-dense", "bm25"):  # ie@k is recall x precision per query, then averaged
+        per_query = pd.read_csv(work / f"results/hotpotqa/scores/{variant}.per_query.csv")
+        assert len(per_query) == 10
+        for k in (1, 3):
+            ie = per_query[f"ie@{k}"]
+            assert (ie - per_query[f"recall@{k}"] * per_query[f"precision@{k}"]).abs().max() <= 1e-5
+            (reported,) = metrics[(metrics["variant"] == variant) & (metrics["k"] == k)]["ie"]
+            assert abs(reported - ie.mean()) <= 1e-4
     assert metrics["hit"].max() > 0.5  # real retrieval on real HotpotQA paragraphs finds gold
     assert (work / "reports/retrieval/hotpotqa.png").exists()
     assert "## hotpotqa" in (work / "reports/retrieval/index.md").read_text()
