@@ -1,9 +1,11 @@
 """The cost and time estimate printed before a run, and the KohakuRAG preset's dry run."""
+import subprocess
+
 import pandas as pd
 import pytest
 import yaml
 
-from dag_runner import planned_jobs, snakemake
+from dag_runner import command, environment, planned_jobs, snakemake
 from pipeline.workflow import llm_work
 from pipeline.registry.answer_backends import variant_spec
 from pipeline.cli import main
@@ -88,14 +90,16 @@ def test_kohakurag_preset_dry_runs_against_a_local_endpoint(tmp_path):
     cfg["llm"]["api_base"] = "http://127.0.0.1:9/v1"
     path = tmp_path / "kr.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    done = snakemake(tmp_path / "work", "-n", configfile=path, env={"OPENAI_API_KEY": "sk-fake-for-dry-run"},
-                     timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    jobs = planned_jobs(done.stdout + done.stderr)
+    # one stream (the estimate goes to stderr, Snakemake's plan to stdout), so the order shows
+    done = subprocess.run(command(tmp_path / "work", "-n", configfile=path), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=300,
+                          env=environment({"OPENAI_API_KEY": "sk-fake-for-dry-run"}))
+    out = done.stdout
+    assert done.returncode == 0, out[-3000:]
+    jobs = planned_jobs(out)
     assert jobs["answer"] == 12 and jobs["ensemble"] == 6 and jobs["retrieve_llm"] == 2, jobs  # the planner's rule
-    assert "planner kr-planner" in done.stderr and "total:" in done.stderr
-    assert "Job stats" in done.stderr, done.stderr[-3000:]  # Snakemake's plan: the estimate is printed before it
-    assert done.stderr.index("total:") < done.stderr.index("Job stats")
+    assert "planner kr-planner" in out and "total:" in out and "Job stats:" in out, out[-3000:]
+    assert out.index("total:") < out.index("Job stats:")  # printed when the Snakefile is parsed, before the plan
 
 
 def test_hours_follow_each_models_concurrency_rate_limits_and_local_speed(kr):
