@@ -70,7 +70,7 @@ def test_patterns_match_the_rules_benchmark_lines():
     for smk in sorted((REPO / "pipeline" / "rules").glob("*.smk")):
         for block in re.split(r"(?m)^(?=\s*rule )", smk.read_text()):
             rule = re.match(r"\s*rule (\w+):", block)
-            bench = re.search(r'^\s+benchmark: L\.(rule|dataset)_benchmark\("(\w+)"\)', block, re.M)
+            bench = re.search(r'^\s+benchmark: paths\.(rule|dataset)_benchmark\("(\w+)"\)', block, re.M)
             if rule:
                 assert "benchmark:" not in block or bench, f"rule {rule.group(1)}: benchmark: paths.rule_benchmark(...)"
             if rule and bench:  # keyed by the job kind it times (retrieve_llm times retrieve jobs too)

@@ -115,7 +115,7 @@ def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monk
     def unreachable(*args):
         raise ConnectionError("tracking server down")
 
-    monkeypatch.setattr(T, "track", unreachable)
+    monkeypatch.setattr(tracking, "track", unreachable)
     tiny = load_config([REPO / "tests" / "tiny.yaml"], {"tracking": {"mlflow": "http://127.0.0.1:9"}})
     cfg = track_settings(tiny)
     tracking.after_run(cfg)  # the run's results are made: no raise
