@@ -6,9 +6,10 @@ import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-# snakemake-executor-plugin-slurm calls sacct by name: profiles/slurm/bin/sacct (it fixes the plugin's reading
-# of "CANCELLED by <uid>" and its account guess; docs/cluster.md) goes first on PATH where a real sacct exists.
-if shutil.which("sacct"):
+# snakemake-executor-plugin-slurm calls sacct and squeue by name: profiles/slurm/bin's wrappers (they fix the
+# plugin's reading of "CANCELLED by <uid>" and PREEMPTED, and its account guess; docs/cluster.md) go first on
+# PATH where SLURM's commands exist.
+if shutil.which("sacct") or shutil.which("squeue"):
     os.environ["PATH"] = os.pathsep.join([os.path.join(workflow.basedir, "profiles", "slurm", "bin"), os.environ["PATH"]])
 
 import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/register_builtins.py)

@@ -63,6 +63,18 @@ def test_slurm_profile_fails_and_retries_a_cancelled_job(tiny_run, tmp_path, sta
     same_as_local(local, work)
 
 
+@pytest.mark.parametrize("status", ["squeue", "sacct"])
+def test_slurm_profile_fails_and_retries_a_preempted_job(tiny_run, tmp_path, status):
+    """A job preempted and not requeued (PreemptMode=CANCEL: it ends PREEMPTED, which the plugin alone waits
+    on forever) ends as a failed job and is retried, through profiles/slurm/bin's wrappers."""
+    local, config = tiny_run
+    work, state = run_with_profile("slurm", tmp_path, config, "results/wattbot/index/hier.sqlite",
+                                   "--slurm-status-command", status, STANDIN_CANCEL_RULE="index",
+                                   STANDIN_CANCEL_STATE="PREEMPTED")
+    assert {p.read_text().strip() for p in state.glob("*.state")} == {"COMPLETED", "PREEMPTED"}
+    same_as_local(local, work)
+
+
 def test_kubernetes_profile_runs_each_job_as_a_pod(tiny_run, tmp_path):
     local, config = tiny_run
     work, state = run_with_profile("kubernetes", tmp_path, config, "results/wattbot/scores/bm25-x.json",
