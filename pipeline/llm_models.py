@@ -65,6 +65,11 @@ class ServingKind:
     problem: Callable[[ModelSpec], str | None] = lambda model: None  # what keeps it from being served (preflight)
     json_format: str = "json_schema"  # how a structured reply is asked: json_schema (OpenAI) | json_object (llama.cpp)
 
+    def local_name(self, model: str) -> str | None:
+        """The ``llm.local`` entry that serves ``model`` on this machine: its name after this kind's prefix
+        (``local/gemma`` -> ``gemma``; None for a kind without a prefix, which serves no such entry)."""
+        return model[len(self.prefix) :] if self.prefix else None
+
 
 SERVING: Registry[ServingKind] = Registry("LLM serving kind", "WATTBENCH_LLM_SERVING", builtins="pipeline.llm.serving")
 
@@ -140,7 +145,8 @@ class ModelSpec:
     @property
     def local_name(self) -> str:
         """The name after the kind's prefix (``local/gemma`` -> ``gemma``)."""
-        return self.name[len(self.kind.prefix or "") :]
+        local = self.kind.local_name(self.name)
+        return self.name if local is None else local
 
 
 def serving_kind(model: str) -> ServingKind:
@@ -240,7 +246,7 @@ class LLMSpec:
             malformed_retries=int(_over(per.malformed_retries, _over(self.malformed_retries, self.max_retries))),
             price=None if price is None else price.per_token(),
             drop_params=self.drop_params.get(name, ()),
-            server=self.local.get(name[len(kind.prefix) :]) if kind.prefix else None,
+            server=self.local.get(local) if (local := kind.local_name(name)) is not None else None,
         )
 
     def with_model(self, model: ModelSpec) -> LLMSpec:
