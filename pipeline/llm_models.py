@@ -57,6 +57,8 @@ class ServingKind:
     mode: str | None = None  # answers for every model while llm.mode is this (replay)
     calls_out: bool = True  # requests go to an endpoint: its key is checked, its api_base probed and keyed
     free: bool = False  # runs on this machine: costs 0 unless llm.prices prices it
+    local_server: bool = False  # "<prefix><name>" runs on the server a job starts from llm.local.<name>: the
+    #                             config must have that entry and gives the model no endpoint or key of its own
     cache_only: bool = False  # answers from the cache alone: a miss is an error, nothing is paid or checked
     own_concurrency: int | None = None  # calls in flight from llm.per_model only, default this (None: llm.concurrency)
     sends: str = "{carried} -> {endpoint}"  # the plan's line of what leaves this machine, and to whom

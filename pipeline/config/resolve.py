@@ -74,14 +74,15 @@ def resolve_answering(cfg: ConfigTree) -> None:
 
 
 def check_llm_model(cfg: ConfigTree, key: str, model: str | None) -> None:
-    """An LLM variant names a model, or inherits ``llm.model``; a model its serving kind runs on this machine
-    (``local/<name>``) needs its server config (``llm.local.<name>``)."""
+    """An LLM variant names a model, or inherits ``llm.model``; a model whose serving kind starts its server
+    (``local_server``: ``local/<name>``) needs that server's config (``llm.local.<name>``)."""
     llm = cfg.get("llm") or {}
     model = model or llm.get("model")
     if not model:
         raise ConfigError(f"config key '{key}': required when the backend is llm (or set llm.model)")
-    name = serving_kind(model).local_name(model)
-    if name is not None and name not in (llm.get("local") or {}):
+    kind = serving_kind(model)
+    name = kind.local_name(model)
+    if kind.local_server and name not in (llm.get("local") or {}):
         raise ConfigError(
             f"config key '{key}': '{model}' needs a server config under llm.local."
             f"{name} (have {sorted(llm.get('local') or {})})"

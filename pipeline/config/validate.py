@@ -255,12 +255,12 @@ def check_report(cfg: ConfigTree) -> None:
 
 
 def _check_per_model(llm: ConfigTree) -> None:
-    """A model its serving kind runs on this machine (``local/<name>``: the server the job starts) calls no
-    endpoint: no endpoint or key of its own."""
+    """A model whose serving kind starts its server (``local_server``: ``local/<name>``) runs on the server
+    the job starts: no endpoint or key of its own."""
     for model, entry in (llm.get("per_model") or {}).items():
         kind = serving_kind(model)
         for key in ("api_base", "api_key_env"):
-            if not kind.calls_out and key in (entry or {}):
+            if kind.local_server and key in (entry or {}):
                 raise ConfigError(
                     f"config key 'llm.per_model.{model}.{key}': a {kind.prefix} model is served by the job itself "
                     f"(llm.local.{kind.local_name(model)}); for a server of your own use openai/<served name>"
