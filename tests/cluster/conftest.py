@@ -19,7 +19,7 @@ from pipeline.provenance import write_manifest
 REPORT_ENV = "WATTBENCH_CLUSTER_REPORT"
 GRID, PROFILE_CONFIG = REPO / "tests" / "tiny.yaml", REPO / "profiles" / "slurm" / "config.yaml"
 # What the tests put in ``measured`` (seconds end in _s); the file is written only with all of them.
-FIGURES = ("cluster_start_s", "local_grid_s", "cluster_grid_s", "submissions", "jobs", "cancel_seen_s",
+FIGURES = ("packages_preinstalled", "cluster_start_s", "local_grid_s", "cluster_grid_s", "submissions", "jobs", "cancel_seen_s",
            "cancel_limit_s", "resumed_jobs", "target_jobs")
 
 

@@ -248,7 +248,11 @@ def render_cluster(reports_dir: Path) -> str:
         "",
     ]
     rows = [
-        ["`slurm_up.sh`: install, configure, start, wait for `sinfo` and `sacct`", duration(b["cluster_start_s"])],
+        [
+            f"`slurm_up.sh`: {'packages already installed' if b['packages_preinstalled'] else 'install the packages'},"
+            " configure, start, wait for `sinfo` and `sacct`",
+            duration(b["cluster_start_s"]),
+        ],
         ["the tiny grid run locally (the reference run, just before)", duration(b["local_grid_s"])],
         [
             "the tiny grid through the cluster, with the `scancel` and its retry",
