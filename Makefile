@@ -141,10 +141,11 @@ PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TES
 
 # Everything CI runs: fast, `data` (../shared) and `slow` (Snakemake runs, Chromium) tests; then, on their
 # own (the cluster's cores are this machine's, not beside the workers), the real-SLURM tests (tests/cluster/:
-# a single-node cluster from Debian's packages, up and down; skipped, saying why, without root or apt).
+# a single-node cluster from Debian's packages, up and down; skipped, saying why, without root or apt), which
+# write what they measured to reports/bench/cluster.json (docs/cluster.md's block, `make readme`).
 test: setup chromium lint $(MLFLOW_STAMP) $(LLAMA_STAMP)
 	$(PYTEST) --ignore=tests/cluster
-	$(BIN)/python -m pytest -q -p no:xdist tests/cluster
+	WATTBENCH_CLUSTER_REPORT=reports/bench/cluster.json $(BIN)/python -m pytest -q -p no:xdist tests/cluster
 
 # Needs nothing outside the repo: no ../shared data, no network, no browser, no llama server build.
 FAST := not slow and not data and not browser and not local_llm

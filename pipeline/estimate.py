@@ -11,7 +11,7 @@ is made and the assumed constants: docs/reproduce-kohakurag.md ("The estimate").
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -153,7 +153,7 @@ def planner_line(work: LLMWork, rv: str, split: str) -> Line:
 
     planner = work.planners[rv]
     model = planner.model or work.llm.model or ""
-    p = LLMPlanner(None, model, planner.n, planner.params)
+    p = LLMPlanner(None, replace(planner, model=model))
     qs = _questions(work, split)
     prompt = sum(text_tokens(p.messages(q.question, q.answer_unit)[0]["content"]) for q in qs.itertuples())
     completion = int((planner.params or {}).get("max_tokens") or PLANNER_COMPLETION_TOKENS) * len(qs)

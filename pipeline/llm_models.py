@@ -57,6 +57,8 @@ class ServingKind:
     mode: str | None = None  # answers for every model while llm.mode is this (replay)
     calls_out: bool = True  # requests go to an endpoint: its key is checked, its api_base probed and keyed
     free: bool = False  # runs on this machine: costs 0 unless llm.prices prices it
+    local_server: bool = False  # "<prefix><name>" runs on the server a job starts from llm.local.<name>: the
+    #                             config must have that entry and gives the model no endpoint or key of its own
     cache_only: bool = False  # answers from the cache alone: a miss is an error, nothing is paid or checked
     own_concurrency: int | None = None  # calls in flight from llm.per_model only, default this (None: llm.concurrency)
     sends: str = "{carried} -> {endpoint}"  # the plan's line of what leaves this machine, and to whom
@@ -64,6 +66,11 @@ class ServingKind:
     fit: Callable[[ModelSpec, int], ModelSpec] = lambda model, threads: model  # fitted to a job's granted cores
     problem: Callable[[ModelSpec], str | None] = lambda model: None  # what keeps it from being served (preflight)
     json_format: str = "json_schema"  # how a structured reply is asked: json_schema (OpenAI) | json_object (llama.cpp)
+
+    def local_name(self, model: str) -> str | None:
+        """The ``llm.local`` entry that serves ``model`` on this machine: its name after this kind's prefix
+        (``local/gemma`` -> ``gemma``; None for a kind without a prefix, which serves no such entry)."""
+        return model[len(self.prefix) :] if self.prefix else None
 
 
 SERVING: Registry[ServingKind] = Registry("LLM serving kind", "WATTBENCH_LLM_SERVING", builtins="pipeline.llm.serving")
@@ -140,7 +147,8 @@ class ModelSpec:
     @property
     def local_name(self) -> str:
         """The name after the kind's prefix (``local/gemma`` -> ``gemma``)."""
-        return self.name[len(self.kind.prefix or "") :]
+        local = self.kind.local_name(self.name)
+        return self.name if local is None else local
 
 
 def serving_kind(model: str) -> ServingKind:
@@ -240,7 +248,7 @@ class LLMSpec:
             malformed_retries=int(_over(per.malformed_retries, _over(self.malformed_retries, self.max_retries))),
             price=None if price is None else price.per_token(),
             drop_params=self.drop_params.get(name, ()),
-            server=self.local.get(name[len(kind.prefix) :]) if kind.prefix else None,
+            server=self.local.get(local) if (local := kind.local_name(name)) is not None else None,
         )
 
     def with_model(self, model: ModelSpec) -> LLMSpec:

@@ -187,6 +187,20 @@ class EncoderSpec:
 
 
 @dataclass(frozen=True)
+class VisionSpec:
+    """``parsing.vision``: the vision model that captions PDF figures through the LLM gateway (pipeline/parse/vision.py)."""
+
+    model: str | None = key(
+        "the vision model (null: figures are not captioned)", type=("string", "null"), default=None, filled=True
+    )
+    params: dict = key("its request parameters (temperature, max_tokens, ...)", type="object", default={}, filled=True)
+
+    @classmethod
+    def from_dict(cls, d: ConfigTable | None, where: str = "parsing.vision") -> VisionSpec:
+        return parse_spec(cls, d or {}, where)
+
+
+@dataclass(frozen=True)
 class PlannerSpec:
     """``retrieval.<v>.planner``: its kind (a registered planner kind, pipeline.registry.retrieval_modes) and settings."""
 

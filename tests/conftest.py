@@ -9,6 +9,7 @@ other way carry the marker themselves.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -79,15 +80,18 @@ def built_indexes(tmp_path_factory, three_trees, encoder):
 
 
 @pytest.fixture(scope="session")
-def tiny_run(tmp_path_factory):
-    """The tiny real grid (tests/tiny.yaml) run once through Snakemake: (workdir, configfile)."""
-    from dag_runner import snakemake
+def tiny_run(tmp_path_factory, request):
+    """The tiny real grid (tests/tiny.yaml) run once through Snakemake: (workdir, configfile). Its wall
+    time is kept in the session's stash (``TINY_WALL``: tests/cluster/ reports it beside the cluster's)."""
+    from dag_runner import TINY_WALL, snakemake
     from pipeline.datasets.paths import REPO
 
     work = tmp_path_factory.mktemp("e2e")
     config = REPO / "tests" / "tiny.yaml"
+    began = time.monotonic()
     done = snakemake(work, configfile=config)
     assert done.returncode == 0, done.stderr[-3000:]
+    request.config.stash[TINY_WALL] = time.monotonic() - began
     return work, config
 
 

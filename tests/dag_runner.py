@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pipeline.datasets.paths import REPO, data_root
 
 
@@ -16,6 +18,8 @@ def command(workdir: Path, *args: str, configfile: Path) -> list[str]:
 # A fake credential every test run carries (tests/tiny.yaml declares it in llm.envvars, litellm reads it
 # for the openai/ mock model); tests/test_secrets.py checks it appears in no file a run writes.
 PLANTED_KEY = "sk-wattbench-PLANTED-4f1c9e2ab7d35c08"
+# The tiny_run fixture's wall time in seconds (tests/conftest.py), in the pytest session's stash.
+TINY_WALL = pytest.StashKey[float]()
 
 
 def environment(extra: dict | None = None) -> dict:

@@ -21,6 +21,7 @@ from pipeline.answer.record import Answer
 from pipeline.answer.submission import BLANK, COLUMNS, submission_frame, submission_row
 from pipeline.answer.vote import KohakuVoteConfig, VoteConfig, tally
 from pipeline.datasets.wattbot import parse_ref_ids
+from pipeline.registry.answer_backends import VoteSettings
 
 NEEDED = ("id", "answer_value", "ref_id")  # what a vote reads; the other Kaggle columns are optional
 
@@ -36,14 +37,14 @@ class Member:
     kaggle: dict[str, dict] = field(default_factory=dict)  # the run's Kaggle row per id (what KohakuRAG votes)
 
 
-def vote_config(spec: dict | None, normalise_default: bool = False) -> VoteConfig:
+def vote_config(settings: VoteSettings, normalise_default: bool = False) -> VoteConfig:
     """A ``vote:`` block as a VoteConfig (a KohakuVoteConfig with ``kohaku_compat: true``);
     cross-run ensembles compare exact strings unless told."""
-    spec = dict(spec or {})
-    if spec.pop("kohaku_compat", False):
-        return KohakuVoteConfig(**spec)
-    spec.setdefault("normalise", normalise_default)
-    return VoteConfig(**spec)
+    s = settings
+    if s.kohaku_compat:
+        return KohakuVoteConfig(s.mode, s.ignore_blank, s.tiebreak, normalise=bool(s.normalise))
+    normalise = normalise_default if s.normalise is None else s.normalise
+    return VoteConfig(s.mode, s.ignore_blank, s.tiebreak, normalise=normalise)
 
 
 # --- members from answer records (the DAG) and from submission CSVs (the CLI) ---

@@ -41,6 +41,7 @@ from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.llm_models import LLMSpec
 from pipeline.registry.answer_backends import variant_spec
 from pipeline.report.export.bench_doc import render_llm_bench, render_llm_local, save_bench
+from pipeline.specs import PlannerSpec
 from pipeline.workflow import split_source
 
 STANDIN = {
@@ -187,7 +188,7 @@ def planner_wall(questions: pd.DataFrame, llm: LLMSpec, cache_dir: str) -> float
     from pipeline.retrieve.planner import LLMPlanner
 
     with LLMGateway(Path(cache_dir) / "planner" / "llm.sqlite", llm) as gw:
-        planner = LLMPlanner(gw, VARIANT["model"], 4)
+        planner = LLMPlanner(gw, PlannerSpec.from_dict({"kind": "llm", "model": VARIANT["model"], "n": 4}))
         t0 = time.perf_counter()
         planner.plan_all(list(questions["question"]), list(questions["answer_unit"]), progress=False)
         return time.perf_counter() - t0

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.config import load_config
+from pipeline.config import load_config, model_encoders
 from pipeline.embed import EmbeddingCache, encoder_throughput, fidelity, make_encoder
 from pipeline.embed.factory import ensure_model_files
 from pipeline.index_structures.hier import build_tree_index
@@ -81,7 +81,9 @@ def run_bench(
             reference.model_id: round(encoder_throughput(reference, sample), 1),
         }
 
-    out["encoders_sentences_per_s"] = encoder_costs(cfg, sentences)
+    out["encoders_sentences_per_s"] = encoder_costs(
+        EncoderSpec.from_dict(cfg["embedding"]), model_encoders(cfg), sentences
+    )
     print(json.dumps(out, indent=1))
     return out
 
@@ -106,16 +108,14 @@ def run_encoder_comparison(
     return out
 
 
-def encoder_costs(cfg: dict, sentences: list[str], n: int = 300) -> dict[str, float]:
+def encoder_costs(
+    default: EncoderSpec, models: Sequence[EncoderSpec], sentences: list[str], n: int = 300
+) -> dict[str, float]:
     """Warm sentences/s of the default encoder and of every assembled ``embedding_models`` entry
-    on the same sample (the cost of a strong-encoder variant beside MiniLM's)."""
+    (``models``: those whose folder exists) on the same sample (the cost of a strong-encoder variant beside MiniLM's)."""
     sample = sentences[:: max(1, len(sentences) // n)][:n]
-    configs = [cfg["embedding"]] + [
-        {**cfg["embedding"], **{k: v for k, v in m.items() if k != "package"}}
-        for _, m in sorted((cfg.get("embedding_models") or {}).items())
-        if Path(m["model"]).exists()
-    ]
-    encoders = [make_encoder(c) for c in configs]
+    specs = [default, *(m for m in models if m.model and Path(m.model).exists())]
+    encoders = [make_encoder(s) for s in specs]
     return {e.model_id: round(encoder_throughput(e, sample), 1) for e in encoders}
 
 

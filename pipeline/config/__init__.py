@@ -38,7 +38,7 @@ from pipeline.config.resolve import (
     answer_splits,
     corpus_answer_variants,
     corpus_specs,
-    local_models,
+    model_encoders,
     resolve_answering,
 )
 from pipeline.config.slices import (
@@ -82,8 +82,8 @@ __all__ = [
     "index_slice",
     "llm_execution",
     "load_config",
-    "local_models",
     "missing_data",
+    "model_encoders",
     "model_endpoint_slice",
     "resolve_answering",
     "resolve_config",

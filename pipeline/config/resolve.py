@@ -1,12 +1,13 @@
 """Resolution: the defaults of a config that depend on other entries (an ensemble's splits, a planner's
 model, a corpus's paths), written into the validated config, and the lookups over it (a variant's splits,
-a corpus's variants, a model's local server)."""
+a corpus's variants, the configured encoders)."""
 
 from __future__ import annotations
 
 from pipeline.config_schema import ConfigError, ConfigTree
+from pipeline.llm_models import serving_kind
 from pipeline.registry import answer_backends, suite_datasets
-from pipeline.specs import CorpusSpec, PlannerSpec
+from pipeline.specs import CorpusSpec, EncoderSpec, PlannerSpec
 
 
 def corpus_specs(cfg: ConfigTree) -> dict[str, CorpusSpec]:
@@ -73,26 +74,32 @@ def resolve_answering(cfg: ConfigTree) -> None:
 
 
 def check_llm_model(cfg: ConfigTree, key: str, model: str | None) -> None:
-    """An LLM variant names a model, or inherits ``llm.model``; ``local/<name>`` needs ``llm.local.<name>``."""
+    """An LLM variant names a model, or inherits ``llm.model``; a model whose serving kind starts its server
+    (``local_server``: ``local/<name>``) needs that server's config (``llm.local.<name>``)."""
     llm = cfg.get("llm") or {}
     model = model or llm.get("model")
     if not model:
         raise ConfigError(f"config key '{key}': required when the backend is llm (or set llm.model)")
-    if model.startswith("local/") and model[len("local/") :] not in (llm.get("local") or {}):
+    kind = serving_kind(model)
+    name = kind.local_name(model)
+    if kind.local_server and name not in (llm.get("local") or {}):
         raise ConfigError(
             f"config key '{key}': '{model}' needs a server config under llm.local."
-            f"{model[len('local/') :]} (have {sorted(llm.get('local') or {})})"
+            f"{name} (have {sorted(llm.get('local') or {})})"
         )
+
+
+def model_encoders(cfg: ConfigTree) -> list[EncoderSpec]:
+    """Every ``embedding_models`` entry over the global ``embedding`` (by name), as the encoder an index
+    naming it builds (:func:`~pipeline.config.slices.index_embedding`)."""
+    return [
+        EncoderSpec.from_dict(
+            {**cfg["embedding"], **{k: v for k, v in m.items() if k != "package"}}, f"embedding_models.{n}"
+        )
+        for n, m in sorted((cfg.get("embedding_models") or {}).items())
+    ]
 
 
 def answer_splits(cfg: ConfigTree, variant: str) -> list[str]:
     """The splits an answering variant answers: its ``splits`` or every split."""
     return sorted(cfg["answering"][variant].get("splits") or cfg["wattbot"]["splits"])
-
-
-def local_models(cfg: ConfigTree, model: str | None) -> dict[str, dict]:
-    """``{name: server config}`` of the local model ``model`` names (empty for hosted models)."""
-    llm = cfg.get("llm") or {}
-    model = model or llm.get("model") or ""
-    name = model[len("local/") :] if model.startswith("local/") else None
-    return {name: llm["local"][name]} if name else {}

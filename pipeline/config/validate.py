@@ -19,10 +19,11 @@ from pipeline.config.resolve import (
     resolve_planner,
 )
 from pipeline.config_schema import ConfigError, ConfigTree, declared_schema, fill_and_check
+from pipeline.llm_models import serving_kind
 from pipeline.registry import answer_backends, suite_datasets
 from pipeline.registry.index_kinds import IndexSpec, get_kind, kind_names, kind_of
 from pipeline.registry.retrieval_modes import FUSIONS, PLANNERS
-from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec, RetrievalSpec, SproutSpec
+from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec, RetrievalSpec, SproutSpec, VisionSpec
 
 
 def full_schema() -> dict:
@@ -47,6 +48,7 @@ def full_schema() -> dict:
     variant["hybrid"]["properties"]["mode"]["enum"] = FUSIONS.names()
     variant["context"]["properties"] = declared_schema(ContextSpec)
     props["embedding"]["properties"] = declared_schema(EncoderSpec)
+    props["parsing"]["properties"]["vision"]["properties"] = declared_schema(VisionSpec)
     answering = props["answering"]["additionalProperties"]["properties"]
     answering.update(declared_schema(*(b.spec for b in answer_backends.BACKENDS.entries())))
     answering["backend"] = {"enum": answer_backends.names()}
@@ -253,11 +255,13 @@ def check_report(cfg: ConfigTree) -> None:
 
 
 def _check_per_model(llm: ConfigTree) -> None:
-    """A ``local/<name>`` model runs on the server the job starts: no endpoint or key of its own."""
+    """A model whose serving kind starts its server (``local_server``: ``local/<name>``) runs on the server
+    the job starts: no endpoint or key of its own."""
     for model, entry in (llm.get("per_model") or {}).items():
+        kind = serving_kind(model)
         for key in ("api_base", "api_key_env"):
-            if model.startswith("local/") and key in (entry or {}):
+            if kind.local_server and key in (entry or {}):
                 raise ConfigError(
-                    f"config key 'llm.per_model.{model}.{key}': a local/ model is served by the job itself "
-                    f"(llm.local.{model[len('local/') :]}); for a server of your own use openai/<served name>"
+                    f"config key 'llm.per_model.{model}.{key}': a {kind.prefix} model is served by the job itself "
+                    f"(llm.local.{kind.local_name(model)}); for a server of your own use openai/<served name>"
                 )

@@ -46,10 +46,9 @@ class RetrievalBenchmark:
         }
 
 
-def make_benchmark(
-    name: str, docs: list[dict], queries: list[dict], gold: list[dict], params: dict | None = None
-) -> RetrievalBenchmark:
-    """Check the shared schema once (ids unique, gold inside its document) and build the tables."""
+def make_benchmark(name: str, docs: list[dict], queries: list[dict], gold: list[dict]) -> RetrievalBenchmark:
+    """Check the shared schema once (ids unique, gold inside its document) and build the tables (the subset
+    that produced them is recorded by whoever chose it: :func:`load_benchmark`)."""
     texts = {d["doc_id"]: d["text"] for d in docs}
     if len(texts) != len(docs):
         raise ValueError(f"{name}: duplicate doc_id")
@@ -75,7 +74,6 @@ def make_benchmark(
         datasets.Dataset.from_list(docs),
         datasets.Dataset.from_list(queries),
         datasets.Dataset.from_dict({c: [g[c] for g in gold] for c in GOLD_COLUMNS}, features),
-        params,
     )
 
 

@@ -164,6 +164,7 @@ LOCAL = SERVING.register(
         prefix="local/",
         calls_out=False,
         free=True,
+        local_server=True,
         own_concurrency=LOCAL_CONCURRENCY,
         sends="{carried}, to this machine only",
         threads=local_threads,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pipeline.parse.corpus import SCOPES
 from pipeline.paths import PARSE_CORPUS_MANIFEST
-from pipeline.specs import HEADINGS, LLM_MODES
+from pipeline.specs import HEADINGS, LLM_MODES, VisionSpec
 from pipeline.tree import DocTree, section_depth
 
 INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")
@@ -49,7 +49,8 @@ def describer_from(a):
         return None
     from pipeline.parse.vision import figure_describer
 
-    return figure_describer(a.vision_model, a.cache_dir, a.llm_mode, json.loads(a.vision_params or "{}"))
+    spec = VisionSpec.from_dict({"model": a.vision_model, "params": json.loads(a.vision_params or "{}")})
+    return figure_describer(spec, a.cache_dir, a.llm_mode)
 
 
 def cmd_parse(a) -> None:

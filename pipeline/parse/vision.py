@@ -16,6 +16,7 @@ from pathlib import Path
 from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.llm_models import LLMSpec
 from pipeline.parse.pdf import Describer
+from pipeline.specs import VisionSpec
 
 log = logging.getLogger("wattbench.parse")
 PROMPT = (
@@ -25,9 +26,12 @@ PROMPT = (
 
 
 def figure_describer(
-    model: str, cache_dir: str | Path, mode: str = "live", params: dict | None = None, gateway: LLMGateway | None = None
+    spec: VisionSpec, cache_dir: str | Path, mode: str = "live", gateway: LLMGateway | None = None
 ) -> Describer:
     """A function PNG bytes -> description; a failed call gives "" and a warning, never a crash."""
+    model = spec.model
+    if not model:
+        raise ValueError("parsing.vision.model: required to caption figures")
     gateway = gateway or LLMGateway(
         Path(cache_dir) / "llm.sqlite", LLMSpec.from_dict({"mode": mode}), variant="parsing.vision"
     )
@@ -40,7 +44,7 @@ def figure_describer(
                 "content": [{"type": "text", "text": PROMPT}, {"type": "image_url", "image_url": {"url": url}}],
             }
         ]
-        result = gateway.complete(LLMRequest(model, messages, dict(params or {})))
+        result = gateway.complete(LLMRequest(model, messages, dict(spec.params)))
         if not result.ok:
             log.warning("figure description failed (%s): %s", model, result.error)
             return ""

@@ -57,6 +57,11 @@ class VoteSettings:
         "ensembles only: KohakuRAG's own vote, its rows (docs/ensembles.md)", type="boolean"
     )
 
+    @classmethod
+    def from_dict(cls, vote: ConfigTable | None = None, where: str = "vote") -> VoteSettings:
+        """A ``vote:`` block (None or {}: every default; normalise and kohaku_compat stay None when not given)."""
+        return parse_spec(cls, vote or {}, where)
+
 
 VOTE = Key(
     "how samples (or members) are voted",
@@ -194,12 +199,15 @@ class EnsembleSpec(VariantSpec):
         type="array",
         schema={"minItems": 1, "items": {"type": "string"}},
     )
-    vote: dict = key_field(VOTE, field_factory=dict)
+    vote: VoteSettings = key_field(
+        VOTE, field_factory=VoteSettings.from_dict
+    )  # typed here; the hashed params keep the dict
 
     @classmethod
     def from_dict(cls, name: str, v: ConfigTable) -> EnsembleSpec:
         spec = super().from_dict(name, v)
-        return dataclasses.replace(spec, members=tuple(spec.members), vote=dict(spec.vote or {}))
+        vote = VoteSettings.from_dict(v.get("vote"), f"answering.{name}.vote")
+        return dataclasses.replace(spec, members=tuple(spec.members), vote=vote)
 
     @classmethod
     def resolve(cls, name: str, variant: ConfigTree, cfg: ConfigTree) -> None:

@@ -321,10 +321,11 @@ class LLMPlanner:
     ``failures`` (question, reason), so a silent degradation shows up in the run report. An error
     no retry can fix (auth, unknown model, bad request) raises :class:`FatalLLMError`."""
 
-    def __init__(self, gateway, model: str, n: int, params: dict | None = None):
-        if n < 1:
-            raise ValueError(f"planner.n: must be at least 1, got {n}")
-        self.gateway, self.model, self.n, self.params = gateway, model, n, dict(params or {})
+    def __init__(self, gateway, spec: PlannerSpec):
+        """``spec``: an LLM planner's, its model resolved (``llm.model`` when it names none)."""
+        if spec.n < 1:
+            raise ValueError(f"planner.n: must be at least 1, got {spec.n}")
+        self.gateway, self.model, self.n, self.params = gateway, spec.model or "", spec.n, dict(spec.params or {})
         self.failures: list[tuple[str, str]] = []
 
     def messages(self, question: str, answer_unit: str | None = None) -> list[dict]:
@@ -393,7 +394,7 @@ def _llm_planner(spec: PlannerSpec, acronyms: Callable[[], dict[str, str]], gate
         raise ValueError("planner.model: required when planner.kind is 'llm'")
     if gateway is None:
         raise ValueError("planner.kind 'llm' needs an LLM gateway")
-    return LLMPlanner(gateway, spec.model, spec.n, spec.params)
+    return LLMPlanner(gateway, spec)
 
 
 PLANNERS.register(PlannerKind("none", lambda spec, acronyms, gateway: None))

@@ -19,7 +19,7 @@ import csv
 import json
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +56,7 @@ def training_subset(name: str, root: str, subset: dict | None, exclude_dir: str 
     queries = [q for q in bench.queries if q["id"] in qids]
     docs = [d for d in bench.docs if d["doc_id"] in dids]
     excluded = {"queries": len(bench.queries) - len(queries), "docs": len(bench.docs) - len(docs)}
-    return make_benchmark(bench.name, docs, queries, gold, bench.params), excluded
+    return replace(make_benchmark(bench.name, docs, queries, gold), params=bench.params), excluded
 
 
 def corelevant_pairs(chunks_by_doc: dict, gold: list[dict], group_by: str, max_pairs: int) -> dict:

@@ -100,9 +100,10 @@ def cmd_vote(a) -> None:
     """Any Kaggle submission CSVs voted into one (members in the order given)."""
     from pipeline.answer.ensemble import read_submission, vote_config, voted_submission
     from pipeline.answer.submission import write_submission
+    from pipeline.registry.answer_backends import VoteSettings
 
-    spec = {"mode": a.mode, "ignore_blank": a.ignore_blank, "tiebreak": a.tiebreak, "normalise": a.normalise}
-    cfg = vote_config({**spec, "kohaku_compat": True} if a.kohaku_compat else spec)
+    settings = VoteSettings(a.mode, a.ignore_blank, a.tiebreak, a.normalise, True if a.kohaku_compat else None)
+    cfg = vote_config(settings)
     df = voted_submission([read_submission(p) for p in a.csvs], cfg)
     write_submission(df, a.out)
     how = f"{cfg.mode}, KohakuRAG's vote" if a.kohaku_compat else cfg.mode

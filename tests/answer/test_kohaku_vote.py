@@ -15,6 +15,7 @@ from pipeline.answer.submission import COLUMNS
 from pipeline.cli import main
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
+from pipeline.registry.answer_backends import VoteSettings
 from pipeline.workflow import answering_params
 
 # question -> (answer_value, raw ref_id cell) of members A, B, C, in the file order (not sorted).
@@ -221,8 +222,8 @@ def test_the_ensemble_size_curve_uses_kohakurag_vote(tmp_path):
     members = [member_from_records(n, [record("q1", "10", [ref]), record("q2", "20", ["c"])])
                for n, ref in (("M1", "a"), ("M2", "b"))]
     rep = Resampling(seed=0, bootstrap=200, permutations=200)
-    ours = size_curve("e", members, {"mode": "intersection"}, gold, rep, 20)
-    theirs = size_curve("e", members, {"mode": "intersection", "kohaku_compat": True}, gold, rep, 20)
+    ours = size_curve("e", members, VoteSettings.from_dict({"mode": "intersection"}), gold, rep, 20)
+    theirs = size_curve("e", members, VoteSettings.from_dict({"mode": "intersection", "kohaku_compat": True}), gold, rep, 20)
     # k=1: q1 scores 1.0 (M1) and 0.85 (M2, wrong ref), q2 1.0; k=2: q1 0.1 (ours) or 0.85 (theirs)
     assert list(ours["score"]) == [0.9625, 0.55] and list(theirs["score"]) == [0.9625, 0.925]
 

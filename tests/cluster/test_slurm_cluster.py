@@ -7,7 +7,8 @@ One run of the tiny grid through the profile, with one of its running jobs cance
 the run must see the cancel within 60 s, with SLURM's state in the message, resubmit the job (with twice the
 memory and time: its second attempt), finish, and leave every rule's resources in sacct and results
 byte-identical to the local run. Then a run SIGKILLed mid-way and the documented resume (cancel-stale,
---unlock, the same command): the resume reruns only what was unfinished, and the results are identical."""
+--unlock, the same command): the resume reruns only what was unfinished, and the results are identical.
+What they measure goes into the session's ``measured`` figures (tests/cluster/conftest.py: docs/cluster.md)."""
 import os
 import re
 import shutil
@@ -18,27 +19,33 @@ from pathlib import Path
 
 import pytest
 
-from dag_runner import command, environment, result_files
+from dag_runner import TINY_WALL, command, environment, result_files
 from pipeline.datasets.paths import REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 HERE = Path(__file__).parent
 PROFILE = REPO / "profiles" / "slurm"
 RUN_LIMIT = 420  # s: the hard limit on each Snakemake run below (the tiny grid takes about 2-3 min here)
+CANCEL_LIMIT = 60  # s: the profile's settings must make the run see a scancel within this
+TARGET_JOBS = 8  # jobs to results/wattbot/scores/bm25-x.json in the tiny grid (the killed run's target)
 # What each rule declares (pipeline/rules/*.smk): memory in MB and time in minutes, first attempt.
 DECLARED = {"ingest": (500, 5), "tree": (1000, 10), "index": (4000, 60), "retrieve": (2000, 10),
             "answer": (2000, 60), "ensemble": (500, 5), "evaluate": (500, 5), "report": (1000, 5)}
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(measured):
     if os.geteuid() != 0:
         pytest.skip("the SLURM cluster test needs root (it installs Debian's slurm packages and starts daemons)")
     if not shutil.which("apt-get") and not shutil.which("slurmctld"):
         pytest.skip("the SLURM cluster test needs apt-get (Debian's slurmctld, slurmd, slurmdbd, munge, mariadb)")
+    # slurm_up.sh installs the packages only where one of these is missing (its step 1)
+    measured["packages_preinstalled"] = all(shutil.which(c) for c in ("slurmctld", "slurmdbd", "mysqld_safe"))
+    began = time.monotonic()
     up = subprocess.run([HERE / "slurm_up.sh"], capture_output=True, text=True, timeout=600)
     try:
         assert up.returncode == 0, f"the cluster did not come up:\n{up.stderr[-3000:]}"
+        measured["cluster_start_s"] = round(time.monotonic() - began, 1)
         yield up.stderr
     finally:
         subprocess.run([HERE / "slurm_down.sh"], timeout=300)
@@ -89,10 +96,11 @@ def minutes(limit: str) -> int:
     return h * 60 + m
 
 
-def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path):
+def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path, measured, request):
     local, config = tiny_run
     work, log = tmp_path / "work", tmp_path / "snakemake.log"
     since = time.strftime("%Y-%m-%dT%H:%M:%S")
+    began = time.monotonic()
     proc = start(work, config, "reports/wattbot/leaderboard.csv", log=log)
     # an index job (the longest rule here), once it has run a few seconds
     victim = wait_for("a running index job", 240, lambda: next(
@@ -100,10 +108,12 @@ def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path):
          and s.count(":") == 1 and int(s.split(":")[1]) >= 3), None))
     subprocess.run(["scancel", victim], check=True)
     cancelled = time.monotonic()
-    wait_for("the run marking the cancelled job failed", 60,
+    wait_for("the run marking the cancelled job failed", CANCEL_LIMIT,
              lambda: f"SLURM-job '{victim}' failed, SLURM status is: 'CANCELLED'" in log.read_text())
-    assert time.monotonic() - cancelled <= 60
+    seen = time.monotonic() - cancelled
+    assert seen <= CANCEL_LIMIT
     out = finish(proc, log)
+    wall = time.monotonic() - began
     assert "Trying to restart job" in out
 
     jobs = [j for j in accounting(since) if j["comment"].startswith("rule_")]
@@ -121,9 +131,12 @@ def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path):
     assert {j["cpus"] for j in index_jobs} == {"2"}  # the rule's threads
     assert {re.match(r"rule_([a-z]+?)(?:_wildcards|$)", j["comment"]).group(1) for j in jobs} == set(DECLARED)
     same_as_local(local, work)
+    measured.update(local_grid_s=round(request.config.stash[TINY_WALL], 1), cluster_grid_s=round(wall, 1),
+                    submissions=len(jobs), jobs=len({j["comment"] for j in jobs}), cancel_seen_s=round(seen, 1),
+                    cancel_limit_s=CANCEL_LIMIT)
 
 
-def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path):
+def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path, measured):
     local, config = tiny_run
     work, log = tmp_path / "work", tmp_path / "killed.log"
     target = "results/wattbot/scores/bm25-x.json"
@@ -142,11 +155,12 @@ def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path):
     finish(start(work, config, "--unlock", log=tmp_path / "unlock.log"), tmp_path / "unlock.log")
     out = finish(start(work, config, target, log=tmp_path / "resume.log"), tmp_path / "resume.log")
     jobs = re.findall(r"^\s+output: (.+)$", out, re.M)
-    assert 0 < len(jobs) < 8  # not the whole target's eight jobs again
+    assert 0 < len(jobs) < TARGET_JOBS  # not the whole target's jobs again
     rerun = {o.strip() for line in jobs for o in line.split(",")}
     touched = {str(p.relative_to(work)) for p, t in before.items() if p.exists() and p.stat().st_mtime_ns != t}
     assert touched <= rerun, touched - rerun
     same_as_local(local, work)
+    measured.update(resumed_jobs=len(jobs), target_jobs=TARGET_JOBS)
 
 
 def same_as_local(local: Path, remote: Path) -> None:

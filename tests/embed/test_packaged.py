@@ -8,11 +8,20 @@ import pytest
 import yaml
 
 from pipeline.bench.throughput import encoder_costs
-from pipeline.config import OVERLAY_CONFIGS, ConfigError, index_slice, load_config, retrieval_slice, validate
+from pipeline.config import (
+    OVERLAY_CONFIGS,
+    ConfigError,
+    index_slice,
+    load_config,
+    model_encoders,
+    retrieval_slice,
+    validate,
+)
 from pipeline.datasets.paths import REPO
 from pipeline.embed import make_encoder
 from pipeline.embed.base import minilm_path
 from pipeline.embed.packaged import assemble_from_parts, zip_parts
+from pipeline.specs import EncoderSpec
 
 
 def split_zip(folder, out_dir, n_parts: int = 3) -> list:
@@ -87,5 +96,6 @@ def test_unknown_encoder_name_is_a_config_error():
 def test_encoder_costs_measure_every_assembled_encoder(tmp_path):
     cfg = validate(yaml.safe_load((REPO / "tests" / "grid.yaml").read_text()))  # the packaged onnx-int8 MiniLM
     cfg["embedding_models"] = {"absent": {"backend": "sentence-transformers", "model": str(tmp_path / "none")}}
-    costs = encoder_costs(cfg, ["Training used 24 MWh.", "BERT emitted CO2."] * 10, n=20)
+    default = EncoderSpec.from_dict(cfg["embedding"])
+    costs = encoder_costs(default, model_encoders(cfg), ["Training used 24 MWh.", "BERT emitted CO2."] * 10, n=20)
     assert list(costs) == ["all-MiniLM-L6-v2/onnx-int8@max512"] and costs["all-MiniLM-L6-v2/onnx-int8@max512"] > 0

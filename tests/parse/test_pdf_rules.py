@@ -147,19 +147,19 @@ def test_figure_captioning_through_the_llm_gateway(tmp_path):
     from pipeline.llm_models import LLMSpec
     from pipeline.llm.gateway import LLMGateway
     from pipeline.parse.vision import figure_describer
+    from pipeline.specs import VisionSpec
 
     pdf = _figure_pdf(tmp_path)
     assert "Figure description" not in parse_pdf(pdf, "f").text
     gateway = LLMGateway(tmp_path / "cache" / "llm.sqlite", LLMSpec.from_dict({"mode": "live", "max_retries": 0}))
-    describe = figure_describer("openai/gpt-4o-mini", tmp_path / "cache", params={"mock_response": "A red rectangle, no axes."},
-                                gateway=gateway)
+    spec = VisionSpec.from_dict({"model": "openai/gpt-4o-mini", "params": {"mock_response": "A red rectangle, no axes."}})
+    describe = figure_describer(spec, tmp_path / "cache", gateway=gateway)
     tree = parse_pdf(pdf, "f", describe=describe)
     fig = next(p for p in tree.at_level("paragraph") if p.kind == "figure")
     assert fig.text == "Figure 2: Energy per model for three model sizes. Figure description: A red rectangle, no axes."
     assert tree.metadata["figure_descriptions"] == 1 and gateway.calls == 1
     replay = LLMGateway(tmp_path / "cache" / "llm.sqlite", LLMSpec.from_dict({"mode": "replay"}))
-    again = parse_pdf(pdf, "f", describe=figure_describer("openai/gpt-4o-mini", tmp_path / "cache", "replay",
-                                                        {"mock_response": "A red rectangle, no axes."}, gateway=replay))
+    again = parse_pdf(pdf, "f", describe=figure_describer(spec, tmp_path / "cache", "replay", gateway=replay))
     assert again.text == tree.text and replay.calls == 0  # the same image and request: served from the cache
 
 

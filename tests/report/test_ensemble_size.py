@@ -4,6 +4,7 @@ import pytest
 
 from pipeline.answer.ensemble import member_from_records
 from pipeline.report.pages.ensemble_size import COLUMNS, render, size_curve, subsets_of_size
+from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.params import Resampling
 
 GOLD = {"q1": ("10", "a"), "q2": ("20", "b"), "q3": ("30", "c"), "q4": ("40", "d")}
@@ -37,7 +38,7 @@ def members():
 
 
 def test_curve_matches_hand_computed_votes(gold, tmp_path):
-    curve = size_curve("ens", members(), {"mode": "answer_priority", "ignore_blank": True}, gold, REP, 20)
+    curve = size_curve("ens", members(), VoteSettings.from_dict({"mode": "answer_priority", "ignore_blank": True}), gold, REP, 20)
     assert list(curve.columns) == COLUMNS and list(curve["k"]) == [1, 2, 3]
     assert list(curve["subsets"]) == [3, 3, 1]
     # k=1: every member 2 x 1.0 + 2 x 0.1 over 4 questions. k=2: the tie on the question the pair splits goes
@@ -56,7 +57,7 @@ def test_curve_matches_hand_computed_votes(gold, tmp_path):
 def test_tiebreak_blank_changes_the_curve(gold):
     # a pair now blanks the question it splits (every answer differs) instead of keeping the first member's
     # right answer: 1.0 + 3 x 0.1 (a blank on an answerable question keeps only the na point, like a wrong one).
-    curve = size_curve("ens", members(), {"mode": "answer_priority", "tiebreak": "blank"}, gold, REP, 20)
+    curve = size_curve("ens", members(), VoteSettings.from_dict({"mode": "answer_priority", "tiebreak": "blank"}), gold, REP, 20)
     assert list(curve["score"]) == [0.55, 0.325, 0.775]
 
 
@@ -70,7 +71,7 @@ def test_sampled_subsets_are_seeded_distinct_and_in_member_order():
 
 
 def test_sampled_curve_uses_at_most_max_subsets(gold):
-    curve = size_curve("ens", members(), {"mode": "union"}, gold, REP, 2)
+    curve = size_curve("ens", members(), VoteSettings.from_dict({"mode": "union"}), gold, REP, 2)
     assert list(curve["subsets"]) == [2, 2, 1]
 
 

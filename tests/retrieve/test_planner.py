@@ -111,7 +111,7 @@ Q = "What were the net CO2e emissions from training the GShard-600B model?"
 
 
 def llm_plan(tmp_path, reply, n=4):
-    planner = LLMPlanner(LLMGateway(tmp_path / "llm.sqlite"), "openai/mock", n, {"mock_response": reply})
+    planner = LLMPlanner(LLMGateway(tmp_path / "llm.sqlite"), PlannerSpec.from_dict({"kind": "llm", "model": "openai/mock", "n": n, "params": {"mock_response": reply}}))
     return planner, planner.plan(Q, "tCO2e")
 
 
@@ -137,10 +137,10 @@ def test_llm_planner_falls_back_and_records_why(tmp_path):
         def complete(self, request, validate=None):
             return LLMResult("", False, "APIConnectionError: refused")
 
-    planner = LLMPlanner(Down(), "openai/mock", 4)
+    planner = LLMPlanner(Down(), PlannerSpec.from_dict({"kind": "llm", "model": "openai/mock", "n": 4}))
     assert planner.plan("True or False: x.") == ["True or False: x."]  # no "?": the fallback is the question
     assert "APIConnectionError" in planner.failures[0][1]
-    assert LLMPlanner(Down(), "openai/mock", 1).plan(Q) == [Q]  # n = 1 makes no call
+    assert LLMPlanner(Down(), PlannerSpec.from_dict({"kind": "llm", "model": "openai/mock", "n": 1})).plan(Q) == [Q]  # n = 1 makes no call
 
 
 def test_llm_planner_asks_again_when_the_reply_is_not_its_json(tmp_path):
@@ -155,7 +155,7 @@ def test_llm_planner_asks_again_when_the_reply_is_not_its_json(tmp_path):
             return LLMResult("", False, "AuthenticationError: bad key", fatal=True)
 
     with pytest.raises(FatalLLMError, match="planner model openai/mock: AuthenticationError"):
-        LLMPlanner(Refused(), "openai/mock", 4).plan(Q)
+        LLMPlanner(Refused(), PlannerSpec.from_dict({"kind": "llm", "model": "openai/mock", "n": 4})).plan(Q)
 
 
 def test_make_planner(tmp_path, acronyms):

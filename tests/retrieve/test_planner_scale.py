@@ -12,8 +12,10 @@ from pipeline.llm_models import LLMSpec
 from pipeline.llm.gateway import LLMGateway
 from pipeline.llm.pool import FatalLLMError
 from pipeline.retrieve.planner import LLMPlanner
+from pipeline.specs import PlannerSpec
 
 MODEL = "openai/standin"
+PLANNER = PlannerSpec.from_dict({"kind": "llm", "model": MODEL, "n": 3})  # an LLM planner asking for 2 extra queries
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +47,7 @@ def gateway(tmp_path, server, concurrency, **kw):
 def test_planner_calls_run_concurrently(tmp_path, standin):
     """16 questions at ~0.5 s a reply: one at a time takes 16 x 0.5 s; 16 in flight, about one reply's time."""
     server = standin(mean_latency_s=0.5, latency_sigma=0.05)
-    planner = LLMPlanner(gateway(tmp_path, server, 16), MODEL, 3)
+    planner = LLMPlanner(gateway(tmp_path, server, 16), PLANNER)
     planner.plan("warm-up?")  # litellm initialises lazily on its first call (seconds on a busy machine)
     texts, units = questions(16)
     t0 = time.perf_counter()
@@ -63,7 +65,7 @@ def test_plans_and_failures_are_in_question_order_at_any_concurrency(tmp_path, s
     texts, units = questions(24)
     out = {}
     for c in (1, 8):
-        planner = LLMPlanner(gateway(tmp_path / f"c{c}", server, c), MODEL, 3)
+        planner = LLMPlanner(gateway(tmp_path / f"c{c}", server, c), PLANNER)
         out[c] = (planner.plan_all(texts, units, progress=False), planner.failures)
     assert out[1] == out[8]
     assert server.stats.invalid and server.stats.rate_limited and server.stats.server_errors
@@ -75,7 +77,7 @@ def test_plans_and_failures_are_in_question_order_at_any_concurrency(tmp_path, s
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_a_fatal_error_stops_the_planner(tmp_path, standin, concurrency):
     server = standin(status_always=401)
-    planner = LLMPlanner(gateway(tmp_path, server, concurrency), MODEL, 3)
+    planner = LLMPlanner(gateway(tmp_path, server, concurrency), PLANNER)
     with pytest.raises(FatalLLMError, match="planner model openai/standin: AuthenticationError"):
         planner.plan_all(*questions(12), progress=False)
     assert server.stats.requests <= concurrency  # not retried; no call started after it

@@ -224,3 +224,50 @@ def render_encoder(reports_dir: Path) -> str:
     rows = [[name, *(cell(name, v) for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
     lines += markdown.table_lines(["encoder", *(f"recall@{k}" for k in rec["ks"])], rows)
     return "\n".join(lines)
+
+
+def duration(seconds: float) -> str:
+    """``4.1 s``; past a minute also in minutes: ``145 s (2 min 25 s)``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    m, s = divmod(round(seconds), 60)
+    return f"{round(seconds)} s ({m} min {s} s)"
+
+
+def render_cluster(reports_dir: Path) -> str:
+    """docs/cluster.md's ``cluster`` block: what the last passing run of tests/cluster/ measured on a real
+    SLURM cluster (tests/cluster/conftest.py writes ``reports/bench/cluster.json`` when
+    WATTBENCH_CLUSTER_REPORT names it, as `make test` does)."""
+    b = json.loads(bench_path(reports_dir, "cluster").read_text())
+    retries = b["submissions"] - b["jobs"]
+    per_job = (b["cluster_grid_s"] - b["local_grid_s"]) / b["submissions"]
+    lines = [
+        f"Measured by the last passing run of `tests/cluster/`, on {b['date']}: {b['cores']} cores "
+        f"({b['cpu_model']}), {b['os']}; SLURM {b['slurm_version']}, snakemake-executor-plugin-slurm "
+        f"{b['plugin_version']}, Snakemake {b['snakemake_version']}.",
+        "",
+    ]
+    rows = [
+        [
+            f"`slurm_up.sh`: {'packages already installed' if b['packages_preinstalled'] else 'install the packages'},"
+            " configure, start, wait for `sinfo` and `sacct`",
+            duration(b["cluster_start_s"]),
+        ],
+        ["the tiny grid run locally (the reference run, just before)", duration(b["local_grid_s"])],
+        [
+            "the tiny grid through the cluster, with the `scancel` and its retry",
+            f"{duration(b['cluster_grid_s'])}: {b['submissions']} submissions ({b['jobs']} jobs, {retries} retried)",
+        ],
+        ["overhead per submission (cluster less local, over the submissions)", duration(per_job)],
+        [
+            "the cancel reported by the run after",
+            f"{duration(b['cancel_seen_s'])} (the test allows {b['cancel_limit_s']} s)",
+        ],
+        ["jobs the resume after the SIGKILL ran", f"{b['resumed_jobs']} of the target's {b['target_jobs']}"],
+        [
+            "the whole `tests/cluster/` run (cluster start and stop, local run, both cluster runs)",
+            duration(b["tests_cluster_s"]),
+        ],
+    ]
+    lines += markdown.table_lines(["figure", "value"], rows)
+    return "\n".join(lines)

@@ -77,6 +77,7 @@ REGISTRY: dict[str, Renderer] = {
     "llm-bench": Renderer(bench_doc.render_llm_bench, R.relative(R.bench("llm"))),
     "llm-local-servers": Renderer(bench_doc.render_llm_local, R.relative(R.bench("llm_local"))),
     "encoder": Renderer(bench_doc.render_encoder, R.relative(R.bench("encoder"))),
+    "cluster": Renderer(bench_doc.render_cluster, R.relative(R.bench("cluster"))),
     "time": Renderer(time_table.render, "time.telemetry.csv"),
     "run-time": Renderer(time_table.render_run, "time.telemetry.csv"),
 }

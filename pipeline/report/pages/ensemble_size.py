@@ -26,6 +26,7 @@ from pipeline.answer.submission import COLUMNS as KAGGLE_COLUMNS
 from pipeline.answer.submission import submission_frame
 from pipeline.answer.vote import VoteConfig
 from pipeline.paths import Reports
+from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.params import Resampling
 from pipeline.report.render.plots import save_png_svg
 from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
@@ -84,7 +85,7 @@ def _score_submission(sub: pd.DataFrame, gold: pd.DataFrame) -> pd.Series:
 
 
 def size_curve(
-    name: str, members: list[Member], vote: dict | None, gold: pd.DataFrame, rep: Resampling, max_subsets: int
+    name: str, members: list[Member], vote: VoteSettings, gold: pd.DataFrame, rep: Resampling, max_subsets: int
 ) -> pd.DataFrame:
     """One row per size k = 1..n (see the module docstring); ``gold`` read with pandas defaults."""
     cfg = vote_config(vote)

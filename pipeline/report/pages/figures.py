@@ -17,6 +17,7 @@ import pipeline.paths
 from pipeline.answer.ensemble import member_from_records
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
+from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims
 from pipeline.report.params import FiguresParams, Resampling
@@ -247,7 +248,8 @@ def draw_ensemble_sizes(run: FigureRun, answers: dict) -> pd.DataFrame:
     for ev in ensemble_variants(params):
         spec = params.answering[ev]
         members = [member_from_records(m, answers[m]) for m in spec["members"]]
-        curve = ES.size_curve(ev, members, spec.get("vote"), pd.read_csv(params.gold), rep, params.ensemble_subsets)
+        vote = VoteSettings.from_dict(spec.get("vote"), f"answering.{ev}.vote")
+        curve = ES.size_curve(ev, members, vote, pd.read_csv(params.gold), rep, params.ensemble_subsets)
         curves.append(curve)
         ES.draw_curve(curve, run.figs / ensemble_stem(ev))
         run.entries[ensemble_stem(ev)] = FigureEntry(
