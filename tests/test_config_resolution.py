@@ -122,3 +122,14 @@ def test_the_snakefile_hook_resolves_the_command_line_and_replaces_snakemakes_me
     assert snakemakes == resolve_config([overlay], {"data_root": "/d"})
     assert cfg == validate(snakemakes) and cfg["wattbot"]["dir"].startswith("/d")
     assert [Path(p).name for p in workflow.configfiles] == ["overlay.yaml", "tiny.yaml"]
+
+
+def test_an_overlay_without_extends_is_told_what_to_write(tmp_path):
+    """`--configfile my.yaml` with a few keys, as Snakemake users write an overlay: the error names the fix,
+    not only the first key the schema misses; with `extends: config.yaml` the same keys load."""
+    overlay = write(tmp_path / "my.yaml", {"default_variant": "bm25-extractive", "data_root": str(REPO.parent / "shared" / "data")})
+    with pytest.raises(ConfigError, match=r"my\.yaml: misses the required keys .*wattbot.*`extends: config\.yaml`"):
+        load_config([overlay])
+    fixed = write(tmp_path / "fixed.yaml", {"extends": str(REPO / "config.yaml"), "default_variant": "bm25-extractive"})
+    assert load_config([fixed])["default_variant"] == "bm25-extractive"
+    assert load_config([REPO / "config.yaml", overlay])["default_variant"] == "bm25-extractive"  # both given: complete

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.config.validate import validate
-from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree
+from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree, schema
 
 # The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
 # (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
@@ -82,7 +82,23 @@ def _read_file(path: Path, extended_by: Path | None) -> dict:
 def load_config(configfiles: str | Path | Sequence[str | Path] = (), overrides: ConfigTable | None = None) -> dict:
     """:func:`resolve_config` then :func:`validate`: the config a run of these files uses."""
     files = [configfiles] if isinstance(configfiles, str | Path) else list(configfiles)
-    return validate(resolve_config(files, overrides))
+    raw = resolve_config(files, overrides)
+    require_extends(raw, [Path(f) for f in files])
+    return validate(raw)
+
+
+def require_extends(raw: ConfigTree, files: Sequence[Path]) -> None:
+    """An overlay written as Snakemake users write one (a few keys, no ``extends:``) misses the grid's
+    required keys: say what to write, not only which key the schema misses (issue #35)."""
+    missing = [k for k in schema().get("required", []) if k not in raw]
+    overlays = [f for f in files if len(config_chain(f)) == 1 and f.name != DEFAULT_CONFIG]
+    if missing and overlays:
+        names = ", ".join(str(f) for f in overlays)
+        raise ConfigError(
+            f"config file {names}: misses the required key{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
+            f"an overlay of the default grid names it on its first line: `extends: {DEFAULT_CONFIG}` "
+            "(a path relative to the file)"
+        )
 
 
 def snakemake_config(workflow, config: ConfigTree) -> dict:
@@ -95,6 +111,7 @@ def snakemake_config(workflow, config: ConfigTree) -> dict:
     settings = workflow.config_settings
     files = [Path(f) for f in settings.configfiles] or [Path(DEFAULT_CONFIG)]
     raw = resolve_config(files, dict(settings.config))
+    require_extends(raw, files)
     config.clear()
     config.update(copy.deepcopy(raw))
     known = {os.path.abspath(f) for f in workflow.configfiles}
