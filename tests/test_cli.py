@@ -122,3 +122,24 @@ def test_fixed_values_are_choices_from_their_source():
     assert choices("score", "--profile") == tuple(PROFILES)  # kept literal there: importing pandas would slow every job
     assert choices("parse", "--headings") == HEADINGS and choices("tree", "--llm-mode") == LLM_MODES
     assert choices("parse-quality", "--scope") == SCOPES == choices("parse-corpus", "--scope")
+
+
+def test_list_tells_apart_variants_whose_lines_read_the_same():
+    from pipeline.verbs.grid import distinguished
+
+    lines = {"a": "hier top 16", "b": "hier top 16", "c": "bm25 top 16", "d": "bm25 top 8"}
+    entries = {"a": {"top_k": 16, "context": {"dedup": "tree"}}, "b": {"top_k": 16, "context": {"dedup": "none"}, "x": 1},
+               "c": {"top_k": 16}, "d": {"top_k": 8}}
+    assert distinguished(lines, entries) == {
+        "a": 'hier top 16; context.dedup "tree", x (unset)',
+        "b": 'hier top 16; context.dedup "none", x 1',
+        "c": "bm25 top 16",
+        "d": "bm25 top 8",
+    }
+
+
+@pytest.mark.parametrize("section", ["retrieval", "answering"])
+def test_list_of_the_default_grid_has_no_two_variant_lines_alike(capsys, section):
+    assert main(["list", section, "--config", str(ROOT / "config.yaml")]) == 0
+    rows = [line.split(None, 1)[1] for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert len(rows) > 5 and len(rows) == len(set(rows))

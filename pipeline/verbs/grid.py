@@ -151,6 +151,32 @@ def _first_sentence(path: Path, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
+def _flat(d: dict, prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def distinguished(lines: dict[str, str], entries: dict[str, dict]) -> dict[str, str]:
+    """``lines`` where two variants' lines read the same but their config entries differ: each such line
+    gains the keys (dotted, with their values) in which its entry differs from the others of its kind."""
+    groups: dict[str, list[str]] = {}
+    for name, text in lines.items():
+        groups.setdefault(text, []).append(name)
+    out = dict(lines)
+    for names in (g for g in groups.values() if len(g) > 1):
+        flat = {n: _flat(entries[n]) for n in names}
+        keys = sorted({k for f in flat.values() for k in f if len({json.dumps(g.get(k)) for g in flat.values()}) > 1})
+        for n in names:
+            shown = [f"{k} {json.dumps(flat[n][k]) if k in flat[n] else '(unset)'}" for k in keys]
+            out[n] = f"{lines[n]}; " + ", ".join(shown) if shown else lines[n]
+    return out
+
+
 def grid_entries(cfg: dict, presets_dir: Path) -> dict[str, dict[str, str]]:
     """``{section: {name: one-line description}}`` of a resolved config (and the shipped presets)."""
     bench = cfg.get("benchmarks") or {}
@@ -160,8 +186,8 @@ def grid_entries(cfg: dict, presets_dir: Path) -> dict[str, dict[str, str]]:
         datasets[name] = f"retrieval suite, {json.dumps(subset) if subset else 'default subset'} ({bench['root']})"
     return {
         "datasets": datasets,
-        "retrieval": {n: _retrieval_line(cfg, v) for n, v in cfg["retrieval"].items()},
-        "answering": {n: _answering_line(cfg, v) for n, v in cfg["answering"].items()},
+        "retrieval": distinguished({n: _retrieval_line(cfg, v) for n, v in cfg["retrieval"].items()}, cfg["retrieval"]),
+        "answering": distinguished({n: _answering_line(cfg, v) for n, v in cfg["answering"].items()}, cfg["answering"]),
         "ablations": {
             n: f"{ab.get('stage', 'answering')}: {' vs '.join(ab['variants'])}"
             + (f" ({ab['note']})" if ab.get("note") else "")
