@@ -61,6 +61,21 @@ class LLMRequest:
         return stable_hash(fields)
 
 
+def _set_journal(con: sqlite3.Connection, pragma: str, patience_s: float = 60.0) -> None:
+    """Set the journal mode, retrying while another process holds the file: SQLite answers a journal-mode
+    change it cannot make at once with "database is locked" without calling the busy handler, so two jobs
+    opening a new cache together could fail (seen once in make test's cross-process test)."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            con.execute(pragma)
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class LLMCache:
     """Append-only SQLite table request-hash -> result, plus the leases of requests in flight.
 
@@ -88,7 +103,7 @@ class LLMCache:
         con = getattr(self.local, "con", None)
         if con is None:
             con = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-            con.execute(journal_pragma(self.journal))
+            _set_journal(con, journal_pragma(self.journal))
             con.execute("PRAGMA synchronous=FULL")
             self.local.con = con
             with self.conns_lock:
