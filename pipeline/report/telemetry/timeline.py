@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -34,7 +35,7 @@ class Bar:
     critical: bool
 
 
-def lanes(jobs: list[Timed], critical: set[str]) -> list[Bar]:
+def lanes(jobs: Sequence[Timed], critical: set[str]) -> list[Bar]:
     """Jobs in start order, each in the first lane free when it starts (a lane is a slot of the run's
     parallelism: 2 lanes on 2 cores when every job took one)."""
     if not jobs:
