@@ -19,10 +19,14 @@ CRITICAL_PATH = Path("logs") / "critical_path.json"
 class Timed(Protocol):
     """A benchmark record (``time_table.JobTime``): named here so this module does not import its reader."""
 
-    job: str
-    rule: str
-    wall_s: float
-    end: float
+    @property
+    def job(self) -> str: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def wall_s(self) -> float: ...
+    @property
+    def end(self) -> float: ...
 
 
 @dataclass(frozen=True)
