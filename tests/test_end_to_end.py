@@ -186,3 +186,11 @@ def test_every_output_is_documented(run):
         assert undocumented(work, REPO / "docs" / "outputs.md") == ["reports/wattbot/stray-undocumented.csv"]
     finally:
         stray.unlink()
+def test_the_run_was_prioritised_by_its_critical_path(run):
+    """onstart set each job's priority from the longest chain below it and logged the planned critical
+    path: a chain of this run's own jobs, from a job nothing waits on first down to a report."""
+    work, _ = run
+    path = json.loads((work / "logs" / "critical_path.json").read_text())["jobs"]
+    timed = {p.relative_to(work / "benchmarks").with_suffix("").as_posix() for p in (work / "benchmarks").rglob("*.tsv")}
+    assert len(path) >= 3 and set(path) <= timed
+    assert path[-1] in {"report", "figures", "suite_report", "sprout_report"} or path[-1].endswith("report")
