@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -186,3 +187,49 @@ def test_prune_keeps_the_n_newest_and_never_latest(tmp_path, monkeypatch, capsys
     line = capsys.readouterr().out.strip()
     assert line.startswith("r2  ") and "wattbot/train 1 variants" in line and line.endswith("(latest)")
     assert main(["runs", "prune", "--runs", str(runs)]) == 2  # no rule given
+
+
+def test_onsuccess_keeps_the_run_this_process_began_and_runs_is_git_ignored(tmp_path, monkeypatch, capsys):
+    """The Snakefile's onsuccess (wf.after_run) keeps the run of logs/run.json when it is this process's
+    (WATTBENCH_RUN_ID, exported by onstart); a --touch run begins none and keeps nothing again."""
+    import subprocess
+
+    from pipeline import workflow as wf
+    from pipeline.runs import ENV, begin_run
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "wb").mkdir()
+    (tmp_path / "wb" / "train_QA.csv").write_bytes(GOLD.read_bytes())
+    scored_run(tmp_path, {"x": {"q01"}}, gold_path=tmp_path / "wb" / "train_QA.csv")
+    cfg = {"wattbot": {"dir": "wb", "splits": {"train": "train_QA.csv"}, "score_split": "train"},
+           "answering": {"x": {}, "not-made": {}}, "retrieval": {}}
+    monkeypatch.delenv(ENV, raising=False)
+    state = begin_run(config_files=["my.yaml"])  # exports the id, as onstart does
+    monkeypatch.setenv(ENV, state.id)
+    wf.after_run(cfg)
+    assert f"Kept: runs/{state.id}/" in capsys.readouterr().out
+    [scored] = json.loads((tmp_path / "runs" / state.id / "run.json").read_text())["scored"]
+    assert scored["gold"] == "wb/train_QA.csv" and list(scored["scores"]) == ["x"]  # only what the run made
+    assert (tmp_path / "runs" / state.id / "reports" / "summary.json").exists()
+
+    shutil.rmtree(tmp_path / "runs")
+    monkeypatch.delenv(ENV)  # --touch: no run begun in this process
+    wf.after_run(cfg)
+    assert not (tmp_path / "runs").exists()
+
+    repo = Path(__file__).resolve().parents[2]
+    ignored = subprocess.run(["git", "-C", str(repo), "check-ignore", "-q", f"runs/{state.id}/run.json"])
+    assert ignored.returncode == 0, "runs/ must be git-ignored: git status stays clean after runs"
+
+
+def test_a_dataset_only_one_run_scored_is_listed_as_its_own(tmp_path, capsys):
+    keep(tmp_path, "rA", {"x": set()})
+    work = tmp_path / "work-rB"
+    s = scored_run(work, {"x": {"q02"}})
+    corpus = ScoredSet("mycorpus", "questions", str(GOLD), wattbot_profile(), ("score",), "id", {"v": s.scores["x"]})
+    keep_run(RunState("rB"), work / "reports", [s, corpus], tmp_path / "runs")
+    assert main(["compare", "rA", "rB", "--runs", str(tmp_path / "runs"), "--bootstrap", "200"]) == 0
+    table = pd.read_csv(tmp_path / "runs" / "compare-rA-rB.csv")
+    assert table[["dataset", "variant", "only_in"]].fillna("").values.tolist() == [
+        ["wattbot", "x", ""], ["mycorpus", "v", "treatment rB"]]
+    assert "only in treatment rB: mycorpus/questions v" in capsys.readouterr().out

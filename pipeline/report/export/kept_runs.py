@@ -135,15 +135,26 @@ def keep_run(state: RunState, reports_dir: str | Path, sets: Sequence[ScoredSet]
     work.mkdir()
     try:
         _fill(work, Path(reports_dir), sets, run_record(state, sets, time.time()))
-        old = root / f".{state.id}.old-{os.getpid()}"
-        if target.exists():
-            target.rename(old)
-        work.rename(target)
-        shutil.rmtree(old, ignore_errors=True)
+        _swap(work, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     point_latest(root, state.id)
     return target
+
+
+def _swap(new: Path, target: Path) -> None:
+    """Put the folder ``new`` at ``target``, an earlier one there moved aside first and removed after (put
+    back if the move fails)."""
+    old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    if target.exists():
+        target.rename(old)
+    try:
+        new.rename(target)
+    except OSError:
+        if old.exists():
+            old.rename(target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def point_latest(root: Path, run_id: str) -> None:
@@ -240,6 +251,7 @@ def run_line(r: dict, latest: str | None) -> str:
         r["id"],
         (r.get("ended") or "?").replace("T", " ").replace("Z", " UTC"),
         f"commit {(r.get('commit') or 'unknown')[:12]}",
+        *([f"config {r['config_hash'][:12]}"] if r.get("config_hash") else []),
         " ".join(r.get("config_files") or []) or "config ?",
         scored or "nothing scored",
     ]

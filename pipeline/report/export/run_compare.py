@@ -94,33 +94,43 @@ def _keys(scored: dict) -> str:
     return ", ".join(sorted(scored)) or "nothing"
 
 
+def _base(a: KeptRun, b: KeptRun, entry: dict) -> dict:
+    return {"dataset": entry["dataset"], "split": entry["split"], "control": a.id, "treatment": b.id}
+
+
 def paired_rows(a: KeptRun, b: KeptRun, key: str, rep: Resampling) -> list[dict]:
-    """One row per variant both ran and metric (B − A on their shared questions), then one per variant only
-    one run has."""
+    """One row per variant both ran and metric: B − A on their shared questions."""
     x, y = a.scored()[key], b.scored()[key]
-    base = {"dataset": x["dataset"], "split": x["split"], "control": a.id, "treatment": b.id}
     rows = []
     for v in sorted(set(x["scores"]) & set(y["scores"])):
         tables = {a.id: a.table(x, v), b.id: b.table(y, v)}
         for m in x["metrics"]:
             control, treatment = compare(tables, [a.id, b.id], m, rep)
             rows.append(
-                {**base, "metric": m, "variant": v, "n": treatment["n"]}
+                {**_base(a, b, x), "metric": m, "variant": v, "n": treatment["n"]}
                 | {"control_mean": control["mean"], "treatment_mean": treatment["mean"]}
                 | {k: treatment[k] for k in ("diff", "diff_lo", "diff_hi", "p_value")}
             )
-    for side, run, mine, other in (("control", a, x, y), ("treatment", b, y, x)):
-        alone = sorted(set(mine["scores"]) - set(other["scores"]))
-        rows += [{**base, "variant": v, "only_in": f"{side} {run.id}"} for v in alone]
+    return rows
+
+
+def only_rows(a: KeptRun, b: KeptRun) -> list[dict]:
+    """One row per variant only one run has, in a dataset both scored or in one only that run scored."""
+    rows = []
+    for side, run, mine, other in (("control", a, a.scored(), b.scored()), ("treatment", b, b.scored(), a.scored())):
+        for key, entry in mine.items():
+            theirs = set(other[key]["scores"]) if key in other else set()
+            alone = sorted(set(entry["scores"]) - theirs)
+            rows += [{**_base(a, b, entry), "variant": v, "only_in": f"{side} {run.id}"} for v in alone]
     return rows
 
 
 def compare_runs(a: KeptRun, b: KeptRun, rep: Resampling = DEFAULT_RESAMPLING) -> pd.DataFrame:
-    """The comparison table (:data:`COLUMNS`); datasets only one run scored are left out (the caller says so)."""
+    """The comparison table (:data:`COLUMNS`): the paired rows, then the variants only one run has."""
     if a.folder.resolve() == b.folder.resolve():
         raise NotComparable(f"compare {a.id} {b.id}: the same kept run twice")
     rows = [r for key in check_comparable(a, b) for r in paired_rows(a, b, key, rep)]
-    return pd.DataFrame(rows).reindex(columns=COLUMNS)
+    return pd.DataFrame(rows + only_rows(a, b)).reindex(columns=COLUMNS)
 
 
 def _fmt(x: float, signed: bool = False) -> str:
@@ -129,7 +139,7 @@ def _fmt(x: float, signed: bool = False) -> str:
 
 def compare_lines(a: KeptRun, b: KeptRun, table: pd.DataFrame) -> list[str]:
     """The printed comparison: a header naming control and treatment, one line per paired row, then the
-    variants and datasets only one run has."""
+    variants only one run has."""
     lines = [
         f"compare {a.id} (control, A) -> {b.id} (treatment, B): B − A on the questions both scored, "
         "95% paired bootstrap interval, randomisation p"
@@ -155,11 +165,6 @@ def compare_lines(a: KeptRun, b: KeptRun, table: pd.DataFrame) -> list[str]:
     for who in table["only_in"].dropna().unique():
         only = table[table["only_in"] == who]
         lines.append(f"only in {who}: " + ", ".join(only["dataset"] + "/" + only["split"] + " " + only["variant"]))
-    sa, sb = a.scored(), b.scored()
-    for run, mine, other in ((a, sa, sb), (b, sb, sa)):
-        alone = sorted(set(mine) - set(other))
-        if alone:
-            lines.append(f"scored only by {run.id}: {', '.join(alone)}")
     return lines
 
 
