@@ -160,6 +160,7 @@ class Claim:
     margin: float | None = None
     testable_if: dict | None = None
     effect: Effect | None = None
+    alike_because: str = ""  # why the variants may score alike on every question (added to such rows' note)
 
     @property
     def variants(self) -> list[str]:
@@ -205,6 +206,7 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
                 raw.get("margin"),
                 raw.get("testable_if"),
                 _effect(cid, raw.get("effect")),
+                str(raw.get("alike_because") or ""),
             )
         )
     if len({c.id for c in out}) != len(out):
@@ -322,7 +324,7 @@ def _row(
     if row["diff_lo"] == 0 and row["diff_hi"] == 0:  # every paired difference is 0
         retrieval_of = {av: spec.get("retrieval") for av, spec in params.answering.items()}
         same = _same_scores(c, row, where, tables, outputs, retrieval_of)
-        row |= same | {"note": "; ".join(n for n in (row["note"], same["note"]) if n)}
+        row |= same | {"note": "; ".join(n for n in (row["note"], same["note"], c.alike_because) if n)}
     why = _untestable(c, tables, row["control"])
     if why and row["verdict"] != IDENTICAL:
         row |= {"verdict": UNTESTABLE_MODEL, "note": why, "n_needed": None, "n_needed_for": None}
@@ -450,6 +452,14 @@ def verdict_text(row: dict) -> str:
         if note:
             parts.append(note)
         return f"{v} ({'; '.join(parts)})"
+    published = row.get("published_diff")
+    if v in (*PUBLISHED_VERDICTS, CONTRADICTED) and published is not None and not pd.isna(published):
+        # the published effect in the metric's units (a relative one converted with the control's mean)
+        v = (
+            f"{v} {fmt(published, signed=True)}"
+            if v != CONTRADICTED
+            else f"{v} (published {fmt(published, signed=True)})"
+        )
     return f"{v}: {note}" if note else v
 
 
