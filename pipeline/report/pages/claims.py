@@ -177,6 +177,7 @@ def _effect(cid: str, raw: dict | None) -> Effect | None:
     numbers = list(values.values()) if isinstance(values, dict) else [values]
     if not numbers or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v != 0 for v in numbers):
         raise ValueError(f"claims.yaml: claim {cid}: effect value must be a non-zero number (or one per dataset)")
+    assert isinstance(values, (int, float, dict))  # checked above: a number, or one per dataset
     return Effect(values, raw["kind"], str(raw["ref"]))
 
 
@@ -298,21 +299,28 @@ def _same_scores(
     dataset, stage = where
     ids = paired_values(tables, [row["control"], claim.treatment], claim.metric).index
     what = "answers" if is_labelled(dataset) and stage == "answering" else "retrieved ids"
-    got = [outputs(dataset, stage, v) for v in (claim.treatment, row["control"])] if outputs else [None, None]
-    if got[0] is None or got[1] is None:
+    a = outputs(dataset, stage, claim.treatment) if outputs else None
+    b = outputs(dataset, stage, row["control"]) if outputs else None
+    if outputs is None or a is None or b is None:
         return {"note": f"every paired {claim.metric} is equal: no spread to size n from"}
-    k = differing(got[0], got[1], ids)
+    k = differing(a, b, ids)
     if k == 0:
         return {"verdict": IDENTICAL, "note": f"the same {what} on all {len(ids)} questions", "n_needed": None}
-    note = f"{what} differ on {k} of {len(ids)} questions, yet every paired {claim.metric} is equal"
-    if what == "retrieved ids":
-        note = note.replace(" questions,", f" questions (in order alone on {reordered(got[0], got[1], ids)}),")
-    rv = [retrieval_of.get(v) for v in (claim.treatment, row["control"])]
-    if what == "answers" and rv[0] and rv[1] and rv[0] != rv[1]:
-        runs = [outputs(dataset, "retrieval", r) for r in rv]
-        if runs[0] is not None and runs[1] is not None:
-            note += f" (their retrievals differ on {differing(runs[0], runs[1], ids)})"
+    how = f" (in order alone on {reordered(a, b, ids)})" if what == "retrieved ids" else ""
+    note = f"{what} differ on {k} of {len(ids)} questions{how}, yet every paired {claim.metric} is equal"
+    if what == "answers":
+        note += _retrievals_differ(
+            outputs, dataset, [retrieval_of.get(v) for v in (claim.treatment, row["control"])], ids
+        )
     return {"note": note + ": no spread to size n from"}
+
+
+def _retrievals_differ(outputs: OutputsOf, dataset: str, rvs: list[str | None], ids) -> str:
+    """' (their retrievals differ on N)' for two answering variants on two different retrievals, else ''."""
+    if not (rvs[0] and rvs[1]) or rvs[0] == rvs[1]:
+        return ""
+    a, b = outputs(dataset, "retrieval", rvs[0]), outputs(dataset, "retrieval", rvs[1])
+    return "" if a is None or b is None else f" (their retrievals differ on {differing(a, b, ids)})"
 
 
 def _row(
