@@ -179,6 +179,10 @@ def test_identical_outputs_are_not_testable(tmp_path):
     assert "answers differ on 1 of 4 questions, yet every paired score is equal" in t.loc["equal", "note"]
     assert t.loc["equal", "note"].endswith("; C only differs on q3")  # the claim's own reason, from claims.yaml
     assert t.loc["real", "p_holm"] == pytest.approx(min(1.0, 2 * t.loc["real", "p_value"]), abs=1e-4)  # 2 tested
+    # outputs of other questions (another split's file) decide nothing: the row stays undecided on its scores
+    other = {("answering", v): x.set_axis([f"t{i}" for i in range(4)]) for (_, v), x in wb.items()}
+    t = measure_claims(p, other, {}, p.ablations, claims[:1], Outputs(files).of)
+    assert t.loc[0, "verdict"] == UNDECIDED and t.loc[0, "note"].startswith("every paired score is equal")
 
 
 def hits(ids_per_query: list[list[str]]) -> list[dict]:
@@ -241,3 +245,16 @@ def test_shipped_claims_record_the_published_numbers():
     ie = by_id["sprout-ie"].effect
     assert (ie.on("dragonball"), ie.on("msmarco"), ie.on("legalbench_rag"), ie.on("hotpotqa")) == (0.0806, 0.0683, 0.049, None)
     assert all("§" in c.effect.ref for c in by_id.values() if c.effect)
+
+
+def test_figures_rule_is_passed_the_suite_runs():
+    """The figures rule declares each suite run beside its per-query table, so the claims can compare ids."""
+    from pipeline import paths
+    from pipeline.config.load import load_config
+    from pipeline.datasets.paths import REPO
+    from pipeline.workflow import figures_inputs, named_args
+
+    files = figures_inputs(load_config([REPO / "config.yaml"]))
+    assert set(files["suite_run"]) == set(files["suite"]) and files["suite_run"]
+    assert files["suite_run"]["msmarco:sprout"] == paths.retrieval("msmarco", "sprout", "queries")
+    assert "--suite-run msmarco:sprout=" in named_args(files)
