@@ -101,6 +101,15 @@ def test_a_relative_effect_is_converted_with_the_control_mean():
     assert verdict_text(row) == f"consistent with published +{row['published_diff']:.3f}"
 
 
+def test_a_relative_effect_of_a_control_at_0_falls_back_to_the_direction():
+    ids = [f"q{i}" for i in range(20)]
+    wb = {("answering", "A"): pd.DataFrame({"score": [0.0] * 20}, index=ids),
+          ("answering", "B"): pd.DataFrame({"score": [1.0, 0.0] * 10}, index=ids)}
+    p = params({"ab": {"stage": "answering", "variants": ["A", "B"]}})
+    t = measure_claims(p, wb, {}, p.ablations, [claim(effect=Effect(0.8, "relative", "abstract"))])
+    assert t.loc[0, "verdict"] == "reproduced" and "control mean of 0" in t.loc[0, "note"]
+
+
 def test_a_negligible_claim_keeps_its_margin_reading_beside_the_published_one():
     row = measured(0.02, 0.05, Effect(0.031, "absolute", "abstract"), direction="negligible", margin=0.05)
     assert row["verdict"] == SMALLER  # below +3.1 pp, above 0

@@ -245,6 +245,9 @@ def _judge(claim: Claim, dataset: str, lo: float, hi: float, control_mean: float
         return {"verdict": verdict(claim.direction, lo, hi, claim.margin), "note": ""}
     published = claim.effect.absolute(dataset, control_mean)
     assert published is not None
+    if published == 0:  # a relative effect on a control scoring 0 has no size: the direction rule alone
+        note = f"a {value:+.0%} relative effect of a control mean of 0 is 0: judged by the claimed direction"
+        return {"verdict": verdict(claim.direction, lo, hi, claim.margin), "note": note}
     note = ""
     if claim.direction == "negligible":  # the margin's own reading, kept beside the published one
         note = f"within ±{claim.margin:g}: {verdict(claim.direction, lo, hi, claim.margin)}"
@@ -291,16 +294,15 @@ def _untestable(claim: Claim, tables: dict[str, pd.DataFrame], control: str) -> 
 
 
 def _same_scores(
-    claim: Claim, row: dict, where: tuple[str, str], tables: dict, outputs: OutputsOf | None, retrieval_of: dict
+    claim: Claim, compared: tuple[str, pd.Index], where: tuple[str, str], outputs: OutputsOf | None, retrieval_of: dict
 ) -> dict:
     """For a row whose every paired score is equal: "not testable: identical outputs" when the two
     variants' outputs are the same on every compared question, else a note saying on how many they
     differ (and, for answering variants, on how many their retrievals differ)."""
-    dataset, stage = where
-    ids = paired_values(tables, [row["control"], claim.treatment], claim.metric).index
+    (control, ids), (dataset, stage) = compared, where
     what = "answers" if is_labelled(dataset) and stage == "answering" else "retrieved ids"
     a = outputs(dataset, stage, claim.treatment) if outputs else None
-    b = outputs(dataset, stage, row["control"]) if outputs else None
+    b = outputs(dataset, stage, control) if outputs else None
     if outputs is None or a is None or b is None or not all(q in a and q in b for q in ids):
         # no outputs passed for these variants, or not for these questions (another split's): scores alone
         return {"note": f"every paired {claim.metric} is equal: no spread to size n from"}
@@ -310,9 +312,7 @@ def _same_scores(
     how = f" (in order alone on {reordered(a, b, ids)})" if what == "retrieved ids" else ""
     note = f"{what} differ on {k} of {len(ids)} questions{how}, yet every paired {claim.metric} is equal"
     if what == "answers":
-        note += _retrievals_differ(
-            outputs, dataset, [retrieval_of.get(v) for v in (claim.treatment, row["control"])], ids
-        )
+        note += _retrievals_differ(outputs, dataset, [retrieval_of.get(v) for v in (claim.treatment, control)], ids)
     return {"note": note + ": no spread to size n from"}
 
 
@@ -330,9 +330,10 @@ def _row(
     """One measured row: the comparison, then what makes it untestable (identical outputs, the model)."""
     dataset, _stage = where
     row = _base(c) | {"dataset": dataset} | _measure(c, dataset, tables, rep)
-    if row["diff_lo"] == 0 and row["diff_hi"] == 0:  # every paired difference is 0
+    pairs = paired_values(tables, [row["control"], c.treatment], c.metric)
+    if (pairs[c.treatment] == pairs[row["control"]]).all():  # every paired difference is 0
         retrieval_of = {av: spec.get("retrieval") for av, spec in params.answering.items()}
-        same = _same_scores(c, row, where, tables, outputs, retrieval_of)
+        same = _same_scores(c, (row["control"], pairs.index), where, outputs, retrieval_of)
         row |= same | {"note": "; ".join(n for n in (row["note"], same["note"], c.alike_because) if n)}
     why = _untestable(c, tables, row["control"])
     if why and row["verdict"] != IDENTICAL:
