@@ -41,6 +41,7 @@ def cmd_figures(a) -> None:
         named_pairs(a.suite),
         named_pairs(a.index),
         named_pairs(a.corpora),
+        suite_run_of=named_pairs(a.suite_run),
     )
     params = figures_params({**json_arg(a.params), "gold": a.gold})  # the manifests record gold too
     print(json.dumps(build_figures_stage(params, files, a.reports, a.leaderboard, a.claims)))
@@ -180,6 +181,7 @@ def add_verbs(sub) -> None:
         ("answers", "VARIANT=JSONL per answering variant (the scored split)"),
         ("retrieval", "VARIANT=JSONL per retrieval variant (the scored split)"),
         ("suite", "DATASET:VARIANT=CSV: the retrieval suite's per-query scores"),
+        ("suite-run", "DATASET:VARIANT=JSONL: the retrieval suite's runs (identical outputs in the claims table)"),
         ("index", "NAME=SQLITE: the index the embedding map draws"),
         ("corpora", "NAME=CSV: a corpus's leaderboard (a section of the page each; corpora: in the config)"),
     )
