@@ -11,35 +11,42 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from pipeline.io import atomic_write_bytes  # noqa: E402
+from pipeline.report.render.figure_check import check_legible  # noqa: E402
 
 # No timestamps or version strings inside the files: reruns stay byte-identical.
 PNG_META = {"Software": None}
 SVG_META = {"Date": None, "Creator": None}
+META = {"png": PNG_META, "svg": SVG_META}
+DPI = 120  # the saved size: figure_check measures the texts at it
 matplotlib.rcParams["svg.hashsalt"] = "wattbench"  # stable element ids in SVGs
 
 
-def save(fig, path: str | Path) -> None:
+def save_figure(fig, stem: str | Path, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
+    """Check that ``fig`` is legible at the saved size (figure_check.py: raises, naming the figure and
+    its texts), then write ``<stem>.<fmt>`` for each format (free of timestamps); return the paths.
+    Every figure of the report is written here, so every one is checked."""
     import io
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata=PNG_META)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def save_png_svg(fig, stem: str | Path) -> list[Path]:
-    """Write ``<stem>.png`` and ``<stem>.svg`` (both free of timestamps); return the two paths."""
-    import io
-
+    check_legible(fig, Path(stem).name, DPI)
     out = []
-    for fmt, meta in (("png", PNG_META), ("svg", SVG_META)):
+    for fmt in formats:
         buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, dpi=120, bbox_inches="tight", metadata=meta)
+        fig.savefig(buf, format=fmt, dpi=DPI, bbox_inches="tight", metadata=META[fmt])
         path = Path(f"{stem}.{fmt}")
         atomic_write_bytes(path, buf.getvalue())
         out.append(path)
     plt.close(fig)
     return out
+
+
+def save(fig, path: str | Path) -> None:
+    """``fig`` as the one PNG ``path`` (checked, like every figure)."""
+    save_figure(fig, Path(path).with_suffix(""), ("png",))
+
+
+def save_png_svg(fig, stem: str | Path) -> list[Path]:
+    """Write ``<stem>.png`` and ``<stem>.svg`` (both checked and free of timestamps); return the two paths."""
+    return save_figure(fig, stem)
 
 
 def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "wattbot2025") -> None:
