@@ -69,7 +69,8 @@ def layout(fig: Figure, dpi: float) -> tuple[list[Box], list[Box], list[tuple[Le
     for t in fig.findobj(Text):
         if id(t) in skip or not _shown(t):
             continue
-        box = Box(t.get_text().replace("\n", " "), t.get_window_extent(renderer), t.get_fontsize())
+        # Text's own extent: an annotation's would add its leader line, which may cross other labels
+        box = Box(t.get_text().replace("\n", " "), Text.get_window_extent(t, renderer), t.get_fontsize())
         (legend_texts if id(t) in in_legend else texts).append(box)
     frames = [(leg, leg.get_window_extent(renderer)) for leg in legends if leg.get_visible()]
     return texts, legend_texts, frames

@@ -50,20 +50,20 @@ def save_png_svg(fig, stem: str | Path) -> list[Path]:
 
 
 def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "wattbot2025") -> None:
-    """Overall score and its components per answering variant, with the baseline as a line."""
+    """Overall score and its components per answering variant: one panel per metric, each with its own
+    axis, variants in the board's order (best first) down the shared rows."""
     comps = ["score", "value", "ref", "na"]
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(board) + 2), 3.6))
-    width = 0.8 / len(comps)
-    for i, comp in enumerate(comps):
-        xs = [x + (i - 1.5) * width for x in range(len(board))]
-        ax.bar(xs, board[comp], width, label=comp)
-    ax.axhline(0.496, color="k", ls="--", lw=1, label="BM25 baseline (0.496)")
-    ax.set_xticks(range(len(board)))
-    ax.set_xticklabels(board["variant"], rotation=20, ha="right")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel(f"{profile} on train_QA")
-    ax.set_title("WattBot score by answering variant")
-    ax.legend(fontsize=7, ncol=3, loc="upper left")
+    fig, axes = plt.subplots(1, len(comps), figsize=(9.5, 0.28 * len(board) + 1.4), sharey=True, layout="constrained")
+    ys = list(range(len(board)))[::-1]
+    for ax, comp in zip(axes, comps):
+        ax.barh(ys, board[comp], color="tab:blue" if comp == "score" else "tab:grey")
+        ax.set_xlim(0, 1.05)
+        ax.set_title(comp, fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(ys)
+    axes[0].set_yticklabels(board["variant"], fontsize=8)
+    fig.supxlabel(f"{profile} on the scored split (train)", fontsize=9)
+    fig.suptitle("WattBot score and its components by answering variant", fontsize=10)
     save(fig, path)
 
 
@@ -72,19 +72,18 @@ def doc_recall_by_variant(table: pd.DataFrame, path: str | Path, ks=(1, 3, 5, 10
     fig, ax = plt.subplots(figsize=(6, 3.4))
     for row in table.to_dict("records"):
         ax.plot(ks, [row[f"doc_recall@{k}"] for k in ks], marker="o", label=row["retrieval"])
-    ax.axhline(0.92, color="k", ls=":", lw=1, label="baseline hit@1 (0.92)")
     ax.set_xticks(list(ks))
     ax.set_xlabel("k (distinct documents)")
     ax.set_ylabel("gold document recall@k")
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside: the lines stay visible
     ax.set_title("WattBot train: retrieval")
     save(fig, path)
 
 
 def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
-    """IE@k, recall@k and precision@k per retrieval variant for one dataset."""
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.2), sharex=True)
+    """IE@k, recall@k and precision@k per retrieval variant for one dataset (a panel, own axis, each)."""
+    fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2), sharex=True, layout="constrained")
     for ax, metric in zip(axes, ("ie", "recall", "precision")):
         for variant, part in table.groupby("variant", sort=True):
             ax.plot(part["k"], part[metric], marker="o", label=variant)
@@ -92,6 +91,6 @@ def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
         ax.set_xlabel("k")
         ax.set_xticks(sorted(table["k"].unique()))
     axes[0].set_ylabel(dataset)
-    axes[-1].legend(fontsize=7)
+    fig.legend(*axes[0].get_legend_handles_labels(), fontsize=8, loc="outside right upper")
     fig.suptitle(f"Retrieval suite: {dataset}")
     save(fig, path)
