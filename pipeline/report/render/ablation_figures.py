@@ -155,6 +155,22 @@ def _interval_rows(point, lo, hi, width: float, row_height: float, **style):
 ROW_INCHES = 0.22  # one comparison per row: room for an 8 pt label
 
 
+def _difference_panel(ax, part: pd.DataFrame, nrows: int, title: str) -> None:
+    """One panel of the forest: a row per comparison, top-aligned in ``nrows`` rows, p-values on the right."""
+    ys = np.arange(len(part))[::-1] + nrows - len(part)
+    d = part["diff"].to_numpy()
+    err = np.vstack([d - part["diff_lo"], part["diff_hi"] - d]).clip(min=0)
+    ax.errorbar(d, ys, xerr=err, fmt="o", capsize=3, color="k")
+    ax.axvline(0, color="grey", lw=1, ls="--")
+    ax.set_ylim(-0.7, nrows - 0.3)
+    ax.set_yticks(ys, [f"{r['ablation']}: {r['variant']} − {r['reference']}" for r in part.to_dict("records")])
+    ax.tick_params(labelsize=8)
+    right = ax.twinx()
+    right.set_ylim(ax.get_ylim())
+    right.set_yticks(ys, [f"p={p:.2g}" for p in part["p_value"]], fontsize=8)
+    ax.set_title(title, fontsize=9)
+
+
 def differences_forest(summary: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Every A-vs-B comparison on its headline metric: paired difference, 95% interval, p-value (on the
     right). One panel per dataset and metric, each with its own axis (a score and an IE@k do not share a
@@ -167,18 +183,7 @@ def differences_forest(summary: pd.DataFrame, stem: str | Path) -> list[Path]:
     fig = plt.figure(figsize=(9.6, ROW_INCHES * sum(rows) + 0.9 * len(rows) + 0.6), layout="constrained")
     grid = fig.add_gridspec(len(rows), ncols, height_ratios=[n + 3 for n in rows])
     for j, ((dataset, metric), part) in enumerate(zip(keys, parts)):
-        ax = fig.add_subplot(grid[j // ncols, j % ncols])
-        ys = np.arange(len(part))[::-1] + rows[j // ncols] - len(part)  # top-aligned beside a longer panel
-        d = part["diff"].to_numpy()
-        ax.errorbar(d, ys, xerr=np.vstack([d - part["diff_lo"], part["diff_hi"] - d]).clip(min=0), fmt="o", capsize=3, color="k")
-        ax.axvline(0, color="grey", lw=1, ls="--")
-        ax.set_ylim(-0.7, rows[j // ncols] - 0.3)
-        ax.set_yticks(ys, [f"{r['ablation']}: {r['variant']} − {r['reference']}" for r in part.to_dict("records")], fontsize=8)
-        right = ax.twinx()
-        right.set_ylim(ax.get_ylim())
-        right.set_yticks(ys, [f"p={p:.2g}" for p in part["p_value"]], fontsize=8)
-        ax.tick_params(axis="x", labelsize=8)
-        ax.set_title(f"{dataset}: {metric}", fontsize=9)
+        _difference_panel(fig.add_subplot(grid[j // ncols, j % ncols]), part, rows[j // ncols], f"{dataset}: {metric}")
     fig.supxlabel("variant minus reference: paired difference (95% bootstrap CI)", fontsize=9)
     fig.suptitle("Ablations: variant minus reference, one panel per dataset and metric", fontsize=10)
     return save_png_svg(fig, stem)
@@ -209,7 +214,7 @@ def attribution_grid(classes: pd.DataFrame, types: pd.Series, stem: str | Path) 
 def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Left: attribution class counts per variant (stacked); right: share of each class per
     question type, over all (question, variant) outcomes."""
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 0.35 * len(counts) + 2.0))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 0.35 * len(counts) + 2.4), layout="constrained")
     left = np.zeros(len(counts))
     for c in CLASSES:
         a1.barh(counts.index, counts[c], left=left, color=CLASS_COLOURS[c], label=c)
@@ -223,8 +228,7 @@ def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | 
         labels=list(CLASSES),
         fontsize=8,
         ncol=len(CLASSES) // 2,
-        loc="lower center",
-        bbox_to_anchor=(0.5, -0.06),
+        loc="outside lower center",  # below the axis labels, whatever the height
     )
     types = [t for t in QUESTION_TYPES if t in by_type.index]
     share = by_type.loc[types, list(CLASSES)]

@@ -62,15 +62,16 @@ def layout(fig: Figure, dpi: float) -> tuple[list[Box], list[Box], list[tuple[Le
     fig.set_dpi(dpi)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
+    legends: list[Legend] = [*fig.legends, *(leg for ax in fig.axes if (leg := ax.get_legend()) is not None)]
     in_legend = {id(t) for leg in legends for t in [*leg.get_texts(), leg.get_title()]}
     skip = _undrawn_tick_labels(fig) | {id(t) for ax in fig.axes for t in (ax.xaxis.offsetText, ax.yaxis.offsetText)}
-    texts, legend_texts = [], []
+    texts: list[Box] = []
+    legend_texts: list[Box] = []
     for t in fig.findobj(Text):
         if id(t) in skip or not _shown(t):
             continue
         # Text's own extent: an annotation's would add its leader line, which may cross other labels
-        box = Box(t.get_text().replace("\n", " "), Text.get_window_extent(t, renderer), t.get_fontsize())
+        box = Box(t.get_text().replace("\n", " "), Text.get_window_extent(t, renderer), float(t.get_fontsize()))
         (legend_texts if id(t) in in_legend else texts).append(box)
     frames = [(leg, leg.get_window_extent(renderer)) for leg in legends if leg.get_visible()]
     return texts, legend_texts, frames
