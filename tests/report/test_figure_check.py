@@ -115,7 +115,10 @@ def test_every_tiny_grid_figure_redrawn_from_its_results_passes(tiny_run, tmp_pa
         drawn += A.ablation_bars(part, name, "", tmp_path / f"ablation-{name}")
     for name, part in stats[~labelled_rows(stats["dataset"])].groupby("ablation"):
         drawn += A.ablation_suite(part, name, tmp_path / f"ablation-{name}-suite")
-    drawn += A.differences_forest(headline(pd.read_csv(wb / "ablation_differences.csv"), [1, 3, 5]), tmp_path / "diff")
+    diffs = pd.read_csv(wb / "ablation_differences.csv")
+    ks = sorted({int(m.split("@")[1]) for m in diffs["metric"] if m.startswith("ie@")})  # the suite's ks
+    drawn += A.differences_forest(headline(diffs, ks), tmp_path / "diff")
+    drawn += A.differences_forest(diffs.iloc[:0], tmp_path / "no-diff")  # none: a figure that says so
     attr = pd.read_csv(wb / "attribution.csv", dtype={"id": str})
     grid = attr.pivot(index="id", columns="variant", values="class")
     drawn += A.attribution_grid(grid, attr.drop_duplicates("id").set_index("id")["type"], tmp_path / "grid")

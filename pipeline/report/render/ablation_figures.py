@@ -178,6 +178,11 @@ def differences_forest(summary: pd.DataFrame, stem: str | Path) -> list[Path]:
     keys = list(dict.fromkeys(zip(summary["dataset"], summary["metric"])))
     keys = [k for k in keys if is_labelled(k[0])] + [k for k in keys if not is_labelled(k[0])]
     parts = [summary[(summary["dataset"] == d) & (summary["metric"] == m)] for d, m in keys]
+    if not parts:  # the figure is planned from the config: say why it is empty
+        fig, ax = plt.subplots(figsize=(6, 1.2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no paired comparison on a headline metric", ha="center", va="center")
+        return save_png_svg(fig, stem)
     ncols = min(2, len(parts))
     rows = [max(len(p) for p in parts[r : r + ncols]) for r in range(0, len(parts), ncols)]
     fig = plt.figure(figsize=(9.6, ROW_INCHES * sum(rows) + 0.9 * len(rows) + 0.6), layout="constrained")
