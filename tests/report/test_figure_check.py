@@ -129,3 +129,24 @@ def test_every_tiny_grid_figure_redrawn_from_its_results_passes(tiny_run, tmp_pa
     # and the run itself wrote every planned figure (each through the same check)
     manifest = json.loads((work / "reports" / "index.html.manifest.json").read_text())
     assert manifest and sorted(p.stem for p in figs.glob("*.png")) == sorted(p.stem for p in figs.glob("*.svg"))
+
+
+def test_the_time_table_figure_passes_too(monkeypatch):
+    """time_table.py (telemetry, a floor that may not import render) saves its figure itself: checked
+    here on a table of the default grid's rules instead."""
+    from matplotlib.figure import Figure
+
+    from pipeline.report.telemetry.time_table import figure_png
+
+    checked, savefig = [], Figure.savefig
+
+    def checked_savefig(fig, *args, **kwargs):
+        check_legible(fig, "time-per-rule", fig.dpi)
+        checked.append(fig)
+        return savefig(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", checked_savefig)
+    rules = ["answer", "index", "retrieve", "sprout_attention", "suite_evaluate", "tree", "evaluate", "figures"]
+    table = pd.DataFrame({"rule": rules, "jobs": range(1, 9), "wall_s": [900.0, 300, 40, 445, 30, 120, 5, 20]})
+    table["cpu_s"] = table["wall_s"] * 0.8
+    assert figure_png(table)[:4] == b"\x89PNG" and len(checked) == 1
