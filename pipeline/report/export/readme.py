@@ -19,7 +19,8 @@ smaller config does not erase what a larger one measured, and no block is stampe
 leaves the checkout as it was and writes the same blocks, rendered from its own run, into
 ``reports/README.md`` (:func:`write_run_readme`), under the run's header (pipeline/report/header.py: the
 run id, its one config hash, the commit, the config files); there each block names its source and commit
-alone, as the hash of the slice a rule recorded is not the run's config hash. An unknown NAME or a block without its END line is an error.
+alone, as the hash of the slice a rule recorded is not the run's config hash. An unknown NAME or a block
+without its END line is an error.
 """
 
 from __future__ import annotations

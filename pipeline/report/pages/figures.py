@@ -18,8 +18,8 @@ from pipeline.answer.ensemble import member_from_records
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.registry.answer_backends import VoteSettings
-from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.header import RunHeader
+from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims
 from pipeline.report.params import FiguresParams, Resampling
 from pipeline.report.render import ablation_figures
