@@ -69,3 +69,15 @@ def test_a_finished_run_restamps_the_pages_it_did_not_redraw(tmp_path):
 def test_outside_a_run_the_header_says_so(tmp_path):
     header = RunHeader.of(tmp_path)
     assert header.run_id == "" and "Run `none (outside a run)` · config hash `not recorded`" in header.markdown()
+
+
+def test_onsuccess_puts_the_finished_runs_header_on_the_pages(tmp_path, monkeypatch):
+    from pipeline import workflow as wf
+
+    pages = _pages(tmp_path)
+    (tmp_path / "reports/index.md").write_text(pages["index.md"])
+    atomic_write_json(tmp_path / runs.STATE, {**STATE, "id": "r-next", "config_hash": "feed"})  # a later run
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WATTBENCH_SUMMARY_LATER", "1")
+    wf.after_run({"wattbot": {"score_split": "train"}, "answering": {}})
+    assert _shown((tmp_path / "reports/index.md").read_text())[:2] == ["r-next", "feed"]
