@@ -42,6 +42,7 @@ USER_VERBS = (
     "readme",
     "summary",
     "time-table",
+    "job-lengths",
     "track",
     "report-check",
     "parse-corpus",

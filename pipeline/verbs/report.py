@@ -82,6 +82,16 @@ def cmd_time_table(a) -> None:
     print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
 
 
+def cmd_job_lengths(a) -> None:
+    from pipeline.workflow.critical_path import SHIPPED, write_shipped
+
+    out = Path(a.out) if a.out else SHIPPED
+    n = write_shipped(Path(a.root), out, a.source)
+    print(
+        f"wrote {out}: the wall seconds of {n} jobs from {Path(a.root) / 'benchmarks'} (the critical path's expected lengths)"
+    )
+
+
 def cmd_track(a) -> None:
     from pipeline.config import load_config
     from pipeline.report.export.tracking import require_mlflow, track, tracked_line
@@ -203,7 +213,7 @@ def _add_corpus_report(sub) -> None:
 
 
 def _add_run_end(sub) -> None:
-    """summary, time-table, track: what make run calls once the DAG is done (run telemetry, tracking)."""
+    """summary, time-table, job-lengths, track: what make run calls once the DAG is done (run telemetry, tracking)."""
     from pipeline.paths import reports
 
     s = verb(
@@ -225,6 +235,19 @@ def _add_run_end(sub) -> None:
     s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
     s.add_argument("--reports", default=reports.root)
     config_args(s)  # the run's config: its energy constants and which model each answering variant calls
+
+    s = verb(
+        sub,
+        "job-lengths",
+        cmd_job_lengths,
+        "refresh the expected job lengths the critical-path priorities start from "
+        "(pipeline/workflow/job_lengths.json) from a cold run's benchmarks/*.tsv",
+    )
+    s.add_argument(
+        "--root", default=".", help="the Snakemake working directory holding benchmarks/ (a cold default run)"
+    )
+    s.add_argument("--out", default=None, help="where to write (default: the shipped table)")
+    s.add_argument("--source", required=True, help="what run this is: the config, commit and CPU (kept in the file)")
 
     s = verb(
         sub,

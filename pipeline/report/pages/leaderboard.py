@@ -80,7 +80,7 @@ def index_md(
         "ref",
         "na",
         "score_2026",
-        "doc_recall@1",
+        "doc_hit@1",
         "doc_recall@5",
         "abstained",
         "failures",
