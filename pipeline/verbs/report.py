@@ -65,6 +65,16 @@ def cmd_summary(a) -> None:
     from pipeline.report.export.summary import write_summary
 
     write_summary(a.root, a.reports)
+    if a.keep:  # make run / make resume: last, once every step has added to reports/
+        from pipeline.config import load_config
+        from pipeline.workflow.kept import keep_this_run
+
+        kept = keep_this_run(load_config(config_files(a), config_overrides(a.set)), a.reports)
+        print(
+            f"Kept: {kept}/ (python -m pipeline compare <an earlier run> {kept.name})"
+            if kept
+            else "Kept: nothing (no logs/run.json)"
+        )
 
 
 def cmd_time_table(a) -> None:
@@ -224,6 +234,13 @@ def _add_run_end(sub) -> None:
     )
     s.add_argument("--root", default=".", help="the Snakemake working directory (benchmarks/, results/)")
     s.add_argument("--reports", default=reports.root, help="the run's reports folder")
+    s.add_argument(
+        "--keep",
+        action="store_true",
+        help="then keep the run of logs/run.json under runs/<id>/: its reports and per-question scores "
+        "(make run and make resume do, last)",
+    )
+    config_args(s)  # with --keep: the run's config (what it scored, against which gold files)
 
     s = verb(
         sub,
