@@ -74,6 +74,9 @@ rule ensemble:
     shell: "{PY:q} -m pipeline ensemble {params.members} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
 
 
+EVALUATE = "{PY:q} -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
+
+
 rule evaluate:
     """A labelled dataset's scores: WattBot's score split, a corpus's questions that have solutions."""
     input:
@@ -89,7 +92,26 @@ rule evaluate:
     benchmark: paths.dataset_benchmark("evaluate")
     threads: 1
     resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
-    shell: "{PY:q} -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
+    shell: EVALUATE
+
+
+rule evaluate_split:
+    """WattBot's other labelled splits (`wattbot.solutions`, e.g. test): the variants that answer the split,
+    scored on its labelled questions (the rest counted as unlabelled)."""
+    input:
+        solution=lambda w: wf.labels_source(CFG, w.split),
+        submission=paths.answers_csv(),
+        answers=paths.answers(),
+        retrieval=lambda w: paths.retrieval(paths.WATTBOT, CFG["answering"][w.av]["retrieval"], w.split),
+    output:
+        scores=paths.split_scores(),
+        per_question=paths.split_per_question(),
+    wildcard_constraints: split="|".join(map(re.escape, EXTRA_LABELLED)) or "(?!)"
+    log: paths.log("wattbot/evaluate_split/{split}/{av}")
+    benchmark: paths.rule_benchmark("evaluate_split")
+    threads: 1
+    resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+    shell: EVALUATE
 
 
 REPORT_INPUTS = wf.report_inputs(CFG)

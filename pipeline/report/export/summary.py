@@ -27,6 +27,7 @@ import pandas as pd
 
 from pipeline.io import atomic_write_text
 from pipeline.paths import PARSE_ERRORS, WATTBOT, Reports
+from pipeline.report.sections import primary_block
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed
@@ -142,6 +143,7 @@ def build_summary(root: Path, reports_dir: Path) -> dict:
     """Everything :func:`summary_lines` prints, as data (``reports/summary.json``)."""
     out = Reports.at(reports_dir)
     board = _csv(Path(out.leaderboard))
+    board = primary_block(board) if board is not None else None  # the score split's block
     sub = _csv(Path(out.submission))
     parse_errors = _csv(Path(root) / PARSE_ERRORS)
     corpora = corpus_reports(reports_dir)

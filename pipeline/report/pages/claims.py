@@ -3,7 +3,8 @@
 A claim names an ablation, a treatment and a control variant, a metric, datasets and the claimed
 direction of treatment - control. The measurement reuses the ablation machinery
 (:func:`pipeline.report.stats.ablation.compare`: paired bootstrap 95% interval, paired randomisation
-p-value, on the questions both variants have); p-values are Holm-adjusted across the table.
+p-value, on the questions both variants have); p-values are Holm-adjusted across the table, or within
+each dataset-split when WattBot rows carry their split (several labelled splits: ``wattbot/test``, ...).
 
 Verdict rule (:data:`RULE`), from the unadjusted 95% interval ``[lo, hi]`` of treatment - control:
 
@@ -29,7 +30,7 @@ import yaml
 from pipeline.paths import CLAIMS_FILE, Reports
 from pipeline.report.params import Ablation, FiguresParams, Resampling
 from pipeline.report.render.tables import fmt, markdown_table
-from pipeline.report.sections import is_labelled
+from pipeline.report.sections import LABELLED_SET, is_labelled, split_dataset
 from pipeline.report.stats.ablation import compare
 
 DIRECTIONS = ("greater", "less", "negligible")
@@ -153,6 +154,53 @@ def holm(p: list[float]) -> list[float]:
     return out
 
 
+HOLM_TABLE = "p_holm: Holm-adjusted across the table."
+
+
+def has_split_rows(table: pd.DataFrame) -> bool:
+    """Whether WattBot rows carry their split (``wattbot/<split>``: more than one split is labelled)."""
+    return bool(table["dataset"].astype(str).str.contains("/").any())
+
+
+def holm_families(table: pd.DataFrame) -> pd.Series:
+    """Holm-adjusted p: with split rows, within each family of one ``dataset`` value (``wattbot/test``,
+    ``wattbot/train``, each suite dataset), as the test rows add a second family of WattBot claims; else
+    across the table, as before. NaN where a row has no p-value."""
+    out = pd.Series(float("nan"), index=table.index, dtype=float)
+    ran = table["p_value"].notna()
+    groups = table[ran].groupby("dataset", sort=False) if has_split_rows(table) else [("", table[ran])]
+    for _d, part in groups:
+        out[part.index] = holm(part["p_value"].astype(float).tolist())
+    return out
+
+
+def rule_text(table: pd.DataFrame) -> str:
+    """The table's note (:data:`RULE`), naming the Holm family when it is not the whole table."""
+    if not has_split_rows(table):
+        return RULE
+    families = ", ".join(map(str, table.loc[table["p_value"].notna(), "dataset"].unique())) or "none ran"
+    return RULE.replace(HOLM_TABLE, f"p_holm: Holm-adjusted within each dataset-split (families: {families}).")
+
+
+@dataclass(frozen=True)
+class SplitTables:
+    """WattBot's per-question tables when several splits are labelled (``wattbot.solutions``): split ->
+    its (stage, variant) tables, the score split last. A WattBot claim then has a row per split whose
+    tables hold all its variants (``dataset`` = ``wattbot/<split>``), the score split's row last."""
+
+    splits: dict[str, dict]
+
+
+def _labelled_splits(wattbot: dict | SplitTables) -> list[tuple[str, dict, bool]]:
+    """(dataset value, per-question tables, is the score split) of each labelled WattBot split, in row order:
+    the other labelled splits first (test), the score split last; ``wattbot`` alone without other splits."""
+    if not isinstance(wattbot, SplitTables):
+        return [(LABELLED_SET, wattbot, True)]
+    *others, score = wattbot.splits
+    last = [(split_dataset(score), wattbot.splits[score], True)]
+    return [(split_dataset(s), wattbot.splits[s], False) for s in others] + last
+
+
 def _tables_for(claim: Claim, stage: str, dataset: str, wattbot: dict, suite: dict) -> dict[str, pd.DataFrame]:
     """Per-question tables of the claim's variants on one dataset (those the run has)."""
     if is_labelled(dataset):
@@ -193,13 +241,14 @@ def _untestable(claim: Claim, tables: dict[str, pd.DataFrame], control: str) -> 
 
 def measure_claims(
     params: FiguresParams,
-    wattbot: dict,
+    wattbot: dict | SplitTables,
     suite: dict,
     ablations: dict[str, Ablation],
     elsewhere: dict | None = None,
     claims: list[Claim] | None = None,
 ) -> pd.DataFrame:
-    """One row per claim and dataset (``COLUMNS``). ``ablations``: this run's (with the suite one);
+    """One row per claim and dataset (``COLUMNS``). ``wattbot``: the score split's per-question tables, or
+    every labelled split's (:class:`SplitTables`); ``ablations``: this run's (with the suite one);
     ``elsewhere``: config file name -> ablation names configured there, to say where a claim that
     did not run would run."""
     rep = params.resampling
@@ -240,8 +289,15 @@ def measure_claims(
                 for d in datasets
             ]
             continue
-        for d in datasets:
-            tables = _tables_for(c, ab.stage, d, wattbot, suite)
+        targets = [
+            (label, tables, primary)
+            for d in datasets
+            for label, tables, primary in (_labelled_splits(wattbot) if is_labelled(d) else [(d, {}, True)])
+        ]
+        for d, labelled_tables, primary in targets:
+            tables = _tables_for(c, ab.stage, d, labelled_tables, suite)
+            if not primary and set(tables) != set(c.variants):
+                continue  # a variant does not answer this split (an LLM variant on train only): no row
             if set(tables) != set(c.variants) or any(c.metric not in t for t in tables.values()):
                 rows.append(
                     base | {"dataset": d, "verdict": "not run", "note": f"no {c.metric} for every variant on {d}"}
@@ -253,10 +309,7 @@ def measure_claims(
                 row |= {"verdict": "not testable with this model", "note": why}
             rows.append(row)
     table = pd.DataFrame(rows, columns=COLUMNS)
-    ran = table["p_value"].notna()
-    table["p_holm"] = pd.Series(
-        holm(table.loc[ran, "p_value"].astype(float).tolist()), index=table.index[ran], dtype=float
-    )
+    table["p_holm"] = holm_families(table)
     num = ["treatment_mean", "control_mean", "diff", "diff_lo", "diff_hi", "relative", "mde"]
     table[num] = table[num].astype(float).round(4)
     table[["p_value", "p_holm"]] = table[["p_value", "p_holm"]].astype(float).round(5)
@@ -315,7 +368,7 @@ def claims_md(table: pd.DataFrame, config_hash: str) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
     return (
         f"# Published claims, reproduced?\n\nConfig hash `{config_hash}`; {len(table)} rows: {counts}.\n\n"
-        f"{RULE}\n\n" + markdown_table(claims_frame(table))
+        f"{rule_text(table)}\n\n" + markdown_table(claims_frame(table))
     )
 
 
@@ -323,7 +376,7 @@ def render(reports_dir: Path) -> str:
     """Generated block ``claims`` (README/docs): the claims table of ``reports/claims.csv``."""
     table = pd.read_csv(Reports.at(reports_dir).claims_csv, dtype={"n": "Int64"}, keep_default_na=True)
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
-    return f"{len(table)} rows: {counts}. {RULE}\n\n" + markdown_table(claims_frame(table))
+    return f"{len(table)} rows: {counts}. {rule_text(table)}\n\n" + markdown_table(claims_frame(table))
 
 
 def claims_html(table: pd.DataFrame) -> str:
@@ -358,5 +411,5 @@ def claims_html(table: pd.DataFrame) -> str:
         + table_html(pd.DataFrame(rows))
         + "</div>"
         + f"<details><summary>every row with its interval, Holm-adjusted p and verdict rule</summary>"
-        f"<p>{RULE}</p>{table_html(claims_frame(table))}</details>"
+        f"<p>{rule_text(table)}</p>{table_html(claims_frame(table))}</details>"
     )
