@@ -169,6 +169,7 @@ class Reports:
     # the report rule: leaderboard, Kaggle submissions, reports/index.md
     index_md = _file("index.md")
     leaderboard = _file(f"{WATTBOT}/leaderboard.csv")
+    leaderboard_by_type = _file(f"{WATTBOT}/leaderboard_by_type.csv")  # with other labelled splits (question types)
     submission = _file(f"{WATTBOT}/submission.csv")  # the default variant's, what Kaggle gets
     submissions_dir = _file(f"{WATTBOT}/submissions")
     score_figure = _file(f"{WATTBOT}/score_by_variant.png")

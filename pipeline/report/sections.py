@@ -11,8 +11,10 @@ nowhere is an error, not a silent guess.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -47,6 +49,16 @@ def primary_block(board: pd.DataFrame) -> pd.DataFrame:
     if SPLIT_COLUMN not in board.columns or board.empty:
         return board
     return board[board[SPLIT_COLUMN] == board[SPLIT_COLUMN].iloc[0]].reset_index(drop=True)
+
+
+def read_primary_block(path: str | Path, **read_csv) -> pd.DataFrame:
+    """The score split's block of a leaderboard CSV, read with ``read_csv``'s options as if the file held it
+    alone (the other blocks' empty cells do not change its columns' types)."""
+    whole = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if SPLIT_COLUMN not in whole.columns or whole.empty:
+        return pd.read_csv(path, **read_csv)
+    block = whole[whole[SPLIT_COLUMN] == whole[SPLIT_COLUMN].iloc[0]]
+    return pd.read_csv(io.StringIO(block.to_csv(index=False)), **read_csv)
 
 
 def split_dataset(split: str) -> str:

@@ -10,7 +10,7 @@ import pytest
 from pipeline.datasets.paths import data_root
 from pipeline.datasets.wattbot import InputError, load_labels
 from pipeline.report.pages.leaderboard import ReportInputs, build_reports
-from pipeline.report.sections import primary_block
+from pipeline.report.sections import primary_block, read_primary_block
 from pipeline.score.evaluate import evaluate_variant
 from pipeline.workflow import check_labels, extra_labelled_splits, labelled_splits, labels_source
 from pipeline.workflow.report_settings import report_params
@@ -142,6 +142,19 @@ def test_the_leaderboard_has_a_block_per_labelled_split_and_usage(tmp_path, labe
     assert list(primary_block(board)["split"].unique()) == ["train"]
     index = (tmp_path / "reports" / "index.md").read_text()
     assert f"block `test/Private`: n={private}" in index and "unlabelled" in index
+    # the score split's block read alone, typed as before (the summary, docs and tracking read it so)
+    alone = read_primary_block(tmp_path / "reports" / "wattbot" / "leaderboard.csv", keep_default_na=False)
+    assert len(alone) == 2 and alone["failures"].dtype.kind == "i" and alone["score"].dtype.kind == "f"
+    # per question type of the labelled test rows: n per type, the score with its interval, its components
+    types = pd.read_csv(tmp_path / "reports" / "wattbot" / "leaderboard_by_type.csv")
+    labelled = pd.read_csv(labels).head(5 + private)
+    assert set(types["type"]) == {"Quote", "Table", "Figure", "Math", "is_NA"} and set(types["split"]) == {"test"}
+    good = types[types["variant"] == "good"].set_index("type")
+    for flag in good.index:
+        assert good.loc[flag, "n"] == int((labelled[flag].astype(int) == 1).sum())
+    shown = good[good["n"] > 0]
+    assert ((shown["score_lo"] <= shown["score"]) & (shown["score"] <= shown["score_hi"])).all()
+    assert {"value", "ref", "na"} <= set(types.columns)
 
 
 def test_without_other_labelled_splits_the_leaderboard_is_as_before(tmp_path):

@@ -157,7 +157,10 @@ def labelled_board(params: ReportParams, inputs: ReportInputs) -> pd.DataFrame:
         )
         if split_blocks.has_usage(scores[split]):
             blocks += [split_blocks.usage_block(params.board, split, u, scores[split], pq[split]) for u in USAGES]
-    return pd.concat(blocks, ignore_index=True)
+    table = pd.concat(blocks, ignore_index=True)
+    # counts stay integers (empty on the Usage blocks' rows, which have no such column)
+    counts = [c for c in blocks[0].columns if blocks[0][c].dtype.kind == "i"]
+    return table.astype(dict.fromkeys(counts, "Int64"))
 
 
 def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> None:
@@ -169,6 +172,9 @@ def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> N
         doc_recall_by_variant(rtable, out.doc_recall_figure)
     board = labelled_board(params, inputs)
     atomic_write_text(out.leaderboard, board.to_csv(index=False, lineterminator="\n"))
+    if inputs.split_per_question:  # other labelled splits: their question types (Kaggle's flags)
+        types = split_blocks.by_type(params.board, split_blocks.by_split(inputs.split_per_question))
+        atomic_write_text(out.leaderboard_by_type, types.to_csv(index=False, lineterminator="\n"))
     n_test = 0
     for name, path in sorted(inputs.submissions.items()):
         data = Path(path).read_bytes()

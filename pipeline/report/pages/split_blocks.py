@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.report.params import Leaderboard
+from pipeline.report.params import Leaderboard, Resampling
 from pipeline.report.sections import SPLIT_COLUMN
 from pipeline.report.stats.resampling import bootstrap_mean
+from pipeline.score.wattbot import FLAG_COLS
 from pipeline.score.wattbot import SPLITS as USAGES
 
 SCORE_COLUMNS = ("score", "value", "ref", "na")
@@ -74,6 +75,41 @@ def usage_block(board: Leaderboard, split: str, usage: str, scores: dict[str, st
         ["score", "variant"], ascending=[False, True], kind="stable", na_position="last"
     )
     return table.reset_index(drop=True)
+
+
+def type_rows(split: str, name: str, per_q: pd.DataFrame, rep: Resampling) -> list[dict]:
+    """One row per question type the labels flag (Quote, Table, Figure, Math, is_NA): n, the score with its
+    95% interval and its three components, over the split's questions of that type."""
+    rows = []
+    for flag in (f for f in FLAG_COLS if f in per_q):
+        part = per_q[pd.to_numeric(per_q[flag], errors="coerce") == 1]
+        ci = bootstrap_mean(part["score"].to_numpy(dtype=float), rep.bootstrap, rep.seed) if len(part) else None
+        rows.append(
+            {
+                SPLIT_COLUMN: split,
+                "variant": name,
+                "type": flag,
+                "n": len(part),
+                "score": _round(ci.mean if ci else None),
+                "score_lo": _round(ci.lo if ci else None),
+                "score_hi": _round(ci.hi if ci else None),
+                **{c: _round(float(part[c].mean()) if len(part) else None) for c in SCORE_COLUMNS[1:]},
+            }
+        )
+    return rows
+
+
+def by_type(board: Leaderboard, per_question: dict[str, dict[str, str]]) -> pd.DataFrame:
+    """reports/wattbot/leaderboard_by_type.csv: per labelled split (besides the score split) and variant, the
+    score and its components per question type, with n and intervals (empty when the labels flag no type)."""
+    rows = [
+        r
+        for split, files in sorted(per_question.items())
+        for name, path in sorted(files.items())
+        for r in type_rows(split, name, pd.read_csv(path), board.resampling)
+    ]
+    cols = [SPLIT_COLUMN, "variant", "type", "n", "score", "score_lo", "score_hi", *SCORE_COLUMNS[1:]]
+    return pd.DataFrame(rows, columns=cols)
 
 
 def has_usage(scores: dict[str, str]) -> bool:
