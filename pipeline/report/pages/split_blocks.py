@@ -64,6 +64,7 @@ def usage_block(board: Leaderboard, split: str, usage: str, scores: dict[str, st
                 "variant": name,
                 "backend": v["backend"],
                 "retrieval": v["retrieval"],
+                "indexes": "+".join(sorted(board.variants[name]["upstream"]["indexes"])),
                 **{c: _round(s25[c]) for c in SCORE_COLUMNS},
                 "score_lo": _round(ci.lo if ci else None),
                 "score_hi": _round(ci.hi if ci else None),
