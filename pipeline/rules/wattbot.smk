@@ -120,7 +120,7 @@ REPORT_INPUTS = wf.report_inputs(CFG)
 rule report:
     input:
         **wf.input_lists(REPORT_INPUTS),
-        gold=wf.split_source(CFG, SCORE_SPLIT),
+        gold=wf.labels_source(CFG, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file)
     output:
         index=paths.reports.index_md,
         leaderboard=paths.reports.leaderboard,
