@@ -221,7 +221,8 @@ def rule_text(table: pd.DataFrame) -> str:
     """The table's note (:data:`RULE`), naming the families tested when WattBot rows carry their split."""
     if not table["dataset"].astype(str).str.contains("/").any():
         return RULE
-    families = ", ".join(map(str, table.loc[table["p_value"].notna(), "family"].unique())) or "none ran"
+    family = table["family"] if "family" in table else table["dataset"]  # a claims.csv from before the column
+    families = ", ".join(map(str, family[table["p_holm"].notna()].unique())) or "none tested"
     return f"{RULE} Families here: {families}."
 
 
