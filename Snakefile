@@ -31,6 +31,7 @@ for notice in check_paths(CFG):
     if workflow.is_main_process:
         print(notice, file=sys.stderr)
 wf.check_corpora(CFG)   # every corpus's files checked (one line naming the file, row or column) before any job
+wf.check_labels(CFG)    # every wattbot.solutions file too: its columns, unique ids, each id a question of its split
 if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipeline/cache_journal.py; docs/cluster.md)
     os.environ["WATTBENCH_CACHE_JOURNAL"] = CFG["cache_journal"]
 # every model the variants use can be reached (a key is set): a warning here, as this may be a dry run

@@ -28,6 +28,7 @@ import pandas as pd
 
 from pipeline.io import atomic_write_text
 from pipeline.paths import PARSE_ERRORS, WATTBOT, Reports
+from pipeline.report.sections import read_primary_block
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed
@@ -75,8 +76,11 @@ def resume_command(argv: list[str], under_make: bool) -> str:
     return f"{again}\n  after a kill (Snakemake says the directory is locked): {' && '.join(steps)}"
 
 
-def _csv(path: Path) -> pd.DataFrame | None:
-    return pd.read_csv(path, keep_default_na=False) if path.exists() and path.stat().st_size > 1 else None
+def _csv(path: Path, primary: bool = False) -> pd.DataFrame | None:
+    """The table (``primary``: a leaderboard's score split block), None for a missing or empty file."""
+    if not path.exists() or path.stat().st_size <= 1:
+        return None
+    return read_primary_block(path, keep_default_na=False) if primary else pd.read_csv(path, keep_default_na=False)
 
 
 def leaderboard_top(board: pd.DataFrame, n: int = TOP) -> list[dict]:
@@ -167,7 +171,7 @@ def corpus_reports(reports_dir: Path) -> list[dict]:
 def build_summary(root: Path, reports_dir: Path) -> dict:
     """Everything :func:`summary_lines` prints, as data (``reports/summary.json``)."""
     out = Reports.at(reports_dir)
-    board = _csv(Path(out.leaderboard))
+    board = _csv(Path(out.leaderboard), primary=True)  # the score split's block
     sub = _csv(Path(out.submission))
     parse_errors = _csv(Path(root) / PARSE_ERRORS)
     corpora = corpus_reports(reports_dir)
