@@ -76,6 +76,23 @@ class SuiteRuns:
 
 
 @dataclass(frozen=True)
+class Dropped:
+    """What the config dropped (``name: null``, pipeline/config/drops.py) that a claim may need."""
+
+    variants: tuple[str, ...] = ()  # answering and retrieval variants
+    ablations: dict[str, tuple[str, ...]] = field(default_factory=dict)  # ablation -> the dropped variants it compared
+
+    def why(self, ablation: str, variants: list[str]) -> str:
+        """Why a claim comparing ``variants`` in ``ablation`` did not run because of a drop ('' when not):
+        the claims table reads "not run: variant X dropped by the config"."""
+        hit = [v for v in variants if v in self.variants]
+        hit += [v for v in self.ablations.get(ablation, ()) if v not in hit]
+        if hit:
+            return f"variant{'s' if len(hit) > 1 else ''} {', '.join(hit)} dropped by the config"
+        return f"ablation {ablation} dropped by the config" if ablation in self.ablations else ""
+
+
+@dataclass(frozen=True)
 class FiguresParams:
     """The figures rule: ablations, attribution, cost, ensembles, the embedding map, claims and index.html."""
 
@@ -93,6 +110,7 @@ class FiguresParams:
     corpora: tuple[str, ...] = ()
     parse_quality: str = ""  # the parse-quality sources CSV, when the config asks for the report
     claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
+    dropped: Dropped = field(default_factory=Dropped)
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,12 @@ the JSON Snakemake hashed (for the report verbs). pipeline/report/ never indexes
 
 from __future__ import annotations
 
+from pipeline.config import DROPPED, LEFT_OUT
 from pipeline.config_schema import spec_defaults
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
 from pipeline.report.export.tracking import Tracking, TrackSettings
 from pipeline.report.params import (
+    Dropped,
     Ablation,
     CorpusReportParams,
     FiguresParams,
@@ -117,7 +119,17 @@ def figures_params(params: dict) -> FiguresParams:
         corpora=tuple(params.get("corpora") or ()),
         parse_quality=params.get("parse_quality") or "",
         claims_elsewhere=params.get("claims_elsewhere") or {},
+        dropped=dropped(params.get(DROPPED) or {}),
     )
+
+
+def dropped(record: dict) -> Dropped:
+    """The config's record of dropped entries (pipeline/config/drops.py), as the claims read it."""
+    ablations = {name: () for name in record.get("report.ablations", [])}
+    for path, gone in (record.get(LEFT_OUT) or {}).items():
+        if path.startswith("report.ablations."):
+            ablations[path.removeprefix("report.ablations.")] = tuple(gone)
+    return Dropped(tuple(v for table in ("answering", "retrieval") for v in record.get(table, [])), ablations)
 
 
 def suite_report_params(params: dict) -> SuiteReportParams:

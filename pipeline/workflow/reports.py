@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pipeline import paths
-from pipeline.config import answering_slice
+from pipeline.config import DROPPED, answering_slice
 from pipeline.workflow.answering import split_variants
 from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import with_hash
@@ -52,9 +52,11 @@ def figures_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
     corpora = {"corpora": sorted(cfg["corpora"])} if cfg.get("corpora") else {}  # none: the params as before
+    dropped = {DROPPED: cfg[DROPPED]} if cfg.get(DROPPED) else {}  # for the claims; none: the params as before
     return with_hash(
         {
             **corpora,
+            **dropped,
             "report": cfg["report"],
             "score_split": cfg["wattbot"]["score_split"],
             "default_variant": cfg["default_variant"],

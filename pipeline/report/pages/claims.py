@@ -10,7 +10,8 @@ Verdict rule (:data:`RULE`), from the unadjusted 95% interval ``[lo, hi]`` of tr
 - ``greater`` (``less`` mirrored): reproduced when lo > 0; contradicted when hi < 0; else undecided.
 - ``negligible`` within ``margin``: reproduced when -margin <= lo and hi <= margin; contradicted when
   the interval lies wholly beyond the margin (lo > margin or hi < -margin); else undecided.
-- not run: the ablation (or one of the claim's variants) is not in this run's config.
+- not run: the ablation (or one of the claim's variants) is not in this run's config, or the config
+  dropped it (``name: null``: "variant X dropped by the config").
 - not testable with this model: ``testable_if`` fails (e.g. the LLM answers too little for a prompt
   effect to show).
 
@@ -221,6 +222,10 @@ def measure_claims(
         }
         ab = ablations.get(c.ablation)
         datasets = [d for ds in c.datasets for d in (suite_datasets if ds == "suite" else (ds,))] or list(c.datasets)
+        dropped = params.dropped.why(c.ablation, c.variants)
+        if dropped:  # a variant (or the ablation) the config set to null: said, not left out silently
+            rows += [base | {"dataset": d, "verdict": "not run", "note": dropped} for d in datasets]
+            continue
         if ab is None:
             where = [name for name, abls in (elsewhere or {}).items() if c.ablation in abls]
             note = f"ablation '{c.ablation}' is not in this run's config" + (
