@@ -17,10 +17,20 @@ without a null entry resolves, and hashes, as before); the figures rule's params
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from pipeline.config_schema import ConfigError, ConfigTree
 
 # The named tables whose entries a null drops (dotted paths into the config).
-DROPPABLE = ("indexes", "retrieval", "answering", "embedding_models", "corpora", "benchmarks.datasets", "report.ablations")
+DROPPABLE = (
+    "indexes",
+    "retrieval",
+    "answering",
+    "embedding_models",
+    "corpora",
+    "benchmarks.datasets",
+    "report.ablations",
+)
 # Key of the resolved config listing the dropped entries, table -> names, and under "left_out" what was
 # taken out because it named one (:func:`_trim_lists`). Not a schema key: a config file cannot set it.
 DROPPED = "dropped"
@@ -69,30 +79,32 @@ def _entries(cfg: ConfigTree, table: str) -> list[tuple[str, dict]]:
 
 
 def _check_dependents(cfg: ConfigTree, dropped: dict[str, list[str]]) -> None:
-    """An entry that needs a dropped one: a one-line error naming both (in the config's order)."""
+    """An entry that needs a dropped one: a one-line error naming both (the first in the config's order)."""
+    for key, table, name in _references(cfg):
+        if _gone(dropped, table, name):
+            raise _needs(key, table, str(name))
+
+
+def _references(cfg: ConfigTree) -> Iterator[tuple[str, str, object]]:
+    """``(dotted key, table, name)`` of every entry that needs another entry of a named table."""
     for name, idx in _entries(cfg, "indexes"):
-        if _gone(dropped, "embedding_models", idx.get("embedding")):
-            raise _needs(f"indexes.{name}.embedding", "embedding_models", idx["embedding"])
+        yield f"indexes.{name}.embedding", "embedding_models", idx.get("embedding")
     for name, variant in _entries(cfg, "retrieval"):
-        hybrid = variant.get("hybrid") if isinstance(variant.get("hybrid"), dict) else {}
-        for key, index in (("index", variant.get("index")), ("hybrid.index", hybrid.get("index"))):
-            if _gone(dropped, "indexes", index):
-                raise _needs(f"retrieval.{name}.{key}", "indexes", index)
+        yield f"retrieval.{name}.index", "indexes", variant.get("index")
+        if isinstance(variant.get("hybrid"), dict):
+            yield f"retrieval.{name}.hybrid.index", "indexes", variant["hybrid"].get("index")
     for name, variant in _entries(cfg, "answering"):
-        if _gone(dropped, "retrieval", variant.get("retrieval")):
-            raise _needs(f"answering.{name}.retrieval", "retrieval", variant["retrieval"])
-        for member in variant.get("members") or []:
-            if _gone(dropped, "answering", member):
-                raise _needs(f"answering.{name}.members", "answering", member)
-    if _gone(dropped, "answering", cfg.get("default_variant")):
-        raise _needs("default_variant", "answering", cfg["default_variant"])
+        yield f"answering.{name}.retrieval", "retrieval", variant.get("retrieval")
+        yield from ((f"answering.{name}.members", "answering", m) for m in _names(variant.get("members")))
+    yield "default_variant", "answering", cfg.get("default_variant")
     for name, corpus in _entries(cfg, "corpora"):
-        for v in corpus.get("variants") or []:
-            if _gone(dropped, "answering", v):
-                raise _needs(f"corpora.{name}.variants", "answering", v)
-    report = cfg.get("report") if isinstance(cfg.get("report"), dict) else {}
-    if _gone(dropped, "indexes", report.get("embedding_index")):
-        raise _needs("report.embedding_index", "indexes", report["embedding_index"])
+        yield from ((f"corpora.{name}.variants", "answering", v) for v in _names(corpus.get("variants")))
+    if isinstance(cfg.get("report"), dict):
+        yield "report.embedding_index", "indexes", cfg["report"].get("embedding_index")
+
+
+def _names(value: object) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _trim_lists(cfg: ConfigTree, dropped: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -129,4 +141,3 @@ def drop_notices(cfg: ConfigTree) -> list[str]:
         else:
             lines.append(f"notice: {path} runs without {', '.join(gone)}: dropped by the config")
     return lines
-

@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+
+def smoke_note(limit: int | None) -> str:
+    """The line a smoke run's pages lead with (config ``limit: N``; '' for a full run)."""
+    return f"smoke run: first {limit} questions per split" if limit else ""
+
+
 # An answering variant's hashed slice (backend, retrieval, members, upstream indexes, ...), shown as
 # is in reports/wattbot/index.md; its keys are the answering backends' (pipeline/registry/answer_backends.py).
 VariantSlice = dict
@@ -42,6 +48,7 @@ class ReportParams:
     config_hash: str
     hashed: dict
     pdf_fallback: dict[str, list[str]] = field(default_factory=dict)  # fallback kind -> documents
+    limit: int | None = None  # a smoke run's questions per split (config limit)
 
 
 @dataclass(frozen=True)
@@ -111,12 +118,14 @@ class FiguresParams:
     parse_quality: str = ""  # the parse-quality sources CSV, when the config asks for the report
     claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
     dropped: Dropped = field(default_factory=Dropped)
+    limit: int | None = None  # a smoke run's questions per split (config limit)
 
 
 @dataclass(frozen=True)
 class SuiteReportParams:
     config_hash: str
     hashed: dict
+    limit: int | None = None  # a smoke run's queries per dataset (config limit)
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ if CFG["sprout"].get("train"):
 rule sprout_report:
     input:
         **wf.input_lists(SPROUT_REPORT_INPUTS),
-        gold=wf.split_source(CFG, SCORE_SPLIT),
+        gold=wf.gold_path(CFG, paths.WATTBOT, SCORE_SPLIT),
         index=wf.sprout_report_index(CFG),
     output:
         figure=paths.reports.sprout_beam_png,

@@ -98,7 +98,7 @@ REPORT_INPUTS = wf.report_inputs(CFG)
 rule report:
     input:
         **wf.input_lists(REPORT_INPUTS),
-        gold=wf.split_source(CFG, SCORE_SPLIT),
+        gold=wf.gold_path(CFG, paths.WATTBOT, SCORE_SPLIT),
     output:
         index=paths.reports.index_md,
         leaderboard=paths.reports.leaderboard,

@@ -10,9 +10,9 @@ from pipeline.config_schema import spec_defaults
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
 from pipeline.report.export.tracking import Tracking, TrackSettings
 from pipeline.report.params import (
-    Dropped,
     Ablation,
     CorpusReportParams,
+    Dropped,
     FiguresParams,
     Leaderboard,
     ReportParams,
@@ -88,6 +88,7 @@ def report_params(params: dict) -> ReportParams:
         params["config_hash"],
         params,
         params.get("pdf_fallback") or {},
+        params.get("limit"),
     )
 
 
@@ -120,6 +121,7 @@ def figures_params(params: dict) -> FiguresParams:
         parse_quality=params.get("parse_quality") or "",
         claims_elsewhere=params.get("claims_elsewhere") or {},
         dropped=dropped(params.get(DROPPED) or {}),
+        limit=params.get("limit"),
     )
 
 
@@ -133,7 +135,7 @@ def dropped(record: dict) -> Dropped:
 
 
 def suite_report_params(params: dict) -> SuiteReportParams:
-    return SuiteReportParams(params["config_hash"], params)
+    return SuiteReportParams(params["config_hash"], params, params.get("limit"))
 
 
 def sprout_report_params(params: dict) -> SproutReportParams:

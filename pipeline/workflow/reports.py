@@ -8,7 +8,7 @@ from pipeline import paths
 from pipeline.config import DROPPED, answering_slice
 from pipeline.workflow.answering import split_variants
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import with_hash
+from pipeline.workflow.params import limit_param, with_hash
 from pipeline.workflow.parse_quality import parse_quality_report
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
 from pipeline.workflow.wattbot import pdf_fallback_docs
@@ -24,6 +24,7 @@ def report_params(cfg: dict) -> str:
             "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
         }
         | ({"pdf_fallback": {cfg["wattbot"]["pdf_fallback"]: fallback}} if fallback else {})
+        | limit_param(cfg)
     )
 
 
@@ -57,6 +58,7 @@ def figures_params(cfg: dict) -> str:
         {
             **corpora,
             **dropped,
+            **limit_param(cfg),
             "report": cfg["report"],
             "score_split": cfg["wattbot"]["score_split"],
             "default_variant": cfg["default_variant"],

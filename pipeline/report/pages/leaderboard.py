@@ -12,7 +12,7 @@ from pipeline import markdown
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
-from pipeline.report.params import Leaderboard, ReportParams, Resampling
+from pipeline.report.params import Leaderboard, ReportParams, Resampling, smoke_note
 from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
 from pipeline.report.stats.resampling import bootstrap_mean
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
@@ -85,6 +85,7 @@ def index_md(params: ReportParams, n_test: int, board: pd.DataFrame, figure: str
         "# wattbench report",
         "",
         f"- config hash: `{params.config_hash}`",
+        *([f"- **{smoke_note(params.limit)}**"] if params.limit else []),
         f"- scored split: `{params.score_split}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
         f"- default variant: `{params.default_variant}` → `wattbot/submission.csv` "
         f"(Kaggle format, {n_test} test questions)",
