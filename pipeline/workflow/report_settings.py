@@ -127,7 +127,7 @@ def figures_params(params: dict) -> FiguresParams:
 
 def dropped(record: dict) -> Dropped:
     """The config's record of dropped entries (pipeline/config/drops.py), as the claims read it."""
-    ablations = {name: () for name in record.get("report.ablations", [])}
+    ablations: dict[str, tuple[str, ...]] = {name: () for name in record.get("report.ablations", [])}
     for path, gone in (record.get(LEFT_OUT) or {}).items():
         if path.startswith("report.ablations."):
             ablations[path.removeprefix("report.ablations.")] = tuple(gone)
