@@ -98,3 +98,32 @@ def test_a_limited_run_answers_the_first_n_of_each_split_and_never_stands_in_for
     jobs = planned_jobs(full.stdout)
     assert jobs.get("answer") == 1 and jobs.get("retrieve") == 1 and jobs.get("evaluate") == 1
     assert "index" not in jobs and "tree" not in jobs and "ingest" not in jobs  # the shared part is reused
+
+
+def test_every_kind_of_split_is_cut_a_corpus_the_suite_and_wattbot(tmp_path, limit_of):
+    """A corpus's questions and labels, a suite dataset's queries and gold, WattBot's splits and score labels:
+    a smoke run reads the cut files, which the first_questions and first_gold rules make from the full ones."""
+    import pipeline.workflow as wf
+    from test_corpora import corpus_config, make_corpus
+
+    cfg = corpus_config(make_corpus(tmp_path))
+    wf.register_corpora(cfg)
+    full = {"mine": wf.questions_path("mine", "questions"), "hotpotqa": wf.questions_path("hotpotqa", "queries")}
+    limit_of(1)
+    assert wf.questions_path("mine", "questions") == "results/mine/first-1/questions/questions.csv"
+    assert wf.full_questions_path("mine", "questions") == full["mine"] == "results/mine/ingest/questions.csv"
+    assert wf.solutions_path(cfg, "mine") == ["results/mine/first-1/questions/questions.gold.csv"]
+    assert wf.split_gold(cfg, "mine", "questions") == "results/mine/ingest/solutions.csv"
+    assert wf.questions_path("hotpotqa", "queries") == "results/hotpotqa/first-1/questions/queries.csv"
+    assert wf.full_questions_path("hotpotqa", "queries") == full["hotpotqa"] == paths.export_split("hotpotqa")
+    assert wf.gold_path(cfg, "hotpotqa", "queries", "jsonl") == "results/hotpotqa/first-1/questions/queries.gold.jsonl"
+    assert wf.split_gold(cfg, "hotpotqa", "queries") == paths.export_gold("hotpotqa")
+    assert wf.gold_path(cfg, "wattbot", "train") == "results/wattbot/first-1/questions/train.gold.csv"
+    assert wf.split_gold(cfg, "wattbot", "train").endswith("wattbot/train_QA.csv")
+    assert wf.corpus_targets(cfg) == ["reports-first-1/mine/leaderboard.csv", "reports-first-1/mine/submission.csv"]
+    # the corpus's labels, cut to its first question
+    kept = first_questions(cfg["corpora"]["mine"]["questions"], 1, tmp_path / "q.csv")
+    assert kept == ["q1"] and first_gold(cfg["corpora"]["mine"]["solutions"], tmp_path / "q.csv", tmp_path / "g.csv") == 1
+    limit_of(None)
+    assert wf.solutions_path(cfg, "mine") == ["results/mine/ingest/solutions.csv"]
+    assert wf.gold_path(cfg, "wattbot", "train") == wf.split_gold(cfg, "wattbot", "train")
