@@ -13,7 +13,7 @@ if shutil.which("sacct") or shutil.which("squeue"):
     os.environ["PATH"] = os.pathsep.join([os.path.join(workflow.basedir, "profiles", "slurm", "bin"), os.environ["PATH"]])
 
 import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/register_builtins.py)
-from pipeline.config import check_paths, snakemake_config
+from pipeline.config import check_paths, config_hash, snakemake_config
 from pipeline.llm.preflight import declared_envvars, preflight, real_run_checks
 from pipeline.cores import machine_cores
 from pipeline.estimate import print_estimate
@@ -85,13 +85,16 @@ rule all:
         wf.corpus_targets(CFG),    # reports/<name>/leaderboard.csv and submission.csv per `corpora:` entry
 
 
-# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow/scheduler.py).
-# Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
+# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow/scheduler.py);
+# job priorities from the critical path, written to logs/critical_path.json.
+# Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py),
+# continued only by a run of the same resolved config (its hash: the one every report header shows).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
+    wf.prioritise_by_critical_path(workflow)   # each job ranks by the longest chain below it (pipeline/workflow/critical_path.py)
     ENDPOINTS = real_run_checks(LLM_WORK)   # keys set, endpoints answer with the configured model (main process, real runs only)
     if not workflow.touch:   # --touch only marks files up to date: no job, no spend
-        start_run(LLM_WORK, workflow.configfiles, endpoint_lines=ENDPOINTS, est=EST)
+        start_run(LLM_WORK, workflow.configfiles, endpoint_lines=ENDPOINTS, est=EST, config_hash=config_hash(CFG))
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run

@@ -14,6 +14,7 @@ from pipeline.config import load_config
 from pipeline.datasets.first_n import first_gold, first_questions
 from pipeline.datasets.paths import REPO
 from pipeline.io import read_jsonl
+from pipeline.report.header import RunHeader
 from pipeline.report.pages.leaderboard import index_md
 from pipeline.workflow import report_settings, reports
 
@@ -72,7 +73,7 @@ def test_a_smoke_run_says_so_on_its_pages_and_a_full_run_reads_as_before():
     assert "limit" not in json.loads(reports.report_params(full))
     params = report_settings.report_params(json.loads(reports.report_params(smoke)))
     assert params.limit == 2 and params.config_hash != json.loads(reports.report_params(full))["config_hash"]
-    page = index_md(params, 2, pd.DataFrame(), "a.png", "b.png")
+    page = index_md(params, 2, pd.DataFrame(), "a.png", "b.png", RunHeader("r1", "h", "c"))
     assert "- **smoke run: first 2 questions per split**" in page.splitlines()
     assert report_settings.figures_params(json.loads(reports.figures_params(smoke))).limit == 2
 

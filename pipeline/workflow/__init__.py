@@ -29,6 +29,7 @@ from pipeline.workflow.corpora import (
     corpus_targets,
     wattbot_targets,
 )
+from pipeline.workflow.critical_path import prioritise as prioritise_by_critical_path
 from pipeline.workflow.datasets import (
     dataset_tree_source,
     full_questions_path,
@@ -73,7 +74,7 @@ from pipeline.workflow.reports import (
     report_params,
 )
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
-from pipeline.workflow.scheduler import PRIORITY, local_scheduler_without_rate_limit
+from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
     sprout_attention_params,
@@ -137,7 +138,7 @@ __all__ = [
     "llm_work",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
-    "PRIORITY",
+    "prioritise_by_critical_path",
     "LOCK_FILE",
     "named_args",
     "packaged_encoders",

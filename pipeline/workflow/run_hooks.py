@@ -1,5 +1,6 @@
 """Snakemake's ``onsuccess`` and ``onerror`` hooks: parse failures repeated last, the run telemetry
-beside the leaderboard, the run's summary; or the failed jobs and the command that resumes."""
+beside the leaderboard, the run's summary, the run kept under runs/<id>/; or the failed jobs and the
+command that resumes."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from pipeline import paths
 
 
 def after_run(cfg: dict) -> None:
-    """Snakemake's ``onsuccess`` hook (not in a dry run): documents that could not be parsed, repeated
+    """Snakemake's ``onsuccess`` hook (not in a dry run): the run's header on every report page, also those
+    whose rule was up to date (pipeline/report/header.py), documents that could not be parsed, repeated
     last, the run telemetry beside the leaderboard, once the figures rule has written cost.csv, and the
     run's summary (pipeline/report/export/summary.py: printed last and written to reports/summary.json)."""
     import os
 
     from pipeline.report.export.summary import LATER, write_summary
+    from pipeline.report.header import RunHeader, restamp
+
+    restamp(paths.reports.root, RunHeader.of("."))
 
     for dataset in [paths.WATTBOT, *sorted(cfg.get("corpora") or {})]:
         report_parse_failures(paths.parse_errors(dataset))
@@ -30,6 +35,11 @@ def after_run(cfg: dict) -> None:
             paths.reports.leaderboard_telemetry,
         )
     write_summary(".", paths.reports.root, show=not os.environ.get(LATER))
+    from pipeline.workflow.kept import keep_this_run
+
+    kept = keep_this_run(cfg, paths.reports.root, this_process=True)
+    if kept and not os.environ.get(LATER):
+        print(f"Kept: {kept}/ (python -m pipeline compare <an earlier run> {kept.name})")
 
 
 def after_error(snakemake_log: str | list | None) -> None:

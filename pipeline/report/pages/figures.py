@@ -18,6 +18,7 @@ from pipeline.answer.ensemble import member_from_records
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.registry.answer_backends import VoteSettings
+from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims
 from pipeline.report.params import FiguresParams, Resampling, smoke_note
@@ -33,6 +34,7 @@ from pipeline.report.stats.ablation import (
     variant_interval,
     wattbot_tables,
 )
+from pipeline.report.stats.outputs import Outputs
 from pipeline.report.stems import (
     ablations_with_suite,
     ensemble_stem,
@@ -410,7 +412,8 @@ def build_figures_stage(
     curve_table = draw_ensemble_sizes(run, answers)
 
     # published claims against this run (reports/claims.csv, claims.md, first section of index.html)
-    claims = measure_claims(params, wattbot, suite, abl, params.claims_elsewhere, load_claims(Path(claims_file)))
+    outputs = Outputs(paths, {av: spec["retrieval"] for av, spec in params.answering.items() if "retrieval" in spec})
+    claims = measure_claims(params, wattbot, suite, abl, load_claims(Path(claims_file)), outputs.of)
     atomic_write_text(out.claims_csv, csv_text(claims))
     atomic_write_text(out.claims_md, claims_md(claims, params.config_hash))
 
@@ -425,7 +428,8 @@ def build_figures_stage(
     board = pd.read_csv(leaderboard) if leaderboard else cost
     tables = PageTables(claims, board, summary, curve_table, counts)
     sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
-    html = render_html(params.config_hash, sections, run.entries, Path(reports), note=smoke_note(params.limit))
+    header = RunHeader.of(Path(reports).parent).html()
+    html = render_html(header, sections, run.entries, Path(reports), note=smoke_note(params.limit))
     atomic_write_text(out.index_html, html)
     all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})
     write_manifest(out.index_html, params.hashed, all_inputs)

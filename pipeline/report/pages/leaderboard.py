@@ -12,6 +12,7 @@ from pipeline import markdown
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
+from pipeline.report.header import RunHeader
 from pipeline.report.params import Leaderboard, ReportParams, Resampling, smoke_note
 from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
 from pipeline.report.stats.resampling import bootstrap_mean
@@ -65,8 +66,11 @@ def fallback_lines(fallback: dict[str, list[str]]) -> list[str]:
     ]
 
 
-def index_md(params: ReportParams, n_test: int, board: pd.DataFrame, figure: str, recall_figure: str) -> str:
-    """reports/wattbot/index.md: the run's hash and split, the leaderboard, its figures and every variant's slice."""
+def index_md(
+    params: ReportParams, n_test: int, board: pd.DataFrame, figure: str, recall_figure: str, header: RunHeader
+) -> str:
+    """reports/index.md: the run (pipeline/report/header.py) and split, the leaderboard, its figures and every
+    variant's slice."""
     cols = [
         "variant",
         "score",
@@ -76,7 +80,7 @@ def index_md(params: ReportParams, n_test: int, board: pd.DataFrame, figure: str
         "ref",
         "na",
         "score_2026",
-        "doc_recall@1",
+        "doc_hit@1",
         "doc_recall@5",
         "abstained",
         "failures",
@@ -84,7 +88,7 @@ def index_md(params: ReportParams, n_test: int, board: pd.DataFrame, figure: str
     lines = [
         "# wattbench report",
         "",
-        f"- config hash: `{params.config_hash}`",
+        f"- {header.markdown()}",
         *([f"- **{smoke_note(params.limit)}**"] if params.limit else []),
         f"- scored split: `{params.score_split}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
         f"- default variant: `{params.default_variant}` → `wattbot/submission.csv` "
@@ -154,7 +158,7 @@ def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> N
             n_test = len(pd.read_csv(path))
     score_by_variant(board, out.score_figure)
     figures = out.relative(out.score_figure), out.relative(out.doc_recall_figure)
-    atomic_write_text(out.index_md, index_md(params, n_test, board, *figures))
+    atomic_write_text(out.index_md, index_md(params, n_test, board, *figures, RunHeader.of(Path(reports).parent)))
     recorded = {**params.hashed, "n_test": n_test}
     read = list(inputs.scores.values()) + list(inputs.submissions.values())
     write_manifest(out.index_md, recorded, read)

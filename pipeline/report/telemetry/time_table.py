@@ -25,6 +25,8 @@ import pandas as pd
 from pipeline import paths
 from pipeline.io import atomic_write_bytes, atomic_write_text
 from pipeline.provenance import write_manifest
+from pipeline.report.telemetry.timeline import lanes, planned_critical_path, timeline_png
+from pipeline.runs import STATE, read_state
 
 BENCHMARK_DIR = "benchmarks"
 # rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
@@ -32,6 +34,7 @@ BENCHMARK_PATTERNS: dict[str, str] = {rule: paths.rule_benchmark(rule) for rule 
 # The answer jobs' per-call telemetry (pipeline/cli.py cmd_answer writes it beside the answers).
 ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
 TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"
+TIMELINE = "time-timeline.telemetry.png"  # the jobs over time, critical path marked (telemetry/timeline.py)
 LLM_TABLE = "time-llm.telemetry.csv"
 RUN_SUMMARY = "time-run.telemetry.json"
 MAKE_RUN_TIMES = "logs/make-run.times"  # "start|setup|dag <epoch seconds>" lines, written by `make run`
@@ -97,8 +100,24 @@ def read_benchmarks(root: str | Path) -> list[JobTime]:
     return jobs
 
 
-def make_run_times(root: str | Path) -> dict[str, float]:
-    """The stamps of the last ``make run`` (``start``, ``setup`` done, ``dag`` done), when complete and in order."""
+def invocation_start(root: str | Path) -> float:
+    """When the last Snakemake invocation in ``root`` began (``logs/run.json``'s ``invoked``, stamped at its
+    ``onstart``: pipeline/runs.py); 0 when unknown (then every benchmark file counts, as before)."""
+    state = read_state(Path(root) / STATE)
+    return state.invoked if state is not None else 0.0
+
+
+def invocation_jobs(root: str | Path) -> tuple[list[JobTime], dict[str, float]]:
+    """The benchmark files of the last invocation's jobs (written since it began: the files of jobs it did not
+    rerun are older) and the ``make run`` stamps when that ``make run`` ran this invocation."""
+    since = invocation_start(root)
+    return [j for j in read_benchmarks(root) if j.end >= since], make_run_times(root, since)
+
+
+def make_run_times(root: str | Path, invoked: float = 0.0) -> dict[str, float]:
+    """The stamps of the last ``make run`` (``start``, ``setup`` done, ``dag`` done), when complete and in order,
+    and, given the invocation's start ``invoked``, only when its Snakemake step is that invocation (a plain
+    ``snakemake`` or ``make resume`` after it leaves the stamps stale)."""
     path = Path(root) / MAKE_RUN_TIMES
     if not path.exists():
         return {}
@@ -109,6 +128,8 @@ def make_run_times(root: str | Path) -> dict[str, float]:
     if not all(stamps.get(k) for k in ("start", "setup", "dag")) or not (
         stamps["start"] <= stamps["setup"] <= stamps["dag"]
     ):
+        return {}
+    if invoked and not stamps["setup"] <= invoked <= stamps["dag"]:
         return {}
     return stamps
 
@@ -213,16 +234,25 @@ def figure_png(table: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def page_html(table: pd.DataFrame, png: bytes, llm: pd.DataFrame | None = None) -> str:
-    """A self-contained page: the figure inline, the table, and the LLM jobs' table when there is one."""
+def page_html(table: pd.DataFrame, png: bytes, llm: pd.DataFrame | None = None, timeline: bytes | None = None) -> str:
+    """A self-contained page: the timeline and the figure inline, the table, and the LLM jobs' table."""
     img = base64.b64encode(png).decode()
+    lanes = (
+        "<h2>Timeline</h2><p>Every job as a bar from its start to its end, in lanes of jobs that ran side by "
+        "side; outlined in black, the critical path planned at the run's start (each job's priority is the "
+        'longest chain of work below it: docs/architecture.md, "Scheduling").</p>'
+        f"<img alt='timeline of the run' src='data:image/png;base64,{base64.b64encode(timeline).decode()}'>"
+        if timeline
+        else ""
+    )
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>wattbench: time per rule</title></head>"
         "<body style='font-family:sans-serif;max-width:60em;margin:auto'>"
         "<h1>Time per rule</h1><p>Wall and CPU seconds summed over each rule's jobs, from Snakemake's "
         "benchmark files of the last run (jobs run side by side: the sum is not the run's elapsed time). "
         f"Table: <a href='{TABLE}'>{TABLE}</a>.</p>"
-        f"<img alt='time per rule' src='data:image/png;base64,{img}'>"
+        + lanes
+        + f"<h2>Per rule</h2><img alt='time per rule' src='data:image/png;base64,{img}'>"
         + table.to_html(index=False, escape=True, na_rep="")
         + ("" if llm is None or llm.empty else "<h2>LLM answering jobs</h2>" + llm.to_html(index=False, na_rep=""))
         + "</body></html>\n"
@@ -239,11 +269,14 @@ def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
     write_manifest(out, {"benchmark_patterns": BENCHMARK_PATTERNS}, jobs=len(jobs), **run_commit(root))
     llm = llm_table(root)
     atomic_write_text(reports / LLM_TABLE, llm.to_csv(index=False, lineterminator="\n"))
-    atomic_write_text(reports / RUN_SUMMARY, json.dumps(run_summary(jobs, make_run_times(root)), indent=1) + "\n")
+    path = planned_critical_path(root)
+    summary = {**run_summary(*invocation_jobs(root)), "critical_path": path}
+    atomic_write_text(reports / RUN_SUMMARY, json.dumps(summary, indent=1) + "\n")
     if len(table):
-        png = figure_png(table)
+        png, timeline = figure_png(table), timeline_png(lanes(jobs, set(path)))
         atomic_write_bytes(reports / FIGURE, png)
-        atomic_write_text(reports / PAGE, page_html(table, png, llm))
+        atomic_write_bytes(reports / TIMELINE, timeline)
+        atomic_write_text(reports / PAGE, page_html(table, png, llm, timeline))
     return table
 
 
