@@ -25,6 +25,7 @@ from pipeline.workflow.report_settings import track_settings
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
 # on top. No `configfile:` directive: Snakemake would merge config.yaml under every --configfile.
 CFG = snakemake_config(workflow, config)
+wf.use_limit(CFG)   # `limit: N`: a smoke run's question-shaped files apart from a full run's (pipeline/paths.py)
 # A missing data folder is an error, unless `corpora:` are configured: then WattBot (or the suite) is left
 # out of the DAG with a one-line notice, so a user without the shared data runs their own documents.
 for notice in check_paths(CFG):

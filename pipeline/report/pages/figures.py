@@ -21,7 +21,7 @@ from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages.claims import SplitTables, claims_html, claims_md, load_claims, measure_claims
-from pipeline.report.params import FiguresParams, Resampling
+from pipeline.report.params import FiguresParams, Resampling, smoke_note
 from pipeline.report.render import ablation_figures
 from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
@@ -457,7 +457,8 @@ def build_figures_stage(
     board = pd.read_csv(leaderboard) if leaderboard else cost
     tables = PageTables(claims, board, summary, curve_table, counts)
     sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
-    html = render_html(RunHeader.of(Path(reports).parent).html(), sections, run.entries, Path(reports))
+    header = RunHeader.of(Path(reports).parent).html()
+    html = render_html(header, sections, run.entries, Path(reports), note=smoke_note(params.limit))
     atomic_write_text(out.index_html, html)
     all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})
     write_manifest(out.index_html, params.hashed, all_inputs)

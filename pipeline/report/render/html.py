@@ -111,6 +111,7 @@ def render_html(
     entries: dict[str, FigureEntry],
     reports_dir: Path,
     fig_dir_name: str = "figures",
+    note: str = "",
 ) -> str:
     reports_dir = Path(reports_dir)
     fig_dir = reports_dir / fig_dir_name
@@ -126,7 +127,8 @@ def render_html(
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>wattbench report</title>'
         f"<style>{STYLE}</style></head><body><h1>wattbench report</h1>"
-        f'{run_header}<p class="intro">Every figure lists the result files (with sha256) '
+        + (f'<p class="smoke"><strong>{html.escape(note)}</strong></p>' if note else "")
+        + f'{run_header}<p class="intro">Every figure lists the result files (with sha256) '
         f'it was drawn from; provenance: <a href="index.html.manifest.json">index.html.manifest.json</a>; '
         f'markdown summary: <a href="index.md">index.md</a>.</p><nav>{nav}</nav>' + "\n".join(body) + "</body></html>\n"
     )
