@@ -28,6 +28,7 @@ from pipeline.workflow.corpora import (
     corpus_targets,
     wattbot_targets,
 )
+from pipeline.workflow.dag_jobs import needrun_jobs, when_dag_built
 from pipeline.workflow.datasets import (
     dataset_tree_source,
     metadata_path,
@@ -39,7 +40,7 @@ from pipeline.workflow.datasets import (
     tree_files_arg,
 )
 from pipeline.workflow.indexes import index_extra_args, index_inputs
-from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, planner_share
+from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, needed_llm_work, planner_share
 from pipeline.workflow.models import (
     LOCK_FILE,
     answer_models,
@@ -130,6 +131,8 @@ __all__ = [
     "llm_exec_json",
     "llm_share",
     "llm_work",
+    "needed_llm_work",
+    "needrun_jobs",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
     "PRIORITY",
@@ -171,4 +174,5 @@ __all__ = [
     "tree_files_arg",
     "tree_source",
     "uses_llm",
+    "when_dag_built",
 ]
