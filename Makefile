@@ -56,7 +56,8 @@ extras: setup
 # so with the energy estimate; onsuccess leaves it to this step under WATTBENCH_SUMMARY_LATER); else nothing.
 TRACK := @$(BIN)/python -m pipeline track --reports reports --config $(CONFIG) --if-configured
 
-# logs/make-run.times: when set-up and Snakemake started and ended (the time table reports both).
+# logs/make-run.times: when set-up and Snakemake started and ended (the time table reports both). Last, the
+# summary, and the run kept under runs/<id>/ with everything the steps after Snakemake added to reports/.
 run:
 	@mkdir -p logs && echo "start $$(date +%s)" > logs/make-run.times
 	$(MAKE) --no-print-directory extras
@@ -69,7 +70,7 @@ run:
 	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
 	$(MAKE) --no-print-directory browser-check
 	$(TRACK)
-	@$(BIN)/python -m pipeline summary --reports reports
+	@$(BIN)/python -m pipeline summary --reports reports --keep --config $(CONFIG)
 
 # The default grid plus the all-mpnet-base-v2 encoder overlay (config.mpnet.yaml extends config.yaml: its
 # indexes, 3 variants, 3 ablations; the strong-encoder claims): ~5x MiniLM's cost per sentence, so not in
@@ -108,12 +109,13 @@ chromium:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
 # After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs; then
-# the run's summary (also when nothing was left to redo: Snakemake's onsuccess does not run then).
+# the run's summary and the run kept under runs/<id>/ (also when nothing was left to redo: Snakemake's
+# onsuccess does not run then).
 resume: extras
 	$(SNAKEMAKE) --unlock
 	WATTBENCH_SUMMARY_LATER=1 $(SNAKEMAKE) --cores $(CORES) --rerun-incomplete
 	$(TRACK)
-	@$(BIN)/python -m pipeline summary --reports reports
+	@$(BIN)/python -m pipeline summary --reports reports --keep --config $(CONFIG)
 
 # Redraw every figure and reports/index.html from results/ (after code changes to pipeline/report/).
 figures: setup

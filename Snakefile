@@ -88,10 +88,12 @@ rule all:
         wf.corpus_targets(CFG),    # reports/<name>/leaderboard.csv and submission.csv per `corpora:` entry
 
 
-# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow/scheduler.py).
+# Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow/scheduler.py);
+# job priorities from the critical path, written to logs/critical_path.json.
 # Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
+    wf.prioritise_by_critical_path(workflow)   # each job ranks by the longest chain below it (pipeline/workflow/critical_path.py)
     # the work of the jobs that will run: its keys set, its endpoints answer with the configured model
     ENDPOINTS = real_run_checks(RUN.work)   # (main process, real runs only)
     if not workflow.touch:   # --touch only marks files up to date: no job, no spend

@@ -17,13 +17,26 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pipeline.register_builtins  # noqa: E402, F401 - registers the built-in index and planner kinds
-from pipeline.verbs import answer, grid, index, inputs, models, report, retrieve, score, spend, suite, tools  # noqa: E402
+from pipeline.verbs import (  # noqa: E402
+    answer,
+    grid,
+    index,
+    inputs,
+    models,
+    report,
+    retrieve,
+    runs,
+    score,
+    spend,
+    suite,
+    tools,
+)
 from pipeline.verbs.base import VerbParser, VerbsAction, named_pairs  # noqa: E402
 
 _named = named_pairs  # the name tests and older callers use
 
 # Each group's add_verbs registers its verbs; a new verb goes into the module of its group.
-GROUPS = (inputs, index, retrieve, answer, models, spend, score, report, suite, tools, grid)
+GROUPS = (inputs, index, retrieve, answer, models, spend, score, report, runs, suite, tools, grid)
 
 # The verbs people run by hand, in the order --help lists them; every other verb is listed apart,
 # as one the Snakemake rules (pipeline/rules/*.smk) or the Makefile call.
@@ -41,7 +54,10 @@ USER_VERBS = (
     "bench",
     "readme",
     "summary",
+    "compare",
+    "runs",
     "time-table",
+    "job-lengths",
     "track",
     "report-check",
     "parse-corpus",

@@ -228,3 +228,12 @@ def test_no_number_a_block_renders_is_typed_elsewhere():
         if hits:
             found[page.name] = hits
     assert found == {}, "numbers a generated block renders are typed by hand elsewhere"
+
+
+def test_every_console_script_is_documented():
+    """pyproject's [project.scripts] commands (what `pip install` puts on PATH) each appear in README.md."""
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert scripts and [s for s in scripts if not re.search(rf"(?m)^{re.escape(s)}\b|`{re.escape(s)}`", readme)] == []

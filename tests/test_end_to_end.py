@@ -170,3 +170,27 @@ def test_the_run_ends_with_its_summary_and_leaves_the_checkout_clean(run, wattbo
     text = (work / "reports/README.md").read_text()
     assert "<!-- BEGIN generated: results-leaderboard -->" in text and "dense-x" in text and "commit `unknown`" not in text
     assert checkout() == before, "make run's steps after Snakemake changed the checkout"
+
+
+def test_every_output_is_documented(run):
+    """docs/outputs.md names every file the run wrote under results/ and reports/ (a new output is
+    documented with it); and the check can fail: an undocumented file is caught."""
+    from outputs_doc import undocumented
+    from pipeline.datasets.paths import REPO
+
+    work = run[0]
+    assert undocumented(work, REPO / "docs" / "outputs.md") == []
+    stray = work / "reports" / "wattbot" / "stray-undocumented.csv"
+    stray.write_text("x\n")
+    try:
+        assert undocumented(work, REPO / "docs" / "outputs.md") == ["reports/wattbot/stray-undocumented.csv"]
+    finally:
+        stray.unlink()
+def test_the_run_was_prioritised_by_its_critical_path(run):
+    """onstart set each job's priority from the longest chain below it and logged the planned critical
+    path: a chain of this run's own jobs, from a job nothing waits on first down to a report."""
+    work, _ = run
+    path = json.loads((work / "logs" / "critical_path.json").read_text())["jobs"]
+    timed = {p.relative_to(work / "benchmarks").with_suffix("").as_posix() for p in (work / "benchmarks").rglob("*.tsv")}
+    assert len(path) >= 3 and set(path) <= timed
+    assert path[-1] in {"report", "figures", "suite_report", "sprout_report"} or path[-1].endswith("report")

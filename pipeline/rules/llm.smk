@@ -27,6 +27,5 @@ if LOCAL_MODEL_FILES:
         log: paths.log("llm_runtime")
         benchmark: paths.rule_benchmark("llm_runtime")
         threads: 1
-        priority: wf.PRIORITY["llm_runtime"]
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(30)
         shell: "{PY:q} -m pipeline llm-runtime --constraints {wf.LOCK_FILE:q} --jobs {threads} --out {output:q} 2>&1 | tee {log}"

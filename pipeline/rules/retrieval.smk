@@ -10,7 +10,6 @@ rule index:
     log: paths.log("{dataset}/index/{index}")
     benchmark: paths.rule_benchmark("index")
     threads: wf.encoder_threads(CFG)
-    priority: wf.PRIORITY["index"]
     resources: mem_mb=wf.per_attempt(4000), runtime=wf.per_attempt(60), encoder=1, cpus=lambda w, threads: threads
     shell: "{PY:q} -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} {params.extra} 2>&1 | tee {log}"
 
@@ -26,7 +25,6 @@ rule retrieve:
     log: paths.log("{dataset}/retrieve/{rv}/{split}")
     benchmark: paths.rule_benchmark("retrieve")
     threads: 1
-    priority: wf.PRIORITY["retrieve"]
     # the shell text is the rule's rerun trigger ("code"): its --index-dir stays paths.index_dir() written out
     # (tests/test_paths.py checks the two agree), so this refactoring reran no retrieval
     # no `encoder` share: a retrieval embeds only its queries on its one core (`cpus`), so two run side by side
@@ -49,7 +47,6 @@ rule retrieve_llm:
     log: paths.log("{dataset}/retrieve/{rv}/{split}")
     benchmark: paths.rule_benchmark("retrieve")
     threads: lambda w: wf.planner_threads(CFG, w.rv)
-    priority: wf.PRIORITY["retrieve_llm"]
     resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10), llm_api=lambda w: wf.planner_share(CFG, w.rv, workflow.global_resources.get("llm_api")),
                cpus=lambda w, threads: threads
     shell: "{PY:q} -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --llm-exec {LLM_EXEC:q} --in-flight {resources.llm_api} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"

@@ -11,7 +11,6 @@ rule sprout_attention:
     log: paths.log("{dataset}/sprout_attention")
     benchmark: paths.rule_benchmark("sprout_attention")
     threads: wf.sprout_threads(CFG)
-    priority: wf.PRIORITY["sprout_attention"]
     resources: mem_mb=wf.per_attempt(6000), runtime=wf.per_attempt(120), encoder=1, cpus=lambda w, threads: threads
     shell: "{PY:q} -m pipeline sprout-attention --trees {params.trees:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
 

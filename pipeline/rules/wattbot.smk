@@ -47,7 +47,6 @@ rule answer:
     log: paths.log("{dataset}/answer/{av}/{split}")
     benchmark: paths.dataset_benchmark("answer")
     threads: lambda w: wf.answer_threads(CFG, w.av)   # a local LLM's servers x n_threads (pipeline/cores.py)
-    priority: wf.PRIORITY["answer"]
     # llm_api: this job's calls in flight (its model's concurrency, capped by the run's total)
     resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(60), llm_api=lambda w: wf.llm_share(CFG, w.av, workflow.global_resources.get("llm_api")),
                cpus=lambda w, threads: threads

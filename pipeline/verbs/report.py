@@ -41,6 +41,7 @@ def cmd_figures(a) -> None:
         named_pairs(a.suite),
         named_pairs(a.index),
         named_pairs(a.corpora),
+        suite_run_of=named_pairs(a.suite_run),
     )
     params = figures_params({**json_arg(a.params), "gold": a.gold})  # the manifests record gold too
     print(json.dumps(build_figures_stage(params, files, a.reports, a.leaderboard, a.claims)))
@@ -65,6 +66,16 @@ def cmd_summary(a) -> None:
     from pipeline.report.export.summary import write_summary
 
     write_summary(a.root, a.reports)
+    if a.keep:  # make run / make resume: last, once every step has added to reports/
+        from pipeline.config import load_config
+        from pipeline.workflow.kept import keep_this_run
+
+        kept = keep_this_run(load_config(config_files(a), config_overrides(a.set)), a.reports)
+        print(
+            f"Kept: {kept}/ (python -m pipeline compare <an earlier run> {kept.name})"
+            if kept
+            else "Kept: nothing (no logs/run.json)"
+        )
 
 
 def cmd_time_table(a) -> None:
@@ -80,6 +91,16 @@ def cmd_time_table(a) -> None:
     inputs = energy_inputs(load_config(config_files(a), config_overrides(a.set)))
     energy = write_energy(Path(a.root), Path(a.reports), inputs)
     print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
+
+
+def cmd_job_lengths(a) -> None:
+    from pipeline.workflow.critical_path import SHIPPED, write_shipped
+
+    out = Path(a.out) if a.out else SHIPPED
+    n = write_shipped(Path(a.root), out, a.source)
+    print(
+        f"wrote {out}: the wall seconds of {n} jobs from {Path(a.root) / 'benchmarks'} (the critical path's expected lengths)"
+    )
 
 
 def cmd_track(a) -> None:
@@ -160,6 +181,7 @@ def add_verbs(sub) -> None:
         ("answers", "VARIANT=JSONL per answering variant (the scored split)"),
         ("retrieval", "VARIANT=JSONL per retrieval variant (the scored split)"),
         ("suite", "DATASET:VARIANT=CSV: the retrieval suite's per-query scores"),
+        ("suite-run", "DATASET:VARIANT=JSONL: the retrieval suite's runs (identical outputs in the claims table)"),
         ("index", "NAME=SQLITE: the index the embedding map draws"),
         ("corpora", "NAME=CSV: a corpus's leaderboard (a section of the page each; corpora: in the config)"),
     )
@@ -203,7 +225,7 @@ def _add_corpus_report(sub) -> None:
 
 
 def _add_run_end(sub) -> None:
-    """summary, time-table, track: what make run calls once the DAG is done (run telemetry, tracking)."""
+    """summary, time-table, job-lengths, track: what make run calls once the DAG is done (run telemetry, tracking)."""
     from pipeline.paths import reports
 
     s = verb(
@@ -214,6 +236,13 @@ def _add_run_end(sub) -> None:
     )
     s.add_argument("--root", default=".", help="the Snakemake working directory (benchmarks/, results/)")
     s.add_argument("--reports", default=reports.root, help="the run's reports folder")
+    s.add_argument(
+        "--keep",
+        action="store_true",
+        help="then keep the run of logs/run.json under runs/<id>/: its reports and per-question scores "
+        "(make run and make resume do, last)",
+    )
+    config_args(s)  # with --keep: the run's config (what it scored, against which gold files)
 
     s = verb(
         sub,
@@ -225,6 +254,19 @@ def _add_run_end(sub) -> None:
     s.add_argument("--root", default=".", help="the Snakemake working directory holding benchmarks/")
     s.add_argument("--reports", default=reports.root)
     config_args(s)  # the run's config: its energy constants and which model each answering variant calls
+
+    s = verb(
+        sub,
+        "job-lengths",
+        cmd_job_lengths,
+        "refresh the expected job lengths the critical-path priorities start from "
+        "(pipeline/workflow/job_lengths.json) from a cold run's benchmarks/*.tsv",
+    )
+    s.add_argument(
+        "--root", default=".", help="the Snakemake working directory holding benchmarks/ (a cold default run)"
+    )
+    s.add_argument("--out", default=None, help="where to write (default: the shipped table)")
+    s.add_argument("--source", required=True, help="what run this is: the config, commit and CPU (kept in the file)")
 
     s = verb(
         sub,

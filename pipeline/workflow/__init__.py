@@ -28,6 +28,7 @@ from pipeline.workflow.corpora import (
     corpus_targets,
     wattbot_targets,
 )
+from pipeline.workflow.critical_path import prioritise as prioritise_by_critical_path
 from pipeline.workflow.dag_jobs import needrun_jobs, when_dag_built
 from pipeline.workflow.datasets import (
     dataset_tree_source,
@@ -69,7 +70,7 @@ from pipeline.workflow.reports import (
     report_params,
 )
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
-from pipeline.workflow.scheduler import PRIORITY, local_scheduler_without_rate_limit
+from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
     sprout_attention_params,
@@ -135,7 +136,7 @@ __all__ = [
     "needrun_jobs",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
-    "PRIORITY",
+    "prioritise_by_critical_path",
     "LOCK_FILE",
     "named_args",
     "packaged_encoders",

@@ -88,7 +88,7 @@ def report_inputs(cfg: dict) -> NamedFiles:
 
 def figures_inputs(cfg: dict) -> NamedFiles:
     """The figures rule's files: per answering variant its scores and answers, per retrieval variant its
-    run, the suite's per-query tables (named DATASET:VARIANT) and the index the embedding map draws."""
+    run, the suite's per-query tables and runs (named DATASET:VARIANT) and the index the embedding map draws."""
     avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
     name = cfg["report"].get("embedding_index")
     return {
@@ -97,6 +97,11 @@ def figures_inputs(cfg: dict) -> NamedFiles:
         "answers": {av: paths.answers(av, split) for av in avs},
         "retrieval": {rv: paths.retrieval(paths.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
         "suite": {f"{d}:{rv}": paths.suite_per_query(d, rv) for d in suite_datasets(cfg) for rv in suite_variants(cfg)},
+        # the suite's retrieval runs (split "queries", as suite.smk): a claim whose variants score alike is
+        # checked for identical retrieved ids
+        "suite_run": {
+            f"{d}:{rv}": paths.retrieval(d, rv, "queries") for d in suite_datasets(cfg) for rv in suite_variants(cfg)
+        },
         "index": {name: paths.index(paths.WATTBOT, name)} if name else {},
         # the corpora's leaderboards: a section each on the page, only when configured (else no new input)
         **(

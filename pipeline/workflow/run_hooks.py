@@ -1,5 +1,6 @@
 """Snakemake's ``onsuccess`` and ``onerror`` hooks: parse failures repeated last, the run telemetry
-beside the leaderboard, the run's summary; or the failed jobs and the command that resumes."""
+beside the leaderboard, the run's summary, the run kept under runs/<id>/; or the failed jobs and the
+command that resumes."""
 
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ def after_run(cfg: dict) -> None:
             paths.reports.leaderboard_telemetry,
         )
     write_summary(".", paths.reports.root, show=not os.environ.get(LATER))
+    from pipeline.workflow.kept import keep_this_run
+
+    kept = keep_this_run(cfg, paths.reports.root, this_process=True)
+    if kept and not os.environ.get(LATER):
+        print(f"Kept: {kept}/ (python -m pipeline compare <an earlier run> {kept.name})")
 
 
 def after_error(snakemake_log: str | list | None) -> None:

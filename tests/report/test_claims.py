@@ -52,10 +52,10 @@ def claim(**kw) -> Claim:
     return Claim(**(base | kw))
 
 
-def params(ablations: dict, suite: dict | None = None) -> FiguresParams:
+def params(ablations: dict, suite: dict | None = None, **extra) -> FiguresParams:
     """The figures rule's params as its verb reads them (pipeline/workflow/report_settings.py)."""
     return figures_params({"report": REP | {"ablations": ablations}, "suite": suite or {}, "answering": {},
-                           "retrieval": {}, "config_hash": "h"})
+                           "retrieval": {}, "config_hash": "h", **extra})
 
 
 def test_measure_reproduced_contradicted_and_not_run():
@@ -66,7 +66,8 @@ def test_measure_reproduced_contradicted_and_not_run():
     ab = {"ab": {"stage": "answering", "variants": ["A", "B"]}}
     claims = [claim(id="up"), claim(id="down", direction="less"),
               claim(id="gone", ablation="elsewhere"), claim(id="typo", treatment="C")]
-    t = measure_claims(params(ab), wb, {}, params(ab).ablations, {"config.full.yaml": ["elsewhere"]}, claims).set_index("claim_id")
+    p = params(ab, claims_elsewhere={"config.full.yaml": ["elsewhere"]})
+    t = measure_claims(p, wb, {}, p.ablations, claims).set_index("claim_id")
     assert t.loc["up", "verdict"] == "reproduced" and t.loc["down", "verdict"] == "contradicted"
     assert t.loc["up", "diff"] == pytest.approx(b.mean() - a.mean(), abs=1e-4)
     assert t.loc["up", "diff_lo"] > 0 and t.loc["up", "n"] == 60
@@ -80,10 +81,10 @@ def test_best_of_control_and_testable_if():
     wb = tables({"A": [0, 0, 0, 1] * 5, "A2": [0, 1, 0, 1] * 5, "B": [1, 1, 0, 1] * 5})
     ab = {"ab": {"stage": "answering", "variants": ["A", "A2", "B"]}}
     best = claim(control=["A", "A2"])
-    t = measure_claims(params(ab), wb, {}, params(ab).ablations, None, [best])
+    t = measure_claims(params(ab), wb, {}, params(ab).ablations, [best])
     assert t.loc[0, "control"] == "A2"  # the stronger of the two candidates on this dataset
     weak = claim(testable_if={"variant": "control", "metric": "value", "min": 0.6})
-    t = measure_claims(params(ab), wb, {}, params(ab).ablations, None, [weak])
+    t = measure_claims(params(ab), wb, {}, params(ab).ablations, [weak])
     assert t.loc[0, "verdict"] == "not testable with this model" and "testable_if" in t.loc[0, "note"]
 
 
@@ -92,7 +93,7 @@ def test_suite_claims_expand_to_every_suite_dataset():
              for d in ("hotpotqa", "msmarco") for v, x in (("A", [0.1] * 8), ("B", [0.3] * 8))}
     ab = {"ab": {"stage": "retrieval", "variants": ["A", "B"]}}
     p = params(ab, {"datasets": ["hotpotqa", "msmarco"]})
-    t = measure_claims(p, {}, suite, p.ablations, None, [claim(metric="ie@5", datasets=("suite",))])
+    t = measure_claims(p, {}, suite, p.ablations, [claim(metric="ie@5", datasets=("suite",))])
     assert list(t["dataset"]) == ["hotpotqa", "msmarco"]
     assert list(t["diff"]) == pytest.approx([0.2, 0.2]) and (t["verdict"] == "reproduced").all()
 
@@ -109,7 +110,7 @@ def test_bad_claims_file_names_the_claim(tmp_path):
 def test_render_reads_claims_csv(tmp_path):
     wb = tables({"A": [0, 1] * 10, "B": [1, 1] * 10})
     ab = {"ab": {"stage": "answering", "variants": ["A", "B"]}}
-    t = measure_claims(params(ab), wb, {}, params(ab).ablations, None, [claim(), claim(id="gone", ablation="zzz")])
+    t = measure_claims(params(ab), wb, {}, params(ab).ablations, [claim(), claim(id="gone", ablation="zzz")])
     t.to_csv(tmp_path / "claims.csv", index=False)
     text = render(tmp_path)
     assert "2 rows: 1 reproduced, 1 not run." in text
@@ -121,7 +122,10 @@ def test_render_reads_claims_csv(tmp_path):
 
 def test_undecided_verdict_says_when_the_variants_never_differ():
     """Identical per-question scores give a zero-width interval: no 'detects >= 0.000' but the reason."""
-    same = {"verdict": "undecided", "n": 41, "mde": 0.0, "diff_lo": 0.0, "diff_hi": 0.0}
-    assert verdict_text(same) == "undecided (n=41: the two variants score the same on every question)"
-    spread = {**same, "mde": 0.081, "diff_lo": -0.02, "diff_hi": 0.06}
-    assert verdict_text(spread) == "undecided (n=41 detects ≥0.081)"
+    wb = tables({"A": [0, 1] * 10, "B": [0, 1] * 10})
+    ab = {"ab": {"stage": "answering", "variants": ["A", "B"]}}
+    row = measure_claims(params(ab), wb, {}, params(ab).ablations, [claim()]).iloc[0].to_dict()
+    assert row["verdict"] == "undecided" and pd.isna(row["n_needed"])
+    assert verdict_text(row) == "undecided (n=20; every paired score is equal: no spread to size n from)"
+    spread = {**row, "mde": 0.081, "note": "", "n_needed": 300, "n_needed_for": "published +0.031"}
+    assert verdict_text(spread) == "undecided (n=20 detects ≥0.081; needs n≈300 for published +0.031)"

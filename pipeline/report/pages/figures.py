@@ -33,6 +33,7 @@ from pipeline.report.stats.ablation import (
     variant_interval,
     wattbot_tables,
 )
+from pipeline.report.stats.outputs import Outputs
 from pipeline.report.stems import (
     ablations_with_suite,
     ensemble_stem,
@@ -410,7 +411,8 @@ def build_figures_stage(
     curve_table = draw_ensemble_sizes(run, answers)
 
     # published claims against this run (reports/claims.csv, claims.md, first section of index.html)
-    claims = measure_claims(params, wattbot, suite, abl, params.claims_elsewhere, load_claims(Path(claims_file)))
+    outputs = Outputs(paths, {av: spec["retrieval"] for av, spec in params.answering.items() if "retrieval" in spec})
+    claims = measure_claims(params, wattbot, suite, abl, load_claims(Path(claims_file)), outputs.of)
     atomic_write_text(out.claims_csv, csv_text(claims))
     atomic_write_text(out.claims_md, claims_md(claims, params.config_hash))
 

@@ -76,7 +76,7 @@ def index_md(params: ReportParams, n_test: int, board: pd.DataFrame, figure: str
         "ref",
         "na",
         "score_2026",
-        "doc_recall@1",
+        "doc_hit@1",
         "doc_recall@5",
         "abstained",
         "failures",

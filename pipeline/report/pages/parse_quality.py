@@ -190,18 +190,17 @@ def quality_figure(sources: list[dict], stem: str | Path) -> list[Path]:
     from pipeline.report.render.plots import save_png_svg
 
     names = [s["source"] + ("" if s.get("role", "dev") == "dev" else " (check)") for s in sources]
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(names) + 2), 3.8))
-    width = 0.8 / len(METHODS)
-    for i, m in enumerate(METHODS):
-        xs = [j + (i - 1) * width for j in range(len(names))]
-        ax.bar(xs, [float(s[f"f1_{m}"] or 0.0) for s in sources], width, label=m)
-    ax.axhline(0.85, color="k", lw=0.8, ls="--")
-    ax.axhline(0.75, color="r", lw=0.8, ls=":")
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels([n.replace(" (macro)", "\n(macro)") for n in names], rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("heading F1 vs the PDF outline")
-    ax.legend(fontsize=8, ncol=3, loc="lower left")
+    fig, ax = plt.subplots(figsize=(7.5, 0.5 * len(names) + 1.2))
+    height = 0.8 / len(METHODS)
+    for i, m in enumerate(METHODS):  # one row of bars per source, top to bottom; horizontal: names stay legible
+        ys = [len(names) - 1 - j - (i - 1) * height for j in range(len(names))]
+        ax.barh(ys, [float(s[f"f1_{m}"] or 0.0) for s in sources], height, label=m)
+    ax.axvline(0.85, color="k", lw=0.8, ls="--")
+    ax.axvline(0.75, color="r", lw=0.8, ls=":")
+    ax.set_yticks(range(len(names))[::-1], [n.replace(" (macro)", "\n(macro)") for n in names], fontsize=8)
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel("heading F1 vs the PDF outline")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside: inside, it covered bars
     fig.tight_layout()
     return save_png_svg(fig, stem)
 

@@ -12,8 +12,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
+from matplotlib.text import Text
 
 from pipeline.report.render.plots import save_png_svg
+from pipeline.report.sections import is_labelled
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES
 
 CLASS_COLOURS = {
@@ -38,28 +40,31 @@ def diff_text(row) -> str:
 
 
 def ablation_bars(stats: pd.DataFrame, name: str, note: str, stem: str | Path) -> list[Path]:
-    """One WattBot ablation: each metric a group, each variant a bar with its 95% interval."""
+    """One WattBot ablation: a panel per metric (each its own axis), a bar per variant with its 95%
+    interval, the reference on top; the paired differences on the first metric printed below."""
     metrics = list(dict.fromkeys(stats["metric"]))
     variants = list(dict.fromkeys(stats["variant"]))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(metrics) * max(1, len(variants) / 2) + 2), 4.2))
-    width = 0.8 / len(variants)
-    for j, v in enumerate(variants):
-        part = stats[stats["variant"] == v].set_index("metric").loc[metrics].reset_index()
-        xs = np.arange(len(metrics)) + (j - (len(variants) - 1) / 2) * width
-        ax.bar(xs, part["mean"], width, yerr=_err(part), capsize=2, label=v + (" (ref)" if j == 0 else ""))
-    ax.set_xticks(range(len(metrics)))
-    ax.set_xticklabels(metrics)
-    ax.set_ylim(0, 1.12)
-    ax.set_ylabel("mean over questions (95% CI)")
-    ax.set_title(f"{name}: {note}" if note else name, fontsize=10)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside the data
     first = metrics[0]
     lines = [diff_text(r) for r in stats[(stats["metric"] == first) & stats["diff"].notna()].to_dict("records")]
-    fig.text(
+    fig, axes = plt.subplots(
+        1, len(metrics), figsize=(9.5, 0.3 * len(variants) + 1.5), sharey=True, squeeze=False, layout="constrained"
+    )
+    ys = np.arange(len(variants))[::-1]
+    for ax, metric in zip(axes[0], metrics):
+        part = stats[stats["metric"] == metric].set_index("variant").loc[variants].reset_index()
+        ax.barh(ys, part["mean"], xerr=_err(part), capsize=2, color=[f"C{j}" for j in range(len(variants))])
+        ax.set_xlim(0, 1.05)
+        ax.set_title(metric, fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(ys, [v + (" (ref)" if j == 0 else "") for j, v in enumerate(variants)], fontsize=8)
+    fig.suptitle(f"{name}: {note}" if note else name, fontsize=10)
+    fig.supxlabel("mean over questions (95% CI)", fontsize=9)
+    fig.text(  # below the figure's lower edge: bbox_inches="tight" keeps it
         0.01,
-        -0.02 - 0.035 * len(lines),
+        0.0,
         f"paired {first} differences (n={int(stats['n'].iloc[0])}):\n" + "\n".join(lines),
-        fontsize=7,
+        fontsize=8,
         va="top",
         family="monospace",
     )
@@ -79,7 +84,7 @@ def ablation_suite(stats: pd.DataFrame, title: str, stem: str | Path) -> list[Pa
     fig, axes = plt.subplots(
         1,
         len(datasets),
-        figsize=(3.4 * len(datasets) + 1, 0.3 * len(variants) + 1.6 if many else 3.3),
+        figsize=(2.1 * len(datasets) + 1.5, 0.3 * len(variants) + 1.6 if many else 3.3),
         squeeze=False,
         sharey=many,
     )
@@ -91,7 +96,7 @@ def ablation_suite(stats: pd.DataFrame, title: str, stem: str | Path) -> list[Pa
             ys = np.arange(len(variants))[::-1]
             ax.errorbar(top["mean"], ys, xerr=_err(top), fmt="o", capsize=2, color="k")
             ax.set_yticks(ys)
-            ax.set_yticklabels(variants, fontsize=7)
+            ax.set_yticklabels(variants, fontsize=8)
             ax.set_xlabel(f"IE@{int(part['k'].max())} (95% CI)")
         else:
             for j, v in enumerate(variants):
@@ -109,34 +114,34 @@ def ablation_suite(stats: pd.DataFrame, title: str, stem: str | Path) -> list[Pa
         ax.set_title(f"{d} (n={int(part['n'].iloc[0])})", fontsize=9)
     if not many:
         axes[0][0].set_ylabel("IE@k (95% CI)")
-        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+        axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.suptitle(title, fontsize=10)
     return save_png_svg(fig, stem)
 
 
-def spread_labels(ax, xs, ys, labels, fontsize: int = 6, width_px: float = 90) -> None:
-    """Label points to their right, nudging a label up while it would overlap one already placed
-    (a thin leader line joins a moved label to its point)."""
+def spread_labels(ax, xs, ys, labels, fontsize: int = 8, gap_pt: float = 2.0) -> None:
+    """Label points to their right; a label that would overlap one already placed (measured from its
+    drawn extent) moves up or down, nearest free place first, with a thin leader line to its point."""
     ax.autoscale_view()
+    renderer = ax.figure.canvas.get_renderer()
+    placed: list = []
+    step = fontsize + gap_pt
     pts = ax.transData.transform(np.column_stack([np.asarray(xs, float), np.asarray(ys, float)]))
-    to_pt = 72 / ax.figure.dpi
-    gap = fontsize * 1.3 / to_pt
-    placed: list[tuple[float, float]] = []
     for i in np.argsort(pts[:, 1], kind="stable"):
-        x, y = pts[i]
-        ly = y
-        while any(abs(px - x) < width_px and abs(py - ly) < gap for px, py in placed):
-            ly += gap
-        placed.append((x, ly))
-        ax.annotate(
-            labels[i],
-            (xs[i], ys[i]),
-            xytext=(5, (ly - y) * to_pt),
-            textcoords="offset points",
-            fontsize=fontsize,
-            va="center",
-            arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "grey"} if ly != y else None,
-        )
+        style = {"xytext": (5, 0), "textcoords": "offset points", "fontsize": fontsize, "va": "center"}
+        ann = ax.annotate(labels[i], (xs[i], ys[i]), **style)
+        for n in range(1, 60):
+            ann.update_positions(renderer)  # the text alone (not its leader line) must be clear
+            if not any(Text.get_window_extent(ann, renderer).overlaps(p) for p in placed):
+                break
+            ann.xyann = (5, step * ((n + 1) // 2) * (1 if n % 2 else -1))
+        if ann.xyann[1]:  # moved: drawn again with a leader line to its point
+            offset = ann.xyann
+            ann.remove()
+            arrow = {"arrowstyle": "-", "lw": 0.4, "color": "grey"}
+            ann = ax.annotate(labels[i], (xs[i], ys[i]), **{**style, "xytext": offset}, arrowprops=arrow)
+        ann.update_positions(renderer)
+        placed.append(Text.get_window_extent(ann, renderer).padded(2))
 
 
 def _interval_rows(point, lo, hi, width: float, row_height: float, **style):
@@ -147,38 +152,52 @@ def _interval_rows(point, lo, hi, width: float, row_height: float, **style):
     return fig, ax, ys
 
 
-def differences_forest(summary: pd.DataFrame, stem: str | Path) -> list[Path]:
-    """Every A-vs-B comparison on its headline metric: paired difference, 95% interval, p-value."""
-    fig, ax, ys = _interval_rows(
-        summary["diff"], summary["diff_lo"], summary["diff_hi"], width=8, row_height=0.32, color="k"
-    )
+ROW_INCHES = 0.22  # one comparison per row: room for an 8 pt label
+
+
+def _difference_panel(ax, part: pd.DataFrame, nrows: int, title: str) -> None:
+    """One panel of the forest: a row per comparison, top-aligned in ``nrows`` rows, p-values on the right."""
+    ys = np.arange(len(part))[::-1] + nrows - len(part)
+    d = part["diff"].to_numpy()
+    err = np.vstack([d - part["diff_lo"], part["diff_hi"] - d]).clip(min=0)
+    ax.errorbar(d, ys, xerr=err, fmt="o", capsize=3, color="k")
     ax.axvline(0, color="grey", lw=1, ls="--")
-    ax.set_yticks(ys)
-    ax.set_yticklabels(
-        [
-            f"{r['ablation']} [{r['dataset']} {r['metric']}]: {r['variant']} − {r['reference']}"
-            for r in summary.to_dict("records")
-        ],
-        fontsize=7,
-    )
-    for y, r in zip(ys, summary.to_dict("records")):
-        ax.annotate(
-            f"p={r['p_value']:.2g}",
-            (r["diff_hi"], y),
-            xytext=(4, 0),
-            textcoords="offset points",
-            fontsize=7,
-            va="center",
-        )
-    ax.set_xlabel("paired difference to the reference (95% bootstrap CI)")
-    ax.set_title("Ablations: variant minus reference", fontsize=10)
+    ax.set_ylim(-0.7, nrows - 0.3)
+    ax.set_yticks(ys, [f"{r['ablation']}: {r['variant']} − {r['reference']}" for r in part.to_dict("records")])
+    ax.tick_params(labelsize=8)
+    right = ax.twinx()
+    right.set_ylim(ax.get_ylim())
+    right.set_yticks(ys, [f"p={p:.2g}" for p in part["p_value"]], fontsize=8)
+    ax.set_title(title, fontsize=9)
+
+
+def differences_forest(summary: pd.DataFrame, stem: str | Path) -> list[Path]:
+    """Every A-vs-B comparison on its headline metric: paired difference, 95% interval, p-value (on the
+    right). One panel per dataset and metric, each with its own axis (a score and an IE@k do not share a
+    scale), two panels a row, the labelled set's first."""
+    keys = list(dict.fromkeys(zip(summary["dataset"], summary["metric"])))
+    keys = [k for k in keys if is_labelled(k[0])] + [k for k in keys if not is_labelled(k[0])]
+    parts = [summary[(summary["dataset"] == d) & (summary["metric"] == m)] for d, m in keys]
+    if not parts:  # the figure is planned from the config: say why it is empty
+        fig, ax = plt.subplots(figsize=(6, 1.2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no paired comparison on a headline metric", ha="center", va="center")
+        return save_png_svg(fig, stem)
+    ncols = min(2, len(parts))
+    rows = [max(len(p) for p in parts[r : r + ncols]) for r in range(0, len(parts), ncols)]
+    fig = plt.figure(figsize=(9.6, ROW_INCHES * sum(rows) + 0.9 * len(rows) + 0.6), layout="constrained")
+    grid = fig.add_gridspec(len(rows), ncols, height_ratios=[n + 3 for n in rows])
+    for j, ((dataset, metric), part) in enumerate(zip(keys, parts)):
+        _difference_panel(fig.add_subplot(grid[j // ncols, j % ncols]), part, rows[j // ncols], f"{dataset}: {metric}")
+    fig.supxlabel("variant minus reference: paired difference (95% bootstrap CI)", fontsize=9)
+    fig.suptitle("Ablations: variant minus reference, one panel per dataset and metric", fontsize=10)
     return save_png_svg(fig, stem)
 
 
 def attribution_grid(classes: pd.DataFrame, types: pd.Series, stem: str | Path) -> list[Path]:
     """Question x variant grid coloured by attribution class: which variant fixed which question."""
     codes = classes.apply(lambda col: col.map({c: i for i, c in enumerate(CLASSES)}))
-    fig, ax = plt.subplots(figsize=(1.0 * classes.shape[1] + 3.5, 0.16 * len(classes) + 1.6))
+    fig, ax = plt.subplots(figsize=(0.4 * classes.shape[1] + 3.5, 0.2 * len(classes) + 1.6))
     ax.imshow(
         codes.to_numpy(),
         aspect="auto",
@@ -188,11 +207,11 @@ def attribution_grid(classes: pd.DataFrame, types: pd.Series, stem: str | Path) 
         vmax=len(CLASSES) - 0.5,
     )
     ax.set_xticks(range(classes.shape[1]))
-    ax.set_xticklabels(classes.columns, rotation=35, ha="right", fontsize=7)
+    ax.set_xticklabels(classes.columns, rotation=90, fontsize=8)
     ax.set_yticks(range(len(classes)))
-    ax.set_yticklabels([f"{q} ({types[q]})" for q in classes.index], fontsize=6)
+    ax.set_yticklabels([f"{q} ({types[q]})" for q in classes.index], fontsize=8)
     handles = [plt.Rectangle((0, 0), 1, 1, color=CLASS_COLOURS[c]) for c in CLASSES]
-    ax.legend(handles, CLASSES, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.legend(handles, CLASSES, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.set_title("Per-question attribution", fontsize=10)
     return save_png_svg(fig, stem)
 
@@ -200,7 +219,7 @@ def attribution_grid(classes: pd.DataFrame, types: pd.Series, stem: str | Path) 
 def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Left: attribution class counts per variant (stacked); right: share of each class per
     question type, over all (question, variant) outcomes."""
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.35 * len(counts) + 2.0))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 0.35 * len(counts) + 2.4), layout="constrained")
     left = np.zeros(len(counts))
     for c in CLASSES:
         a1.barh(counts.index, counts[c], left=left, color=CLASS_COLOURS[c], label=c)
@@ -208,14 +227,13 @@ def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | 
     a1.invert_yaxis()
     a1.set_xlabel("questions")
     a1.set_title("attribution per variant", fontsize=10)
-    a1.tick_params(axis="y", labelsize=7)
+    a1.tick_params(axis="y", labelsize=8)
     fig.legend(
         handles=[plt.Rectangle((0, 0), 1, 1, color=CLASS_COLOURS[c]) for c in CLASSES],
         labels=list(CLASSES),
-        fontsize=7,
-        ncol=len(CLASSES),
-        loc="lower center",
-        bbox_to_anchor=(0.5, -0.06),
+        fontsize=8,
+        ncol=len(CLASSES) // 2,
+        loc="outside lower center",  # below the axis labels, whatever the height
     )
     types = [t for t in QUESTION_TYPES if t in by_type.index]
     share = by_type.loc[types, list(CLASSES)]
@@ -237,7 +255,7 @@ def attribution_counts(counts: pd.DataFrame, by_type: pd.DataFrame, stem: str | 
 def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Score (95% CI) against LLM tokens per question and against context tokens shown, with the
     Pareto fronts (extractive variants spend 0 LLM tokens)."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 4), sharey=True)
     for ax, x, front, label in (
         (axes[0], "tokens_per_question", front_tokens, "LLM tokens per question"),
         (axes[1], "context_tokens", front_context, "context tokens per question"),
@@ -257,7 +275,7 @@ def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.Dat
         ax.set_xlabel(label)
         spread_labels(ax, cost[x].to_numpy(), cost["score"].to_numpy(), list(cost["variant"]))
     axes[0].set_ylabel("wattbot2025 score (95% CI)")
-    axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.suptitle("Accuracy versus tokens", fontsize=10)
     return save_png_svg(fig, stem)
 
@@ -265,12 +283,11 @@ def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.Dat
 def leaderboard_ci(board: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Score per answering variant with its 95% interval, best first."""
     fig, ax, ys = _interval_rows(board["score"], board["score_lo"], board["score_hi"], width=7, row_height=0.35)
-    ax.axvline(0.496, color="k", ls="--", lw=1, label="BM25 baseline (0.496)")
     ax.set_yticks(ys)
     ax.set_yticklabels(board["variant"], fontsize=8)
     ax.set_xlabel("wattbot2025 score on train (95% bootstrap CI over questions)")
     ax.set_xlim(0, 1)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside: it hid a variant's point
+    ax.grid(axis="x", alpha=0.3)
     return save_png_svg(fig, stem)
 
 
@@ -279,7 +296,9 @@ def embedding_map(meta: pd.DataFrame, xy: np.ndarray, variance: list[float], lev
     docs = sorted(meta["doc_id"].unique())
     palette = [plt.get_cmap(c)(i) for c in ("tab20", "tab20b") for i in range(20)]
     colour = {d: palette[i % len(palette)] for i, d in enumerate(docs)}
-    fig, axes = plt.subplots(1, len(levels), figsize=(4 * len(levels), 4.2), sharex=True, sharey=True)
+    fig, axes = plt.subplots(
+        1, len(levels), figsize=(2.4 * len(levels) + 0.6, 4.2), sharex=True, sharey=True, layout="constrained"
+    )
     for ax, level in zip(np.atleast_1d(axes), levels):
         m = (meta["level"] == level).to_numpy()
         ax.scatter(
@@ -294,6 +313,6 @@ def embedding_map(meta: pd.DataFrame, xy: np.ndarray, variance: list[float], lev
         ax.set_xlabel(f"PC1 ({variance[0]:.1%})")
     np.atleast_1d(axes)[0].set_ylabel(f"PC2 ({variance[1]:.1%})")
     handles = [plt.Line2D([], [], marker="o", ls="", color=colour[d], label=d) for d in docs]
-    fig.legend(handles=handles, fontsize=6, ncol=8, loc="lower center", bbox_to_anchor=(0.5, -0.18))
+    fig.legend(handles=handles, fontsize=8, ncol=6, loc="outside lower center")
     fig.suptitle("Embedding map of the tree index (PCA, coloured by document)", fontsize=10)
     return save_png_svg(fig, stem)

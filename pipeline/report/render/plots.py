@@ -11,30 +11,27 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from pipeline.io import atomic_write_bytes  # noqa: E402
+from pipeline.report.render.figure_check import check_legible  # noqa: E402
 
 # No timestamps or version strings inside the files: reruns stay byte-identical.
 PNG_META = {"Software": None}
 SVG_META = {"Date": None, "Creator": None}
+META = {"png": PNG_META, "svg": SVG_META}
+DPI = 120  # the saved size: figure_check measures the texts at it
 matplotlib.rcParams["svg.hashsalt"] = "wattbench"  # stable element ids in SVGs
 
 
-def save(fig, path: str | Path) -> None:
+def save_figure(fig, stem: str | Path, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
+    """Check that ``fig`` is legible at the saved size (figure_check.py: raises, naming the figure and
+    its texts), then write ``<stem>.<fmt>`` for each format (free of timestamps); return the paths.
+    Every figure of the report is written here, so every one is checked."""
     import io
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata=PNG_META)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def save_png_svg(fig, stem: str | Path) -> list[Path]:
-    """Write ``<stem>.png`` and ``<stem>.svg`` (both free of timestamps); return the two paths."""
-    import io
-
+    check_legible(fig, Path(stem).name, DPI)
     out = []
-    for fmt, meta in (("png", PNG_META), ("svg", SVG_META)):
+    for fmt in formats:
         buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, dpi=120, bbox_inches="tight", metadata=meta)
+        fig.savefig(buf, format=fmt, dpi=DPI, bbox_inches="tight", metadata=META[fmt])
         path = Path(f"{stem}.{fmt}")
         atomic_write_bytes(path, buf.getvalue())
         out.append(path)
@@ -42,21 +39,31 @@ def save_png_svg(fig, stem: str | Path) -> list[Path]:
     return out
 
 
+def save(fig, path: str | Path) -> None:
+    """``fig`` as the one PNG ``path`` (checked, like every figure)."""
+    save_figure(fig, Path(path).with_suffix(""), ("png",))
+
+
+def save_png_svg(fig, stem: str | Path) -> list[Path]:
+    """Write ``<stem>.png`` and ``<stem>.svg`` (both checked and free of timestamps); return the two paths."""
+    return save_figure(fig, stem)
+
+
 def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "wattbot2025") -> None:
-    """Overall score and its components per answering variant, with the baseline as a line."""
+    """Overall score and its components per answering variant: one panel per metric, each with its own
+    axis, variants in the board's order (best first) down the shared rows."""
     comps = ["score", "value", "ref", "na"]
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(board) + 2), 3.6))
-    width = 0.8 / len(comps)
-    for i, comp in enumerate(comps):
-        xs = [x + (i - 1.5) * width for x in range(len(board))]
-        ax.bar(xs, board[comp], width, label=comp)
-    ax.axhline(0.496, color="k", ls="--", lw=1, label="BM25 baseline (0.496)")
-    ax.set_xticks(range(len(board)))
-    ax.set_xticklabels(board["variant"], rotation=20, ha="right")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel(f"{profile} on train_QA")
-    ax.set_title("WattBot score by answering variant")
-    ax.legend(fontsize=7, ncol=3, loc="upper left")
+    fig, axes = plt.subplots(1, len(comps), figsize=(9.5, 0.28 * len(board) + 1.4), sharey=True, layout="constrained")
+    ys = list(range(len(board)))[::-1]
+    for ax, comp in zip(axes, comps):
+        ax.barh(ys, board[comp], color="tab:blue" if comp == "score" else "tab:grey")
+        ax.set_xlim(0, 1.05)
+        ax.set_title(comp, fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(ys)
+    axes[0].set_yticklabels(board["variant"], fontsize=8)
+    fig.supxlabel(f"{profile} on the scored split (train)", fontsize=9)
+    fig.suptitle("WattBot score and its components by answering variant", fontsize=10)
     save(fig, path)
 
 
@@ -65,19 +72,18 @@ def doc_recall_by_variant(table: pd.DataFrame, path: str | Path, ks=(1, 3, 5, 10
     fig, ax = plt.subplots(figsize=(6, 3.4))
     for row in table.to_dict("records"):
         ax.plot(ks, [row[f"doc_recall@{k}"] for k in ks], marker="o", label=row["retrieval"])
-    ax.axhline(0.92, color="k", ls=":", lw=1, label="baseline hit@1 (0.92)")
     ax.set_xticks(list(ks))
     ax.set_xlabel("k (distinct documents)")
     ax.set_ylabel("gold document recall@k")
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside: the lines stay visible
     ax.set_title("WattBot train: retrieval")
     save(fig, path)
 
 
 def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
-    """IE@k, recall@k and precision@k per retrieval variant for one dataset."""
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.2), sharex=True)
+    """IE@k, recall@k and precision@k per retrieval variant for one dataset (a panel, own axis, each)."""
+    fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2), sharex=True, layout="constrained")
     for ax, metric in zip(axes, ("ie", "recall", "precision")):
         for variant, part in table.groupby("variant", sort=True):
             ax.plot(part["k"], part[metric], marker="o", label=variant)
@@ -85,6 +91,6 @@ def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
         ax.set_xlabel("k")
         ax.set_xticks(sorted(table["k"].unique()))
     axes[0].set_ylabel(dataset)
-    axes[-1].legend(fontsize=7)
+    fig.legend(*axes[0].get_legend_handles_labels(), fontsize=8, loc="outside right upper")
     fig.suptitle(f"Retrieval suite: {dataset}")
     save(fig, path)

@@ -36,6 +36,7 @@ class InputFiles:
     suite_of: dict[str, str] = field(default_factory=dict)  # "dataset:variant" -> suite per-query CSV
     index_of: dict[str, str] = field(default_factory=dict)  # index name -> sqlite
     corpora_of: dict[str, str] = field(default_factory=dict)  # corpus name -> its leaderboard CSV
+    suite_run_of: dict[str, str] = field(default_factory=dict)  # "dataset:variant" -> suite retrieval JSONL
 
     @staticmethod
     def _get(files: dict[str, str], name: str, kind: str) -> Path:
@@ -57,6 +58,9 @@ class InputFiles:
 
     def suite(self, dataset: str, rv: str) -> Path:
         return self._get(self.suite_of, f"{dataset}:{rv}", "suite")
+
+    def suite_run(self, dataset: str, rv: str) -> Path:
+        return self._get(self.suite_run_of, f"{dataset}:{rv}", "suite retrieval")
 
     def index(self, name: str) -> Path:
         return self._get(self.index_of, name, "index")
@@ -88,12 +92,19 @@ def suite_tables(params: FiguresParams, paths: InputFiles) -> dict[tuple[str, st
     }
 
 
-def compare(tables: dict[str, pd.DataFrame], variants: Sequence[str], metric: str, rep: Resampling) -> list[dict]:
-    """Rows of mean and 95% interval per variant, and the paired difference to ``variants[0]``
-    with its interval and randomisation p-value, on the questions every variant has a value for."""
+def paired_values(tables: dict[str, pd.DataFrame], variants: Sequence[str], metric: str) -> pd.DataFrame:
+    """questions x variants: ``metric`` on the questions every variant has a value for."""
     cols = pd.concat([tables[v][metric].rename(v) for v in variants], axis=1).dropna()
     if cols.empty:
         raise ValueError(f"metric {metric!r}: no question with a value for all of {variants}")
+    return cols
+
+
+def compare(tables: dict[str, pd.DataFrame], variants: Sequence[str], metric: str, rep: Resampling) -> list[dict]:
+    """Rows of mean and 95% interval per variant, and the paired difference to ``variants[0]``
+    with its interval, the standard deviation of the per-question differences and the randomisation
+    p-value, on the questions every variant has a value for (:func:`paired_values`)."""
+    cols = paired_values(tables, variants, metric)
     x = cols.to_numpy(dtype=float)
     cis, diffs = paired_bootstrap(x, rep.bootstrap, rep.seed)
     rows = []
@@ -112,6 +123,7 @@ def compare(tables: dict[str, pd.DataFrame], variants: Sequence[str], metric: st
                 "diff": diffs[j].mean,
                 "diff_lo": diffs[j].lo,
                 "diff_hi": diffs[j].hi,
+                "diff_sd": float((x[:, j] - x[:, 0]).std(ddof=1)) if len(x) > 1 else float("nan"),
                 "p_value": randomisation_p(x[:, j], x[:, 0], rep.permutations, rep.seed),
             }
         rows.append(row)

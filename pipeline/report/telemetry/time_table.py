@@ -25,6 +25,7 @@ import pandas as pd
 from pipeline import paths
 from pipeline.io import atomic_write_bytes, atomic_write_text
 from pipeline.provenance import write_manifest
+from pipeline.report.telemetry.timeline import lanes, planned_critical_path, timeline_png
 
 BENCHMARK_DIR = "benchmarks"
 # rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
@@ -32,6 +33,7 @@ BENCHMARK_PATTERNS: dict[str, str] = {rule: paths.rule_benchmark(rule) for rule 
 # The answer jobs' per-call telemetry (pipeline/cli.py cmd_answer writes it beside the answers).
 ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
 TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"
+TIMELINE = "time-timeline.telemetry.png"  # the jobs over time, critical path marked (telemetry/timeline.py)
 LLM_TABLE = "time-llm.telemetry.csv"
 RUN_SUMMARY = "time-run.telemetry.json"
 MAKE_RUN_TIMES = "logs/make-run.times"  # "start|setup|dag <epoch seconds>" lines, written by `make run`
@@ -213,16 +215,25 @@ def figure_png(table: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def page_html(table: pd.DataFrame, png: bytes, llm: pd.DataFrame | None = None) -> str:
-    """A self-contained page: the figure inline, the table, and the LLM jobs' table when there is one."""
+def page_html(table: pd.DataFrame, png: bytes, llm: pd.DataFrame | None = None, timeline: bytes | None = None) -> str:
+    """A self-contained page: the timeline and the figure inline, the table, and the LLM jobs' table."""
     img = base64.b64encode(png).decode()
+    lanes = (
+        "<h2>Timeline</h2><p>Every job as a bar from its start to its end, in lanes of jobs that ran side by "
+        "side; outlined in black, the critical path planned at the run's start (each job's priority is the "
+        'longest chain of work below it: docs/architecture.md, "Scheduling").</p>'
+        f"<img alt='timeline of the run' src='data:image/png;base64,{base64.b64encode(timeline).decode()}'>"
+        if timeline
+        else ""
+    )
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>wattbench: time per rule</title></head>"
         "<body style='font-family:sans-serif;max-width:60em;margin:auto'>"
         "<h1>Time per rule</h1><p>Wall and CPU seconds summed over each rule's jobs, from Snakemake's "
         "benchmark files of the last run (jobs run side by side: the sum is not the run's elapsed time). "
         f"Table: <a href='{TABLE}'>{TABLE}</a>.</p>"
-        f"<img alt='time per rule' src='data:image/png;base64,{img}'>"
+        + lanes
+        + f"<h2>Per rule</h2><img alt='time per rule' src='data:image/png;base64,{img}'>"
         + table.to_html(index=False, escape=True, na_rep="")
         + ("" if llm is None or llm.empty else "<h2>LLM answering jobs</h2>" + llm.to_html(index=False, na_rep=""))
         + "</body></html>\n"
@@ -239,11 +250,14 @@ def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
     write_manifest(out, {"benchmark_patterns": BENCHMARK_PATTERNS}, jobs=len(jobs), **run_commit(root))
     llm = llm_table(root)
     atomic_write_text(reports / LLM_TABLE, llm.to_csv(index=False, lineterminator="\n"))
-    atomic_write_text(reports / RUN_SUMMARY, json.dumps(run_summary(jobs, make_run_times(root)), indent=1) + "\n")
+    path = planned_critical_path(root)
+    summary = {**run_summary(jobs, make_run_times(root)), "critical_path": path}
+    atomic_write_text(reports / RUN_SUMMARY, json.dumps(summary, indent=1) + "\n")
     if len(table):
-        png = figure_png(table)
+        png, timeline = figure_png(table), timeline_png(lanes(jobs, set(path)))
         atomic_write_bytes(reports / FIGURE, png)
-        atomic_write_text(reports / PAGE, page_html(table, png, llm))
+        atomic_write_bytes(reports / TIMELINE, timeline)
+        atomic_write_text(reports / PAGE, page_html(table, png, llm, timeline))
     return table
 
 

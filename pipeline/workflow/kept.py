@@ -1,0 +1,64 @@
+"""Which of a run's scores are kept under runs/<id>/ (pipeline/report/export/kept_runs.py), read off its config.
+
+Per dataset and split the run scored: WattBot's score split (gold: its labelled question file), each
+labelled corpus's questions (gold: the ingested solutions), each retrieval-suite dataset's queries
+(gold: the exported gold spans); each with its per-question score files. Only the files there are
+kept: a run of a few targets keeps what it made.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pipeline import paths
+from pipeline.config import suite_present, wattbot_present
+from pipeline.report.export.kept_runs import RUNS, ScoredSet, keep_run, wattbot_profile
+from pipeline.runs import ENV, read_state
+from pipeline.workflow.corpora import corpus_names, corpus_report_inputs
+from pipeline.workflow.reports import report_inputs
+from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
+from pipeline.workflow.wattbot import split_source
+
+
+def _answered(dataset: str, split: str, gold: str, per_question: dict[str, str]) -> ScoredSet:
+    return ScoredSet(dataset, split, gold, wattbot_profile(), ("score",), "id", per_question)
+
+
+def _suite(cfg: dict, dataset: str) -> ScoredSet:
+    ks = suite_ks(cfg)
+    scores = {rv: paths.suite_per_query(dataset, rv) for rv in suite_variants(cfg)}
+    profile = {"name": "retrieval-suite", "ks": list(ks)}
+    return ScoredSet(
+        dataset, "queries", paths.export_gold(dataset), profile, tuple(f"ie@{k}" for k in ks), "query_id", scores
+    )
+
+
+def scored_sets(cfg: dict) -> list[ScoredSet]:
+    """The run's scored datasets and splits, each with the per-question files that exist (sets without
+    their gold file or any score file are left out)."""
+    sets = []
+    if wattbot_present(cfg) and cfg.get("answering"):
+        split = cfg["wattbot"]["score_split"]
+        sets.append(_answered(paths.WATTBOT, split, split_source(cfg, split), report_inputs(cfg)["per_question"]))
+    for name in corpus_names(cfg, labelled=True):
+        gold = paths.corpus_ingest(name, "solutions")
+        sets.append(_answered(name, paths.CORPUS_SPLIT, gold, corpus_report_inputs(cfg, name)["per_question"]))
+    if suite_present(cfg):
+        sets += [_suite(cfg, d) for d in suite_datasets(cfg)]
+    out = []
+    for s in sets:
+        there = {v: p for v, p in s.scores.items() if Path(p).is_file()}
+        if there and Path(s.gold).is_file():
+            out.append(ScoredSet(s.dataset, s.split, s.gold, s.profile, s.metrics, s.id_column, there))
+    return out
+
+
+def keep_this_run(cfg: dict, reports_dir: str = paths.reports.root, this_process: bool = False) -> Path | None:
+    """Keep the run of logs/run.json; its folder, or None when there is none. ``this_process`` (``onsuccess``):
+    only when it is the run this process began (``WATTBENCH_RUN_ID``), so ``--touch``, which begins no
+    run, keeps no earlier run's folder again."""
+    state = read_state()
+    if state is None or (this_process and os.environ.get(ENV) != state.id):
+        return None
+    return keep_run(state, reports_dir, scored_sets(cfg), RUNS)

@@ -1,0 +1,77 @@
+"""Job priorities follow the longest remaining chain (pipeline/workflow/critical_path.py)."""
+
+import json
+
+import pytest
+
+from pipeline.workflow.critical_path import (
+    JobLengths,
+    chain_lengths,
+    critical_path,
+    job_key,
+    load_lengths,
+    priority,
+)
+
+# A toy DAG: a long chain a1 → a2 → a3 → end (30 s each) beside a wide fan of ten 5 s jobs f0..f9 → end.
+LONG = ["a1", "a2", "a3"]
+FAN = [f"f{i}" for i in range(10)]
+EDGES = {**{"a1": ["a2"], "a2": ["a3"], "a3": ["end"]}, **{f: ["end"] for f in FAN}, "end": []}
+LENGTH = {**{a: 30.0 for a in LONG}, **{f: 5.0 for f in FAN}, "end": 1.0}
+
+
+def test_a_long_chain_outranks_a_wide_fan_of_short_jobs():
+    chain = chain_lengths(EDGES, EDGES.__getitem__, LENGTH.__getitem__)
+    assert chain["a1"] == 91.0 and chain["a3"] == 31.0 and chain["f0"] == 6.0 and chain["end"] == 1.0
+    ranked = sorted(chain, key=lambda n: -priority(chain[n]))
+    assert ranked[:3] == LONG  # the chain's head first, although the fan has more jobs and more total work
+    assert all(priority(chain["a3"]) > priority(chain[f]) for f in FAN)
+    assert critical_path(chain, EDGES.__getitem__) == [*LONG, "end"]
+
+
+def test_chain_lengths_take_the_longest_branch_and_survive_a_deep_dag():
+    edges = {"s": ["x", "y"], "x": ["t"], "y": ["t"], "t": []}
+    chain = chain_lengths(edges, edges.__getitem__, {"s": 1, "x": 10, "y": 2, "t": 1}.__getitem__)
+    assert chain["s"] == 12
+    deep = {i: [i + 1] for i in range(5000)} | {5000: []}
+    assert chain_lengths(deep, deep.__getitem__, lambda n: 1.0)[0] == 5001.0  # no recursion limit
+
+
+def test_lengths_fall_back_from_job_to_rule_and_dataset_to_rule():
+    lengths = JobLengths.of_jobs({"wattbot/index/hier": 180.0, "wattbot/index/flat": 200.0, "hotpotqa/index/hier": 20.0})
+    assert lengths.seconds("wattbot/index/hier") == 180.0
+    assert lengths.seconds("wattbot/index/mine") == 190.0  # a new WattBot index: WattBot's index mean
+    assert lengths.seconds("msmarco/index/hier") == pytest.approx(400 / 3)  # a dataset never timed: the rule's mean
+    assert job_key("benchmarks/wattbot/index/hier.tsv") == "wattbot/index/hier"
+
+
+def test_the_last_runs_benchmarks_override_the_shipped_table(tmp_path):
+    shipped = tmp_path / "job_lengths.json"
+    shipped.write_text(json.dumps({"jobs": {"wattbot/index/hier": 180.0, "wattbot/index/flat": 200.0}}))
+    bench = tmp_path / "benchmarks" / "wattbot" / "index"
+    bench.mkdir(parents=True)
+    (bench / "hier.tsv").write_text("s\th:m:s\tmax_rss\tcpu_time\n42.5\t0:00:42\t100\t40\n")
+    lengths = load_lengths(tmp_path, shipped)
+    assert lengths.seconds("wattbot/index/hier") == 42.5 and lengths.seconds("wattbot/index/flat") == 200.0
+
+
+def test_the_shipped_table_covers_the_default_grids_longest_jobs():
+    """The table ships with the repo: WattBot's indexes, SproutRAG attention and the LLM answers are in it."""
+    from pipeline.workflow.critical_path import SHIPPED
+
+    jobs = json.loads(SHIPPED.read_text())["jobs"]
+    assert {"wattbot/index/hier", "wattbot/index/flat", "wattbot/sprout_attention", "llm_runtime"} <= set(jobs)
+
+
+def test_the_timeline_puts_overlapping_jobs_in_separate_lanes_and_marks_the_path():
+    from pipeline.report.telemetry.time_table import JobTime
+    from pipeline.report.telemetry.timeline import lanes, timeline_png
+
+    jobs = [JobTime("index", "wattbot/index/hier", 100, 90, 1, end=1100), JobTime("retrieve", "wattbot/retrieve/x/train", 50, 40, 1, end=1150),
+            JobTime("sprout_attention", "hotpotqa/sprout_attention", 120, 100, 1, end=1120)]
+    bars = {b.job: b for b in lanes(jobs, {"wattbot/index/hier", "wattbot/retrieve/x/train"})}
+    assert bars["wattbot/index/hier"].start == 0 and bars["hotpotqa/sprout_attention"].start == 0
+    assert bars["wattbot/index/hier"].lane != bars["hotpotqa/sprout_attention"].lane
+    assert bars["wattbot/retrieve/x/train"].lane == bars["wattbot/index/hier"].lane  # it starts when the index ends
+    assert bars["wattbot/index/hier"].critical and not bars["hotpotqa/sprout_attention"].critical
+    assert timeline_png(list(bars.values()))[:4] == b"\x89PNG"
