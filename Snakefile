@@ -93,9 +93,9 @@ rule all:
 # Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
-    wf.prioritise_by_critical_path(workflow)   # each job ranks by the longest chain below it (pipeline/workflow/critical_path.py)
     # the work of the jobs that will run: its keys set, its endpoints answer with the configured model
-    ENDPOINTS = real_run_checks(RUN.work)   # (main process, real runs only)
+    ENDPOINTS = real_run_checks(RUN.work)   # (main process, real runs only; first: a failed check writes nothing)
+    wf.prioritise_by_critical_path(workflow)   # each job ranks by the longest chain below it (pipeline/workflow/critical_path.py)
     if not workflow.touch:   # --touch only marks files up to date: no job, no spend
         start_run(RUN.work, workflow.configfiles, endpoint_lines=ENDPOINTS, est=RUN.est)
 
