@@ -13,7 +13,7 @@ if shutil.which("sacct") or shutil.which("squeue"):
     os.environ["PATH"] = os.pathsep.join([os.path.join(workflow.basedir, "profiles", "slurm", "bin"), os.environ["PATH"]])
 
 import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/register_builtins.py)
-from pipeline.config import check_paths, snakemake_config
+from pipeline.config import check_paths, config_hash, snakemake_config
 from pipeline.llm.preflight import declared_envvars, real_run_checks, warn_unused_per_model
 from pipeline.cores import machine_cores
 from pipeline.plan import RunWork, start_run
@@ -30,6 +30,7 @@ for notice in check_paths(CFG):
     if workflow.is_main_process:
         print(notice, file=sys.stderr)
 wf.check_corpora(CFG)   # every corpus's files checked (one line naming the file, row or column) before any job
+wf.check_labels(CFG)    # every wattbot.solutions file too: its columns, unique ids, each id a question of its split
 if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipeline/cache_journal.py; docs/cluster.md)
     os.environ["WATTBENCH_CACHE_JOURNAL"] = CFG["cache_journal"]
 # The grid's LLM side, typed once (pipeline/llm/work.py). What this invocation will call is known once
@@ -90,14 +91,15 @@ rule all:
 
 # Local runs: no submission rate limit, whose re-scheduling timers multiply while jobs wait (pipeline/workflow/scheduler.py);
 # job priorities from the critical path, written to logs/critical_path.json.
-# Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py).
+# Then, before the first job of a real run (never on -n): the LLM plan, the spend gate and the run id (pipeline/plan.py),
+# continued only by a run of the same resolved config (its hash: the one every report header shows).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
     # the work of the jobs that will run: its keys set, its endpoints answer with the configured model
     ENDPOINTS = real_run_checks(RUN.work)   # (main process, real runs only; first: a failed check writes nothing)
     wf.prioritise_by_critical_path(workflow)   # each job ranks by the longest chain below it (pipeline/workflow/critical_path.py)
     if not workflow.touch:   # --touch only marks files up to date: no job, no spend
-        start_run(RUN.work, workflow.configfiles, endpoint_lines=ENDPOINTS, est=RUN.est)
+        start_run(RUN.work, workflow.configfiles, endpoint_lines=ENDPOINTS, est=RUN.est, config_hash=config_hash(CFG))
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run

@@ -121,6 +121,15 @@ def per_question(av: str = "{av}", dataset: str = WATTBOT) -> str:
     return f"{RESULTS}/{dataset}/scores/{av}.per_question.csv"
 
 
+def split_scores(split: str = "{split}", av: str = "{av}") -> str:
+    """A WattBot variant's scores on a labelled split other than the score split (``wattbot.solutions``)."""
+    return f"{WATTBOT_RESULTS}/scores/{split}/{av}.json"
+
+
+def split_per_question(split: str = "{split}", av: str = "{av}") -> str:
+    return f"{WATTBOT_RESULTS}/scores/{split}/{av}.per_question.csv"
+
+
 def parse_errors(dataset: str = WATTBOT) -> str:
     return f"{RESULTS}/{dataset}/parse/errors.csv"
 
@@ -160,6 +169,7 @@ class Reports:
     # the report rule: leaderboard, Kaggle submissions, reports/index.md
     index_md = _file("index.md")
     leaderboard = _file(f"{WATTBOT}/leaderboard.csv")
+    leaderboard_by_type = _file(f"{WATTBOT}/leaderboard_by_type.csv")  # with other labelled splits (question types)
     submission = _file(f"{WATTBOT}/submission.csv")  # the default variant's, what Kaggle gets
     submissions_dir = _file(f"{WATTBOT}/submissions")
     score_figure = _file(f"{WATTBOT}/score_by_variant.png")
@@ -253,6 +263,7 @@ BENCHMARK_JOBS = {
     "answer": f"{WATTBOT}/answer/{{av}}/{{split}}",
     "ensemble": f"{WATTBOT}/ensemble/{{av}}/{{split}}",
     "evaluate": f"{WATTBOT}/evaluate/{{av}}",
+    "evaluate_split": f"{WATTBOT}/evaluate_split/{{split}}/{{av}}",
     "index": "{dataset}/index/{index}",
     "retrieve": "{dataset}/retrieve/{rv}/{split}",
     "sprout_attention": "{dataset}/sprout_attention",

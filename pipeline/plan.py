@@ -23,7 +23,7 @@ from pipeline.llm.preflight import dry_run_checks
 from pipeline.llm.prices import price_source
 from pipeline.llm.work import LLMWork
 from pipeline.llm_models import LLMSpec
-from pipeline.runs import begin_run
+from pipeline.runs import begin_run, read_state, superseded
 
 CONFIRM_ENV = "WATTBENCH_CONFIRM_SPEND"
 
@@ -146,14 +146,19 @@ def start_run(
     stream=None,
     endpoint_lines: list[str] | None = None,
     est: Estimate | None = None,
+    config_hash: str = "",
 ) -> str:
     """``onstart`` of a real run: the plan and the gate (when the grid calls an LLM; the estimate's
-    table was printed once the DAG was built), then the run id (continued when the last run here did not finish)."""
+    table was printed once the DAG was built), then the run id (continued when the last run here did not finish and
+    ran the same resolved config, whose hash is ``config_hash``; else a line says why it is new)."""
     out = stream or sys.stderr
     est = est if est is not None else estimate(work)  # the one printed once the DAG was built, if any
     if est.lines:
         print_plan(work, est, out, with_estimate=False, endpoint_lines=endpoint_lines)
-    state = begin_run(config_files=config_files)
+    previous = read_state()
+    state = begin_run(config_files=config_files, config_hash=config_hash)
+    if note := superseded(previous, state):
+        print(note, file=out)
     how = "new" if not state.resumed else f"continued, resume {state.resumed}"
     print(f"run id: {state.id} ({how}; logs/run.json; `python -m pipeline cost --run {state.id}`)", file=out)
     return state.id

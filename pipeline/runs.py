@@ -1,10 +1,13 @@
 """Run ids: which run of the workflow bought each LLM call (``python -m pipeline cost``).
 
 Every real Snakemake run gets an id at ``onstart`` (never on ``-n``): ``logs/run.json`` holds it
-with ``status: running``; ``onsuccess`` sets ``done``. A run that did not finish (failed, killed,
-stopped at its spend cap) leaves ``running`` behind, and the next run in the same folder (``make
-resume``, ``--rerun-incomplete``, or a plain rerun) continues it under the same id, so one run's
-spend and cap span its resumes. After a finished run the next one gets a new id. The main process
+with ``status: running``, the hash of the resolved config it runs (``config_hash``, the one every
+report header shows) and when this invocation began (``invoked``: the summary's time counts only
+its jobs); ``onsuccess`` sets ``done``. A run belongs to one resolved config. A run that did not
+finish (failed, killed, stopped at its spend cap) leaves ``running`` behind, and the next run in the
+same folder of the same config (``make resume``, ``--rerun-incomplete``, or a plain rerun) continues
+it under the same id, so one run's spend and cap span its resumes; a run of another config starts a
+new id and says so (:func:`superseded`). After a finished run the next one gets a new id. The main process
 exports the id as ``WATTBENCH_RUN_ID`` before any job starts; jobs inherit it (cluster jobs that do
 not get the environment read ``logs/run.json`` in the working directory). ``WATTBENCH_RUN_ID`` set
 by hand names the run. A gateway outside any run (a verb run by hand, a test) is a run of its own
@@ -33,6 +36,8 @@ class RunState:
     started: float = field(default_factory=time.time)
     resumed: int = 0  # how many times an unfinished run was continued
     config_files: list[str] = field(default_factory=list)
+    config_hash: str = ""  # the resolved config's (pipeline/config config_hash); "" in a state of before
+    invoked: float = 0.0  # when this invocation (its onstart) began; 0: unknown (a state of before)
 
 
 def new_id(prefix: str = "r") -> str:
@@ -47,21 +52,45 @@ def read_state(path: str | Path = STATE) -> RunState | None:
         return None
 
 
-def begin_run(path: str | Path = STATE, config_files: list[str] | None = None) -> RunState:
-    """The run this invocation is: the unfinished one in ``path`` continued, else a new one
-    (``WATTBENCH_RUN_ID`` set by hand wins); written back as running and exported to the jobs."""
+def continues(previous: RunState | None, config_hash: str) -> bool:
+    """Whether a run of the config ``config_hash`` continues ``previous``: it did not finish and ran
+    the same resolved config (a state of before, without a hash, is not continued by a hashed run)."""
+    return previous is not None and previous.status != "done" and previous.config_hash == config_hash
+
+
+def begin_run(path: str | Path = STATE, config_files: list[str] | None = None, config_hash: str = "") -> RunState:
+    """The run this invocation is: the unfinished one in ``path`` continued when its config hash is
+    ``config_hash``, else a new one (``WATTBENCH_RUN_ID`` set by hand wins: its run is continued
+    whatever the config); written back as running, stamped with this invocation's start, and
+    exported to the jobs."""
     previous = read_state(path)
     forced = os.environ.get(ENV)
+    files = [str(p) for p in config_files or []]
     if forced and (previous is None or previous.id != forced):
-        state = RunState(forced, config_files=[str(p) for p in config_files or []])
-    elif previous is not None and (previous.status != "done" or forced):
-        state = RunState(previous.id, "running", previous.started, previous.resumed + 1, previous.config_files)
+        state = RunState(forced, config_files=files, config_hash=config_hash)
+    elif previous is not None and (forced or continues(previous, config_hash)):
+        state = RunState(previous.id, "running", previous.started, previous.resumed + 1, files, config_hash)
     else:
-        state = RunState(new_id(), config_files=[str(p) for p in config_files or []])
+        state = RunState(new_id(), config_files=files, config_hash=config_hash)
+    state.invoked = time.time()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_json(path, asdict(state))
     os.environ[ENV] = state.id
     return state
+
+
+def superseded(previous: RunState | None, state: RunState) -> str:
+    """The line saying why ``state`` did not continue the unfinished run ``previous`` (its config
+    differs), or "" when there was none to continue or it was continued."""
+    if previous is None or previous.status == "done" or previous.id == state.id:
+        return ""
+    if previous.config_hash == state.config_hash:
+        return ""  # a new id named by hand (WATTBENCH_RUN_ID) for the same config
+    before = previous.config_hash or "not recorded"
+    return (
+        f"new run {state.id}: the config differs from unfinished run {previous.id} "
+        f"(config hash {before} ≠ {state.config_hash})"
+    )
 
 
 def end_run(path: str | Path = STATE) -> None:

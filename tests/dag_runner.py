@@ -47,14 +47,18 @@ RUN_SUMMARIES = ("reports/summary.json", "reports/README.md")
 
 def result_files(root: Path) -> dict[str, bytes]:
     """Every result and report file by relative path (provenance, run telemetry, the run's summaries and
-    the browser screenshot of the report excluded: fonts and Chromium versions differ between machines)."""
+    the browser screenshot of the report excluded: fonts and Chromium versions differ between machines);
+    a page's run header (its run id, commit and config files: pipeline/report/header.py) blanked."""
+    from pipeline.report.header import PAGES, blank
+
     out = {}
     for sub in ("results", "reports"):
         for p in sorted((root / sub).rglob("*")):
             telemetry = ".telemetry." in p.name  # run telemetry: *.telemetry.{jsonl,csv,json,png,html}
             telemetry |= p.relative_to(root).as_posix() in RUN_SUMMARIES
             if p.is_file() and not telemetry and not p.name.endswith((".manifest.json", ".screenshot.png")):
-                out[str(p.relative_to(root))] = p.read_bytes()
+                data = p.read_bytes()
+                out[str(p.relative_to(root))] = blank(data.decode()).encode() if p.name in PAGES else data
     return out
 
 

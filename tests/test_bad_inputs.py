@@ -17,6 +17,7 @@ from pipeline.datasets.paths import REPO, data_root
 # A hand-written WattBot in miniature (metadata + three train questions): the bad-file cases need a good
 # partner file, not the shared data.
 W = Path(__file__).parent / "fixtures" / "data" / "wattbot"
+LABELS = Path(__file__).parent / "fixtures" / "data" / "labels"  # real test_solutions_public.csv rows, one thing broken
 
 
 def write(name: str, data: bytes | str):
@@ -173,6 +174,12 @@ DAG_CASES = [
     ("wattbot-pdf-dir-half-filled", None, [f"data_root={data_root()}", f"wattbot={{pdf_dir: {REPO / 'docs'}}}"],
      r"config key 'wattbot.pdf_dir': 3 of 3 documents have no PDF in \S*docs \(\w+, \w+, \w+\); add them, or set "
      r"wattbot.pdf_fallback: extracted-text to parse those from the extracted text"),
+    # a test labels file (wattbot.solutions; real Public rows, one thing broken) stops the DAG before any job
+    *[(f"labels-{name.replace('_', '-')}", None, [f"data_root={data_root()}", f"wattbot={{solutions: {{test: {LABELS / (name + '.csv')}}}}}"],
+       f"{LABELS / (name + '.csv')}: {says}")
+      for name, says in (("unknown_id", r"row 4, field id: no question 'q99999' in \S*test_Q.csv"),
+                         ("duplicate_id", r"row 6, field id: duplicate id 'q005'"),
+                         ("missing_column", r"missing column\(s\) answer_unit \(has "))],
 ]
 
 

@@ -85,7 +85,8 @@ def test_evaluate_and_report(tmp_path, wattbot_dir):
     assert (reports / "wattbot" / "submission.csv").read_bytes() == perfect[1].read_bytes()
     assert (reports / "wattbot" / "submissions" / "blank.csv").exists()
     index = (reports / "index.md").read_text()
-    assert "`abc`" in index and "score_by_variant.png" in index
+    assert "- Run `none (outside a run)` · config hash `not recorded`" in index and "score_by_variant.png" in index
+    assert "`abc`" not in index  # the rule's params hash is not the run's config hash (#35)
     assert (reports / "wattbot" / "score_by_variant.png").read_bytes()[:4] == b"\x89PNG"
 
 

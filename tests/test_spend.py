@@ -105,6 +105,41 @@ def test_run_ids_continue_an_unfinished_run_and_renew_after_a_finished_one(tmp_p
     assert runs.resolve_run("last", state) == runs.read_state(state).id
 
 
+def test_a_run_id_belongs_to_one_resolved_config(tmp_path, monkeypatch):
+    """An unfinished run is continued only by a run of the same config hash; another config starts a new
+    run and onstart says why (#35). WATTBENCH_RUN_ID set by hand still names the run, whatever the config."""
+    import io
+
+    from pipeline.estimate import Estimate
+    from pipeline.plan import start_run
+
+    monkeypatch.delenv(runs.ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    state = runs.STATE
+    first = runs.begin_run(state, ["a.yaml"], config_hash="aaaa")
+    assert runs.read_state(state).config_hash == "aaaa" and first.invoked > 0
+    monkeypatch.delenv(runs.ENV)
+    out = io.StringIO()
+    same = start_run(None, ["a.yaml"], out, est=Estimate(), config_hash="aaaa")  # e.g. make resume after a failure
+    assert same == first.id and runs.read_state(state).resumed == 1 and "new run" not in out.getvalue()
+    monkeypatch.delenv(runs.ENV)
+    out = io.StringIO()
+    other = start_run(None, ["b.yaml"], out, est=Estimate(), config_hash="bbbb")  # --configfile b.yaml after it
+    assert other != first.id
+    assert out.getvalue().splitlines()[0] == (f"new run {other}: the config differs from unfinished run {first.id} "
+                                              "(config hash aaaa ≠ bbbb)")
+    now = runs.read_state(state)
+    assert (now.config_files, now.config_hash, now.resumed) == (["b.yaml"], "bbbb", 0)
+    monkeypatch.delenv(runs.ENV)
+    back = runs.begin_run(state, ["a.yaml"], config_hash="aaaa")  # back to a: b's unfinished run is not a's
+    assert back.id not in (first.id, other)
+    monkeypatch.setenv(runs.ENV, back.id)  # named by hand: continued, whatever the config
+    forced = runs.begin_run(state, ["b.yaml"], config_hash="bbbb")
+    assert (forced.id, forced.resumed, forced.config_hash) == (back.id, 1, "bbbb") and forced.invoked >= back.invoked
+    old = runs.RunState("r-old")  # logs/run.json of before: no config hash recorded, never continued by a hashed run
+    assert not runs.continues(old, "aaaa") and "(config hash not recorded ≠ aaaa)" in runs.superseded(old, first)
+
+
 TARGETS = [f"results/wattbot/answers/mock-llm/{s}.{ext}" for s in ("train", "test") for ext in ("jsonl", "csv")]
 
 

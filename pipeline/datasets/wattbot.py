@@ -77,6 +77,23 @@ def load_questions(path: str | Path, known_docs: set[str] | None = None) -> pd.D
     return df
 
 
+LABEL_COLUMNS = ("id", "answer_value", "answer_unit", "ref_id")  # what the WattBot scorer reads of a labels file
+
+
+def load_labels(path: str | Path, questions_path: str | Path) -> pd.DataFrame:
+    """A split's labels (``wattbot.solutions``): the scorer's columns, unique ids, each id a question of the
+    split. Any subset of the split's questions may be labelled (Kaggle's Public rows alone, or all of them)."""
+    path = Path(path)
+    df = read_checked_csv(path, ("utf-8-sig", "cp1252"))
+    require_columns(df, path, LABEL_COLUMNS)
+    require_unique_ids(df, path)
+    asked = set(read_checked_csv(Path(questions_path), ("utf-8-sig", "cp1252")).get("id", pd.Series(dtype=str)))
+    for i, qid in df["id"].items():
+        if qid not in asked:
+            raise InputError(f"{path}: row {int(i) + 2}, field id: no question '{qid}' in {questions_path}")
+    return df
+
+
 def parse_ref_ids(ref: str) -> list[str]:
     """``"['a','b']"`` or ``"a"`` -> ``["a", "b"]``; ``is_blank`` and empty -> ``[]``."""
     ref = (ref or "").strip()

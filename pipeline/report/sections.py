@@ -11,8 +11,10 @@ nowhere is an error, not a silent guess.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -39,10 +41,36 @@ LABELLED_SET = WATTBOT  # the ``dataset`` value of the labelled set's rows
 SECTIONS = {LABELLED_SET: LABELLED}  # datasets with a section of their own; a suite dataset gets SUITE
 
 
+SPLIT_COLUMN = "split"  # the leaderboard's block column, present when more than one WattBot split is labelled
+
+
+def primary_block(board: pd.DataFrame) -> pd.DataFrame:
+    """The score split's rows of a leaderboard (its first block): the whole table when it has one block."""
+    if SPLIT_COLUMN not in board.columns or board.empty:
+        return board
+    return board[board[SPLIT_COLUMN] == board[SPLIT_COLUMN].iloc[0]].reset_index(drop=True)
+
+
+def read_primary_block(path: str | Path, **read_csv) -> pd.DataFrame:
+    """The score split's block of a leaderboard CSV, read with ``read_csv``'s options as if the file held it
+    alone (the other blocks' empty cells do not change its columns' types)."""
+    whole = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if SPLIT_COLUMN not in whole.columns or whole.empty:
+        return pd.read_csv(path, **read_csv)
+    block = whole[whole[SPLIT_COLUMN] == whole[SPLIT_COLUMN].iloc[0]]
+    return pd.read_csv(io.StringIO(block.to_csv(index=False)), **read_csv)
+
+
+def split_dataset(split: str) -> str:
+    """The ``dataset`` value of the labelled set's rows on one of several labelled splits: ``wattbot/test``."""
+    return f"{LABELLED_SET}/{split}"
+
+
 def section_of(dataset: str) -> Section:
-    """The section of a ``dataset`` value: the labelled set's, or the suite's for a registered suite dataset."""
-    if dataset in SECTIONS:
-        return SECTIONS[dataset]
+    """The section of a ``dataset`` value: the labelled set's (also ``wattbot/<split>``), or the suite's for a
+    registered suite dataset."""
+    if dataset.split("/")[0] in SECTIONS:
+        return SECTIONS[dataset.split("/")[0]]
     suite_datasets.get(dataset)  # KeyError naming the registered datasets
     return SUITE
 

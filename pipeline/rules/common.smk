@@ -13,6 +13,7 @@ CACHE = CFG["cache_dir"]   # the LLM and embedding caches
 LLM_EXEC = wf.llm_exec_json(CFG)   # execution-only LLM settings: passed to LLM jobs, never a rerun trigger
 SPLITS = sorted(CFG["wattbot"]["splits"])
 SCORE_SPLIT = CFG["wattbot"]["score_split"]
+EXTRA_LABELLED = wf.extra_labelled_splits(CFG)   # labelled splits besides the score split (wattbot.solutions)
 SUITE = wf.suite_datasets(CFG)
 CORPORA = wf.register_corpora(CFG)   # `corpora:` entries: registry entries the shared rules ask (pipeline/workflow/datasets.py)
 ANSWERED = "|".join(map(re.escape, [paths.WATTBOT, *CORPORA]))   # the datasets the answering rules serve

@@ -73,6 +73,9 @@ rule ensemble:
     shell: "{PY:q} -m pipeline ensemble {params.members} --questions {input.questions:q} --metadata {input.metadata:q} --params {params.cfg:q} --out {output.jsonl:q} --out-csv {output.csv:q} 2>&1 | tee {log}"
 
 
+EVALUATE = "{PY:q} -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
+
+
 rule evaluate:
     """A labelled dataset's scores: WattBot's score split, a corpus's questions that have solutions."""
     input:
@@ -88,7 +91,26 @@ rule evaluate:
     benchmark: paths.dataset_benchmark("evaluate")
     threads: 1
     resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
-    shell: "{PY:q} -m pipeline evaluate --solution {input.solution:q} --submission {input.submission:q} --retrieval {input.retrieval:q} --answers {input.answers:q} --out {output.scores:q} --per-question {output.per_question:q} 2>&1 | tee {log}"
+    shell: EVALUATE
+
+
+rule evaluate_split:
+    """WattBot's other labelled splits (`wattbot.solutions`, e.g. test): the variants that answer the split,
+    scored on its labelled questions (the rest counted as unlabelled)."""
+    input:
+        solution=lambda w: wf.labels_source(CFG, w.split),
+        submission=paths.answers_csv(),
+        answers=paths.answers(),
+        retrieval=lambda w: paths.retrieval(paths.WATTBOT, CFG["answering"][w.av]["retrieval"], w.split),
+    output:
+        scores=paths.split_scores(),
+        per_question=paths.split_per_question(),
+    wildcard_constraints: split="|".join(map(re.escape, EXTRA_LABELLED)) or "(?!)"
+    log: paths.log("wattbot/evaluate_split/{split}/{av}")
+    benchmark: paths.rule_benchmark("evaluate_split")
+    threads: 1
+    resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+    shell: EVALUATE
 
 
 REPORT_INPUTS = wf.report_inputs(CFG)
@@ -97,13 +119,14 @@ REPORT_INPUTS = wf.report_inputs(CFG)
 rule report:
     input:
         **wf.input_lists(REPORT_INPUTS),
-        gold=wf.split_source(CFG, SCORE_SPLIT),
+        gold=wf.labels_source(CFG, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file)
     output:
         index=paths.reports.index_md,
         leaderboard=paths.reports.leaderboard,
         submission=paths.reports.submission,
         figure=paths.reports.score_figure,
         retrieval=paths.reports.retrieval_table,
+        **({"by_type": paths.reports.leaderboard_by_type} if "split_per_question" in REPORT_INPUTS else {}),  # other labelled splits: question types
     params: cfg=wf.report_params(CFG), files=wf.named_args(REPORT_INPUTS)
     log: paths.log("report")
     benchmark: paths.rule_benchmark("report")

@@ -13,7 +13,13 @@ def cmd_report(a) -> None:
     from pipeline.workflow.report_settings import report_params
 
     inputs = ReportInputs(
-        named_pairs(a.scores), named_pairs(a.per_question), named_pairs(a.submissions), named_pairs(a.retrieval), a.gold
+        named_pairs(a.scores),
+        named_pairs(a.per_question),
+        named_pairs(a.submissions),
+        named_pairs(a.retrieval),
+        a.gold,
+        named_pairs(a.split_scores),
+        named_pairs(a.split_per_question),
     )
     build_reports(report_params(json_arg(a.params)), inputs, a.reports)
 
@@ -29,7 +35,8 @@ def cmd_corpus_report(a) -> None:
 
 
 def cmd_figures(a) -> None:
-    from pipeline.report.pages.figures import build_figures_stage
+    from pipeline.report.pages.figures import SplitFiles, build_figures_stage
+    from pipeline.report.pages.split_blocks import by_split
     from pipeline.report.stats.ablation import InputFiles
     from pipeline.workflow.report_settings import figures_params
 
@@ -44,7 +51,19 @@ def cmd_figures(a) -> None:
         suite_run_of=named_pairs(a.suite_run),
     )
     params = figures_params({**json_arg(a.params), "gold": a.gold})  # the manifests record gold too
-    print(json.dumps(build_figures_stage(params, files, a.reports, a.leaderboard, a.claims)))
+    labels, pq, ans, rv = (
+        named_pairs(a.labels),
+        by_split(named_pairs(a.split_per_question)),
+        by_split(named_pairs(a.split_answers)),
+        by_split(named_pairs(a.split_retrieval)),
+    )
+    splits = {
+        s: SplitFiles(
+            InputFiles(per_question_of=pq.get(s, {}), answers_of=ans.get(s, {}), retrieval_of=rv.get(s, {})), labels[s]
+        )
+        for s in labels
+    }
+    print(json.dumps(build_figures_stage(params, files, a.reports, a.leaderboard, a.claims, splits)))
 
 
 def cmd_readme(a) -> None:
@@ -166,6 +185,8 @@ def add_verbs(sub) -> None:
         ("per-question", "VARIANT=CSV: its per-question scores (the score intervals)"),
         ("submissions", "VARIANT=CSV: the test split's answers, copied as Kaggle submissions"),
         ("retrieval", "VARIANT=JSONL: retrieval runs of the scored split (for retrieval.csv)"),
+        ("split-scores", "SPLIT:VARIANT=JSON: scores on another labelled split (wattbot.solutions: a block each)"),
+        ("split-per-question", "SPLIT:VARIANT=CSV: their per-question scores (the block's intervals)"),
     )
     s.add_argument("--reports", required=True)
     s.add_argument("--gold", help="the labelled split's CSV")
@@ -184,6 +205,10 @@ def add_verbs(sub) -> None:
         ("suite-run", "DATASET:VARIANT=JSONL: the retrieval suite's runs (identical outputs in the claims table)"),
         ("index", "NAME=SQLITE: the index the embedding map draws"),
         ("corpora", "NAME=CSV: a corpus's leaderboard (a section of the page each; corpora: in the config)"),
+        ("split-per-question", "SPLIT:VARIANT=CSV: per-question scores on another labelled split (its claims rows)"),
+        ("split-answers", "SPLIT:VARIANT=JSONL: answers on another labelled split (identical outputs there)"),
+        ("split-retrieval", "SPLIT:VARIANT=JSONL: retrieval runs on another labelled split"),
+        ("labels", "SPLIT=CSV: that split's labels (wattbot.solutions)"),
     )
     s.add_argument("--leaderboard", default=None, help="the report rule's leaderboard.csv (the page's table)")
     s.add_argument("--claims", default=str(CLAIMS_FILE), help="the published claims to measure")

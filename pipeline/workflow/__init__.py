@@ -90,9 +90,22 @@ from pipeline.workflow.suite import (
     suite_targets,
 )
 from pipeline.workflow.threads import answer_threads, encoder_threads, per_attempt, planner_threads, sprout_threads
-from pipeline.workflow.wattbot import doc_ids, parse_options, split_source, tree_source
+from pipeline.workflow.wattbot import (
+    check_labels,
+    doc_ids,
+    extra_labelled_splits,
+    labelled_splits,
+    labels_source,
+    parse_options,
+    split_source,
+    tree_source,
+)
 
 __all__ = [
+    "check_labels",
+    "extra_labelled_splits",
+    "labels_source",
+    "labelled_splits",
     "solutions_path",
     "score_split",
     "register_corpora",

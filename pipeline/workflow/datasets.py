@@ -13,7 +13,7 @@ from pipeline import paths
 from pipeline.registry import suite_datasets
 from pipeline.registry.base import Registry
 from pipeline.workflow.corpora import corpus_documents
-from pipeline.workflow.wattbot import doc_ids, split_source, tree_source
+from pipeline.workflow.wattbot import doc_ids, labels_source, tree_source
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,8 @@ class WattBotDataset:
         return paths.INGEST_METADATA
 
     def solutions(self, cfg: dict) -> list[str]:
-        """The labels the ``evaluate`` rule scores against: the score split's file."""
-        return [split_source(cfg, cfg["wattbot"]["score_split"])]
+        """The labels the ``evaluate`` rule scores against: the score split's (pipeline/workflow/wattbot.py)."""
+        return [labels_source(cfg, cfg["wattbot"]["score_split"])]
 
     def score_split(self, cfg: dict) -> str:
         return cfg["wattbot"]["score_split"]

@@ -11,7 +11,7 @@ from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import with_hash
 from pipeline.workflow.parse_quality import parse_quality_report
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
-from pipeline.workflow.wattbot import pdf_fallback_docs
+from pipeline.workflow.wattbot import extra_labelled_splits, labels_source, pdf_fallback_docs
 
 
 def report_params(cfg: dict) -> str:
@@ -74,6 +74,40 @@ def figure_stems(cfg: dict) -> list[str]:
     return stems(report_settings.figures_params(json.loads(figures_params(cfg))))
 
 
+def split_scores_inputs(cfg: dict) -> NamedFiles:
+    """Scores on the labelled splits besides the score split (named SPLIT:VARIANT), for the variants that
+    answer each split; none (no new input, no new argument) without ``wattbot.solutions``."""
+    pairs = [(s, av) for s in extra_labelled_splits(cfg) for av in split_variants(cfg, s)]
+    if not pairs:
+        return {}
+    return {
+        "split_scores": {f"{s}:{av}": paths.split_scores(s, av) for s, av in pairs},
+        "split_per_question": {f"{s}:{av}": paths.split_per_question(s, av) for s, av in pairs},
+    }
+
+
+def claimed_retrievals(cfg: dict) -> list[str]:
+    """The retrieval variants of WattBot claims on a retrieval-stage ablation of this config (claims.yaml):
+    run on every labelled split so the claim gets a row there too."""
+    from pipeline.report.pages.claims import load_claims
+
+    ablations = cfg.get("report", {}).get("ablations") or {}
+    out = set()
+    for c in load_claims():
+        ab = ablations.get(c.ablation) or {}
+        if paths.WATTBOT in c.datasets and ab.get("stage") == "retrieval":
+            out |= {v for v in c.variants if v in cfg["retrieval"]}
+    return sorted(out)
+
+
+def split_retrievals(cfg: dict, split: str) -> list[str]:
+    """Retrieval variants measured on a labelled split: those its answering variants use, and the claimed ones."""
+    used = {
+        cfg["answering"][av]["retrieval"] for av in split_variants(cfg, split) if "retrieval" in cfg["answering"][av]
+    }
+    return sorted(used | set(claimed_retrievals(cfg)))
+
+
 def report_inputs(cfg: dict) -> NamedFiles:
     """The report rule's files: scores of every answering variant, the test submissions, the retrieval runs."""
     avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
@@ -83,6 +117,7 @@ def report_inputs(cfg: dict) -> NamedFiles:
         "per_question": {av: paths.per_question(av) for av in avs},
         "submissions": {av: paths.answers_csv(av, "test") for av in tests},
         "retrieval": {rv: paths.retrieval(paths.WATTBOT, rv, split) for rv in sorted(cfg["retrieval"])},
+        **split_scores_inputs(cfg),
     }
 
 
@@ -91,6 +126,7 @@ def figures_inputs(cfg: dict) -> NamedFiles:
     run, the suite's per-query tables and runs (named DATASET:VARIANT) and the index the embedding map draws."""
     avs, split = sorted(cfg["answering"]), cfg["wattbot"]["score_split"]
     name = cfg["report"].get("embedding_index")
+    extras = [s for s in extra_labelled_splits(cfg) if split_variants(cfg, s)]
     return {
         "scores": {av: paths.scores(av) for av in avs},
         "per_question": {av: paths.per_question(av) for av in avs},
@@ -107,6 +143,21 @@ def figures_inputs(cfg: dict) -> NamedFiles:
         **(
             {"corpora": {c: paths.reports.corpus_leaderboard(c) for c in sorted(cfg["corpora"])}}
             if cfg.get("corpora")
+            else {}
+        ),
+        # the other labelled splits (wattbot.solutions): the claims' rows there; only when configured
+        **({"split_per_question": split_scores_inputs(cfg)["split_per_question"]} if extras else {}),
+        **(
+            {
+                "split_answers": {f"{s}:{av}": paths.answers(av, s) for s in extras for av in split_variants(cfg, s)},
+                "split_retrieval": {
+                    f"{s}:{rv}": paths.retrieval(paths.WATTBOT, rv, s)
+                    for s in extras
+                    for rv in split_retrievals(cfg, s)
+                },
+                "labels": {s: labels_source(cfg, s) for s in extras},
+            }
+            if extras
             else {}
         ),
     }

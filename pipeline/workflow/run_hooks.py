@@ -10,12 +10,16 @@ from pipeline import paths
 
 
 def after_run(cfg: dict) -> None:
-    """Snakemake's ``onsuccess`` hook (not in a dry run): documents that could not be parsed, repeated
+    """Snakemake's ``onsuccess`` hook (not in a dry run): the run's header on every report page, also those
+    whose rule was up to date (pipeline/report/header.py), documents that could not be parsed, repeated
     last, the run telemetry beside the leaderboard, once the figures rule has written cost.csv, and the
     run's summary (pipeline/report/export/summary.py: printed last and written to reports/summary.json)."""
     import os
 
     from pipeline.report.export.summary import LATER, write_summary
+    from pipeline.report.header import RunHeader, restamp
+
+    restamp(paths.reports.root, RunHeader.of("."))
 
     for dataset in [paths.WATTBOT, *sorted(cfg.get("corpora") or {})]:
         report_parse_failures(paths.parse_errors(dataset))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pipeline.datasets.wattbot import check_pdf_dir, document_source, load_metadata
+from pipeline.datasets.wattbot import InputError, check_pdf_dir, document_source, load_labels, load_metadata
 from pipeline.workflow.params import as_json, shell_arg
 
 
@@ -59,6 +59,41 @@ def tree_source(cfg: dict, doc: str) -> str:
 
 def split_source(cfg: dict, split: str) -> str:
     return str(Path(cfg["wattbot"]["dir"]) / cfg["wattbot"]["splits"][split])
+
+
+def labels_source(cfg: dict, split: str) -> str:
+    """The labels file of a labelled split: ``wattbot.solutions[split]``, else (the score split without
+    one) the split's own questions file, which carries its labels (train_QA.csv)."""
+    wb = cfg["wattbot"]
+    name = (wb.get("solutions") or {}).get(split)
+    return str(Path(wb["dir"]) / name) if name else split_source(cfg, split)
+
+
+def extra_labelled_splits(cfg: dict) -> list[str]:
+    """The splits scored besides the score split (``wattbot.solutions`` names them; [] without it), sorted."""
+    wb = cfg["wattbot"]
+    return sorted(s for s in wb.get("solutions") or {} if s != wb["score_split"])
+
+
+def labelled_splits(cfg: dict) -> list[str]:
+    """Every scored split, the score split first: the leaderboard's blocks, in order."""
+    return [cfg["wattbot"]["score_split"], *extra_labelled_splits(cfg)]
+
+
+def check_labels(cfg: dict) -> None:
+    """Each ``wattbot.solutions`` file checked before any job (the Snakefile calls this): a split that does
+    not exist, a file that is not there, a missing column, a duplicate id or an id that is not a question of
+    the split stops the run with one line naming the file, row and column."""
+    wb = cfg["wattbot"]
+    if not Path(wb["dir"]).is_dir():  # WattBot left out of the DAG (a corpora-only run: pipeline/config check_paths)
+        return
+    for split in sorted(wb.get("solutions") or {}):
+        if split not in wb["splits"]:
+            raise InputError(
+                f"config key 'wattbot.solutions.{split}': no split '{split}' in wattbot.splits "
+                f"({', '.join(sorted(wb['splits']))})"
+            )
+        load_labels(labels_source(cfg, split), split_source(cfg, split))
 
 
 def parse_options(cfg: dict, source: str = "") -> str:

@@ -130,18 +130,87 @@ def test_under_make_onsuccess_writes_the_summary_and_leaves_printing_to_the_make
 
 
 def test_the_resume_hint_is_the_command_as_typed(tmp_path, monkeypatch):
-    """After a plain snakemake run the hint repeats its command with --rerun-incomplete; with a cluster
-    profile also the steps after a kill (cancel-stale, --unlock); under make, make resume."""
+    """The exact invocation that resumes (#35): after a plain snakemake run its command as typed (config files,
+    profile) with --rerun-incomplete, and after a kill the same with --unlock first (with a cluster profile,
+    its cancel-stale before); under make, make resume with the run's CONFIG (make resume alone runs config.yaml)."""
     from pipeline.report.export.summary import RESUME, resume_command
 
     (tmp_path / "profiles" / "slurm").mkdir(parents=True)
     (tmp_path / "profiles" / "slurm" / "cancel-stale").write_text("")
     monkeypatch.setenv("PWD", str(tmp_path))
-    argv = ["/venv/bin/snakemake", "--configfile", "my kr.yaml", "--cores", "2"]
-    assert resume_command(argv, under_make=False) == "snakemake --configfile 'my kr.yaml' --cores 2 --rerun-incomplete"
-    assert resume_command(argv, under_make=True) == RESUME
+    argv = ["/venv/bin/snakemake", "--configfile", "my kr.yaml", "extra.yaml", "--profile", "profiles/local",
+            "--cores", "2"]
+    again, kill = resume_command(argv, under_make=False).splitlines()
+    assert again == "snakemake --configfile 'my kr.yaml' extra.yaml --profile profiles/local --cores 2 --rerun-incomplete"
+    assert kill == ("  after a kill (Snakemake says the directory is locked): snakemake --configfile 'my kr.yaml' "
+                    "extra.yaml --profile profiles/local --cores 2 --unlock && " + again)
+    make = ["/venv/bin/snakemake", "--configfile", "my-kr.yaml", "--cores", "2", "--rerun-incomplete"]
+    assert resume_command(make, under_make=True) == "make resume CONFIG=my-kr.yaml"
+    assert resume_command(["s", "--configfile=a.yaml", "--cores", "2"], under_make=True) == "make resume CONFIG=a.yaml"
+    assert resume_command([], under_make=True) == RESUME
     hint = resume_command(["x", "--workflow-profile", "profiles/slurm", "-d", "w", "--rerun-incomplete"], False)
     first, kill = hint.splitlines()
     assert first == "snakemake --workflow-profile profiles/slurm -d w --rerun-incomplete"
     assert kill.endswith("profiles/slurm/cancel-stale w && snakemake --workflow-profile profiles/slurm -d w --unlock && "
                          + first)
+
+
+def test_the_makefile_resumes_the_config_it_was_given():
+    """make resume CONFIG=<file> (the hint under make) runs Snakemake with that file, --unlock first."""
+    from pipeline.datasets.paths import REPO
+
+    text = (REPO / "Makefile").read_text()
+    resume = text.split("\nresume:")[1].split("\n\n")[0]
+    assert "SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)" in text
+    assert "$(SNAKEMAKE) --unlock" in resume and "$(SNAKEMAKE) --cores $(CORES) --rerun-incomplete" in resume
+
+
+BENCH_HEAD = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+
+
+def _bench(path, wall, cpu, mtime):
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(BENCH_HEAD + f"{wall}\t0:00:00\t100\t0\t0\t0\t0\t0\t0\t{cpu}\n")
+    os.utime(path, (mtime, mtime))
+
+
+def test_the_summary_times_this_invocation_alone(tmp_path):
+    """After a 240-job make run, an 11-job plain snakemake run says 11 jobs: only the benchmark files written
+    since this invocation began count (logs/run.json's invoked, stamped at onstart), and make run's stamps and
+    time-run.telemetry.json only when that make run ran this invocation (#35)."""
+    import os
+    import time
+
+    from pipeline import runs
+    from pipeline.io import atomic_write_json
+    from pipeline.report.export.summary import run_time
+    from pipeline.report.telemetry.time_table import RUN_SUMMARY
+
+    now = time.time()
+    for i in range(5):  # the earlier make run's jobs
+        _bench(tmp_path / f"benchmarks/wattbot/index/old{i}.tsv", 100.0, 150.0, now - 3600)
+    _bench(tmp_path / "benchmarks/wattbot/index/new.tsv", 12.0, 20.0, now - 10)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs/make-run.times").write_text(f"start {now - 4000:.0f}\nsetup {now - 3900:.0f}\ndag {now - 3500:.0f}\n")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / RUN_SUMMARY).write_text(json.dumps({"jobs": 5, "span_s": 500.0, "cpu_s": 750.0}))
+    os.utime(reports / RUN_SUMMARY, (now - 3400, now - 3400))  # written by that make run's time-table step
+    atomic_write_json(tmp_path / runs.STATE, {"id": "r1", "invoked": now - 60})
+    t = run_time(tmp_path, reports)
+    assert (t["jobs"], t["span_s"], t["cpu_s"]) == (1, 12.0, 20.0) and "make_run_total_s" not in t
+    assert summary_lines({**json.loads(json.dumps(_empty())), "time": t})[-1] == "Time: 1 jobs in 12 s, 20 s of CPU (1.67 cores busy)"
+    # a make run whose Snakemake step is this invocation: its set-up counts, and its time table once written
+    (tmp_path / "logs/make-run.times").write_text(f"start {now - 200:.0f}\nsetup {now - 100:.0f}\ndag {now:.0f}\n")
+    assert run_time(tmp_path, reports)["make_run_setup_s"] == 100
+    (reports / RUN_SUMMARY).write_text(json.dumps({"jobs": 1, "span_s": 12.0, "cpu_s": 20.0, "make_run_total_s": 1.0}))
+    assert run_time(tmp_path, reports)["make_run_total_s"] == 1.0
+    atomic_write_json(tmp_path / runs.STATE, {"id": "r1", "invoked": now + 60})  # make resume after it, nothing redone
+    assert run_time(tmp_path, reports) == {}
+
+
+def _empty() -> dict:
+    return {"leaderboard": {"top": []}, "submission": None, "claims": {"verdicts": {}}, "parse_failures": 0,
+            "report": None, "needs_a_look": [], "time": {}}

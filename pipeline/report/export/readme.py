@@ -17,7 +17,10 @@ README.md and docs/ change only when a maintainer runs `make readme` on purpose.
 report file (or manifest) the run did not make keeps its last rendering and its old stamp: a run of a
 smaller config does not erase what a larger one measured, and no block is stamped "unknown". `make run`
 leaves the checkout as it was and writes the same blocks, rendered from its own run, into
-``reports/README.md`` (:func:`write_run_readme`). An unknown NAME or a block without its END line is an error.
+``reports/README.md`` (:func:`write_run_readme`), under the run's header (pipeline/report/header.py: the
+run id, its one config hash, the commit, the config files); there each block names its source and commit
+alone, as the hash of the slice a rule recorded is not the run's config hash. An unknown NAME or a block
+without its END line is an error.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from pipeline.io import atomic_write_text
 from pipeline.paths import Reports
 from pipeline.provenance import manifest_path
 from pipeline.report.export import bench_doc, results_doc
+from pipeline.report.header import RunHeader
 from pipeline.report.pages import claims, ensemble_size, parse_quality
 from pipeline.report.telemetry import time_table
 
@@ -88,14 +92,17 @@ def doc_files(repo: Path) -> list[Path]:
     return [p for p in [repo / "README.md", *sorted((repo / "docs").glob("*.md"))] if p.exists()]
 
 
-def stamp(reports_dir: Path, source: str, stamp_from: str = "") -> str | None:
+def stamp(reports_dir: Path, source: str, stamp_from: str = "", in_run: bool = False) -> str | None:
     """'Rendered from reports/<source> (commit abc1234, config hash 0123456789ab).', or None when the
-    manifest that stamps it is missing or records no commit (a stamp never says "unknown")."""
+    manifest that stamps it is missing or records no commit (a stamp never says "unknown"). ``in_run``
+    (reports/README.md, under the run's header): 'From reports/<source> (commit abc1234).'."""
     m = manifest_path(Path(reports_dir) / (stamp_from or source))
     info = json.loads(m.read_text()) if m.exists() else {}
     commit, chash = str(info.get("git_commit") or "unknown")[:12], str(info.get("config_hash") or "unknown")[:12]
     if "unknown" in (commit, chash):
         return None
+    if in_run:
+        return f"<sub>From `reports/{source}` (commit `{commit}`).</sub>"
     return f"<sub>Rendered by `make readme` from `reports/{source}` (commit `{commit}`, config hash `{chash}`).</sub>"
 
 
@@ -110,13 +117,17 @@ def _renderer(name: str, registry: dict[str, Renderer] | None) -> Renderer:
 
 
 def render_block(
-    name: str, reports_dir: Path, registry: dict[str, Renderer] | None = None, old: str | None = None
+    name: str,
+    reports_dir: Path,
+    registry: dict[str, Renderer] | None = None,
+    old: str | None = None,
+    in_run: bool = False,
 ) -> str:
     """The full content of one block: stamp line, blank line, rendered markdown. When the run did not
     make its report file (or its manifest), ``old`` (the block's last rendering) is kept as it was;
     without one the block says what is missing."""
     r = _renderer(name, registry)
-    line = stamp(reports_dir, r.source, r.stamp_from) if (Path(reports_dir) / r.source).exists() else None
+    line = stamp(reports_dir, r.source, r.stamp_from, in_run) if (Path(reports_dir) / r.source).exists() else None
     if line is None:
         if old and old.strip():
             return old
@@ -178,7 +189,8 @@ def block_names(repo: Path) -> list[tuple[str, str]]:
 
 def run_readme(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | None = None) -> str:
     """``reports/README.md``: every generated block of the docs that this run's reports can render,
-    under the page that shows it, and the list of those it cannot (their sources are not in its config)."""
+    under the page that shows it, and the list of those it cannot (their sources are not in its config);
+    the run's header first (the folder above ``reports_dir`` is the run's)."""
     reg = REGISTRY if registry is None else registry
     parts, absent = [], []
     for page, name in block_names(repo):
@@ -186,11 +198,12 @@ def run_readme(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | No
         if not (Path(reports_dir) / r.source).exists():
             absent.append(f"`{name}` (`reports/{r.source}`)")
             continue
-        body = render_block(name, reports_dir, reg)
+        body = render_block(name, reports_dir, reg, in_run=True)
         parts.append(f"## {name} (as in {page})\n\n{BEGIN.format(name)}\n{body}{END.format(name)}\n")
     head = (
         "# This run's generated blocks\n\nWritten by `make run` from this folder: the tables README.md and "
         "docs/ show, rendered from this run. The checkout's README.md and docs/ change only with `make readme`.\n"
+        f"\n{RunHeader.of(Path(reports_dir).parent).markdown()}\n"
     )
     tail = f"\nNot made by this run: {', '.join(absent)}.\n" if absent else ""
     return head + "\n" + "\n".join(parts) + tail

@@ -11,7 +11,7 @@ import pandas as pd
 from pipeline.paths import Reports
 from pipeline.registry.answer_backends import get as get_backend
 from pipeline.report.render.tables import fmt, markdown_table
-from pipeline.report.sections import section_of
+from pipeline.report.sections import read_primary_block, section_of
 
 
 def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
@@ -28,7 +28,7 @@ def _with_interval(board: pd.DataFrame) -> int:
 
 def render_leaderboard(reports_dir: Path) -> str:
     """WattBot leaderboard on the scored split: score with its 95% interval, components, retrieval."""
-    board = pd.read_csv(Reports.at(reports_dir).leaderboard)
+    board = read_primary_block(Reports.at(reports_dir).leaderboard)
     n = _with_interval(board)
     table = _pick(
         board,
@@ -53,7 +53,7 @@ def render_leaderboard(reports_dir: Path) -> str:
 def render_ensembles(reports_dir: Path) -> str:
     """docs/ensembles.md: the ensemble variants' rows of the leaderboard (wattbench's vote and
     KohakuRAG's over the same members), best first."""
-    board = pd.read_csv(Reports.at(reports_dir).leaderboard)
+    board = read_primary_block(Reports.at(reports_dir).leaderboard)
     board = board[board["backend"].map(lambda b: get_backend(b).votes_members)].copy()
     if board.empty:
         return "*The last run has no ensemble variant.*\n"

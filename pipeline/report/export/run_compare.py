@@ -44,6 +44,26 @@ class NotComparable(ValueError):
 
 
 @dataclass(frozen=True)
+class KeptScores:
+    """One dataset and split a kept run scored (an entry of ``run.json``'s ``scored``), typed."""
+
+    dataset: str
+    split: str
+    id_column: str
+    scores: dict[str, str]  # variant -> its per-question file, relative to the kept run's folder
+    metrics: list[str]
+    gold: str
+    gold_sha256: str
+    metric_profile: dict
+    questions: int
+    questions_sha256: str
+
+    @classmethod
+    def from_dict(cls, entry: dict) -> KeptScores:
+        return cls(**{k: entry[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
 class KeptRun:
     folder: Path
     record: dict
@@ -57,12 +77,12 @@ class KeptRun:
     def id(self) -> str:
         return self.record["id"]
 
-    def scored(self) -> dict[str, dict]:
-        return {f"{s['dataset']}/{s['split']}": s for s in self.record.get("scored", [])}
+    def scored(self) -> dict[str, KeptScores]:
+        return {f"{s['dataset']}/{s['split']}": KeptScores.from_dict(s) for s in self.record.get("scored", [])}
 
-    def table(self, entry: dict, variant: str) -> pd.DataFrame:
-        col = entry["id_column"]
-        return pd.read_csv(self.folder / entry["scores"][variant], dtype={col: str}).set_index(col)
+    def table(self, entry: KeptScores, variant: str) -> pd.DataFrame:
+        col = entry.id_column
+        return pd.read_csv(self.folder / entry.scores[variant], dtype={col: str}).set_index(col)
 
 
 def check_comparable(a: KeptRun, b: KeptRun) -> list[str]:
@@ -74,37 +94,37 @@ def check_comparable(a: KeptRun, b: KeptRun) -> list[str]:
     for key in shared:
         x, y = sa[key], sb[key]
         why = None
-        if x["gold_sha256"] != y["gold_sha256"]:
-            why = f"the gold file differs ({x['gold']} sha256 {x['gold_sha256'][:12]} vs {y['gold_sha256'][:12]})"
-        elif x["metric_profile"] != y["metric_profile"]:
-            keys = sorted(k for k in {*x["metric_profile"], *y["metric_profile"]} if _differs(x, y, k))
+        if x.gold_sha256 != y.gold_sha256:
+            why = f"the gold file differs ({x.gold} sha256 {x.gold_sha256[:12]} vs {y.gold_sha256[:12]})"
+        elif x.metric_profile != y.metric_profile:
+            keys = sorted(k for k in {*x.metric_profile, *y.metric_profile} if _differs(x, y, k))
             why = f"the metric profile differs ({', '.join(keys)})"
-        elif x["questions_sha256"] != y["questions_sha256"]:
-            why = f"the scored question set differs ({x['questions']} vs {y['questions']} questions)"
+        elif x.questions_sha256 != y.questions_sha256:
+            why = f"the scored question set differs ({x.questions} vs {y.questions} questions)"
         if why:
             raise NotComparable(f"compare {a.id} {b.id}: not comparable on {key}: {why}")
     return shared
 
 
-def _differs(x: dict, y: dict, k: str) -> bool:
-    return x["metric_profile"].get(k) != y["metric_profile"].get(k)
+def _differs(x: KeptScores, y: KeptScores, k: str) -> bool:
+    return x.metric_profile.get(k) != y.metric_profile.get(k)
 
 
 def _keys(scored: dict) -> str:
     return ", ".join(sorted(scored)) or "nothing"
 
 
-def _base(a: KeptRun, b: KeptRun, entry: dict) -> dict:
-    return {"dataset": entry["dataset"], "split": entry["split"], "control": a.id, "treatment": b.id}
+def _base(a: KeptRun, b: KeptRun, entry: KeptScores) -> dict:
+    return {"dataset": entry.dataset, "split": entry.split, "control": a.id, "treatment": b.id}
 
 
 def paired_rows(a: KeptRun, b: KeptRun, key: str, rep: Resampling) -> list[dict]:
     """One row per variant both ran and metric: B − A on their shared questions."""
     x, y = a.scored()[key], b.scored()[key]
     rows = []
-    for v in sorted(set(x["scores"]) & set(y["scores"])):
+    for v in sorted(set(x.scores) & set(y.scores)):
         tables = {a.id: a.table(x, v), b.id: b.table(y, v)}
-        for m in x["metrics"]:
+        for m in x.metrics:
             control, treatment = compare(tables, [a.id, b.id], m, rep)
             rows.append(
                 {**_base(a, b, x), "metric": m, "variant": v, "n": treatment["n"]}
@@ -119,8 +139,8 @@ def only_rows(a: KeptRun, b: KeptRun) -> list[dict]:
     rows = []
     for side, run, mine, other in (("control", a, a.scored(), b.scored()), ("treatment", b, b.scored(), a.scored())):
         for key, entry in mine.items():
-            theirs = set(other[key]["scores"]) if key in other else set()
-            alone = sorted(set(entry["scores"]) - theirs)
+            theirs = set(other[key].scores) if key in other else set()
+            alone = sorted(set(entry.scores) - theirs)
             rows += [{**_base(a, b, entry), "variant": v, "only_in": f"{side} {run.id}"} for v in alone]
     return rows
 

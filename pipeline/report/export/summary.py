@@ -3,9 +3,10 @@
 After a successful ``snakemake`` (the Snakefile's ``onsuccess:``) and at the end of ``make run`` /
 ``make resume`` (``python -m pipeline summary``): the top of the leaderboard with its intervals, the
 Kaggle submission's path and row count, the claims table's verdict counts, the variants whose failures
-or abstentions need a look, the report's path, and the run's time and CPU (from Snakemake's benchmark
-files, or ``reports/time-run.telemetry.json`` once ``make run`` has written it with its set-up time),
-and, once the time-table step has written it, the run's energy and CO2 estimate (pipeline/report/telemetry/energy.py).
+or abstentions need a look, the report's path, and the time and CPU of this invocation (from the benchmark
+files of its jobs: logs/run.json stamps when it began, pipeline/runs.py; or ``reports/time-run.telemetry.json``
+once ``make run`` has written it for this invocation, with its set-up time), and, once the time-table step
+has written it, the run's energy and CO2 estimate (pipeline/report/telemetry/energy.py).
 
 ``reports/summary.json`` carries the run's time, so like ``*.telemetry.*`` it is not among the
 byte-identical results (tests/dag_runner.py ``result_files`` leaves it out by name: scripts look for
@@ -27,36 +28,59 @@ import pandas as pd
 
 from pipeline.io import atomic_write_text
 from pipeline.paths import PARSE_ERRORS, WATTBOT, Reports
+from pipeline.report.sections import read_primary_block
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed
 LOG_LINES = 15  # last lines of a failed job's log
-# drops the stale lock and redoes only the unfinished jobs (the Makefile)
+# drops the stale lock and redoes only the unfinished jobs (the Makefile); what is said when the command is not known
 RESUME = "make resume (after a snakemake command of your own: the same command with --rerun-incomplete)"
 # a cluster profile's helper that cancels a killed run's jobs still queued or running (docs/cluster.md)
 CANCEL_STALE = "cancel-stale"
 
 
+def config_files_of(args: list[str]) -> list[str]:
+    """The ``--configfile`` values of a Snakemake command line as typed (``--configfile a b``, ``--configfile=a``)."""
+    files, taking = [], False
+    for a in args:
+        if a.startswith(("--configfile=", "--configfiles=")):
+            files.append(a.split("=", 1)[1])
+        elif taking and not a.startswith("-"):
+            files.append(a)
+            continue
+        taking = a in ("--configfile", "--configfiles")
+    return files
+
+
 def resume_command(argv: list[str], under_make: bool) -> str:
-    """The command that resumes this run: ``make resume`` under ``make run``/``make resume``, else the
-    Snakemake command as it was typed plus ``--rerun-incomplete``; with a cluster profile, first its
-    ``cancel-stale``, and ``--unlock`` for a run that was killed (Snakemake then says it is locked)."""
-    if under_make or not argv:
+    """The exact invocation that resumes this run (the same config files, so the same run id: pipeline/runs.py).
+    Under ``make run``/``make resume``: ``make resume CONFIG=<its config files>`` (it unlocks first). Else
+    the Snakemake command as it was typed (its ``--configfile``, ``--profile``/``--workflow-profile``) plus
+    ``--rerun-incomplete``; and for a run that was killed (Snakemake leaves its lock in .snakemake/locks and
+    then says the directory is locked) the same command with ``--unlock`` before it, after the cluster
+    profile's ``cancel-stale`` when it has one. A failed run's own lock is gone once it exits."""
+    if not argv:
         return RESUME
     args = [a for a in argv[1:] if a not in ("--rerun-incomplete", "--unlock")]
+    if under_make:
+        files = config_files_of(args)
+        return shlex.join(["make", "resume", *([f"CONFIG={' '.join(files)}"] if files else [])])
     again = shlex.join(["snakemake", *args, "--rerun-incomplete"])
+    unlock = shlex.join(["snakemake", *args, "--unlock"])
     flags = ("--workflow-profile", "--profile")
     profile = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in flags), "")
-    if not (Path(os.environ.get("PWD", ".")) / profile / CANCEL_STALE).exists():  # PWD: where it was typed
-        return again
-    workdir = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--directory", "-d")), None)
-    cancel = shlex.join([str(Path(profile) / CANCEL_STALE), *([workdir] if workdir else [])])
-    unlock = shlex.join(["snakemake", *args, "--unlock"])
-    return f"{again}\n  after a kill (Snakemake says the directory is locked): {cancel} && {unlock} && {again}"
+    steps = [unlock, again]
+    if profile and (Path(os.environ.get("PWD", ".")) / profile / CANCEL_STALE).exists():  # PWD: where it was typed
+        workdir = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--directory", "-d")), None)
+        steps.insert(0, shlex.join([str(Path(profile) / CANCEL_STALE), *([workdir] if workdir else [])]))
+    return f"{again}\n  after a kill (Snakemake says the directory is locked): {' && '.join(steps)}"
 
 
-def _csv(path: Path) -> pd.DataFrame | None:
-    return pd.read_csv(path, keep_default_na=False) if path.exists() and path.stat().st_size > 1 else None
+def _csv(path: Path, primary: bool = False) -> pd.DataFrame | None:
+    """The table (``primary``: a leaderboard's score split block), None for a missing or empty file."""
+    if not path.exists() or path.stat().st_size <= 1:
+        return None
+    return read_primary_block(path, keep_default_na=False) if primary else pd.read_csv(path, keep_default_na=False)
 
 
 def leaderboard_top(board: pd.DataFrame, n: int = TOP) -> list[dict]:
@@ -91,28 +115,34 @@ def claim_counts(reports_dir: Path) -> dict[str, int]:
     return verdict_counts(table)
 
 
-def run_time(root: Path, reports_dir: Path) -> dict:
-    """The run's span, jobs, CPU seconds and cores busy: ``time-run.telemetry.json`` when it is newer than
-    every benchmark file (``make run`` wrote it, with its set-up time), else from the benchmark files."""
-    from pipeline.report.telemetry.time_table import RUN_SUMMARY, make_run_times, read_benchmarks, run_summary
+def _of_this_invocation(written: Path, root: Path) -> bool:
+    """Whether a file the time-table step wrote is of the last invocation: written after it began and
+    after its last job (the time-table step runs after Snakemake)."""
+    from pipeline.report.telemetry.time_table import invocation_jobs, invocation_start
 
-    jobs = read_benchmarks(root)
+    after = max([invocation_start(root), *(j.end for j in invocation_jobs(root)[0])])
+    return written.exists() and written.stat().st_mtime >= after
+
+
+def run_time(root: Path, reports_dir: Path) -> dict:
+    """This invocation's span, jobs, CPU seconds and cores busy (its benchmark files alone: the jobs it did not
+    rerun are not counted): ``time-run.telemetry.json`` when the time-table step wrote it for this invocation
+    (``make run``, with its set-up time), else from the benchmark files."""
+    from pipeline.report.telemetry.time_table import RUN_SUMMARY, invocation_jobs, run_summary
+
     written = Path(reports_dir) / RUN_SUMMARY
-    if written.exists() and written.stat().st_mtime >= max((j.end for j in jobs), default=0.0):
+    if _of_this_invocation(written, root):
         return json.loads(written.read_text())
-    return run_summary(jobs, make_run_times(root))
+    return run_summary(*invocation_jobs(root))
 
 
 def run_energy(root: Path, reports_dir: Path) -> dict | None:
-    """The energy estimate (``energy.telemetry.json``, written by the time-table step) when it is newer
-    than every benchmark file, i.e. of this run; None otherwise (onsuccess runs before that step)."""
+    """The energy estimate (``energy.telemetry.json``, written by the time-table step) when it is of this
+    invocation; None otherwise (onsuccess runs before that step)."""
     from pipeline.report.telemetry.energy import SUMMARY as ENERGY
-    from pipeline.report.telemetry.time_table import read_benchmarks
 
     written = Path(reports_dir) / ENERGY
-    if not written.exists() or written.stat().st_mtime < max((j.end for j in read_benchmarks(root)), default=0.0):
-        return None
-    return json.loads(written.read_text())
+    return json.loads(written.read_text()) if _of_this_invocation(written, root) else None
 
 
 def corpus_reports(reports_dir: Path) -> list[dict]:
@@ -141,7 +171,7 @@ def corpus_reports(reports_dir: Path) -> list[dict]:
 def build_summary(root: Path, reports_dir: Path) -> dict:
     """Everything :func:`summary_lines` prints, as data (``reports/summary.json``)."""
     out = Reports.at(reports_dir)
-    board = _csv(Path(out.leaderboard))
+    board = _csv(Path(out.leaderboard), primary=True)  # the score split's block
     sub = _csv(Path(out.submission))
     parse_errors = _csv(Path(root) / PARSE_ERRORS)
     corpora = corpus_reports(reports_dir)

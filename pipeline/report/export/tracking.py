@@ -35,6 +35,7 @@ import pandas as pd
 
 from pipeline import paths
 from pipeline.config import ConfigError
+from pipeline.report.sections import read_primary_block
 from pipeline.report.telemetry.time_table import JobTime
 
 INSTALL = 'pip install -e ".[mlflow]"'
@@ -218,7 +219,7 @@ def run_spend(cache_dir: Path, run_id: str) -> dict[str, dict[str, float]]:
 def _csv_rows(path: Path, key: str) -> dict[str, dict]:
     if not path.exists() or path.stat().st_size <= 1:
         return {}
-    return {str(r[key]): r for r in pd.read_csv(path).to_dict("records")}
+    return {str(r[key]): r for r in read_primary_block(path).to_dict("records")}
 
 
 def energy_rows(reports: Path, kind: str) -> dict[str, dict[str, float]]:

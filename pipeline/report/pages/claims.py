@@ -4,7 +4,9 @@ A claim names an ablation, a treatment and a control variant, a metric, datasets
 direction of treatment - control and, where the source gives one, the published effect. The
 measurement reuses the ablation machinery (:func:`pipeline.report.stats.ablation.compare`: paired
 bootstrap 95% interval, paired randomisation p-value, on the questions both variants have); p-values
-are Holm-adjusted within each family (one dataset and split: ``family``).
+are Holm-adjusted within each family (one dataset and split: ``family``). With several labelled WattBot
+splits (:class:`SplitTables`) a WattBot claim has a row per split, ``dataset`` ``wattbot/test`` then
+``wattbot/train``, each its own family.
 
 Verdicts (:data:`RULE`; the two tables are in :mod:`pipeline.report.stats.verdicts`), from the
 unadjusted 95% interval of treatment - control: against the published effect where there is one
@@ -37,7 +39,7 @@ import yaml
 from pipeline.paths import CLAIMS_FILE, Reports
 from pipeline.report.params import Ablation, FiguresParams, Resampling
 from pipeline.report.render.tables import fmt, markdown_table
-from pipeline.report.sections import is_labelled
+from pipeline.report.sections import LABELLED_SET, is_labelled, split_dataset
 from pipeline.report.stats.ablation import compare, paired_values
 from pipeline.report.stats.outputs import differing, reordered
 from pipeline.report.stats.verdicts import (
@@ -215,6 +217,34 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
     return out
 
 
+def rule_text(table: pd.DataFrame) -> str:
+    """The table's note (:data:`RULE`), naming the families tested when WattBot rows carry their split."""
+    if not table["dataset"].astype(str).str.contains("/").any():
+        return RULE
+    family = table["family"] if "family" in table else table["dataset"]  # a claims.csv from before the column
+    families = ", ".join(map(str, family[table["p_holm"].notna()].unique())) or "none tested"
+    return f"{RULE} Families here: {families}."
+
+
+@dataclass(frozen=True)
+class SplitTables:
+    """WattBot's per-question tables when several splits are labelled (``wattbot.solutions``): split ->
+    its (stage, variant) tables, the score split last. A WattBot claim then has a row per split whose
+    tables hold all its variants (``dataset`` = ``wattbot/<split>``), the score split's row last."""
+
+    splits: dict[str, dict]
+
+
+def _labelled_splits(wattbot: dict | SplitTables) -> list[tuple[str, dict, bool]]:
+    """(dataset value, per-question tables, is the score split) of each labelled WattBot split, in row order:
+    the other labelled splits first (test), the score split last; ``wattbot`` alone without other splits."""
+    if not isinstance(wattbot, SplitTables):
+        return [(LABELLED_SET, wattbot, True)]
+    *others, score = wattbot.splits
+    last = [(split_dataset(score), wattbot.splits[score], True)]
+    return [(split_dataset(s), wattbot.splits[s], False) for s in others] + last
+
+
 def _tables_for(claim: Claim, stage: str, dataset: str, wattbot: dict, suite: dict) -> dict[str, pd.DataFrame]:
     """Per-question tables of the claim's variants on one dataset (those the run has)."""
     if is_labelled(dataset):
@@ -342,8 +372,9 @@ def _row(
 
 
 def family_of(dataset: str, split: str | None) -> str:
-    """The Holm family of a row: its dataset and split ('wattbot/train', 'wattbot/test'; a suite dataset alone)."""
-    return f"{dataset}/{split}" if split else dataset
+    """The Holm family of a row: its dataset and split ('wattbot/train', 'wattbot/test'; a suite dataset alone).
+    A row of one of several labelled splits already names its split (``wattbot/test``: :class:`SplitTables`)."""
+    return f"{dataset}/{split}" if split and "/" not in dataset else dataset
 
 
 def _families(table: pd.DataFrame, score_split: str | None) -> pd.Series:
@@ -405,16 +436,17 @@ def _base(c: Claim) -> dict:
 
 def measure_claims(
     params: FiguresParams,
-    wattbot: dict,
+    wattbot: dict | SplitTables,
     suite: dict,
     ablations: dict[str, Ablation],
     claims: list[Claim] | None = None,
     outputs: OutputsOf | None = None,
 ) -> pd.DataFrame:
-    """One row per claim and dataset (``COLUMNS``). ``ablations``: this run's (with the suite one); a
-    claim that did not run says where it would (``params.claims_elsewhere``: config file -> its
-    ablations); ``outputs``: each variant's per-question outputs (identical outputs are not
-    testable; without it, rows whose scores never differ stay undecided)."""
+    """One row per claim and dataset (``COLUMNS``). ``wattbot``: the score split's per-question tables, or
+    every labelled split's (:class:`SplitTables`: a WattBot claim's row per split); ``ablations``: this
+    run's (with the suite one); a claim that did not run says where it would (``params.claims_elsewhere``:
+    config file -> its ablations); ``outputs``: each variant's per-question outputs (identical outputs are
+    not testable; without it, rows whose scores never differ stay undecided)."""
     rows = []
     for c in claims if claims is not None else load_claims():
         base, ab = _base(c), ablations.get(c.ablation)
@@ -425,8 +457,15 @@ def measure_claims(
         if why or ab is None:
             rows += [base | {"dataset": d, "verdict": "not run", "note": why} for d in datasets]
             continue
-        for d in datasets:
-            tables = _tables_for(c, ab.stage, d, wattbot, suite)
+        targets = [
+            (label, tables, primary)
+            for d in datasets
+            for label, tables, primary in (_labelled_splits(wattbot) if is_labelled(d) else [(d, {}, True)])
+        ]
+        for d, labelled_tables, primary in targets:
+            tables = _tables_for(c, ab.stage, d, labelled_tables, suite)
+            if not primary and set(tables) != set(c.variants):
+                continue  # a variant does not answer this split (an LLM variant on train only): no row
             if set(tables) != set(c.variants) or any(c.metric not in t for t in tables.values()):
                 rows.append(
                     base | {"dataset": d, "verdict": "not run", "note": f"no {c.metric} for every variant on {d}"}
@@ -501,7 +540,7 @@ def claims_md(table: pd.DataFrame, config_hash: str) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
     return (
         f"# Published claims, reproduced?\n\nConfig hash `{config_hash}`; {len(table)} rows: {counts}.\n\n"
-        f"{RULE}\n\n" + markdown_table(claims_frame(table))
+        f"{rule_text(table)}\n\n" + markdown_table(claims_frame(table))
     )
 
 
@@ -509,7 +548,7 @@ def render(reports_dir: Path) -> str:
     """Generated block ``claims`` (README/docs): the claims table of ``reports/claims.csv``."""
     table = pd.read_csv(Reports.at(reports_dir).claims_csv, dtype={"n": "Int64"}, keep_default_na=True)
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
-    return f"{len(table)} rows: {counts}. {RULE}\n\n" + markdown_table(claims_frame(table))
+    return f"{len(table)} rows: {counts}. {rule_text(table)}\n\n" + markdown_table(claims_frame(table))
 
 
 def claims_html(table: pd.DataFrame) -> str:
@@ -544,5 +583,5 @@ def claims_html(table: pd.DataFrame) -> str:
         + table_html(pd.DataFrame(rows))
         + "</div>"
         + f"<details><summary>every row with its interval, Holm-adjusted p and verdict rule</summary>"
-        f"<p>{RULE}</p>{table_html(claims_frame(table))}</details>"
+        f"<p>{rule_text(table)}</p>{table_html(claims_frame(table))}</details>"
     )

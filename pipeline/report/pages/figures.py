@@ -8,7 +8,7 @@ every output before it runs.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -18,8 +18,9 @@ from pipeline.answer.ensemble import member_from_records
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.registry.answer_backends import VoteSettings
+from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
-from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims
+from pipeline.report.pages.claims import SplitTables, claims_html, claims_md, load_claims, measure_claims
 from pipeline.report.params import FiguresParams, Resampling
 from pipeline.report.render import ablation_figures
 from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
@@ -47,6 +48,7 @@ from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_varian
 
 # The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
 LEADERBOARD_COLUMNS = (
+    "split",  # one block per labelled split, when more than one is (wattbot.solutions)
     "variant",
     "backend",
     "retrieval",
@@ -388,12 +390,37 @@ def page_sections(
     ]
 
 
+@dataclass(frozen=True)
+class SplitFiles:
+    """Another labelled split's files (``wattbot.solutions``): its variants' per-question scores, answers
+    and retrieval runs (the answers and runs: whether a claim's two variants return the same there), and
+    its labels (a solutions file: only the report rules read it)."""
+
+    files: InputFiles
+    labels: str
+
+
+def split_tables(params: FiguresParams, splits: dict[str, SplitFiles], wattbot: dict) -> dict[str, dict]:
+    """Per-question tables of each other labelled split, for the variants that ran there, then the score
+    split's (``wattbot``) last: the claims' rows per split; {} without other splits."""
+    out = {}
+    for split, sf in sorted(splits.items()):
+        rvs = tuple(sorted(sf.files.retrieval_of))
+        avs = {av: params.answering[av] for av in sf.files.per_question_of if params.answering[av]["retrieval"] in rvs}
+        gold = pd.read_csv(sf.labels, dtype=str, keep_default_na=False)
+        out[split] = wattbot_tables(replace(params, retrieval=rvs, answering=avs), sf.files, gold)
+    if out:
+        out[params.hashed.get("score_split", "train")] = wattbot
+    return out
+
+
 def build_figures_stage(
     params: FiguresParams,
     paths: InputFiles,
     reports: str,
     leaderboard: str | None = None,
     claims_file: str | Path = pipeline.paths.CLAIMS_FILE,
+    splits: dict[str, SplitFiles] | None = None,
 ) -> dict:
     """Every output of the figures rule, from the files it was passed (``params.gold``: the scored
     split's labels; ``leaderboard``: the report rule's table, shown on the page when given)."""
@@ -411,8 +438,11 @@ def build_figures_stage(
     curve_table = draw_ensemble_sizes(run, answers)
 
     # published claims against this run (reports/claims.csv, claims.md, first section of index.html)
-    outputs = Outputs(paths, {av: spec["retrieval"] for av, spec in params.answering.items() if "retrieval" in spec})
-    claims = measure_claims(params, wattbot, suite, abl, load_claims(Path(claims_file)), outputs.of)
+    labelled = split_tables(params, splits or {}, wattbot)
+    retrieval_of = {av: spec["retrieval"] for av, spec in params.answering.items() if "retrieval" in spec}
+    outputs = Outputs(paths, retrieval_of, {s: sf.files for s, sf in (splits or {}).items()})
+    claims_of = SplitTables(labelled) if labelled else wattbot
+    claims = measure_claims(params, claims_of, suite, abl, load_claims(Path(claims_file)), outputs.of)
     atomic_write_text(out.claims_csv, csv_text(claims))
     atomic_write_text(out.claims_md, claims_md(claims, params.config_hash))
 
@@ -427,9 +457,14 @@ def build_figures_stage(
     board = pd.read_csv(leaderboard) if leaderboard else cost
     tables = PageTables(claims, board, summary, curve_table, counts)
     sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
-    html = render_html(params.config_hash, sections, run.entries, Path(reports))
+    html = render_html(RunHeader.of(Path(reports).parent).html(), sections, run.entries, Path(reports))
     atomic_write_text(out.index_html, html)
     all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})
     write_manifest(out.index_html, params.hashed, all_inputs)
-    write_manifest(out.claims_csv, params.hashed, [*all_inputs, str(claims_file)])
+    split_inputs = [
+        p
+        for sf in (splits or {}).values()
+        for p in [*sf.files.per_question_of.values(), *sf.files.answers_of.values(), *sf.files.retrieval_of.values()]
+    ]
+    write_manifest(out.claims_csv, params.hashed, [*all_inputs, *split_inputs, str(claims_file)])
     return {"figures": len(run.entries), "ablation_rows": len(stats)}

@@ -12,9 +12,13 @@ from pipeline import markdown
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
+from pipeline.report.header import RunHeader
+from pipeline.report.pages import split_blocks
 from pipeline.report.params import Leaderboard, ReportParams, Resampling
 from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
+from pipeline.report.sections import SPLIT_COLUMN, primary_block
 from pipeline.report.stats.resampling import bootstrap_mean
+from pipeline.score.wattbot import SPLITS as USAGES
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
 SCORE_COLUMNS = ("score", "value", "ref", "na")
@@ -65,9 +69,14 @@ def fallback_lines(fallback: dict[str, list[str]]) -> list[str]:
     ]
 
 
-def index_md(params: ReportParams, n_test: int, board: pd.DataFrame, figure: str, recall_figure: str) -> str:
-    """reports/wattbot/index.md: the run's hash and split, the leaderboard, its figures and every variant's slice."""
+def index_md(
+    params: ReportParams, n_test: int, board: pd.DataFrame, figure: str, recall_figure: str, header: RunHeader
+) -> str:
+    """reports/index.md: the run (pipeline/report/header.py) and split, the leaderboard, its figures and every
+    variant's slice."""
+    blocks = [SPLIT_COLUMN] if SPLIT_COLUMN in board.columns else []
     cols = [
+        *blocks,
         "variant",
         "score",
         "score_lo",
@@ -84,11 +93,12 @@ def index_md(params: ReportParams, n_test: int, board: pd.DataFrame, figure: str
     lines = [
         "# wattbench report",
         "",
-        f"- config hash: `{params.config_hash}`",
+        f"- {header.markdown()}",
         f"- scored split: `{params.score_split}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
         f"- default variant: `{params.default_variant}` → `wattbot/submission.csv` "
         f"(Kaggle format, {n_test} test questions)",
         *fallback_lines(params.pdf_fallback),
+        *(split_blocks.split_notes(board) if blocks else []),
         "",
         "## Leaderboard",
         "",
@@ -133,6 +143,28 @@ class ReportInputs:
     submissions: dict[str, str]  # answering variant -> the test split's answer CSV
     retrieval: dict[str, str] = field(default_factory=dict)  # retrieval variant -> run JSONL (scored split)
     gold: str | None = None  # the labelled split's CSV (with ``retrieval``: wattbot/retrieval.csv)
+    split_scores: dict[str, str] = field(default_factory=dict)  # SPLIT:VARIANT -> scores on another labelled split
+    split_per_question: dict[str, str] = field(default_factory=dict)  # SPLIT:VARIANT -> its per-question CSV
+
+
+def labelled_board(params: ReportParams, inputs: ReportInputs) -> pd.DataFrame:
+    """The leaderboard: the score split's block, then one per other labelled split and Usage value
+    (pipeline/report/pages/split_blocks.py); the score split's table alone when no other split is labelled."""
+    board = leaderboard(params.board, inputs.scores, inputs.per_question)
+    if not inputs.split_scores:
+        return board
+    blocks = [split_blocks.with_split(board, params.score_split, inputs.scores)]
+    scores, pq = split_blocks.by_split(inputs.split_scores), split_blocks.by_split(inputs.split_per_question)
+    for split in sorted(scores):
+        blocks.append(
+            split_blocks.with_split(leaderboard(params.board, scores[split], pq[split]), split, scores[split])
+        )
+        if split_blocks.has_usage(scores[split]):
+            blocks += [split_blocks.usage_block(params.board, split, u, scores[split], pq[split]) for u in USAGES]
+    table = pd.concat(blocks, ignore_index=True)
+    # counts stay integers (empty on the Usage blocks' rows, which have no such column)
+    counts = [c for c in blocks[0].columns if blocks[0][c].dtype.kind == "i"]
+    return table.astype(dict.fromkeys(counts, "Int64"))
 
 
 def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> None:
@@ -142,8 +174,11 @@ def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> N
         rtable = retrieval_table(inputs.retrieval, inputs.gold)
         atomic_write_text(out.retrieval_table, rtable.to_csv(index=False, lineterminator="\n"))
         doc_recall_by_variant(rtable, out.doc_recall_figure)
-    board = leaderboard(params.board, inputs.scores, inputs.per_question)
+    board = labelled_board(params, inputs)
     atomic_write_text(out.leaderboard, board.to_csv(index=False, lineterminator="\n"))
+    if inputs.split_per_question:  # other labelled splits: their question types (Kaggle's flags)
+        types = split_blocks.by_type(params.board, split_blocks.by_split(inputs.split_per_question))
+        atomic_write_text(out.leaderboard_by_type, types.to_csv(index=False, lineterminator="\n"))
     n_test = 0
     for name, path in sorted(inputs.submissions.items()):
         data = Path(path).read_bytes()
@@ -151,11 +186,11 @@ def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> N
         if name == params.default_variant:
             atomic_write_bytes(out.submission, data)
             n_test = len(pd.read_csv(path))
-    score_by_variant(board, out.score_figure)
+    score_by_variant(primary_block(board), out.score_figure)
     figures = out.relative(out.score_figure), out.relative(out.doc_recall_figure)
-    atomic_write_text(out.index_md, index_md(params, n_test, board, *figures))
+    atomic_write_text(out.index_md, index_md(params, n_test, board, *figures, RunHeader.of(Path(reports).parent)))
     recorded = {**params.hashed, "n_test": n_test}
-    read = list(inputs.scores.values()) + list(inputs.submissions.values())
+    read = list(inputs.scores.values()) + list(inputs.split_scores.values()) + list(inputs.submissions.values())
     write_manifest(out.index_md, recorded, read)
     write_manifest(out.leaderboard, recorded, read)  # reports/wattbot/ and its submissions/ folder
     write_manifest(out.submissions_dir, recorded, list(inputs.submissions.values()))  # -> submissions.manifest.json

@@ -1,7 +1,8 @@
 """``reports/index.html``: one self-contained page (figures embedded as base64 PNG) where every
-figure names the files it was drawn from, their hashes and the config hash.
+figure names the files it was drawn from and their hashes, under a header naming the run
+(``run_header``: pipeline/report/header.py; the run id, its config hash, the commit, the config files).
 
-No timestamps: the page is a result like any other and byte-identical on a rerun.
+No timestamps: the page is a result like any other and byte-identical on a rerun, but for that header.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def href(path: str, reports_dir: Path) -> str:
     return Path(path).as_uri() if os.path.isabs(path) else os.path.relpath(path, reports_dir)
 
 
-def figure_html(entry: FigureEntry, fig_dir: Path, reports_dir: Path, config_hash: str) -> str:
+def figure_html(entry: FigureEntry, fig_dir: Path, reports_dir: Path) -> str:
     png = fig_dir / f"{entry.stem}.png"
     data = base64.b64encode(png.read_bytes()).decode("ascii")
     rel = os.path.relpath(fig_dir, reports_dir)
@@ -99,14 +100,13 @@ def figure_html(entry: FigureEntry, fig_dir: Path, reports_dir: Path, config_has
     return (
         f'<figure id="{entry.stem}"><img alt="{entry.stem}" src="data:image/png;base64,{data}">'
         f"<figcaption><b>{entry.stem}</b>: {html.escape(entry.caption)} "
-        f'[<a href="{rel}/{entry.stem}.png">png</a> · <a href="{rel}/{entry.stem}.svg">svg</a>] '
-        f"config hash <code>{config_hash}</code></figcaption>"
+        f'[<a href="{rel}/{entry.stem}.png">png</a> · <a href="{rel}/{entry.stem}.svg">svg</a>]</figcaption>'
         f"<details><summary>drawn from {len(entry.inputs)} file(s)</summary><ul>{inputs}</ul></details></figure>"
     )
 
 
 def render_html(
-    config_hash: str,
+    run_header: str,
     sections: list[Section],
     entries: dict[str, FigureEntry],
     reports_dir: Path,
@@ -122,11 +122,11 @@ def render_html(
         if s.text:
             body.append(f"<p>{html.escape(s.text)}</p>")
         body.append(s.table)
-        body += [figure_html(entries[stem], fig_dir, reports_dir, config_hash) for stem in s.stems]
+        body += [figure_html(entries[stem], fig_dir, reports_dir) for stem in s.stems]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>wattbench report</title>'
         f"<style>{STYLE}</style></head><body><h1>wattbench report</h1>"
-        f'<p class="intro">Config hash <code>{config_hash}</code>; every figure lists the result files (with sha256) '
+        f'{run_header}<p class="intro">Every figure lists the result files (with sha256) '
         f'it was drawn from; provenance: <a href="index.html.manifest.json">index.html.manifest.json</a>; '
         f'markdown summary: <a href="index.md">index.md</a>.</p><nav>{nav}</nav>' + "\n".join(body) + "</body></html>\n"
     )

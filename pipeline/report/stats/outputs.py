@@ -48,10 +48,12 @@ def reordered(a: dict[str, tuple], b: dict[str, tuple], ids) -> int:
 
 @dataclass
 class Outputs:
-    """Reads a variant's outputs from the files the figures rule was passed (each file once)."""
+    """Reads a variant's outputs from the files the figures rule was passed (each file once): the scored
+    split's, and each other labelled split's (``splits``) for that split's claim rows."""
 
     files: InputFiles
     retrieval_of: dict[str, str] = field(default_factory=dict)  # answering variant -> its retrieval variant
+    splits: dict[str, InputFiles] = field(default_factory=dict)  # another labelled split -> its files
     _read: dict[tuple[str, str, str], dict[str, tuple] | None] = field(default_factory=dict)
 
     def of(self, dataset: str, stage: str, variant: str) -> dict[str, tuple] | None:
@@ -62,7 +64,8 @@ class Outputs:
         return self._read[k]
 
     def _load(self, dataset: str, stage: str, variant: str) -> dict[str, tuple] | None:
-        f = self.files
+        # a row of another labelled split (``wattbot/test``) reads that split's files, any other the scored split's
+        f = self.splits.get(dataset.partition("/")[2], self.files)
         if not is_labelled(dataset):
             name = f"{dataset}:{variant}"
             return keyed(f.suite_run(dataset, variant), retrieval_key) if name in f.suite_run_of else None

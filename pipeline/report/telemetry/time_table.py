@@ -26,6 +26,7 @@ from pipeline import paths
 from pipeline.io import atomic_write_bytes, atomic_write_text
 from pipeline.provenance import write_manifest
 from pipeline.report.telemetry.timeline import lanes, planned_critical_path, timeline_png
+from pipeline.runs import STATE, read_state
 
 BENCHMARK_DIR = "benchmarks"
 # rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
@@ -99,8 +100,24 @@ def read_benchmarks(root: str | Path) -> list[JobTime]:
     return jobs
 
 
-def make_run_times(root: str | Path) -> dict[str, float]:
-    """The stamps of the last ``make run`` (``start``, ``setup`` done, ``dag`` done), when complete and in order."""
+def invocation_start(root: str | Path) -> float:
+    """When the last Snakemake invocation in ``root`` began (``logs/run.json``'s ``invoked``, stamped at its
+    ``onstart``: pipeline/runs.py); 0 when unknown (then every benchmark file counts, as before)."""
+    state = read_state(Path(root) / STATE)
+    return state.invoked if state is not None else 0.0
+
+
+def invocation_jobs(root: str | Path) -> tuple[list[JobTime], dict[str, float]]:
+    """The benchmark files of the last invocation's jobs (written since it began: the files of jobs it did not
+    rerun are older) and the ``make run`` stamps when that ``make run`` ran this invocation."""
+    since = invocation_start(root)
+    return [j for j in read_benchmarks(root) if j.end >= since], make_run_times(root, since)
+
+
+def make_run_times(root: str | Path, invoked: float = 0.0) -> dict[str, float]:
+    """The stamps of the last ``make run`` (``start``, ``setup`` done, ``dag`` done), when complete and in order,
+    and, given the invocation's start ``invoked``, only when its Snakemake step is that invocation (a plain
+    ``snakemake`` or ``make resume`` after it leaves the stamps stale)."""
     path = Path(root) / MAKE_RUN_TIMES
     if not path.exists():
         return {}
@@ -111,6 +128,8 @@ def make_run_times(root: str | Path) -> dict[str, float]:
     if not all(stamps.get(k) for k in ("start", "setup", "dag")) or not (
         stamps["start"] <= stamps["setup"] <= stamps["dag"]
     ):
+        return {}
+    if invoked and not stamps["setup"] <= invoked <= stamps["dag"]:
         return {}
     return stamps
 
@@ -251,7 +270,7 @@ def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
     llm = llm_table(root)
     atomic_write_text(reports / LLM_TABLE, llm.to_csv(index=False, lineterminator="\n"))
     path = planned_critical_path(root)
-    summary = {**run_summary(jobs, make_run_times(root)), "critical_path": path}
+    summary = {**run_summary(*invocation_jobs(root)), "critical_path": path}
     atomic_write_text(reports / RUN_SUMMARY, json.dumps(summary, indent=1) + "\n")
     if len(table):
         png, timeline = figure_png(table), timeline_png(lanes(jobs, set(path)))

@@ -1,0 +1,129 @@
+"""The leaderboard's blocks beyond the score split: one per other labelled split (``wattbot.solutions``,
+e.g. ``test``), and, where the split's labels carry Kaggle's ``Usage`` column, one per Usage value
+(``test/Public``, ``test/Private``), as Kaggle shows its two leaderboards. A Usage value with no labelled
+question (the Private rows are not shipped) is a block of n=0 rows, reported, not hidden.
+
+The blocks share the leaderboard's columns, plus ``split`` (first) and ``unlabelled`` (the split's answered
+questions without a label): a run without other labelled splits writes the table exactly as before.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.report.params import Leaderboard, Resampling
+from pipeline.report.sections import SPLIT_COLUMN
+from pipeline.report.stats.resampling import bootstrap_mean
+from pipeline.score.wattbot import FLAG_COLS
+from pipeline.score.wattbot import SPLITS as USAGES
+
+SCORE_COLUMNS = ("score", "value", "ref", "na")
+
+
+def by_split(named: dict[str, str]) -> dict[str, dict[str, str]]:
+    """``SPLIT:VARIANT -> path`` (the verbs' named files) as split -> variant -> path."""
+    out: dict[str, dict[str, str]] = {}
+    for name, path in named.items():
+        split, av = name.split(":", 1)
+        out.setdefault(split, {})[av] = path
+    return out
+
+
+def _unlabelled(path: str) -> int:
+    return int(json.loads(Path(path).read_text()).get("unlabelled_questions", 0))
+
+
+def with_split(block: pd.DataFrame, split: str, scores: dict[str, str]) -> pd.DataFrame:
+    """A leaderboard block with its ``split`` label first and each variant's unlabelled count."""
+    block = block.copy()
+    block.insert(0, SPLIT_COLUMN, split)
+    block["unlabelled"] = [_unlabelled(scores[v]) for v in block["variant"]]
+    return block
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+def usage_block(board: Leaderboard, split: str, usage: str, scores: dict[str, str], pq: dict[str, str]) -> pd.DataFrame:
+    """One Usage value's rows (``usage``: public | private): n, the score, its components and 95% interval
+    from the questions of that Usage; a variant with none has n=0 and empty scores."""
+    rows = []
+    for name, path in sorted(scores.items()):
+        res, v = json.loads(Path(path).read_text()), board.variants[name]["answering"]
+        s25, s26 = res["wattbot2025"][usage], res["wattbot2026"][usage]
+        per_q = pd.read_csv(pq[name], dtype={"Usage": str})
+        part = per_q[per_q["Usage"].str.strip().str.lower() == usage]["score"].to_numpy(dtype=float)
+        ci = bootstrap_mean(part, board.resampling.bootstrap, board.resampling.seed) if len(part) else None
+        rows.append(
+            {
+                SPLIT_COLUMN: f"{split}/{usage.capitalize()}",
+                "variant": name,
+                "backend": v["backend"],
+                "retrieval": v["retrieval"],
+                "indexes": "+".join(sorted(board.variants[name]["upstream"]["indexes"])),
+                **{c: _round(s25[c]) for c in SCORE_COLUMNS},
+                "score_lo": _round(ci.lo if ci else None),
+                "score_hi": _round(ci.hi if ci else None),
+                "score_2026": _round(s26["score"]),
+                "n": s25["n"],
+            }
+        )
+    table = pd.DataFrame(rows).sort_values(
+        ["score", "variant"], ascending=[False, True], kind="stable", na_position="last"
+    )
+    return table.reset_index(drop=True)
+
+
+def type_rows(split: str, name: str, per_q: pd.DataFrame, rep: Resampling) -> list[dict]:
+    """One row per question type the labels flag (Quote, Table, Figure, Math, is_NA): n, the score with its
+    95% interval and its three components, over the split's questions of that type."""
+    rows = []
+    for flag in (f for f in FLAG_COLS if f in per_q):
+        part = per_q[pd.to_numeric(per_q[flag], errors="coerce") == 1]
+        ci = bootstrap_mean(part["score"].to_numpy(dtype=float), rep.bootstrap, rep.seed) if len(part) else None
+        rows.append(
+            {
+                SPLIT_COLUMN: split,
+                "variant": name,
+                "type": flag,
+                "n": len(part),
+                "score": _round(ci.mean if ci else None),
+                "score_lo": _round(ci.lo if ci else None),
+                "score_hi": _round(ci.hi if ci else None),
+                **{c: _round(float(part[c].mean()) if len(part) else None) for c in SCORE_COLUMNS[1:]},
+            }
+        )
+    return rows
+
+
+def by_type(board: Leaderboard, per_question: dict[str, dict[str, str]]) -> pd.DataFrame:
+    """reports/wattbot/leaderboard_by_type.csv: per labelled split (besides the score split) and variant, the
+    score and its components per question type, with n and intervals (empty when the labels flag no type)."""
+    rows = [
+        r
+        for split, files in sorted(per_question.items())
+        for name, path in sorted(files.items())
+        for r in type_rows(split, name, pd.read_csv(path), board.resampling)
+    ]
+    cols = [SPLIT_COLUMN, "variant", "type", "n", "score", "score_lo", "score_hi", *SCORE_COLUMNS[1:]]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def has_usage(scores: dict[str, str]) -> bool:
+    """Whether the split's labels had a Usage column (the scorer then reports public and private)."""
+    return any(USAGES[0] in json.loads(Path(p).read_text())["wattbot2025"] for p in scores.values())
+
+
+def split_notes(blocks: pd.DataFrame) -> list[str]:
+    """index.md's line per block: n scored and, for a whole split, how many answered questions had no label."""
+    lines = []
+    for split, part in blocks.groupby(SPLIT_COLUMN, sort=False):
+        n = int(part["n"].max()) if len(part) else 0
+        unl = part["unlabelled"].dropna()
+        extra = f"; {int(unl.max())} answered question(s) unlabelled" if len(unl) and unl.max() > 0 else ""
+        lines.append(f"- block `{split}`: n={n} labelled question(s){extra}")
+    return lines
