@@ -30,6 +30,7 @@ from pipeline.workflow.corpora import (
     wattbot_targets,
 )
 from pipeline.workflow.critical_path import prioritise as prioritise_by_critical_path
+from pipeline.workflow.dag_jobs import needrun_jobs, when_dag_built
 from pipeline.workflow.datasets import (
     dataset_tree_source,
     full_questions_path,
@@ -45,7 +46,7 @@ from pipeline.workflow.datasets import (
     use_limit,
 )
 from pipeline.workflow.indexes import index_extra_args, index_inputs
-from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, planner_share
+from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, needed_llm_work, planner_share
 from pipeline.workflow.models import (
     LOCK_FILE,
     answer_models,
@@ -149,6 +150,8 @@ __all__ = [
     "llm_exec_json",
     "llm_share",
     "llm_work",
+    "needed_llm_work",
+    "needrun_jobs",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
     "prioritise_by_critical_path",
@@ -195,4 +198,5 @@ __all__ = [
     "tree_files_arg",
     "tree_source",
     "uses_llm",
+    "when_dag_built",
 ]
