@@ -59,7 +59,7 @@ def toy_dataset(monkeypatch, tmp_path):
 
 def tiny_with_toy(root: Path) -> dict:
     raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
-    raw["benchmarks"] = {"root": str(root), "datasets": {"toy": None}, "retrieval": ["bm25"], "ks": [1, 3]}
+    raw["benchmarks"] = {"root": str(root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
     return raw
 
 
@@ -99,12 +99,12 @@ def test_a_toy_dataset_runs_export_index_retrieve_and_scoring(toy_dataset, tmp_p
 
 def test_a_training_group_makes_it_a_sprout_training_set(toy_dataset, tmp_path):
     raw = copy.deepcopy(tiny_with_toy(tmp_path))
-    raw["sprout"] = {"train": {"datasets": {"toy": None}}}
+    raw["sprout"] = {"train": {"datasets": {"toy": {}}}}
     with pytest.raises(ConfigError, match=r"sprout\.train\.datasets"):
         validate(raw)  # no train_group: not offered for head training
     suite_datasets.unregister("toy")
     suite_datasets.register(SuiteDataset("toy", loader="toy_suite", folder="toy", train_group="query"))
-    assert validate(raw)["sprout"]["train"]["datasets"] == {"toy": None}
+    assert validate(raw)["sprout"]["train"]["datasets"] == {"toy": {}}
 
 
 @pytest.mark.slow
