@@ -13,19 +13,19 @@ pytestmark = [pytest.mark.browser,
 
 def test_bad_page_fails_every_check(tmp_path):
     """The checks can fail: a wide table, a tall row, a missing figure, a dangling link, and the
-    claims and leaderboard pushed below the first screen."""
+    headline and leaderboard pushed below the first screen."""
     long_cell = "word " * 400
     page = tmp_path / "bad.html"
     page.write_text(
         "<html><body><h1>bad</h1><div style='height:1200px'></div><nav><a href='#nowhere'>x</a></nav>"
         f"<div class='tw' style='overflow-x:auto'><table><tr><td style='width:300px'>{long_cell}</td></tr></table></div>"
         "<div style='width:3000px'>wide</div><img alt='broken' src='missing.png'>"
-        "<h2 id='claims'>Claims</h2><div id='claims-summary'><table><tr><td>c</td></tr></table></div>"
+        "<h2 id='the-answer'>The answer</h2><div id='headline'>best: x</div>"
         "<h2 id='leaderboard'>Leaderboard</h2><div class='tw'><table><tbody><tr><td>v</td></tr></tbody></table></div>"
         "</body></html>")
     found = "\n".join(problems(inspect_page(page)))
     for expected in ("page scrolls sideways", "px tall", "figure not loaded: broken", "#nowhere",
-                     "does not show the claims summary", "does not show the first leaderboard row"):
+                     "does not show the headline", "does not show the first leaderboard row"):
         assert expected in found
 
 
@@ -38,6 +38,6 @@ def test_tiny_grid_report_reads_well_in_chromium(tiny_run):
     shot = work / "reports" / "index.screenshot.png"
     check = inspect_page(html, shot)
     assert problems(check) == [], problems(check)
-    assert check.images >= 6 and check.title_visible and check.claims_visible and check.leaderboard_visible
+    assert check.images >= 6 and check.title_visible and check.headline_visible and check.leaderboard_visible
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == 1400  # one screen wide

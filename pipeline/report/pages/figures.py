@@ -1,5 +1,6 @@
-"""The `figures` stage: ablations with intervals, attribution, cost, the embedding map and the
-self-contained ``reports/index.html``, all computed from results/ files alone.
+"""The `figures` stage: ablations with intervals, attribution, cost, the embedding map and
+``reports/index.html`` (the answer first: the headline, the leaderboard, the claims), all computed
+from results/ files alone.
 
 Which figures exist follows from the config alone (:func:`figure_stems`), so Snakemake knows
 every output before it runs.
@@ -19,11 +20,13 @@ from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.pages import ensemble_size as ES
-from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims
+from pipeline.report.pages.claims import claims_html, claims_md, load_claims, measure_claims, verdict_counts
+from pipeline.report.pages.headline import TIE_RULE, Headline, best_variant, headline_html
 from pipeline.report.params import FiguresParams, Resampling
 from pipeline.report.render import ablation_figures
 from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.render.views import SIGN, board_caption, board_view, differences_view
 from pipeline.report.sections import labelled_rows, section_of
 from pipeline.report.stats.ablation import (
     InputFiles,
@@ -44,9 +47,11 @@ from pipeline.report.stems import (
 from pipeline.report.telemetry.cost import cost_table, pareto_front
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
-# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
+# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row;
+# pipeline/report/render/views.py names and orders them.
 LEADERBOARD_COLUMNS = (
     "variant",
+    "split",
     "backend",
     "retrieval",
     "score",
@@ -57,10 +62,14 @@ LEADERBOARD_COLUMNS = (
     "na",
     "score_2026",
     "doc_hit@1",
-    "doc_recall@5",
+    "doc_hit@3",
+    "doc_hit@5",
+    "doc_hit@10",
     "tokens_per_question",
     "abstained",
     "failures",
+    "questions",
+    "n",
 )
 
 
@@ -314,8 +323,9 @@ def draw_embedding_map(run: FigureRun) -> None:
 
 @dataclass(frozen=True)
 class PageTables:
-    """The tables reports/index.html shows, one per section (named: all five are DataFrames)."""
+    """The tables reports/index.html shows, one per section (named: all five are DataFrames), and its headline."""
 
+    headline: Headline  # the best variant, its ties and the claims' verdicts
     claims: pd.DataFrame  # published claims against this run
     board: pd.DataFrame  # the leaderboard
     summary: pd.DataFrame  # the ablations' paired differences
@@ -337,7 +347,8 @@ def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
             else f"Your corpus '{name}' has no labels: answered and blank counts, no score; "
         )
         text += f"every column: {name}/leaderboard.csv; its Kaggle-format submission: {name}/submission.csv."
-        out.append(Section(f"Corpus: {name}", table_html(board[cols]), [], text, anchor=f"corpus-{name}"))
+        view = table_html(board_view(board[cols]), caption=board_caption(board))
+        out.append(Section(f"Corpus: {name}", view, [], text, anchor=f"corpus-{name}", fold=False))
     return out
 
 
@@ -347,25 +358,30 @@ def page_sections(
     """The sections of reports/index.html, in page order (the corpora's after WattBot's leaderboard)."""
     params, rep = run.params, run.rep
     ks = list(params.suite.ks)
+    board, top = tables.board, tables.headline
+    shown = board[[c for c in LEADERBOARD_COLUMNS if c in board]]
     return [
-        Section("Published claims", claims_html(tables.claims), [], anchor="claims"),
+        Section("The answer", headline_html(top), [], fold=False),
         Section(
             "Leaderboard",
-            table_html(tables.board[[c for c in LEADERBOARD_COLUMNS if c in tables.board]]),
+            table_html(board_view(shown, top.best, top.ties), caption=board_caption(board, TIE_RULE)),
             ["leaderboard-ci", "pareto-tokens"],
             "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
             f"(seed {rep.seed}, {rep.bootstrap} resamples). Every column, failure reasons included: "
             "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
             "wattbot/leaderboard.telemetry.csv.",
             anchor="leaderboard",
+            fold=False,
         ),
+        Section("Published claims", claims_html(tables.claims), [], anchor="claims", fold=False),
         *(corpora or []),
         Section(
             "Ablations",
-            table_html(headline(tables.summary, ks)),
+            table_html(differences_view(headline(tables.summary, ks))),
             [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
-            f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
-            f"({rep.permutations} sign patterns, exact when fewer exist).",
+            f"Paired differences on each comparison's headline metric, {SIGN} as in the claims: an ablation's "
+            f"first variant is the control, each other variant a treatment. p-values from a paired randomisation "
+            f"test ({rep.permutations} sign patterns, exact when fewer exist); every metric: wattbot/ablations.csv.",
         ),
         Section(
             "Ensemble size",
@@ -423,7 +439,14 @@ def build_figures_stage(
     if missing:
         raise ValueError(f"figures not drawn: {sorted(missing)}")
     board = pd.read_csv(leaderboard) if leaderboard else cost
-    tables = PageTables(claims, board, summary, curve_table, counts)
+    top = best_variant(
+        board,
+        {av: wattbot[("answering", av)] for av in answering},
+        run.rep,
+        verdict_counts(claims),
+        str(params.hashed.get("score_split", "train")),
+    )
+    tables = PageTables(top, claims, board, summary, curve_table, counts)
     sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
     html = render_html(params.config_hash, sections, run.entries, Path(reports))
     atomic_write_text(out.index_html, html)

@@ -265,12 +265,10 @@ def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.Dat
 def leaderboard_ci(board: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Score per answering variant with its 95% interval, best first."""
     fig, ax, ys = _interval_rows(board["score"], board["score_lo"], board["score_hi"], width=7, row_height=0.35)
-    ax.axvline(0.496, color="k", ls="--", lw=1, label="BM25 baseline (0.496)")
     ax.set_yticks(ys)
     ax.set_yticklabels(board["variant"], fontsize=8)
     ax.set_xlabel("wattbot2025 score on train (95% bootstrap CI over questions)")
     ax.set_xlim(0, 1)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside: it hid a variant's point
     return save_png_svg(fig, stem)
 
 

@@ -43,14 +43,14 @@ def save_png_svg(fig, stem: str | Path) -> list[Path]:
 
 
 def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "wattbot2025") -> None:
-    """Overall score and its components per answering variant, with the baseline as a line."""
+    """Overall score and its components per answering variant (the run's own baselines, bm25 among
+    them, are bars like any other: no number from elsewhere is drawn in)."""
     comps = ["score", "value", "ref", "na"]
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(board) + 2), 3.6))
     width = 0.8 / len(comps)
     for i, comp in enumerate(comps):
         xs = [x + (i - 1.5) * width for x in range(len(board))]
         ax.bar(xs, board[comp], width, label=comp)
-    ax.axhline(0.496, color="k", ls="--", lw=1, label="BM25 baseline (0.496)")
     ax.set_xticks(range(len(board)))
     ax.set_xticklabels(board["variant"], rotation=20, ha="right")
     ax.set_ylim(0, 1.05)

@@ -1,0 +1,104 @@
+"""The page's first section, the answer to "what won, and by how much": the best answering variant,
+chosen on the score split (train) and reported on test where test is labelled, with its 95% interval
+and n; the variants statistically tied with it; the claims' verdict counts.
+
+Tied means the paired comparison of the ablations and claims (:func:`pipeline.report.stats.ablation.compare`:
+paired bootstrap 95% interval of other − best on the questions both have) includes 0. The test split
+is read from the leaderboard: rows of a ``split`` column named ``test`` with a score; without them the
+train score is the one reported, and the headline says that test is unlabelled.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import pandas as pd
+
+from pipeline.report.params import Resampling
+from pipeline.report.render.tables import fmt
+from pipeline.report.stats.ablation import compare
+
+TIE_RULE = "tied with the best when the paired 95% bootstrap interval of the difference to it includes 0"
+
+
+@dataclass(frozen=True)
+class Headline:
+    best: str
+    chosen_on: str  # the split the best was chosen on (the score split)
+    reported_on: str  # the split its score comes from: test when labelled, else the score split
+    score: float
+    lo: float
+    hi: float
+    n: int
+    ties: tuple[str, ...]  # variants tied with the best (on the score split)
+    verdicts: dict[str, int]  # claims' verdict -> rows
+
+
+def split_rows(board: pd.DataFrame, split: str) -> pd.DataFrame:
+    """The leaderboard rows of one split (every row when the leaderboard has no ``split`` column)."""
+    if "split" not in board.columns:
+        return board
+    return board[board["split"] == split]
+
+
+def tied_with(tables: dict[str, pd.DataFrame], best: str, others: list[str], rep: Resampling) -> tuple[str, ...]:
+    """The ``others`` whose paired score difference to ``best`` has a 95% interval including 0."""
+    out = []
+    for v in others:
+        diff = compare(tables, [best, v], "score", rep)[1]
+        if diff["diff_lo"] <= 0 <= diff["diff_hi"]:
+            out.append(v)
+    return tuple(out)
+
+
+def best_variant(
+    board: pd.DataFrame,
+    tables: dict[str, pd.DataFrame],
+    rep: Resampling,
+    verdicts: dict[str, int],
+    score_split: str = "train",
+) -> Headline:
+    """The headline of a leaderboard (best first) and the per-question score tables of its variants."""
+    train = split_rows(board, score_split).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
+    if train.empty:
+        raise ValueError(f"the leaderboard has no row of the score split '{score_split}'")
+    best = str(train["variant"].iloc[0])
+    row = train.iloc[0]
+    test = split_rows(board, "test") if "split" in board.columns else board.iloc[0:0]
+    test = test[(test["variant"] == best) & test["score"].notna()]
+    if not test.empty:
+        row = test.iloc[0]
+    others = [str(v) for v in train["variant"].iloc[1:] if v in tables]
+    return Headline(
+        best=best,
+        chosen_on=score_split,
+        reported_on="test" if not test.empty else score_split,
+        score=float(row["score"]),
+        lo=float(row["score_lo"]),
+        hi=float(row["score_hi"]),
+        n=int(row["n"] if "n" in row else row["questions"]),  # the cost table (no leaderboard given) counts answers
+        ties=tied_with(tables, best, others, rep) if best in tables else (),
+        verdicts=verdicts,
+    )
+
+
+def headline_html(h: Headline) -> str:
+    """The headline as the page's first lines (``id="headline"``: the browser check looks for it)."""
+    where = (
+        f"on {h.reported_on} (chosen on {h.chosen_on})"
+        if h.reported_on != h.chosen_on
+        else f"on {h.chosen_on}, where it was chosen; test unlabelled"
+    )
+    ties = (
+        f"Tied with it ({TIE_RULE}): {', '.join(f'<b>{html.escape(t)}</b>' for t in h.ties)}."
+        if h.ties
+        else "No variant is tied with it (every paired 95% interval of the difference excludes 0)."
+    )
+    claims = ", ".join(f"{n} {html.escape(v)}" for v, n in h.verdicts.items()) or "none"
+    return (
+        f'<div class="headline" id="headline"><p>Best answering variant: <b>{html.escape(h.best)}</b>, score '
+        f"<b>{fmt(h.score)}</b> [95% CI {fmt(h.lo)}, {fmt(h.hi)}], n = {h.n} questions, {where}.</p>"
+        f"<p>{ties}</p>"
+        f'<p>Published claims (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): {claims}.</p></div>'
+    )
