@@ -52,6 +52,6 @@ def test_formatted_tables_come_first_and_anchors_are_unique(tmp_path):
     table = table_html(pd.DataFrame({"claim": ["x" * 200]}), caption="what the columns mean")
     page = render_html("h", [Section("Leaderboard", table, [], fold=False)], {}, tmp_path)
     assert "x" * 200 in page and "…" not in page  # a long cell whole: it wraps, never cut short
-    assert "<caption>what the columns mean</caption>" in page and "<details>" not in page
+    assert '<p class="cap">what the columns mean</p>' in page and "<details>" not in page
     with pytest.raises(ValueError, match="share the id"):
         render_html("h", [Section("A b", "", []), Section("a-B", "", [])], {}, tmp_path)

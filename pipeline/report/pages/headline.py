@@ -19,7 +19,7 @@ from pipeline.report.params import Resampling
 from pipeline.report.render.tables import fmt
 from pipeline.report.stats.ablation import compare
 
-TIE_RULE = "tied with the best when the paired 95% bootstrap interval of the difference to it includes 0"
+TIE_RULE = "the paired 95% bootstrap interval of the score difference to the best includes 0"
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class Headline:
     hi: float
     n: int
     ties: tuple[str, ...]  # variants tied with the best (on the score split)
-    verdicts: dict[str, int]  # claims' verdict -> rows
+    verdicts: dict[str, int] | None  # claims' verdict -> rows (None: no claims apply, a corpus's page)
+    unlabelled: str = "test unlabelled"  # said when the score is the score split's own
 
 
 def split_rows(board: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -56,8 +57,9 @@ def best_variant(
     board: pd.DataFrame,
     tables: dict[str, pd.DataFrame],
     rep: Resampling,
-    verdicts: dict[str, int],
+    verdicts: dict[str, int] | None,
     score_split: str = "train",
+    unlabelled: str = "test unlabelled",
 ) -> Headline:
     """The headline of a leaderboard (best first) and the per-question score tables of its variants."""
     train = split_rows(board, score_split).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
@@ -80,6 +82,7 @@ def best_variant(
         n=int(row["n"] if "n" in row else row["questions"]),  # the cost table (no leaderboard given) counts answers
         ties=tied_with(tables, best, others, rep) if best in tables else (),
         verdicts=verdicts,
+        unlabelled=unlabelled,
     )
 
 
@@ -88,17 +91,19 @@ def headline_html(h: Headline) -> str:
     where = (
         f"on {h.reported_on} (chosen on {h.chosen_on})"
         if h.reported_on != h.chosen_on
-        else f"on {h.chosen_on}, where it was chosen; test unlabelled"
+        else f"on {h.chosen_on}, where it was chosen" + (f"; {h.unlabelled}" if h.unlabelled else "")
     )
     ties = (
         f"Tied with it ({TIE_RULE}): {', '.join(f'<b>{html.escape(t)}</b>' for t in h.ties)}."
         if h.ties
         else "No variant is tied with it (every paired 95% interval of the difference excludes 0)."
     )
-    claims = ", ".join(f"{n} {html.escape(v)}" for v, n in h.verdicts.items()) or "none"
+    claims = ""
+    if h.verdicts is not None:
+        counts = ", ".join(f"{n} {html.escape(v)}" for v, n in h.verdicts.items()) or "none"
+        claims = f'<p>Published claims (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): {counts}.</p>'
     return (
         f'<div class="headline" id="headline"><p>Best answering variant: <b>{html.escape(h.best)}</b>, score '
         f"<b>{fmt(h.score)}</b> [95% CI {fmt(h.lo)}, {fmt(h.hi)}], n = {h.n} questions, {where}.</p>"
-        f"<p>{ties}</p>"
-        f'<p>Published claims (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): {claims}.</p></div>'
+        f"<p>{ties}</p>{claims}</div>"
     )

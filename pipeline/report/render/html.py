@@ -27,9 +27,9 @@ STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em aut
 h1{font-size:1.5em;margin:.3em 0}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.2em;font-size:1.2em}
 p{margin:.4em 0}table{border-collapse:collapse;font-size:12px;margin:.4em 0}
 td,th{border:1px solid #ddd;padding:1px 6px;text-align:right;vertical-align:top}
-th{background:#f4f4f4;font-weight:600;min-width:3em}td:first-child,th:first-child{text-align:left}
-td.t{text-align:left;max-width:28em;overflow-wrap:anywhere}td.n{white-space:nowrap}figure{margin:1.5em 0}
-.headline{font-size:14px;border-left:4px solid #4a7;padding:.3em .8em;background:#f6fbf7}caption{caption-side:bottom;text-align:left;font-size:12px;color:#555;padding-top:.3em}
+th{background:#f4f4f4;font-weight:600;text-align:left}td:first-child{text-align:left}
+td.t{text-align:left;max-width:28em;overflow-wrap:break-word}td.n,td.w{white-space:nowrap}figure{margin:1.5em 0}
+.headline{font-size:14px;border-left:4px solid #4a7;padding:.3em .8em;background:#f6fbf7}p.cap{font-size:12px;color:#555}
 figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:13px}
 details{font-size:12px;color:#555}td details{color:#222}td details summary{cursor:pointer}
 .tw{overflow-x:auto;max-width:100%}code{background:#f6f6f6;padding:0 3px}nav a{margin-right:1em}
@@ -58,6 +58,7 @@ def anchor_of(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
 
 
+SHORT = 24  # characters: a text cell this short (a variant's name) stays on one line; longer ones wrap
 NUMBER_TEXT = re.compile(r"^[-+−]?\d[\d.,\[\] =+−-]*$")  # a formatted number ('0.668 [0.555, 0.781]', '1='): right-aligned
 
 
@@ -69,7 +70,8 @@ def cell_html(value) -> str:
         return f'<td class="n">{value:.4g}</td>'
     if not isinstance(value, str):
         return f'<td class="n">{html.escape(str(value))}</td>'
-    return f'<td class="{"n" if NUMBER_TEXT.match(value) else "t"}">{html.escape(value)}</td>'
+    kind = "n" if NUMBER_TEXT.match(value) else ("t w" if len(value) <= SHORT else "t")
+    return f'<td class="{kind}">{html.escape(value)}</td>'
 
 
 @cache
@@ -82,14 +84,14 @@ def table_html(df: pd.DataFrame, raw_html: tuple[str, ...] = (), caption: str = 
     its box when wide, never the page. Columns in ``raw_html`` hold trusted markup (links);
     ``caption`` (plain text) explains the columns below the table."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    cap = f'<p class="cap">{html.escape(caption)}</p>' if caption else ""
     rows = "".join(
         "<tr>"
         + "".join(f'<td class="t">{v}</td>' if c in raw_html else cell_html(v) for c, v in zip(df.columns, row))
         + "</tr>"
         for row in df.itertuples(index=False)
     )
-    return f'<div class="tw"><table>{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
+    return f'<div class="tw"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>{cap}'
 
 
 def href(path: str, reports_dir: Path) -> str:
@@ -133,6 +135,8 @@ def render_html(
     entries: dict[str, FigureEntry],
     reports_dir: Path,
     fig_dir_name: str = "figures",
+    title: str = "wattbench report",
+    markdown: str | None = "index.md",  # the page's markdown summary beside it, if it has one
 ) -> str:
     reports_dir = Path(reports_dir)
     fig_dir = reports_dir / fig_dir_name
@@ -146,9 +150,12 @@ def render_html(
         body.append(f'<h2 id="{a}">{html.escape(s.title)}</h2>')
         body += section_body(s, [figure_html(entries[stem], fig_dir, reports_dir, config_hash) for stem in s.stems])
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>wattbench report</title>'
-        f"<style>{STYLE}</style></head><body><h1>wattbench report</h1>"
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
         f'<p class="intro">Config hash <code>{config_hash}</code>; every figure lists the result files (with sha256) '
-        f'it was drawn from; provenance: <a href="index.html.manifest.json">index.html.manifest.json</a>; '
-        f'markdown summary: <a href="index.md">index.md</a>.</p><nav>{nav}</nav>' + "\n".join(body) + "</body></html>\n"
+        f'it was drawn from; provenance: <a href="index.html.manifest.json">index.html.manifest.json</a>'
+        + (f'; markdown summary: <a href="{markdown}">{markdown}</a>' if markdown else "")
+        + f".</p><nav>{nav}</nav>"
+        + "\n".join(body)
+        + "</body></html>\n"
     )

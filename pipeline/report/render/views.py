@@ -39,6 +39,7 @@ NAMES = {
 }
 COUNTS = {"abstained", "failures", "asked", "answered", "blank", "questions", "n", "tokens_per_question"}
 AT_K = re.compile(r"^(.*)@(\d+)$")
+CAPTIONED = {"n", "questions"}  # shown as columns only where they differ between rows, else said in the caption
 
 
 def at_k_order(columns: Collection[str], pattern: str) -> list[str]:
@@ -93,6 +94,7 @@ def board_view(board: pd.DataFrame, best: str | None = None, ties: Collection[st
     order: list[str] = []
     for key in NAMES:
         order += at_k_order(df.columns, key) if "{k}" in key else ([key] if key in df.columns else [])
+    order = [c for c in order if c not in CAPTIONED or df[c].nunique() > 1]  # the same on every row: in the caption
     view = pd.DataFrame({header(c): [cell(c, v) for v in df[c]] for c in order})
     return view.astype(object).where(view.notna(), "")
 
@@ -101,7 +103,7 @@ def board_caption(board: pd.DataFrame, tie_rule: str = "") -> str:
     """What the columns mean: the ranks' '=' and the tie rule, and why ``questions`` and ``n`` differ."""
     parts = ["rank: '=' where scores are equal to 3 decimals"]
     if tie_rule:
-        parts.append(f"vs best: {tie_rule}")
+        parts.append(f"vs best: tied where {tie_rule}")
     if {"n", "questions"} <= set(board.columns) and len(board):
         n, q = int(board["n"].max()), int(board["questions"].max())
         parts.append(
