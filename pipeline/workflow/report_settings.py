@@ -96,7 +96,10 @@ def corpus_report_params(params: dict) -> CorpusReportParams:
         params["labelled"],
         params["submission_variant"],
         params,
-        {name: Ablation("answering", tuple(ab["variants"]), ab["note"]) for name, ab in (params.get("ablations") or {}).items()},
+        {
+            name: Ablation("answering", tuple(ab["variants"]), ab["note"])
+            for name, ab in (params.get("ablations") or {}).items()
+        },
     )
 
 

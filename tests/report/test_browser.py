@@ -41,3 +41,42 @@ def test_tiny_grid_report_reads_well_in_chromium(tiny_run):
     assert check.images >= 6 and check.title_visible and check.headline_visible and check.leaderboard_visible
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == 1400  # one screen wide
+
+
+@pytest.mark.slow
+def test_tiny_grid_with_a_corpus_reads_well_in_chromium(tmp_path):
+    """#35's done-when: the tiny grid plus a labelled corpus (and an answering ablation the corpus runs too).
+    Both pages pass every check: nothing wider than its box, every #anchor resolves, the headline and
+    the first leaderboard row on the first screen; anchors are named; figures are files, not inlined."""
+    import re
+
+    import yaml
+
+    from dag_runner import snakemake
+    from pipeline.datasets.paths import REPO
+    from test_corpora import make_corpus
+
+    entry = make_corpus(tmp_path / "corpus")
+    cfgfile = tmp_path / "my.yaml"
+    cfgfile.write_text(yaml.safe_dump({
+        "extends": str(REPO / "tests" / "tiny.yaml"),
+        "report": {"ablations": {"dense-vs-bm25": {"variants": ["dense-x", "bm25-x"], "note": "dense vs BM25"}}},
+        "corpora": {"mine": {**entry, "variants": ["dense-x", "bm25-x", "ens"]}},
+    }))
+    work = tmp_path / "work"
+    done = snakemake(work, configfile=cfgfile)
+    assert done.returncode == 0, done.stderr[-3000:]
+    main, corpus = work / "reports" / "index.html", work / "reports" / "mine" / "index.html"
+    for page in (main, corpus):
+        check = inspect_page(page)
+        assert problems(check) == [], (page, problems(check))
+        assert check.headline_visible and check.leaderboard_visible and check.images >= 2
+        text = page.read_text()
+        assert "base64" not in text and not re.search(r'id="s\d+"', text)  # files, named anchors
+    text = main.read_text()
+    for anchor in ("the-answer", "leaderboard", "claims", "ablations", "corpus-mine"):
+        assert f'id="{anchor}"' in text and f'href="#{anchor}"' in text
+    assert text.index('id="headline"') < text.index('id="leaderboard"') < text.index('id="claims"')
+    page = corpus.read_text()
+    assert 'id="ablation-dense-vs-bm25"' in page and "Δ (treatment − control)" in page
+    assert (work / "reports/mine/figures/ablation-dense-vs-bm25.png").exists()

@@ -4,7 +4,8 @@ reader sees at 1400x900, keeping a screenshot of the first screen beside the rep
 Checks (:func:`problems` turns the measurements into messages): no horizontal scroll of the page
 and no table wider than its box; no table row taller than :data:`MAX_ROW_PX`; every figure loaded;
 every in-page link (``#id``) resolves; the first screen shows the title, the headline (the best variant,
-its ties, the claims' verdicts) and the first leaderboard row. Chromium is Debian's (``apt-get install chromium``; `make test` and CI install
+its ties, the claims' verdicts) and the first leaderboard row. A corpus's page (reports/<corpus>/index.html)
+passes the same checks. Chromium is Debian's (``apt-get install chromium``; `make test` and CI install
 it; `make run` installs no system package and runs the check only where a browser exists), driven by
 Playwright for Python with ``executable_path`` (Playwright's own browser download cannot work offline).
 """

@@ -19,11 +19,13 @@ from pipeline.io import atomic_write_text
 from pipeline.report.pages.headline import TIE_RULE, best_variant, headline_html
 from pipeline.report.params import CorpusReportParams
 from pipeline.report.render import ablation_figures
-from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
+from pipeline.report.render.html import FigureEntry, PageHead, Section, render_html, table_html
 from pipeline.report.render.views import SIGN, board_caption, board_view, differences_view
 from pipeline.report.stats.ablation import compare
 
 METRICS = ("score", "value", "ref", "na")
+# in leaderboard.csv, left off the page's table so that it fits beside the answered and blank counts
+OFF_PAGE = ("score_2026", "tokens_per_question")
 LABELLED_SPLIT = "its labelled questions"
 
 
@@ -61,9 +63,13 @@ def labelled_sections(
         Section("The answer", headline_html(top), [], fold=False),
         Section(
             "Leaderboard",
-            table_html(board_view(board, top.best, top.ties), caption=board_caption(board, TIE_RULE)),
+            table_html(
+                board_view(board.drop(columns=[c for c in OFF_PAGE if c in board]), top.best, top.ties),
+                caption=board_caption(board, TIE_RULE),
+            ),
             ["leaderboard-ci"],
-            "Every column: leaderboard.csv; the Kaggle-format submission: submission.csv.",
+            "Every column (the wattbot2026 score, LLM tokens and doc recall@k too): leaderboard.csv; the "
+            "Kaggle-format submission: submission.csv.",
             fold=False,
         ),
     ]
@@ -118,16 +124,14 @@ def corpus_page(
                 f"{params.corpus} has no labels: each variant's answered and blank counts, no score, interval or "
                 "ablation (add a solutions file for them). Its Kaggle-format submission: submission.csv.",
                 fold=False,
-            )
+            ),
         ]
     return render_html(
         params.hashed.get("config_hash", ""),
         sections,
         entries,
         Path(page).parent,
-        figs.name,
-        title=f"wattbench report: corpus {params.corpus}",
-        markdown=None,
+        PageHead(f"wattbench report: corpus {params.corpus}", figs.name, markdown=None),
     )
 
 

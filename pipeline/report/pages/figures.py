@@ -8,6 +8,7 @@ every output before it runs.
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -333,21 +334,30 @@ class PageTables:
     counts: pd.DataFrame  # attribution class counts
 
 
+# A corpus's section of this page: the gist, its own page (reports/<name>/index.html) has every column.
+CORPUS_COLUMNS = ("variant", "backend", "retrieval", "score", "score_lo", "score_hi", "doc_hit@1", "n")
+CORPUS_COUNTS = ("asked", "answered", "blank", "failures")
+
+
 def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
-    """One section per ``corpora:`` entry, its leaderboard (none when no corpus is configured: the page of
-    a grid without corpora is what it was)."""
+    """One section per ``corpora:`` entry, its leaderboard's gist and a link to its own page (none when no
+    corpus is configured: the page of a grid without corpora is what it was)."""
     out = []
     for name in params.corpora:
         board = pd.read_csv(paths.corpora_of[name])
         labelled = "score" in board.columns
-        cols = [c for c in (*LEADERBOARD_COLUMNS, "asked", "answered", "blank") if c in board.columns]
+        cols = [c for c in (*CORPUS_COLUMNS, *CORPUS_COUNTS) if c in board.columns]
         text = (
             f"Your corpus '{name}': scored on its labelled questions (bootstrap 95% intervals); "
             if labelled
             else f"Your corpus '{name}' has no labels: answered and blank counts, no score; "
         )
-        text += f"every column: {name}/leaderboard.csv; its Kaggle-format submission: {name}/submission.csv."
-        view = table_html(board_view(board[cols]), caption=board_caption(board))
+        text += (
+            f"its own page, with figures and ablations: {name}/index.html; every column: {name}/leaderboard.csv; "
+            f"its Kaggle-format submission: {name}/submission.csv."
+        )
+        link = f'<p>Its page: <a href="{html.escape(name)}/index.html">{html.escape(name)}/index.html</a></p>'
+        view = link + table_html(board_view(board[cols]), caption=board_caption(board))
         out.append(Section(f"Corpus: {name}", view, [], text, anchor=f"corpus-{name}", fold=False))
     return out
 

@@ -101,7 +101,9 @@ def headline_html(h: Headline) -> str:
     claims = ""
     if h.verdicts is not None:
         counts = ", ".join(f"{n} {html.escape(v)}" for v, n in h.verdicts.items()) or "none"
-        claims = f'<p>Published claims (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): {counts}.</p>'
+        claims = (
+            f'<p>Published claims (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): {counts}.</p>'
+        )
     return (
         f'<div class="headline" id="headline"><p>Best answering variant: <b>{html.escape(h.best)}</b>, score '
         f"<b>{fmt(h.score)}</b> [95% CI {fmt(h.lo)}, {fmt(h.hi)}], n = {h.n} questions, {where}.</p>"

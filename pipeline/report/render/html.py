@@ -44,6 +44,15 @@ class FigureEntry:
 
 
 @dataclass(frozen=True)
+class PageHead:
+    """What tells one page from another: its title, its figures' folder and its markdown summary, if any."""
+
+    title: str = "wattbench report"
+    figures: str = "figures"  # beside the page
+    markdown: str | None = "index.md"
+
+
+@dataclass(frozen=True)
 class Section:
     title: str
     table: str
@@ -59,7 +68,9 @@ def anchor_of(title: str) -> str:
 
 
 SHORT = 24  # characters: a text cell this short (a variant's name) stays on one line; longer ones wrap
-NUMBER_TEXT = re.compile(r"^[-+−]?\d[\d.,\[\] =+−-]*$")  # a formatted number ('0.668 [0.555, 0.781]', '1='): right-aligned
+NUMBER_TEXT = re.compile(
+    r"^[-+−]?\d[\d.,\[\] =+−-]*$"
+)  # a formatted number ('0.668 [0.555, 0.781]', '1='): right-aligned
 
 
 def cell_html(value) -> str:
@@ -134,12 +145,11 @@ def render_html(
     sections: list[Section],
     entries: dict[str, FigureEntry],
     reports_dir: Path,
-    fig_dir_name: str = "figures",
-    title: str = "wattbench report",
-    markdown: str | None = "index.md",  # the page's markdown summary beside it, if it has one
+    head: PageHead = PageHead(),
 ) -> str:
     reports_dir = Path(reports_dir)
-    fig_dir = reports_dir / fig_dir_name
+    fig_dir = reports_dir / head.figures
+    title, markdown = head.title, head.markdown
     ids = [s.anchor or anchor_of(s.title) for s in sections]
     doubled = sorted({a for a in ids if ids.count(a) > 1})
     if doubled:

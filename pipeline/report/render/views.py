@@ -27,7 +27,6 @@ NAMES = {
     "na": "NA",
     "score_2026": "wattbot2026 score",
     "doc_hit@{k}": "doc hit@{k}",
-    "doc_recall@{k}": "doc recall@{k}",
     "tokens_per_question": "LLM tokens / question",
     "abstained": "abstained",
     "failures": "failures",
@@ -133,4 +132,6 @@ def differences_view(summary: pd.DataFrame) -> pd.DataFrame:
         }
         for r in summary.to_dict("records")
     ]
-    return pd.DataFrame(rows, columns=["ablation", "dataset", "metric", "treatment − control", "n", f"{SIGN} [95% CI]", "p"])
+    return pd.DataFrame(
+        rows, columns=["ablation", "dataset", "metric", "treatment − control", "n", f"{SIGN} [95% CI]", "p"]
+    )
