@@ -26,7 +26,7 @@ from pipeline.provenance import file_hash
 STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}
 h1{font-size:1.5em;margin:.3em 0}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.2em;font-size:1.2em}
 p{margin:.4em 0}table{border-collapse:collapse;font-size:12px;margin:.4em 0}
-td,th{border:1px solid #ddd;padding:1px 6px;text-align:right;vertical-align:top}
+td,th{border:1px solid #ddd;padding:1px 4px;text-align:right;vertical-align:top}
 th{background:#f4f4f4;font-weight:600;text-align:left}td:first-child{text-align:left}
 td.t{text-align:left;max-width:28em;overflow-wrap:break-word}td.n,td.w{white-space:nowrap}figure{margin:1.5em 0}
 .headline{font-size:14px;border-left:4px solid #4a7;padding:.3em .8em;background:#f6fbf7}p.cap{font-size:12px;color:#555}
@@ -67,7 +67,7 @@ def anchor_of(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
 
 
-SHORT = 24  # characters: a text cell this short (a variant's name) stays on one line; longer ones wrap
+SHORT = 16  # characters: a text cell this short stays on one line; a longer one wraps (at its hyphens, for a name)
 NUMBER_TEXT = re.compile(
     r"^[-+−]?\d[\d.,\[\] =+−-]*$"
 )  # a formatted number ('0.668 [0.555, 0.781]', '1='): right-aligned
