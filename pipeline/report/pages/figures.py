@@ -352,11 +352,9 @@ def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
             if labelled
             else f"Your corpus '{name}' has no labels: answered and blank counts, no score; "
         )
-        text += (
-            f"its own page, with figures and ablations: {name}/index.html; every column: {name}/leaderboard.csv; "
-            f"its Kaggle-format submission: {name}/submission.csv."
-        )
-        link = f'<p>Its page: <a href="{html.escape(name)}/index.html">{html.escape(name)}/index.html</a></p>'
+        text += f"every column: {name}/leaderboard.csv; its Kaggle-format submission: {name}/submission.csv."
+        page = html.escape(f"{name}/index.html")
+        link = f'<p>Its own page, with its figures and ablations: <a href="{page}">{page}</a></p>'
         view = link + table_html(board_view(board[cols]), caption=board_caption(board))
         out.append(Section(f"Corpus: {name}", view, [], text, anchor=f"corpus-{name}", fold=False))
     return out
@@ -365,7 +363,8 @@ def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
 def page_sections(
     run: FigureRun, tables: PageTables, parse_sources: list[Section], corpora: list[Section] | None = None
 ) -> list[Section]:
-    """The sections of reports/index.html, in page order (the corpora's after WattBot's leaderboard)."""
+    """The sections of reports/index.html, in page order: the answer (headline, leaderboard, claims) first,
+    then the corpora's, then what explains it."""
     params, rep = run.params, run.rep
     ks = list(params.suite.ks)
     board, top = tables.board, tables.headline
