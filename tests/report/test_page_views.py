@@ -46,6 +46,8 @@ def test_headline_reports_test_where_labelled():
     top = best_variant(board(split=True), tables(), REP, {})
     assert (top.best, top.reported_on, top.score, top.n) == ("a", "test", 0.5, 20)  # chosen on train, b is better on test
     assert "on test (chosen on train)" in headline_html(top)
+    alone = best_variant(board().head(1), tables(), REP, None, "its labelled questions", unlabelled="")
+    assert alone.ties == () and "the only variant" in headline_html(alone) and "claims" not in headline_html(alone)
 
 
 def test_leaderboard_view_names_orders_and_marks_ties():

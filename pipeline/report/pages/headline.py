@@ -34,6 +34,7 @@ class Headline:
     ties: tuple[str, ...]  # variants tied with the best (on the score split)
     verdicts: dict[str, int] | None  # claims' verdict -> rows (None: no claims apply, a corpus's page)
     unlabelled: str = "test unlabelled"  # said when the score is the score split's own
+    rivals: int = 0  # the other variants it was compared with
 
 
 def split_rows(board: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -83,6 +84,7 @@ def best_variant(
         ties=tied_with(tables, best, others, rep) if best in tables else (),
         verdicts=verdicts,
         unlabelled=unlabelled,
+        rivals=len(others),
     )
 
 
@@ -93,11 +95,14 @@ def headline_html(h: Headline) -> str:
         if h.reported_on != h.chosen_on
         else f"on {h.chosen_on}, where it was chosen" + (f"; {h.unlabelled}" if h.unlabelled else "")
     )
-    ties = (
-        f"Tied with it ({TIE_RULE}): {', '.join(f'<b>{html.escape(t)}</b>' for t in h.ties)}."
-        if h.ties
-        else "No variant is tied with it (every paired 95% interval of the difference excludes 0)."
-    )
+    if h.ties:
+        ties = f"Tied with it ({TIE_RULE}): {', '.join(f'<b>{html.escape(t)}</b>' for t in h.ties)}."
+    elif h.rivals:
+        ties = (
+            f"No other variant is tied with it (of {h.rivals}, each paired 95% interval of the difference excludes 0)."
+        )
+    else:
+        ties = "It is the only variant."
     claims = ""
     if h.verdicts is not None:
         counts = ", ".join(f"{n} {html.escape(v)}" for v, n in h.verdicts.items()) or "none"
