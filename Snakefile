@@ -14,10 +14,9 @@ if shutil.which("sacct") or shutil.which("squeue"):
 
 import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/register_builtins.py)
 from pipeline.config import check_paths, config_hash, snakemake_config
-from pipeline.llm.preflight import declared_envvars, preflight, real_run_checks
+from pipeline.llm.preflight import declared_envvars, real_run_checks, warn_unused_per_model
 from pipeline.cores import machine_cores
-from pipeline.estimate import print_estimate
-from pipeline.plan import start_run
+from pipeline.plan import RunWork, start_run
 from pipeline.runs import end_run
 from pipeline.report.export import tracking
 from pipeline.workflow.report_settings import track_settings
@@ -25,6 +24,7 @@ from pipeline.workflow.report_settings import track_settings
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
 # on top. No `configfile:` directive: Snakemake would merge config.yaml under every --configfile.
 CFG = snakemake_config(workflow, config)
+wf.use_limit(CFG)   # `limit: N`: a smoke run's question-shaped files apart from a full run's (pipeline/paths.py)
 # A missing data folder is an error, unless `corpora:` are configured: then WattBot (or the suite) is left
 # out of the DAG with a one-line notice, so a user without the shared data runs their own documents.
 for notice in check_paths(CFG):
@@ -34,19 +34,24 @@ wf.check_corpora(CFG)   # every corpus's files checked (one line naming the file
 wf.check_labels(CFG)    # every wattbot.solutions file too: its columns, unique ids, each id a question of its split
 if CFG.get("cache_journal"):   # the caches' SQLite journal, for every job (pipeline/cache_journal.py; docs/cluster.md)
     os.environ["WATTBENCH_CACHE_JOURNAL"] = CFG["cache_journal"]
-# every model the variants use can be reached (a key is set): a warning here, as this may be a dry run
-# (`-n` needs no key); a real run stops on it in `onstart`, before its first job
-LLM_WORK = wf.llm_work(CFG)   # the grid's LLM side, typed once (pipeline/llm/work.py)
-preflight(LLM_WORK, dry_run=True)
-EST = None
+# The grid's LLM side, typed once (pipeline/llm/work.py). What this invocation will call is known once
+# Snakemake has built its DAG (on -n too): the work of the jobs that will run, so asking for a few
+# targets, or resuming, checks and prices only those. Then every model they call must be reachable (a key
+# set): a warning on a dry run (`-n` needs no key), a stop in a real run's `onstart`, before its first job.
+LLM_WORK = wf.llm_work(CFG)
+RUN = RunWork(LLM_WORK)
 TRACK = track_settings(CFG)   # what onsuccess logs to MLflow, read once
 if workflow.is_main_process:   # not again in each cluster job
-    EST = print_estimate(LLM_WORK)   # LLM calls x tokens x price (-n too); a real run adds its plan and spend gate at onstart
+    warn_unused_per_model(LLM_WORK)   # a per_model entry no variant calls: most likely a typo
+    # LLM calls x tokens x price of the jobs that will run (-n too), printed before Snakemake's job table;
+    # a real run adds its plan and spend gate at onstart
+    wf.when_dag_built(workflow, lambda jobs: RUN.dag_built(wf.needed_llm_work(LLM_WORK, jobs), workflow.dryrun))
     tracking.require_mlflow(TRACK.tracking)   # `tracking: {mlflow: URI}` needs the mlflow extra: said now, not after the last job
 
 # Credentials come only from the environment: Snakemake passes these to cluster jobs, without writing
 # them anywhere (the config names the variables, never the values): llm.envvars plus each called model's
-# llm.per_model.<model>.api_key_env. The unset ones are a warning here and stop a real run in `onstart`.
+# llm.per_model.<model>.api_key_env. Only the set ones are declared here (the jobs to run are not known
+# yet): the unset ones a dry run's jobs need are a warning, and a real run's stop it in `onstart`.
 # A replay needs none.
 ENVVARS = declared_envvars(LLM_WORK, dry_run=True)   # none under replay
 if ENVVARS:
@@ -91,10 +96,11 @@ rule all:
 # continued only by a run of the same resolved config (its hash: the one every report header shows).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
+    # the work of the jobs that will run: its keys set, its endpoints answer with the configured model
+    ENDPOINTS = real_run_checks(RUN.work)   # (main process, real runs only; first: a failed check writes nothing)
     wf.prioritise_by_critical_path(workflow)   # each job ranks by the longest chain below it (pipeline/workflow/critical_path.py)
-    ENDPOINTS = real_run_checks(LLM_WORK)   # keys set, endpoints answer with the configured model (main process, real runs only)
     if not workflow.touch:   # --touch only marks files up to date: no job, no spend
-        start_run(LLM_WORK, workflow.configfiles, endpoint_lines=ENDPOINTS, est=EST, config_hash=config_hash(CFG))
+        start_run(RUN.work, workflow.configfiles, endpoint_lines=ENDPOINTS, est=RUN.est, config_hash=config_hash(CFG))
 
 
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run

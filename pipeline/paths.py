@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 RESULTS = "results"
+REPORTS = "reports"
 BENCHMARKS = "benchmarks"  # Snakemake's per-job wall time and memory (run telemetry, outside the byte-identical set)
 LOGS = "logs"
 WATTBOT = "wattbot"  # the dataset name of WattBot 2025 among the retrieval suite's
@@ -22,6 +23,44 @@ SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dat
 LLM_RUNTIME = "data/models/llama-cpp-python.json"  # the local LLM's runtime, built by the llm_runtime rule
 PARSE_CORPUS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality corpus (pipeline/parse/corpus.py)
 CLAIMS_FILE = Path(__file__).parent / "report" / "claims.yaml"  # published claims the report measures
+
+
+# --- a smoke run (`limit: N`, pipeline/config): the first N questions of every split. What the questions shape
+# (the cut question and gold files, retrieval runs, answers, scores) lives under results/<dataset>/first-N/ and
+# its reports under reports-first-N/, so a later full run never takes a smoke run's files for its own, and a
+# smoke run never overwrites a full run's; what they do not shape (trees, indexes, exports) is shared. The
+# Snakefile sets it once from the config (:func:`use_limit`), before the rules read any path; unset, every
+# path is what it was. ---
+
+_limit: int | None = None
+
+
+def use_limit(n: int | None) -> None:
+    """Lay the question-shaped files out for a run of the first ``n`` questions per split (None: a full run)."""
+    global _limit, reports
+    _limit = n
+    reports = Reports(f"{REPORTS}-first-{n}" if n else REPORTS)
+
+
+def limit() -> int | None:
+    """The run's ``limit`` (None: every question)."""
+    return _limit
+
+
+def questions_root(dataset: str = "{dataset}") -> str:
+    """The folder of the files the questions shape: results/<dataset>, or results/<dataset>/first-N."""
+    return f"{RESULTS}/{dataset}" + (f"/first-{_limit}" if _limit else "")
+
+
+def first_questions(dataset: str = "{dataset}", split: str = "{split}") -> str:
+    """A smoke run's questions of one split: the first N rows of the split's file, in file order."""
+    return f"{questions_root(dataset)}/questions/{split}.csv"
+
+
+def first_gold(dataset: str = "{dataset}", split: str = "{split}", ext: str = "{ext}") -> str:
+    """A smoke run's labels of one split (``csv``: WattBot's and a corpus's solutions; ``jsonl``: a suite
+    export's gold): those of its first N questions, so a scorer counts no unasked question as missed."""
+    return f"{questions_root(dataset)}/questions/{split}.gold.{ext}"
 
 
 # --- results/<dataset>/: indexes, retrieval runs, suite exports and scores, SproutRAG attention ---
@@ -36,7 +75,7 @@ def index(dataset: str = "{dataset}", name: str = "{index}") -> str:
 
 
 def retrieval(dataset: str = "{dataset}", rv: str = "{rv}", split: str = "{split}") -> str:
-    return f"{RESULTS}/{dataset}/retrieval/{rv}/{split}.jsonl"
+    return f"{questions_root(dataset)}/retrieval/{rv}/{split}.jsonl"
 
 
 def export_dir(dataset: str = "{dataset}") -> str:
@@ -57,11 +96,11 @@ def export_gold(dataset: str = "{dataset}") -> str:
 
 
 def suite_scores(dataset: str = "{dataset}", rv: str = "{rv}") -> str:
-    return f"{RESULTS}/{dataset}/scores/{rv}.json"
+    return f"{questions_root(dataset)}/scores/{rv}.json"
 
 
 def suite_per_query(dataset: str = "{dataset}", rv: str = "{rv}") -> str:
-    return f"{RESULTS}/{dataset}/scores/{rv}.per_query.csv"
+    return f"{questions_root(dataset)}/scores/{rv}.per_query.csv"
 
 
 def sprout_attention(dataset: str = "{dataset}") -> str:
@@ -101,11 +140,11 @@ def tree(doc: str = "{doc}", dataset: str = WATTBOT) -> str:
 
 def answers(av: str = "{av}", split: str = "{split}", dataset: str = WATTBOT) -> str:
     """An answering variant's records of one split (its Kaggle CSV: :func:`answers_csv`)."""
-    return f"{RESULTS}/{dataset}/answers/{av}/{split}.jsonl"
+    return f"{questions_root(dataset)}/answers/{av}/{split}.jsonl"
 
 
 def answers_csv(av: str = "{av}", split: str = "{split}", dataset: str = WATTBOT) -> str:
-    return f"{RESULTS}/{dataset}/answers/{av}/{split}.csv"
+    return f"{questions_root(dataset)}/answers/{av}/{split}.csv"
 
 
 def answers_telemetry(answers_path: str) -> str:
@@ -114,11 +153,11 @@ def answers_telemetry(answers_path: str) -> str:
 
 
 def scores(av: str = "{av}", dataset: str = WATTBOT) -> str:
-    return f"{RESULTS}/{dataset}/scores/{av}.json"
+    return f"{questions_root(dataset)}/scores/{av}.json"
 
 
 def per_question(av: str = "{av}", dataset: str = WATTBOT) -> str:
-    return f"{RESULTS}/{dataset}/scores/{av}.per_question.csv"
+    return f"{questions_root(dataset)}/scores/{av}.per_question.csv"
 
 
 def split_scores(split: str = "{split}", av: str = "{av}") -> str:
@@ -159,7 +198,7 @@ def _file(name: str) -> property:
 class Reports:
     """Every file under reports/: the rules declare them, the report verbs write them (to another root in tests)."""
 
-    root: str = "reports"
+    root: str = REPORTS
 
     @classmethod
     def at(cls, folder: str | Path) -> Reports:
@@ -295,6 +334,8 @@ BENCHMARK_JOBS = {
     "corpus_ensemble": "{dataset}/ensemble/{av}/{split}",
     "corpus_evaluate": "{dataset}/evaluate/{av}",
     "corpus_report": "{dataset}/report",
+    "first_questions": "{dataset}/first_questions/{split}",
+    "first_gold": "{dataset}/first_gold/{split}.{ext}",
 }
 
 

@@ -18,13 +18,32 @@ import sys
 from dataclasses import dataclass
 
 from pipeline.config import ConfigError
-from pipeline.estimate import Estimate, _range, estimate, format_estimate
+from pipeline.estimate import Estimate, _range, estimate, format_estimate, print_estimate
+from pipeline.llm.preflight import dry_run_checks
 from pipeline.llm.prices import price_source
 from pipeline.llm.work import LLMWork
 from pipeline.llm_models import LLMSpec
 from pipeline.runs import begin_run, read_state, superseded
 
 CONFIRM_ENV = "WATTBENCH_CONFIRM_SPEND"
+
+
+@dataclass
+class RunWork:
+    """The LLM work of one Snakemake invocation: the grid's while the Snakefile is parsed, then the part
+    its jobs will do (:meth:`dag_built`), which the checks, the estimate and the plan cover. Why: a run
+    asked for one corpus's files, or resumed, is checked and priced for what it will call."""
+
+    work: LLMWork  # the grid's, until the DAG is built (before onstart)
+    est: Estimate | None = None  # the estimate printed then (None: no LLM line)
+
+    def dag_built(self, work: LLMWork, dry_run: bool, stream=None) -> None:
+        """Once the DAG is built (on ``-n`` too, where ``onstart`` is skipped): the work of the jobs that
+        will run; a dry run's checks, as warnings; the estimate, printed (to stderr, before the jobs)."""
+        self.work = work
+        if dry_run:
+            dry_run_checks(work)
+        self.est = print_estimate(work, stream)
 
 
 @dataclass(frozen=True)
@@ -106,7 +125,7 @@ def print_plan(
     endpoint_lines: list[str] | None = None,
 ) -> str:
     """Print the plan (without the run id); the gate's line, or :class:`ConfigError` from the gate.
-    ``with_estimate=False``: the estimate's table was printed already (the Snakefile prints it at parse).
+    ``with_estimate=False``: the estimate's table was printed already (once the DAG was built: :class:`RunWork`).
     ``endpoint_lines``: the endpoint checks preflight already made (each endpoint is probed once)."""
     out = stream or sys.stderr
     est = est if est is not None else estimate(work)
@@ -130,10 +149,10 @@ def start_run(
     config_hash: str = "",
 ) -> str:
     """``onstart`` of a real run: the plan and the gate (when the grid calls an LLM; the estimate's
-    table was printed at parse), then the run id (continued when the last run here did not finish and
+    table was printed once the DAG was built), then the run id (continued when the last run here did not finish and
     ran the same resolved config, whose hash is ``config_hash``; else a line says why it is new)."""
     out = stream or sys.stderr
-    est = est if est is not None else estimate(work)  # the one the Snakefile printed at parse, if any
+    est = est if est is not None else estimate(work)  # the one printed once the DAG was built, if any
     if est.lines:
         print_plan(work, est, out, with_estimate=False, endpoint_lines=endpoint_lines)
     previous = read_state()

@@ -99,7 +99,7 @@ def test_kohakurag_preset_dry_runs_against_a_local_endpoint(tmp_path):
     jobs = planned_jobs(out)
     assert jobs["answer"] == 12 and jobs["ensemble"] == 6 and jobs["retrieve_llm"] == 2, jobs  # the planner's rule
     assert "planner kr-planner" in out and "total:" in out and "Job stats:" in out, out[-3000:]
-    assert out.index("total:") < out.index("Job stats:")  # printed when the Snakefile is parsed, before the plan
+    assert out.index("total:") < out.index("Job stats:")  # printed once the DAG is built, before Snakemake's job table
 
 
 def test_hours_follow_each_models_concurrency_rate_limits_and_local_speed(kr):

@@ -70,6 +70,15 @@ def test_hashed_slices_and_request_settings_are_unchanged(label):
     assert set(before) <= set(now)
 
 
+def test_a_limit_changes_no_job_slice_and_unset_no_hash():
+    """limit: N (a smoke run) is in the reports' params (their pages say so, their hash differs) and nowhere
+    else: every job's slice, and so every cache key and LLM request, is the full run's (its files live apart,
+    pipeline/paths.py); unset, the pins above hold."""
+    plain, smoke = pins_now("tiny"), pins_now("tiny", {"limit": 2})
+    assert {k: v for k, v in plain.items() if k in PINS["tiny"]} == PINS["tiny"]
+    assert sorted(k for k in plain if plain[k] != smoke[k]) == ["report", "suite_report"]
+
+
 def test_cache_journal_is_execution_only():
     """cache_journal: nfs (caches on a shared filesystem, docs/cluster.md) reruns nothing and re-buys no
     call: only the execution-only llm_exec changes; the LLM cache follows it unless llm.cache_journal is set."""

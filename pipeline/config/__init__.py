@@ -6,6 +6,8 @@ Snakefile calls :func:`~pipeline.config.load.snakemake_config`), so a typo fails
 message that names the bad key or file, not deep inside a rule.
 
 - :mod:`~pipeline.config.load`: the files of a run and their ``extends:`` chains;
+- :mod:`~pipeline.config.overrides`: ``--set``/``--config`` pairs, typed, dotted keys merged;
+- :mod:`~pipeline.config.drops`: entries set to null, dropped, and what named them;
 - :mod:`~pipeline.config.validate`: the schema (with the registered entries' declared keys) and the checks;
 - :mod:`~pipeline.config.resolve`: defaults that depend on other entries, and lookups over a resolved config;
 - :mod:`~pipeline.config.folders`: the shared data folders a run reads;
@@ -16,6 +18,7 @@ This module names the package's API (``from pipeline.config import load_config``
 
 from __future__ import annotations
 
+from pipeline.config.drops import DROPPED, LEFT_OUT, drop_notices
 from pipeline.config.folders import (
     check_paths,
     data_folders,
@@ -60,9 +63,11 @@ from pipeline.config_schema import ConfigError
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "DROPPED",
     "EXECUTION_ONLY",
     "EXECUTION_ONLY_THREADS",
     "EXTENDS",
+    "LEFT_OUT",
     "OVERLAY_CONFIGS",
     "SECRET_KEY",
     "ConfigError",
@@ -76,6 +81,7 @@ __all__ = [
     "corpus_specs",
     "data_folders",
     "deep_merge",
+    "drop_notices",
     "full_schema",
     "hashed_embedding",
     "index_embedding",

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
 
+from pipeline.config.drops import drop_notices
+from pipeline.config.overrides import deep_merge, parse_overrides
 from pipeline.config.validate import validate
 from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree, schema
 
@@ -103,14 +106,17 @@ def require_extends(raw: ConfigTree, files: Sequence[Path]) -> None:
 
 def snakemake_config(workflow, config: ConfigTree) -> dict:
     """Inside the Snakefile: the run's validated config from Snakemake's command line (``--configfile``
-    files, else config.yaml; ``--config`` on top) through :func:`resolve_config`.
+    files, else config.yaml; ``--config`` on top, typed as ``--set`` is: pipeline/config/overrides.py)
+    through :func:`resolve_config`.
 
     Snakemake has already merged the command-line files as written (``extends`` unresolved) into
     ``config``; it is replaced by the resolved dict. The files read are registered as the workflow's
     config files (Snakemake's metadata, and the source archive of non-shared-filesystem executors)."""
     settings = workflow.config_settings
     files = [Path(f) for f in settings.configfiles] or [Path(DEFAULT_CONFIG)]
-    raw = resolve_config(files, dict(settings.config))
+    # Snakemake's raw `--config` arguments, typed as --set types them (its own parse left nested values strings)
+    args = getattr(settings, "config_args", None)
+    raw = resolve_config(files, parse_overrides(args) if args else dict(settings.config))
     require_extends(raw, files)
     config.clear()
     config.update(copy.deepcopy(raw))
@@ -119,14 +125,8 @@ def snakemake_config(workflow, config: ConfigTree) -> dict:
         if str(path) not in known:
             known.add(str(path))
             workflow.configfiles.append(path)
-    return validate(raw)
-
-
-def deep_merge(base: ConfigTree, over: ConfigTree) -> dict:
-    """``over`` into ``base`` in place: nested mappings merge, anything else replaces."""
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(base.get(k), dict):
-            deep_merge(base[k], v)
-        else:
-            base[k] = v
-    return base
+    cfg = validate(raw)
+    if getattr(workflow, "is_main_process", True):  # not again in each cluster job
+        for line in drop_notices(cfg):
+            print(line, file=sys.stderr)
+    return cfg

@@ -10,6 +10,7 @@ import re
 import jsonschema
 
 from pipeline import config_schema
+from pipeline.config.drops import DROPPED, drop_entries
 from pipeline.config.resolve import (
     answer_splits,
     check_llm_model,
@@ -81,13 +82,15 @@ def _secret_keys(obj: object, path: str = "") -> list[str]:
 def validate(cfg: ConfigTree) -> dict:
     """Check ``cfg`` against the schema and its cross-references; return it resolved.
 
-    Resolution writes the schema's ``default:`` values in, then the defaults that depend on other
+    An entry set to null in a named table is dropped first (pipeline/config/drops.py). Resolution writes
+    the schema's ``default:`` values in, then the defaults that depend on other
     entries (a retrieval variant's levels on its index kind, an ensemble's splits on its members, ...),
     and expands ``{data_root}`` in the paths. The input dict is not modified. The checks run section
     by section in a fixed order, so a config with several mistakes always reports the same one.
     """
     cfg = copy.deepcopy(dict(cfg))
     _check_secrets(cfg)
+    dropped = drop_entries(cfg)  # `name: null` entries (pipeline/config/drops.py), before the schema sees them
     errors = fill_and_check(cfg, full_schema())
     if errors:
         e = errors[0]
@@ -108,6 +111,8 @@ def validate(cfg: ConfigTree) -> dict:
     _check_sprout(cfg)
     cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
     resolve_corpora(cfg)
+    if dropped:
+        cfg[DROPPED] = dropped
     return cfg
 
 

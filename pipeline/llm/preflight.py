@@ -1,10 +1,11 @@
 """Preflight: before any job starts, every model the configured variants use can be reached.
 
 Why: a run with a missing API key used to go to "100% done", rc 0, with every LLM answer a
-recorded failure — and the next run said "Nothing to be done". Now the Snakefile calls
-:func:`preflight` right after the config is validated: a hosted model whose credentials are
+recorded failure — and the next run said "Nothing to be done". Now a hosted model whose credentials are
 not in the environment (``litellm.validate_environment``) stops the run with one line naming
-the variable and the variants that need it. Replay mode is exempt (no call leaves), and so are
+the variable and the variants that need it. It checks the work of the jobs the run will start
+(:class:`pipeline.plan.RunWork`, once Snakemake has built its DAG), so a run asked for targets
+that call no LLM needs no key. Replay mode is exempt (no call leaves), and so are
 mocked variants (``params.mock_response``); a model's kind of serving says what else it needs
 (``local/<name>`` models: their server config).
 Only the keys of the models the variants call are checked: ``llm.per_model.<model>.api_key_env``
@@ -40,7 +41,10 @@ def missing_keys(model: ModelSpec) -> list[str]:
 
 def required_envvars(work: LLMWork) -> list[str]:
     """The variables Snakemake's ``envvars:`` declares (it checks them and passes them to cluster jobs):
-    ``llm.envvars`` plus the ``api_key_env`` of every model the variants call (keyless: none)."""
+    ``llm.envvars`` plus the ``api_key_env`` of every model the variants call (keyless: none); none
+    when no job of ``work`` calls an LLM (a run asked only for targets without one needs no key)."""
+    if not work.calls_llm():
+        return []
     names = list(work.llm.envvars)
     for model in work.users():
         var = work.llm.resolve(model).api_key_env
@@ -50,17 +54,13 @@ def required_envvars(work: LLMWork) -> list[str]:
 
 
 def declared_envvars(work: LLMWork, dry_run: bool = False) -> list[str]:
-    """:func:`required_envvars` for the Snakefile; on a dry run (``-n``) the unset ones are a warning
-    and left out (a preview needs no key), on a real run Snakemake stops on them."""
+    """:func:`required_envvars` for the Snakefile; on a dry run (``-n``), and while the Snakefile is
+    parsed (before Snakemake says which it is), only the set ones (a preview needs no key; the unset are
+    :func:`dry_run_checks`' warnings), on a real run all: Snakemake stops on the unset."""
     if work.llm.cache_only:  # replay: no call leaves, no key
         return []
     names = required_envvars(work)
-    if not dry_run:
-        return names
-    unset = [n for n in names if not os.environ.get(n)]
-    if unset:
-        _warn(f"llm.envvars: {', '.join(unset)} not set (fine for a dry run; a real run stops on it)")
-    return [n for n in names if n not in unset]
+    return [n for n in names if os.environ.get(n)] if dry_run else names
 
 
 def unused_per_model(work: LLMWork) -> list[str]:
@@ -68,8 +68,23 @@ def unused_per_model(work: LLMWork) -> list[str]:
     return sorted(set(work.llm.per_model) - work.named_models())
 
 
+def warn_unused_per_model(work: LLMWork) -> None:
+    """A warning per :func:`unused_per_model` entry: a property of the config, so said of the whole grid's work."""
+    for unused in unused_per_model(work):
+        _warn(f"config key 'llm.per_model.{unused}': no variant calls model '{unused}'")
+
+
 def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
+
+
+def dry_run_checks(work: LLMWork) -> None:
+    """What a dry run checks once its jobs are known, as warnings (it calls nothing): the keys
+    (:func:`preflight`) and the declared variables; a real run stops on the same in :func:`real_run_checks`."""
+    preflight(work, dry_run=True, warn_unused=False)
+    unset = [] if work.llm.cache_only else [n for n in required_envvars(work) if not os.environ.get(n)]
+    if unset:
+        _warn(f"llm.envvars: {', '.join(unset)} not set (fine for a dry run; a real run stops on it)")
 
 
 def real_run_checks(work: LLMWork) -> list[str]:
@@ -95,8 +110,8 @@ def preflight(work: LLMWork, dry_run: bool = False, warn_unused: bool = True) ->
     """Raise :class:`ConfigError` (one line) when a model the run needs cannot be reached; a dry
     run only warns (it calls nothing)."""
     llm = work.llm
-    for unused in unused_per_model(work) if warn_unused else []:
-        _warn(f"config key 'llm.per_model.{unused}': no variant calls model '{unused}'")
+    if warn_unused:
+        warn_unused_per_model(work)
     users = work.users()
     check_spend_config(llm, users)
     need: dict[str, list[str]] = {}

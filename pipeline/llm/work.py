@@ -8,7 +8,7 @@ config dict: each model's settings are the :class:`~pipeline.llm_models.ModelSpe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipeline.llm_models import LLMSpec
 from pipeline.registry.answer_backends import LLMCallsSpec, VariantSpec, calls_llm
@@ -40,6 +40,25 @@ class LLMWork:
             if planner.calls_llm and "mock_response" not in (planner.params or {}):
                 users.setdefault(planner.model or self.llm.model or "", []).append(f"retrieval.{name}")
         return users
+
+    def only(self, answers: set[tuple[str, str]], plans: set[tuple[str, str]]) -> LLMWork:
+        """This work cut to the LLM jobs a run starts: answering jobs ``answers`` and retrieval jobs with
+        an LLM planner ``plans``, as (variant, split) pairs. Why: a run asked for a few targets, or resumed,
+        is preflighted, probed, estimated and planned for what it will do, not for the whole grid. The
+        order of :attr:`answers` and :attr:`plans` stays, so the whole grid's jobs give this work back."""
+        names, rvs = {v for v, _ in answers}, {rv for rv, _ in plans}
+        return replace(
+            self,
+            answering={n: v for n, v in self.answering.items() if n in names},
+            planners={n: p for n, p in self.planners.items() if n in rvs},
+            answers=tuple(pair for pair in self.answers if pair in answers),
+            plans=tuple(pair for pair in self.plans if pair in plans),
+        )
+
+    def calls_llm(self) -> bool:
+        """Whether a job of this work calls an LLM, mocked or not (a query planner on a corpus too)."""
+        answerers = any(calls_llm(v.backend) for v in self.answering.values())
+        return answerers or any(p.calls_llm for p in self.planners.values())
 
     def named_models(self) -> set[str | None]:
         """Every model the config names (``llm.model``, variants, planners, the vision captioner)."""

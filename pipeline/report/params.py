@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+
+def smoke_note(limit: int | None) -> str:
+    """The line a smoke run's pages lead with (config ``limit: N``; '' for a full run)."""
+    return f"smoke run: first {limit} questions per split" if limit else ""
+
+
 # An answering variant's hashed slice (backend, retrieval, members, upstream indexes, ...), shown as
 # is in reports/wattbot/index.md; its keys are the answering backends' (pipeline/registry/answer_backends.py).
 VariantSlice = dict
@@ -42,6 +48,7 @@ class ReportParams:
     config_hash: str
     hashed: dict
     pdf_fallback: dict[str, list[str]] = field(default_factory=dict)  # fallback kind -> documents
+    limit: int | None = None  # a smoke run's questions per split (config limit)
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,23 @@ class SuiteRuns:
 
 
 @dataclass(frozen=True)
+class Dropped:
+    """What the config dropped (``name: null``, pipeline/config/drops.py) that a claim may need."""
+
+    variants: tuple[str, ...] = ()  # answering and retrieval variants
+    ablations: dict[str, tuple[str, ...]] = field(default_factory=dict)  # ablation -> the dropped variants it compared
+
+    def why(self, ablation: str, variants: list[str]) -> str:
+        """Why a claim comparing ``variants`` in ``ablation`` did not run because of a drop ('' when not):
+        the claims table reads "not run: variant X dropped by the config"."""
+        hit = [v for v in variants if v in self.variants]
+        hit += [v for v in self.ablations.get(ablation, ()) if v not in hit]
+        if hit:
+            return f"variant{'s' if len(hit) > 1 else ''} {', '.join(hit)} dropped by the config"
+        return f"ablation {ablation} dropped by the config" if ablation in self.ablations else ""
+
+
+@dataclass(frozen=True)
 class FiguresParams:
     """The figures rule: ablations, attribution, cost, ensembles, the embedding map, claims and index.html."""
 
@@ -94,12 +118,15 @@ class FiguresParams:
     corpora: tuple[str, ...] = ()
     parse_quality: str = ""  # the parse-quality sources CSV, when the config asks for the report
     claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
+    dropped: Dropped = field(default_factory=Dropped)
+    limit: int | None = None  # a smoke run's questions per split (config limit)
 
 
 @dataclass(frozen=True)
 class SuiteReportParams:
     config_hash: str
     hashed: dict
+    limit: int | None = None  # a smoke run's queries per dataset (config limit)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ rule figures:
         **wf.input_lists(FIG_INPUTS),
         leaderboard=paths.reports.leaderboard,
         parse_quality=wf.parse_quality_report(CFG),
-        gold=wf.labels_source(CFG, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file)
+        gold=wf.gold_path(CFG, paths.WATTBOT, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file; a smoke run's cut)
         claims=wf.claims_file(),
     output:
         html=reported(paths.reports.index_html, "index", "Report"),

@@ -50,3 +50,29 @@ rule retrieve_llm:
     resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10), llm_api=lambda w: wf.planner_share(CFG, w.rv, workflow.global_resources.get("llm_api")),
                cpus=lambda w, threads: threads
     shell: "{PY:q} -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --llm-exec {LLM_EXEC:q} --in-flight {resources.llm_api} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+
+
+# A smoke run (`limit: N`): every split's first N questions, in file order, cut once for every variant, and the
+# labels of those N (pipeline/datasets/first_n.py); they and what they shape live under results/<dataset>/first-N/.
+if wf.limit():
+    rule first_questions:
+        input: lambda w: wf.full_questions_path(w.dataset, w.split)
+        output: paths.first_questions()
+        params: limit=wf.limit()
+        log: paths.log("{dataset}/first_questions/{split}")
+        benchmark: paths.rule_benchmark("first_questions")
+        threads: 1
+        resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+        shell: "{PY:q} -m pipeline first-questions --questions {input:q} --limit {params.limit} --out {output:q} 2>&1 | tee {log}"
+
+    rule first_gold:
+        input:
+            gold=lambda w: wf.split_gold(CFG, w.dataset, w.split),
+            questions=paths.first_questions(),
+        output: paths.first_gold()
+        wildcard_constraints: ext="csv|jsonl"
+        log: paths.log("{dataset}/first_gold/{split}.{ext}")
+        benchmark: paths.rule_benchmark("first_gold")
+        threads: 1
+        resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
+        shell: "{PY:q} -m pipeline first-gold --gold {input.gold:q} --questions {input.questions:q} --out {output:q} 2>&1 | tee {log}"

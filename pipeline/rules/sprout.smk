@@ -43,7 +43,7 @@ if CFG["sprout"].get("train"):
 rule sprout_report:
     input:
         **wf.input_lists(SPROUT_REPORT_INPUTS),
-        gold=wf.labels_source(CFG, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file)
+        gold=wf.gold_path(CFG, paths.WATTBOT, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file; a smoke run's cut)
         index=wf.sprout_report_index(CFG),
     output:
         figure=paths.reports.sprout_beam_png,

@@ -20,7 +20,7 @@ rule suite_export:
 rule suite_evaluate:
     input:
         retrieval=paths.retrieval(split="queries"),
-        gold=paths.export_gold(),
+        gold=lambda w: wf.gold_path(CFG, w.dataset, "queries", "jsonl"),   # a smoke run's: its first N queries
     output:
         scores=paths.suite_scores(),
         per_query=paths.suite_per_query(),

@@ -98,7 +98,7 @@ rule evaluate_split:
     """WattBot's other labelled splits (`wattbot.solutions`, e.g. test): the variants that answer the split,
     scored on its labelled questions (the rest counted as unlabelled)."""
     input:
-        solution=lambda w: wf.labels_source(CFG, w.split),
+        solution=lambda w: wf.gold_path(CFG, paths.WATTBOT, w.split),   # wattbot.solutions[split] (a smoke run's cut)
         submission=paths.answers_csv(),
         answers=paths.answers(),
         retrieval=lambda w: paths.retrieval(paths.WATTBOT, CFG["answering"][w.av]["retrieval"], w.split),
@@ -119,7 +119,7 @@ REPORT_INPUTS = wf.report_inputs(CFG)
 rule report:
     input:
         **wf.input_lists(REPORT_INPUTS),
-        gold=wf.labels_source(CFG, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file)
+        gold=wf.gold_path(CFG, paths.WATTBOT, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file; a smoke run's cut)
     output:
         index=paths.reports.index_md,
         leaderboard=paths.reports.leaderboard,

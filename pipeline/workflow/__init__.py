@@ -11,6 +11,7 @@ import pipeline.register_builtins  # noqa: F401 - the built-in index/planner kin
 
 # a config helper the retrieval rules call as wf.retrieval_indexes
 from pipeline.config import retrieval_indexes
+from pipeline.paths import limit
 from pipeline.workflow.answering import (
     answer_spec,
     answer_variants,
@@ -29,18 +30,23 @@ from pipeline.workflow.corpora import (
     wattbot_targets,
 )
 from pipeline.workflow.critical_path import prioritise as prioritise_by_critical_path
+from pipeline.workflow.dag_jobs import needrun_jobs, when_dag_built
 from pipeline.workflow.datasets import (
     dataset_tree_source,
+    full_questions_path,
+    gold_path,
     metadata_path,
     questions_path,
     register_corpora,
     score_split,
     solutions_path,
+    split_gold,
     tree_files,
     tree_files_arg,
+    use_limit,
 )
 from pipeline.workflow.indexes import index_extra_args, index_inputs
-from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, planner_share
+from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, needed_llm_work, planner_share
 from pipeline.workflow.models import (
     LOCK_FILE,
     answer_models,
@@ -144,6 +150,8 @@ __all__ = [
     "llm_exec_json",
     "llm_share",
     "llm_work",
+    "needed_llm_work",
+    "needrun_jobs",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
     "prioritise_by_critical_path",
@@ -158,6 +166,11 @@ __all__ = [
     "planner_threads",
     "qint8_model_folders",
     "questions_path",
+    "full_questions_path",
+    "gold_path",
+    "split_gold",
+    "use_limit",
+    "limit",
     "report_inputs",
     "report_params",
     "report_parse_failures",
@@ -185,4 +198,5 @@ __all__ = [
     "tree_files_arg",
     "tree_source",
     "uses_llm",
+    "when_dag_built",
 ]

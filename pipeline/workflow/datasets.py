@@ -121,8 +121,35 @@ def tree_files_arg(cfg: dict, dataset: str) -> str:
     return ",".join(tree_files(cfg, dataset))
 
 
+def use_limit(cfg: dict) -> None:
+    """A smoke run (``limit: N``) lays out its question-shaped files apart (pipeline/paths.py): the Snakefile
+    calls this once, before the rules read a path."""
+    paths.use_limit(cfg.get("limit"))
+
+
 def questions_path(dataset: str, split: str) -> str:
+    """The questions a split's retrieval and answer jobs read: a smoke run's first N, else every one."""
+    return paths.first_questions(dataset, split) if paths.limit() else full_questions_path(dataset, split)
+
+
+def full_questions_path(dataset: str, split: str) -> str:
     return indexed_dataset(dataset).questions(split)
+
+
+def split_gold(cfg: dict, dataset: str, split: str) -> str:
+    """The labels of ``split`` of ``dataset`` a smoke run cuts (the first_gold rule's input): a suite
+    export's gold, or an answered dataset's solutions of its score split."""
+    entry = indexed_dataset(dataset)
+    if isinstance(entry, SuiteExport):
+        return paths.export_gold(dataset)
+    if dataset == paths.WATTBOT:  # any labelled split (wattbot.solutions), not only the score split
+        return labels_source(cfg, split)
+    return entry.solutions(cfg)[0]
+
+
+def gold_path(cfg: dict, dataset: str, split: str, ext: str = "csv") -> str:
+    """The labels a scorer reads for ``split``: a smoke run's cut ones (:func:`split_gold`), else the full file."""
+    return paths.first_gold(dataset, split, ext) if paths.limit() else split_gold(cfg, dataset, split)
 
 
 def dataset_tree_source(cfg: dict, dataset: str, doc: str) -> str:
@@ -135,7 +162,9 @@ def metadata_path(dataset: str) -> str:
 
 
 def solutions_path(cfg: dict, dataset: str) -> list[str]:
-    return answered_dataset(dataset).solutions(cfg)
+    """The labels the ``evaluate`` rule scores ``dataset`` against (none for a corpus without solutions)."""
+    full = answered_dataset(dataset).solutions(cfg)
+    return [gold_path(cfg, dataset, score_split(cfg, dataset))] if full else []
 
 
 def score_split(cfg: dict, dataset: str) -> str:

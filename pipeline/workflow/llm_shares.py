@@ -4,9 +4,11 @@ LLM side of the grid, typed once (:func:`llm_work`) for the preflight, the estim
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline import paths
 from pipeline.llm_models import LLMSpec, ModelSpec
 from pipeline.workflow.answering import answer_spec, uses_llm
 from pipeline.workflow.planner import planner_model, uses_llm_planner
@@ -105,3 +107,19 @@ def llm_work(cfg: dict) -> LLMWork:
         (vision,) if vision else (),
         str(cfg.get("cache_dir", "cache")),
     )
+
+
+# The rules whose jobs call an LLM, and the wildcard naming their variant (pipeline/rules/wattbot.smk, retrieval.smk)
+LLM_RULES = {"answer": "av", "retrieve_llm": "rv"}
+
+
+def needed_llm_work(work: LLMWork, jobs: Iterable[tuple[str, Mapping[str, str]]]) -> LLMWork:
+    """``work`` cut to the LLM jobs among ``jobs`` (rule name, wildcards: the jobs Snakemake will run,
+    :func:`pipeline.workflow.dag_jobs.needrun_jobs`): a WattBot job's split is its split, a corpus's or a
+    suite dataset's ``<dataset>/<split>``, as :func:`llm_work` names them."""
+    pairs: dict[str, set[tuple[str, str]]] = {rule: set() for rule in LLM_RULES}
+    for rule, w in jobs:
+        if rule in LLM_RULES:
+            split = w["split"] if w["dataset"] == paths.WATTBOT else f"{w['dataset']}/{w['split']}"
+            pairs[rule].add((w[LLM_RULES[rule]], split))
+    return work.only(pairs["answer"], pairs["retrieve_llm"])

@@ -37,6 +37,12 @@ def with_hash(params: dict) -> str:
     return as_json({**params, "config_hash": config_hash(params)})
 
 
+def limit_param(cfg: dict) -> dict:
+    """``{"limit": N}`` for a smoke run's report params (its pages say so, its hash differs); ``{}`` for a
+    full run, whose params stay as they were."""
+    return {"limit": cfg["limit"]} if cfg.get("limit") else {}
+
+
 def llm_exec_json(cfg: dict) -> str:
     """Execution-only LLM settings for the answer rule (not params: changing them reruns nothing)."""
     from pipeline.config import llm_execution

@@ -5,12 +5,14 @@ the JSON Snakemake hashed (for the report verbs). pipeline/report/ never indexes
 
 from __future__ import annotations
 
+from pipeline.config import DROPPED, LEFT_OUT
 from pipeline.config_schema import spec_defaults
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
 from pipeline.report.export.tracking import Tracking, TrackSettings
 from pipeline.report.params import (
     Ablation,
     CorpusReportParams,
+    Dropped,
     FiguresParams,
     Leaderboard,
     ReportParams,
@@ -86,6 +88,7 @@ def report_params(params: dict) -> ReportParams:
         params["config_hash"],
         params,
         params.get("pdf_fallback") or {},
+        params.get("limit"),
     )
 
 
@@ -125,11 +128,22 @@ def figures_params(params: dict) -> FiguresParams:
         corpora=tuple(params.get("corpora") or ()),
         parse_quality=params.get("parse_quality") or "",
         claims_elsewhere=params.get("claims_elsewhere") or {},
+        dropped=dropped(params.get(DROPPED) or {}),
+        limit=params.get("limit"),
     )
 
 
+def dropped(record: dict) -> Dropped:
+    """The config's record of dropped entries (pipeline/config/drops.py), as the claims read it."""
+    ablations: dict[str, tuple[str, ...]] = {name: () for name in record.get("report.ablations", [])}
+    for path, gone in (record.get(LEFT_OUT) or {}).items():
+        if path.startswith("report.ablations."):
+            ablations[path.removeprefix("report.ablations.")] = tuple(gone)
+    return Dropped(tuple(v for table in ("answering", "retrieval") for v in record.get(table, [])), ablations)
+
+
 def suite_report_params(params: dict) -> SuiteReportParams:
-    return SuiteReportParams(params["config_hash"], params)
+    return SuiteReportParams(params["config_hash"], params, params.get("limit"))
 
 
 def sprout_report_params(params: dict) -> SproutReportParams:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from pipeline import paths
-from pipeline.config import answering_slice
+from pipeline.config import DROPPED, answering_slice
 from pipeline.workflow.answering import split_variants
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import with_hash
+from pipeline.workflow.params import limit_param, with_hash
 from pipeline.workflow.parse_quality import parse_quality_report
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
 from pipeline.workflow.wattbot import extra_labelled_splits, labels_source, pdf_fallback_docs
@@ -24,6 +24,7 @@ def report_params(cfg: dict) -> str:
             "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
         }
         | ({"pdf_fallback": {cfg["wattbot"]["pdf_fallback"]: fallback}} if fallback else {})
+        | limit_param(cfg)
     )
 
 
@@ -52,9 +53,12 @@ def figures_params(cfg: dict) -> str:
     b = cfg.get("benchmarks") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
     corpora = {"corpora": sorted(cfg["corpora"])} if cfg.get("corpora") else {}  # none: the params as before
+    dropped = {DROPPED: cfg[DROPPED]} if cfg.get(DROPPED) else {}  # for the claims; none: the params as before
     return with_hash(
         {
             **corpora,
+            **dropped,
+            **limit_param(cfg),
             "report": cfg["report"],
             "score_split": cfg["wattbot"]["score_split"],
             "default_variant": cfg["default_variant"],

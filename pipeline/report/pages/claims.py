@@ -14,7 +14,8 @@ unadjusted 95% interval of treatment - control: against the published effect whe
 than published with the sign undecided, contradicted, undecided), else from the claimed direction
 (reproduced, contradicted, undecided). Before either:
 
-- not run: the ablation (or one of the claim's variants) is not in this run's config.
+- not run: the ablation (or one of the claim's variants) is not in this run's config, or the config
+  dropped it (``name: null``: "variant X dropped by the config").
 - not testable: identical outputs: the two variants return the same answers (retrieved ids) on every
   compared question (:mod:`pipeline.report.stats.outputs`): no sample size could tell them apart.
 - not testable with this model: ``testable_if`` fails (e.g. the LLM answers too little for a prompt
@@ -453,7 +454,8 @@ def measure_claims(
         datasets = [d for ds in c.datasets for d in (params.suite.datasets if ds == "suite" else (ds,))] or list(
             c.datasets
         )
-        why = _not_run(c, ab, params.claims_elsewhere)
+        # a variant (or the ablation) the config set to null is said, not left out silently
+        why = params.dropped.why(c.ablation, c.variants) or _not_run(c, ab, params.claims_elsewhere)
         if why or ab is None:
             rows += [base | {"dataset": d, "verdict": "not run", "note": why} for d in datasets]
             continue

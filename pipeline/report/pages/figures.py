@@ -31,7 +31,7 @@ from pipeline.report.pages.claims import (
     verdict_counts,
 )
 from pipeline.report.pages.headline import TIE_RULE, Headline, best_variant, headline_html
-from pipeline.report.params import FiguresParams, Resampling
+from pipeline.report.params import FiguresParams, Resampling, smoke_note
 from pipeline.report.render import ablation_figures
 from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
@@ -501,7 +501,8 @@ def build_figures_stage(
     )
     tables = PageTables(top, claims, board, summary, curve_table, counts)
     sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
-    html = render_html(RunHeader.of(Path(reports).parent).html(), sections, run.entries, Path(reports))
+    header = RunHeader.of(Path(reports).parent).html()
+    html = render_html(header, sections, run.entries, Path(reports), note=smoke_note(params.limit))
     atomic_write_text(out.index_html, html)
     all_inputs = sorted({i for e in run.entries.values() for i in e.inputs})
     write_manifest(out.index_html, params.hashed, all_inputs)

@@ -14,7 +14,7 @@ from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import split_blocks
-from pipeline.report.params import Leaderboard, ReportParams, Resampling
+from pipeline.report.params import Leaderboard, ReportParams, Resampling, smoke_note
 from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
 from pipeline.report.sections import SPLIT_COLUMN, primary_block
 from pipeline.report.stats.resampling import bootstrap_mean
@@ -94,6 +94,7 @@ def index_md(
         "# wattbench report",
         "",
         f"- {header.markdown()}",
+        *([f"- **{smoke_note(params.limit)}**"] if params.limit else []),
         f"- scored split: `{params.score_split}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
         f"- default variant: `{params.default_variant}` → `wattbot/submission.csv` "
         f"(Kaggle format, {n_test} test questions)",

@@ -12,7 +12,7 @@ from pipeline import markdown
 from pipeline.io import atomic_write_text
 from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
-from pipeline.report.params import SuiteReportParams
+from pipeline.report.params import SuiteReportParams, smoke_note
 from pipeline.report.render.plots import ie_by_variant
 
 PER_K = ("recall", "precision", "hit", "ie", "char_precision", "char_recall", "tokens")
@@ -49,11 +49,12 @@ def metrics_table(score_paths: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["dataset", "variant", "k"], kind="stable").reset_index(drop=True)
 
 
-def index_md(table: pd.DataFrame, config_hash: str) -> str:
+def index_md(table: pd.DataFrame, config_hash: str, limit: int | None = None) -> str:
     lines = [
         "# Retrieval suite",
         "",
         f"- config hash: `{config_hash}`",
+        *([f"- **{smoke_note(limit)}**"] if limit else []),
         "- relevance: a retrieved unit is relevant when it overlaps a gold span of its document;",
         "  IE@k = recall@k x precision@k per query, averaged (SproutRAG's information efficiency)",
         "",
@@ -91,5 +92,5 @@ def build_suite_report(params: SuiteReportParams, score_paths: dict[str, str], r
     atomic_write_text(out.suite_metrics, table.to_csv(index=False, lineterminator="\n"))
     for dataset, part in table.groupby("dataset", sort=True):
         ie_by_variant(part, dataset, out.suite_figure(dataset))
-    atomic_write_text(out.suite_index_md, index_md(table, params.config_hash))
+    atomic_write_text(out.suite_index_md, index_md(table, params.config_hash, params.limit))
     write_manifest(out.suite_metrics, params.hashed, list(score_paths.values()))

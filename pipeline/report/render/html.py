@@ -146,6 +146,7 @@ def render_html(
     entries: dict[str, FigureEntry],
     reports_dir: Path,
     head: PageHead = PageHead(),
+    note: str = "",
 ) -> str:
     reports_dir = Path(reports_dir)
     fig_dir = reports_dir / head.figures
@@ -162,7 +163,8 @@ def render_html(
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
         f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
-        f'{run_header}<p class="intro">Every figure lists the result files (with sha256) '
+        + (f'<p class="smoke"><strong>{html.escape(note)}</strong></p>' if note else "")
+        + f'{run_header}<p class="intro">Every figure lists the result files (with sha256) '
         f'it was drawn from; provenance: <a href="index.html.manifest.json">index.html.manifest.json</a>'
         + (f'; markdown summary: <a href="{markdown}">{markdown}</a>' if markdown else "")
         + f".</p><nav>{nav}</nav>"
