@@ -225,6 +225,13 @@ class Reports:
     def corpus_submission(self, name: str = "{dataset}") -> str:
         return self / f"{name}/submission.csv"
 
+    def corpus_page(self, name: str = "{dataset}") -> str:
+        """The corpus's own page (pipeline/report/pages/corpus_page.py), its figures in corpus_figures."""
+        return self / f"{name}/index.html"
+
+    def corpus_figures(self, name: str = "{dataset}") -> str:
+        return self / f"{name}/figures"
+
     def relative(self, path: str) -> str:
         """``path`` as a link from a page in reports/ (index.md)."""
         return path.removeprefix(f"{self.root}/")

@@ -9,6 +9,7 @@ import yaml
 import pipeline.workflow as wf
 from dag_runner import planned_jobs, snakemake
 from pipeline.workflow import llm_work
+from pipeline.workflow.corpora import corpus_ablations
 from pipeline import paths
 from pipeline.config import ConfigError, check_paths, resolve_config, validate
 from pipeline.datasets.paths import REPO
@@ -203,6 +204,20 @@ def test_unlabelled_report_counts_answers(tmp_path):
     assert board.to_dict("records") == [{"variant": "x", "backend": "extractive", "retrieval": "bm25",
                                          "indexes": "bm25", "asked": 3, "answered": 2, "blank": 1, "failures": 0}]
     assert (tmp_path / "r/mine/submission.csv").read_bytes() == sub.read_bytes()
+    page = (tmp_path / "r/mine/index.html").read_text()  # its own page: what answered, no score
+    assert 'id="headline"' in page and "has no labels" in page and "<b>x</b> (2 of 3)" in page and 'id="leaderboard"' in page
+
+
+def test_a_labelled_corpus_draws_the_ablations_it_ran(tmp_path):
+    """The answering ablations whose reference the corpus runs go to its page (restricted to its variants);
+    none for an unlabelled corpus or one that skips the reference, and the params are then as before."""
+    ablations = {"a": {"variants": ["dense-x", "bm25-x", "mock-llm"], "note": "n"}, "b": {"variants": ["mock-llm", "bm25-x"]},
+                 "r": {"stage": "retrieval", "variants": ["bm25", "hier-dense"]}}
+    cfg = validate(resolve_config([TINY], {"report": {"ablations": ablations},
+                                           "corpora": {"mine": {**make_corpus(tmp_path), "variants": ["dense-x", "bm25-x"]}}}))
+    assert corpus_ablations(cfg, "mine") == {"a": {"variants": ["dense-x", "bm25-x"], "note": "n"}}
+    cfg = corpus_config(make_corpus(tmp_path / "u", labelled=False), variants=["dense-x", "bm25-x"])
+    assert corpus_ablations(cfg, "mine") == {} and '"ablations"' not in wf.corpus_report_params(cfg, "mine")
 
 
 def test_index_html_has_a_section_per_corpus(tmp_path):

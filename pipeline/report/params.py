@@ -60,6 +60,7 @@ class CorpusReportParams:
     labelled: bool
     submission_variant: str  # whose answers become reports/<corpus>/submission.csv
     hashed: dict
+    ablations: dict[str, Ablation] = field(default_factory=dict)  # report.ablations the corpus ran (labelled only)
 
 
 @dataclass(frozen=True)

@@ -44,11 +44,18 @@ SECTIONS = {LABELLED_SET: LABELLED}  # datasets with a section of their own; a s
 SPLIT_COLUMN = "split"  # the leaderboard's block column, present when more than one WattBot split is labelled
 
 
+def in_primary_block(board: pd.DataFrame) -> pd.Series:
+    """Per row of a leaderboard, whether it is the score split's (its first block): every row when it has one."""
+    if SPLIT_COLUMN not in board.columns or board.empty:
+        return pd.Series(True, index=board.index)
+    return board[SPLIT_COLUMN] == board[SPLIT_COLUMN].iloc[0]
+
+
 def primary_block(board: pd.DataFrame) -> pd.DataFrame:
     """The score split's rows of a leaderboard (its first block): the whole table when it has one block."""
     if SPLIT_COLUMN not in board.columns or board.empty:
         return board
-    return board[board[SPLIT_COLUMN] == board[SPLIT_COLUMN].iloc[0]].reset_index(drop=True)
+    return board[in_primary_block(board)].reset_index(drop=True)
 
 
 def read_primary_block(path: str | Path, **read_csv) -> pd.DataFrame:

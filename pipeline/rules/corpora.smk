@@ -35,11 +35,14 @@ use rule corpus_ingest as corpus_ingest_labelled with:
 
 rule corpus_report:
     """The corpus's leaderboard (labelled: the WattBot metric with bootstrap intervals and doc-level
-    retrieval metrics; unlabelled: answered and blank counts) and its submission (Kaggle format), both in pipeline/paths.py."""
+    retrieval metrics; unlabelled: answered and blank counts), its submission (Kaggle format) and its own
+    page (headline, leaderboard, figures and ablations: reports/<name>/index.html), all in pipeline/paths.py."""
     input: unpack(lambda w: wf.input_lists(wf.corpus_report_inputs(CFG, w.dataset)))
     output:
         leaderboard=paths.reports.corpus_leaderboard(),
         submission=paths.reports.corpus_submission(),
+        page=paths.reports.corpus_page(),
+        figures=directory(paths.reports.corpus_figures()),
     wildcard_constraints: dataset=corpora_pattern()
     params:
         cfg=lambda w: wf.corpus_report_params(CFG, w.dataset),

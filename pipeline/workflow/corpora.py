@@ -130,8 +130,22 @@ def corpus_report_inputs(cfg: dict, name: str) -> NamedFiles:
     }
 
 
+def corpus_ablations(cfg: dict, name: str) -> dict:
+    """The answering ablations a labelled corpus can draw: those whose reference (first variant) it runs,
+    with the other variants it runs (at least one)."""
+    if not cfg["corpora"][name].get("solutions"):
+        return {}
+    avs, out = set(corpus_variants(cfg, name)), {}
+    for ab_name, ab in sorted((cfg["report"].get("ablations") or {}).items()):
+        ran = [v for v in ab["variants"] if v in avs]
+        if ab.get("stage", "answering") == "answering" and ab["variants"][0] in avs and len(ran) > 1:
+            out[ab_name] = {"variants": ran, "note": ab.get("note", "")}
+    return out
+
+
 def corpus_report_params(cfg: dict, name: str) -> str:
     avs = corpus_variants(cfg, name)
+    ablations = corpus_ablations(cfg, name)
     return with_hash(
         {
             "corpus": name,
@@ -139,6 +153,7 @@ def corpus_report_params(cfg: dict, name: str) -> str:
             "submission_variant": submission_variant(cfg, name),
             "variants": {v: answering_slice(cfg, v) for v in avs},
             "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
+            **({"ablations": ablations} if ablations else {}),  # none: the params as before
         }
     )
 

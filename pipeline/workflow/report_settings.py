@@ -94,7 +94,15 @@ def report_params(params: dict) -> ReportParams:
 
 def corpus_report_params(params: dict) -> CorpusReportParams:
     return CorpusReportParams(
-        leaderboard_of(params), params["corpus"], params["labelled"], params["submission_variant"], params
+        leaderboard_of(params),
+        params["corpus"],
+        params["labelled"],
+        params["submission_variant"],
+        params,
+        {
+            name: Ablation("answering", tuple(ab["variants"]), ab["note"])
+            for name, ab in (params.get("ablations") or {}).items()
+        },
     )
 
 

@@ -183,7 +183,8 @@ def test_the_tiny_dag_logs_one_mlflow_run_per_variant(tmp_path):
         assert bm25.metrics[f"{m}_lo"] <= bm25.metrics[m] <= bm25.metrics[f"{m}_hi"]
     assert bm25.metrics["time.retrieve.hotpotqa.queries.wall_s"] > 0
     for r in runs:
-        assert [a.path for a in client.list_artifacts(r.info.run_id)] == ["index.html"]
+        assert sorted(a.path for a in client.list_artifacts(r.info.run_id)) == ["figures", "index.html"]
+        assert "figures/leaderboard-ci.png" in [a.path for a in client.list_artifacts(r.info.run_id, "figures")]
 
     # logging the run again replaces its MLflow runs (no duplicates) and leaves results/ and reports/ as they were
     before = result_files(work)

@@ -3,8 +3,9 @@ reader sees at 1400x900, keeping a screenshot of the first screen beside the rep
 
 Checks (:func:`problems` turns the measurements into messages): no horizontal scroll of the page
 and no table wider than its box; no table row taller than :data:`MAX_ROW_PX`; every figure loaded;
-every in-page link (``#id``) resolves; the first screen shows the title, the claims summary and the
-first leaderboard row. Chromium is Debian's (``apt-get install chromium``; `make test` and CI install
+every in-page link (``#id``) resolves; the first screen shows the title, the headline (the best variant,
+its ties, the claims' verdicts) and the first leaderboard row. A corpus's page (reports/<corpus>/index.html)
+passes the same checks. Chromium is Debian's (``apt-get install chromium``; `make test` and CI install
 it; `make run` installs no system package and runs the check only where a browser exists), driven by
 Playwright for Python with ``executable_path`` (Playwright's own browser download cannot work offline).
 """
@@ -40,7 +41,7 @@ MEASURE_JS = """() => {
   const imgs = [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.alt || i.src.slice(0, 60));
   const links = [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href').slice(1))
       .filter(id => !document.getElementById(id));
-  const claimsTable = document.getElementById('claims-summary');
+  const top = document.getElementById('headline');
   const board = document.getElementById('leaderboard');
   let firstRow = null;
   for (let el = board; el && !firstRow; el = el.nextElementSibling) firstRow = el.querySelector && el.querySelector('tbody tr');
@@ -48,7 +49,7 @@ MEASURE_JS = """() => {
   return {scroll_width: de.scrollWidth, client_width: de.clientWidth, tall_rows: rows, wide_tables: wide,
           broken_images: imgs, images: document.images.length, dangling_links: links,
           title_visible: !below(document.querySelector('h1')),
-          claims_visible: !below(claimsTable), leaderboard_visible: !below(firstRow)};
+          headline_visible: !below(top), leaderboard_visible: !below(firstRow)};
 }""".replace("MAX_ROW_PX", str(MAX_ROW_PX))  # JavaScript: braces everywhere, so no str.format
 
 
@@ -64,7 +65,7 @@ class PageCheck:
     images: int
     dangling_links: list
     title_visible: bool
-    claims_visible: bool
+    headline_visible: bool
     leaderboard_visible: bool
 
 
@@ -106,7 +107,7 @@ def problems(c: PageCheck) -> list[str]:
     out += [f"in-page link to a missing id: #{i}" for i in c.dangling_links]
     for name, ok in (
         ("title", c.title_visible),
-        ("claims summary", c.claims_visible),
+        ("headline", c.headline_visible),
         ("first leaderboard row", c.leaderboard_visible),
     ):
         if not ok:

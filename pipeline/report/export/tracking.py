@@ -12,7 +12,7 @@ and by ``make run`` after its time table) reads what the run left and logs, per 
   cost (LLM calls, tokens and USD its answers record per split, and this run's spend from the LLM usage
   table); time (wall and CPU seconds of its jobs per rule and split, from benchmarks/*.tsv); and, once the
   time-table step has written it, its energy estimate;
-* the report (reports/index.html) as an artifact; tags: the wattbench run id (pipeline/runs.py), the
+* the report (reports/index.html and its figures/) as artifacts; tags: the wattbench run id (pipeline/runs.py), the
   config files, the kind and the variant.
 
 Logging the same run id and variant again replaces the earlier MLflow run (found by its tags), so a resumed
@@ -370,8 +370,11 @@ def log_runs(
             client.log_batch(mid, params=part)
         for mpart in _chunks([Metric(k, v, now, 0) for k, v in sorted(run.metrics.items())], 1000):
             client.log_batch(mid, metrics=mpart)
-        for path in artifacts:
-            client.log_artifact(mid, str(path))
+        for path in artifacts:  # a folder (the page's figures) keeps its name, so index.html's <img src> resolve
+            if Path(path).is_dir():
+                client.log_artifacts(mid, str(path), Path(path).name)
+            else:
+                client.log_artifact(mid, str(path))
         client.set_terminated(mid)
         ids.append(mid)
     return ids
@@ -388,9 +391,10 @@ def track(
     if state is None:
         raise FileNotFoundError(f"{Path(root) / STATE}: no run here to track (run snakemake first)")
     runs = collect(root, reports, settings, state.id)
-    html = Path(paths.Reports.at(reports).index_html)
+    out = paths.Reports.at(reports)
+    html, figures = Path(out.index_html), Path(out.figures_dir)
     tags = {f"{TAG}config_files": ",".join(state.config_files), f"{TAG}score_split": settings.score_split}
-    log_runs(tracking, runs, state.id, [html] if html.exists() else [], tags)
+    log_runs(tracking, runs, state.id, [p for p in (html, figures) if p.exists()], tags)
     return runs, state.id
 
 

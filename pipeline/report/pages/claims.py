@@ -572,8 +572,9 @@ def claims_html(table: pd.DataFrame) -> str:
                 "system": first["system"],
                 "claim": first["claim"],
                 "published": first["published"],
+                "treatment − control": f"{first['treatment']} − {first['control']}",
                 "metric": first["metric"],
-                "measured Δ [95% CI], p": measured,
+                "Δ (treatment − control) [95% CI], p": measured,
                 "verdict": verdict_cell,
             }
         )

@@ -1,4 +1,5 @@
-"""A corpus's report (``corpora:``): reports/<name>/leaderboard.csv and submission.csv.
+"""A corpus's report (``corpora:``): reports/<name>/leaderboard.csv, submission.csv and its page,
+index.html (pipeline/report/pages/corpus_page.py).
 
 With labels the leaderboard is WattBot's (pipeline/report/pages/leaderboard.py ``leaderboard``: the WattBot metric
 with bootstrap intervals, report.seed/bootstrap, and the doc-level retrieval metrics of each variant's run
@@ -15,6 +16,7 @@ import pandas as pd
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
+from pipeline.report.pages.corpus_page import write_corpus_page
 from pipeline.report.pages.leaderboard import leaderboard
 from pipeline.report.params import CorpusReportParams, VariantSlice
 
@@ -70,7 +72,8 @@ def corpus_board(params: CorpusReportParams, inputs: CorpusReportInputs) -> pd.D
 
 
 def build_corpus_report(params: CorpusReportParams, inputs: CorpusReportInputs, reports: str) -> dict:
-    """Write reports/<corpus>/leaderboard.csv and submission.csv; a one-line summary of them."""
+    """Write reports/<corpus>/leaderboard.csv, submission.csv and index.html (with its figures); a one-line
+    summary of them."""
     out, name = Reports(reports), params.corpus
     board = corpus_board(params, inputs)
     atomic_write_text(out.corpus_leaderboard(name), board.to_csv(index=False, lineterminator="\n"))
@@ -80,4 +83,6 @@ def build_corpus_report(params: CorpusReportParams, inputs: CorpusReportInputs, 
     read = [*inputs.answers.values(), *inputs.scores.values(), inputs.submissions[chosen]]
     write_manifest(out.corpus_leaderboard(name), params.hashed, read)
     write_manifest(out.corpus_submission(name), params.hashed, [inputs.submissions[chosen]])
+    write_corpus_page(params, board, inputs.per_question, out.corpus_page(name), out.corpus_figures(name))
+    write_manifest(out.corpus_page(name), params.hashed, [*read, *inputs.per_question.values()])
     return {"corpus": name, "variants": len(board), "submission": chosen, "labelled": params.labelled}

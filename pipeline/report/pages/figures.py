@@ -1,5 +1,6 @@
-"""The `figures` stage: ablations with intervals, attribution, cost, the embedding map and the
-self-contained ``reports/index.html``, all computed from results/ files alone.
+"""The `figures` stage: ablations with intervals, attribution, cost, the embedding map and
+``reports/index.html`` (the answer first: the headline, the leaderboard, the claims), all computed
+from results/ files alone.
 
 Which figures exist follows from the config alone (:func:`figure_stems`), so Snakemake knows
 every output before it runs.
@@ -7,6 +8,7 @@ every output before it runs.
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,12 +22,21 @@ from pipeline.provenance import write_manifest
 from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
-from pipeline.report.pages.claims import SplitTables, claims_html, claims_md, load_claims, measure_claims
+from pipeline.report.pages.claims import (
+    SplitTables,
+    claims_html,
+    claims_md,
+    load_claims,
+    measure_claims,
+    verdict_counts,
+)
+from pipeline.report.pages.headline import TIE_RULE, Headline, best_variant, headline_html
 from pipeline.report.params import FiguresParams, Resampling, smoke_note
 from pipeline.report.render import ablation_figures
 from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
-from pipeline.report.sections import labelled_rows, section_of
+from pipeline.report.render.views import SIGN, board_caption, board_view, differences_view
+from pipeline.report.sections import SPLIT_COLUMN, labelled_rows, section_of
 from pipeline.report.stats.ablation import (
     InputFiles,
     ablation_stats,
@@ -46,7 +57,8 @@ from pipeline.report.stems import (
 from pipeline.report.telemetry.cost import cost_table, pareto_front
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
-# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row.
+# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row;
+# pipeline/report/render/views.py names and orders them.
 LEADERBOARD_COLUMNS = (
     "split",  # one block per labelled split, when more than one is (wattbot.solutions)
     "variant",
@@ -60,10 +72,14 @@ LEADERBOARD_COLUMNS = (
     "na",
     "score_2026",
     "doc_hit@1",
-    "doc_recall@5",
+    "doc_hit@3",
+    "doc_hit@5",
+    "doc_hit@10",
     "tokens_per_question",
     "abstained",
     "failures",
+    "questions",
+    "n",
 )
 
 
@@ -317,8 +333,9 @@ def draw_embedding_map(run: FigureRun) -> None:
 
 @dataclass(frozen=True)
 class PageTables:
-    """The tables reports/index.html shows, one per section (named: all five are DataFrames)."""
+    """The tables reports/index.html shows, one per section (named: all five are DataFrames), and its headline."""
 
+    headline: Headline  # the best variant, its ties and the claims' verdicts
     claims: pd.DataFrame  # published claims against this run
     board: pd.DataFrame  # the leaderboard
     summary: pd.DataFrame  # the ablations' paired differences
@@ -326,49 +343,69 @@ class PageTables:
     counts: pd.DataFrame  # attribution class counts
 
 
+# A corpus's section of this page: the gist, its own page (reports/<name>/index.html) has every column.
+CORPUS_COLUMNS = ("variant", "backend", "retrieval", "score", "score_lo", "score_hi", "doc_hit@1", "n")
+CORPUS_COUNTS = ("asked", "answered", "blank", "failures")
+
+
 def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
-    """One section per ``corpora:`` entry, its leaderboard (none when no corpus is configured: the page of
-    a grid without corpora is what it was)."""
+    """One section per ``corpora:`` entry, its leaderboard's gist and a link to its own page (none when no
+    corpus is configured: the page of a grid without corpora is what it was)."""
     out = []
     for name in params.corpora:
         board = pd.read_csv(paths.corpora_of[name])
         labelled = "score" in board.columns
-        cols = [c for c in (*LEADERBOARD_COLUMNS, "asked", "answered", "blank") if c in board.columns]
+        cols = [c for c in (*CORPUS_COLUMNS, *CORPUS_COUNTS) if c in board.columns]
         text = (
             f"Your corpus '{name}': scored on its labelled questions (bootstrap 95% intervals); "
             if labelled
             else f"Your corpus '{name}' has no labels: answered and blank counts, no score; "
         )
         text += f"every column: {name}/leaderboard.csv; its Kaggle-format submission: {name}/submission.csv."
-        out.append(Section(f"Corpus: {name}", table_html(board[cols]), [], text, anchor=f"corpus-{name}"))
+        page = html.escape(f"{name}/index.html")
+        link = f'<p>Its own page, with its figures and ablations: <a href="{page}">{page}</a></p>'
+        view = link + table_html(board_view(board[cols]), caption=board_caption(board))
+        out.append(Section(f"Corpus: {name}", view, [], text, anchor=f"corpus-{name}", fold=False))
     return out
 
 
 def page_sections(
     run: FigureRun, tables: PageTables, parse_sources: list[Section], corpora: list[Section] | None = None
 ) -> list[Section]:
-    """The sections of reports/index.html, in page order (the corpora's after WattBot's leaderboard)."""
+    """The sections of reports/index.html, in page order: the answer (headline, leaderboard, claims) first,
+    then the corpora's, then what explains it."""
     params, rep = run.params, run.rep
     ks = list(params.suite.ks)
+    board, top = tables.board, tables.headline
+    shown = board[[c for c in LEADERBOARD_COLUMNS if c in board]]
     return [
-        Section("Published claims", claims_html(tables.claims), [], anchor="claims"),
+        Section("The answer", headline_html(top), [], fold=False),
         Section(
             "Leaderboard",
-            table_html(tables.board[[c for c in LEADERBOARD_COLUMNS if c in tables.board]]),
+            table_html(board_view(shown, top.best, top.ties), caption=board_caption(board, TIE_RULE)),
             ["leaderboard-ci", "pareto-tokens"],
-            "Scores on the labelled train split; intervals are paired bootstrap 95% over questions "
+            (
+                "Scores per labelled split, one block each (train, then test and its Kaggle Public/Private "
+                "parts), ranked within its block; the best and its ties are chosen on train"
+                if SPLIT_COLUMN in board.columns
+                else "Scores on the labelled train split"
+            )
+            + "; intervals are paired bootstrap 95% over questions "
             f"(seed {rep.seed}, {rep.bootstrap} resamples). Every column, failure reasons included: "
             "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
             "wattbot/leaderboard.telemetry.csv.",
             anchor="leaderboard",
+            fold=False,
         ),
+        Section("Published claims", claims_html(tables.claims), [], anchor="claims", fold=False),
         *(corpora or []),
         Section(
             "Ablations",
-            table_html(headline(tables.summary, ks)),
+            table_html(differences_view(headline(tables.summary, ks))),
             [s for s in figure_stems(params) if s.startswith(("ablation", "retrieval-suite"))],
-            f"Paired differences to each ablation's first variant; p-values from a paired randomisation test "
-            f"({rep.permutations} sign patterns, exact when fewer exist).",
+            f"Paired differences on each comparison's headline metric, {SIGN} as in the claims: an ablation's "
+            f"first variant is the control, each other variant a treatment. p-values from a paired randomisation "
+            f"test ({rep.permutations} sign patterns, exact when fewer exist); every metric: wattbot/ablations.csv.",
         ),
         Section(
             "Ensemble size",
@@ -455,7 +492,14 @@ def build_figures_stage(
     if missing:
         raise ValueError(f"figures not drawn: {sorted(missing)}")
     board = pd.read_csv(leaderboard) if leaderboard else cost
-    tables = PageTables(claims, board, summary, curve_table, counts)
+    top = best_variant(
+        board,
+        {av: wattbot[("answering", av)] for av in answering},
+        run.rep,
+        verdict_counts(claims),
+        str(params.hashed.get("score_split", "train")),
+    )
+    tables = PageTables(top, claims, board, summary, curve_table, counts)
     sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
     header = RunHeader.of(Path(reports).parent).html()
     html = render_html(header, sections, run.entries, Path(reports), note=smoke_note(params.limit))

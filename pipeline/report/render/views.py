@@ -1,0 +1,155 @@
+"""Tables as a reader sees them on the page. A leaderboard: human column names, numbers to 3 decimals, the score
+with its interval in one cell, @k columns in numeric order, ranks with ties marked. The CSV keeps
+every column as computed (reports/wattbot/leaderboard.csv); this is only its view.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+import pandas as pd
+
+from pipeline.report.render.tables import fmt
+from pipeline.report.sections import SPLIT_COLUMN, in_primary_block
+
+DIGITS = 3
+# CSV column -> page header; columns not named here keep their CSV name. The order is the page's.
+NAMES = {
+    "split": "split",
+    "rank": "rank",
+    "variant": "variant",
+    "backend": "backend",
+    "retrieval": "retrieval",
+    "score": "score [95% CI]",
+    "vs_best": "vs best",
+    "value": "value",
+    "ref": "ref",
+    "na": "NA",
+    "score_2026": "wattbot2026 score",
+    "doc_hit@{k}": "doc hit@{k}",
+    "tokens_per_question": "LLM tokens / question",
+    "abstained": "abstained",
+    "failures": "failures",
+    "asked": "asked",
+    "answered": "answered",
+    "blank": "blank",
+    "questions": "questions",
+    "n": "n",
+}
+COUNTS = {"abstained", "failures", "asked", "answered", "blank", "questions", "n", "tokens_per_question"}
+AT_K = re.compile(r"^(.*)@(\d+)$")
+CAPTIONED = {"n", "questions"}  # shown as columns only where they differ between rows, else said in the caption
+
+
+def at_k_order(columns: Collection[str], pattern: str) -> list[str]:
+    """The columns of ``pattern`` ('doc_hit@{k}') in numeric order of k (the CSV sorts them as text: @1, @10, @3)."""
+    base = pattern.split("@")[0]
+    found = [(int(m.group(2)), c) for c in columns if (m := AT_K.match(c)) and m.group(1) == base]
+    return [c for _, c in sorted(found)]
+
+
+def header(column: str) -> str:
+    m = AT_K.match(column)
+    if m:
+        return NAMES.get(f"{m.group(1)}@{{k}}", column).format(k=m.group(2))
+    return NAMES.get(column, column)
+
+
+def ranks(scores: pd.Series) -> list[str]:
+    """Competition ranks of scores at the shown precision; equal scores share a rank marked '=' ('1=', '1=', '3')."""
+    shown = scores.round(DIGITS)
+    rank = shown.rank(method="min", ascending=False)
+    counts = shown.value_counts()
+    return [
+        "" if pd.isna(r) else f"{int(r)}{'=' if counts.get(s, 0) > 1 else ''}" for r, s in zip(rank, shown, strict=True)
+    ]
+
+
+def score_cell(row: dict) -> str:
+    if pd.isna(row.get("score")):
+        return ""
+    if "score_lo" in row and not pd.isna(row["score_lo"]):
+        return f"{fmt(row['score'], DIGITS)} [{fmt(row['score_lo'], DIGITS)}, {fmt(row['score_hi'], DIGITS)}]"
+    return fmt(row["score"], DIGITS)
+
+
+def cell(column: str, value) -> object:
+    if column in COUNTS and not pd.isna(value):
+        return str(int(round(float(value))))
+    if isinstance(value, float):
+        return fmt(value, DIGITS)
+    return value
+
+
+def block_ranks(board: pd.DataFrame) -> list[str]:
+    """:func:`ranks` within each ``split`` block (pipeline/report/pages/split_blocks.py): a block is its own
+    leaderboard, never ranked against another split's rows."""
+    if SPLIT_COLUMN not in board.columns:
+        return ranks(board["score"])
+    by_row = pd.concat(
+        pd.Series(ranks(part["score"]), index=part.index) for _, part in board.groupby(SPLIT_COLUMN, sort=False)
+    )
+    return list(by_row.loc[board.index])
+
+
+def board_view(board: pd.DataFrame, best: str | None = None, ties: Collection[str] = ()) -> pd.DataFrame:
+    """The page's leaderboard of ``board`` (best first, as the CSV; one block per split, each ranked on its
+    own): ``best`` and its statistical ``ties`` marked in a 'vs best' column when given, on the score
+    split's rows (its first block), where they were chosen."""
+    df = board.copy()
+    if "score" in df:
+        df.insert(0, "rank", block_ranks(board))
+        df["score"] = [score_cell(r) for r in board.to_dict("records")]
+    if best is not None:
+        df["vs_best"] = [
+            ("best" if v == best else ("tied" if v in ties else "")) if scored else ""
+            for v, scored in zip(df["variant"], in_primary_block(board), strict=True)
+        ]
+    order: list[str] = []
+    for key in NAMES:
+        order += at_k_order(df.columns, key) if "{k}" in key else ([key] if key in df.columns else [])
+    order = [c for c in order if c not in CAPTIONED or df[c].nunique() > 1]  # the same on every row: in the caption
+    view = pd.DataFrame({header(c): [cell(c, v) for v in df[c]] for c in order})
+    return view.astype(object).where(view.notna(), "")
+
+
+def board_caption(board: pd.DataFrame, tie_rule: str = "") -> str:
+    """What the columns mean: the ranks' '=' and the tie rule, and why ``questions`` and ``n`` differ."""
+    blocks = SPLIT_COLUMN in board.columns
+    parts = ["rank: '=' where scores are equal to 3 decimals" + (", within each split's block" if blocks else "")]
+    if tie_rule:
+        parts.append(f"vs best: tied where {tie_rule}" + (", on the score split's block" if blocks else ""))
+    board = board[in_primary_block(board)]  # n and questions of the score split (each block has its own n)
+    if {"n", "questions"} <= set(board.columns) and len(board):
+        n, q = int(board["n"].max()), int(board["questions"].max())
+        parts.append(
+            f"n: questions scored ({n}); questions: those with a gold document ({q}), over which doc hit@k and "
+            f"doc recall@k are averaged"
+            + (f"; the other {n - q} are unanswerable (no gold document, ref_id is_blank)" if n > q else "")
+        )
+    return "; ".join(parts) + "."
+
+
+SIGN = "Δ (treatment − control)"
+
+
+def differences_view(summary: pd.DataFrame) -> pd.DataFrame:
+    """The ablations' paired differences (wattbot/ablation_differences.csv rows) in the claims' sign
+    convention: an ablation's first variant is the control, each other variant a treatment."""
+    rows = [
+        {
+            "ablation": r["ablation"],
+            "dataset": r["dataset"],
+            "metric": r["metric"],
+            "treatment − control": f"{r['variant']} − {r['reference']}",
+            "n": str(int(r["n"])),
+            f"{SIGN} [95% CI]": f"{fmt(r['diff'], DIGITS, signed=True)} "
+            f"[{fmt(r['diff_lo'], DIGITS, signed=True)}, {fmt(r['diff_hi'], DIGITS, signed=True)}]",
+            "p": f"{r['p_value']:.3g}",
+        }
+        for r in summary.to_dict("records")
+    ]
+    return pd.DataFrame(
+        rows, columns=["ablation", "dataset", "metric", "treatment − control", "n", f"{SIGN} [95% CI]", "p"]
+    )
