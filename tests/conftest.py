@@ -79,6 +79,15 @@ def built_indexes(tmp_path_factory, three_trees, encoder):
     return {"dir": root, "cache_dir": root / "cache", "counts": counts}
 
 
+@pytest.fixture(autouse=True)
+def _no_run_id_left_behind():
+    """A test that begins a run in-process (pipeline/runs.py begin_run exports WATTBENCH_RUN_ID, as onstart
+    does) leaves no run id to later tests: a Snakemake started by a later test would otherwise be named
+    by it and continue another test's run."""
+    yield
+    os.environ.pop("WATTBENCH_RUN_ID", None)
+
+
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory, request):
     """The tiny real grid (tests/tiny.yaml) run once through Snakemake: (workdir, configfile). Its wall

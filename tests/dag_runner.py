@@ -23,7 +23,8 @@ TINY_WALL = pytest.StashKey[float]()
 
 
 def environment(extra: dict | None = None) -> dict:
-    env = {**os.environ, "OPENAI_API_KEY": PLANTED_KEY, **(extra or {})}
+    inherited = {k: v for k, v in os.environ.items() if k != "WATTBENCH_RUN_ID"}  # a run names itself, unless asked
+    env = {**inherited, "OPENAI_API_KEY": PLANTED_KEY, **(extra or {})}
     env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
     return env
 
