@@ -33,7 +33,7 @@ def cmd_runs(a) -> None:
 
 def add_verbs(sub) -> None:
     """compare and runs: kept runs side by side, listed and pruned."""
-    from pipeline.report.export.kept_runs import RUNS
+    from pipeline.paths import RUNS  # a leaf: building the parser imports no pandas
 
     s = verb(
         sub,

@@ -24,10 +24,10 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_json, atomic_write_text
+from pipeline.paths import RUNS
 from pipeline.provenance import file_hash, git_commit
 from pipeline.runs import RunState
 
-RUNS = "runs"  # the kept runs' folder, beside results/ and reports/ (git-ignored)
 LATEST = "latest"  # runs/latest: the newest kept run
 RUN_JSON = "run.json"
 SCORES = "scores"
