@@ -69,6 +69,7 @@ class ModelTime:
 class Estimate:
     lines: list[Line] = field(default_factory=list)
     times: dict[str, ModelTime] = field(default_factory=dict)  # model -> its timing
+    limit: int | None = None  # a smoke run's: every line counts the first N questions of its split
 
     def total(self, key: str, i: int) -> float:
         return sum(getattr(line, key)[i] for line in self.lines if getattr(line, key) is not None)
@@ -105,8 +106,10 @@ def model_time(model: ModelSpec, lines: list[Line]) -> ModelTime:
 
 def _questions(work: LLMWork, split: str) -> pd.DataFrame:
     """The questions of ``split`` (a WattBot split, or ``<corpus>/questions``: no ``answer_unit``
-    column, empty units, as its ingest writes them)."""
+    column, empty units, as its ingest writes them); a smoke run's first ``limit`` of them, in file order,
+    as its jobs ask them (pipeline/datasets/first_n.py)."""
     qs = pd.read_csv(Path(work.questions[split]), dtype=str, keep_default_na=False)
+    qs = qs if work.limit is None else qs.head(work.limit)
     return qs if "answer_unit" in qs.columns else qs.assign(answer_unit="")
 
 
@@ -179,7 +182,8 @@ def estimate(work: LLMWork) -> Estimate:
     lines = [planner_line(work, rv, split) for rv, split in work.plans]
     lines += [answer_line(work, name, split) for name, split in work.answers]
     models = sorted({x.model for x in lines})
-    return Estimate(lines, {m: model_time(work.llm.resolve(m), [x for x in lines if x.model == m]) for m in models})
+    times = {m: model_time(work.llm.resolve(m), [x for x in lines if x.model == m]) for m in models}
+    return Estimate(lines, times, work.limit)
 
 
 def _range(lo: float, hi: float, fmt: str = "{:,.0f}") -> str:
@@ -208,6 +212,8 @@ def format_estimate(est: Estimate) -> str:
         "the real prompts; prices from llm.prices, else litellm's local map; models one after another; "
         "see pipeline/estimate.py)"
     )
+    if est.limit:
+        rows.append(f"(a smoke run, limit {est.limit}: the first {est.limit} questions of each split)")
     return "\n".join(rows)
 
 

@@ -117,3 +117,25 @@ def test_hours_follow_each_models_concurrency_rate_limits_and_local_speed(kr):
     default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
     local = estimate(llm_work(default)).times["local/gemma3-270m"]
     assert local.basis.startswith("~") and "local" in local.basis and local.concurrency == 2 and local.per_call_s > 1
+
+
+def test_a_smoke_run_estimates_the_first_n_questions_of_each_split(kr, capsys):
+    """`--config limit=5` (#35): the estimate, the plan and the preflight count the 5 questions each job
+    asks, not the split's all, and the tokens are those of the first 5 prompts."""
+    full = {(x.what, x.split): x for x in estimate(llm_work(kr)).lines}
+    limited = load_config(REPO / "config.kohakurag.yaml", {"data_root": str(data_root()), "limit": 5})
+    work = llm_work(limited)
+    assert work.limit == 5 and llm_work(kr).limit is None
+    est = estimate(work)
+    by = {(x.what, x.split): x for x in est.lines}
+    assert by.keys() == full.keys()
+    for key, line in by.items():
+        assert line.questions == 5 and line.calls[0] * full[key].questions == full[key].calls[0] * 5
+        assert 0 < line.prompt_tokens[0] < full[key].prompt_tokens[0]
+    first = pd.read_csv(f"{kr['wattbot']['dir']}/{kr['wattbot']['splits']['train']}", dtype=str, keep_default_na=False)
+    raw = kr["answering"]["run-a1"]
+    v = variant_spec("run-a1", raw)
+    want = sum(answer_prompt_tokens(v, raw["model"], q.question, q.answer_unit, 0) for q in first.head(5).itertuples())
+    assert by[("answer run-a1", "train")].prompt_tokens[0] == want
+    assert "limit 5: the first 5 questions of each split" in format_estimate(est)
+    assert "limit" not in format_estimate(estimate(llm_work(kr)))

@@ -28,6 +28,7 @@ class LLMWork:
     questions: dict[str, str] = field(default_factory=dict)  # split -> its questions CSV
     other_models: tuple[str, ...] = ()  # models called outside the grid's variants (parsing.vision)
     cache_dir: str = "cache"
+    limit: int | None = None  # a smoke run's ``limit``: its jobs ask the first N questions of each split
 
     def users(self) -> dict[str, list[str]]:
         """model -> the answering variants and LLM planners (``retrieval.<name>``) that call it (mocked

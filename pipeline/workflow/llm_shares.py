@@ -106,6 +106,7 @@ def llm_work(cfg: dict) -> LLMWork:
         questions,
         (vision,) if vision else (),
         str(cfg.get("cache_dir", "cache")),
+        cfg.get("limit") or None,
     )
 
 
