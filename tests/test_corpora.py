@@ -208,6 +208,33 @@ def test_unlabelled_report_counts_answers(tmp_path):
     assert 'id="headline"' in page and "has no labels" in page and "<b>x</b> (2 of 3)" in page and 'id="leaderboard"' in page
 
 
+def test_a_smoke_runs_corpus_page_says_so_and_a_full_runs_reads_as_before(tmp_path):
+    """Under ``limit: N`` (#35) the corpus page leads with the smoke-run note index.html shows; a full run's
+    params (hence its hash) and page are as before."""
+    import json
+
+    from pipeline.report.pages.corpus import CorpusReportInputs, build_corpus_report
+    from pipeline.workflow.report_settings import corpus_report_params
+
+    entry = make_corpus(tmp_path / "c", labelled=False)
+    full, smoke = corpus_config(entry), validate(resolve_config([TINY], {"corpora": {"mine": entry}, "limit": 2}))
+    assert "limit" not in json.loads(wf.corpus_report_params(full, "mine"))
+    params = json.loads(wf.corpus_report_params(smoke, "mine"))
+    assert params["limit"] == 2 and corpus_report_params(params).limit == 2
+    answers, sub = tmp_path / "a.jsonl", tmp_path / "a.csv"
+    answers.write_text(json.dumps({"id": "q1", "is_blank": False}) + "\n")
+    sub.write_text("id,answer_value\nq1,1\n")
+    variant = {"answering": {"backend": "extractive", "retrieval": "bm25"}, "upstream": {"indexes": {"bm25": {}}}}
+    pages = {}
+    for limit in (None, 2):
+        raw = {"corpus": "mine", "labelled": False, "submission_variant": "x", "variants": {"x": variant}}
+        inputs = CorpusReportInputs({"x": str(answers)}, {"x": str(sub)}, {}, {})
+        build_corpus_report(corpus_report_params(raw | ({"limit": limit} if limit else {})), inputs, str(tmp_path / f"r{limit}"))
+        pages[limit] = (tmp_path / f"r{limit}/mine/index.html").read_text()
+    assert '<p class="smoke"><strong>smoke run: first 2 questions per split</strong></p>' in pages[2]
+    assert "smoke run" not in pages[None]
+
+
 def test_a_labelled_corpus_draws_the_ablations_it_ran(tmp_path):
     """The answering ablations whose reference the corpus runs go to its page (restricted to its variants);
     none for an unlabelled corpus or one that skips the reference, and the params are then as before."""

@@ -61,6 +61,7 @@ class CorpusReportParams:
     submission_variant: str  # whose answers become reports/<corpus>/submission.csv
     hashed: dict
     ablations: dict[str, Ablation] = field(default_factory=dict)  # report.ablations the corpus ran (labelled only)
+    limit: int | None = None  # a smoke run's (config ``limit``): its page leads with :func:`smoke_note`
 
 
 @dataclass(frozen=True)

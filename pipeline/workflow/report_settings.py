@@ -103,6 +103,7 @@ def corpus_report_params(params: dict) -> CorpusReportParams:
             name: Ablation("answering", tuple(ab["variants"]), ab["note"])
             for name, ab in (params.get("ablations") or {}).items()
         },
+        params.get("limit"),
     )
 
 

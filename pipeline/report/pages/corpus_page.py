@@ -18,7 +18,7 @@ import pandas as pd
 from pipeline.io import atomic_write_text
 from pipeline.report.header import RunHeader
 from pipeline.report.pages.headline import TIE_RULE, best_variant, headline_html
-from pipeline.report.params import CorpusReportParams
+from pipeline.report.params import CorpusReportParams, smoke_note
 from pipeline.report.render import ablation_figures
 from pipeline.report.render.html import FigureEntry, PageHead, Section, render_html, table_html
 from pipeline.report.render.views import SIGN, board_caption, board_view, differences_view
@@ -133,6 +133,7 @@ def corpus_page(
         entries,
         Path(page).parent,
         PageHead(f"wattbench report: corpus {params.corpus}", figs.name, markdown=None),
+        note=smoke_note(params.limit),
     )
 
 
