@@ -13,7 +13,8 @@ def after_run(cfg: dict) -> None:
     """Snakemake's ``onsuccess`` hook (not in a dry run): the run's header on every report page, also those
     whose rule was up to date (pipeline/report/header.py), documents that could not be parsed, repeated
     last, the run telemetry beside the leaderboard, once the figures rule has written cost.csv, and the
-    run's summary (pipeline/report/export/summary.py: printed last and written to reports/summary.json)."""
+    run's summary (pipeline/report/export/summary.py: printed last and written to reports/summary.json), and
+    the run kept under runs/<id>/, except under make run / make resume (``LATER``), whose last step keeps it."""
     import os
 
     from pipeline.report.export.summary import LATER, write_summary
@@ -35,10 +36,12 @@ def after_run(cfg: dict) -> None:
             paths.reports.leaderboard_telemetry,
         )
     write_summary(".", paths.reports.root, show=not os.environ.get(LATER))
+    if os.environ.get(LATER):  # make run / make resume keep the run last (`summary --keep`), once, with every step's reports
+        return
     from pipeline.workflow.kept import keep_this_run
 
     kept = keep_this_run(cfg, paths.reports.root, this_process=True)
-    if kept and not os.environ.get(LATER):
+    if kept:
         print(f"Kept: {kept}/ (python -m pipeline compare <an earlier run> {kept.name})")
 
 

@@ -195,7 +195,9 @@ def test_onsuccess_keeps_the_run_this_process_began_and_runs_is_git_ignored(tmp_
     import subprocess
 
     from pipeline import workflow as wf
+    from pipeline.report.export.summary import LATER
     from pipeline.runs import ENV, begin_run
+    from pipeline.workflow.kept import keep_this_run
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "wb").mkdir()
@@ -213,6 +215,14 @@ def test_onsuccess_keeps_the_run_this_process_began_and_runs_is_git_ignored(tmp_
     assert (tmp_path / "runs" / state.id / "reports" / "summary.json").exists()
 
     shutil.rmtree(tmp_path / "runs")
+    monkeypatch.setenv(LATER, "1")  # make run / make resume: their `summary --keep` keeps it, once (#35)
+    wf.after_run(cfg)
+    assert not (tmp_path / "runs").exists() and "Kept" not in capsys.readouterr().out
+    assert keep_this_run(cfg, "reports") == Path("runs") / state.id  # what `summary --keep` then does
+    assert (tmp_path / "runs" / state.id / "run.json").exists()
+
+    shutil.rmtree(tmp_path / "runs")
+    monkeypatch.delenv(LATER)
     monkeypatch.delenv(ENV)  # --touch: no run begun in this process
     wf.after_run(cfg)
     assert not (tmp_path / "runs").exists()
