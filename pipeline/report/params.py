@@ -30,6 +30,10 @@ class Resampling:
     permutations: int
 
 
+# config.yaml's report defaults (the schema's): a comparison made outside a run's config, `compare` (kept runs)
+DEFAULT_RESAMPLING = Resampling(seed=0, bootstrap=2000, permutations=10000)
+
+
 @dataclass(frozen=True)
 class Leaderboard:
     """What a leaderboard ranks: the answering variants (each its hashed slice) and their intervals."""

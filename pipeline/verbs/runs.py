@@ -34,6 +34,7 @@ def cmd_runs(a) -> None:
 def add_verbs(sub) -> None:
     """compare and runs: kept runs side by side, listed and pruned."""
     from pipeline.paths import RUNS  # a leaf: building the parser imports no pandas
+    from pipeline.report.params import DEFAULT_RESAMPLING as D  # nor does this (dataclasses alone)
 
     s = verb(
         sub,
@@ -47,9 +48,9 @@ def add_verbs(sub) -> None:
     s.add_argument("b", help="the treatment run, named the same ways")
     s.add_argument("--out", help="the CSV to write (default: <runs>/compare-<A>-<B>.csv)")
     s.add_argument("--runs", default=RUNS, help="the kept runs' folder")
-    s.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the randomisation test")
-    s.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples of the questions")
-    s.add_argument("--permutations", type=int, default=10000, help="sign patterns of the randomisation test")
+    s.add_argument("--seed", type=int, default=D.seed, help="seed of the bootstrap and the randomisation test")
+    s.add_argument("--bootstrap", type=int, default=D.bootstrap, help="bootstrap resamples of the questions")
+    s.add_argument("--permutations", type=int, default=D.permutations, help="sign patterns of the randomisation test")
 
     s = verb(
         sub,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.report.export.kept_runs import RUNS, read_record, resolve_kept
-from pipeline.report.params import Resampling
+from pipeline.report.params import DEFAULT_RESAMPLING, Resampling
 from pipeline.report.stats.ablation import compare
 
 COLUMNS = [
@@ -36,7 +36,6 @@ COLUMNS = [
     "p_value",
     "only_in",
 ]
-DEFAULT_RESAMPLING = Resampling(seed=0, bootstrap=2000, permutations=10000)  # config.yaml's report defaults
 
 
 class NotComparable(ValueError):
