@@ -36,7 +36,7 @@ def after_run(cfg: dict) -> None:
             paths.reports.leaderboard_telemetry,
         )
     write_summary(".", paths.reports.root, show=not os.environ.get(LATER))
-    if os.environ.get(LATER):  # make run / make resume keep the run last (`summary --keep`), once, with every step's reports
+    if os.environ.get(LATER):  # make run / make resume keep the run last (`summary --keep`), with every step's reports
         return
     from pipeline.workflow.kept import keep_this_run
 
