@@ -46,6 +46,21 @@ def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
     }
 
 
+def cpu_model(cpuinfo: str | Path = "/proc/cpuinfo") -> str:
+    """The CPU's model name (Linux's "model name"; the machine type elsewhere): which encoder file
+    ``precision: auto`` picks, and so the vectors, depend on it (a kept run records it)."""
+    import platform
+
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        if line.split(":")[0].strip() in ("model name", "Model"):
+            return " ".join(line.split(":", 1)[1].split())
+    return platform.processor() or platform.machine() or "unknown"
+
+
 def has_int8_dot(flags: set[str]) -> bool:
     return any(f in flags for f in VNNI_FLAGS)
 
