@@ -77,16 +77,15 @@ def cmd_readme(a) -> None:
 
     runs = load_runs(named_pairs(a.run)) if a.run else {}
     if not a.check:
-        if not runs:
+        if not runs and not a.bench:
             raise ValueError(
-                'readme: name the kept runs: --run default=runs/<id> --run claims=runs/<id> (make readme RUNS="...");'
-                " make run writes its own blocks to reports/README.md"
+                'readme: name the kept runs: --run default=runs/<id> --run claims=runs/<id> (make readme RUNS="...")'
+                "; --bench reports for the measurement blocks; make run writes its own blocks to reports/README.md"
             )
         done = render_docs(Path(a.repo), runs, Path(a.bench) if a.bench else None)
         print("\n".join(f"rendered {p}" for p in done.changed) or "generated blocks already up to date")
         if done.left:
-            why = f"not in {a.bench}" if a.bench else "no --bench"
-            print(f"measurement blocks left as they are ({why}): " + ", ".join(done.left))
+            print("left as they are (no --run, no --bench, or not in the --bench folder): " + ", ".join(done.left))
     problems = check_docs(Path(a.repo), one_commit(list(runs.values())) if runs else None)
     print(
         "\n".join(problems)

@@ -110,6 +110,11 @@ def test_measurement_blocks_render_from_a_bench_folder_with_their_own_stamp(runs
     assert done.left == [] and "| fidelity_vs_fp32 · mean_cosine | 0.998 |" in readme
     assert "from `reports/bench/main.json` (commit `" in readme
     assert check_docs(repo, COMMIT) == []  # a measurement block's commit is its own
+    (repo / "README.md").write_text("# x\n" + block("results-leaderboard") + block("bench-main"))
+    alone = render_docs(repo, {}, bench)  # BENCH=reports alone: the measurement blocks, the result blocks untouched
+    assert alone.left == ["results-leaderboard (README.md)", "results-suite (docs/results.md)",
+                          "results-leaderboard.default (docs/results.md)", "results-attribution (docs/results.md)"]
+    assert "old 0.123" in (repo / "README.md").read_text() and "| 0.998 |" in (repo / "README.md").read_text()
 
 
 @pytest.mark.parametrize(
@@ -162,7 +167,7 @@ def test_the_readme_verb_renders_then_checks_and_refuses_without_runs(runs, repo
     args = ["readme", "--repo", str(repo), "--run", f"default={runs['default']}", "--run", f"claims={runs['claims']}"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "rendered" in out and "measurement blocks left as they are (no --bench): bench-main (README.md)" in out
+    assert "rendered" in out and "left as they are (no --run, no --bench, or not in the --bench folder): bench-main (README.md)" in out
     assert "readme check: every result block is stamped by a kept run of one commit" in out
     assert main(["readme", "--repo", str(repo), "--check"]) == 0
     assert main(["readme", "--repo", str(repo)]) == 2  # no runs named: one line, no rendering from reports/

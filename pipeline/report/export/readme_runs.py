@@ -10,7 +10,7 @@ commit). No result block keeps an old rendering. Each stamp names the source, th
 the commit, its config files and the encoders its indexes were built with, on which CPU (``precision:
 auto`` picks the int8 or the fp32 file by CPU, and the vectors differ). Measurement blocks (readme.py
 :data:`MEASUREMENTS`) are rendered from ``bench`` (a reports folder) when one is named, with their own
-stamps; the others are left as they are and listed.
+stamps; the others are left as they are and listed (as are the result blocks when only ``bench`` is named).
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def render_result(name: str, page: str, runs: dict[str, DocRun], repo: Path, reg
 
 @dataclass
 class Rendered:
-    """What :func:`render_docs` changed, and the measurement blocks it left as they were."""
+    """What :func:`render_docs` changed, and the blocks it left as they were ("NAME (page)")."""
 
     changed: list[Path] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
@@ -177,16 +177,16 @@ def fill_page(
     bench: Path | None = None,
     registry: dict | None = None,
 ) -> tuple[str, list[str]]:
-    """``page``'s text with its result blocks rendered from ``runs`` and its measurement blocks from ``bench``
-    (where it has their file and manifest); the measurement blocks left as they were."""
+    """``page``'s text with its result blocks rendered from ``runs`` (none: left as they are) and its
+    measurement blocks from ``bench`` (where it has their file and manifest); and the blocks left as they were."""
     blocks(text, page)
     left: list[str] = []
 
     def one(m: re.Match) -> str:
         name, body = m.group("name"), m.group("body")
-        if is_result(name):
+        if is_result(name) and runs:
             body = render_result(name, page, runs, repo, registry)
-        elif bench is not None and _measured(bench, renderer(name, registry)):
+        elif not is_result(name) and bench is not None and _measured(bench, renderer(name, registry)):
             body = render_block(name, bench, registry)
         else:
             left.append(f"{name} ({page})")
