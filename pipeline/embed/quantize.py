@@ -61,6 +61,13 @@ def cpu_model(cpuinfo: str | Path = "/proc/cpuinfo") -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
+def key_precision(model_id: str) -> str:
+    """What an encoder cache key computes in: "int8" for the file-built int8 MiniLM (``…/onnx-qint8-b1-…``),
+    "api" for a hosted one (``…/litellm``), "fp32" for the others (the packaged ``onnx-int8`` file is fp32
+    inside, module docstring)."""
+    return "int8" if "/onnx-qint8" in model_id else "api" if model_id.endswith("/litellm") else "fp32"
+
+
 def has_int8_dot(flags: set[str]) -> bool:
     return any(f in flags for f in VNNI_FLAGS)
 

@@ -261,3 +261,11 @@ def test_the_encoders_are_read_off_the_index_manifests_of_the_scored_datasets(tm
     assert index_encoders(cfg, [s, s]) == {"wattbot/hier": "all-MiniLM-L6-v2/onnx-qint8-b1-0011"}  # flat: not built
     (tmp_path / "cpuinfo").write_text("processor\t: 0\nmodel name\t: AMD  EPYC 7B13\nflags\t: avx2\n")
     assert cpu_model(tmp_path / "cpuinfo") == "AMD EPYC 7B13"
+
+
+def test_what_an_encoder_key_computes_in():
+    from pipeline.embed.quantize import key_precision
+
+    keys = ["all-MiniLM-L6-v2/onnx-qint8-b1-0011", "all-MiniLM-L6-v2/onnx-fp32-0011", "all-MiniLM-L6-v2/onnx-int8@max512",
+            "all-mpnet-base-v2/st-fp32@max512", "text-embedding-3-small/litellm"]
+    assert [key_precision(k) for k in keys] == ["int8", "fp32", "fp32", "fp32", "api"]

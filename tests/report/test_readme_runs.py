@@ -92,7 +92,7 @@ def test_each_page_renders_from_its_role_s_run_and_the_stamp_names_commit_config
     assert (
         "<sub>Rendered by `make readme` from `reports/wattbot/leaderboard.csv`: Run `r-default` · config hash "
         f"`r-default-hash` · commit `{COMMIT[:12]}` · config `config.yaml` · encoder "
-        "`all-MiniLM-L6-v2/onnx-qint8-b1`, `all-MiniLM-L6-v2/torch-fp32-sdpa` on Test CPU 9000.</sub>"
+        "`all-MiniLM-L6-v2/onnx-qint8-b1` (int8), `all-MiniLM-L6-v2/torch-fp32-sdpa` (fp32) on Test CPU 9000.</sub>"
     ) in readme
     assert "| hotpotqa | bm25 | 0.100 | 0.300 | 0.500 |" in results and "| a | 21 | 17 |" in results
     assert "Run `r-claims` · config hash `r-claims-hash`" in results and "config `config.claims.yaml`" in results

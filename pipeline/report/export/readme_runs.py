@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline.embed.quantize import key_precision
 from pipeline.io import atomic_write_text
 from pipeline.provenance import manifest_path
 from pipeline.report.export.kept_runs import REPORTS, RUNS, read_record, resolve_kept
@@ -74,10 +75,10 @@ class DocRun:
         return RunHeader(self.id, str(self.record.get("config_hash") or ""), self.commit[:12], files)
 
     def encoder(self) -> str:
-        """'`all-MiniLM-L6-v2/onnx-qint8-b1`, `…/torch-fp32-sdpa` on <CPU>': each encoder path its indexes
-        were built with (the cache key without its content hash), and the CPU."""
-        labels = sorted({KEY_PARTS.sub("", m) for m in self.record["encoders"].values()})
-        return f"{', '.join(f'`{x}`' for x in labels) or 'none (no dense index)'} on {self.record['cpu']}"
+        """'`all-MiniLM-L6-v2/onnx-qint8-b1` (int8), `…/torch-fp32-sdpa` (fp32) on <CPU>': each encoder path
+        its indexes were built with (the cache key without its content hash) and what it computes in, and the CPU."""
+        keys = sorted({(KEY_PARTS.sub("", m), key_precision(m)) for m in self.record["encoders"].values()})
+        return f"{', '.join(f'`{x}` ({p})' for x, p in keys) or 'none (no dense index)'} on {self.record['cpu']}"
 
 
 def _shown(config_file: str, repo: Path) -> str:
