@@ -15,7 +15,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
-.PHONY: setup extras run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme report-check browser-check chromium
+.PHONY: setup extras run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme readme-check report-check browser-check chromium
 
 # One install, by uv where it can be had, else pip, with pip's indexes and constraints (devtools/install.py;
 # INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
@@ -86,11 +86,16 @@ run-mpnet: extras
 time-table: setup
 	$(BIN)/python -m pipeline time-table --root . --reports reports --config $(CONFIG)
 
-# Every generated block of README.md and docs/*.md (<!-- BEGIN generated: NAME -->) from reports/: for a
-# maintainer, on purpose (make run leaves the checkout as it was and writes reports/README.md instead). A
-# block whose report this run did not make keeps its last rendering and its stamp.
+# The generated blocks of README.md and docs/*.md (<!-- BEGIN generated: NAME -->), a maintainer's step (make run
+# writes its own to reports/README.md): result blocks from kept runs of one commit, RUNS="default=runs/<id>
+# claims=runs/<id>" (make run; make run CONFIG=config.claims.yaml); BENCH=reports: the measurement blocks
+# (make bench, bench-llm, test's cluster tests, parse-quality), alone or with RUNS.
 readme: setup
-	$(BIN)/python -m pipeline readme --reports reports
+	$(BIN)/python -m pipeline readme $(foreach r,$(RUNS),--run $(r)) $(if $(BENCH),--bench $(BENCH))
+
+# Whether every result block names one commit, config and encoder, and no row reads "not run".
+readme-check: setup
+	$(BIN)/python -m pipeline readme --check
 
 # reports/index.html in headless Chromium at 1400x900: checks, and reports/index.screenshot.png.
 report-check: setup chromium

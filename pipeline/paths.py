@@ -203,7 +203,7 @@ class Reports:
 
     @classmethod
     def at(cls, folder: str | Path) -> Reports:
-        """The layout under ``folder`` (a run's reports/ elsewhere: `make readme --reports`, tests)."""
+        """The layout under ``folder`` (a run's reports/ elsewhere: a kept run's for `make readme`, tests)."""
         return cls(str(Path(folder)))
 
     # the report rule: leaderboard, Kaggle submissions, reports/index.md

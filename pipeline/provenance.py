@@ -81,6 +81,22 @@ def git_commit() -> str:
         return "unknown"
 
 
+def git_dirty() -> bool | None:
+    """Whether tracked files differ from the commit :func:`git_commit` names (untracked files are not
+    code the run ran); None where git cannot tell. A run kept from a dirty tree is not the commit's."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parent,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return bool(out.strip())
+
+
 def manifest_path(output: str | Path) -> Path:
     output = Path(output)
     return output.with_name(output.name + ".manifest.json")

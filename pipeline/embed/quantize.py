@@ -46,6 +46,28 @@ def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
     }
 
 
+def cpu_model(cpuinfo: str | Path = "/proc/cpuinfo") -> str:
+    """The CPU's model name (Linux's "model name"; the machine type elsewhere): which encoder file
+    ``precision: auto`` picks, and so the vectors, depend on it (a kept run records it)."""
+    import platform
+
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        if line.split(":")[0].strip() in ("model name", "Model"):
+            return " ".join(line.split(":", 1)[1].split())
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def key_precision(model_id: str) -> str:
+    """What an encoder cache key computes in: "int8" for the file-built int8 MiniLM (``…/onnx-qint8-b1-…``),
+    "api" for a hosted one (``…/litellm``), "fp32" for the others (the packaged ``onnx-int8`` file is fp32
+    inside, module docstring)."""
+    return "int8" if "/onnx-qint8" in model_id else "api" if model_id.endswith("/litellm") else "fp32"
+
+
 def has_int8_dot(flags: set[str]) -> bool:
     return any(f in flags for f in VNNI_FLAGS)
 

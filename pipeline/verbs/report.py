@@ -67,18 +67,32 @@ def cmd_figures(a) -> None:
 
 
 def cmd_readme(a) -> None:
-    from pipeline.report.export.readme import fill_docs, write_run_readme
+    from pipeline.report.export.readme import write_run_readme
 
     if a.out:
         print(f"wrote {write_run_readme(Path(a.repo), Path(a.reports), Path(a.out))} (README.md and docs/ unchanged)")
         return
-    from pipeline.report.export.readme import kept_blocks
+    from pipeline.report.export.readme_check import check_docs
+    from pipeline.report.export.readme_runs import load_runs, one_commit, render_docs
 
-    changed = fill_docs(Path(a.repo), Path(a.reports))
-    print("\n".join(f"rendered {p}" for p in changed) or "generated blocks already up to date")
-    kept = kept_blocks(Path(a.repo), Path(a.reports))
-    if kept:
-        print("kept their last rendering (not made by this run): " + ", ".join(kept))
+    runs = load_runs(named_pairs(a.run)) if a.run else {}
+    if not a.check:
+        if not runs and not a.bench:
+            raise ValueError(
+                'readme: name the kept runs: --run default=runs/<id> --run claims=runs/<id> (make readme RUNS="...")'
+                "; --bench reports for the measurement blocks; make run writes its own blocks to reports/README.md"
+            )
+        done = render_docs(Path(a.repo), runs, Path(a.bench) if a.bench else None)
+        print("\n".join(f"rendered {p}" for p in done.changed) or "generated blocks already up to date")
+        if done.left:
+            print("left as they are (no --run, no --bench, or not in the --bench folder): " + ", ".join(done.left))
+    problems = check_docs(Path(a.repo), one_commit(list(runs.values())) if runs else None)
+    print(
+        "\n".join(problems)
+        or 'readme check: every result block is stamped by a kept run of one commit; no "not run" row'
+    )
+    if problems:
+        raise SystemExit(1)
 
 
 def cmd_summary(a) -> None:
@@ -215,13 +229,25 @@ def add_verbs(sub) -> None:
     s.add_argument("--reports", default=reports.root)
     s.set_defaults(fn=cmd_figures)
 
-    s = sub.add_parser("readme", help="fill every generated block of README.md and docs/*.md from reports/")
-    s.add_argument("--reports", default=reports.root, help="the reports folder of the last run")
+    s = sub.add_parser(
+        "readme",
+        help="fill the generated blocks of README.md and docs/*.md from kept runs of one commit, or check them",
+    )
+    s.add_argument(
+        "--run",
+        action="append",
+        metavar="ROLE=RUN",
+        help="a kept run (runs/<id>, its id, or latest) per role: default (make run: README.md) and claims "
+        "(make run CONFIG=config.claims.yaml: docs/results.md); made at one commit",
+    )
+    s.add_argument("--bench", help="a reports folder whose bench/ and parsing/ files render the measurement blocks")
+    s.add_argument("--check", action="store_true", help="only check README.md and docs/ (exit 1 on a problem)")
+    s.add_argument("--reports", default=reports.root, help="with --out: the reports folder of the run")
     s.add_argument("--repo", default=".", help="the checkout whose README.md and docs/*.md to update")
     s.add_argument(
         "--out",
         default=None,
-        help="write the blocks this run renders to this file instead (make run: reports/README.md)",
+        help="write the blocks the run of --reports renders to this file instead (make run: reports/README.md)",
     )
     s.set_defaults(fn=cmd_readme)
     _add_run_end(sub)

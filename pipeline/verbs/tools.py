@@ -85,7 +85,7 @@ def add_verbs(sub) -> None:
     s.add_argument(
         "--reports",
         default=reports.root,
-        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local,fixed_cost}.json (make readme renders them)",
+        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local,fixed_cost}.json (make readme BENCH=reports: docs)",
     )
     s.add_argument(
         "--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison"

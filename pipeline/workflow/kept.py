@@ -3,16 +3,19 @@
 Per dataset and split the run scored: WattBot's score split (gold: its labelled question file), each
 labelled corpus's questions (gold: the ingested solutions), each retrieval-suite dataset's queries
 (gold: the exported gold spans); each with its per-question score files. Only the files there are
-kept: a run of a few targets keeps what it made.
+kept: a run of a few targets keeps what it made. The encoders are read off the index manifests of the
+datasets it scored (what built the indexes its retrieval searched).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from pipeline import paths
 from pipeline.config import suite_present, wattbot_present
+from pipeline.provenance import manifest_path
 from pipeline.report.export.kept_runs import RUNS, ScoredSet, keep_run, wattbot_profile
 from pipeline.runs import ENV, read_state
 from pipeline.workflow.corpora import corpus_names, corpus_report_inputs
@@ -54,6 +57,20 @@ def scored_sets(cfg: dict) -> list[ScoredSet]:
     return out
 
 
+def index_encoders(cfg: dict, sets: list[ScoredSet]) -> dict[str, str]:
+    """ "<dataset>/<index>" -> the encoder cache key the index's manifest records (``model_id``: e.g.
+    ``all-MiniLM-L6-v2/onnx-qint8-b1-<sha>`` or ``…/onnx-fp32-<sha>``, the file ``precision: auto`` chose
+    on this CPU), for each configured index of each scored dataset that was built with one (not BM25)."""
+    out = {}
+    for dataset in dict.fromkeys(s.dataset for s in sets):
+        for name in cfg.get("indexes") or {}:
+            m = manifest_path(paths.index(dataset, name))
+            model_id = json.loads(m.read_text()).get("model_id") if m.is_file() else None
+            if model_id and model_id != "bm25":
+                out[f"{dataset}/{name}"] = str(model_id)
+    return out
+
+
 def keep_this_run(cfg: dict, reports_dir: str = paths.reports.root, this_process: bool = False) -> Path | None:
     """Keep the run of logs/run.json; its folder, or None when there is none. ``this_process`` (``onsuccess``):
     only when it is the run this process began (``WATTBENCH_RUN_ID``), so ``--touch``, which begins no
@@ -61,4 +78,5 @@ def keep_this_run(cfg: dict, reports_dir: str = paths.reports.root, this_process
     state = read_state()
     if state is None or (this_process and os.environ.get(ENV) != state.id):
         return None
-    return keep_run(state, reports_dir, scored_sets(cfg), RUNS)
+    sets = scored_sets(cfg)
+    return keep_run(state, reports_dir, sets, RUNS, index_encoders(cfg, sets))

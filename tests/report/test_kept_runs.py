@@ -257,3 +257,39 @@ def test_compare_resamples_as_a_run_does_from_one_definition():
     assert Resampling(a.seed, a.bootstrap, a.permutations) == DEFAULT_RESAMPLING
     report = spec_defaults("report")
     assert DEFAULT_RESAMPLING == Resampling(report["seed"], report["bootstrap"], report["permutations"])
+
+
+def test_run_json_records_the_encoders_the_cpu_and_a_dirty_tree(tmp_path, monkeypatch):
+    """What `make readme` stamps and refuses on (pipeline/report/export/readme_runs.py)."""
+    monkeypatch.setattr(kept_runs, "git_dirty", lambda: True)
+    monkeypatch.setattr(kept_runs, "cpu_model", lambda: "Test CPU 9000")
+    work = tmp_path / "work"
+    s = scored_run(work, {"x": set()})
+    enc = {"wattbot/hier": "all-MiniLM-L6-v2/onnx-fp32-00112233aabbccdd"}
+    folder = keep_run(RunState("r1"), work / "reports", [s], tmp_path / "runs", enc)
+    record = json.loads((folder / "run.json").read_text())
+    assert record["encoders"] == enc and record["cpu"] == "Test CPU 9000" and record["dirty"] is True
+
+
+def test_the_encoders_are_read_off_the_index_manifests_of_the_scored_datasets(tmp_path, monkeypatch):
+    from pipeline.embed.quantize import cpu_model
+    from pipeline.workflow.kept import index_encoders
+
+    monkeypatch.chdir(tmp_path)
+    index = tmp_path / "results" / "wattbot" / "index"
+    index.mkdir(parents=True)
+    (index / "hier.sqlite.manifest.json").write_text(json.dumps({"model_id": "all-MiniLM-L6-v2/onnx-qint8-b1-0011"}))
+    (index / "bm25.sqlite.manifest.json").write_text(json.dumps({"config_hash": "x"}))  # a lexical index: no encoder
+    cfg = {"indexes": {"hier": {"kind": "tree"}, "bm25": {"kind": "bm25"}, "flat": {"kind": "chunks"}}}
+    s = ScoredSet("wattbot", "train", "gold.csv", {}, ("score",), "id", {})
+    assert index_encoders(cfg, [s, s]) == {"wattbot/hier": "all-MiniLM-L6-v2/onnx-qint8-b1-0011"}  # flat: not built
+    (tmp_path / "cpuinfo").write_text("processor\t: 0\nmodel name\t: AMD  EPYC 7B13\nflags\t: avx2\n")
+    assert cpu_model(tmp_path / "cpuinfo") == "AMD EPYC 7B13"
+
+
+def test_what_an_encoder_key_computes_in():
+    from pipeline.embed.quantize import key_precision
+
+    keys = ["all-MiniLM-L6-v2/onnx-qint8-b1-0011", "all-MiniLM-L6-v2/onnx-fp32-0011", "all-MiniLM-L6-v2/onnx-int8@max512",
+            "all-mpnet-base-v2/st-fp32@max512", "text-embedding-3-small/litellm"]
+    assert [key_precision(k) for k in keys] == ["int8", "fp32", "fp32", "fp32", "api"]

@@ -4,11 +4,13 @@
 at its end (Snakemake's ``onsuccess``, and again by ``make run``/``make resume``'s summary step, after
 the steps that add to reports/): ``runs/<id>/reports/`` (the whole folder), ``runs/<id>/scores/<dataset>/``
 (the per-question scores each variant was scored on; the heavy ``results/`` stays shared and
-content-addressed) and ``runs/<id>/run.json``: the run's id, config hash, commit, config files, start
-and end, and per scored dataset and split what makes two runs comparable: the gold file's sha256, the
-metric profile, and the sha256 of the sorted scored question ids (pipeline/report/export/run_compare.py
-refuses when one differs). ``runs/latest`` names the newest: a symlink, or a one-line text file where
-the filesystem has none. ``python -m pipeline runs list|prune`` lists and prunes them.
+content-addressed) and ``runs/<id>/run.json``: the run's id, config hash, commit (and whether tracked
+files differed from it: ``dirty``), config files, start and end, the encoder each index was built with
+(``encoders``: its cache key, e.g. ``…/onnx-qint8-b1-…`` or ``…/onnx-fp32-…``, which ``precision: auto``
+picks by CPU) and the CPU's model name, and per scored dataset and split what makes two runs comparable:
+the gold file's sha256, the metric profile, and the sha256 of the sorted scored question ids
+(pipeline/report/export/run_compare.py refuses when one differs). ``runs/latest`` names the newest: a
+symlink, or a one-line text file where the filesystem has none. ``python -m pipeline runs list|prune`` lists and prunes them.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.embed.quantize import cpu_model
 from pipeline.io import atomic_write_json, atomic_write_text
 from pipeline.paths import RUNS
-from pipeline.provenance import file_hash, git_commit
+from pipeline.provenance import file_hash, git_commit, git_dirty
 from pipeline.runs import RunState
 
 LATEST = "latest"  # runs/latest: the newest kept run
@@ -97,15 +100,21 @@ def _iso(t: float | None) -> str | None:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t is not None else None
 
 
-def run_record(state: RunState, sets: Sequence[ScoredSet], ended: float) -> dict:
+def run_record(
+    state: RunState, sets: Sequence[ScoredSet], ended: float, encoders: dict[str, str] | None = None
+) -> dict:
     """run.json: who the run is (fields of logs/run.json read as given: a newer RunState may carry more,
-    such as its config hash) and what its scores may be compared with."""
+    such as its config hash), what code and encoders made it (``encoders``: "<dataset>/<index>" -> the
+    cache key its index manifest records) and what its scores may be compared with."""
     given = asdict(state)
     return {
         "id": state.id,
         "config_hash": given.get("config_hash"),
         "commit": git_commit(),
+        "dirty": git_dirty(),
         "config_files": given.get("config_files", []),
+        "encoders": dict(sorted((encoders or {}).items())),
+        "cpu": cpu_model(),
         "started": _iso(given.get("started")),
         "ended": _iso(ended),
         "resumed": given.get("resumed", 0),
@@ -124,7 +133,13 @@ def _fill(folder: Path, reports_dir: Path, sets: Sequence[ScoredSet], record: di
     atomic_write_json(folder / RUN_JSON, record)
 
 
-def keep_run(state: RunState, reports_dir: str | Path, sets: Sequence[ScoredSet], root: str | Path = RUNS) -> Path:
+def keep_run(
+    state: RunState,
+    reports_dir: str | Path,
+    sets: Sequence[ScoredSet],
+    root: str | Path = RUNS,
+    encoders: dict[str, str] | None = None,
+) -> Path:
     """Copy the run's reports and per-question scores to ``<root>/<id>/`` (replacing an earlier copy of the
     same run whole: a resumed run is kept again) and point ``<root>/latest`` at it; the folder."""
     root = Path(root)
@@ -134,7 +149,7 @@ def keep_run(state: RunState, reports_dir: str | Path, sets: Sequence[ScoredSet]
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
     try:
-        _fill(work, Path(reports_dir), sets, run_record(state, sets, time.time()))
+        _fill(work, Path(reports_dir), sets, run_record(state, sets, time.time(), encoders))
         _swap(work, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)

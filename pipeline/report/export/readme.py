@@ -13,14 +13,17 @@ whose manifest covers it: :attr:`Renderer.stamp_from`). Numbers in the docs ther
 a run, never from a hand. Registering a renderer is one line in :data:`REGISTRY` (an import the
 contracts see, not a dotted string).
 
-README.md and docs/ change only when a maintainer runs `make readme` on purpose. There, a block whose
-report file (or manifest) the run did not make keeps its last rendering and its old stamp: a run of a
-smaller config does not erase what a larger one measured, and no block is stamped "unknown". `make run`
-leaves the checkout as it was and writes the same blocks, rendered from its own run, into
-``reports/README.md`` (:func:`write_run_readme`), under the run's header (pipeline/report/header.py: the
-run id, its one config hash, the commit, the config files); there each block names its source and commit
-alone, as the hash of the slice a rule recorded is not the run's config hash. An unknown NAME or a block
-without its END line is an error.
+Two classes of block. A RESULT block shows what a run measured (the report rules' tables, the run's time
+table): `make readme` renders them from kept runs of one commit (pipeline/report/export/readme_runs.py), each
+page from the run its role names (:data:`PAGE_ROLES`: README.md from the default run, docs/results.md from the
+claims run; a block named ``NAME.ROLE``, e.g. ``results-leaderboard.default``, names its run itself). A
+MEASUREMENT block (:data:`MEASUREMENTS`) shows what ``make bench``, ``make bench-llm``, ``make test``'s cluster
+tests or ``make parse-quality`` measured of the code on a machine: a run does not make it, so it is rendered
+from a reports folder named apart and keeps its own stamp. `make run` leaves the checkout as it was and writes
+the blocks its run can render into ``reports/README.md`` (:func:`write_run_readme`), under the run's header
+(pipeline/report/header.py: the run id, its one config hash, the commit, the config files); there each block
+names its source and commit alone, as the hash of the slice a rule recorded is not the run's config hash. An
+unknown NAME or a block without its END line is an error.
 """
 
 from __future__ import annotations
@@ -85,6 +88,40 @@ REGISTRY: dict[str, Renderer] = {
     "time": Renderer(time_table.render, "time.telemetry.csv"),
     "run-time": Renderer(time_table.render_run, "time.telemetry.csv"),
 }
+# The blocks a run does not make: measured by make bench / bench-llm / test (tests/cluster) / parse-quality.
+MEASUREMENTS = frozenset(
+    {
+        "bench-main",
+        "bench-sprout",
+        "bench-fixed-cost",
+        "sprout-speed",
+        "llm-bench",
+        "llm-local-servers",
+        "encoder",
+        "cluster",
+        "parse-quality",
+    }
+)
+ROLES = ("default", "claims")  # the kept runs `make readme` renders result blocks from
+# page -> the role of the run its result blocks come from (a page with result blocks must be here)
+PAGE_ROLES = {
+    "README.md": "default",
+    "docs/results.md": "claims",
+    "docs/ensembles.md": "claims",
+    "docs/sproutrag.md": "claims",
+}
+
+
+def split_name(name: str) -> tuple[str, str | None]:
+    """A block name as (registered name, the role it names or None): ``results-leaderboard.default`` ->
+    ("results-leaderboard", "default")."""
+    base, _, role = name.rpartition(".")
+    return (base, role) if base and role in ROLES else (name, None)
+
+
+def is_result(name: str) -> bool:
+    """Whether the block shows what a run measured (not a measurement of the code: :data:`MEASUREMENTS`)."""
+    return split_name(name)[0] not in MEASUREMENTS
 
 
 def doc_files(repo: Path) -> list[Path]:
@@ -106,8 +143,9 @@ def stamp(reports_dir: Path, source: str, stamp_from: str = "", in_run: bool = F
     return f"<sub>Rendered by `make readme` from `reports/{source}` (commit `{commit}`, config hash `{chash}`).</sub>"
 
 
-def _renderer(name: str, registry: dict[str, Renderer] | None) -> Renderer:
+def renderer(name: str, registry: dict[str, Renderer] | None) -> Renderer:
     reg = REGISTRY if registry is None else registry
+    name = split_name(name)[0]
     if name not in reg:
         raise ValueError(
             f"generated block {name!r} has no renderer; register it in pipeline/report/export/readme.py "
@@ -126,7 +164,7 @@ def render_block(
     """The full content of one block: stamp line, blank line, rendered markdown. When the run did not
     make its report file (or its manifest), ``old`` (the block's last rendering) is kept as it was;
     without one the block says what is missing."""
-    r = _renderer(name, registry)
+    r = renderer(name, registry)
     line = stamp(reports_dir, r.source, r.stamp_from, in_run) if (Path(reports_dir) / r.source).exists() else None
     if line is None:
         if old and old.strip():
@@ -137,14 +175,9 @@ def render_block(
 
 
 def fill(text: str, reports_dir: Path, registry: dict[str, Renderer] | None = None, where: str = "") -> str:
-    """``text`` with every generated block re-rendered (everything outside the blocks unchanged)."""
-    opened = OPENING.findall(text)
-    closed = [m.group("name") for m in BLOCK.finditer(text)]
-    if opened != closed:
-        raise ValueError(
-            f"{where or 'text'}: generated block(s) {sorted(set(opened) - set(closed)) or opened} "
-            "without a matching END line"
-        )
+    """``text`` with every generated block re-rendered from one reports folder (everything outside the
+    blocks unchanged)."""
+    blocks(text, where)
     return BLOCK.sub(
         lambda m: (
             BEGIN.format(m.group("name"))
@@ -156,34 +189,25 @@ def fill(text: str, reports_dir: Path, registry: dict[str, Renderer] | None = No
     )
 
 
-def fill_docs(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | None = None) -> list[Path]:
-    """`make readme`: re-render the blocks of README.md and docs/*.md in place; return the files that changed."""
-    changed = []
-    for path in doc_files(Path(repo)):
-        old = path.read_text()
-        new = fill(old, reports_dir, registry, where=str(path))
-        if new != old:
-            atomic_write_text(path, new)
-            changed.append(path)
-    return changed
-
-
-def kept_blocks(repo: Path, reports_dir: Path) -> list[str]:
-    """The blocks `make readme` leaves as they were: their report file or its manifest is not in ``reports_dir``."""
-    out = []
-    for _, name in block_names(repo):
-        r = _renderer(name, None)
-        if not (Path(reports_dir) / r.source).exists() or stamp(reports_dir, r.source, r.stamp_from) is None:
-            out.append(f"{name} (reports/{r.source})")
-    return out
+def blocks(text: str, where: str = "") -> list[tuple[str, str]]:
+    """(name, body) of every generated block of ``text``; a block without its END line is an error."""
+    opened = OPENING.findall(text)
+    found = [(m.group("name"), m.group("body")) for m in BLOCK.finditer(text)]
+    if opened != [n for n, _ in found]:
+        raise ValueError(
+            f"{where or 'text'}: generated block(s) {sorted(set(opened) - {n for n, _ in found}) or opened} "
+            "without a matching END line"
+        )
+    return found
 
 
 def block_names(repo: Path) -> list[tuple[str, str]]:
-    """(page, block name) of every generated block of README.md and docs/*.md, first appearance only."""
+    """(page, block name) of every generated block of README.md and docs/*.md, first appearance only (a
+    block naming its run, ``NAME.ROLE``, is NAME's)."""
     seen: dict[str, str] = {}
     for path in doc_files(Path(repo)):
         for name in OPENING.findall(path.read_text()):
-            seen.setdefault(name, path.relative_to(repo).as_posix())
+            seen.setdefault(split_name(name)[0], path.relative_to(repo).as_posix())
     return [(page, name) for name, page in seen.items()]
 
 
@@ -194,7 +218,7 @@ def run_readme(repo: Path, reports_dir: Path, registry: dict[str, Renderer] | No
     reg = REGISTRY if registry is None else registry
     parts, absent = [], []
     for page, name in block_names(repo):
-        r = _renderer(name, reg)
+        r = renderer(name, reg)
         if not (Path(reports_dir) / r.source).exists():
             absent.append(f"`{name}` (`reports/{r.source}`)")
             continue
