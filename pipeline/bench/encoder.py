@@ -25,8 +25,8 @@ from pipeline.embed.backends import get_backend, own_keys
 from pipeline.embed.base import MINILM_MAX_TOKENS, Encoder
 from pipeline.embed.factory import ensure_model_files, make_encoder
 from pipeline.embed.fidelity import fidelity
+from pipeline.embed.kernels import cpu_flags, encoder_path, has_int8_dot
 from pipeline.embed.onnx_minilm import OnnxMiniLM
-from pipeline.embed.quantize import cpu_flags, has_int8_dot
 from pipeline.index_structures.flat import chunk_tree
 from pipeline.index_structures.hier import build_tree_index
 from pipeline.index_structures.store import IndexReader, IndexWriter
@@ -180,6 +180,7 @@ def run_encoder_bench(
         "threads": embedding.threads,
         "int8_dot_product": has_int8_dot(flags),
         "auto_choice": auto.model_file.name,
+        "auto_path": encoder_path(auto, flags).as_dict(),  # e.g. int8 (vnni): what precision auto runs here
         "encoders": {},
     }
     ref = encoders[REFERENCE]
@@ -197,6 +198,7 @@ def run_encoder_bench(
     for name, enc in encoders.items():
         row = {
             "model_id": enc.model_id,
+            "path": encoder_path(enc, flags).label,
             **{kind: best([r[name, kind] for r in rounds]) for kind in ("sentences", "chunks")},
         }
         if name != REFERENCE:

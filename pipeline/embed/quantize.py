@@ -14,13 +14,11 @@ import tempfile
 from pathlib import Path
 
 from .base import minilm_path
+from .kernels import cpu_flags, has_int8_dot
 
 QINT8_DIR = "data/models/minilm-onnx"  # where the minilm_qint8 rule writes (backend onnx-qint8's default)
 FP32_FILE = "minilm-fp32.onnx"
 QINT8_FILE = "minilm-qint8.onnx"
-#: cpuinfo flags of the int8 dot-product instructions that make MatMulInteger faster than fp32 GEMM
-#: (x86 VNNI/AMX; Arm's SDOT "asimddp" and I8MM "i8mm", which onnxruntime's int8 kernels use too)
-VNNI_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
 
 
 def file_sha256(path: str | Path) -> str:
@@ -30,24 +28,6 @@ def file_sha256(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
-    """The CPU feature flags Linux reports (empty where there is no /proc/cpuinfo)."""
-    try:
-        text = Path(cpuinfo).read_text(errors="replace")
-    except OSError:
-        return set()
-    return {
-        f
-        for line in text.splitlines()
-        if line.split(":")[0].strip() in ("flags", "Features")
-        for f in line.split(":", 1)[1].split()
-    }
-
-
-def has_int8_dot(flags: set[str]) -> bool:
-    return any(f in flags for f in VNNI_FLAGS)
 
 
 def choose_model_file(model_dir: str | Path, flags: set[str] | None = None) -> Path:

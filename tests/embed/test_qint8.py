@@ -9,7 +9,8 @@ import pytest
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
 from pipeline.embed import EmbeddingCache, fidelity, make_encoder
-from pipeline.embed.quantize import FP32_FILE, QINT8_FILE, choose_model_file, cpu_flags, has_int8_dot
+from pipeline.embed.kernels import cpu_flags, has_int8_dot
+from pipeline.embed.quantize import FP32_FILE, QINT8_FILE, choose_model_file
 from pipeline.workflow import encoder_model_inputs, qint8_model_folders
 
 
