@@ -89,14 +89,24 @@ def export_fp32(model_dir: Path, target: Path) -> None:
     _atomic(target, write)
 
 
-def quantize_int8(fp32: Path, target: Path) -> None:
+#: quantize_dynamic settings per int8 variant. "s8" is the built file (:data:`QINT8_FILE`): exact on VNNI,
+#: but AVX2's u8·s8 instruction (vpmaddubsw) saturates its int16 pair sums. The encoder bench measures two
+#: variants for CPUs without VNNI (docs/encoder.md): "rr" (reduce_range: 7-bit weights, so a pair sum
+#: 2·255·64 fits int16 and no kernel saturates) and "u8u8" (u8 weights: AVX2 multiplies in int16, exact,
+#: at half vpmaddubsw's rate).
+INT8_VARIANTS: dict[str, dict] = {"s8": {}, "rr": {"reduce_range": True}, "u8u8": {"weight_type": "QUInt8"}}
+
+
+def quantize_int8(fp32: Path, target: Path, variant: str = "s8") -> None:
     """Dynamic int8: weights per output channel, activations quantized per batch at run time."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    settings = {"weight_type": "QInt8", **INT8_VARIANTS[variant]}
+    weights = QuantType[settings.pop("weight_type")]
     _atomic(
         target,
         lambda path: quantize_dynamic(
-            str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+            str(fp32), str(path), weight_type=weights, per_channel=True, op_types_to_quantize=["MatMul"], **settings
         ),
     )
 
