@@ -25,8 +25,9 @@ from pipeline.embed.backends import get_backend, own_keys
 from pipeline.embed.base import MINILM_MAX_TOKENS, Encoder
 from pipeline.embed.factory import ensure_model_files, make_encoder
 from pipeline.embed.fidelity import fidelity
+from pipeline.embed.kernels import cpu_flags, encoder_path, has_int8_dot
 from pipeline.embed.onnx_minilm import OnnxMiniLM
-from pipeline.embed.quantize import cpu_flags, has_int8_dot
+from pipeline.embed.quantize import INT8_VARIANTS, quantize_int8
 from pipeline.index_structures.flat import chunk_tree
 from pipeline.index_structures.hier import build_tree_index
 from pipeline.index_structures.store import IndexReader, IndexWriter
@@ -45,6 +46,9 @@ INT8 = "qint8"  # the real int8 model: also run batched, and with precision auto
 #: the int8 file run in batches (``batch_size`` texts per pass), which the backend does not do: its
 #: vectors depend on the batch (docs/encoder.md); measured to show what one text per pass costs
 BATCHED_INT8 = "qint8-batched"
+#: int8 variants for CPUs without VNNI (pipeline/embed/quantize.py), quantized by the bench from the fp32
+#: export and run as the backend runs int8 (one text per pass): what an AVX2 CPU's bench measures
+NO_VNNI_VARIANTS = ("rr", "u8u8")
 
 
 def speed(encoder: Encoder, texts: list[str]) -> dict[str, float]:
@@ -147,6 +151,29 @@ def bench_specs(embedding: EncoderSpec) -> dict[str, EncoderSpec]:
     return specs
 
 
+def batched_int8(qint8: Encoder, embedding: EncoderSpec) -> OnnxMiniLM:
+    """The int8 file of the onnx-qint8 encoder ``qint8``, run in batches of the run's ``batch_size``."""
+    assert isinstance(qint8, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its int8 file
+    return OnnxMiniLM(
+        model_file=qint8.model_file,
+        batch_size=embedding.batch_size,
+        max_tokens=embedding.max_tokens or MINILM_MAX_TOKENS,
+        threads=job_threads(embedding.threads),
+    )
+
+
+def no_vnni_variants(export: Encoder, tmp: Path) -> dict[str, Encoder]:
+    """``qint8-rr``, ``qint8-u8u8``: each variant quantized from the fp32 export into ``tmp`` and loaded
+    (the session holds the graph: ``tmp`` may go once this returns)."""
+    assert isinstance(export, OnnxMiniLM)  # the onnx-qint8 backend's fp32 export
+    out: dict[str, Encoder] = {}
+    for variant in NO_VNNI_VARIANTS:
+        target = tmp / f"minilm-qint8-{variant}.onnx"
+        quantize_int8(export.model_file, target, variant)
+        out[f"{INT8}-{variant}"] = OnnxMiniLM(target, 1, export.max_tokens, export.threads)
+    return out
+
+
 def run_encoder_bench(
     embedding: EncoderSpec,
     load_tree: Callable[[str], DocTree],
@@ -159,14 +186,9 @@ def run_encoder_bench(
     result as reports/bench/encoder.json."""
     specs = bench_specs(embedding)
     encoders = {name: make_encoder(spec) for name, spec in specs.items()}
-    qint8 = encoders[INT8]
-    assert isinstance(qint8, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its int8 file, run batched too
-    encoders[BATCHED_INT8] = OnnxMiniLM(
-        model_file=qint8.model_file,
-        batch_size=embedding.batch_size,
-        max_tokens=embedding.max_tokens or MINILM_MAX_TOKENS,
-        threads=job_threads(embedding.threads),
-    )
+    encoders[BATCHED_INT8] = batched_int8(encoders[INT8], embedding)
+    with tempfile.TemporaryDirectory() as tmp:
+        encoders |= no_vnni_variants(encoders["fp32-export"], Path(tmp))
     tokens_of = encoders[REFERENCE].count_tokens
     corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
     sentences, chunks = speed_texts(corpus_trees, tokens_of, sizes.n_sentences, sizes.n_chunks)
@@ -180,6 +202,7 @@ def run_encoder_bench(
         "threads": embedding.threads,
         "int8_dot_product": has_int8_dot(flags),
         "auto_choice": auto.model_file.name,
+        "auto_path": encoder_path(auto, flags).as_dict(),  # e.g. int8 (vnni): what precision auto runs here
         "encoders": {},
     }
     ref = encoders[REFERENCE]
@@ -197,6 +220,7 @@ def run_encoder_bench(
     for name, enc in encoders.items():
         row = {
             "model_id": enc.model_id,
+            "path": encoder_path(enc, flags).label,
             **{kind: best([r[name, kind] for r in rounds]) for kind in ("sentences", "chunks")},
         }
         if name != REFERENCE:
@@ -221,6 +245,10 @@ def run_encoder_bench(
         }
     out["config"] = {
         "embedding": shared_settings(embedding),
-        "encoders": {**ENCODERS, BATCHED_INT8: "the qint8 file, batched"},
+        "encoders": {
+            **ENCODERS,
+            BATCHED_INT8: "the qint8 file, batched",
+            **{f"{INT8}-{v}": f"quantize_dynamic {INT8_VARIANTS[v]}, one text per pass" for v in NO_VNNI_VARIANTS},
+        },
     }
     return out

@@ -25,6 +25,8 @@ def _rows(resp: Any) -> list[list[float]]:
 
 
 class LiteLLMEncoder:
+    precision = "api"  # computed by the provider: no local kernels (pipeline/embed/kernels.py)
+
     def __init__(self, model: str, batch_size: int = 64, dim: int | None = None):
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else import fetches a price list
         import litellm  # noqa: F401  (fail early if missing)

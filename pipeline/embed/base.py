@@ -6,8 +6,9 @@ named one up there, so nothing imports in a circle and no backend knows another.
 
 Every backend returns float32, L2-normalised rows so that a dot product is a cosine and the
 cache / vector index never have to care which backend produced a vector. `model_id` names
-model + backend + precision (+ truncation when not the default) because it is the cache key:
-two encoders that can produce different vectors must never share one.
+model + backend + precision (+ truncation when not the default; for int8, the CPU's int8 kernel
+family: pipeline/embed/kernels.py) because it is the cache key: two encoders that can produce
+different vectors must never share one.
 """
 
 from __future__ import annotations

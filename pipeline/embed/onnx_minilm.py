@@ -12,6 +12,7 @@ from pipeline.specs import EncoderSpec
 
 from .backends import EmbedBackend, EncoderRun, register
 from .base import MINILM_MAX_TOKENS, MINILM_NAME, WordPieceEncoder, _suffix, minilm_path
+from .kernels import cpu_flags, int8_family
 from .quantize import FP32_FILE, QINT8_DIR, QINT8_FILE, choose_model_file, ensure_qint8_model, file_sha256
 
 
@@ -101,7 +102,8 @@ class QInt8MiniLM(OnnxMiniLM):
         files = {"int8": folder / QINT8_FILE, "fp32": folder / FP32_FILE}
         if precision not in ("auto", *files):
             raise ValueError(f"embedding precision must be auto, int8 or fp32, not {precision!r}")
-        model_file = choose_model_file(folder) if precision == "auto" else files[precision]
+        flags = cpu_flags()
+        model_file = choose_model_file(folder, flags) if precision == "auto" else files[precision]
         if not model_file.exists():
             raise FileNotFoundError(
                 f"{model_file} is missing: build it with `python -m pipeline encoder-qint8 "
@@ -109,9 +111,12 @@ class QInt8MiniLM(OnnxMiniLM):
             )
         int8 = model_file.name == QINT8_FILE
         super().__init__(model_file, 1 if int8 else batch_size, max_tokens, threads, lazy=True)
+        self.precision = "int8" if int8 else "fp32"
         # "-b1": one text per pass. Vectors of the earlier batched int8 runs (key "onnx-qint8-<sha>")
-        # depended on their batch; they must not be reused.
-        self.model_id = file_model_id("onnx-qint8-b1" if int8 else "onnx-fp32", model_file, max_tokens)
+        # depended on their batch; they must not be reused. Then the int8 kernel family (pipeline/embed/
+        # kernels.py): one int8 file gives other vectors where int16 pair sums saturate (AVX2) than on VNNI.
+        label = f"onnx-qint8-b1-{int8_family(flags)}" if int8 else "onnx-fp32"
+        self.model_id = file_model_id(label, model_file, max_tokens)
         if not lazy:
             self.load()
 

@@ -14,13 +14,11 @@ import tempfile
 from pathlib import Path
 
 from .base import minilm_path
+from .kernels import cpu_flags, has_int8_dot
 
 QINT8_DIR = "data/models/minilm-onnx"  # where the minilm_qint8 rule writes (backend onnx-qint8's default)
 FP32_FILE = "minilm-fp32.onnx"
 QINT8_FILE = "minilm-qint8.onnx"
-#: cpuinfo flags of the int8 dot-product instructions that make MatMulInteger faster than fp32 GEMM
-#: (x86 VNNI/AMX; Arm's SDOT "asimddp" and I8MM "i8mm", which onnxruntime's int8 kernels use too)
-VNNI_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
 
 
 def file_sha256(path: str | Path) -> str:
@@ -30,46 +28,6 @@ def file_sha256(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
-    """The CPU feature flags Linux reports (empty where there is no /proc/cpuinfo)."""
-    try:
-        text = Path(cpuinfo).read_text(errors="replace")
-    except OSError:
-        return set()
-    return {
-        f
-        for line in text.splitlines()
-        if line.split(":")[0].strip() in ("flags", "Features")
-        for f in line.split(":", 1)[1].split()
-    }
-
-
-def cpu_model(cpuinfo: str | Path = "/proc/cpuinfo") -> str:
-    """The CPU's model name (Linux's "model name"; the machine type elsewhere): which encoder file
-    ``precision: auto`` picks, and so the vectors, depend on it (a kept run records it)."""
-    import platform
-
-    try:
-        text = Path(cpuinfo).read_text(errors="replace")
-    except OSError:
-        text = ""
-    for line in text.splitlines():
-        if line.split(":")[0].strip() in ("model name", "Model"):
-            return " ".join(line.split(":", 1)[1].split())
-    return platform.processor() or platform.machine() or "unknown"
-
-
-def key_precision(model_id: str) -> str:
-    """What an encoder cache key computes in: "int8" for the file-built int8 MiniLM (``…/onnx-qint8-b1-…``),
-    "api" for a hosted one (``…/litellm``), "fp32" for the others (the packaged ``onnx-int8`` file is fp32
-    inside, module docstring)."""
-    return "int8" if "/onnx-qint8" in model_id else "api" if model_id.endswith("/litellm") else "fp32"
-
-
-def has_int8_dot(flags: set[str]) -> bool:
-    return any(f in flags for f in VNNI_FLAGS)
 
 
 def choose_model_file(model_dir: str | Path, flags: set[str] | None = None) -> Path:
@@ -131,14 +89,24 @@ def export_fp32(model_dir: Path, target: Path) -> None:
     _atomic(target, write)
 
 
-def quantize_int8(fp32: Path, target: Path) -> None:
+#: quantize_dynamic settings per int8 variant. "s8" is the built file (:data:`QINT8_FILE`): exact on VNNI,
+#: but AVX2's u8·s8 instruction (vpmaddubsw) saturates its int16 pair sums. The encoder bench measures two
+#: variants for CPUs without VNNI (docs/encoder.md): "rr" (reduce_range: 7-bit weights, so a pair sum
+#: 2·255·64 fits int16 and no kernel saturates) and "u8u8" (u8 weights: AVX2 multiplies in int16, exact,
+#: at half vpmaddubsw's rate).
+INT8_VARIANTS: dict[str, dict] = {"s8": {}, "rr": {"reduce_range": True}, "u8u8": {"weight_type": "QUInt8"}}
+
+
+def quantize_int8(fp32: Path, target: Path, variant: str = "s8") -> None:
     """Dynamic int8: weights per output channel, activations quantized per batch at run time."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    settings = {"weight_type": "QInt8", **INT8_VARIANTS[variant]}
+    weights = QuantType[settings.pop("weight_type")]
     _atomic(
         target,
         lambda path: quantize_dynamic(
-            str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+            str(fp32), str(path), weight_type=weights, per_channel=True, op_types_to_quantize=["MatMul"], **settings
         ),
     )
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.embed import EmbeddingCache, make_encoder
+from pipeline.embed.kernels import encoder_path
 from pipeline.index_structures.bm25 import build_bm25_index
 from pipeline.index_structures.store import IndexWriter
 from pipeline.provenance import write_manifest
@@ -46,7 +47,11 @@ def build_dense_index(job: IndexJob, add_nodes: AddNodes) -> dict:
         "model_id": encoder.model_id,
     }
     log.info("index %s: %s", job.out, stats)
-    write_manifest(job.out, job.provenance, inputs=sorted(job.trees), model_id=encoder.model_id, counts=counts)
+    # encoder_path: e.g. "int8 (vnni)", what the vectors were computed in and on which kernels (embed/kernels.py)
+    path = encoder_path(encoder).as_dict()
+    write_manifest(
+        job.out, job.provenance, inputs=sorted(job.trees), model_id=encoder.model_id, encoder_path=path, counts=counts
+    )
     return stats
 
 

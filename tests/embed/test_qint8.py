@@ -9,7 +9,8 @@ import pytest
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
 from pipeline.embed import EmbeddingCache, fidelity, make_encoder
-from pipeline.embed.quantize import FP32_FILE, QINT8_FILE, choose_model_file, cpu_flags, has_int8_dot
+from pipeline.embed.kernels import cpu_flags, has_int8_dot
+from pipeline.embed.quantize import FP32_FILE, QINT8_FILE, choose_model_file
 from pipeline.workflow import encoder_model_inputs, qint8_model_folders
 
 
@@ -45,6 +46,33 @@ def test_int8_and_fp32_export_stay_close_to_torch_fp32(built, sentences):
     # on the bench's larger sample, these 20 sentences land just under it.
     assert got["mean_cosine"] >= 0.98 and got["min_cosine"] >= 0.97, got
     assert int8.model_id != fp32.model_id and "onnx-qint8-b1-" in int8.model_id and "onnx-fp32-" in fp32.model_id
+
+
+@pytest.mark.slow
+def test_the_variants_for_cpus_without_vnni_cannot_saturate_and_stay_close_to_fp32(built, sentences, tmp_path):
+    """The bench's int8 variants for AVX2 (quantized from the fp32 export): reduce_range keeps every weight
+    within 7 bits, so vpmaddubsw's int16 pair sums (2·255·64 < 32767) cannot saturate; u8u8 has u8 weights."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    from pipeline.bench.encoder import no_vnni_variants
+
+    fp32 = make_encoder({"backend": "onnx-qint8", "model": str(built), "precision": "fp32", "max_tokens": 512})
+    variants = no_vnni_variants(fp32, tmp_path)
+
+    def weights(name):
+        model = onnx.load(str(tmp_path / name))
+        init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+        return [init[n.input[1]] for n in model.graph.node if n.op_type == "MatMulInteger" and n.input[1] in init]
+
+    rr, u8 = weights("minilm-qint8-rr.onnx"), weights("minilm-qint8-u8u8.onnx")
+    assert rr and all(w.dtype == np.int8 and np.abs(w.astype(int)).max() <= 64 for w in rr)
+    assert u8 and all(w.dtype == np.uint8 for w in u8)
+    assert sorted(variants) == ["qint8-rr", "qint8-u8u8"]
+    for name, enc in variants.items():
+        got = fidelity(enc, fp32, sentences)
+        assert got["mean_cosine"] >= 0.98 and got["min_cosine"] >= 0.97, (name, got)
 
 
 @pytest.mark.slow

@@ -61,3 +61,27 @@ def test_flat_index_chunks_are_document_slices(built_indexes, three_trees):
     assert n == built_indexes["counts"]["flat"]["chunk"] > 3
     node = reader.node("patterson2021:c2")
     assert texts["patterson2021"][node.start:node.end] == node.text
+
+
+def test_a_dense_index_manifest_records_the_encoder_path(three_trees, tmp_path):
+    """What the vectors were computed in and on which kernels (pipeline/embed/kernels.py): the tiny grid's
+    packaged "int8" file computes in fp32, on this CPU's fp32 kernels."""
+    import json
+
+    from pipeline import workflow as wf
+    from pipeline.cli import main
+    from pipeline.config import load_config
+    from pipeline.datasets.paths import REPO
+    from pipeline.embed.kernels import cpu_flags, fp32_family
+
+    cfg = load_config(REPO / "tests" / "tiny.yaml")
+    trees = tmp_path / "trees"
+    trees.mkdir()
+    three_trees[0].save(trees / f"{three_trees[0].doc_id}.json")
+    index = tmp_path / "index" / "hier.sqlite"
+    main(["index", "--trees", str(trees), "--params", wf.index_params(cfg, "hier"), "--cache-dir",
+          str(tmp_path / "cache"), "--out", str(index)])
+    manifest = json.loads(index.with_name("hier.sqlite.manifest.json").read_text())
+    family = fp32_family(cpu_flags())
+    assert manifest["encoder_path"] == {"precision": "fp32", "kernels": family, "label": f"fp32 ({family})"}
+    assert manifest["model_id"] == "all-MiniLM-L6-v2/onnx-int8@max512"

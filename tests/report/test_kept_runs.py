@@ -272,7 +272,7 @@ def test_run_json_records_the_encoders_the_cpu_and_a_dirty_tree(tmp_path, monkey
 
 
 def test_the_encoders_are_read_off_the_index_manifests_of_the_scored_datasets(tmp_path, monkeypatch):
-    from pipeline.embed.quantize import cpu_model
+    from pipeline.embed.kernels import cpu_model
     from pipeline.workflow.kept import index_encoders
 
     monkeypatch.chdir(tmp_path)
@@ -288,7 +288,7 @@ def test_the_encoders_are_read_off_the_index_manifests_of_the_scored_datasets(tm
 
 
 def test_what_an_encoder_key_computes_in():
-    from pipeline.embed.quantize import key_precision
+    from pipeline.embed.kernels import key_precision
 
     keys = ["all-MiniLM-L6-v2/onnx-qint8-b1-0011", "all-MiniLM-L6-v2/onnx-fp32-0011", "all-MiniLM-L6-v2/onnx-int8@max512",
             "all-mpnet-base-v2/st-fp32@max512", "text-embedding-3-small/litellm"]

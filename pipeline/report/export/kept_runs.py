@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.embed.quantize import cpu_model
+from pipeline.embed.kernels import cpu_model
 from pipeline.io import atomic_write_json, atomic_write_text
 from pipeline.paths import RUNS
 from pipeline.provenance import file_hash, git_commit, git_dirty

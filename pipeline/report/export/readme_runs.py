@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.embed.quantize import key_precision
+from pipeline.embed.kernels import key_precision
 from pipeline.io import atomic_write_text
 from pipeline.provenance import manifest_path
 from pipeline.report.export.kept_runs import REPORTS, RUNS, read_record, resolve_kept
