@@ -173,7 +173,8 @@ def section(by_type: str, leaderboard: pd.DataFrame, figs: Path, inputs: list[st
         "One panel per question type (rows: blocks, where Public and Private differ from the whole split), n in "
         "each title, variants best first: dot and paired bootstrap 95% interval over that type's questions "
         f"(seed {rep.seed}, {rep.bootstrap} resamples); grey tick: the variant's overall score on the block; "
-        "red: the interval lies entirely below it.",
+        "red: the interval lies entirely below it; a dot without a line: every question of the type scored "
+        "alike (a point interval, never named in the lines above).",
         inputs,
     )
     lines = summary_lines(leaderboard, types) or [f"{NONE_WEAKER}: no labelled block has a flagged question."]
