@@ -120,3 +120,43 @@ def test_the_figure_is_planned_where_another_split_is_labelled():
     cfg["wattbot"].pop("solutions")  # no other labelled split: the params and figures as before
     assert by_type_report(cfg) == [] and "question-types" not in figure_stems(cfg)
     assert "by_type" not in json.loads(figures_params(cfg))
+
+
+@pytest.mark.slow
+def test_the_tiny_grid_with_test_labels_draws_the_section(tmp_path):
+    """The rules wired end to end: the tiny grid with the shipped Public test labels writes the per-type table
+    with its blocks, the figure the figures rule planned, the page's section (nav, anchor, a loaded <img>) and
+    index.md's lines."""
+    import yaml
+    from dag_runner import snakemake
+
+    from pipeline.report.export.browser import find_chromium, inspect_page, problems
+
+    cfgfile = tmp_path / "labels.yaml"
+    cfgfile.write_text(
+        yaml.safe_dump(
+            {
+                "extends": str(REPO / "tests" / "tiny.yaml"),
+                "wattbot": {"solutions": {"train": "train_QA.csv", "test": "test_solutions_public.csv"}},
+            }
+        )
+    )
+    work = tmp_path / "work"
+    done = snakemake(work, configfile=cfgfile)
+    assert done.returncode == 0, done.stderr[-3000:]
+    reports = work / "reports"
+    types = pd.read_csv(reports / "wattbot" / "leaderboard_by_type.csv")
+    assert list(dict.fromkeys(types["split"])) == ["test", "test/Public", "test/Private"]
+    n = types[types["split"] == "test"].drop_duplicates("type").set_index("type")["n"].to_dict()
+    assert n["Math"] == 12 and n["is_NA"] == 8  # the Public split's small types
+    assert (reports / "figures" / "question-types.png").exists() and (
+        reports / "figures" / "question-types.svg"
+    ).exists()
+    page = (reports / "index.html").read_text()
+    assert 'href="#per-question-type"' in page and 'id="per-question-type"' in page and "(overall " in page
+    assert page.index('id="claims"') < page.index('id="per-question-type"') < page.index('id="ablations"')
+    index = (reports / "index.md").read_text()
+    assert "## Per question type" in index and "on test (overall " in index and "test/Public (overall" not in index
+    if find_chromium() is not None:
+        found = problems(inspect_page(reports / "index.html"))
+        assert not [p for p in found if "question-types" in p or "Per question type" in p], found

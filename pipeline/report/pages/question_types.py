@@ -40,6 +40,11 @@ class TypeScore:
     lo: float
     hi: float
 
+    @classmethod
+    def of(cls, row: dict) -> TypeScore:
+        """From a row of the per-type table."""
+        return cls(str(row["type"]), int(row["n"]), float(row["score"]), float(row["score_lo"]), float(row["score_hi"]))
+
     def text(self) -> str:
         return f"{self.type} {fmt(self.score)} [95% CI {fmt(self.lo)}, {fmt(self.hi)}], n={self.n}"
 
@@ -110,18 +115,14 @@ def verdicts(board: pd.DataFrame, types: pd.DataFrame) -> list[Verdict]:
         part = types[types[SPLIT_COLUMN] == block]
         for row in overall_scores(board, block).to_dict("records"):
             mine = part[part["variant"] == row["variant"]]
-            scores = [
-                TypeScore(str(t["type"]), int(t["n"]), float(t["score"]), float(t["score_lo"]), float(t["score_hi"]))
-                for t in mine.to_dict("records")
-                if t["n"] > 0
-            ]
+            scores = [TypeScore.of(t) for t in mine.to_dict("records") if t["n"] > 0]
             out.append(judge(block, str(row["variant"]), float(row["score"]), int(row["n"]), scores))
     return out
 
 
 def summary_lines(board: pd.DataFrame, types: pd.DataFrame) -> list[str]:
-    """index.md's and the page's lines: one per variant and shown block."""
-    return [v.line() for v in verdicts(board, types)]
+    """index.md's and the page's lines: one per variant and shown block (one saying so when there is none)."""
+    return [v.line() for v in verdicts(board, types)] or [f"{NONE_WEAKER}: no labelled block has a flagged question."]
 
 
 def figure_table(board: pd.DataFrame, types: pd.DataFrame) -> pd.DataFrame:
@@ -134,10 +135,9 @@ def figure_table(board: pd.DataFrame, types: pd.DataFrame) -> pd.DataFrame:
         part = types[(types[SPLIT_COLUMN] == block) & types["variant"].isin(overall.index)]
         for t in part.to_dict("records"):
             o = float(overall[t["variant"]])
-            ts = TypeScore(str(t["type"]), int(t["n"]), float(t["score"]), float(t["score_lo"]), float(t["score_hi"]))
-            rows.append({**t, "overall": o, "below": t["n"] > 0 and clearly_below(ts, o)})
+            rows.append({**t, "overall": o, "below": t["n"] > 0 and clearly_below(TypeScore.of(t), o)})
     table = pd.DataFrame(rows, columns=[*types.columns, "overall", "below"])
-    first = overall_scores(board, str(table[SPLIT_COLUMN].iloc[0]))["variant"] if len(table) else pd.Series()
+    first = overall_scores(board, str(table[SPLIT_COLUMN].iloc[0]))["variant"] if len(table) else pd.Series(dtype=object)
     order = {v: i for i, v in enumerate(dict.fromkeys([*first, *table["variant"]]))}
     return table.assign(rank=table["variant"].map(order))  # 0: the best, drawn at the top
 
@@ -146,24 +146,23 @@ TITLE = "Per question type"  # the page's section (#per-question-type) and index
 
 
 def about(types: pd.DataFrame) -> str:
-    """What the lines say and how little the small types can: their n, read from the table."""
-    first = types[(types[SPLIT_COLUMN] == types[SPLIT_COLUMN].iloc[0]) & (types["n"] > 0)] if len(types) else types
-    sizes = first.drop_duplicates("type").sort_values(["n", "type"], kind="stable").head(2)
-    small = ", ".join(f"{t} n={n}" for t, n in zip(sizes["type"], sizes["n"]))
+    """What the lines say, and the n of the two smallest types (of the first block) they rest on."""
+    sized = types[types["n"] > 0]
+    first = sized[sized[SPLIT_COLUMN] == sized[SPLIT_COLUMN].iloc[0]] if len(sized) else sized
+    small = first.drop_duplicates("type").sort_values(["n", "type"], kind="stable").head(2)
+    sizes = ", ".join(f"{t} n={n}" for t, n in zip(small["type"], small["n"]))
+    note = f"The smallest types ({sizes} on {first[SPLIT_COLUMN].iloc[0]}) rest on few questions. " if sizes else ""
     return (
         "Score per question type (Kaggle's flags; a question may carry several) on each labelled test block. "
-        + (
-            f"The smallest types ({small} on {first[SPLIT_COLUMN].iloc[0]}) rest on few questions: their intervals are rough. "
-            if small
-            else ""
-        )
-        + "A variant's weakest type is named only where its whole 95% interval lies below the variant's overall "
-        "score on the block, else: no type is clearly weaker; a type whose questions all scored alike (a point "
-        "interval) is never named. Every number, components included: wattbot/leaderboard_by_type.csv."
+        f"{note}A variant's weakest type is named only where its whole 95% interval lies below the variant's "
+        "overall score on the block, else: no type is clearly weaker; a type whose questions all scored alike "
+        "(a point interval) is never named. Every number, components included: wattbot/leaderboard_by_type.csv."
     )
 
 
-def section(by_type: str, leaderboard: pd.DataFrame, figs: Path, inputs: list[str], rep: Resampling):
+def section(
+    by_type: str, leaderboard: pd.DataFrame, figs: Path, inputs: list[str], rep: Resampling
+) -> tuple[Section, FigureEntry]:
     """The page's section: the summary lines above the small multiples, drawn into ``figs``; returns it with
     its figure's entry."""
     types = pd.read_csv(by_type)
@@ -177,21 +176,19 @@ def section(by_type: str, leaderboard: pd.DataFrame, figs: Path, inputs: list[st
         "alike (a point interval, never named in the lines above).",
         inputs,
     )
-    lines = summary_lines(leaderboard, types) or [f"{NONE_WEAKER}: no labelled block has a flagged question."]
-    body = "<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>"
+    body = "<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in summary_lines(leaderboard, types)) + "</ul>"
     return Section(TITLE, body, [STEM], about(types), fold=False), entry
 
 
 def markdown_lines(leaderboard: pd.DataFrame, types: pd.DataFrame, figure: str) -> list[str]:
     """index.md's section: the summary lines and where the figure and the table are."""
-    lines = summary_lines(leaderboard, types) or [f"{NONE_WEAKER}: no labelled block has a flagged question."]
     return [
         f"## {TITLE}",
         "",
         about(types),
         "",
-        *(f"- {line}" for line in lines),
+        *(f"- {line}" for line in summary_lines(leaderboard, types)),
         "",
         f"Small multiples (score and 95% interval per type, n in each panel title): [{figure}]({figure}), "
-        f"drawn by the `figures` rule into `index.html` (section {TITLE.lower()}).",
+        f"drawn by the `figures` rule into `index.html` (section '{TITLE}').",
     ]
