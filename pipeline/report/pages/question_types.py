@@ -137,7 +137,9 @@ def figure_table(board: pd.DataFrame, types: pd.DataFrame) -> pd.DataFrame:
             o = float(overall[t["variant"]])
             rows.append({**t, "overall": o, "below": t["n"] > 0 and clearly_below(TypeScore.of(t), o)})
     table = pd.DataFrame(rows, columns=[*types.columns, "overall", "below"])
-    first = overall_scores(board, str(table[SPLIT_COLUMN].iloc[0]))["variant"] if len(table) else pd.Series(dtype=object)
+    first = (
+        overall_scores(board, str(table[SPLIT_COLUMN].iloc[0]))["variant"] if len(table) else pd.Series(dtype=object)
+    )
     order = {v: i for i, v in enumerate(dict.fromkeys([*first, *table["variant"]]))}
     return table.assign(rank=table["variant"].map(order))  # 0: the best, drawn at the top
 
