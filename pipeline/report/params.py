@@ -122,6 +122,7 @@ class FiguresParams:
     ensemble_subsets: int = 0
     corpora: tuple[str, ...] = ()
     parse_quality: str = ""  # the parse-quality sources CSV, when the config asks for the report
+    by_type: str = ""  # the report rule's per-question-type CSV, when another split is labelled (wattbot.solutions)
     claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
     dropped: Dropped = field(default_factory=Dropped)
     limit: int | None = None  # a smoke run's questions per split (config limit)

@@ -12,6 +12,7 @@ from pipeline.registry.answer_backends import get as get_backend
 from pipeline.report.params import Ablation, FiguresParams
 
 SUITE_NAME = "retrieval-suite"  # the pseudo-ablation over every suite variant
+QUESTION_TYPES = "question-types"  # the score per question type, when another labelled split has type flags
 
 
 def suite_variants_of(params: FiguresParams, ablation: Ablation) -> list[str] | None:
@@ -63,6 +64,8 @@ def figure_stems(params: FiguresParams) -> list[str]:
         stems.append("embedding-map")
     if params.parse_quality:
         stems.append("parse-quality")
+    if params.by_type:
+        stems.append(QUESTION_TYPES)
     for name, ab in sorted(abl.items()):
         if not ab.suite_only:
             stems.append(f"ablation-{name}")

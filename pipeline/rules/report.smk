@@ -24,6 +24,7 @@ rule figures:
         **wf.input_lists(FIG_INPUTS),
         leaderboard=paths.reports.leaderboard,
         parse_quality=wf.parse_quality_report(CFG),
+        by_type=wf.by_type_report(CFG),   # the report rule's per-question-type CSV (with other labelled splits)
         gold=wf.gold_path(CFG, paths.WATTBOT, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file; a smoke run's cut)
         claims=wf.claims_file(),
     output:

@@ -126,7 +126,7 @@ rule report:
         submission=paths.reports.submission,
         figure=paths.reports.score_figure,
         retrieval=paths.reports.retrieval_table,
-        **({"by_type": paths.reports.leaderboard_by_type} if "split_per_question" in REPORT_INPUTS else {}),  # other labelled splits: question types
+        **({"by_type": wf.by_type_report(CFG)[0]} if wf.by_type_report(CFG) else {}),  # other labelled splits: question types
     params: cfg=wf.report_params(CFG), files=wf.named_args(REPORT_INPUTS)
     log: paths.log("report")
     benchmark: paths.rule_benchmark("report")

@@ -67,6 +67,7 @@ from pipeline.workflow.params import (
 from pipeline.workflow.parse_quality import parse_quality_pdfs, parse_quality_report, parse_targets
 from pipeline.workflow.planner import retrieval_variants
 from pipeline.workflow.reports import (
+    by_type_report,
     claims_file,
     figure_stems,
     figures_inputs,
@@ -133,6 +134,7 @@ __all__ = [
     "per_attempt",
     "answer_variants",
     "answering_params",
+    "by_type_report",
     "claims_file",
     "default_llm_api",
     "doc_ids",

@@ -128,6 +128,7 @@ def figures_params(params: dict) -> FiguresParams:
         ensemble_subsets=int(rep["ensemble_subsets"]),
         corpora=tuple(params.get("corpora") or ()),
         parse_quality=params.get("parse_quality") or "",
+        by_type=params.get("by_type") or "",
         claims_elsewhere=params.get("claims_elsewhere") or {},
         dropped=dropped(params.get(DROPPED) or {}),
         limit=params.get("limit"),

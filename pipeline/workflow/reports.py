@@ -54,10 +54,12 @@ def figures_params(cfg: dict) -> str:
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
     corpora = {"corpora": sorted(cfg["corpora"])} if cfg.get("corpora") else {}  # none: the params as before
     dropped = {DROPPED: cfg[DROPPED]} if cfg.get(DROPPED) else {}  # for the claims; none: the params as before
+    by_type = {"by_type": by_type_report(cfg)[0]} if by_type_report(cfg) else {}  # none: the params as before
     return with_hash(
         {
             **corpora,
             **dropped,
+            **by_type,
             **limit_param(cfg),
             "report": cfg["report"],
             "score_split": cfg["wattbot"]["score_split"],
@@ -88,6 +90,12 @@ def split_scores_inputs(cfg: dict) -> NamedFiles:
         "split_scores": {f"{s}:{av}": paths.split_scores(s, av) for s, av in pairs},
         "split_per_question": {f"{s}:{av}": paths.split_per_question(s, av) for s, av in pairs},
     }
+
+
+def by_type_report(cfg: dict) -> list[str]:
+    """The per-question-type CSV the report rule writes with other labelled splits, which the figures rule
+    draws (reports/index.html#question-types); [] without them."""
+    return [paths.reports.leaderboard_by_type] if split_scores_inputs(cfg) else []
 
 
 def claimed_retrievals(cfg: dict) -> list[str]:

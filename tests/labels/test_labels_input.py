@@ -148,13 +148,17 @@ def test_the_leaderboard_has_a_block_per_labelled_split_and_usage(tmp_path, labe
     # per question type of the labelled test rows: n per type, the score with its interval, its components
     types = pd.read_csv(tmp_path / "reports" / "wattbot" / "leaderboard_by_type.csv")
     labelled = pd.read_csv(labels).head(5 + private)
-    assert set(types["type"]) == {"Quote", "Table", "Figure", "Math", "is_NA"} and set(types["split"]) == {"test"}
-    good = types[types["variant"] == "good"].set_index("type")
-    for flag in good.index:
-        assert good.loc[flag, "n"] == int((labelled[flag].astype(int) == 1).sum())
-    shown = good[good["n"] > 0]
-    assert ((shown["score_lo"] <= shown["score"]) & (shown["score"] <= shown["score_hi"])).all()
+    assert set(types["type"]) == {"Quote", "Table", "Figure", "Math", "is_NA"}
+    assert list(dict.fromkeys(types["split"])) == ["test", "test/Public", "test/Private"]  # the leaderboard's blocks
+    for block, rows in (("test", labelled), ("test/Public", labelled.head(5)), ("test/Private", labelled.iloc[5:])):
+        good = types[(types["variant"] == "good") & (types["split"] == block)].set_index("type")
+        for flag in good.index:
+            assert good.loc[flag, "n"] == int((rows[flag].astype(int) == 1).sum())
+        shown = good[good["n"] > 0]
+        assert ((shown["score_lo"] <= shown["score"]) & (shown["score"] <= shown["score_hi"])).all()
+        assert good[good["n"] == 0]["score"].isna().all()  # a type with no question there: n=0, no score
     assert {"value", "ref", "na"} <= set(types.columns)
+    assert "## Per question type" in index and "good on test (overall" in index
 
 
 def test_without_other_labelled_splits_the_leaderboard_is_as_before(tmp_path):

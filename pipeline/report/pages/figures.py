@@ -22,6 +22,7 @@ from pipeline.provenance import write_manifest
 from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
+from pipeline.report.pages import question_types as QT
 from pipeline.report.pages.claims import (
     SplitTables,
     claims_html,
@@ -370,10 +371,14 @@ def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
 
 
 def page_sections(
-    run: FigureRun, tables: PageTables, parse_sources: list[Section], corpora: list[Section] | None = None
+    run: FigureRun,
+    tables: PageTables,
+    parse_sources: list[Section],
+    corpora: list[Section] | None = None,
+    types: Section | None = None,
 ) -> list[Section]:
     """The sections of reports/index.html, in page order: the answer (headline, leaderboard, claims) first,
-    then the corpora's, then what explains it."""
+    then the corpora's, then what explains it (the score per question type first, with other labelled splits)."""
     params, rep = run.params, run.rep
     ks = list(params.suite.ks)
     board, top = tables.board, tables.headline
@@ -399,6 +404,7 @@ def page_sections(
         ),
         Section("Published claims", claims_html(tables.claims), [], anchor="claims", fold=False),
         *(corpora or []),
+        *([types] if types else []),
         Section(
             "Ablations",
             table_html(differences_view(headline(tables.summary, ks))),
@@ -487,11 +493,16 @@ def build_figures_stage(
     draw_embedding_map(run)
     # parse quality (pipeline/report/pages/parse_quality.py wrote the table; drawn here so index.html shows it)
     parse_sources = parse_quality_section(params.parse_quality, run.figs, run.entries)
+    board = pd.read_csv(leaderboard) if leaderboard else cost
+    types = None
+    if params.by_type:  # other labelled splits: the score per question type (the report rule's table)
+        types, run.entries[QT.STEM] = QT.section(
+            params.by_type, board, run.figs, [params.by_type, *([leaderboard] if leaderboard else [])], run.rep
+        )
 
     missing = set(figure_stems(params)) - set(run.entries)
     if missing:
         raise ValueError(f"figures not drawn: {sorted(missing)}")
-    board = pd.read_csv(leaderboard) if leaderboard else cost
     top = best_variant(
         board,
         {av: wattbot[("answering", av)] for av in answering},
@@ -500,7 +511,7 @@ def build_figures_stage(
         str(params.hashed.get("score_split", "train")),
     )
     tables = PageTables(top, claims, board, summary, curve_table, counts)
-    sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths))
+    sections = page_sections(run, tables, parse_sources, corpus_sections(params, paths), types)
     header = RunHeader.of(Path(reports).parent).html()
     html = render_html(header, sections, run.entries, Path(reports), note=smoke_note(params.limit))
     atomic_write_text(out.index_html, html)

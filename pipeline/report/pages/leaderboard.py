@@ -13,7 +13,7 @@ from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
 from pipeline.report.header import RunHeader
-from pipeline.report.pages import split_blocks
+from pipeline.report.pages import question_types, split_blocks
 from pipeline.report.params import Leaderboard, ReportParams, Resampling, smoke_note
 from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
 from pipeline.report.sections import SPLIT_COLUMN, primary_block
@@ -60,6 +60,14 @@ def leaderboard(board: Leaderboard, score_paths: dict[str, str], per_question_pa
     return table.reset_index(drop=True)
 
 
+@dataclass(frozen=True)
+class TypeSection:
+    """index.md's per-question-type section: the table the report rule wrote, and the figure the figures rule draws."""
+
+    table: pd.DataFrame  # reports/wattbot/leaderboard_by_type.csv
+    figure: str  # its small multiples, as a link from index.md
+
+
 def fallback_lines(fallback: dict[str, list[str]]) -> list[str]:
     """The documents whose PDF was missing from wattbot.pdf_dir, parsed from the stated fallback instead."""
     return [
@@ -73,7 +81,7 @@ def index_md(
     params: ReportParams, n_test: int, board: pd.DataFrame, figure: str, recall_figure: str, header: RunHeader
 ) -> str:
     """reports/index.md: the run (pipeline/report/header.py) and split, the leaderboard, its figures and every
-    variant's slice."""
+    variant's slice (then, with other labelled splits, the score per question type: :func:`build_reports`)."""
     blocks = [SPLIT_COLUMN] if SPLIT_COLUMN in board.columns else []
     cols = [
         *blocks,
@@ -177,9 +185,11 @@ def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> N
         doc_recall_by_variant(rtable, out.doc_recall_figure)
     board = labelled_board(params, inputs)
     atomic_write_text(out.leaderboard, board.to_csv(index=False, lineterminator="\n"))
+    types = None
     if inputs.split_per_question:  # other labelled splits: their question types (Kaggle's flags)
-        types = split_blocks.by_type(params.board, split_blocks.by_split(inputs.split_per_question))
-        atomic_write_text(out.leaderboard_by_type, types.to_csv(index=False, lineterminator="\n"))
+        table = split_blocks.by_type(params.board, split_blocks.by_split(inputs.split_per_question))
+        atomic_write_text(out.leaderboard_by_type, table.to_csv(index=False, lineterminator="\n"))
+        types = TypeSection(table, out.relative(out.figure(question_types.STEM)))
     n_test = 0
     for name, path in sorted(inputs.submissions.items()):
         data = Path(path).read_bytes()
@@ -189,7 +199,10 @@ def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> N
             n_test = len(pd.read_csv(path))
     score_by_variant(primary_block(board), out.score_figure)
     figures = out.relative(out.score_figure), out.relative(out.doc_recall_figure)
-    atomic_write_text(out.index_md, index_md(params, n_test, board, *figures, RunHeader.of(Path(reports).parent)))
+    page = index_md(params, n_test, board, *figures, RunHeader.of(Path(reports).parent))
+    if types:  # other labelled splits: the score per question type, after the variants
+        page += "\n" + "\n".join(question_types.markdown_lines(board, types.table, types.figure)) + "\n"
+    atomic_write_text(out.index_md, page)
     recorded = {**params.hashed, "n_test": n_test}
     read = list(inputs.scores.values()) + list(inputs.split_scores.values()) + list(inputs.submissions.values())
     write_manifest(out.index_md, recorded, read)

@@ -80,7 +80,7 @@ def usage_block(board: Leaderboard, split: str, usage: str, scores: dict[str, st
 
 def type_rows(split: str, name: str, per_q: pd.DataFrame, rep: Resampling) -> list[dict]:
     """One row per question type the labels flag (Quote, Table, Figure, Math, is_NA): n, the score with its
-    95% interval and its three components, over the split's questions of that type."""
+    95% interval and its three components, over the split's questions of that type (n=0: empty scores)."""
     rows = []
     for flag in (f for f in FLAG_COLS if f in per_q):
         part = per_q[pd.to_numeric(per_q[flag], errors="coerce") == 1]
@@ -100,15 +100,26 @@ def type_rows(split: str, name: str, per_q: pd.DataFrame, rep: Resampling) -> li
     return rows
 
 
+def type_blocks(split: str, per_q: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """The split's questions as the leaderboard's blocks cut them: the whole split, then, where the labels
+    carry Kaggle's ``Usage``, each Usage value's (``test/Public``, ``test/Private``: none labelled, n=0)."""
+    blocks = [(split, per_q)]
+    if "Usage" in per_q:
+        usage = per_q["Usage"].astype(str).str.strip().str.lower()
+        blocks += [(f"{split}/{u.capitalize()}", per_q[usage == u]) for u in USAGES]
+    return blocks
+
+
 def by_type(board: Leaderboard, per_question: dict[str, dict[str, str]]) -> pd.DataFrame:
-    """reports/wattbot/leaderboard_by_type.csv: per labelled split (besides the score split) and variant, the
-    score and its components per question type, with n and intervals (empty when the labels flag no type)."""
-    rows = [
-        r
-        for split, files in sorted(per_question.items())
-        for name, path in sorted(files.items())
-        for r in type_rows(split, name, pd.read_csv(path), board.resampling)
-    ]
+    """reports/wattbot/leaderboard_by_type.csv: per labelled split (besides the score split) and its Usage
+    blocks, and per variant, the score and its components per question type, with n and intervals (empty
+    when the labels flag no type)."""
+    blocks: dict[str, list[dict]] = {}  # block -> its rows, variant by variant (the leaderboard's order)
+    for split, files in sorted(per_question.items()):
+        for name, path in sorted(files.items()):
+            for label, part in type_blocks(split, pd.read_csv(path, dtype={"Usage": str})):
+                blocks.setdefault(label, []).extend(type_rows(label, name, part, board.resampling))
+    rows = [r for part in blocks.values() for r in part]
     cols = [SPLIT_COLUMN, "variant", "type", "n", "score", "score_lo", "score_hi", *SCORE_COLUMNS[1:]]
     return pd.DataFrame(rows, columns=cols)
 

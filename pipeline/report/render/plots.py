@@ -12,6 +12,7 @@ import pandas as pd  # noqa: E402
 
 from pipeline.io import atomic_write_bytes  # noqa: E402
 from pipeline.report.render.figure_check import check_legible  # noqa: E402
+from pipeline.report.sections import SPLIT_COLUMN  # noqa: E402
 
 # No timestamps or version strings inside the files: reruns stay byte-identical.
 PNG_META = {"Software": None}
@@ -94,3 +95,58 @@ def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
     fig.legend(*axes[0].get_legend_handles_labels(), fontsize=8, loc="outside right upper")
     fig.suptitle(f"Retrieval suite: {dataset}")
     save(fig, path)
+
+
+def score_by_type(table: pd.DataFrame, stem: str | Path, profile: str = "wattbot2025") -> list[Path]:
+    """Small multiples of the score per question type (pipeline/report/pages/question_types.py:figure_table):
+    a panel per block (row) and type (column), n in its title; variants down the shared axis (``rank`` 0 at
+    the top), each a dot with its 95% interval, red where the whole interval lies below the variant's overall
+    score on the block (grey tick). With no type flagged, one panel says so."""
+    blocks = list(dict.fromkeys(table[SPLIT_COLUMN])) if len(table) else []
+    types = list(dict.fromkeys(table["type"])) if len(table) else []
+    if not blocks:
+        fig, ax = plt.subplots(figsize=(5, 1.2))
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "the labels flag no question type", ha="center", va="center", fontsize=10)
+        return save_png_svg(fig, stem)
+    names = table.drop_duplicates("variant").sort_values("rank")["variant"].tolist()
+    height = 0.22 * len(names) + 0.9
+    fig, axes = plt.subplots(
+        len(blocks),
+        len(types),
+        figsize=(2.1 * len(types) + 1.6, height * len(blocks) + 0.7),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+        layout="constrained",
+    )
+    ys = {v: len(names) - 1 - i for i, v in enumerate(names)}
+    for r, block in enumerate(blocks):
+        for c, kind in enumerate(types):
+            ax = axes[r][c]
+            part = table[(table[SPLIT_COLUMN] == block) & (table["type"] == kind)]
+            ns = sorted({int(n) for n in part["n"]})
+            n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}–{ns[-1]}"
+            ax.set_title(f"{block}: {kind} (n={n})" if len(blocks) > 1 else f"{kind} (n={n})", fontsize=9)
+            for row in part[part["n"] > 0].to_dict("records"):
+                y = ys[row["variant"]]
+                ax.plot([row["overall"]], [y], marker="|", markersize=9, color="grey")
+                colour = "tab:red" if row["below"] else "tab:blue"
+                ax.plot([row["score_lo"], row["score_hi"]], [y, y], color=colour, linewidth=1.6)
+                ax.plot([row["score"]], [y], marker="o", markersize=4, color=colour)
+            if not (part["n"] > 0).any():
+                ax.text(0.5, 0.5, "none labelled", transform=ax.transAxes, ha="center", va="center", fontsize=9)
+            ax.set_xlim(-0.02, 1.02)
+            ax.set_xticks([0, 0.5, 1])
+            ax.tick_params(labelsize=8)
+            ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(list(ys.values()))
+    axes[0][0].set_yticklabels(list(ys), fontsize=8)
+    axes[0][0].set_ylim(-0.6, len(names) - 0.4)
+    fig.supxlabel(
+        f"{profile} score per question type: dot and 95% interval; grey tick: the variant's overall score; "
+        "red: interval entirely below it",
+        fontsize=8,
+    )
+    fig.suptitle("WattBot score by question type (labelled test questions)", fontsize=10)
+    return save_png_svg(fig, stem)
