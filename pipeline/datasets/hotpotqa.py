@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records, safe_id
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
 
 FILE = "hotpotqa_subset.jsonl"
 # 70 seeded questions x their 10 paragraphs: 700 paragraphs, 2,858 sentences after parse_text,
@@ -28,8 +28,11 @@ def load(
     sources: list[str] | None = None,
     split: str = "validation",
     hub_config: str = "distractor",
+    pilot: int | None = None,
+    pilot_seed: int = 1,
 ) -> RetrievalBenchmark:
-    """``sources`` filters on the offline file's ``source_file`` (amor_dev, amor_test, hipporag_train)."""
+    """``sources`` filters on the offline file's ``source_file`` (amor_dev, amor_test, hipporag_train);
+    ``pilot`` questions instead, none of which a draw of up to ``n_questions`` takes (``pilot_draw``)."""
     if Path(root).is_dir():
         records = read_records(root, FILE)
     else:  # a hub name, e.g. "hotpotqa/hotpot_qa" (needs network)
@@ -37,14 +40,18 @@ def load(
     if sources is not None:
         records = [r for r in records if r.get("source_file") in set(sources)]
     records = [r for r in records if _gold_sentences(r) is not None]
-    if n_questions is not None:
-        records = random.Random(seed).sample(records, min(n_questions, len(records)))
-        records.sort(key=lambda r: r["_id"] if "_id" in r else r["id"])
+    draw = lambda k: random.Random(seed).sample(records, min(k, len(records)))  # noqa: E731
+    if pilot is not None:
+        cap = n_questions or len(records)
+        drawn = set(pilot_draw([_qid(r) for r in records], lambda k: map(_qid, draw(k)), cap, pilot, pilot_seed))
+        records = sorted((r for r in records if _qid(r) in drawn), key=_qid)
+    elif n_questions is not None:
+        records = sorted(draw(n_questions), key=_qid)
 
     docs: dict[str, dict] = {}
     queries, gold = [], []
     for r in records:
-        qid = str(r.get("_id", r.get("id")))
+        qid = _qid(r)
         queries.append(
             {
                 "id": qid,
@@ -69,6 +76,10 @@ def load(
                 {"query_id": qid, "doc_id": doc_id, "start": spans[sent_id][0], "end": spans[sent_id][1], "grade": 1}
             )
     return make_benchmark("hotpotqa", sorted(docs.values(), key=lambda d: d["doc_id"]), queries, gold)
+
+
+def _qid(r: dict) -> str:
+    return str(r.get("_id", r.get("id")))
 
 
 def _context(r: dict) -> list[tuple[str, list[str]]]:

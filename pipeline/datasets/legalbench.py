@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records, safe_id
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
 
 # 8 seeded LegalBench-RAG-mini contracts and all their queries: 2,624 sentences after parse_text,
 # 54 queries, 93 gold spans.
@@ -26,12 +26,16 @@ def load(
     n_docs: int | None = None,
     seed: int = 0,
     apply_filter: bool = True,
+    pilot: int | None = None,
+    pilot_seed: int = 1,
 ) -> RetrievalBenchmark:
     """Tests of ``root/benchmarks/<benchmark>.json`` (or a path to any such JSON) and the files they cite.
 
     ``mini`` keeps the LegalBench-RAG-mini documents (``<benchmark>_mini_doc_list.txt`` or the
     per-test flag); ``n_docs`` samples that many documents (seeded) and keeps the tests whose
-    snippets all lie in them; ``apply_filter`` drops tests LegalBench-RAG itself excludes.
+    snippets all lie in them; ``apply_filter`` drops tests LegalBench-RAG itself excludes; ``pilot``
+    samples that many documents instead, none of which a draw of up to ``n_docs`` takes (``pilot_draw``:
+    no test of the pilot cites a document of a final selection, so no query is in both).
     The corpus is the documents the kept tests cite (not every file of the corpus folder).
     """
     root = Path(root)
@@ -46,9 +50,13 @@ def load(
     if mini:
         allowed = _mini_docs(bench_path, tests)
         indexed = [(i, t) for i, t in indexed if {s["file_path"] for s in t["snippets"]} <= allowed]
-    if n_docs is not None:
+    if n_docs is not None or pilot is not None:
         cited = sorted({s["file_path"] for _, t in indexed for s in t["snippets"]})
-        chosen = set(random.Random(seed).sample(cited, min(n_docs, len(cited))))
+        draw = lambda k: random.Random(seed).sample(cited, min(k, len(cited)))  # noqa: E731
+        if pilot is None:
+            chosen = set(draw(n_docs))
+        else:
+            chosen = set(pilot_draw(cited, draw, n_docs or len(cited), pilot, pilot_seed))
         indexed = [(i, t) for i, t in indexed if {s["file_path"] for s in t["snippets"]} <= chosen]
 
     files = sorted({s["file_path"] for _, t in indexed for s in t["snippets"]})
