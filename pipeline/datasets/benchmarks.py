@@ -17,10 +17,10 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
-from collections.abc import Callable, Iterable
 
 import datasets
 
