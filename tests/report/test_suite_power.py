@@ -68,6 +68,21 @@ def test_detectable_effect_is_what_n_needed_sizes_to():
     assert detectable_effect(0.0, 50) is None and detectable_effect(0.2, 0) is None
 
 
+def test_detectable_effect_has_80_percent_power_in_simulation():
+    """Paired differences drawn with the detectable effect as their mean: a two-sided 5% test on n of them
+    rejects in ~80% of draws, and at half the effect in far fewer."""
+    sd, n = 0.3, 60
+    effect = detectable_effect(sd, n)
+
+    def power(mean: float, draws: int = 4000) -> float:
+        d = np.random.default_rng(2).normal(mean, sd, size=(draws, n))
+        z = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(n))
+        return float((np.abs(z) > Z_ALPHA).mean())
+
+    assert power(effect) == pytest.approx(0.80, abs=0.03)
+    assert power(effect / 2) < 0.4
+
+
 def test_written_table_and_its_block(run):
     reports = run / "reports"
     write_power(PowerInputs(run, ["hotpotqa", "msmarco"], "config.pilot.yaml"), reports)

@@ -14,7 +14,7 @@ every run, so the table is run telemetry (``reports/retrieval/power.telemetry.cs
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -78,7 +78,7 @@ def _row(inputs: PowerInputs, dataset: str, claim: Claim, cpu: dict[str, float])
     candidates = [c for c in claim.variants[1:] if c in tables]
     if claim.treatment not in tables or not candidates:
         return None
-    control = control_of(Claim(**{**claim.__dict__, "control": candidates}), tables)
+    control = control_of(replace(claim, control=candidates), tables)  # the baselines this run has
     pairs = paired_values(tables, [claim.treatment, control], claim.metric)
     diff = pairs[claim.treatment] - pairs[control]
     sd = float(diff.std(ddof=1)) if len(diff) > 1 else float("nan")
@@ -116,8 +116,10 @@ def write_power(inputs: PowerInputs, reports_dir: Path) -> pd.DataFrame:
     out = paths.Reports.at(reports_dir).suite_power
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out, table.to_csv(index=False))
-    inputs_read = [inputs.root / paths.suite_per_query(d, v) for d in inputs.datasets for v in table["control"]]
-    write_manifest(out, {"claim": CLAIM, "config": inputs.config}, sorted(set(map(str, inputs_read))))
+    read = [
+        inputs.root / paths.suite_per_query(r.dataset, v) for r in table.itertuples() for v in (r.treatment, r.control)
+    ]
+    write_manifest(out, {"claim": CLAIM, "config": inputs.config}, [str(f) for f in read])
     return table
 
 
