@@ -89,6 +89,6 @@ def test_written_table_and_its_block(run):
     out = paths.Reports.at(reports).suite_power
     assert pd.read_csv(out)["config"].tolist() == ["config.pilot.yaml"] * 2
     text = render(reports)
-    assert "| msmarco | config.pilot.yaml | 6 |" in text and "+0.068" in text
-    assert "| hotpotqa | config.pilot.yaml | 6 |" in text and "| none | – |" in text
+    assert "| msmarco | config.pilot.yaml | 6 | hier-convex |" in text and "| +0.0683 |" in text
+    assert "| hotpotqa | config.pilot.yaml | 6 | hier-convex |" in text and "| none | – |" in text
     assert REGISTRY["suite-power"].source == "retrieval/power.telemetry.csv"

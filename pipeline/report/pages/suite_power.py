@@ -131,15 +131,26 @@ def render(reports_dir: Path) -> str:
             r.dataset,
             r.config,
             str(r.n),
+            r.control,
             fmt(r.sd_diff),
-            fmt(r.published_effect, signed=True) if pd.notna(r.published_effect) else "none",
+            fmt(r.published_effect, 4, signed=True) if pd.notna(r.published_effect) else "none",
             str(int(r.n_needed)) if pd.notna(r.n_needed) else "–",
             fmt(r.detectable_effect) if pd.notna(r.detectable_effect) else "–",
             f"{r.cpu_s:.0f}",
         ]
         for r in t.itertuples()
     ]
-    head = ["dataset", "config", "n", "sd of sprout − control", "published", "n needed", "detectable at n", "CPU-s"]
+    head = [
+        "dataset",
+        "config",
+        "n",
+        "control",
+        "sd of difference",
+        "published",
+        "n needed",
+        "detectable at n",
+        "CPU-s",
+    ]
     note = (
         "Claim `sprout-ie` (IE@5, sprout − the best baseline on each dataset). n needed: the queries a paired "
         "two-sided 5% test needs to detect the published effect with 80% power, from this run's spread of the "
