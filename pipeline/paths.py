@@ -261,6 +261,7 @@ class Reports:
     suite_index_md = _file("retrieval/index.md")
     sprout_beam_csv = _file("retrieval/sprout_beam.csv")
     sprout_beam_png = _file("retrieval/sprout_beam.png")
+    suite_power = _file("retrieval/power.telemetry.csv")  # run telemetry (its CPU seconds): suite-power, time-table
 
     def suite_figure(self, dataset: str = "{dataset}") -> str:
         return self / f"retrieval/{dataset}.png"

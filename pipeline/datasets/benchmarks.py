@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import datasets
 
@@ -26,6 +29,7 @@ from pipeline.registry.suite_datasets import canonical
 from pipeline.registry.suite_datasets import get as get_dataset
 
 GOLD_COLUMNS = ("query_id", "doc_id", "start", "end", "grade")
+Unit = TypeVar("Unit", str, int)  # a loader's sampling unit: a question or document id
 
 
 @dataclass
@@ -112,6 +116,18 @@ def read_records(root: str | Path, file: str | None = None, split: str = "train"
     return list(datasets.load_dataset(str(root), split=split, **hub_kwargs))
 
 
+def pilot_draw(pool: list[Unit], final: Callable[[int], Iterable[Unit]], cap: int, size: int, seed: int) -> list[Unit]:
+    """A pilot's sampling units (questions, queries or documents): up to ``size`` of ``pool``, seeded by
+    ``seed``, among those that no final selection ``final(k)`` of ``k <= cap`` units takes.
+
+    Why: a pilot sizes the final benchmark from its paired variance (#33); on queries a final run also
+    scores, the sizing and the verdict would share data. The final's size is chosen after the pilot, so
+    the pilot avoids every size up to ``cap`` (a seeded draw of k is not always a prefix of a draw of k+1)."""
+    taken: set[Unit] = set().union(*(set(final(k)) for k in range(1, cap + 1)))
+    rest = sorted(set(pool) - taken)
+    return random.Random(seed).sample(rest, min(size, len(rest)))
+
+
 def default_root(name: str) -> Path:
     """``<data root>/retrieval/<folder>`` (see :func:`pipeline.datasets.paths.data_root`)."""
     return data_root() / "retrieval" / get_dataset(name).folder
@@ -127,6 +143,10 @@ def load_benchmark(name: str, root: str | Path | None = None, subset: dict | Non
 
     ``subset=None`` uses the loader's ``DEFAULT_SUBSET`` (small, seeded, deterministic); keys given
     override it; ``{"full": True}`` starts from everything instead (other keys still apply as filters).
+    ``pilot: M`` (with ``pilot_seed``, default 1) loads instead up to M of the loader's sampling units
+    (questions, queries, documents per domain, documents) that no final selection of at most this subset's
+    size takes (:func:`pilot_draw`): a pilot disjoint from the final queries of any run with the same seed
+    and a size up to it, for sizing them by power.
     """
     name = canonical(name)
     module = get_dataset(name).module()  # registered in pipeline/registry/suite_datasets.py
@@ -134,5 +154,7 @@ def load_benchmark(name: str, root: str | Path | None = None, subset: dict | Non
     params = {} if subset.pop("full", False) else dict(module.DEFAULT_SUBSET)
     params.update(subset)
     bench = module.load(root if root is not None else default_root(name), **params)
+    if "pilot" in params and not len(bench.queries):
+        raise ValueError(f"{name}: the pilot {params} has no query: every unit is in a final selection of its size")
     bench.params = params
     return bench

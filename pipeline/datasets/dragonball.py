@@ -10,9 +10,11 @@ retrieval recall is undefined for them.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records
 
 DOCS, QUERIES = "dragonball_docs.jsonl", "dragonball_queries_subset.jsonl"
 # English, 12 seeded documents per domain among those some query cites, and their queries:
@@ -20,26 +22,45 @@ DOCS, QUERIES = "dragonball_docs.jsonl", "dragonball_queries_subset.jsonl"
 DEFAULT_SUBSET = {"language": "en", "docs_per_domain": 12, "seed": 0}
 
 
-def load(
-    root: str | Path,
-    language: str | list[str] | None = None,
-    domain: str | list[str] | None = None,
-    docs_per_domain: int | None = None,
-    seed: int = 0,
-) -> RetrievalBenchmark:
-    """Filter by ``language`` (en, zh) and ``domain`` (Finance, Law, Medical); ``docs_per_domain``
-    samples cited documents per (language, domain) and keeps queries whose gold documents all made it."""
+@dataclass(frozen=True)
+class Subset:
+    """The documents and queries a run loads (the loader protocol's keys)."""
+
+    language: str | list[str] | None = None
+    domain: str | list[str] | None = None
+    docs_per_domain: int | None = None
+    seed: int = 0
+    pilot: int | None = None  # this many documents per group no draw of up to docs_per_domain takes (pilot_draw)
+    pilot_seed: int = 1
+
+
+def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
+    """:class:`Subset` ``(**subset)``: filter by ``language`` (en, zh) and ``domain`` (Finance, Law,
+    Medical); ``docs_per_domain`` samples cited documents per (language, domain) and keeps queries whose
+    gold documents all made it;
+    ``pilot`` samples up to that many per (language, domain) instead, none of which a draw of up to
+    ``docs_per_domain`` takes (``pilot_draw``: a pilot query's gold documents all lie outside every such
+    final selection, so no query is in both)."""
+    sub = Subset(**subset)
+    language, domain, docs_per_domain, seed, pilot = sub.language, sub.domain, sub.docs_per_domain, sub.seed, sub.pilot
     docs = read_records(root, DOCS)  # a local folder, or a hub repo holding the same two files
     queries = [q for q in read_records(root, QUERIES) if not q.get("missing_doc_ids")]
     keep = lambda r: _match(r["language"], language) and _match(r["domain"], domain)  # noqa: E731
     docs = [d for d in docs if keep(d)]
     queries = [q for q in queries if keep(q) and any(s for s in q.get("reference_char_spans") or [])]
-    if docs_per_domain is not None:
+    if docs_per_domain is not None or pilot is not None:
         cited = {d for q in queries for d in q["ground_truth"]["doc_ids"]}
-        rng, chosen = random.Random(seed), set()
+        groups: dict[tuple, list[int]] = {}
         for group in sorted({(d["language"], d["domain"]) for d in docs}):
-            ids = sorted(d["doc_id"] for d in docs if (d["language"], d["domain"]) == group and d["doc_id"] in cited)
-            chosen.update(rng.sample(ids, min(docs_per_domain, len(ids))))
+            groups[group] = sorted(
+                d["doc_id"] for d in docs if (d["language"], d["domain"]) == group and d["doc_id"] in cited
+            )
+        draw = lambda k: _per_group(groups, k, seed)  # noqa: E731
+        if pilot is None:
+            chosen = set(draw(docs_per_domain))
+        else:  # per group: a document no final of up to docs_per_domain per group takes
+            cap = docs_per_domain or max(map(len, groups.values()))
+            chosen = {i for ids in groups.values() for i in pilot_draw(ids, draw, cap, pilot, sub.pilot_seed)}
         docs = [d for d in docs if d["doc_id"] in chosen]
     present = {d["doc_id"] for d in docs}
     queries = [q for q in queries if set(q["ground_truth"]["doc_ids"]) <= present]
@@ -72,6 +93,12 @@ def load(
         spans = {(s["doc_id"], s["start"], s["end"]) for s in q["reference_char_spans"] if s}
         gold += [{"query_id": qid, "doc_id": _doc_id(d), "start": s, "end": e, "grade": 1} for d, s, e in sorted(spans)]
     return make_benchmark("dragonball", doc_rows, query_rows, gold)
+
+
+def _per_group(groups: dict[tuple, list[int]], k: int, seed: int) -> list[int]:
+    """``k`` seeded documents of each (language, domain) group (all of a smaller one), one generator for all."""
+    rng = random.Random(seed)
+    return [i for ids in groups.values() for i in rng.sample(ids, min(k, len(ids)))]
 
 
 def _title(doc: dict) -> str:

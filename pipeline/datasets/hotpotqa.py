@@ -11,9 +11,11 @@ dict form (``{"title": [...], "sentences": [...]}``).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records, safe_id
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
 
 FILE = "hotpotqa_subset.jsonl"
 # 70 seeded questions x their 10 paragraphs: 700 paragraphs, 2,858 sentences after parse_text,
@@ -21,30 +23,43 @@ FILE = "hotpotqa_subset.jsonl"
 DEFAULT_SUBSET = {"n_questions": 70, "seed": 0}
 
 
-def load(
-    root: str | Path,
-    n_questions: int | None = None,
-    seed: int = 0,
-    sources: list[str] | None = None,
-    split: str = "validation",
-    hub_config: str = "distractor",
-) -> RetrievalBenchmark:
-    """``sources`` filters on the offline file's ``source_file`` (amor_dev, amor_test, hipporag_train)."""
+@dataclass(frozen=True)
+class Subset:
+    """The questions a run loads (the loader protocol's keys)."""
+
+    n_questions: int | None = None  # seeded; None: every question with its gold in its context
+    seed: int = 0
+    sources: list[str] | None = None  # the offline file's source_file: amor_dev, amor_test, hipporag_train
+    split: str = "validation"  # a hub copy's split and configuration
+    hub_config: str = "distractor"
+    pilot: int | None = None  # this many questions no draw of up to n_questions takes, instead (pilot_draw)
+    pilot_seed: int = 1
+
+
+def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
+    """The benchmark restricted to :class:`Subset` ``(**subset)``."""
+    sub = Subset(**subset)
     if Path(root).is_dir():
         records = read_records(root, FILE)
     else:  # a hub name, e.g. "hotpotqa/hotpot_qa" (needs network)
-        records = read_records(root, split=split, name=hub_config)
-    if sources is not None:
-        records = [r for r in records if r.get("source_file") in set(sources)]
+        records = read_records(root, split=sub.split, name=sub.hub_config)
+    if sub.sources is not None:
+        records = [r for r in records if r.get("source_file") in set(sub.sources)]
     records = [r for r in records if _gold_sentences(r) is not None]
-    if n_questions is not None:
-        records = random.Random(seed).sample(records, min(n_questions, len(records)))
-        records.sort(key=lambda r: r["_id"] if "_id" in r else r["id"])
+    draw = lambda k: random.Random(sub.seed).sample(records, min(k, len(records)))  # noqa: E731
+    if sub.pilot is not None:
+        cap = sub.n_questions or len(records)
+        drawn = set(
+            pilot_draw([_qid(r) for r in records], lambda k: map(_qid, draw(k)), cap, sub.pilot, sub.pilot_seed)
+        )
+        records = sorted((r for r in records if _qid(r) in drawn), key=_qid)
+    elif sub.n_questions is not None:
+        records = sorted(draw(sub.n_questions), key=_qid)
 
     docs: dict[str, dict] = {}
     queries, gold = [], []
     for r in records:
-        qid = str(r.get("_id", r.get("id")))
+        qid = _qid(r)
         queries.append(
             {
                 "id": qid,
@@ -69,6 +84,10 @@ def load(
                 {"query_id": qid, "doc_id": doc_id, "start": spans[sent_id][0], "end": spans[sent_id][1], "grade": 1}
             )
     return make_benchmark("hotpotqa", sorted(docs.values(), key=lambda d: d["doc_id"]), queries, gold)
+
+
+def _qid(r: dict) -> str:
+    return str(r.get("_id", r.get("id")))
 
 
 def _context(r: dict) -> list[tuple[str, list[str]]]:

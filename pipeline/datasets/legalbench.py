@@ -10,30 +10,43 @@ drops) and ``in_legalbenchrag_mini_doc_set`` (LegalBench-RAG-mini's documents).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records, safe_id
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
 
 # 8 seeded LegalBench-RAG-mini contracts and all their queries: 2,624 sentences after parse_text,
 # 54 queries, 93 gold spans.
 DEFAULT_SUBSET = {"benchmark": "cuad", "mini": True, "n_docs": 8, "seed": 0}
 
 
-def load(
-    root: str | Path,
-    benchmark: str = "cuad",
-    mini: bool = False,
-    n_docs: int | None = None,
-    seed: int = 0,
-    apply_filter: bool = True,
-) -> RetrievalBenchmark:
-    """Tests of ``root/benchmarks/<benchmark>.json`` (or a path to any such JSON) and the files they cite.
+@dataclass(frozen=True)
+class Subset:
+    """The tests a run loads (the loader protocol's keys)."""
+
+    benchmark: str = "cuad"  # benchmarks/<name>.json, or a path to any such JSON
+    mini: bool = False
+    n_docs: int | None = None
+    seed: int = 0
+    apply_filter: bool = True
+    pilot: int | None = None  # this many documents no draw of up to n_docs takes, instead (pilot_draw)
+    pilot_seed: int = 1
+
+
+def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
+    """Tests of ``root/benchmarks/<benchmark>.json`` (or a path to any such JSON) and the files they cite
+    (:class:`Subset` ``(**subset)``).
 
     ``mini`` keeps the LegalBench-RAG-mini documents (``<benchmark>_mini_doc_list.txt`` or the
     per-test flag); ``n_docs`` samples that many documents (seeded) and keeps the tests whose
-    snippets all lie in them; ``apply_filter`` drops tests LegalBench-RAG itself excludes.
+    snippets all lie in them; ``apply_filter`` drops tests LegalBench-RAG itself excludes; ``pilot``
+    samples that many documents instead, none of which a draw of up to ``n_docs`` takes (``pilot_draw``:
+    no test of the pilot cites a document of a final selection, so no query is in both).
     The corpus is the documents the kept tests cite (not every file of the corpus folder).
     """
+    sub = Subset(**subset)
+    benchmark, mini, n_docs, seed, pilot = sub.benchmark, sub.mini, sub.n_docs, sub.seed, sub.pilot
     root = Path(root)
     bench_path = Path(benchmark) if str(benchmark).endswith(".json") else root / "benchmarks" / f"{benchmark}.json"
     corpus = root / "corpus" if (root / "corpus").is_dir() else bench_path.parent.parent / "corpus"
@@ -41,14 +54,20 @@ def load(
     tests = records[0]["tests"] if len(records) == 1 and "tests" in records[0] else records
     prefix = bench_path.stem
     indexed = [
-        (i, t) for i, t in enumerate(tests) if not (apply_filter and t.get("excluded_by_legalbenchrag_filter", False))
+        (i, t)
+        for i, t in enumerate(tests)
+        if not (sub.apply_filter and t.get("excluded_by_legalbenchrag_filter", False))
     ]
     if mini:
         allowed = _mini_docs(bench_path, tests)
         indexed = [(i, t) for i, t in indexed if {s["file_path"] for s in t["snippets"]} <= allowed]
-    if n_docs is not None:
+    if n_docs is not None or pilot is not None:
         cited = sorted({s["file_path"] for _, t in indexed for s in t["snippets"]})
-        chosen = set(random.Random(seed).sample(cited, min(n_docs, len(cited))))
+        draw = lambda k: random.Random(seed).sample(cited, min(k, len(cited)))  # noqa: E731
+        if pilot is None:
+            chosen = set(draw(n_docs))
+        else:
+            chosen = set(pilot_draw(cited, draw, n_docs or len(cited), pilot, sub.pilot_seed))
         indexed = [(i, t) for i, t in indexed if {s["file_path"] for s in t["snippets"]} <= chosen]
 
     files = sorted({s["file_path"] for _, t in indexed for s in t["snippets"]})

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, read_records
+from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records
 
 # 20 seeded queries x (up to) 30 of their judged passages, plus 200 unjudged pool passages as
 # distractors: 790 passages, 2,573 sentences after parse_text, 20 queries, 293 graded gold passages.
@@ -33,6 +33,8 @@ class Subset:
     seed: int = 0
     min_grade: int = 1  # gold: judged passages of at least this grade
     tracks: list[str] | None = None  # only queries of these TREC tracks (dl19, dl20)
+    pilot: int | None = None  # this many queries no draw of up to n_queries takes, instead (pilot_draw)
+    pilot_seed: int = 1
 
 
 def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
@@ -44,7 +46,12 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
     if sub.tracks is not None:
         queries = [q for q in queries if q["track"] in set(sub.tracks)]
     rng = random.Random(sub.seed)
-    if sub.n_queries is not None:
+    if sub.pilot is not None:
+        cap = sub.n_queries or len(queries)
+        final = lambda k: (q["qid"] for q in random.Random(sub.seed).sample(queries, min(k, len(queries))))  # noqa: E731
+        drawn = set(pilot_draw([q["qid"] for q in queries], final, cap, sub.pilot, sub.pilot_seed))
+        queries = sorted((q for q in queries if q["qid"] in drawn), key=lambda q: (q["track"], q["qid"]))
+    elif sub.n_queries is not None:
         queries = sorted(rng.sample(queries, min(sub.n_queries, len(queries))), key=lambda q: (q["track"], q["qid"]))
     kept = {q["qid"] for q in queries}
     qrels = [r for r in qrels if r["qid"] in kept]

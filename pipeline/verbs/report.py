@@ -113,17 +113,19 @@ def cmd_summary(a) -> None:
 
 def cmd_time_table(a) -> None:
     from pipeline.config import load_config
+    from pipeline.report.pages.suite_power import write_power
     from pipeline.report.telemetry.energy import SUMMARY, energy_line, write_energy
     from pipeline.report.telemetry.time_table import PAGE, TABLE, write_time_table
+    from pipeline.workflow.report_settings import energy_inputs, power_inputs
 
     table = write_time_table(Path(a.root), Path(a.reports))
     print(table.to_string(index=False) if len(table) else "no benchmark files")
     print(f"wrote {Path(a.reports) / TABLE} and {Path(a.reports) / PAGE}")
-    from pipeline.workflow.report_settings import energy_inputs
-
-    inputs = energy_inputs(load_config(config_files(a), config_overrides(a.set)))
-    energy = write_energy(Path(a.root), Path(a.reports), inputs)
+    cfg = load_config(config_files(a), config_overrides(a.set))
+    energy = write_energy(Path(a.root), Path(a.reports), energy_inputs(cfg))
     print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
+    power = write_power(power_inputs(cfg, a.root, config_files(a)), Path(a.reports))  # the suite by power (#33)
+    print(f"suite power: {len(power)} datasets; wrote {Path(a.reports) / 'retrieval/power.telemetry.csv'}")
 
 
 def cmd_job_lengths(a) -> None:

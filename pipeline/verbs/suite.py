@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pipeline.verbs.base import add_named_args, json_arg, named_pairs, verb
+from pipeline.verbs.base import add_named_args, config_args, config_files, config_overrides, json_arg, named_pairs, verb
 
 
 def cmd_suite_export(a) -> None:
@@ -25,6 +25,24 @@ def cmd_suite_report(a) -> None:
     from pipeline.workflow.report_settings import suite_report_params
 
     build_suite_report(suite_report_params(json_arg(a.params)), named_pairs(a.scores), a.reports)
+
+
+def cmd_suite_power(a) -> None:
+    from pathlib import Path
+
+    from pipeline.report.pages.suite_power import write_power
+
+    table = write_power(power_inputs(a), Path(a.reports))
+    print(table.to_string(index=False) if len(table) else "no suite dataset with sprout and a baseline scored")
+
+
+def power_inputs(a):
+    """The power table's inputs from a verb's ``--root`` and ``--config`` (``suite-power``, ``time-table``)."""
+    from pipeline.config import load_config
+    from pipeline.workflow.report_settings import power_inputs as of_config
+
+    files = config_files(a)
+    return of_config(load_config(files, config_overrides(a.set)), a.root, files)
 
 
 def add_verbs(sub) -> None:
@@ -50,6 +68,18 @@ def add_verbs(sub) -> None:
         "--per-query",
     )
     s.add_argument("--ks", type=int, nargs="+", default=[1, 3, 5], help="the k of each @k metric")
+
+    s = verb(
+        sub,
+        "suite-power",
+        cmd_suite_power,
+        "retrieval suite: per dataset, n, the spread of sprout - best baseline (claim sprout-ie), the n needed "
+        "for the published effect at 80% power, the effect detectable at n, CPU-s: "
+        "reports/retrieval/power.telemetry.csv (size the benchmarks from a pilot run: config.pilot.yaml)",
+    )
+    s.add_argument("--root", default=".", help="the Snakemake working directory (results/, benchmarks/)")
+    s.add_argument("--reports", default="reports")
+    config_args(s)  # the run's config: its suite datasets
 
     s = sub.add_parser("suite-report", help="retrieval suite: metrics.csv, a figure per dataset, index.md")
     s.add_argument("--params", required=True)

@@ -5,10 +5,13 @@ the JSON Snakemake hashed (for the report verbs). pipeline/report/ never indexes
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pipeline.config import DROPPED, LEFT_OUT
 from pipeline.config_schema import spec_defaults
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
 from pipeline.report.export.tracking import Tracking, TrackSettings
+from pipeline.report.pages.suite_power import PowerInputs
 from pipeline.report.params import (
     Ablation,
     CorpusReportParams,
@@ -42,6 +45,13 @@ def energy_inputs(cfg: dict) -> EnergyInputs:
     variants = cfg.get("answering") or {}
     here = frozenset(av for av, v in variants.items() if served_here(v, default_model))
     return EnergyInputs(power_model(cfg), here)
+
+
+def power_inputs(cfg: dict, root: Path, files: list[str]) -> PowerInputs:
+    """The suite power table's inputs: the run's suite datasets, its config files' names (``suite-power``,
+    ``time-table``)."""
+    datasets = sorted((cfg.get("benchmarks") or {}).get("datasets") or {})
+    return PowerInputs(Path(root), datasets, "+".join(Path(f).name for f in files))
 
 
 def tracking_of(cfg: dict) -> Tracking | None:

@@ -39,7 +39,7 @@ from pipeline.paths import Reports
 from pipeline.provenance import manifest_path
 from pipeline.report.export import bench_doc, results_doc
 from pipeline.report.header import RunHeader
-from pipeline.report.pages import claims, ensemble_size, parse_quality
+from pipeline.report.pages import claims, ensemble_size, parse_quality, suite_power
 from pipeline.report.telemetry import time_table
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
@@ -72,6 +72,7 @@ REGISTRY: dict[str, Renderer] = {
     "results-leaderboard": Renderer(results_doc.render_leaderboard, R.relative(R.leaderboard)),
     "results-retrieval": Renderer(results_doc.render_retrieval, R.relative(R.retrieval_table), BY_REPORT_RULE),
     "results-suite": Renderer(results_doc.render_suite, R.relative(R.suite_metrics)),
+    "suite-power": Renderer(suite_power.render, R.relative(R.suite_power)),
     "results-ablations": Renderer(results_doc.render_ablations, R.relative(R.ablation_differences), BY_FIGURES_RULE),
     "results-attribution": Renderer(results_doc.render_attribution, R.relative(R.attribution_counts), BY_FIGURES_RULE),
     "ensemble-votes": Renderer(results_doc.render_ensembles, R.relative(R.leaderboard)),

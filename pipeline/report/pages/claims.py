@@ -291,10 +291,15 @@ def _judge(claim: Claim, dataset: str, lo: float, hi: float, control_mean: float
     }
 
 
-def _measure(claim: Claim, dataset: str, tables: dict[str, pd.DataFrame], rep: Resampling) -> dict:
-    """Pick the control (best of the candidates by mean), then the paired comparison and its verdict."""
+def control_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
+    """The claim's control on one dataset: its variant, or the best of its candidates by mean (ties: the name)."""
     candidates = [claim.control] if isinstance(claim.control, str) else claim.control
-    control = max(candidates, key=lambda v: (tables[v][claim.metric].mean(), v))
+    return max(candidates, key=lambda v: (tables[v][claim.metric].mean(), v))
+
+
+def _measure(claim: Claim, dataset: str, tables: dict[str, pd.DataFrame], rep: Resampling) -> dict:
+    """Pick the control (:func:`control_of`), then the paired comparison and its verdict."""
+    control = control_of(claim, tables)
     ctrl_row, treat_row = compare(tables, [control, claim.treatment], claim.metric, rep)
     lo, hi = treat_row["diff_lo"], treat_row["diff_hi"]
     row = {

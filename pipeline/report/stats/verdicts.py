@@ -86,6 +86,14 @@ def n_needed(sd_diff: float, effect: float, alpha_z: float = Z_ALPHA, power_z: f
     return math.ceil(((alpha_z + power_z) * sd_diff / abs(effect)) ** 2)
 
 
+def detectable_effect(sd_diff: float, n: int, alpha_z: float = Z_ALPHA, power_z: float = Z_POWER) -> float | None:
+    """The effect :func:`n_needed` would size to ``n`` questions (its inverse): the smallest true difference a
+    paired two-sided 5% test on ``n`` questions detects with 80% power, given the per-question spread."""
+    if not (sd_diff > 0 and n > 0) or math.isnan(sd_diff):
+        return None
+    return (alpha_z + power_z) * sd_diff / math.sqrt(n)
+
+
 def min_detectable(lo: float, hi: float) -> float:
     """Smallest true difference a two-sided 5% test detects with 80% power, from the 95% interval."""
     return (Z_ALPHA + Z_POWER) * (hi - lo) / (2 * Z_ALPHA)
