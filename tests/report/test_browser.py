@@ -80,3 +80,46 @@ def test_tiny_grid_with_a_corpus_reads_well_in_chromium(tmp_path):
     page = corpus.read_text()
     assert 'id="ablation-dense-vs-bm25"' in page and "Δ (treatment − control)" in page
     assert (work / "reports/mine/figures/ablation-dense-vs-bm25.png").exists()
+
+
+def default_grid_blocks() -> "pd.DataFrame":
+    """The leaderboard a default-grid run with test labels writes (reports/wattbot/leaderboard.csv's shape): its
+    answering variants in the four blocks train, test, test/Public and test/Private, counts at their widest."""
+    import pandas as pd
+
+    from pipeline.config import load_config, validate
+    from pipeline.datasets.paths import REPO, data_root
+
+    answering = validate(load_config(REPO / "config.yaml", {"data_root": str(data_root())}))["answering"]
+    hits = {f"doc_hit@{k}": 0.4872 for k in (1, 3, 5, 10)}
+    rows = []
+    for block, n in (("train", 41), ("test", 282), ("test/Public", 282), ("test/Private", 0)):
+        for i, (name, v) in enumerate(sorted(answering.items())):
+            score = 0.6684 - i / 100 if n else None
+            row = {"split": block, "variant": name, "backend": v["backend"], "retrieval": v["retrieval"],
+                   "score": score, "score_lo": score and score - 0.1234, "score_hi": score and score + 0.1111,
+                   "value": score, "ref": score, "na": score and 0.9756, "score_2026": score, "n": n}
+            if "/" not in block:  # a whole split: retrieval, cost and failure columns (Usage blocks have none)
+                row |= {**hits, "tokens_per_question": 12345.6, "abstained": 187, "failures": 187, "questions": n - 2,
+                        "unlabelled": 0}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_the_leaderboard_with_test_labels_fits_its_box(tmp_path):
+    """#35: with test labels the leaderboard has four blocks (train, test, test/Public, test/Private); with the
+    default grid's variant names it still fits its 1200px box at 1400x900, no sideways scroll (n and
+    questions, the same on every row of a block, are said per block in the caption)."""
+    from pipeline.report.pages.figures import leaderboard_table
+    from pipeline.report.render.html import Section, render_html
+
+    board = default_grid_blocks()
+    table = leaderboard_table(board, "convex-extractive", ("q4-extractive",))
+    page = tmp_path / "index.html"
+    page.write_text(render_html("", [Section("Leaderboard", table, [], anchor="leaderboard", fold=False)], {}, tmp_path))
+    check = inspect_page(page)
+    assert check.wide_tables == [] and check.scroll_width <= check.client_width, check.wide_tables
+    assert check.tall_rows == [] and check.leaderboard_visible
+    for block in ("train", "test", "test/Public", "test/Private"):
+        assert f'<td class="t w">{block}</td>' in table
+    assert "per block, train n=41 questions=39, test n=282 questions=280, test/Public n=282, test/Private n=0" in table

@@ -89,3 +89,8 @@ def test_leaderboard_view_ranks_each_split_block_on_its_own():
     assert list(view["rank"]) == ["1=", "1=", "3", "2", "1", "3", "3", "2", "1", "", "", ""]
     assert list(view["vs best"]) == ["best", "tied", ""] + [""] * 9  # chosen on train: marked there only
     assert "within each split's block" in board_caption(b, "x") and "scored (41)" in board_caption(b)
+    # n differs between blocks, never within one: each block's n in the caption, no column (#35: one screen wide)
+    assert "n" not in view.columns and "questions" not in view.columns
+    assert "per block, train n=41 questions=39, test n=20 questions=39, test/Public n=12" in board_caption(b)
+    uneven = b.assign(n=[41, 40, 41] + [20] * 3 + [12] * 3 + [0] * 3)  # within train: shown, and not in the caption
+    assert "n" in board_view(uneven).columns and "per block, train questions=39, test n=20" in board_caption(uneven)

@@ -126,7 +126,7 @@ def test_the_figure_is_planned_where_another_split_is_labelled():
 def test_the_tiny_grid_with_test_labels_draws_the_section(tmp_path):
     """The rules wired end to end: the tiny grid with the shipped Public test labels writes the per-type table
     with its blocks, the figure the figures rule planned, the page's section (nav, anchor, a loaded <img>) and
-    index.md's lines."""
+    index.md's lines; the page passes the browser check (where Chromium is installed)."""
     import yaml
     from dag_runner import snakemake
 
@@ -157,6 +157,5 @@ def test_the_tiny_grid_with_test_labels_draws_the_section(tmp_path):
     assert page.index('id="claims"') < page.index('id="per-question-type"') < page.index('id="ablations"')
     index = (reports / "index.md").read_text()
     assert "## Per question type" in index and "on test (overall " in index and "test/Public (overall" not in index
-    if find_chromium() is not None:
-        found = problems(inspect_page(reports / "index.html"))
-        assert not [p for p in found if "question-types" in p or "Per question type" in p], found
+    if find_chromium() is not None:  # the whole page reads well, the leaderboard's four blocks included (#35)
+        assert problems(inspect_page(reports / "index.html")) == []

@@ -58,7 +58,8 @@ from pipeline.report.stems import (
 from pipeline.report.telemetry.cost import cost_table, pareto_front
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
-# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row;
+# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row, also with
+# test labels' four blocks and the default grid's names (tests/report/test_browser.py measures it);
 # pipeline/report/render/views.py names and orders them.
 LEADERBOARD_COLUMNS = (
     "split",  # one block per labelled split, when more than one is (wattbot.solutions)
@@ -370,6 +371,12 @@ def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
     return out
 
 
+def leaderboard_table(board: pd.DataFrame, best: str | None = None, ties: tuple[str, ...] = ()) -> str:
+    """The leaderboard as index.html shows it: :data:`LEADERBOARD_COLUMNS` as views.py names them, its caption."""
+    shown = board[[c for c in LEADERBOARD_COLUMNS if c in board]]
+    return table_html(board_view(shown, best, ties), caption=board_caption(board, TIE_RULE))
+
+
 def page_sections(
     run: FigureRun,
     tables: PageTables,
@@ -382,12 +389,11 @@ def page_sections(
     params, rep = run.params, run.rep
     ks = list(params.suite.ks)
     board, top = tables.board, tables.headline
-    shown = board[[c for c in LEADERBOARD_COLUMNS if c in board]]
     return [
         Section("The answer", headline_html(top), [], fold=False),
         Section(
             "Leaderboard",
-            table_html(board_view(shown, top.best, top.ties), caption=board_caption(board, TIE_RULE)),
+            leaderboard_table(board, top.best, top.ties),
             ["leaderboard-ci", "pareto-tokens"],
             (
                 "Scores per labelled split, one block each (train, then test and its Kaggle Public/Private "
@@ -396,7 +402,8 @@ def page_sections(
                 else "Scores on the labelled train split"
             )
             + "; intervals are paired bootstrap 95% over questions "
-            f"(seed {rep.seed}, {rep.bootstrap} resamples). Every column, failure reasons included: "
+            f"(seed {rep.seed}, {rep.bootstrap} resamples); score 2026: the same answers scored by WattBot's "
+            "2026 metric profile. Every column, failure reasons included: "
             "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
             "wattbot/leaderboard.telemetry.csv.",
             anchor="leaderboard",

@@ -26,7 +26,7 @@ NAMES = {
     "value": "value",
     "ref": "ref",
     "na": "NA",
-    "score_2026": "wattbot2026 score",
+    "score_2026": "score 2026",
     "doc_hit@{k}": "doc hit@{k}",
     "tokens_per_question": "LLM tokens / question",
     "abstained": "abstained",
@@ -39,7 +39,9 @@ NAMES = {
 }
 COUNTS = {"abstained", "failures", "asked", "answered", "blank", "questions", "n", "tokens_per_question"}
 AT_K = re.compile(r"^(.*)@(\d+)$")
-CAPTIONED = {"n", "questions"}  # shown as columns only where they differ between rows, else said in the caption
+# Shown as columns only where they differ between rows of one block, else said in the caption (per block, where
+# other labelled splits add blocks: each split's n is its own, and two columns fewer keep the table one screen wide).
+CAPTIONED = ("n", "questions")
 
 
 def at_k_order(columns: Collection[str], pattern: str) -> list[str]:
@@ -93,6 +95,13 @@ def block_ranks(board: pd.DataFrame) -> list[str]:
     return list(by_row.loc[board.index])
 
 
+def varies_within_blocks(board: pd.DataFrame, column: str) -> bool:
+    """Whether ``column`` takes more than one value inside any ``split`` block (the whole table when it has none)."""
+    if SPLIT_COLUMN not in board.columns:
+        return board[column].nunique() > 1
+    return bool((board.groupby(SPLIT_COLUMN, sort=False)[column].nunique() > 1).any())
+
+
 def board_view(board: pd.DataFrame, best: str | None = None, ties: Collection[str] = ()) -> pd.DataFrame:
     """The page's leaderboard of ``board`` (best first, as the CSV; one block per split, each ranked on its
     own): ``best`` and its statistical ``ties`` marked in a 'vs best' column when given, on the score
@@ -109,7 +118,7 @@ def board_view(board: pd.DataFrame, best: str | None = None, ties: Collection[st
     order: list[str] = []
     for key in NAMES:
         order += at_k_order(df.columns, key) if "{k}" in key else ([key] if key in df.columns else [])
-    order = [c for c in order if c not in CAPTIONED or df[c].nunique() > 1]  # the same on every row: in the caption
+    order = [c for c in order if c not in CAPTIONED or varies_within_blocks(df, c)]  # else in the caption
     view = pd.DataFrame({header(c): [cell(c, v) for v in df[c]] for c in order})
     return view.astype(object).where(view.notna(), "")
 
@@ -120,15 +129,27 @@ def board_caption(board: pd.DataFrame, tie_rule: str = "") -> str:
     parts = ["rank: '=' where scores are equal to 3 decimals" + (", within each split's block" if blocks else "")]
     if tie_rule:
         parts.append(f"vs best: tied where {tie_rule}" + (", on the score split's block" if blocks else ""))
-    board = board[in_primary_block(board)]  # n and questions of the score split (each block has its own n)
-    if {"n", "questions"} <= set(board.columns) and len(board):
-        n, q = int(board["n"].max()), int(board["questions"].max())
+    primary = board[in_primary_block(board)]  # n and questions of the score split (each block has its own n)
+    if {"n", "questions"} <= set(primary.columns) and len(primary):
+        n, q = int(primary["n"].max()), int(primary["questions"].max())
         parts.append(
             f"n: questions scored ({n}); questions: those with a gold document ({q}), over which doc hit@k and "
             f"doc recall@k are averaged"
             + (f"; the other {n - q} are unanswerable (no gold document, ref_id is_blank)" if n > q else "")
         )
+    if blocks and len(board):
+        parts.append("per block, " + ", ".join(block_counts(board)))
     return "; ".join(parts) + "."
+
+
+def block_counts(board: pd.DataFrame) -> list[str]:
+    """Each ``split`` block's n and questions ('test n=41 questions=39', 'test/Public n=41'), where the same on
+    every row of the block (the page then shows them here, not as columns)."""
+    out = []
+    for split, part in board.groupby(SPLIT_COLUMN, sort=False):
+        counts = [f"{c}={int(part[c].max())}" for c in CAPTIONED if c in part and part[c].nunique() == 1]
+        out.append(" ".join([str(split), *counts]))
+    return out
 
 
 SIGN = "Δ (treatment − control)"
