@@ -94,7 +94,14 @@ def add_verbs(sub) -> None:
     ):
         s.add_argument(flag, required=True, help=text)
 
-    verb(sub, "labelled-ids", cmd_labelled_ids, "a labels file's ids alone (what an answer job may read of it)", "--gold", "--out")
+    verb(
+        sub,
+        "labelled-ids",
+        cmd_labelled_ids,
+        "a labels file's ids alone (what an answer job may read of it)",
+        "--gold",
+        "--out",
+    )
     s = verb(
         sub,
         "power-sample",
@@ -106,4 +113,6 @@ def add_verbs(sub) -> None:
         "--out",
         "--sizes",
     )
-    s.add_argument("--pilot", action="append", default=[], metavar="VARIANT=PATH", help="a variant's pilot per-question scores")
+    s.add_argument(
+        "--pilot", action="append", default=[], metavar="VARIANT=PATH", help="a variant's pilot per-question scores"
+    )

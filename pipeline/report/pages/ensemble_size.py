@@ -4,9 +4,10 @@ KohakuRAG's ensemble is N sampled LLM answers voted with a blank filter (issue #
 members are a variant's samples (``samples: n``, temperature > 0; pipeline/answer/ensemble.py's
 ``sample_members``). For every size k = 1..n, sub-ensembles of k samples are voted with the
 variant's own rule (samples kept in sample order, so ties still go to the earlier sample; values
-compared normalised, as the variant compares them) and scored per question with the WattBot metric. When there are more k-subsets than
-``max_subsets`` a seeded sample of distinct subsets is drawn. A question's score at size k is its
-mean over the subsets, so the curve is the expected score of a random k-member ensemble; the
+compared normalised, as the variant compares them) and scored per question with the WattBot metric.
+When there are more k-subsets than ``max_subsets`` a seeded sample of distinct subsets is drawn. A
+question's score at size k is its mean over the subsets, so the curve is the expected score of a vote of k
+random samples; the
 intervals are paired bootstrap 95% over questions (pipeline/report/stats/resampling.py), the differences
 against k = 1 paired too, with a paired randomisation test.
 """
