@@ -108,11 +108,11 @@ def add_verbs(sub) -> None:
         cmd_power_sample,
         "a group's power-sized sample of a labelled split, sized from the score split's per-question scores",
         "--questions",
-        "--labelled-ids",
         "--params",
         "--out",
-        "--sizes",
     )
+    s.add_argument("--labelled-ids", required=True, help="the split's labelled ids alone (the labelled-ids verb)")
+    s.add_argument("--sizes", required=True, help="the sizing table to write: per claim, its n needed and n used")
     s.add_argument(
         "--pilot", action="append", default=[], metavar="VARIANT=PATH", help="a variant's pilot per-question scores"
     )
