@@ -92,3 +92,10 @@ def test_curve_over_a_sampled_variants_samples(gold):
     assert list(curve["score"]) == [0.55, 0.55, 0.775]  # the same answers as the three runs above
     with pytest.raises(ValueError, match="no per-sample answers"):
         sample_members("cf", per_sample[0])
+
+
+def test_identical_samples_make_a_flat_curve_with_no_difference(gold):
+    """Three samples giving one answer: every k scores the same, and no float noise reads as a difference."""
+    same = [member_from_records(n, records("M1")) for n in ("a", "b", "c")]
+    curve = size_curve("n3", same, VoteSettings.from_dict({"mode": "answer_priority"}), gold, REP, 20)
+    assert list(curve["score"]) == [0.55] * 3 and (curve["diff_vs_k1"] == 0).all() and (curve["p_vs_k1"] == 1).all()

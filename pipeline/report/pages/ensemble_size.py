@@ -102,7 +102,9 @@ def size_curve(
         )
         if np.isnan(scores).any():
             raise ValueError(f"ensemble '{name}': a member does not answer every scored question")
-        per_k.append((len(subsets), scores.mean(axis=1)))
+        # rounded: a mean of equal scores (0.1 three times) is not always that score in floats, and the
+        # paired test would read that last-bit noise as a difference of one sign on every question
+        per_k.append((len(subsets), scores.mean(axis=1).round(12)))
         spread.append((float(scores.mean(axis=0).min()), float(scores.mean(axis=0).max())))
     matrix = np.column_stack([s for _, s in per_k])
     cis, diffs = paired_bootstrap(matrix, rep.bootstrap, rep.seed)
