@@ -125,3 +125,44 @@ def test_a_claim_capped_below_its_n_reads_undecided_with_the_n_it_needs():
               effect=Effect(0.012, "absolute", "ref"))
     row = measure_claims(params, SplitTables({"test": test}), {}, params.ablations, [c]).iloc[0]
     assert row["n"] == 40 and row["n_needed"] > 40 and f"needs n≈{row['n_needed']}" in verdict_text(row.to_dict())
+
+
+MOCK = '{"explanation": "mock", "answer": "4.3", "answer_value": "4.3", "ref_id": ["patterson2021"]}'
+
+
+@pytest.mark.slow
+def test_a_power_sample_runs_through_the_dag(tmp_path):
+    """tests/tiny.yaml with the test labels and a sampled pair on a power-sized test sample (the mock model):
+    labelled ids -> sample (floor: the pilot's differences have no spread) -> both variants answer its ids ->
+    scored on its labels -> the claim's test row on the sample's n, its train row on all 41."""
+    import yaml
+    from dag_runner import snakemake
+
+    def variant(**keys):
+        return {"retrieval": "bm25", "backend": "llm", "model": "openai/mock", "splits": ["train", "test"],
+                "context_k": 2, "params": {"temperature": 0.7, "seed": 0, "mock_response": MOCK}, **keys}
+
+    config = tmp_path / "power.yaml"
+    config.write_text(yaml.safe_dump({
+        "extends": str(REPO / "tests" / "tiny.yaml"),
+        "wattbot": {"solutions": {"train": "train_QA.csv", "test": "test_solutions_public.csv"}},
+        "answering": {"llm-1x-seed0": variant(), "llm-3x-seed0": variant(samples=3, vote={"mode": "answer_priority"})},
+        "power_subsets": {"split": "test", "floor": 5,
+                          "groups": {"sampled": {"variants": ["llm-1x-seed0", "llm-3x-seed0"], "claims": {"kohaku-ensemble": 12}}}},
+        "report": {"ablations": {"ensemble-size": {"variants": ["llm-1x-seed0", "llm-3x-seed0"]}}},
+    }))
+    work = tmp_path / "work"
+    done = snakemake(work, configfile=config)
+    assert done.returncode == 0, done.stderr[-3000:]
+    power = work / "results/wattbot/power"
+    sizes = pd.read_csv(power / "sampled/test.sizes.csv").iloc[0]
+    assert (sizes["claim"], sizes["pilot_n"], sizes["n"]) == ("kohaku-ensemble", 41, 5) and pd.isna(sizes["n_needed"])
+    labelled = pd.read_csv(power / "test.labelled_ids.csv")
+    assert list(labelled.columns) == ["id"] and len(labelled) == 187
+    ids = draw_ids(labelled["id"].tolist(), 5, 0)
+    for v in ("llm-1x-seed0", "llm-3x-seed0"):
+        assert sorted(pd.read_csv(work / f"results/wattbot/answers/{v}/test.csv")["id"]) == ids
+    assert sorted(pd.read_csv(power / "sampled/test.gold.csv")["id"]) == ids
+    claims = pd.read_csv(work / "reports/claims.csv").set_index(["claim_id", "dataset"])
+    assert claims.loc[("kohaku-ensemble", "wattbot/test"), "n"] == 5
+    assert claims.loc[("kohaku-ensemble", "wattbot/train"), "n"] == 41
