@@ -135,6 +135,9 @@ def answer_line(work: LLMWork, name: str, split: str) -> Line:
     if model is None:
         raise ValueError(f"answering variant {name!r} names no model and llm.model is not set")
     qs = _questions(work, split)
+    cap = work.question_caps.get((name, split))
+    if cap:  # a power-sized sample: at most its largest cap (priced by the split's first questions' prompts)
+        qs = qs.head(cap)
     samples, retries = v.samples, v.max_retries
     completion = int(v.params.get("max_tokens") or ANSWER_COMPLETION_TOKENS)
     per_attempt = [

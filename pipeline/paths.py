@@ -64,6 +64,26 @@ def first_gold(dataset: str = "{dataset}", split: str = "{split}", ext: str = "{
     return f"{questions_root(dataset)}/questions/{split}.gold.{ext}"
 
 
+def labelled_ids(split: str = "{split}") -> str:
+    """A WattBot split's labelled ids alone (``power_subsets``: what a power-sized sample is drawn from)."""
+    return f"{questions_root(WATTBOT)}/power/{split}.labelled_ids.csv"
+
+
+def power_questions(group: str = "{group}", split: str = "{split}") -> str:
+    """A ``power_subsets`` group's sample of a split: the questions its variants answer."""
+    return f"{questions_root(WATTBOT)}/power/{group}/{split}.csv"
+
+
+def power_sizes(group: str = "{group}", split: str = "{split}") -> str:
+    """Its sizing table: per claim, the pilot's spread, the n needed and the n used."""
+    return f"{questions_root(WATTBOT)}/power/{group}/{split}.sizes.csv"
+
+
+def power_gold(group: str = "{group}", split: str = "{split}") -> str:
+    """The labels of its sample (its variants' scoring jobs read them)."""
+    return f"{questions_root(WATTBOT)}/power/{group}/{split}.gold.csv"
+
+
 # --- results/<dataset>/: indexes, retrieval runs, suite exports and scores, SproutRAG attention ---
 
 
@@ -338,6 +358,9 @@ BENCHMARK_JOBS = {
     "corpus_report": "{dataset}/report",
     "first_questions": "{dataset}/first_questions/{split}",
     "first_gold": "{dataset}/first_gold/{split}.{ext}",
+    "labelled_ids": f"{WATTBOT}/labelled_ids",
+    "power_sample": f"{WATTBOT}/power_sample/{{group}}",
+    "power_gold": f"{WATTBOT}/power_gold/{{group}}",
 }
 
 

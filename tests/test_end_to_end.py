@@ -44,10 +44,14 @@ def test_outputs_follow_the_contract(run, wattbot_dir):
     ens = board.set_index("variant").loc["ens"]  # union vote of bm25-x, dense-x, mock-llm; costs what mock-llm does
     assert ens["llm_calls"] == 41 and ens["failures"] == 0
     assert (work / "results/wattbot/answers/ens/test.csv").exists()
-    curve = pd.read_csv(work / "reports/wattbot/ensemble_size.csv")
+    curve = pd.read_csv(work / "reports/wattbot/ensemble_size.csv")  # over mock-llm-n3's 3 samples (issue #33)
+    assert set(curve["ensemble"]) == {"mock-llm-n3"}
     assert list(curve["k"]) == [1, 2, 3] and list(curve["subsets"]) == [3, 3, 1]
-    assert curve["score"].iloc[-1] == pytest.approx(ens["score"], abs=1e-4)  # k = n is the ensemble itself
-    assert "ensemble-size-ens" in html and (work / "reports/figures/ensemble-size-ens.svg").exists()
+    assert curve["score"].iloc[-1] == pytest.approx(n3["score"], abs=1e-4)  # k = n is the variant's own vote
+    assert "ensemble-size-mock-llm-n3" in html and (work / "reports/figures/ensemble-size-mock-llm-n3.svg").exists()
+    assert "ensemble-size-ens" not in html
+    seeds = [r["call"]["sample_answers"] for r in pd.read_json(work / "results/wattbot/answers/mock-llm-n3/train.jsonl", lines=True).to_dict("records")]
+    assert all([a["seed"] for a in s] == [0, 1, 2] for s in seeds)  # each sample's seed is recorded
     rows = pd.read_json(work / "results/wattbot/retrieval/hier-dense/train.jsonl", lines=True)
     assert len(rows) == 41 and {"node_id", "doc_id", "level", "score", "text"} <= set(rows["hits"][0][0])
     assert (work / "results/wattbot/retrieval/hier-dense/train.jsonl.manifest.json").exists()

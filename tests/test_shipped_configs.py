@@ -171,14 +171,32 @@ def test_kohakurag_preset_validates():
 
 
 def test_claims_yaml_names_real_ablations_and_variants():
-    """Every claim points at an ablation of config.yaml or a larger grid whose variants include the claim's."""
+    """Every claim points at an ablation of config.claims.yaml (the claims run: config.yaml, the mpnet overlay
+    and the LLM claims) whose variants include the claim's: no claim of that run reads "not run"."""
     claims = load_claims()
     assert {c.system for c in claims} == {"KohakuRAG", "SproutRAG"} and len(claims) >= 10
-    abl = {}
-    for name in ("config.yaml", *OVERLAY_CONFIGS):
-        abl |= (yaml.safe_load((REPO / name).read_text()).get("report") or {}).get("ablations") or {}
-    suite_variants = yaml.safe_load((REPO / "config.yaml").read_text())["benchmarks"]["retrieval"]
-    abl["retrieval-suite"] = {"variants": suite_variants}
+    cfg = load_config(REPO / "config.claims.yaml")
+    abl = dict(cfg["report"]["ablations"])
+    abl["retrieval-suite"] = {"variants": cfg["benchmarks"]["retrieval"]}
     for c in claims:
         assert c.ablation in abl, c.id
         assert set(c.variants) <= set(abl[c.ablation]["variants"]), c.id
+
+
+def test_claims_config_runs_the_llm_claims_on_test_and_keeps_the_default_grid():
+    """config.claims.yaml extends config.mpnet.yaml; its LLM claims' variants answer test (a power-sized sample),
+    the sampled ensemble with two seeds; the ensembles and the extractive variants hash as in config.yaml."""
+    import pipeline.workflow as wf
+
+    assert yaml.safe_load((REPO / "config.claims.yaml").read_text())["extends"] == "config.mpnet.yaml"
+    cfg, default = load_config(REPO / "config.claims.yaml"), load_config(REPO / "config.yaml")
+    grouped = {v for g in cfg["power_subsets"]["groups"].values() for v in g["variants"]}
+    llm_claims = [c for c in load_claims() if set(c.variants) & grouped]
+    assert {c.id for c in llm_claims} == {"kohaku-context-first", "kohaku-retry", "kohaku-ensemble",
+                                          "kohaku-ensemble-seed100"}
+    assert all(answer_splits(cfg, v) == ["test", "train"] for c in llm_claims for v in c.variants)
+    seeds = {cfg["answering"][v]["params"]["seed"] for c in llm_claims if "ensemble" in c.id for v in c.variants}
+    assert seeds == {0, 100}
+    for v in ("ens5", "ens5-kohaku", "convex-extractive", "mpnet-hier-extractive"):
+        if v in default["answering"]:
+            assert wf.answering_params(cfg, v) == wf.answering_params(default, v), v

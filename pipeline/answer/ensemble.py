@@ -74,6 +74,24 @@ def member_from_records(name: str, records: list[dict], urls: dict[str, str] | N
     return Member(name, {r["id"]: answer_of_record(r) for r in records}, {r["id"]: r for r in records}, kaggle=kaggle)
 
 
+def sample_members(name: str, records: list[dict]) -> list[Member]:
+    """A sampled LLM variant's samples as members ``<name>#<i>`` (sample order): each question's
+    ``call.sample_answers`` (pipeline/answer/llm_answer.py) read as that sample's answer, so
+    subsets of the samples vote as the variant votes all of them (the ensemble-size curve)."""
+    per_sample: list[dict[str, Answer]] = []
+    for r in records:
+        answers = (r.get("call") or {}).get("sample_answers")
+        if not answers:
+            raise ValueError(f"{name}: question {r['id']} has no per-sample answers (a variant of one sample?)")
+        if per_sample and len(answers) != len(per_sample):
+            raise ValueError(f"{name}: question {r['id']} has {len(answers)} samples, others {len(per_sample)}")
+        per_sample = per_sample or [{} for _ in answers]
+        for i, a in enumerate(answers):
+            per_sample[i][r["id"]] = answer_of_record(a)
+    rows = {r["id"]: r for r in records}
+    return [Member(f"{name}#{i}", answers, rows) for i, answers in enumerate(per_sample)]
+
+
 def answer_of_row(row: dict) -> Answer:
     """A submission row as an Answer: blank when answer_value is ``is_blank`` or empty (the aggregator's rule)."""
     value = str(row["answer_value"]).strip()

@@ -11,7 +11,7 @@ document; then attempt i (0-based) shows ``context_k·(i+1)`` snippets, up to ``
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache
 from importlib import resources
 
@@ -201,9 +201,12 @@ def _prompt_tokens(*key) -> int:
     return sum(text_tokens(m["content"]) for m in messages) + text_tokens(schema)
 
 
-def _call_record(result: LLMResult, attempt: int, sample: int, error: str) -> dict:
+def _call_record(result: LLMResult, attempt: int, sample: int, error: str, seed: int | None) -> dict:
+    """One call as the record keeps it; ``seed`` only where the request carried one (a sampled
+    variant's, or an explicit ``params.seed``), so records of seedless variants stay what they were."""
     return {
         "sample": sample,
+        **({"seed": seed} if seed is not None else {}),
         "attempt": attempt,
         "raw": result.text,
         "ok": not error,
@@ -252,7 +255,9 @@ def answer_once(
     gateway: LLMGateway, s: LLMAnswerSpec, ask: Ask, known_docs: set[str], sample: int = 0
 ) -> tuple[Answer, list[dict]]:
     """One sample with its blank-retry loop: the answer and one record per call made (``s``: its
-    model resolved)."""
+    model resolved). Sample i of a sampled variant asks with seed ``params.seed + i`` (0 when
+    unset), so sample 0 is the very request of a one-sample variant with that seed: a control that
+    is one of the samples comes from the cache."""
     question, answer_unit, hits = ask.question, ask.answer_unit, ask.hits
     assert s.model is not None  # resolved by the caller (LLMAnswerSpec.with_model)
     calls: list[dict] = []
@@ -281,7 +286,7 @@ def answer_once(
                 ans = parse_answer(result.text, question, known_docs, answer_unit)
             except ValueError as exc:
                 error = f"unparseable answer: {exc}"
-        calls.append(_call_record(result, attempt, sample, error))
+        calls.append(_call_record(result, attempt, sample, error, seed))
         if result.fatal:  # no retry can fix it: the caller fails the job
             return blank_answer(f"LLM failure: {error}"), calls
         if error:
@@ -298,7 +303,9 @@ def combine_samples(settings: LLMAnswerSpec, samples: list[tuple[Answer, list[di
     reason when no sample got a usable reply (the question then counts as a failure, it is never
     dropped). ``unanswered`` counts samples the provider left without any reply (transport,
     rate-limit, server errors after all retries; not a malformed reply the model did give).
-    Latency and cache hits are kept apart in ``telemetry``: result files must be identical on a rerun."""
+    Latency and cache hits are kept apart in ``telemetry``: result files must be identical on a rerun.
+    A variant of two samples or more also records each sample's own answer and seed
+    (``sample_answers``: what the ensemble-size curve votes subsets of, pipeline/answer/ensemble.py)."""
     answers, calls = [], []
     for ans, sample_calls in samples:
         calls.extend(sample_calls)
@@ -319,6 +326,11 @@ def combine_samples(settings: LLMAnswerSpec, samples: list[tuple[Answer, list[di
         "calls": [{k: v for k, v in c.items() if k not in ("telemetry", "fatal")} for c in calls],
         "telemetry": [c["telemetry"] for c in calls],
     }
+    if settings.samples > 1:
+        record["sample_answers"] = [
+            {"sample": i, "seed": sample_calls[-1].get("seed"), "ok": sample_calls[-1]["ok"], **asdict(ans)}
+            for i, (ans, sample_calls) in enumerate(samples)
+        ]
     return final, record
 
 

@@ -105,6 +105,7 @@ def validate(cfg: ConfigTree) -> dict:
     for name, variant in cfg["answering"].items():
         _check_answering(cfg, name, variant)
     _check_splits(cfg)
+    _check_power_subsets(cfg)
     _check_index_embeddings(cfg)
     resolve_benchmarks(cfg)
     check_report(cfg)
@@ -156,6 +157,38 @@ def _check_splits(cfg: ConfigTree) -> None:
         raise ConfigError(
             f"config key 'wattbot.score_split': '{cfg['wattbot']['score_split']}' is not in wattbot.splits"
         )
+
+
+def _check_power_subsets(cfg: ConfigTree) -> None:
+    """``power_subsets``: a labelled split besides the score split; each group's variants answer it, each in
+    one group only, the default variant in none (it answers every question: the submission), and no
+    ensemble votes a sampled member on it (the members' ids would differ)."""
+    ps = cfg.get("power_subsets")
+    if not ps:
+        return
+    wb, split = cfg["wattbot"], ps["split"]
+    if split not in (wb.get("solutions") or {}) or split == wb["score_split"]:
+        raise ConfigError(
+            f"config key 'power_subsets.split': '{split}' is not a labelled split besides the score split "
+            "(wattbot.solutions)"
+        )
+    seen: dict[str, str] = {}
+    for group, spec in ps["groups"].items():
+        for v in spec["variants"]:
+            where = f"power_subsets.groups.{group}.variants"
+            if v not in cfg["answering"] or split not in answer_splits(cfg, v):
+                raise ConfigError(f"config key '{where}': '{v}' is not an answering variant that answers '{split}'")
+            if v in seen or v == cfg["default_variant"]:
+                why = f"also in group '{seen[v]}'" if v in seen else "the default variant answers every question"
+                raise ConfigError(f"config key '{where}': '{v}': {why}")
+            seen[v] = group
+    for name, variant in cfg["answering"].items():
+        sampled = [m for m in variant.get("members") or [] if m in seen]
+        if sampled and split in answer_splits(cfg, name):
+            raise ConfigError(
+                f"config key 'answering.{name}.splits': it votes {sampled[0]}, which answers a power-sized "
+                f"sample of '{split}' (power_subsets): leave '{split}' out of its splits"
+            )
 
 
 def _check_index_embeddings(cfg: ConfigTree) -> None:

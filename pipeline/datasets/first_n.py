@@ -1,4 +1,5 @@
-"""A smoke run's questions (``limit: N``): the first N of a split, in file order, and the labels of those N.
+"""A smoke run's questions (``limit: N``): the first N of a split, in file order, and the labels of those N;
+and the other cut question files: a split's labelled ids alone, the questions of a power-sized sample.
 
 Every variant of the run reads the one cut file, so each answers the same N questions; the labels are cut
 to the same ids, so a scorer does not count the questions not asked as missed (WattBot's scores a missing
@@ -42,6 +43,32 @@ def first_gold(gold: str | Path, questions: str | Path, out: str | Path) -> int:
         count = len(kept)
     write_manifest(out, {}, [gold, questions])
     return count
+
+
+def labelled_ids(gold: str | Path, out: str | Path) -> list[str]:
+    """The ids of the labels ``gold`` to ``out``, a CSV with the one column ``id``: what a job that must not
+    see the labels (an answer job's power-sized sample, pipeline/report/stats/power.py) may read of them."""
+    header, rows = _read_csv(gold)
+    ids = [r[header.index("id")] for r in rows]
+    atomic_write_text(out, _csv_text(["id"], [[i] for i in ids]))
+    write_manifest(out, {}, [gold])
+    return ids
+
+
+def questions_with_ids(
+    questions: str | Path, ids: list[str], out: str | Path, shaped: dict, inputs: list[str | Path]
+) -> int:
+    """The rows of ``questions`` whose id is in ``ids``, in file order, to ``out``; how many (an id that
+    is not a question of the file is an error: the sample was drawn from another split)."""
+    header, rows = _read_csv(questions)
+    wanted = set(ids)
+    kept = [r for r in rows if r[header.index("id")] in wanted]
+    if len(kept) != len(wanted):
+        stray = sorted(wanted - {r[header.index("id")] for r in kept})
+        raise ValueError(f"{questions}: no question with id(s) {', '.join(stray[:5])}")
+    atomic_write_text(out, _csv_text(header, kept))
+    write_manifest(out, shaped, [questions, *inputs])
+    return len(kept)
 
 
 def _read_csv(path: str | Path) -> tuple[list[str], list[list[str]]]:

@@ -26,6 +26,9 @@ class LLMWork:
     answers: tuple[tuple[str, str], ...] = ()  # (answering variant calling an LLM, split)
     plans: tuple[tuple[str, str], ...] = ()  # (retrieval variant with an LLM planner, split)
     questions: dict[str, str] = field(default_factory=dict)  # split -> its questions CSV
+    # (variant, split) -> the most questions it answers there: a power_subsets sample's largest cap (the estimate
+    # counts that many of the split's questions; pipeline/workflow/power.py)
+    question_caps: dict[tuple[str, str], int] = field(default_factory=dict)
     other_models: tuple[str, ...] = ()  # models called outside the grid's variants (parsing.vision)
     cache_dir: str = "cache"
     limit: int | None = None  # a smoke run's ``limit``: its jobs ask the first N questions of each split

@@ -38,11 +38,12 @@ def ablations_with_suite(params: FiguresParams) -> dict[str, Ablation]:
 
 
 def ensemble_variants(params: FiguresParams) -> list[str]:
-    """Answering variants that vote two members or more (an ensemble; each gets a curve)."""
+    """LLM answering variants that vote two samples or more (each gets an ensemble-size curve over
+    its samples: KohakuRAG's ensemble is N sampled answers voted, issue #33 item 4)."""
     return [
         v
         for v in sorted(params.answering)
-        if get_backend(params.answering[v]["backend"]).votes_members and len(params.answering[v]["members"]) > 1
+        if get_backend(params.answering[v]["backend"]).calls_llm and int(params.answering[v].get("samples", 1)) > 1
     ]
 
 

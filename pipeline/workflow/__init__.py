@@ -66,6 +66,8 @@ from pipeline.workflow.params import (
 )
 from pipeline.workflow.parse_quality import parse_quality_pdfs, parse_quality_report, parse_targets
 from pipeline.workflow.planner import retrieval_variants
+from pipeline.workflow.power import answer_questions, pilot_files, power_split, sample_params, split_labels
+from pipeline.workflow.power import groups as power_groups
 from pipeline.workflow.reports import (
     by_type_report,
     claims_file,
@@ -108,6 +110,12 @@ from pipeline.workflow.wattbot import (
 )
 
 __all__ = [
+    "answer_questions",
+    "pilot_files",
+    "power_groups",
+    "power_split",
+    "sample_params",
+    "split_labels",
     "check_labels",
     "extra_labelled_splits",
     "labels_source",

@@ -68,6 +68,7 @@ def llm_work(cfg: dict) -> LLMWork:
     from pipeline.registry.answer_backends import calls_llm, variant_spec
     from pipeline.registry.answer_backends import get as get_backend
     from pipeline.specs import PlannerSpec
+    from pipeline.workflow.power import sample_caps
 
     answering = {n: variant_spec(n, v) for n, v in cfg["answering"].items()}
     planners = {
@@ -104,6 +105,7 @@ def llm_work(cfg: dict) -> LLMWork:
         tuple(answers),
         tuple(plans),
         questions,
+        sample_caps(cfg),
         (vision,) if vision else (),
         str(cfg.get("cache_dir", "cache")),
         cfg.get("limit") or None,

@@ -33,16 +33,19 @@ def claims_file() -> str:
     return str(paths.CLAIMS_FILE)
 
 
+CLAIMS_CONFIG = "config.claims.yaml"  # every claim of pipeline/report/claims.yaml runs in it (issue #33 item 6)
+
+
 def ablations_in_other_configs() -> dict[str, list[str]]:
-    """Ablation names of the repo's larger configs (config.mpnet.yaml, config.full.yaml), so a claim
-    that did not run can say where it would."""
+    """Ablation names of the repo's larger configs (config.mpnet.yaml, config.full.yaml) and of the claims
+    run's (config.claims.yaml), so a claim that did not run can say where it would."""
     import yaml
 
     from pipeline.config import OVERLAY_CONFIGS
     from pipeline.datasets.paths import REPO
 
     out = {}
-    for name in OVERLAY_CONFIGS:
+    for name in (*OVERLAY_CONFIGS, CLAIMS_CONFIG):
         path = REPO / name
         if path.exists():
             out[name] = sorted(((yaml.safe_load(path.read_text()) or {}).get("report") or {}).get("ablations") or {})

@@ -154,3 +154,32 @@ def test_ensemble_samples_use_seeds_and_every_vote_mode_shares_the_cache(tmp_pat
     s2 = llm_spec("openai/mock", params={"temperature": 0.7}, samples=3, vote={"mode": "union"})
     again, call2 = answer_with_llm(gw, s2, "Q?", "MWh", HITS[:3], {"a"})
     assert len(seen) == 3 and call2["n_calls"] == 3  # zero new calls: same requests, another vote
+
+
+def test_sampled_vote_records_its_seeds_and_its_one_sample_control_is_sample_zero(tmp_path, monkeypatch):
+    """KohakuRAG's ensemble claim (issue #33 item 4): N sampled answers voted with a blank filter against
+    one sample. Each seed's samples are their own requests; the control is sample 0 itself (a cache hit)."""
+    seen = scripted(monkeypatch, [reply("5", ["a"]), reply("is_blank", []), reply("5", ["a"]),    # seed 0
+                                  reply("7", ["a"]), reply("8", ["a"]), reply("7", ["a"])])       # seed 100
+    gw = LLMGateway(tmp_path / "c.sqlite")
+
+    def spec(seed, samples=3):
+        return llm_spec("openai/mock", params={"temperature": 0.7, "seed": seed}, samples=samples,
+                        vote={"mode": "answer_priority", "ignore_blank": True})
+
+    votes = {seed: answer_with_llm(gw, spec(seed), "Q?", "MWh", HITS[:3], {"a"}) for seed in (0, 100)}
+    assert [k["seed"] for k in seen] == [0, 1, 2, 100, 101, 102]
+    ans, call = votes[0]
+    assert ans.answer_value == "5" and [c["seed"] for c in call["calls"]] == [0, 1, 2]
+    assert [(a["sample"], a["seed"], a["answer_value"]) for a in call["sample_answers"]] == [
+        (0, 0, "5"), (1, 1, "is_blank"), (2, 2, "5")]
+    assert [a["answer_value"] for a in votes[100][1]["sample_answers"]] == ["7", "8", "7"]  # another seed, other samples
+    one, one_call = answer_with_llm(gw, spec(100, samples=1), "Q?", "MWh", HITS[:3], {"a"})
+    assert len(seen) == 6 and one_call["telemetry"][0]["cached"]  # the control made no call: it is sample 0
+    assert one.answer_value == "7" and one_call["calls"][0]["seed"] == 100 and "sample_answers" not in one_call
+
+
+def test_a_seedless_variant_records_no_seed(tmp_path, monkeypatch):
+    scripted(monkeypatch, [reply("6", ["a"])])  # temperature 0, no seed: its records stay as they were
+    _, call = answer_with_llm(LLMGateway(tmp_path / "c.sqlite"), llm_spec("openai/mock"), "Q?", "MWh", HITS[:3], {"a"})
+    assert "seed" not in call["calls"][0] and "sample_answers" not in call

@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from pipeline.answer.ensemble import member_from_records
+from pipeline.answer.ensemble import member_from_records, sample_members
 from pipeline.report.pages.ensemble_size import COLUMNS, render, size_curve, subsets_of_size
 from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.params import Resampling
@@ -77,3 +77,25 @@ def test_sampled_curve_uses_at_most_max_subsets(gold):
 
 def test_render_without_a_table(tmp_path):
     assert "no " in render(tmp_path)
+
+
+def test_curve_over_a_sampled_variants_samples(gold):
+    """The curve's members are one LLM variant's samples (call.sample_answers), voted as the variant votes."""
+    per_sample = [records(n) for n in ("M1", "M2", "M3")]
+    keys = ("answer", "answer_value", "ref_id", "explanation", "supporting_materials", "is_blank")
+    sampled = [{**per_sample[0][j], "call": {"sample_answers": [
+        {"sample": i, "seed": 7 + i, **{k: per_sample[i][j][k] for k in keys}} for i in range(3)]}}
+        for j in range(len(GOLD))]
+    samples = sample_members("n3", sampled)
+    assert [m.name for m in samples] == ["n3#0", "n3#1", "n3#2"]
+    curve = size_curve("n3", samples, VoteSettings.from_dict({"mode": "answer_priority"}), gold, REP, 20)
+    assert list(curve["score"]) == [0.55, 0.55, 0.775]  # the same answers as the three runs above
+    with pytest.raises(ValueError, match="no per-sample answers"):
+        sample_members("cf", per_sample[0])
+
+
+def test_identical_samples_make_a_flat_curve_with_no_difference(gold):
+    """Three samples giving one answer: every k scores the same, and no float noise reads as a difference."""
+    same = [member_from_records(n, records("M1")) for n in ("a", "b", "c")]
+    curve = size_curve("n3", same, VoteSettings.from_dict({"mode": "answer_priority"}), gold, REP, 20)
+    assert list(curve["score"]) == [0.55] * 3 and (curve["diff_vs_k1"] == 0).all() and (curve["p_vs_k1"] == 1).all()

@@ -1,10 +1,13 @@
-"""The ensemble-size curve: how the score of a cross-run ensemble grows with its number of members.
+"""The ensemble-size curve: how the score of a sampled LLM variant's vote grows with its number of samples.
 
-For an ensemble of n members and every size k = 1..n, sub-ensembles of k members are voted with
-the ensemble's own rule (members kept in config order, so ties still go to the earlier member)
-and scored per question with the WattBot metric. When there are more k-subsets than
-``max_subsets`` a seeded sample of distinct subsets is drawn. A question's score at size k is its
-mean over the subsets, so the curve is the expected score of a random k-member ensemble; the
+KohakuRAG's ensemble is N sampled LLM answers voted with a blank filter (issue #33 item 4), so the
+members are a variant's samples (``samples: n``, temperature > 0; pipeline/answer/ensemble.py's
+``sample_members``). For every size k = 1..n, sub-ensembles of k samples are voted with the
+variant's own rule (samples kept in sample order, so ties still go to the earlier sample; values
+compared normalised, as the variant compares them) and scored per question with the WattBot metric.
+When there are more k-subsets than ``max_subsets`` a seeded sample of distinct subsets is drawn. A
+question's score at size k is its mean over the subsets, so the curve is the expected score of a vote of k
+random samples; the
 intervals are paired bootstrap 95% over questions (pipeline/report/stats/resampling.py), the differences
 against k = 1 paired too, with a paired randomisation test.
 """
@@ -88,7 +91,7 @@ def size_curve(
     name: str, members: list[Member], vote: VoteSettings, gold: pd.DataFrame, rep: Resampling, max_subsets: int
 ) -> pd.DataFrame:
     """One row per size k = 1..n (see the module docstring); ``gold`` read with pandas defaults."""
-    cfg = vote_config(vote)
+    cfg = vote_config(vote, normalise_default=True)  # as a sampled variant votes (VoteSettings.normalise)
     n = len(members)
     ids = [str(i) for i in gold["id"]]
     per_k, spread = [], []
@@ -99,7 +102,9 @@ def size_curve(
         )
         if np.isnan(scores).any():
             raise ValueError(f"ensemble '{name}': a member does not answer every scored question")
-        per_k.append((len(subsets), scores.mean(axis=1)))
+        # rounded: a mean of equal scores (0.1 three times) is not always that score in floats, and the
+        # paired test would read that last-bit noise as a difference of one sign on every question
+        per_k.append((len(subsets), scores.mean(axis=1).round(12)))
         spread.append((float(scores.mean(axis=0).min()), float(scores.mean(axis=0).max())))
     matrix = np.column_stack([s for _, s in per_k])
     cis, diffs = paired_bootstrap(matrix, rep.bootstrap, rep.seed)
@@ -127,7 +132,7 @@ def draw_curve(curve: pd.DataFrame, stem: str | Path) -> list[Path]:
         label="mean over subsets, 95% CI",
     )
     ax.set_xticks(k)
-    ax.set_xlabel("members in the ensemble (k)")
+    ax.set_xlabel("samples in the vote (k)")
     ax.set_ylabel("WattBot score (train)")
     ax.set_title(f"Ensemble size: {curve['ensemble'].iloc[0]}", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
@@ -141,7 +146,7 @@ def render(reports_dir: Path) -> str:
         return f"(no {path} yet: run the `figures` rule)"
     df = pd.read_csv(path)
     if df.empty:
-        return "(no ensemble variant with two members or more in the grid)"
+        return "(no sampled LLM variant (samples > 1) in the grid)"
     rows = (
         [
             r.ensemble,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 import pipeline.paths
-from pipeline.answer.ensemble import member_from_records
+from pipeline.answer.ensemble import sample_members
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.registry.answer_backends import VoteSettings
@@ -268,18 +268,19 @@ def draw_ensemble_sizes(run: FigureRun, answers: dict) -> pd.DataFrame:
     curves = []
     for ev in ensemble_variants(params):
         spec = params.answering[ev]
-        members = [member_from_records(m, answers[m]) for m in spec["members"]]
+        members = sample_members(ev, answers[ev])
         vote = VoteSettings.from_dict(spec.get("vote"), f"answering.{ev}.vote")
         curve = ES.size_curve(ev, members, vote, pd.read_csv(params.gold), rep, params.ensemble_subsets)
         curves.append(curve)
         ES.draw_curve(curve, run.figs / ensemble_stem(ev))
         run.entries[ensemble_stem(ev)] = FigureEntry(
             ensemble_stem(ev),
-            f"Score of sub-ensembles of '{ev}' ({spec.get('vote', {}).get('mode', 'answer_priority')} "
-            f"vote over {', '.join(spec['members'])}) by number of members k: mean over every k-subset (a seeded "
+            f"Score of sub-ensembles of the {len(members)} samples of '{ev}' "
+            f"({spec.get('vote', {}).get('mode', 'answer_priority')} vote, temperature "
+            f"{spec.get('params', {}).get('temperature')}) by number of samples k: mean over every k-subset (a seeded "
             f"sample of {params.ensemble_subsets} when there are more), paired bootstrap 95% interval; grey: the "
             f"range of single subsets. Table: {out.relative(out.ensemble_size)}.",
-            run.inputs_of(spec["members"]),
+            run.inputs_of([ev]),
         )
     curve_table = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=ES.COLUMNS)
     atomic_write_text(out.ensemble_size, csv_text(curve_table))
@@ -424,8 +425,8 @@ def page_sections(
             "Ensemble size",
             table_html(tables.curve),
             [ensemble_stem(v) for v in ensemble_variants(params)],
-            "Cross-run ensembles (backend ensemble) voted over every subset size; differences are paired "
-            "against single members (k = 1).",
+            "Sampled LLM variants (samples > 1): subsets of their samples voted by the variant's own rule at "
+            "every size; differences are paired against single samples (k = 1).",
         ),
         Section(
             "Per-question attribution",
