@@ -63,7 +63,7 @@ def shipped_subsets(config: str) -> dict[str, dict]:
     return yaml.safe_load((REPO / config).read_text())["benchmarks"]["datasets"]
 
 
-@pytest.mark.parametrize("final_config", ["config.yaml", "config.suite-claims.yaml"])
+@pytest.mark.parametrize("final_config", ["config.yaml", "config.claims.yaml"])
 def test_shipped_pilot_is_disjoint_from_the_shipped_finals(final_config):
     pilots, finals = shipped_subsets("config.pilot.yaml"), shipped_subsets(final_config)
     for name, subset in pilots.items():
