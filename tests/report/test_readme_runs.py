@@ -15,7 +15,7 @@ from pipeline.datasets.paths import REPO
 from pipeline.report.export.bench_doc import save_bench
 from pipeline.report.export.readme import BEGIN, END, PAGE_ROLES, blocks, doc_files, is_result, split_name
 from pipeline.report.export.readme_check import check_docs, check_pages, not_run_rows
-from pipeline.report.export.readme_runs import load_runs, render_docs
+from pipeline.report.export.readme_runs import DocRun, load_runs, render_docs
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 OTHER = "fedcba9876543210fedcba9876543210fedcba98"
@@ -224,3 +224,18 @@ def test_every_page_of_the_repo_with_result_blocks_has_a_run_role():
         names = [n for n, _ in blocks(text, page)]
         unroled = [n for n in names if is_result(n) and split_name(n)[1] is None and page not in PAGE_ROLES]
         assert unroled == [], f"{page}: result blocks {unroled} have no run role (PAGE_ROLES)"
+
+
+def test_a_run_made_in_another_clone_names_its_config_files_inside_that_clone(tmp_path):
+    clone = tmp_path / "clone"
+    folder = kept(clone, "r-other", "x")
+    record = {**json.loads((folder / "run.json").read_text()),
+              "config_files": [str(clone / "config.yaml"), str(clone / "config.mpnet.yaml"), "/elsewhere/my.yaml"]}
+    header = DocRun("default", folder, record).header(tmp_path / "rendering-checkout")
+    assert header.config_files == ("config.yaml", "config.mpnet.yaml", "/elsewhere/my.yaml")
+
+
+def test_readme_and_docs_result_blocks_come_from_one_commit():
+    """The committed README.md and docs/: every result block stamped by a kept run of one commit (or, for a
+    speed block, by its own bench file), no old rendering and no "not run" row (issues #33, #35)."""
+    assert check_docs(REPO) == []

@@ -71,7 +71,9 @@ class DocRun:
         return self.folder / REPORTS
 
     def header(self, repo: Path) -> RunHeader:
-        files = tuple(_shown(f, repo) for f in self.record.get("config_files") or [])
+        # A run kept under <checkout>/runs/<id> names its config files inside that checkout, which is not
+        # the rendering one when the run was made in another clone: both are tried, the rendering one first.
+        files = tuple(_shown(f, repo, self.folder.parent.parent) for f in self.record.get("config_files") or [])
         return RunHeader(self.id, str(self.record.get("config_hash") or ""), self.commit[:12], files)
 
     def encoder(self) -> str:
@@ -81,13 +83,17 @@ class DocRun:
         return f"{', '.join(f'`{x}` ({p})' for x, p in keys) or 'none (no dense index)'} on {self.record['cpu']}"
 
 
-def _shown(config_file: str, repo: Path) -> str:
-    """A config file as the docs name it: relative to the checkout when inside it."""
+def _shown(config_file: str, *checkouts: Path) -> str:
+    """A config file as the docs name it: relative to the first checkout it lies in, else as recorded."""
     path = Path(config_file)
-    try:
-        return path.resolve().relative_to(Path(repo).resolve()).as_posix() if path.is_absolute() else config_file
-    except ValueError:
+    if not path.is_absolute():
         return config_file
+    for checkout in checkouts:
+        try:
+            return path.resolve().relative_to(Path(checkout).resolve()).as_posix()
+        except ValueError:
+            continue
+    return config_file
 
 
 def load_runs(named: dict[str, str], root: str | Path = RUNS) -> dict[str, DocRun]:
