@@ -1,8 +1,11 @@
 """Job priorities follow the longest remaining chain (pipeline/workflow/critical_path.py)."""
 
 import json
+from dataclasses import dataclass
+from types import SimpleNamespace
 
 import pytest
+from list_schedule import SimJob, greedy, ilp, makespan
 
 from pipeline.workflow.critical_path import (
     JobLengths,
@@ -10,6 +13,7 @@ from pipeline.workflow.critical_path import (
     critical_path,
     job_key,
     load_lengths,
+    prioritise,
     priority,
 )
 
@@ -27,6 +31,65 @@ def test_a_long_chain_outranks_a_wide_fan_of_short_jobs():
     assert ranked[:3] == LONG  # the chain's head first, although the fan has more jobs and more total work
     assert all(priority(chain["a3"]) > priority(chain[f]) for f in FAN)
     assert critical_path(chain, EDGES.__getitem__) == [*LONG, "end"]
+
+
+# The default grid's LLM end, in small: a build, then two local-LLM answers holding both cores, each
+# with its scores; a fan of short 1-core jobs beside them.
+GRID_END = {
+    "llm_runtime": SimJob(60, 1, ("llm-cf", "llm-cf-r1")),
+    "llm-cf": SimJob(60, 2, ("evaluate", "ensemble")),
+    "evaluate": SimJob(80, 1, ("report",)),
+    "ensemble": SimJob(30, 1, ("report",)),
+    "llm-cf-r1": SimJob(60, 2, ("evaluate-r1",)),
+    "evaluate-r1": SimJob(150, 1, ("report",)),
+    **{f"suite{i}": SimJob(7, 1, ("report",)) for i in range(10)},
+    "report": SimJob(1, 1),
+}
+
+
+def test_a_job_on_two_cores_ranks_per_core_so_the_ilp_does_not_idle_a_core_for_it():
+    """When llm-cf-r1 ends both cores are free, and the schedulers start what ranks highest: by chain
+    alone, r1's scores (151, one core) outranked llm-cf (141, two cores), and one core then idled 150 s
+    until the scores ended and llm-cf got both. Per core (2 x 141) llm-cf starts at once and the scores
+    of both run side by side: 80 s shorter under Snakemake's ILP (largest sum of priorities that fits)
+    and its greedy fallback (highest priority first) alike."""
+    chain = chain_lengths(GRID_END, lambda n: GRID_END[n].dependents, lambda n: GRID_END[n].seconds)
+    old = {n: priority(chain[n]) for n in GRID_END}
+    new = {n: priority(chain[n], GRID_END[n].cores) for n in GRID_END}
+    assert (new["llm-cf"], new["llm-cf-r1"], new["evaluate-r1"]) == (282, 422, 151)
+    assert {n: p for n, p in new.items() if GRID_END[n].cores == 1} == {n: p for n, p in old.items() if GRID_END[n].cores == 1}
+    for select in (ilp, greedy):
+        assert makespan(GRID_END, old, 2, select) == 418.0
+        assert makespan(GRID_END, new, 2, select) == 338.0  # the work alone needs 315.5 on 2 cores
+    # --cores 1 scales every job to one core; the order then cannot matter: the sum of the lengths
+    assert makespan(GRID_END, old, 1) == makespan(GRID_END, new, 1) == 511.0
+
+
+def test_the_simulated_ilp_maximises_the_sum_of_priorities_on_the_free_cores():
+    cores = {"two": 2, "a": 1, "b": 1}
+    assert ilp(["two", "a", "b"], 2, {"two": 100, "a": 60, "b": 50}, cores) == ["a", "b"]  # 110 > 100
+    assert greedy(["two", "a", "b"], 2, {"two": 100, "a": 60, "b": 50}, cores) == ["two"]
+    assert ilp(["two", "a", "b"], 1, {"two": 500, "a": 1, "b": 2}, cores) == ["b"]  # no core left idle for "two"
+
+
+@dataclass(frozen=True)
+class StandInJob:
+    benchmark: str
+    threads: int
+
+
+def test_prioritise_sets_each_jobs_chain_per_core_it_holds(tmp_path):
+    """The onstart hook on a stand-in DAG: the answer job holds 2 cores (its threads), the index 1."""
+    index = StandInJob("benchmarks/wattbot/index/hier.tsv", 1)
+    answer = StandInJob("benchmarks/wattbot/answer/llm-cf/train.tsv", 2)
+    bench = tmp_path / "benchmarks" / "wattbot"
+    for rel, s in (("index/hier.tsv", 180.0), ("answer/llm-cf/train.tsv", 168.0)):
+        (bench / rel).parent.mkdir(parents=True, exist_ok=True)
+        (bench / rel).write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{s}\t0:03:00\t100\t{s}\n")
+    dag = SimpleNamespace(needrun_jobs=lambda: [index, answer], depending={index: [answer], answer: []}, _priority={})
+    path = prioritise(SimpleNamespace(dag=dag), tmp_path)
+    assert dag._priority == {index: 348, answer: 336}
+    assert path == ["wattbot/index/hier", "wattbot/answer/llm-cf/train"]
 
 
 def test_chain_lengths_take_the_longest_branch_and_survive_a_deep_dag():

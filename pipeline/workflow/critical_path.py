@@ -7,6 +7,17 @@ priority is the expected wall seconds of the longest chain from it to the end of
 included, so a long chain outranks a wide fan of short jobs. Snakemake's scheduler stays in charge:
 this only sets the ``priority`` it reads (``onstart``, once the DAG of jobs to run is known).
 
+A job that holds several cores (the local LLM's answer jobs: 2 servers, 2 cores) gets its chain times
+its cores. Snakemake's default (ILP) scheduler starts the set of ready jobs with the largest SUM of
+priorities, so a 2-core job competes with two 1-core jobs: ranked by its chain alone it lost to any
+two shorter chains whose sum was longer, or to one a little longer while the second core idled. Per
+core it now ranks by its chain like every other job, and a core left idle counts 0. That decides only
+when both cores are free at once (the start, the end of a 2-core job, a moment nothing else is
+ready): Snakemake never leaves a core idle while a 1-core job fits, so no priority makes a 2-core job
+start sooner than that (tests/list_schedule.py simulates it; on the default grid's DAG the 2-core
+answers wait for both cores without idling either, and the run is bound by its CPU work, not by its
+chain: docs/architecture.md, "Scheduling").
+
 Expected job lengths come from the last run's ``benchmarks/`` in the working directory where a job has
 one, else from a shipped table (:data:`SHIPPED`: one default run's benchmark files, refreshed by
 ``python -m pipeline job-lengths``), keyed by job, then by rule and dataset, then by rule.
@@ -121,14 +132,16 @@ def critical_path(chain: dict[N, float], dependents: Callable[[N], Iterable[N]])
     return path
 
 
-def priority(chain_s: float) -> int:
-    """Snakemake priorities are integers: whole seconds of remaining chain, at least 1 (0 is the default)."""
-    return max(1, round(chain_s))
+def priority(chain_s: float, cores: int = 1) -> int:
+    """Snakemake priorities are integers: whole seconds of remaining chain, at least 1 (0 is the default),
+    times the cores the job holds (the ILP scheduler sums priorities: per core, its chain)."""
+    return max(1, round(chain_s)) * max(1, cores)
 
 
 def prioritise(workflow, root: str | Path = ".") -> list[str]:
-    """``onstart``: set every job-to-run's priority to its remaining chain; write and return the critical
-    path (job keys). Jobs the user prioritised (``--prioritize``) keep Snakemake's highest priority."""
+    """``onstart``: set every job-to-run's priority to its remaining chain per core it holds (``threads``,
+    already scaled to ``--cores``); write and return the critical path (job keys). Jobs the user
+    prioritised (``--prioritize``) keep Snakemake's highest priority."""
     dag = getattr(workflow, "dag", None)
     if dag is None:
         return []
@@ -146,7 +159,7 @@ def prioritise(workflow, root: str | Path = ".") -> list[str]:
     chain = chain_lengths(todo, dependents, lambda j: lengths.seconds(key(j)) if key(j) else 0.0)
     for job, s in chain.items():
         if dag._priority.get(job) != Job.HIGHEST_PRIORITY:
-            dag._priority[job] = priority(s)
+            dag._priority[job] = priority(s, job.threads)
     path = [key(j) for j in critical_path(chain, dependents) if key(j)]
     Path(root, PATH_LOG).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_json(Path(root, PATH_LOG), {"jobs": path, "expected_s": [lengths.seconds(k) for k in path]})
