@@ -15,7 +15,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
-.PHONY: setup extras run run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme readme-check report-check browser-check chromium
+.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme readme-check report-check browser-check chromium
 
 # One install, by uv where it can be had, else pip, with pip's indexes and constraints (devtools/install.py;
 # INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
@@ -56,21 +56,27 @@ extras: setup
 # so with the energy estimate; onsuccess leaves it to this step under WATTBENCH_SUMMARY_LATER); else nothing.
 TRACK := @$(BIN)/python -m pipeline track --reports reports --config $(CONFIG) --if-configured
 
-# logs/make-run.times: when set-up and Snakemake started and ended (the time table reports both). Last, the
-# summary, and the run kept under runs/<id>/ with everything the steps after Snakemake added to reports/.
+# logs/make-run.times: when set-up and Snakemake started and ended, and the CPU seconds of each step with every
+# process under it, the kernel's count (TIMED; the time table reports both). Last, the summary, and the run kept
+# under runs/<id>/ with everything the steps after Snakemake added to reports/.
+# The set-up's sub-make is named through SUBMAKE, not $(MAKE) on the line: `make -n run` then neither runs it
+# nor appends stamps.
+TIMED = $(PYTHON) -m pipeline.report.telemetry.make_steps --times logs/make-run.times
+SUBMAKE = $(MAKE) --no-print-directory
 run:
 	@mkdir -p logs && echo "start $$(date +%s)" > logs/make-run.times
-	$(MAKE) --no-print-directory extras
-	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
-	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
-	@echo "setup $$(date +%s)" >> logs/make-run.times
-	WATTBENCH_SUMMARY_LATER=1 $(SNAKEMAKE) --cores $(CORES)
-	@echo "dag $$(date +%s)" >> logs/make-run.times
+	$(TIMED) setup -- $(SUBMAKE) run-setup
+	WATTBENCH_SUMMARY_LATER=1 $(TIMED) dag -- $(SNAKEMAKE) --cores $(CORES)
 	$(MAKE) time-table
 	$(BIN)/python -m pipeline readme --reports reports --out reports/README.md
 	$(MAKE) --no-print-directory browser-check
 	$(TRACK)
 	@$(BIN)/python -m pipeline summary --reports reports --keep --config $(CONFIG)
+
+# make run's set-up, timed as one step: the virtual environment, the config's extras, the parse-quality PDFs.
+run-setup: extras
+	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
+	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
 
 # The default grid plus the all-mpnet-base-v2 encoder overlay (config.mpnet.yaml extends config.yaml: its
 # indexes, 3 variants, 3 ablations; the strong-encoder claims): ~5x MiniLM's cost per sentence, so not in

@@ -32,14 +32,14 @@ def reached(name: str, rules: dict) -> set[str]:
             continue
         seen.add(t)
         prereqs, recipe = rules[t]
-        todo += prereqs + re.findall(r"\$\(MAKE\)(?:\s+--?[\w-]+)*\s+([\w-]+)", recipe)
+        todo += prereqs + re.findall(r"\$\((?:SUB)?MAKE\)(?:\s+--?[\w-]+)*\s+([\w-]+)", recipe)
     return seen
 
 
 def test_make_run_installs_no_system_package():
     rules = targets()
     run = reached("run", rules)
-    assert {"setup", "time-table", "browser-check"} <= run and "chromium" not in run
+    assert {"setup", "extras", "run-setup", "time-table", "browser-check"} <= run and "chromium" not in run
     assert [t for t in run if INSTALLS.search(commands(rules[t][1]))] == []
     assert "chromium" in reached("test", rules) and INSTALLS.search(rules["chromium"][1])
 
@@ -51,5 +51,17 @@ def test_run_and_resume_end_with_the_summary_printed_once():
     rules = targets()
     for name in ("run", "resume"):
         recipe = [line.strip() for line in rules[name][1].splitlines() if line.startswith("\t")]
-        assert any(line.startswith(f"{LATER}=1 $(SNAKEMAKE)") for line in recipe), name
+        assert any(re.match(rf"{LATER}=1 (\$\(TIMED\) dag -- )?\$\(SNAKEMAKE\)", line) for line in recipe), name
         assert recipe[-1].lstrip("@").startswith("$(BIN)/python -m pipeline summary"), name
+
+
+def test_make_run_times_its_setup_and_snakemake_steps():
+    """make run's set-up and Snakemake steps run under the kernel's CPU count, as the steps the time table reads
+    (pipeline/report/telemetry/make_steps.py; #34)."""
+    from pipeline.report.telemetry.time_table import MAKE_RUN_TIMES
+
+    text = (REPO / "Makefile").read_text()
+    assert f"TIMED = $(PYTHON) -m pipeline.report.telemetry.make_steps --times {MAKE_RUN_TIMES}" in text
+    recipe = [line.strip() for line in targets()["run"][1].splitlines() if line.startswith("\t")]
+    assert recipe[1] == "$(TIMED) setup -- $(SUBMAKE) run-setup"
+    assert recipe[2] == "WATTBENCH_SUMMARY_LATER=1 $(TIMED) dag -- $(SNAKEMAKE) --cores $(CORES)"

@@ -201,7 +201,11 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
     atomic_write_json(tmp_path / runs.STATE, {"id": "r1", "invoked": now - 60})
     t = run_time(tmp_path, reports)
     assert (t["jobs"], t["span_s"], t["cpu_s"]) == (1, 12.0, 20.0) and "make_run_total_s" not in t
-    assert summary_lines({**json.loads(json.dumps(_empty())), "time": t})[-1] == "Time: 1 jobs in 12 s, 20 s of CPU (1.67 cores busy)"
+    assert summary_lines({**json.loads(json.dumps(_empty())), "time": t})[-1] == (
+        "Time: 1 jobs in 12 s, 20 s of CPU as Snakemake sampled it (an undercount) (1.67 cores busy)")
+    exact = {**t, "cpu_s": 25.0, "cores_busy": 1.9, "cpu_s_source": "rusage"}  # make run's kernel count (#34)
+    assert summary_lines({**json.loads(json.dumps(_empty())), "time": exact})[-1] == (
+        "Time: 1 jobs in 12 s, 25 s of CPU (1.9 cores busy)")
     # a make run whose Snakemake step is this invocation: its set-up counts, and its time table once written
     (tmp_path / "logs/make-run.times").write_text(f"start {now - 200:.0f}\nsetup {now - 100:.0f}\ndag {now:.0f}\n")
     assert run_time(tmp_path, reports)["make_run_setup_s"] == 100

@@ -110,8 +110,13 @@ def test_run_span_and_make_run_steps(run):
     assert summary["jobs"] == len(JOBS) and summary["span_s"] == pytest.approx(1300 + 345, abs=0.5)
     assert summary["make_run_setup_s"] == 200 and summary["make_run_snakemake_s"] == 1410
     assert summary["make_run_total_s"] == 1610
+    # stamps of a make run before #34 (no CPU lines): the benchmarks' sum, said to be sampled, over the span
+    assert summary["cpu_s_source"] == "benchmarks (sampled)" and "make_run_snakemake_cpu_s" not in summary
+    assert summary["cpu_s"] == summary["benchmarks_cpu_s"] == pytest.approx(2691.69, abs=0.1)
+    assert summary["cores_busy"] == pytest.approx(summary["cpu_s"] / summary["span_s"], abs=0.01)
     body = render(run / "reports")
     assert "27 min 25 s from the first job's start to the last job's end" in body
+    assert "of CPU as Snakemake's benchmarks sample it (an undercount" in body and "rusage) of each" not in body
     assert "`make run`: set-up 3 min 20 s" in body and "together 26 min 50 s" in body
     out = fill(f"{BEGIN.format('run-time')}\n{END.format('run-time')}", run / "reports")  # the README's line
     assert "27 min 25 s from the first job's start" in out and "from `reports/time.telemetry.csv`" in out

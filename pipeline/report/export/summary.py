@@ -29,6 +29,7 @@ import pandas as pd
 from pipeline.io import atomic_write_text
 from pipeline.paths import PARSE_ERRORS, WATTBOT, Reports
 from pipeline.report.sections import read_primary_block
+from pipeline.report.telemetry.make_steps import RUSAGE
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed
@@ -244,8 +245,10 @@ def _look_lines(look: list[dict]) -> list[str]:
 
 
 def _time_line(t: dict) -> str:
-    """Jobs, wall span and CPU time of the run (and make run's total with its set-up, when known)."""
-    text = f"Time: {t['jobs']} jobs in {_duration(t['span_s'])}, {_duration(t['cpu_s'])} of CPU"
+    """Jobs, wall span and CPU time of the run (the kernel's count, or marked as the benchmarks' sampled sum),
+    and make run's total with its set-up, when known."""
+    sampled = "" if t.get("cpu_s_source") == RUSAGE else " as Snakemake sampled it (an undercount)"
+    text = f"Time: {t['jobs']} jobs in {_duration(t['span_s'])}, {_duration(t['cpu_s'])} of CPU{sampled}"
     text += f" ({t['cores_busy']} cores busy)" if t.get("cores_busy") else ""
     if "make_run_total_s" in t:
         text += f"; make run {_duration(t['make_run_total_s'])} (set-up {_duration(t['make_run_setup_s'])})"

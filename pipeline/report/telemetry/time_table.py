@@ -1,5 +1,6 @@
 """Where a run's time went: wall and CPU seconds per rule (and per LLM job, and for the run as a
-whole) from Snakemake's benchmark files; the files it writes: docs/outputs.md.
+whole) from Snakemake's benchmark files, and the run's CPU as the kernel counted it where ``make run``
+recorded it (make_steps.py: the benchmarks' CPU is sampled); the files it writes: docs/outputs.md.
 
 A step after Snakemake (``python -m pipeline time-table``, run by ``make run``), not a rule: the
 ``benchmark:`` TSVs of other jobs are no declared outputs a rule could depend on, and a rule reading
@@ -25,6 +26,7 @@ import pandas as pd
 from pipeline import paths
 from pipeline.io import atomic_write_bytes, atomic_write_text
 from pipeline.provenance import write_manifest
+from pipeline.report.telemetry.make_steps import CPU_SUFFIX, RUSAGE
 from pipeline.report.telemetry.timeline import lanes, planned_critical_path, timeline_png
 from pipeline.runs import STATE, read_state
 
@@ -37,7 +39,15 @@ TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetr
 TIMELINE = "time-timeline.telemetry.png"  # the jobs over time, critical path marked (telemetry/timeline.py)
 LLM_TABLE = "time-llm.telemetry.csv"
 RUN_SUMMARY = "time-run.telemetry.json"
-MAKE_RUN_TIMES = "logs/make-run.times"  # "start|setup|dag <epoch seconds>" lines, written by `make run`
+# "start|setup|dag <epoch seconds>" and "setup_cpu_s|dag_cpu_s <seconds>" lines, written by `make run` (make_steps.py)
+MAKE_RUN_TIMES = "logs/make-run.times"
+SAMPLED = "benchmarks (sampled)"  # run_summary's cpu_s_source without make run's count (make_steps.RUSAGE)
+# Said under the table and on the page: what the per-rule CPU is, and what it misses.
+SAMPLED_NOTE = (
+    "Per-job CPU is Snakemake's `cpu_time`, sampled (psutil, every few seconds, over the job's processes): it misses "
+    "processes that start and end between samples, so short jobs read low. The run's CPU below is the kernel's count "
+    "(rusage) of `make run`'s steps and every process under them, where `make run` recorded it."
+)
 COLUMNS = ["rule", "jobs", "wall_s", "cpu_s", "cpu_per_wall", "max_rss_mb", "slowest_job", "slowest_wall_s"]
 
 
@@ -115,7 +125,8 @@ def invocation_jobs(root: str | Path) -> tuple[list[JobTime], dict[str, float]]:
 
 
 def make_run_times(root: str | Path, invoked: float = 0.0) -> dict[str, float]:
-    """The stamps of the last ``make run`` (``start``, ``setup`` done, ``dag`` done), when complete and in order,
+    """The stamps of the last ``make run`` (``start``, ``setup`` done, ``dag`` done, and each step's CPU seconds,
+    ``setup_cpu_s`` and ``dag_cpu_s``, where it recorded them), when complete and in order,
     and, given the invocation's start ``invoked``, only when its Snakemake step is that invocation (a plain
     ``snakemake`` or ``make resume`` after it leaves the stamps stale)."""
     path = Path(root) / MAKE_RUN_TIMES
@@ -134,30 +145,46 @@ def make_run_times(root: str | Path, invoked: float = 0.0) -> dict[str, float]:
     return stamps
 
 
+STEPS = (("setup", "setup"), ("snakemake", "dag"))  # make run's timed steps: the summary's name, the stamp's
+
+
 def run_summary(jobs: list[JobTime], stamps: dict[str, float] | None = None) -> dict:
-    """The run's span (first job start to last job end), its jobs and CPU seconds, and the average
-    cores busy; after ``make run`` only the jobs of that run's Snakemake step count (older benchmark
-    files are of jobs it did not rerun), and its set-up and Snakemake wall seconds are added."""
+    """The run's span (first job start to last job end), its jobs, CPU seconds and average cores busy
+    (:func:`run_cpu`); after ``make run`` only the jobs of that run's Snakemake step count (older benchmark
+    files are of jobs it did not rerun), and its set-up and Snakemake wall (and CPU) seconds are added."""
     stamps = stamps or {}
     since = stamps.get("setup", 0.0)
     ran = [j for j in jobs if j.end >= since]
     if not ran:
         return {}
     span = max(j.end for j in ran) - min(j.end - j.wall_s for j in ran)
-    cpu = sum(j.cpu_s for j in ran)
-    out = {
-        "jobs": len(ran),
-        "span_s": round(span, 1),
-        "cpu_s": round(cpu, 1),
-        "cores_busy": round(cpu / span, 2) if span > 0 else None,
-    }
+    out = {"jobs": len(ran), "span_s": round(span, 1), **run_cpu(sum(j.cpu_s for j in ran), span, stamps)}
     if stamps:
         out |= {
             "make_run_setup_s": round(stamps["setup"] - stamps["start"], 1),
             "make_run_snakemake_s": round(stamps["dag"] - stamps["setup"], 1),
             "make_run_total_s": round(stamps["dag"] - stamps["start"], 1),
         }
-    return out
+    cpu = {f"make_run_{n}_cpu_s": round(stamps[s + CPU_SUFFIX], 1) for n, s in STEPS if s + CPU_SUFFIX in stamps}
+    if len(cpu) == len(STEPS):
+        cpu["make_run_total_cpu_s"] = round(sum(cpu.values()), 1)
+    return out | cpu
+
+
+def run_cpu(sampled: float, span: float, stamps: dict[str, float]) -> dict:
+    """The DAG's CPU seconds and cores busy: the kernel's count for make run's Snakemake step (every job, and
+    Snakemake's own scheduling) over that step's wall, where make run recorded it; else the jobs' benchmark
+    ``cpu_time`` summed (sampled: an undercount) over the jobs' span. ``benchmarks_cpu_s``: that sum either way."""
+    if "dag" + CPU_SUFFIX in stamps:
+        cpu, wall, source = stamps["dag" + CPU_SUFFIX], stamps["dag"] - stamps["setup"], RUSAGE
+    else:
+        cpu, wall, source = sampled, span, SAMPLED
+    return {
+        "cpu_s": round(cpu, 1),
+        "cores_busy": round(cpu / wall, 2) if wall > 0 else None,
+        "cpu_s_source": source,
+        "benchmarks_cpu_s": round(sampled, 1),
+    }
 
 
 def time_table(jobs: list[JobTime]) -> pd.DataFrame:
@@ -250,7 +277,7 @@ def page_html(table: pd.DataFrame, png: bytes, llm: pd.DataFrame | None = None, 
         "<body style='font-family:sans-serif;max-width:60em;margin:auto'>"
         "<h1>Time per rule</h1><p>Wall and CPU seconds summed over each rule's jobs, from Snakemake's "
         "benchmark files of the last run (jobs run side by side: the sum is not the run's elapsed time). "
-        f"Table: <a href='{TABLE}'>{TABLE}</a>.</p>"
+        f"{html.escape(SAMPLED_NOTE)} Table: <a href='{TABLE}'>{TABLE}</a>.</p>"
         + lanes
         + f"<h2>Per rule</h2><img alt='time per rule' src='data:image/png;base64,{img}'>"
         + table.to_html(index=False, escape=True, na_rep="")
@@ -300,12 +327,17 @@ def _duration(seconds: float) -> str:
 
 
 def run_sentence(summary: dict) -> str:
-    """'The run: 211 jobs from the first job's start to the last job's end in 17 min 02 s ...'."""
+    """'The run: 211 jobs, 17 min 02 s from the first job's start to the last job's end ...', with its CPU
+    as the kernel counted it for make run's steps, or as Snakemake's benchmarks sampled it (said which)."""
+    exact = summary.get("cpu_s_source") == RUSAGE  # files without the key are of runs before it: sampled
+    busy = f", {summary['cores_busy']} cores busy on average" if summary.get("cores_busy") else ""
+    sampled = (
+        f", {_duration(summary['cpu_s'])} of CPU as Snakemake's benchmarks sample it (an undercount: processes that "
+        f"start and end between samples are missed){busy}"
+    )
     text = (
         f"**The run**: {summary['jobs']} jobs, {_duration(summary['span_s'])} from the first job's start to the "
-        f"last job's end, {_duration(summary['cpu_s'])} of CPU"
-        + (f" ({summary['cores_busy']} cores busy on average)" if summary.get("cores_busy") else "")
-        + "."
+        f"last job's end{'' if exact else sampled}."
     )
     if "make_run_total_s" in summary:
         text += (
@@ -313,6 +345,13 @@ def run_sentence(summary: dict) -> str:
             f"parse-quality PDFs), Snakemake {_duration(summary['make_run_snakemake_s'])}, together "
             f"{_duration(summary['make_run_total_s'])} (the time table, the summary and the browser check after it "
             "are not counted)."
+        )
+    if exact:
+        setup = f"set-up {_duration(summary['make_run_setup_cpu_s'])}, " if "make_run_setup_cpu_s" in summary else ""
+        text += (
+            f" CPU, the kernel's count (rusage) of each step and every process under it: {setup}Snakemake "
+            f"{_duration(summary['cpu_s'])}{busy} over its wall (its jobs' benchmarks, sampled, read "
+            f"{_duration(summary['benchmarks_cpu_s'])})."
         )
     return text
 
@@ -341,7 +380,7 @@ def render(reports_dir: Path) -> str:
         "",
         "Summed over each rule's jobs from Snakemake's `benchmarks/*.tsv` (every rule writes one); "
         "jobs run side by side, so the sum exceeds the run's elapsed time. Figure: "
-        f"`reports/{FIGURE}`, page: `reports/{PAGE}`.",
+        f"`reports/{FIGURE}`, page: `reports/{PAGE}`. {SAMPLED_NOTE}",
     ]
     summary_path = Path(reports_dir) / RUN_SUMMARY
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
