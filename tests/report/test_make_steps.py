@@ -15,13 +15,28 @@ from pipeline.report.telemetry.time_table import MAKE_RUN_TIMES, RUN_SUMMARY, re
 
 BURN = 1.0  # CPU seconds the grandchild burns
 # A child that starts a grandchild burning BURN CPU-s (time.process_time: its own CPU, not wall), waits for it,
-# and prints what the grandchild reported: the tree Snakemake -> job -> llama-cpp server has this shape.
+# and prints what the grandchild reported: the tree Snakemake -> job -> its processes has this shape.
 GRANDCHILD = (
     "import time; t = time.process_time()\n"
     f"while time.process_time() - t < {BURN}: pass\n"
     "print('burned', time.process_time() - t)"
 )
 CHILD = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {GRANDCHILD!r}], check=True)"
+# A server that works until it is stopped, reporting its CPU seconds then: a job stops its llama-cpp servers
+# with terminate() and wait() (pipeline/llm/local_server.py), so their CPU counts too.
+SERVER = (
+    "import signal, sys, time\n"
+    "signal.signal(signal.SIGTERM, lambda *_: (print('server', time.process_time(), flush=True), sys.exit(0)))\n"
+    "print('ready', flush=True)\n"
+    "while True: pass"
+)
+JOB = (
+    "import subprocess, sys\n"
+    f"server = subprocess.Popen([sys.executable, '-c', {SERVER!r}], stdout=subprocess.PIPE, text=True)\n"
+    "server.stdout.readline()\n"
+    f"{CHILD}\n"
+    "server.terminate(); print(server.stdout.read(), end=''); server.wait()"
+)
 
 
 def timed(times, step: str, *command: str, **kw) -> subprocess.CompletedProcess:
@@ -34,14 +49,16 @@ def stamps(times) -> dict[str, float]:
     return {k: float(v) for k, v in (line.split(" ") for line in times.read_text().splitlines())}
 
 
-def test_a_grandchilds_cpu_is_counted_and_its_output_passes_through(tmp_path):
+def test_grandchildren_cpu_is_counted_and_their_output_passes_through(tmp_path):
     times = tmp_path / "make-run.times"
     before = time.time()
-    out = timed(times, "dag", sys.executable, "-c", CHILD)
-    assert out.returncode == 0 and out.stdout.startswith("burned ")  # the command's stdout, as it wrote it
+    out = timed(times, "dag", sys.executable, "-c", JOB)
+    assert out.returncode == 0  # below: the command's stdout, as its processes wrote it
+    burned = dict(line.split(" ") for line in out.stdout.splitlines())
+    assert float(burned["burned"]) >= BURN and float(burned["server"]) > 0
     got = stamps(times)
     assert set(got) == {"dag", "dag_cpu_s"} and before <= got["dag"] <= time.time() + 0.1
-    assert got["dag_cpu_s"] >= BURN  # the grandchild's second, and the two interpreters' start-ups
+    assert got["dag_cpu_s"] >= float(burned["burned"]) + float(burned["server"])  # and the interpreters' start-ups
 
 
 def test_a_failing_command_keeps_its_status_and_records_nothing(tmp_path):
