@@ -94,9 +94,15 @@ def load_lengths(root: str | Path = ".", shipped: Path = SHIPPED) -> JobLengths:
     return JobLengths.of_jobs({**table, **measured(read_benchmarks(root))})
 
 
-def write_shipped(root: str | Path, out: Path = SHIPPED, source: str = "") -> int:
-    """Refresh the shipped table from ``root``'s benchmark files (run after a cold default run)."""
+def write_shipped(root: str | Path, out: Path = SHIPPED, source: str = "", keep: Iterable[str] = ()) -> int:
+    """Refresh the shipped table from ``root``'s benchmark files (run after a cold default run). Jobs in
+    ``keep`` hold their length from the table being replaced: ones the run did not really do (the
+    llama-cpp-python build, ``llm_runtime``, takes seconds where pip has the wheel cached, 6 min where not)."""
     jobs = measured(read_benchmarks(root))
+    old = json.loads(out.read_text(encoding="utf-8"))["jobs"] if out.exists() else {}
+    if missing := sorted(set(keep) - set(old)):
+        raise SystemExit(f"job-lengths: --keep {', '.join(missing)}: not in {out}")
+    jobs.update({k: old[k] for k in keep})
     atomic_write_json(out, {"source": source, "jobs": dict(sorted(jobs.items()))})
     return len(jobs)
 
