@@ -69,7 +69,9 @@ def test_rule_threads_come_from_the_config(cfg):
     assert machine_cores() >= 1
 
 
-@pytest.mark.parametrize("config, servers", [("config.yaml", 1), ("config.mpnet.yaml", 1), ("config.claims.yaml", 2), ("config.full.yaml", 2)])
+@pytest.mark.parametrize(
+    "config, servers", [("config.yaml", 1), ("config.mpnet.yaml", 1), ("config.claims.yaml", 2), ("config.full.yaml", 2)]
+)
 def test_shipped_grids_hold_the_cores_their_local_servers_use(config, servers):
     """The local model's ``concurrency`` (config.yaml's comment says why the default grid runs 1 server and
     the LLM-bound grids 2) is each LLM answer's threads and llm_api share, and the run's default total:
