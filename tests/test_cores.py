@@ -69,6 +69,19 @@ def test_rule_threads_come_from_the_config(cfg):
     assert machine_cores() >= 1
 
 
+@pytest.mark.parametrize(
+    "config, servers", [("config.yaml", 1), ("config.mpnet.yaml", 1), ("config.claims.yaml", 2), ("config.full.yaml", 2)]
+)
+def test_shipped_grids_hold_the_cores_their_local_servers_use(config, servers):
+    """The local model's ``concurrency`` (config.yaml's comment says why the default grid runs 1 server and
+    the LLM-bound grids 2) is each LLM answer's threads and llm_api share, and the run's default total:
+    one LLM answer at a time, on as many cores as it has servers."""
+    cfg = load_config(REPO / config, {"data_root": str(data_root())})
+    assert cfg["llm"]["per_model"][GEMMA]["concurrency"] == servers
+    for variant in ("llm-cf", "llm-cf-r1"):
+        assert answer_threads(cfg, variant) == servers == llm_share(cfg, variant, None) == default_llm_api(cfg)
+
+
 def test_local_servers_fit_the_cores(cfg):
     llm = LLMSpec.from_dict(cfg["llm"])
     two = llm.for_job(GEMMA, None, 2).resolve(GEMMA)
@@ -144,12 +157,12 @@ def _planned(cores: int) -> dict[str, set[tuple[int, int | None]]]:
 @pytest.mark.slow
 def test_planned_jobs_hold_the_cores_they_use():
     """`snakemake --cores 8` plans the LLM, embedding and attention jobs with the threads they keep
-    busy (the local LLM's 2 servers; 1 per embedding and attention job, config.yaml's default), each
+    busy (the local LLM's 1 server; 1 per embedding and attention job, config.yaml's default), each
     taking as many units of the `cpus` resource (this machine's cores, registered by the Snakefile), so
-    on a 2-core machine two 1-thread jobs or one LLM job run at a time; `--cores 1` scales them to 1,
-    and the job then fits its encoder/servers to that."""
+    on a 2-core machine two 1-thread jobs run at a time; `--cores 1` scales them to 1, and the job then
+    fits its encoder/servers to that."""
     eight = _planned(8)
-    assert eight["answer"] == {(1, 1), (2, 2)}  # extractive 1, local LLM 2 (servers x n_threads)
+    assert eight["answer"] == {(1, 1)}  # extractive 1, local LLM 1 (servers x n_threads: config.yaml's concurrency 1)
     for rule in ("index", "sprout_attention", "sprout_train_pairs"):
         assert eight[rule] == {(1, 1)}, rule
     assert eight["retrieve"] == {(1, 1)}

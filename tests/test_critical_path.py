@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
-from list_schedule import SimJob, greedy, ilp, makespan
+from list_schedule import SimJob, greedy, ilp, makespan, schedule
 
 from pipeline.workflow.critical_path import (
     JobLengths,
@@ -66,10 +66,24 @@ def test_a_job_on_two_cores_ranks_per_core_so_the_ilp_does_not_idle_a_core_for_i
 
 
 def test_the_simulated_ilp_maximises_the_sum_of_priorities_on_the_free_cores():
-    cores = {"two": 2, "a": 1, "b": 1}
-    assert ilp(["two", "a", "b"], 2, {"two": 100, "a": 60, "b": 50}, cores) == ["a", "b"]  # 110 > 100
-    assert greedy(["two", "a", "b"], 2, {"two": 100, "a": 60, "b": 50}, cores) == ["two"]
-    assert ilp(["two", "a", "b"], 1, {"two": 500, "a": 1, "b": 2}, cores) == ["b"]  # no core left idle for "two"
+    cores = {"two": (2, 0), "a": (1, 0), "b": (1, 0)}
+    assert ilp(["two", "a", "b"], (2, 0), {"two": 100, "a": 60, "b": 50}, cores) == ["a", "b"]  # 110 > 100
+    assert greedy(["two", "a", "b"], (2, 0), {"two": 100, "a": 60, "b": 50}, cores) == ["two"]
+    assert ilp(["two", "a", "b"], (1, 0), {"two": 500, "a": 1, "b": 2}, cores) == ["b"]  # no core left idle for "two"
+
+
+def test_the_simulated_scheduler_holds_llm_jobs_to_the_llm_api_total():
+    """At concurrency 1 the two local-LLM answers hold 1 core and 1 llm_api unit each, and the default
+    total is the largest share (1): they never overlap, and the other core takes the rest meanwhile."""
+    jobs = {"llm-cf": SimJob(200, 1, (), 1), "llm-cf-r1": SimJob(200, 1, (), 1),
+            **{f"suite{i}": SimJob(50, 1) for i in range(8)}}
+    prio = {j: 1 for j in jobs}
+    one = schedule(jobs, prio, 2, ilp, llm_api=1)
+    a, b = sorted((one["llm-cf"], one["llm-cf-r1"]))
+    assert a[1] <= b[0] and max(e for _, e in one.values()) == 400.0
+    two = schedule(jobs, prio, 2, ilp, llm_api=2)
+    assert two["llm-cf"][0] == two["llm-cf-r1"][0] == 0.0 and max(e for _, e in two.values()) == 400.0
+    assert makespan(jobs, prio, 2, greedy, llm_api=1) == 400.0
 
 
 @dataclass(frozen=True)
@@ -116,6 +130,24 @@ def test_the_last_runs_benchmarks_override_the_shipped_table(tmp_path):
     (bench / "hier.tsv").write_text("s\th:m:s\tmax_rss\tcpu_time\n42.5\t0:00:42\t100\t40\n")
     lengths = load_lengths(tmp_path, shipped)
     assert lengths.seconds("wattbot/index/hier") == 42.5 and lengths.seconds("wattbot/index/flat") == 200.0
+
+
+def test_refreshing_the_table_keeps_only_the_lengths_asked_for(tmp_path):
+    """``job-lengths --keep llm_runtime``: a job the run found done (the llama build, cached) keeps the old
+    table's length; every other job takes the run's, and a job the old table lacks is an error."""
+    from pipeline.workflow.critical_path import write_shipped
+
+    out = tmp_path / "job_lengths.json"
+    out.write_text(json.dumps({"jobs": {"llm_runtime": 372.0, "wattbot/index/hier": 180.0}}))
+    for rel, s in (("llm_runtime.tsv", 2.8), ("wattbot/index/hier.tsv", 50.0)):
+        (tmp_path / "benchmarks" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "benchmarks" / rel).write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{s}\t0:00:50\t100\t{s}\n")
+    assert write_shipped(tmp_path, out, "a run", ["llm_runtime"]) == 2
+    assert json.loads(out.read_text()) == {"source": "a run", "jobs": {"llm_runtime": 372.0, "wattbot/index/hier": 50.0}}
+    write_shipped(tmp_path, out, "a run")
+    assert json.loads(out.read_text())["jobs"]["llm_runtime"] == 2.8
+    with pytest.raises(SystemExit, match="--keep figures: not in"):
+        write_shipped(tmp_path, out, "a run", ["figures"])
 
 
 def test_the_shipped_table_covers_the_default_grids_longest_jobs():

@@ -116,7 +116,7 @@ def test_hours_follow_each_models_concurrency_rate_limits_and_local_speed(kr):
     assert "req/min" in format_estimate(est)
     default = load_config(REPO / "config.yaml", {"data_root": str(data_root())})
     local = estimate(llm_work(default)).times["local/gemma3-270m"]
-    assert local.basis.startswith("~") and "local" in local.basis and local.concurrency == 2 and local.per_call_s > 1
+    assert local.basis.startswith("~") and "local" in local.basis and local.concurrency == 1 and local.per_call_s > 1
 
 
 def test_a_smoke_run_estimates_the_first_n_questions_of_each_split(kr, capsys):

@@ -132,7 +132,7 @@ def cmd_job_lengths(a) -> None:
     from pipeline.workflow.critical_path import SHIPPED, write_shipped
 
     out = Path(a.out) if a.out else SHIPPED
-    n = write_shipped(Path(a.root), out, a.source)
+    n = write_shipped(Path(a.root), out, a.source, a.keep)
     print(
         f"wrote {out}: the wall seconds of {n} jobs from {Path(a.root) / 'benchmarks'} (the critical path's expected lengths)"
     )
@@ -320,6 +320,14 @@ def _add_run_end(sub) -> None:
     )
     s.add_argument("--out", default=None, help="where to write (default: the shipped table)")
     s.add_argument("--source", required=True, help="what run this is: the config, commit and CPU (kept in the file)")
+    s.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="JOB",
+        help="keep this job's length from the table being replaced (a job the run found done, e.g. llm_runtime "
+        "with the llama-cpp-python wheel cached); repeatable",
+    )
 
     s = verb(
         sub,

@@ -7,16 +7,16 @@ priority is the expected wall seconds of the longest chain from it to the end of
 included, so a long chain outranks a wide fan of short jobs. Snakemake's scheduler stays in charge:
 this only sets the ``priority`` it reads (``onstart``, once the DAG of jobs to run is known).
 
-A job that holds several cores (the local LLM's answer jobs: 2 servers, 2 cores) gets its chain times
+A job that holds several cores (a local LLM's answer jobs at 2 servers: 2 cores) gets its chain times
 its cores. Snakemake's default (ILP) scheduler starts the set of ready jobs with the largest SUM of
 priorities, so a 2-core job competes with two 1-core jobs: ranked by its chain alone it lost to any
 two shorter chains whose sum was longer, or to one a little longer while the second core idled. Per
 core it now ranks by its chain like every other job, and a core left idle counts 0. That decides only
 when both cores are free at once (the start, the end of a 2-core job, a moment nothing else is
 ready): Snakemake never leaves a core idle while a 1-core job fits, so no priority makes a 2-core job
-start sooner than that (tests/list_schedule.py simulates it; on the default grid's DAG the 2-core
-answers wait for both cores without idling either, and the run is bound by its CPU work, not by its
-chain: docs/architecture.md, "Scheduling").
+start sooner than that (tests/list_schedule.py simulates it; on the default grid's DAG 2-core answers
+wait for both cores without idling either, and the run is bound by its core-seconds, not by its chain:
+docs/architecture.md, "Scheduling").
 
 Expected job lengths come from the last run's ``benchmarks/`` in the working directory where a job has
 one, else from a shipped table (:data:`SHIPPED`: one default run's benchmark files, refreshed by
@@ -94,9 +94,15 @@ def load_lengths(root: str | Path = ".", shipped: Path = SHIPPED) -> JobLengths:
     return JobLengths.of_jobs({**table, **measured(read_benchmarks(root))})
 
 
-def write_shipped(root: str | Path, out: Path = SHIPPED, source: str = "") -> int:
-    """Refresh the shipped table from ``root``'s benchmark files (run after a cold default run)."""
+def write_shipped(root: str | Path, out: Path = SHIPPED, source: str = "", keep: Iterable[str] = ()) -> int:
+    """Refresh the shipped table from ``root``'s benchmark files (run after a cold default run). Jobs in
+    ``keep`` hold their length from the table being replaced: ones the run did not really do (the
+    llama-cpp-python build, ``llm_runtime``, takes seconds where pip has the wheel cached, 6 min where not)."""
     jobs = measured(read_benchmarks(root))
+    old = json.loads(out.read_text(encoding="utf-8"))["jobs"] if out.exists() else {}
+    if missing := sorted(set(keep) - set(old)):
+        raise SystemExit(f"job-lengths: --keep {', '.join(missing)}: not in {out}")
+    jobs.update({k: old[k] for k in keep})
     atomic_write_json(out, {"source": source, "jobs": dict(sorted(jobs.items()))})
     return len(jobs)
 
