@@ -267,3 +267,21 @@ def test_figures_rule_is_passed_the_suite_runs():
     assert set(files["suite_run"]) == set(files["suite"]) and files["suite_run"]
     assert files["suite_run"]["msmarco:sprout"] == paths.retrieval("msmarco", "sprout", "queries")
     assert "--suite-run msmarco:sprout=" in named_args(files)
+
+
+def test_n_needed_sizes_no_float_noise_and_always_fits_an_integer_column():
+    """Two variants whose per-question scores differ yet average the same give a difference of ~1e-17:
+    sizing for it asked for ~1e33 questions and the claims table's Int64 column overflowed (a default run
+    with `precision: fp32` failed in its figures job). Noise sizes nothing; any real effect on a metric in
+    [0, 1] (per-question differences in [-1, 1], so sd <= 1) sizes to an n that fits an int64."""
+    from pipeline.report.stats.verdicts import NOISE_EFFECT
+
+    t = np.array([0.1, 0.7, 0.3, 0.2])
+    c = np.array([0.1, 0.2, 0.3, 0.7])
+    noise = t.mean() - c.mean()
+    assert noise != 0 and abs(noise) < NOISE_EFFECT  # the float noise itself, as a claim row computes it
+    assert n_needed(float(np.std(t - c, ddof=1)), noise) is None
+    assert n_needed(0.3, -1e-17) is None
+    worst = n_needed(1.0, NOISE_EFFECT)
+    assert worst is not None and worst < 2**63
+    assert pd.Series([worst, None]).astype("Int64").iloc[0] == worst

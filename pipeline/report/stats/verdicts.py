@@ -77,11 +77,17 @@ def published_verdict(lo: float, hi: float, published: float) -> str:
     return CONSISTENT if lo <= published else LARGER
 
 
+# An observed difference of means below this is float noise, not an effect: two variants whose per-question
+# scores differ yet average the same give a difference of ~1e-17, and sizing for it asked for ~1e33 questions,
+# past any integer column (the figures job of a default run with `precision: fp32` failed on it).
+NOISE_EFFECT = 1e-9
+
+
 def n_needed(sd_diff: float, effect: float, alpha_z: float = Z_ALPHA, power_z: float = Z_POWER) -> int | None:
     """Questions a paired two-sided 5% test needs to detect ``effect`` with 80% power, given the standard
     deviation of the per-question differences: ``ceil(((z_0.975 + z_0.8) * sd_diff / effect) ** 2)``.
-    None when there is nothing to size (no spread, or no effect)."""
-    if not (sd_diff > 0 and effect != 0) or math.isnan(sd_diff) or math.isnan(effect):
+    None when there is nothing to size (no spread, or no effect: one below :data:`NOISE_EFFECT`)."""
+    if math.isnan(sd_diff) or math.isnan(effect) or not (sd_diff > 0 and abs(effect) >= NOISE_EFFECT):
         return None
     return math.ceil(((alpha_z + power_z) * sd_diff / abs(effect)) ** 2)
 
