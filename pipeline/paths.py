@@ -347,6 +347,7 @@ BENCHMARK_JOBS = {
     "local_model": "local_model/{gguf}",
     "llm_runtime": "llm_runtime",
     "minilm_qint8": "minilm_qint8/{folder}",
+    "minilm_qint8_rr": "minilm_qint8_rr/{folder}",
     "embedding_model": "embedding_model/{folder}",
     "corpus_ingest": "{dataset}/ingest",
     "corpus_tree": "{dataset}/tree/{doc}",

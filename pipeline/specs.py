@@ -154,8 +154,8 @@ class EncoderSpec:
     backend: str = key("the encoder backend", schema={"$ref": "#/definitions/embed_backend"})
     model: str | None = key("the model: a local folder or a provider's name", type="string")
     precision: str = key(
-        "onnx-qint8 only: auto = int8 where the CPU has VNNI, else the fp32 export",
-        choices=("auto", "int8", "fp32"),
+        "onnx-qint8 only: auto = int8 where the CPU has VNNI, int8-rr (reduce-range) on AVX2 without it, else fp32",
+        choices=("auto", "int8", "int8-rr", "fp32"),
         default="auto",
     )
     model_id: str | None = key("overrides the derived cache key", type="string")
@@ -337,7 +337,7 @@ CORPUS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 RESERVED_CORPUS_NAMES = frozenset(
     {
         *("wattbot", "sprout", "parse-quality", "retrieval", "figures", "parsing", "bench"),  # results/, reports/
-        *("local_model", "minilm_qint8", "embedding_model", "suite_report"),  # benchmarks/, logs/
+        *("local_model", "minilm_qint8", "minilm_qint8_rr", "embedding_model", "suite_report"),  # benchmarks/, logs/
     }
 )
 

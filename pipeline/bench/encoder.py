@@ -110,14 +110,20 @@ def speed_texts(
     corpus_trees: list[DocTree], tokens_of: Callable[[list[str]], list[int]], n_sentences: int, n_chunks: int
 ) -> tuple[list[str], list[str]]:
     """The speed test's texts: every k-th corpus sentence and every k-th 512-token chunk, evenly spread."""
-    sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
-    sentences = sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
+    sentences = bench_sentences(corpus_trees, n_sentences)
     chunks = []
     for t in corpus_trees:
         sents = list(t.at_level("sentence"))
         chunks += [t.text[c.start : c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
     chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
     return sentences, chunks
+
+
+def bench_sentences(corpus_trees: list[DocTree], n_sentences: int) -> list[str]:
+    """Every k-th sentence of the trees, ``n_sentences`` evenly spread: the bench sample the fidelity
+    gate is read on (tests/embed/test_qint8.py checks the reduce-range file on it too)."""
+    sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
+    return sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ the same model file can give different vectors on two machines.
 - int8 (``MatMulInteger``): VNNI (``vpdpbusd``) and AMX (``tdpbusd``) sum u8·s8 products into int32
   exactly, so they give the same integers and share the family ``vnni``. Without them, x86 multiplies
   with ``vpmaddubsw``, whose int16 pair sums saturate (2·255·127 > 32767): ``avx512`` (AVX-512BW) and
-  ``avx2`` then give other vectors. The family is in the int8 cache key.
+  ``avx2`` then give other vectors. The family is in the int8 cache key. The reduce-range file (weights
+  in -64..64) cannot saturate there, which is why ``precision: auto`` runs it on those CPUs
+  (:func:`auto_precision`, docs/encoder.md).
 - fp32: the SGEMM and softmax kernels differ by vector width (``avx512``, ``avx2``, ``avx``, ``sse``;
   Arm ``neon``), which can move the last bits of a vector. That family is recorded (manifests, stamps)
   but not keyed: last-bit differences reach a result through every uncached computation too (query
@@ -54,14 +56,24 @@ def cpu_model(cpuinfo: str | Path = "/proc/cpuinfo") -> str:
 
 
 def key_precision(model_id: str) -> str:
-    """What an encoder cache key computes in: "int8" for the file-built int8 MiniLM (``…/onnx-qint8-b1-…``,
-    its key naming the int8 family), "api" for a hosted one (``…/litellm``), "fp32" for the others (the
-    packaged ``onnx-int8`` file is fp32 inside: embed/quantize.py)."""
+    """What an encoder cache key computes in: "int8" for the file-built int8 MiniLMs (``…/onnx-qint8-b1-…``,
+    ``…/onnx-qint8rr-b1-…``, their keys naming the int8 family), "api" for a hosted one (``…/litellm``),
+    "fp32" for the others (the packaged ``onnx-int8`` file is fp32 inside: embed/quantize.py)."""
     return "int8" if "/onnx-qint8" in model_id else "api" if model_id.endswith("/litellm") else "fp32"
 
 
 def has_int8_dot(flags: set[str]) -> bool:
     return any(f in flags for f in VNNI_FLAGS)
+
+
+def auto_precision(flags: set[str]) -> str:
+    """What ``precision: auto`` runs on a CPU (issue 34 item 2): ``int8`` where int8 dot products sum
+    the int8 file exactly and fast (VNNI/AMX, Arm SDOT/I8MM); ``int8-rr`` on x86 with AVX2 but no VNNI
+    (AVX-512BW without VNNI included), whose ``vpmaddubsw`` would saturate on the int8 file's pair sums
+    but not on the reduce-range file's (2·255·64 < 32767); the fp32 export elsewhere."""
+    if has_int8_dot(flags):
+        return "int8"
+    return "int8-rr" if "avx2" in flags and not _arm(flags) else "fp32"
 
 
 def _arm(flags: set[str]) -> bool:
@@ -94,9 +106,9 @@ def fp32_family(flags: set[str]) -> str:
 
 @dataclass(frozen=True)
 class EncoderPath:
-    """What an encoder computes in and on which kernels: ``int8 (vnni)``, ``fp32 (avx2)``."""
+    """What an encoder computes in and on which kernels: ``int8 (vnni)``, ``int8-rr (avx2)``, ``fp32 (avx2)``."""
 
-    precision: str  # "int8" or "fp32" (the packaged "int8" file computes in fp32)
+    precision: str  # "int8", "int8-rr" (reduce-range weights) or "fp32" (the packaged "int8" file is fp32)
     kernels: str  # the family of :func:`int8_family` or :func:`fp32_family`
 
     @property
@@ -109,9 +121,9 @@ class EncoderPath:
 
 def encoder_path(encoder: object, flags: set[str] | None = None) -> EncoderPath:
     """The path ``encoder`` runs on this CPU (``flags``: its cpuinfo flags; read here when None). An
-    encoder says its precision in ``precision``: ``int8`` (the onnx-qint8 int8 file), ``api`` (a
-    provider computes it: ``api (remote)``), else fp32 (the packaged "int8" file included)."""
+    encoder says its precision in ``precision``: ``int8`` or ``int8-rr`` (the onnx-qint8 int8 files), ``api``
+    (a provider computes it: ``api (remote)``), else fp32 (the packaged "int8" file included)."""
     flags = cpu_flags() if flags is None else flags
     precision = str(getattr(encoder, "precision", "fp32"))
-    family = {"int8": int8_family, "fp32": fp32_family}.get(precision)
+    family = {"int8": int8_family, "int8-rr": int8_family, "fp32": fp32_family}.get(precision)
     return EncoderPath(precision, family(flags) if family else "remote")

@@ -13,7 +13,16 @@ from pipeline.specs import EncoderSpec
 from .backends import EmbedBackend, EncoderRun, register
 from .base import MINILM_MAX_TOKENS, MINILM_NAME, WordPieceEncoder, _suffix, minilm_path
 from .kernels import cpu_flags, int8_family
-from .quantize import FP32_FILE, QINT8_DIR, QINT8_FILE, choose_model_file, ensure_qint8_model, file_sha256
+from .quantize import (
+    FP32_FILE,
+    MODEL_FILES,
+    QINT8_DIR,
+    QINT8_FILE,
+    RR_FILE,
+    ensure_qint8_model,
+    file_sha256,
+    resolve_precision,
+)
 
 
 class OnnxMiniLM(WordPieceEncoder):
@@ -79,8 +88,9 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
 
 
 class QInt8MiniLM(OnnxMiniLM):
-    """The file-built exports (rule ``minilm_qint8``): int8 where the CPU has int8 dot-product
-    instructions, the fp32 export elsewhere; ``precision`` forces one (the bench measures both).
+    """The file-built exports (rules ``minilm_qint8``, ``minilm_qint8_rr``): int8 where the CPU has int8
+    dot-product instructions, the reduce-range int8 file on AVX2 without them, the fp32 export elsewhere;
+    ``precision`` forces one (the bench measures them).
 
     The int8 graph quantizes each MatMul's input with one scale for the whole tensor
     (``DynamicQuantizeLinear``), so in a batch a text's vector would depend on the texts beside it and on
@@ -99,31 +109,36 @@ class QInt8MiniLM(OnnxMiniLM):
         lazy: bool = False,
     ):
         folder = Path(model_dir or QINT8_DIR)
-        files = {"int8": folder / QINT8_FILE, "fp32": folder / FP32_FILE}
-        if precision not in ("auto", *files):
-            raise ValueError(f"embedding precision must be auto, int8 or fp32, not {precision!r}")
         flags = cpu_flags()
-        model_file = choose_model_file(folder, flags) if precision == "auto" else files[precision]
+        runs = resolve_precision(precision, flags)  # auto: int8 (VNNI/AMX), int8-rr (AVX2), fp32
+        model_file = folder / MODEL_FILES[runs]
         if not model_file.exists():
+            variant = "" if model_file.name == FP32_FILE else f" --file {model_file.name}"
             raise FileNotFoundError(
                 f"{model_file} is missing: build it with `python -m pipeline encoder-qint8 "
-                f"--out {folder}` (the DAG's minilm_qint8 rule does)"
+                f"--out {folder}{variant}` (the DAG's minilm_qint8 rules do)"
             )
-        int8 = model_file.name == QINT8_FILE
+        int8 = runs != "fp32"
         super().__init__(model_file, 1 if int8 else batch_size, max_tokens, threads, lazy=True)
-        self.precision = "int8" if int8 else "fp32"
+        self.precision = runs
         # "-b1": one text per pass. Vectors of the earlier batched int8 runs (key "onnx-qint8-<sha>")
         # depended on their batch; they must not be reused. Then the int8 kernel family (pipeline/embed/
         # kernels.py): one int8 file gives other vectors where int16 pair sums saturate (AVX2) than on VNNI.
-        label = f"onnx-qint8-b1-{int8_family(flags)}" if int8 else "onnx-fp32"
-        self.model_id = file_model_id(label, model_file, max_tokens)
+        # The rr file cannot saturate, so its vectors should match across families up to fp32 rounding;
+        # that is argued, not measured on AVX2 (docs/encoder.md), so its key names the family too.
+        label = {"int8": "onnx-qint8-b1", "int8-rr": "onnx-qint8rr-b1"}.get(runs)
+        self.model_id = file_model_id(f"{label}-{int8_family(flags)}" if label else "onnx-fp32", model_file, max_tokens)
         if not lazy:
             self.load()
 
 
-def qint8_files(folder: str | None) -> list[str]:
-    """Both files the minilm_qint8 rule writes into ``folder`` (default :data:`QINT8_DIR`)."""
-    return [f"{folder or QINT8_DIR}/{FP32_FILE}", f"{folder or QINT8_DIR}/{QINT8_FILE}"]
+def qint8_files(spec: EncoderSpec) -> list[str]:
+    """The files the minilm_qint8 rule writes into the encoder's folder (default :data:`QINT8_DIR`), and
+    the reduce-range file where the encoder runs it on this CPU (rule minilm_qint8_rr), and only there:
+    a grid on a VNNI CPU plans the same jobs as before that file existed."""
+    folder = spec.model or QINT8_DIR
+    rr = [f"{folder}/{RR_FILE}"] if resolve_precision(spec.precision) == "int8-rr" else []
+    return [f"{folder}/{FP32_FILE}", f"{folder}/{QINT8_FILE}", *rr]
 
 
 # No max_tokens means MiniLM's own limit (the sentence-transformers backend: the model's max_seq_length).

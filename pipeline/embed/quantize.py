@@ -3,7 +3,9 @@
 The packaged "int8" ONNX file computes in fp32 (its MatMuls are not quantized). Here the packaged
 fp32 weights are exported to ONNX with torch, then ``quantize_dynamic`` turns every MatMul into an
 int8 MatMulInteger with per-channel weight scales (per-tensor scales lose too much: cosine ~0.95).
-Both files are kept: the fp32 export is the fast path on CPUs without int8 dot-product instructions.
+Both files are kept: the fp32 export is the fast path on CPUs without int8 dot-product instructions
+and without AVX2. On AVX2 without VNNI the reduce-range file runs (``minilm_qint8_rr`` rule, built only
+where an index's encoder runs it: :func:`build_int8_variant`).
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ import tempfile
 from pathlib import Path
 
 from .base import minilm_path
-from .kernels import cpu_flags, has_int8_dot
+from .kernels import auto_precision, cpu_flags
 
 QINT8_DIR = "data/models/minilm-onnx"  # where the minilm_qint8 rule writes (backend onnx-qint8's default)
 FP32_FILE = "minilm-fp32.onnx"
 QINT8_FILE = "minilm-qint8.onnx"
+RR_FILE = "minilm-qint8-rr.onnx"  # reduce_range (weights in -64..64): int8 for AVX2 CPUs without VNNI
+#: ``precision`` -> the file it runs (``auto`` resolves to one of them on each CPU: kernels.auto_precision)
+MODEL_FILES = {"int8": QINT8_FILE, "int8-rr": RR_FILE, "fp32": FP32_FILE}
 
 
 def file_sha256(path: str | Path) -> str:
@@ -30,10 +35,19 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def resolve_precision(precision: str, flags: set[str] | None = None) -> str:
+    """``precision`` with ``auto`` resolved for the CPU with ``flags`` (read here when None): ``int8`` on
+    VNNI/AMX, ``int8-rr`` on AVX2 without VNNI, ``fp32`` elsewhere (kernels.auto_precision)."""
+    if precision not in ("auto", *MODEL_FILES):
+        raise ValueError(f"embedding precision must be auto, {', '.join(MODEL_FILES)}, not {precision!r}")
+    if precision != "auto":
+        return precision
+    return auto_precision(cpu_flags() if flags is None else flags)
+
+
 def choose_model_file(model_dir: str | Path, flags: set[str] | None = None) -> Path:
-    """The int8 file where the CPU has VNNI/AMX; the fp32 export elsewhere (int8 is then slower)."""
-    flags = cpu_flags() if flags is None else flags
-    return Path(model_dir) / (QINT8_FILE if has_int8_dot(flags) else FP32_FILE)
+    """The file ``precision: auto`` runs on the CPU with ``flags``: :func:`resolve_precision`."""
+    return Path(model_dir) / MODEL_FILES[resolve_precision("auto", flags)]
 
 
 def _atomic(target: Path, write) -> None:
@@ -90,11 +104,13 @@ def export_fp32(model_dir: Path, target: Path) -> None:
 
 
 #: quantize_dynamic settings per int8 variant. "s8" is the built file (:data:`QINT8_FILE`): exact on VNNI,
-#: but AVX2's u8·s8 instruction (vpmaddubsw) saturates its int16 pair sums. The encoder bench measures two
-#: variants for CPUs without VNNI (docs/encoder.md): "rr" (reduce_range: 7-bit weights, so a pair sum
-#: 2·255·64 fits int16 and no kernel saturates) and "u8u8" (u8 weights: AVX2 multiplies in int16, exact,
-#: at half vpmaddubsw's rate).
+#: but AVX2's u8·s8 instruction (vpmaddubsw) saturates its int16 pair sums. Two variants for CPUs without
+#: VNNI (docs/encoder.md): "rr" (reduce_range: symmetric weights in -64..64, so a pair sum is at most
+#: 2·255·64 = 32640 < 32767 and no kernel saturates; :data:`RR_FILE`, what ``auto`` runs on AVX2) and
+#: "u8u8" (u8 weights: AVX2 multiplies in int16, exact, at half vpmaddubsw's rate; the bench measures it).
 INT8_VARIANTS: dict[str, dict] = {"s8": {}, "rr": {"reduce_range": True}, "u8u8": {"weight_type": "QUInt8"}}
+#: the int8 variants built as model files, by file name (the others are the bench's alone)
+BUILT_VARIANTS = {QINT8_FILE: "s8", RR_FILE: "rr"}
 
 
 def quantize_int8(fp32: Path, target: Path, variant: str = "s8") -> None:
@@ -111,22 +127,25 @@ def quantize_int8(fp32: Path, target: Path, variant: str = "s8") -> None:
     )
 
 
-def build_qint8_model(out_dir: str | Path, model_dir: str | Path | None = None) -> Path:
-    """Export + quantize into ``out_dir`` (both files; an existing fp32 export is reused)."""
+def build_int8_variant(out_dir: str | Path, name: str, model_dir: str | Path | None = None) -> Path:
+    """Quantize the int8 file ``name`` (:data:`BUILT_VARIANTS`) from the fp32 export in ``out_dir``,
+    exporting it first where missing. The s8 file is rule minilm_qint8's (beside the export), the rr file
+    rule minilm_qint8_rr's: only grids whose encoder runs it build it, so the others' DAG is unchanged."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     fp32 = out / FP32_FILE
     if not fp32.exists():
         export_fp32(Path(model_dir) if model_dir else minilm_path(), fp32)
-    quantize_int8(fp32, out / QINT8_FILE)
+    quantize_int8(fp32, out / name, BUILT_VARIANTS[name])
     return out
 
 
 def ensure_qint8_model(model: str | None) -> Path:
-    """The folder of an ``onnx-qint8`` encoder's model files (its ``model:`` or :data:`QINT8_DIR`),
+    """The folder of an ``onnx-qint8`` encoder's model files (its ``model:`` or :data:`QINT8_DIR`), each
     built first when missing: for what runs outside the DAG (``make bench``), where the minilm_qint8
-    rule has not built them."""
+    rules have not built them."""
     folder = Path(model or QINT8_DIR)
-    if not (folder / QINT8_FILE).exists():
-        build_qint8_model(folder)
+    for name in BUILT_VARIANTS:
+        if not (folder / name).exists():
+            build_int8_variant(folder, name)
     return folder

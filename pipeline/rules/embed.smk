@@ -28,3 +28,15 @@ if QINT8_FOLDERS:
         threads: 1
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
         shell: "{PY:q} -m pipeline encoder-qint8 --out {wildcards.folder:q} 2>&1 | tee {log}"
+
+    # The reduce-range int8 file, for AVX2 CPUs without VNNI (docs/encoder.md): a job needs it only where
+    # its encoder runs it (precision int8-rr, or auto on such a CPU), so other grids plan no such job.
+    rule minilm_qint8_rr:
+        input: "{folder}/minilm-fp32.onnx"
+        output: "{folder}/minilm-qint8-rr.onnx"
+        wildcard_constraints: folder="|".join(re.escape(f) for f in QINT8_FOLDERS)
+        log: paths.log("minilm_qint8_rr/{folder}")
+        benchmark: paths.rule_benchmark("minilm_qint8_rr")
+        threads: 1
+        resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
+        shell: "{PY:q} -m pipeline encoder-qint8 --out {wildcards.folder:q} --file minilm-qint8-rr.onnx 2>&1 | tee {log}"

