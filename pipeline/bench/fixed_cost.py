@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from pipeline.config import index_slice, load_config, retrieval_slice
 from pipeline.embed.factory import ensure_model_files
+from pipeline.report.telemetry.make_steps import children_cpu_s
 from pipeline.specs import EncoderSpec
 
 # What a retrieve job imports before it searches (the CLI, the stage, both index kinds' searchers).
@@ -37,10 +37,9 @@ ENCODER_LOAD = (
 
 def cpu_s(cmd: list[str], cwd: Path) -> float:
     """The CPU-s (user + sys) of one process running ``cmd``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = children_cpu_s()
     subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return children_cpu_s() - before
 
 
 def median_cpu(cmd: list[str], cwd: Path, runs: int) -> float:
