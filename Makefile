@@ -15,7 +15,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
-.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme readme-check report-check browser-check chromium
+.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme readme-check report-check browser-check chromium qemu-user
 
 # One install, by uv where it can be had, else pip, with pip's indexes and constraints (devtools/install.py;
 # INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
@@ -119,6 +119,11 @@ browser-check: setup
 chromium:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
+# Debian's qemu-user: tests/embed/test_qint8.py runs the int8 encoders under `qemu-x86_64 -cpu Haswell`, so
+# ONNX Runtime takes its AVX2 kernels (no VNNI), and compares their vectors with this CPU's (make test installs it).
+qemu-user:
+	command -v qemu-x86_64 >/dev/null || (apt-get update && apt-get install -y qemu-user)
+
 # After a crash or a kill (even SIGKILL mid-rule): drop the stale lock, redo only unfinished jobs; then
 # the run's summary and the run kept under runs/<id>/ (also when nothing was left to redo: Snakemake's
 # onsuccess does not run then).
@@ -164,7 +169,7 @@ PYTEST  := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_JOBS)),-n $(TES
 # own (the cluster's cores are this machine's, not beside the workers), the real-SLURM tests (tests/cluster/:
 # a single-node cluster from Debian's packages, up and down; skipped, saying why, without root or apt), which
 # write what they measured to reports/bench/cluster.json (docs/cluster.md's block, `make readme`).
-test: setup chromium lint $(MLFLOW_STAMP) $(LLAMA_STAMP)
+test: setup chromium qemu-user lint $(MLFLOW_STAMP) $(LLAMA_STAMP)
 	$(PYTEST) --ignore=tests/cluster
 	WATTBENCH_CLUSTER_REPORT=reports/bench/cluster.json $(BIN)/python -m pytest -q -p no:xdist tests/cluster
 
