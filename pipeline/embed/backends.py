@@ -47,7 +47,7 @@ class EmbedBackend:
     # The files its encoder reads that DAG rules build into the `model` folder first (rules minilm_qint8*;
     # the jobs declare them as inputs), and the builder for what runs outside the DAG (the benches).
     built_files: Callable[[EncoderSpec], list[str]] | None = None
-    build_files: Callable[[str | None], Path] | None = None
+    build_files: Callable[[EncoderSpec], Path] | None = None
 
 
 BACKENDS: Registry[EmbedBackend] = Registry("embed backend", EXTRA_ENV)

@@ -58,4 +58,4 @@ def ensure_model_files(spec: EncoderSpec | Mapping[str, Any]) -> Path | None:
     benches)."""
     spec = _parsed(spec)
     build = backend_of(spec).build_files
-    return build(spec.model) if build else None
+    return build(spec) if build else None

@@ -17,10 +17,9 @@ from .quantize import (
     FP32_FILE,
     MODEL_FILES,
     QINT8_DIR,
-    QINT8_FILE,
-    RR_FILE,
     ensure_qint8_model,
     file_sha256,
+    int8_files,
     resolve_precision,
 )
 
@@ -124,8 +123,9 @@ class QInt8MiniLM(OnnxMiniLM):
         # "-b1": one text per pass. Vectors of the earlier batched int8 runs (key "onnx-qint8-<sha>")
         # depended on their batch; they must not be reused. Then the int8 kernel family (pipeline/embed/
         # kernels.py): one int8 file gives other vectors where int16 pair sums saturate (AVX2) than on VNNI.
-        # The rr file cannot saturate, so its vectors should match across families up to fp32 rounding;
-        # that is argued, not measured on AVX2 (docs/encoder.md), so its key names the family too.
+        # The rr file cannot saturate, so its integer sums match across families; measured under qemu's
+        # AVX2 (docs/encoder.md), a few of its vectors still move by a quantization step (fp32 rounding
+        # before a DynamicQuantizeLinear), so its key names the family too.
         label = {"int8": "onnx-qint8-b1", "int8-rr": "onnx-qint8rr-b1"}.get(runs)
         self.model_id = file_model_id(f"{label}-{int8_family(flags)}" if label else "onnx-fp32", model_file, max_tokens)
         if not lazy:
@@ -137,8 +137,12 @@ def qint8_files(spec: EncoderSpec) -> list[str]:
     the reduce-range file where the encoder runs it on this CPU (rule minilm_qint8_rr), and only there:
     a grid on a VNNI CPU plans the same jobs as before that file existed."""
     folder = spec.model or QINT8_DIR
-    rr = [f"{folder}/{RR_FILE}"] if resolve_precision(spec.precision) == "int8-rr" else []
-    return [f"{folder}/{FP32_FILE}", f"{folder}/{QINT8_FILE}", *rr]
+    return [f"{folder}/{FP32_FILE}", *(f"{folder}/{name}" for name in int8_files(spec.precision))]
+
+
+def ensure_qint8_files(spec: EncoderSpec) -> Path:
+    """:func:`qint8_files`, built where missing, for what runs outside the DAG: the folder."""
+    return ensure_qint8_model(spec.model, spec.precision)
 
 
 # No max_tokens means MiniLM's own limit (the sentence-transformers backend: the model's max_seq_length).
@@ -159,7 +163,7 @@ register(
         _qint8,
         keys=frozenset({"precision"}),
         built_files=qint8_files,
-        build_files=ensure_qint8_model,
+        build_files=ensure_qint8_files,
     )
 )
 

@@ -140,12 +140,19 @@ def build_int8_variant(out_dir: str | Path, name: str, model_dir: str | Path | N
     return out
 
 
-def ensure_qint8_model(model: str | None) -> Path:
-    """The folder of an ``onnx-qint8`` encoder's model files (its ``model:`` or :data:`QINT8_DIR`), each
-    built first when missing: for what runs outside the DAG (``make bench``), where the minilm_qint8
-    rules have not built them."""
+def int8_files(precision: str) -> list[str]:
+    """The built int8 files an ``onnx-qint8`` encoder of ``precision`` needs beside the fp32 export: the
+    int8 file always (rule minilm_qint8 writes it with the export), the reduce-range file only where the
+    encoder runs it on this CPU (rule minilm_qint8_rr): a VNNI CPU neither plans nor builds it."""
+    return [QINT8_FILE, *([RR_FILE] if resolve_precision(precision) == "int8-rr" else [])]
+
+
+def ensure_qint8_model(model: str | None, precision: str) -> Path:
+    """The folder of an ``onnx-qint8`` encoder's model files (its ``model:`` or :data:`QINT8_DIR`), the
+    ones it needs (:func:`int8_files`) built first when missing: for what runs outside the DAG (``make
+    bench``), where the minilm_qint8 rules have not built them."""
     folder = Path(model or QINT8_DIR)
-    for name in BUILT_VARIANTS:
+    for name in int8_files(precision):
         if not (folder / name).exists():
             build_int8_variant(folder, name)
     return folder

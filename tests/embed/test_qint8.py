@@ -273,6 +273,30 @@ def test_the_reduce_range_file_is_an_input_only_where_the_encoder_runs_it(monkey
     assert qint8_model_folders(cfg) == ["data/models/minilm-onnx"]
 
 
+@pytest.mark.parametrize(
+    "precision, flags, files",
+    [
+        ("auto", {"avx2", "avx512f", "avx512_vnni", "amx_int8"}, [QINT8_FILE]),  # VNNI: no rr file built
+        ("auto", {"avx2", "fma"}, [QINT8_FILE, RR_FILE]),  # AVX2 without VNNI: auto runs the rr file
+        ("int8-rr", {"avx2", "avx512f", "avx512_vnni", "amx_int8"}, [QINT8_FILE, RR_FILE]),
+        ("fp32", {"avx2", "fma"}, [QINT8_FILE]),  # the int8 file is built with the export, as by the rule
+    ],
+)
+def test_outside_the_dag_the_files_the_dag_would_build_are_built(tmp_path, monkeypatch, precision, flags, files):
+    """The benches build what the rules would (``qint8_files``), no more: the rr file only where it runs."""
+    from pipeline.embed.factory import ensure_model_files
+
+    monkeypatch.setattr(quantize, "cpu_flags", lambda: flags)
+    built = []
+    monkeypatch.setattr(quantize, "build_int8_variant", lambda folder, name: built.append(name))
+    assert ensure_model_files({"backend": "onnx-qint8", "model": str(tmp_path), "precision": precision}) == tmp_path
+    assert built == files
+    (tmp_path / QINT8_FILE).touch()  # present files are not rebuilt
+    built.clear()
+    ensure_model_files({"backend": "onnx-qint8", "model": str(tmp_path), "precision": precision})
+    assert built == files[1:]
+
+
 def test_unknown_precision_is_refused(tmp_path):
     with pytest.raises(ValueError, match="precision"):
         make_encoder({"backend": "onnx-qint8", "model": str(tmp_path), "precision": "int4"})
