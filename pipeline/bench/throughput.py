@@ -125,7 +125,7 @@ def run_sprout_bench(
     """SproutRAG costs over ``n_docs`` WattBot documents: the attention pass (windows/s, process CPU seconds
     per window and per phase) for the eager reference and the configured kernel, with their agreement;
     Kruskal tree build per document; beam search per query (query encoding reported apart).
-    docs/sprout-speed.md renders the attention figures (pipeline.report.export.bench_doc.render_sprout_speed)."""
+    docs/sprout-speed.md renders the attention figures (pipeline.publish.bench_doc.render_sprout_speed)."""
     import numpy as np
 
     from pipeline.specs import SproutSpec

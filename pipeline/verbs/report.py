@@ -67,13 +67,13 @@ def cmd_figures(a) -> None:
 
 
 def cmd_readme(a) -> None:
-    from pipeline.report.export.readme import write_run_readme
+    from pipeline.publish.readme import write_run_readme
 
     if a.out:
         print(f"wrote {write_run_readme(Path(a.repo), Path(a.reports), Path(a.out))} (README.md and docs/ unchanged)")
         return
-    from pipeline.report.export.readme_check import check_docs
-    from pipeline.report.export.readme_runs import load_runs, one_commit, render_docs
+    from pipeline.publish.readme_check import check_docs
+    from pipeline.publish.readme_runs import load_runs, one_commit, render_docs
 
     runs = load_runs(named_pairs(a.run)) if a.run else {}
     if not a.check:

@@ -8,7 +8,7 @@ import pandas as pd
 from pipeline import runs
 from pipeline.io import atomic_write_json
 from pipeline.provenance import git_commit
-from pipeline.report.export.readme import run_readme
+from pipeline.publish.readme import run_readme
 from pipeline.report.header import HTML_LINE, MD_LINE, RunHeader, blank, restamp
 from pipeline.report.pages.leaderboard import index_md
 from pipeline.report.params import Leaderboard, ReportParams, Resampling

@@ -260,7 +260,7 @@ def test_compare_resamples_as_a_run_does_from_one_definition():
 
 
 def test_run_json_records_the_encoders_the_cpu_and_a_dirty_tree(tmp_path, monkeypatch):
-    """What `make readme` stamps and refuses on (pipeline/report/export/readme_runs.py)."""
+    """What `make readme` stamps and refuses on (pipeline/publish/readme_runs.py)."""
     monkeypatch.setattr(kept_runs, "git_dirty", lambda: True)
     monkeypatch.setattr(kept_runs, "cpu_model", lambda: "Test CPU 9000")
     work = tmp_path / "work"
