@@ -18,7 +18,7 @@ BENCHMARKS = "benchmarks"  # Snakemake's per-job wall time and memory (run telem
 LOGS = "logs"
 WATTBOT = "wattbot"  # the dataset name of WattBot 2025 among the retrieval suite's
 WATTBOT_RESULTS = f"{RESULTS}/{WATTBOT}"
-RUNS = "runs"  # the kept runs' folder, beside results/ and reports/ (git-ignored; report/export/kept_runs.py)
+RUNS = "runs"  # the kept runs' folder, beside results/ and reports/ (git-ignored; kept_runs/store.py)
 SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dataset
 
 LLM_RUNTIME = "data/models/llama-cpp-python.json"  # the local LLM's runtime, built by the llm_runtime rule

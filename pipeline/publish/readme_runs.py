@@ -1,5 +1,5 @@
 """`make readme RUNS="default=runs/<id> claims=runs/<id>"`: the result blocks of README.md and docs/*.md
-from kept runs (pipeline/report/export/kept_runs.py) made at one commit.
+from kept runs (pipeline/kept_runs/store.py) made at one commit.
 
 Each page's result blocks come from the run its role names (readme.py :data:`PAGE_ROLES`; a block
 ``NAME.ROLE`` names its own), each run's ``runs/<id>/reports/``. It refuses, with one line, before writing
@@ -23,7 +23,7 @@ from pathlib import Path
 from pipeline.embed.kernels import key_precision
 from pipeline.io import atomic_write_text
 from pipeline.provenance import manifest_path
-from pipeline.report.export.kept_runs import REPORTS, RUNS, read_record, resolve_kept
+from pipeline.kept_runs.store import REPORTS, RUNS, read_record, resolve_kept
 from pipeline.publish.readme import (
     BEGIN,
     BLOCK,

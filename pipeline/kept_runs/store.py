@@ -9,7 +9,7 @@ files differed from it: ``dirty``), config files, start and end, the encoder eac
 (``encoders``: its cache key, e.g. ``…/onnx-qint8-b1-…`` or ``…/onnx-fp32-…``, which ``precision: auto``
 picks by CPU) and the CPU's model name, and per scored dataset and split what makes two runs comparable:
 the gold file's sha256, the metric profile, and the sha256 of the sorted scored question ids
-(pipeline/report/export/run_compare.py refuses when one differs). ``runs/latest`` names the newest: a
+(pipeline/kept_runs/compare.py refuses when one differs). ``runs/latest`` names the newest: a
 symlink, or a one-line text file where the filesystem has none. ``python -m pipeline runs list|prune`` lists and prunes them.
 """
 
