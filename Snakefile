@@ -18,7 +18,7 @@ from pipeline.llm.preflight import declared_envvars, real_run_checks, warn_unuse
 from pipeline.cores import machine_cores
 from pipeline.plan import RunWork, start_run
 from pipeline.runs import end_run
-from pipeline.report.export import tracking
+from pipeline import tracking
 from pipeline.workflow.report_settings import track_settings
 
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
@@ -106,7 +106,7 @@ onstart:
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
 # telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard; the run's summary
 # (leaderboard top, submission, claims, what needs a look, time) printed last and in reports/summary.json;
-# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/report/export/tracking.py).
+# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/tracking.py).
 onsuccess:
     wf.after_run(CFG)
     tracking.after_run(TRACK)

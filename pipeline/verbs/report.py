@@ -140,7 +140,7 @@ def cmd_job_lengths(a) -> None:
 
 def cmd_track(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.export.tracking import require_mlflow, track, tracked_line
+    from pipeline.tracking import require_mlflow, track, tracked_line
     from pipeline.workflow.report_settings import track_settings
 
     cfg = load_config(config_files(a), config_overrides(a.set))

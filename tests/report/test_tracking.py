@@ -1,4 +1,4 @@
-"""Experiment tracking (pipeline/report/export/tracking.py): one MLflow run per answering and retrieval variant,
+"""Experiment tracking (pipeline/tracking.py): one MLflow run per answering and retrieval variant,
 read back with MLflow's own client after the tiny DAG; and the name and value mapping it rests on."""
 import json
 import subprocess
@@ -11,7 +11,7 @@ import yaml
 
 from pipeline.config import ConfigError, load_config
 from pipeline.datasets.paths import REPO, data_root
-from pipeline.report.export import tracking
+from pipeline import tracking
 from pipeline.workflow.report_settings import track_settings, tracking_of
 from pipeline.report.telemetry.time_table import JobTime
 
