@@ -109,7 +109,7 @@ report-check: setup chromium
 
 # make run's browser check: where a browser exists; make run installs no system package.
 browser-check: setup
-	@if $(BIN)/python -c "import sys; from pipeline.report.export.browser import find_chromium; sys.exit(not find_chromium())"; then \
+	@if $(BIN)/python -c "import sys; from pipeline.report.render.browser import find_chromium; sys.exit(not find_chromium())"; then \
 	  $(BIN)/python -m pipeline report-check --html reports/index.html --screenshot reports/index.screenshot.png \
 	  || echo "warning: reports/index.html failed the browser check (see above)"; \
 	else echo "no Chromium here: the report's browser check is skipped. To run it: sudo apt-get install chromium" \

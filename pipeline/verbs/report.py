@@ -159,7 +159,7 @@ def cmd_track(a) -> None:
 
 
 def cmd_report_check(a) -> None:
-    from pipeline.report.export.browser import inspect_page, problems
+    from pipeline.report.render.browser import inspect_page, problems
 
     found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
     print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
