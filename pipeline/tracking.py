@@ -413,7 +413,7 @@ def after_run(settings: TrackSettings, root: str | Path = ".", reports: str | Pa
     import os
     import sys
 
-    from pipeline.report.export.summary import LATER
+    from pipeline.report.summary import LATER
 
     tracking = settings.tracking
     if tracking is None or os.environ.get(LATER):

@@ -45,8 +45,8 @@ def test_make_run_installs_no_system_package():
 
 
 def test_run_and_resume_end_with_the_summary_printed_once():
-    """Their snakemake line defers onsuccess's printout (pipeline/report/export/summary.py LATER); their last line prints it."""
-    from pipeline.report.export.summary import LATER
+    """Their snakemake line defers onsuccess's printout (pipeline/report/summary.py LATER); their last line prints it."""
+    from pipeline.report.summary import LATER
 
     rules = targets()
     for name in ("run", "resume"):

@@ -96,7 +96,7 @@ def cmd_readme(a) -> None:
 
 
 def cmd_summary(a) -> None:
-    from pipeline.report.export.summary import write_summary
+    from pipeline.report.summary import write_summary
 
     write_summary(a.root, a.reports)
     if a.keep:  # make run / make resume: last, once every step has added to reports/

@@ -195,7 +195,7 @@ def test_onsuccess_keeps_the_run_this_process_began_and_runs_is_git_ignored(tmp_
     import subprocess
 
     from pipeline import workflow as wf
-    from pipeline.report.export.summary import LATER
+    from pipeline.report.summary import LATER
     from pipeline.runs import ENV, begin_run
     from pipeline.workflow.kept import keep_this_run
 

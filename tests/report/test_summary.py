@@ -1,4 +1,4 @@
-"""The end of a run speaks (pipeline/report/export/summary.py): the summary printed last and reports/summary.json
+"""The end of a run speaks (pipeline/report/summary.py): the summary printed last and reports/summary.json
 after a successful run, and after a failed one the failed job, its log's last lines and how to resume."""
 import json
 
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from pipeline.report.export.summary import failed_jobs, failure_message, summary_lines, write_summary
+from pipeline.report.summary import failed_jobs, failure_message, summary_lines, write_summary
 
 
 def _run_folder(root):
@@ -133,7 +133,7 @@ def test_the_resume_hint_is_the_command_as_typed(tmp_path, monkeypatch):
     """The exact invocation that resumes (#35): after a plain snakemake run its command as typed (config files,
     profile) with --rerun-incomplete, and after a kill the same with --unlock first (with a cluster profile,
     its cancel-stale before); under make, make resume with the run's CONFIG (make resume alone runs config.yaml)."""
-    from pipeline.report.export.summary import RESUME, resume_command
+    from pipeline.report.summary import RESUME, resume_command
 
     (tmp_path / "profiles" / "slurm").mkdir(parents=True)
     (tmp_path / "profiles" / "slurm" / "cancel-stale").write_text("")
@@ -185,7 +185,7 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
 
     from pipeline import runs
     from pipeline.io import atomic_write_json
-    from pipeline.report.export.summary import run_time
+    from pipeline.report.summary import run_time
     from pipeline.report.telemetry.time_table import RUN_SUMMARY
 
     now = time.time()

@@ -110,7 +110,7 @@ def test_a_missing_mlflow_is_one_line_naming_the_key_and_the_extra(monkeypatch):
 
 
 def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monkeypatch, capsys):
-    from pipeline.report.export.summary import LATER
+    from pipeline.report.summary import LATER
 
     def unreachable(*args):
         raise ConnectionError("tracking server down")
