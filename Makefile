@@ -61,7 +61,7 @@ TRACK := @$(BIN)/python -m pipeline track --reports reports --config $(CONFIG) -
 # under runs/<id>/ with everything the steps after Snakemake added to reports/.
 # The set-up's sub-make is named through SUBMAKE, not $(MAKE) on the line: `make -n run` then neither runs it
 # nor appends stamps.
-TIMED = $(PYTHON) -m pipeline.report.telemetry.make_steps --times logs/make-run.times
+TIMED = $(PYTHON) -m pipeline.make_steps --times logs/make-run.times
 SUBMAKE = $(MAKE) --no-print-directory
 run:
 	@mkdir -p logs && echo "start $$(date +%s)" > logs/make-run.times
