@@ -17,7 +17,7 @@ from pipeline.config import check_paths, config_hash, snakemake_config
 from pipeline.llm.preflight import declared_envvars, real_run_checks, warn_unused_per_model
 from pipeline.cores import machine_cores
 from pipeline.plan import RunWork, start_run
-from pipeline.runs import end_run
+from pipeline.run_ids import end_run
 from pipeline import tracking
 from pipeline.workflow.report_settings import track_settings
 
@@ -110,7 +110,7 @@ onstart:
 onsuccess:
     wf.after_run(CFG)
     tracking.after_run(TRACK)
-    end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/runs.py)
+    end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/run_ids.py)
 
 
 # After a failed run: the failed jobs, their logs' last lines, and the command that resumes.

@@ -5,7 +5,7 @@ real run prints, before any job starts, the resolved LLM work: every variant's m
 endpoint its calls go to, whether it is priced and by what, calls and USD ranges (the estimate's
 table), where a hosted model sees the corpus's text (answering calls send retrieved snippets of
 the corpus; planner calls send the questions only), the endpoint checks (:func:`endpoint_status_lines`)
-and the run id (:mod:`pipeline.runs`). Then the gate: a run whose priced upper bound is above 0
+and the run id (:mod:`pipeline.run_ids`). Then the gate: a run whose priced upper bound is above 0
 starts only with a spend cap (``llm.max_cost_usd``) or an explicit confirmation
 (``llm.confirm_spend: true``, or ``WATTBENCH_CONFIRM_SPEND=1`` in the environment). Replay mode
 pays nothing and always passes.
@@ -23,7 +23,7 @@ from pipeline.llm.preflight import dry_run_checks
 from pipeline.llm.prices import price_source
 from pipeline.llm.work import LLMWork
 from pipeline.llm_models import LLMSpec
-from pipeline.runs import begin_run, read_state, superseded
+from pipeline.run_ids import begin_run, read_state, superseded
 
 CONFIRM_ENV = "WATTBENCH_CONFIRM_SPEND"
 

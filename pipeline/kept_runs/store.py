@@ -29,7 +29,7 @@ from pipeline.embed.kernels import cpu_model
 from pipeline.io import atomic_write_json, atomic_write_text
 from pipeline.paths import RUNS
 from pipeline.provenance import file_hash, git_commit, git_dirty
-from pipeline.runs import RunState
+from pipeline.run_ids import RunState
 
 LATEST = "latest"  # runs/latest: the newest kept run
 RUN_JSON = "run.json"

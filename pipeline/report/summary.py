@@ -4,7 +4,7 @@ After a successful ``snakemake`` (the Snakefile's ``onsuccess:``) and at the end
 ``make resume`` (``python -m pipeline summary``): the top of the leaderboard with its intervals, the
 Kaggle submission's path and row count, the claims table's verdict counts, the variants whose failures
 or abstentions need a look, the report's path, and the time and CPU of this invocation (from the benchmark
-files of its jobs: logs/run.json stamps when it began, pipeline/runs.py; or ``reports/time-run.telemetry.json``
+files of its jobs: logs/run.json stamps when it began, pipeline/run_ids.py; or ``reports/time-run.telemetry.json``
 once ``make run`` has written it for this invocation, with its set-up time), and, once the time-table step
 has written it, the run's energy and CO2 estimate (pipeline/report/telemetry/energy.py).
 
@@ -54,7 +54,7 @@ def config_files_of(args: list[str]) -> list[str]:
 
 
 def resume_command(argv: list[str], under_make: bool) -> str:
-    """The exact invocation that resumes this run (the same config files, so the same run id: pipeline/runs.py).
+    """The exact invocation that resumes this run (the same config files, so the same run id: pipeline/run_ids.py).
     Under ``make run``/``make resume``: ``make resume CONFIG=<its config files>`` (it unlocks first). Else
     the Snakemake command as it was typed (its ``--configfile``, ``--profile``/``--workflow-profile``) plus
     ``--rerun-incomplete``; and for a run that was killed (Snakemake leaves its lock in .snakemake/locks and

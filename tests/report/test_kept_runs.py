@@ -25,7 +25,7 @@ from pipeline.kept_runs.store import (
     resolve_kept,
     wattbot_profile,
 )
-from pipeline.runs import RunState
+from pipeline.run_ids import RunState
 from pipeline.score.wattbot import per_question, score_frames
 
 GOLD = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "rvignettes" / "solutions.csv"
@@ -196,7 +196,7 @@ def test_onsuccess_keeps_the_run_this_process_began_and_runs_is_git_ignored(tmp_
 
     from pipeline import workflow as wf
     from pipeline.report.summary import LATER
-    from pipeline.runs import ENV, begin_run
+    from pipeline.run_ids import ENV, begin_run
     from pipeline.workflow.kept import keep_this_run
 
     monkeypatch.chdir(tmp_path)

@@ -183,7 +183,7 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
     import os
     import time
 
-    from pipeline import runs
+    from pipeline import run_ids
     from pipeline.io import atomic_write_json
     from pipeline.report.summary import run_time
     from pipeline.report.telemetry.time_table import RUN_SUMMARY
@@ -198,7 +198,7 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
     reports.mkdir()
     (reports / RUN_SUMMARY).write_text(json.dumps({"jobs": 5, "span_s": 500.0, "cpu_s": 750.0}))
     os.utime(reports / RUN_SUMMARY, (now - 3400, now - 3400))  # written by that make run's time-table step
-    atomic_write_json(tmp_path / runs.STATE, {"id": "r1", "invoked": now - 60})
+    atomic_write_json(tmp_path / run_ids.STATE, {"id": "r1", "invoked": now - 60})
     t = run_time(tmp_path, reports)
     assert (t["jobs"], t["span_s"], t["cpu_s"]) == (1, 12.0, 20.0) and "make_run_total_s" not in t
     assert summary_lines({**json.loads(json.dumps(_empty())), "time": t})[-1] == (
@@ -211,7 +211,7 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
     assert run_time(tmp_path, reports)["make_run_setup_s"] == 100
     (reports / RUN_SUMMARY).write_text(json.dumps({"jobs": 1, "span_s": 12.0, "cpu_s": 20.0, "make_run_total_s": 1.0}))
     assert run_time(tmp_path, reports)["make_run_total_s"] == 1.0
-    atomic_write_json(tmp_path / runs.STATE, {"id": "r1", "invoked": now + 60})  # make resume after it, nothing redone
+    atomic_write_json(tmp_path / run_ids.STATE, {"id": "r1", "invoked": now + 60})  # make resume after it, nothing redone
     assert run_time(tmp_path, reports) == {}
 
 
