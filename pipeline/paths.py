@@ -23,7 +23,7 @@ SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dat
 
 LLM_RUNTIME = "data/models/llama-cpp-python.json"  # the local LLM's runtime, built by the llm_runtime rule
 PARSE_CORPUS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality corpus (pipeline/parse/corpus.py)
-CLAIMS_FILE = Path(__file__).parent / "report" / "claims.yaml"  # published claims the report measures
+CLAIMS_FILE = Path(__file__).parent / "report" / "claims" / "claims.yaml"  # published claims the report measures
 
 
 # --- a smoke run (`limit: N`, pipeline/config): the first N questions of every split. What the questions shape

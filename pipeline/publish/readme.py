@@ -39,7 +39,8 @@ from pipeline.paths import Reports
 from pipeline.provenance import manifest_path
 from pipeline.publish import bench_doc, results_doc
 from pipeline.report.header import RunHeader
-from pipeline.report.pages import claims, ensemble_size, parse_quality, suite_power
+from pipeline.report.claims import measure as claims
+from pipeline.report.pages import ensemble_size, parse_quality, suite_power
 from pipeline.report.telemetry import time_table
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"

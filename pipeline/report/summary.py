@@ -111,7 +111,7 @@ def claim_counts(reports_dir: Path) -> dict[str, int]:
     table = _csv(Path(Reports.at(reports_dir).claims_csv))
     if table is None:
         return {}
-    from pipeline.report.pages.claims import verdict_counts
+    from pipeline.report.claims.measure import verdict_counts
 
     return verdict_counts(table)
 

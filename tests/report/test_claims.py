@@ -6,7 +6,7 @@ import yaml
 
 from pipeline.report.params import FiguresParams
 from pipeline.workflow.report_settings import figures_params
-from pipeline.report.pages.claims import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
+from pipeline.report.claims.measure import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
                                     render, verdict)
 
 REP = {"seed": 0, "bootstrap": 500, "permutations": 2000}

@@ -23,7 +23,7 @@ from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages import question_types as QT
-from pipeline.report.pages.claims import (
+from pipeline.report.claims.measure import (
     SplitTables,
     claims_html,
     claims_md,
