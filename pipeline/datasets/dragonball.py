@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records
+from pipeline.datasets.suite import RetrievalBenchmark, make_benchmark, pilot_draw, read_records
 
 DOCS, QUERIES = "dragonball_docs.jsonl", "dragonball_queries_subset.jsonl"
 # English, 12 seeded documents per domain among those some query cites, and their queries:

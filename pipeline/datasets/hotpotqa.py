@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
+from pipeline.datasets.suite import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
 
 FILE = "hotpotqa_subset.jsonl"
 # 70 seeded questions x their 10 paragraphs: 700 paragraphs, 2,858 sentences after parse_text,

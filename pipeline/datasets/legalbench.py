@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
+from pipeline.datasets.suite import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
 
 # 8 seeded LegalBench-RAG-mini contracts and all their queries: 2,624 sentences after parse_text,
 # 54 queries, 93 gold spans.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records
+from pipeline.datasets.suite import RetrievalBenchmark, make_benchmark, pilot_draw, read_records
 
 # 20 seeded queries x (up to) 30 of their judged passages, plus 200 unjudged pool passages as
 # distractors: 790 passages, 2,573 sentences after parse_text, 20 queries, 293 graded gold passages.

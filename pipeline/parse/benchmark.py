@@ -20,7 +20,7 @@ from pipeline.provenance import write_manifest
 from pipeline.tree import DocTree
 
 if TYPE_CHECKING:  # the loaders import Hugging Face datasets (~0.4 CPU-s): only the export needs them
-    from pipeline.datasets.benchmarks import RetrievalBenchmark
+    from pipeline.datasets.suite import RetrievalBenchmark
 
 # --- offsets: original text -> tree text -----------------------------------------------------------
 
@@ -194,7 +194,7 @@ def read_gold(path: str | Path) -> list[dict]:
 
 def export_dataset(name: str, root: str | Path, subset: dict, out_dir: str | Path) -> dict:
     """The ``suite-export`` verb: load benchmark ``name`` from ``root``, export it, write its manifest."""
-    from pipeline.datasets.benchmarks import dataset_root, load_benchmark
+    from pipeline.datasets.suite import dataset_root, load_benchmark
 
     bench = load_benchmark(name, dataset_root(root, name), subset or None)
     counts = export_benchmark(bench, out_dir)

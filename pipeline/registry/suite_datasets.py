@@ -5,7 +5,7 @@ A dataset is a loader module (``load(root, **subset) -> RetrievalBenchmark`` and
 ``DEFAULT_SUBSET``; see pipeline/datasets/hotpotqa.py) plus one :func:`register` call here (or, for
 a dataset outside the package, in its own module named in ``WATTBENCH_SUITE_DATASETS``, which
 Snakemake's jobs inherit: tests/datasets/toy_suite.py). The export stage
-(pipeline/datasets/benchmarks.py), the config schema's enumerations (pipeline/config/validate.py) and
+(pipeline/datasets/suite.py), the config schema's enumerations (pipeline/config/validate.py) and
 SproutRAG's head training read this registry; nothing else names a dataset. Standard library only,
 so validating a config loads no loader.
 """

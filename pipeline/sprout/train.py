@@ -46,7 +46,7 @@ def _ids(path: Path, column: str) -> set[str]:
 def training_subset(name: str, root: str, subset: dict | None, exclude_dir: str | None):
     """The benchmark subset to train on, minus every query and document of ``exclude_dir`` (the
     suite's export of that dataset): training never sees what is evaluated."""
-    from pipeline.datasets.benchmarks import dataset_root, load_benchmark, make_benchmark
+    from pipeline.datasets.suite import dataset_root, load_benchmark, make_benchmark
 
     bench = load_benchmark(name, dataset_root(root, name), subset or None)
     ex_q = _ids(Path(exclude_dir) / "queries.csv", "id") if exclude_dir else set()

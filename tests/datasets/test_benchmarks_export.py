@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pipeline.datasets.benchmarks import load_benchmark, make_benchmark, safe_id
+from pipeline.datasets.suite import load_benchmark, make_benchmark, safe_id
 from pipeline.parse.benchmark import OffsetMap, export_benchmark, read_gold, squeeze
 from pipeline.parse.text import parse_text
 from pipeline.tree import DocTree

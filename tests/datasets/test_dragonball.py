@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pipeline.datasets.benchmarks import default_root, load_benchmark
+from pipeline.datasets.suite import default_root, load_benchmark
 from pipeline.datasets.dragonball import QUERIES
 
 pytestmark = pytest.mark.data  # the benchmark as shipped in ../shared/data/retrieval

@@ -5,7 +5,7 @@ import csv
 
 import pytest
 
-from pipeline.datasets.benchmarks import default_root, load_benchmark
+from pipeline.datasets.suite import default_root, load_benchmark
 
 pytestmark = pytest.mark.data  # the benchmark as shipped in ../shared/data/retrieval
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.datasets.benchmarks import load_benchmark, pilot_draw
+from pipeline.datasets.suite import load_benchmark, pilot_draw
 
 pytestmark = pytest.mark.data  # the benchmarks as shipped in ../shared/data/retrieval
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark
+from pipeline.datasets.suite import RetrievalBenchmark, make_benchmark
 from pipeline.registry.suite_datasets import SuiteDataset, register
 
 FILE = "toy.json"
