@@ -8,7 +8,7 @@ Every loader returns a :class:`RetrievalBenchmark` of three ``datasets.Dataset``
 * ``gold``: ``query_id, doc_id, start, end, grade``: a character span ``[start, end)`` in the
   ORIGINAL ``docs.text`` (a whole-document label is ``0, len(text)``); grade 1 unless graded.
 
-The parse stage turns a benchmark into what the pipeline reads (pipeline/parse/benchmark.py).
+The parse stage turns a benchmark into what the pipeline reads (pipeline/parse/suite_export.py).
 """
 
 from __future__ import annotations

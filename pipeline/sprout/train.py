@@ -96,7 +96,7 @@ class TrainPairsJob:
 def _training_pairs(job: TrainPairsJob) -> tuple[list, list, dict, dict]:
     """Export each training subset and gather its co-relevant chunk pairs: (documents to run through
     the encoder, (dataset, query, document, gold chunks, pairs) wanted, provenance, question texts)."""
-    from pipeline.parse.benchmark import export_benchmark, read_gold
+    from pipeline.parse.suite_export import export_benchmark, read_gold
 
     docs: list = []
     wanted: list = []

@@ -8,7 +8,7 @@ from pipeline.verbs.base import add_named_args, config_args, config_files, confi
 
 
 def cmd_suite_export(a) -> None:
-    from pipeline.parse.benchmark import export_dataset
+    from pipeline.parse.suite_export import export_dataset
 
     p = json_arg(a.params)
     print(json.dumps(export_dataset(p["dataset"], p["root"], p["subset"], a.out_dir)))

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from pipeline.datasets.suite import load_benchmark, make_benchmark, safe_id
-from pipeline.parse.benchmark import OffsetMap, export_benchmark, read_gold, squeeze
+from pipeline.parse.suite_export import OffsetMap, export_benchmark, read_gold, squeeze
 from pipeline.parse.text import parse_text
 from pipeline.tree import DocTree
 
