@@ -112,7 +112,7 @@ def test_config_errors_name_the_file(tmp_path, capsys):
 
 
 def test_fixed_values_are_choices_from_their_source():
-    from pipeline.parse.corpus import SCOPES
+    from pipeline.parse.quality_pdfs import SCOPES
     from pipeline.score.wattbot import PROFILES
     from pipeline.specs import HEADINGS, LLM_MODES
 

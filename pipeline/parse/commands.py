@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from pipeline.parse.corpus import SCOPES
+from pipeline.parse.quality_pdfs import SCOPES
 from pipeline.paths import PARSE_CORPUS_MANIFEST
 from pipeline.specs import HEADINGS, LLM_MODES, VisionSpec
 from pipeline.tree import DocTree, section_depth
@@ -98,7 +98,7 @@ def cmd_parse_check(a) -> None:
 
 
 def cmd_parse_corpus(a) -> None:
-    from pipeline.parse.corpus import fetch_corpus, load_manifest, select
+    from pipeline.parse.quality_pdfs import fetch_corpus, load_manifest, select
 
     try:
         kept = fetch_corpus(a.out_dir, select(load_manifest(a.manifest), a.scope))

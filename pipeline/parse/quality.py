@@ -2,7 +2,7 @@
 
 Per document and heading method (``pipeline.specs.HEADINGS``): headings found versus
 the PDF's own outline (``doc.get_toc()``, or the window's ``<doc>.toc.json`` sidecar written
-by ``pipeline.parse.corpus``) as precision / recall / F1; nesting accuracy (for consecutive
+by ``pipeline.parse.quality_pdfs``) as precision / recall / F1; nesting accuracy (for consecutive
 matched headings, does the tree's depth go up, down or stay as the outline's level does);
 the share of PyMuPDF's plain ``get_text()`` words the tree keeps; reading order on two-column
 pages (consecutive paragraphs in the order the content stream has them); tables, figures, and

@@ -170,7 +170,7 @@ def cmd_report_check(a) -> None:
 def cmd_parse_quality(a) -> None:
     """``quality.csv`` + ``quality_sources.csv`` over the manifest's documents (or every PDF in a folder)."""
     from pipeline.io import atomic_write_text
-    from pipeline.parse.corpus import Entry, load_manifest, select
+    from pipeline.parse.quality_pdfs import Entry, load_manifest, select
     from pipeline.parse.errors import errors_csv
     from pipeline.provenance import write_manifest
     from pipeline.report.pages.parse_quality import write_report
@@ -350,7 +350,7 @@ def _add_run_end(sub) -> None:
 
 def _add_parse_quality(sub) -> None:
     """parse-quality: the parse stage measured on real PDFs, reported (pipeline/report/pages/parse_quality.py)."""
-    from pipeline.parse.corpus import SCOPES
+    from pipeline.parse.quality_pdfs import SCOPES
 
     s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")
     s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `parse-corpus` writes it")

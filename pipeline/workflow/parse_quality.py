@@ -12,7 +12,7 @@ PARSE_SCOPES = {"sample": "sample/", "all": ""}  # the {scope} wildcard of rule 
 
 def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
     """The corpus PDFs of ``scope`` (``sample``: the default DAG's few; ``all``: `make parse-quality`) on disk."""
-    from pipeline.parse.corpus import MANIFEST, load_manifest, select
+    from pipeline.parse.quality_pdfs import MANIFEST, load_manifest, select
 
     folder = Path(cfg["parsing"]["quality_dir"])
     if not MANIFEST.exists():

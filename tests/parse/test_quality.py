@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 
 from pipeline.cli import main
-from pipeline.parse.corpus import MANIFEST, fetch_corpus, load_manifest, window_toc
+from pipeline.parse.quality_pdfs import MANIFEST, fetch_corpus, load_manifest, window_toc
 from pipeline.parse.quality import match_pairs, measure_pdf, nesting_accuracy, reading_order, text_recovered
 from pipeline.report.pages.parse_quality import best_method, document_table, render, source_table
 from pipeline.parse.text import parse_text

@@ -27,7 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pipeline import markdown
-from pipeline.parse.corpus import Entry
+from pipeline.parse.quality_pdfs import Entry
 from pipeline.paths import Reports
 from pipeline.specs import HEADINGS
 
