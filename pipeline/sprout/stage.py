@@ -15,7 +15,7 @@ from pipeline.specs import AttentionSpec
 from pipeline.sprout.attention import AttentionEncoder, corpus_attention
 from pipeline.sprout.build import build_tree
 from pipeline.sprout.chunks import leaf_chunks
-from pipeline.sprout.corpus import load_attention, save_attention
+from pipeline.sprout.attention_file import load_attention, save_attention
 from pipeline.sprout.heads import load_logits, mutual_scores, softmax, uniform_logits
 from pipeline.sprout.store import write_trees
 from pipeline.tree import DocTree
