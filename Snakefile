@@ -65,7 +65,7 @@ include: "pipeline/rules/report.smk"
 include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/sprout.smk"
 include: "pipeline/rules/llm.smk"
-include: "pipeline/rules/embed.smk"
+include: "pipeline/rules/encoder.smk"
 include: "pipeline/rules/corpora.smk"
 
 # LLM calls in flight across the run (`--resources llm_api=N` overrides): each LLM job takes its
