@@ -59,10 +59,13 @@ if ENVVARS:
 
 include: "pipeline/rules/common.smk"   # paths (pipeline/paths.py: where every file lives), CACHE, SPLITS, SCORE_SPLIT, SUITE
 include: "pipeline/rules/wattbot.smk"
+include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/retrieval.smk"
+include: "pipeline/rules/answer.smk"
+include: "pipeline/rules/evaluate.smk"
+include: "pipeline/rules/power.smk"
 include: "pipeline/rules/suite.smk"
 include: "pipeline/rules/report.smk"
-include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/sprout.smk"
 include: "pipeline/rules/llm.smk"
 include: "pipeline/rules/encoder.smk"
