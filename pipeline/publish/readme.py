@@ -39,8 +39,7 @@ from pipeline.paths import Reports
 from pipeline.provenance import manifest_path
 from pipeline.publish import bench_doc, results_doc
 from pipeline.report.header import RunHeader
-from pipeline.report.claims import measure as claims
-from pipeline.report.pages import ensemble_size, parse_quality, suite_power
+from pipeline.report.pages import claims_table, ensemble_size, parse_quality, suite_power
 from pipeline.report.telemetry import time_table
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
@@ -69,7 +68,7 @@ R = Reports()  # sources are named relative to the reports folder
 BY_REPORT_RULE, BY_FIGURES_RULE = R.relative(R.leaderboard), R.relative(R.claims_csv)
 # NAME -> renderer. One line per generated block; other stages add theirs here.
 REGISTRY: dict[str, Renderer] = {
-    "claims": Renderer(claims.render, R.relative(R.claims_csv)),
+    "claims": Renderer(claims_table.render, R.relative(R.claims_csv)),
     "results-leaderboard": Renderer(results_doc.render_leaderboard, R.relative(R.leaderboard)),
     "results-retrieval": Renderer(results_doc.render_retrieval, R.relative(R.retrieval_table), BY_REPORT_RULE),
     "results-suite": Renderer(results_doc.render_suite, R.relative(R.suite_metrics)),

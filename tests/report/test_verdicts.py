@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from pipeline.report.claims.measure import IDENTICAL, Claim, Effect, family_of, load_claims, measure_claims, verdict_text
+from pipeline.report.claims.measure import IDENTICAL, Claim, Effect, family_of, load_claims, measure_claims
+from pipeline.report.pages.claims_table import verdict_text
 from pipeline.report.stats.ablation import InputFiles
 from pipeline.report.stats.outputs import Outputs
 from pipeline.report.stats.verdicts import (CONSISTENT, CONTRADICTED, LARGER, SMALLER, SMALLER_SIGN_UNDECIDED,
