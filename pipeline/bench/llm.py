@@ -39,8 +39,8 @@ from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
 from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.llm_models import LLMSpec
-from pipeline.registry.answer_backends import variant_spec
 from pipeline.publish.bench_doc import render_llm_bench, render_llm_local, save_bench
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.specs import PlannerSpec
 from pipeline.workflow import split_source
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from pipeline.embed.kernels import key_precision
 from pipeline.io import atomic_write_text
-from pipeline.provenance import manifest_path
 from pipeline.kept_runs.store import REPORTS, RUNS, read_record, resolve_kept
+from pipeline.provenance import manifest_path
 from pipeline.publish.readme import (
     BEGIN,
     BLOCK,

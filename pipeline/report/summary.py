@@ -27,9 +27,9 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_text
+from pipeline.make_steps import RUSAGE
 from pipeline.paths import PARSE_ERRORS, WATTBOT, Reports
 from pipeline.report.sections import read_primary_block
-from pipeline.make_steps import RUSAGE
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed

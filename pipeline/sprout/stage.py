@@ -13,9 +13,9 @@ from pipeline.index_structures.store import IndexWriter
 from pipeline.provenance import write_manifest
 from pipeline.specs import AttentionSpec
 from pipeline.sprout.attention import AttentionEncoder, corpus_attention
+from pipeline.sprout.attention_file import load_attention, save_attention
 from pipeline.sprout.build import build_tree
 from pipeline.sprout.chunks import leaf_chunks
-from pipeline.sprout.attention_file import load_attention, save_attention
 from pipeline.sprout.heads import load_logits, mutual_scores, softmax, uniform_logits
 from pipeline.sprout.store import write_trees
 from pipeline.tree import DocTree

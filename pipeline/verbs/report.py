@@ -170,8 +170,8 @@ def cmd_report_check(a) -> None:
 def cmd_parse_quality(a) -> None:
     """``quality.csv`` + ``quality_sources.csv`` over the manifest's documents (or every PDF in a folder)."""
     from pipeline.io import atomic_write_text
-    from pipeline.parse.quality_pdfs import Entry, load_manifest, select
     from pipeline.parse.errors import errors_csv
+    from pipeline.parse.quality_pdfs import Entry, load_manifest, select
     from pipeline.provenance import write_manifest
     from pipeline.report.pages.parse_quality import write_report
 

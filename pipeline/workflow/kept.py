@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pipeline import paths
 from pipeline.config import suite_present, wattbot_present
-from pipeline.provenance import manifest_path
 from pipeline.kept_runs.store import RUNS, ScoredSet, keep_run, wattbot_profile
+from pipeline.provenance import manifest_path
 from pipeline.run_ids import ENV, read_state
 from pipeline.workflow.corpora import corpus_names, corpus_report_inputs
 from pipeline.workflow.reports import report_inputs

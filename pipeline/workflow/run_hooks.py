@@ -17,8 +17,8 @@ def after_run(cfg: dict) -> None:
     the run kept under runs/<id>/, except under make run / make resume (``LATER``), whose last step keeps it."""
     import os
 
-    from pipeline.report.summary import LATER, write_summary
     from pipeline.report.header import RunHeader, restamp
+    from pipeline.report.summary import LATER, write_summary
 
     restamp(paths.reports.root, RunHeader.of("."))
 

@@ -25,8 +25,8 @@ import pandas as pd
 
 from pipeline import paths
 from pipeline.io import atomic_write_bytes, atomic_write_text
-from pipeline.provenance import write_manifest
 from pipeline.make_steps import CPU_SUFFIX, RUSAGE
+from pipeline.provenance import write_manifest
 from pipeline.report.telemetry.timeline import lanes, planned_critical_path, timeline_png
 from pipeline.run_ids import STATE, read_state
 
