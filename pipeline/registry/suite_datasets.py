@@ -33,9 +33,9 @@ class SuiteDataset:
 
 
 EXTRA_ENV = "WATTBENCH_SUITE_DATASETS"  # more modules that register datasets, comma-separated
-DATASETS: Registry[SuiteDataset] = Registry("benchmark", EXTRA_ENV)
-register = DATASETS.register
-unregister = DATASETS.unregister
+SUITE_DATASETS: Registry[SuiteDataset] = Registry("suite dataset", EXTRA_ENV)
+register = SUITE_DATASETS.register
+unregister = SUITE_DATASETS.unregister
 
 for _d in (
     SuiteDataset(
@@ -55,20 +55,20 @@ for _d in (
 def canonical(name: str) -> str:
     """The registered name of ``name`` or one of its aliases (case-insensitive); KeyError otherwise."""
     low = name.lower()
-    for d in DATASETS.entries():
+    for d in SUITE_DATASETS.entries():
         if low == d.name or low in d.aliases:
             return d.name
-    raise KeyError(f"unknown benchmark {name!r}; known: {DATASETS.names()}")
+    raise KeyError(f"unknown suite dataset {name!r}; known: {SUITE_DATASETS.names()}")
 
 
 def get(name: str) -> SuiteDataset:
-    return DATASETS.get(canonical(name))
+    return SUITE_DATASETS.get(canonical(name))
 
 
 def names() -> list[str]:
-    return DATASETS.names()
+    return SUITE_DATASETS.names()
 
 
 def training_names() -> list[str]:
     """The datasets SproutRAG's heads may train on (those with a ``train_group``)."""
-    return [d.name for d in DATASETS.entries() if d.train_group]
+    return [d.name for d in SUITE_DATASETS.entries() if d.train_group]
