@@ -1,5 +1,5 @@
 """`make bench`'s encoder comparison: the packaged "int8" ONNX file, the fp32 ONNX export and the
-real int8 model (rule minilm_qint8; as the backend runs it, one text per pass, and batched) against the
+real int8 model (rule encoder_qint8; as the backend runs it, one text per pass, and batched) against the
 fp32 torch reference, on WattBot corpus sentences
 and 512-token chunks: speed (wall and CPU seconds: the machine is shared), cosine fidelity, and doc
 recall@k of a hier index built by each. Written to reports/bench/encoder.json; ``render`` turns it

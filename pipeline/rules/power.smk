@@ -1,6 +1,7 @@
 # Power-sized samples (`power_subsets`): a group's variants answer a sample of a labelled split sized by power
 # from their score-split scores (pipeline/report/stats/power.py), drawn from the split's labelled ids alone: no
-# answer job reads a labels file. WattBot's only (its labelled splits: `wattbot.solutions`).
+# answer job reads a labels file. WattBot's only (its labelled splits: `wattbot.solutions`). Each rule calls
+# the verb of its name.
 if wf.power_groups(CFG):
     POWER_SPLIT = wf.power_split(CFG)
 
@@ -41,4 +42,4 @@ if wf.power_groups(CFG):
         benchmark: paths.rule_benchmark("power_gold")
         threads: 1
         resources: mem_mb=wf.per_attempt(500), runtime=wf.per_attempt(5)
-        shell: "{PY:q} -m pipeline first-gold --gold {input.gold:q} --questions {input.questions:q} --out {output:q} 2>&1 | tee {log}"
+        shell: "{PY:q} -m pipeline power-gold --gold {input.gold:q} --questions {input.questions:q} --out {output:q} 2>&1 | tee {log}"

@@ -30,7 +30,9 @@ def cmd_first_questions(a) -> None:
     print(json.dumps({"questions": len(first_questions(a.questions, a.limit, a.out))}))
 
 
-def cmd_first_gold(a) -> None:
+def cmd_questions_gold(a) -> None:
+    """The labels of the questions a file lists: the verbs first-gold (a smoke run's) and power-gold (a power
+    sample's), each named for the rule that calls it."""
     from pipeline.datasets.first_n import first_gold
 
     print(json.dumps({"gold": first_gold(a.gold, a.questions, a.out)}))
@@ -86,8 +88,17 @@ def add_verbs(sub) -> None:
     verb(
         sub,
         "first-gold",
-        cmd_first_gold,
+        cmd_questions_gold,
         "a smoke run's labels: those of the questions first-questions kept (CSV with id, or a suite's gold JSONL)",
+        "--gold",
+        "--questions",
+        "--out",
+    )
+    verb(
+        sub,
+        "power-gold",
+        cmd_questions_gold,
+        "a power sample's labels: those of the questions power-sample drew",
         "--gold",
         "--questions",
         "--out",
