@@ -22,7 +22,7 @@ RUNS = "runs"  # the kept runs' folder, beside results/ and reports/ (git-ignore
 SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dataset
 
 LLM_RUNTIME = "data/models/llama-cpp-python.json"  # the local LLM's runtime, built by the llm_runtime rule
-PARSE_CORPUS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality corpus (pipeline/parse/quality_pdfs.py)
+QUALITY_PDFS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality PDFs (pipeline/parse/quality_pdfs.py)
 CLAIMS_FILE = Path(__file__).parent / "report" / "claims" / "claims.yaml"  # published claims the report measures
 
 

@@ -48,7 +48,7 @@ rule parse_quality:
     scope "sample" (one small document per source) is in the default DAG; "all" is `make parse-quality`."""
     input:
         pdfs=lambda w: wf.parse_quality_pdfs(CFG, "sample" if w.scope else "all"),
-        manifest=paths.PARSE_CORPUS_MANIFEST,
+        manifest=paths.QUALITY_PDFS_MANIFEST,
     output:
         quality=paths.reports.parse_quality(),
         sources=paths.reports.parse_quality_sources(),

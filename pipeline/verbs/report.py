@@ -181,7 +181,7 @@ def cmd_parse_quality(a) -> None:
     else:  # a folder of one's own PDFs: one source, measured against each PDF's outline
         entries = [Entry(p.stem, "local", "dev", "", "", p.name, "", 1, 0, False) for p in sorted(folder.glob("*.pdf"))]
     if not entries:
-        raise ValueError(f"{a.pdfs}: no PDFs; run `make parse-corpus` to download the parse-quality corpus")
+        raise ValueError(f"{a.pdfs}: no PDFs; run `make quality-pdfs` to download the parse-quality PDFs")
     summary = write_report(folder, entries, a.out, jobs=a.jobs)
     atomic_write_text(a.errors, errors_csv(summary.pop("errors")))
     pdfs = [folder / f"{e.doc}.pdf" for e in entries]
@@ -353,7 +353,7 @@ def _add_parse_quality(sub) -> None:
     from pipeline.parse.quality_pdfs import SCOPES
 
     s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")
-    s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `parse-corpus` writes it")
+    s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `quality-pdfs` writes it")
     s.add_argument(
         "--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs"
     )

@@ -34,7 +34,7 @@ def parse_quality_report(cfg: dict) -> list[str]:
 
 def parse_targets(cfg: dict) -> list[str]:
     """WattBot's parse failure check (when its data is there; a corpus's is an input of its report); the
-    sample quality report when its PDFs are there (`make parse-corpus`)."""
+    sample quality report when its PDFs are there (`make quality-pdfs`)."""
     from pipeline.config import wattbot_present
 
     sample = [paths.reports.parse_quality(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []

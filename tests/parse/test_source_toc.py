@@ -64,11 +64,11 @@ def test_real_vignette_gets_its_outline_from_its_source(tmp_path):
     """Needs Debian's package registry: AER's vignette (no PDF outline) cut with the headings of AER.Rnw."""
     import json
 
-    from pipeline.parse.quality_pdfs import fetch_corpus
+    from pipeline.parse.quality_pdfs import fetch_pdfs
     from pipeline.parse.quality import measure_pdf
 
     (entry,) = [e for e in load_manifest(MANIFEST) if e.doc == "AER"]
-    (pdf,) = fetch_corpus(tmp_path, [entry])
+    (pdf,) = fetch_pdfs(tmp_path, [entry])
     toc = json.loads(pdf.with_suffix(".toc.json").read_text())
     assert [1, "Package overview", 1] in toc and [1, "References", 5] in toc
     (q,) = measure_pdf(pdf)
