@@ -203,7 +203,7 @@ PARSE_CHECK = parse_check()
 
 
 def parse_quality_errors(scope: str = "{scope}") -> str:
-    """``scope``: "" (the whole corpus) or "sample/" (the default DAG's few documents)."""
+    """``scope``: "" (every parse-quality PDF) or "sample/" (the default DAG's few documents)."""
     return f"{RESULTS}/parse-quality/{scope}errors.csv"
 
 
@@ -290,7 +290,7 @@ class Reports:
         """One WattBot document's SproutRAG tree: ``json``, its dendrogram ``png`` / ``svg``, or (no ext) their stem."""
         return self / f"{WATTBOT}/sprout_tree" + (f".{ext}" if ext else "")
 
-    # the parse-quality report ({scope}: "" for the whole corpus, "sample/" for the default DAG's)
+    # the parse-quality report ({scope}: "" for every PDF, "sample/" for the default DAG's)
     def parse_quality(self, scope: str = "{scope}") -> str:
         return self / f"parsing/{scope}quality.csv"
 

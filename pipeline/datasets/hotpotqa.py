@@ -1,6 +1,6 @@
 """HotpotQA (distractor setting): each context paragraph is a document, supporting-fact sentences are gold.
 
-Paragraphs of all kept questions are pooled into one corpus (deduplicated on title + text), so a
+Paragraphs of all kept questions are pooled into one document collection (deduplicated on title + text), so a
 question's own distractors compete with every other question's paragraphs. Only questions whose
 every supporting fact resolves to a non-empty sentence of their context are kept (the offline
 AMOR test part replaced distractors with retrieved paragraphs and sometimes lost gold ones).

@@ -43,7 +43,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
     snippets all lie in them; ``apply_filter`` drops tests LegalBench-RAG itself excludes; ``pilot``
     samples that many documents instead, none of which a draw of up to ``n_docs`` takes (``pilot_draw``:
     no test of the pilot cites a document of a final selection, so no query is in both).
-    The corpus is the documents the kept tests cite (not every file of the corpus folder).
+    The documents are those the kept tests cite (not every file of its corpus/ folder).
     """
     sub = Subset(**subset)
     benchmark, mini, n_docs, seed, pilot = sub.benchmark, sub.mini, sub.n_docs, sub.seed, sub.pilot

@@ -202,7 +202,7 @@ def measure(tree: DocTree, toc: list[list], pdf: PdfText, method: str = "rules",
 
 
 def outline(path: Path) -> list[list]:
-    """The ground-truth outline: the corpus window's sidecar when there is one, else the PDF's own."""
+    """The ground-truth outline: the PDF window's sidecar when there is one, else the PDF's own."""
     sidecar = path.with_suffix(".toc.json")
     if sidecar.exists():
         return json.loads(sidecar.read_text(encoding="utf-8"))

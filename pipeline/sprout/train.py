@@ -28,7 +28,7 @@ from pipeline.io import atomic_write_bytes, atomic_write_json
 from pipeline.provenance import write_manifest
 from pipeline.registry.suite_datasets import get as get_dataset
 from pipeline.specs import AttentionSpec, TrainSpec
-from pipeline.sprout.attention import corpus_attention
+from pipeline.sprout.attention import dataset_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax
 from pipeline.tree import DocTree
@@ -148,7 +148,7 @@ def prepare_pairs(job: TrainPairsJob, progress: bool = True) -> dict:
         present = set(cids.tolist())
         return any(a in present and b in present for a, b in need.get(d, ()))
 
-    attn = corpus_attention(encoder, docs, job.attention, keep_window=keep, progress=progress)
+    attn = dataset_attention(encoder, docs, job.attention, keep_window=keep, progress=progress)
     rows, vals, qtexts, pos = [], [], [], []
     dropped = 0
     for name, qid, doc_id, gold_chunks, ps in wanted:

@@ -130,8 +130,12 @@ def add_verbs(sub) -> None:
         "--out-dir", required=True, help="the folder to write metadata.csv, questions.csv and solutions.csv into"
     )
 
-    s = sub.add_parser("tree", help="parse one document (corpus JSON, PDF or text) into a DocTree JSON")
-    s.add_argument("--source", required=True, help="the document: a corpus JSON, a PDF or a text file")
+    s = sub.add_parser(
+        "tree", help="parse one document (a PDF, WattBot's pre-extracted JSON or text) into a DocTree JSON"
+    )
+    s.add_argument(
+        "--source", required=True, help="the document: a PDF, a pre-extracted JSON (WattBot's) or a text file"
+    )
     s.add_argument("--doc-id", required=True, help="its id (metadata.csv's id column)")
     s.add_argument("--title", default=None, help="its title (default: the one the document carries)")
     s.add_argument("--out", required=True, help="the DocTree JSON to write")

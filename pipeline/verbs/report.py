@@ -355,7 +355,9 @@ def _add_parse_quality(sub) -> None:
     s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")
     s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `quality-pdfs` writes it")
     s.add_argument(
-        "--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs"
+        "--manifest",
+        default=None,
+        help="the parse-quality PDFs' manifest (sources, roles); without it every PDF in --pdfs",
     )
     s.add_argument("--scope", default="all", choices=SCOPES, help="manifest rows to measure")
     s.add_argument("--out", required=True, help="the quality CSV to write (per document and per source)")
