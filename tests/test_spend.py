@@ -137,7 +137,7 @@ def test_a_run_id_belongs_to_one_resolved_config(tmp_path, monkeypatch):
     forced = run_ids.begin_run(state, ["b.yaml"], config_hash="bbbb")
     assert (forced.id, forced.resumed, forced.config_hash) == (back.id, 1, "bbbb") and forced.invoked >= back.invoked
     old = run_ids.RunState("r-old")  # logs/run.json of before: no config hash recorded, never continued by a hashed run
-    assert not runs.continues(old, "aaaa") and "(config hash not recorded ≠ aaaa)" in runs.superseded(old, first)
+    assert not run_ids.continues(old, "aaaa") and "(config hash not recorded ≠ aaaa)" in run_ids.superseded(old, first)
 
 
 TARGETS = [f"results/wattbot/answers/mock-llm/{s}.{ext}" for s in ("train", "test") for ext in ("jsonl", "csv")]
