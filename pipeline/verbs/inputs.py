@@ -60,22 +60,8 @@ def cmd_tree(a) -> None:
     write_manifest(a.out, shaped, [a.source])
 
 
-def add_verbs(sub) -> None:
-    """ingest, tree and the parse verbs: from the inputs to DocTrees."""
-    s = verb(
-        sub, "ingest", cmd_ingest, "validate WattBot inputs, write clean UTF-8 copies", "--metadata", "--metadata-out"
-    )
-    s.add_argument(
-        "--split", action="append", default=[], metavar="NAME=PATH", help="a question split to check (repeatable)"
-    )
-    s.add_argument(
-        "--out-split",
-        action="append",
-        default=[],
-        metavar="NAME=PATH",
-        help="where to write the clean copy of split NAME (repeatable)",
-    )
-
+def add_question_cut_verbs(sub) -> None:
+    """The verbs that cut a split's questions and their labels: a smoke run's first N, a power sample's labels."""
     s = verb(
         sub,
         "first-questions",
@@ -103,6 +89,25 @@ def add_verbs(sub) -> None:
         "--questions",
         "--out",
     )
+
+
+def add_verbs(sub) -> None:
+    """ingest, tree and the parse verbs: from the inputs to DocTrees."""
+    s = verb(
+        sub, "ingest", cmd_ingest, "validate WattBot inputs, write clean UTF-8 copies", "--metadata", "--metadata-out"
+    )
+    s.add_argument(
+        "--split", action="append", default=[], metavar="NAME=PATH", help="a question split to check (repeatable)"
+    )
+    s.add_argument(
+        "--out-split",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="where to write the clean copy of split NAME (repeatable)",
+    )
+
+    add_question_cut_verbs(sub)
 
     s = verb(
         sub,

@@ -52,7 +52,7 @@ def add_verbs(sub) -> None:
         sub,
         "suite-export",
         cmd_suite_export,
-        "retrieval suite: one benchmark -> trees, queries, projected gold",
+        "retrieval suite: one suite dataset -> trees, queries, projected gold",
         "--params",
         "--out-dir",
     )
@@ -75,7 +75,7 @@ def add_verbs(sub) -> None:
         cmd_suite_power,
         "retrieval suite: per dataset, n, the spread of sprout - best baseline (claim sprout-ie), the n needed "
         "for the published effect at 80% power, the effect detectable at n, CPU-s: "
-        "reports/retrieval/power.telemetry.csv (size the benchmarks from a pilot run: config.pilot.yaml)",
+        "reports/retrieval/power.telemetry.csv (size the suite datasets from a pilot run: config.pilot.yaml)",
     )
     s.add_argument("--root", default=".", help="the Snakemake working directory (results/, benchmarks/)")
     s.add_argument("--reports", default="reports")
