@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.suite import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
+from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records, safe_id
 
 # 8 seeded LegalBench-RAG-mini contracts and all their queries: 2,624 sentences after parse_text,
 # 54 queries, 93 gold spans.
@@ -34,7 +34,7 @@ class Subset:
     pilot_seed: int = 1
 
 
-def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
+def load(root: str | Path, **subset: Any) -> SuiteTables:
     """Tests of ``root/benchmarks/<benchmark>.json`` (or a path to any such JSON) and the files they cite
     (:class:`Subset` ``(**subset)``).
 
@@ -91,7 +91,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
         for s in t["snippets"]:
             start, end = s["span"]
             gold.append({"query_id": qid, "doc_id": ids[s["file_path"]], "start": start, "end": end, "grade": 1})
-    return make_benchmark(f"legalbench_rag-{prefix}", docs, queries, gold)
+    return make_suite_tables(f"legalbench_rag-{prefix}", docs, queries, gold)
 
 
 def _mini_docs(bench_path: Path, tests: list[dict]) -> set[str]:

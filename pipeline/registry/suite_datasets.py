@@ -1,7 +1,7 @@
 """The registry of retrieval-suite datasets: what ``benchmarks.datasets`` (and
 ``sprout.train.datasets``) may name.
 
-A dataset is a loader module (``load(root, **subset) -> RetrievalBenchmark`` and a
+A dataset is a loader module (``load(root, **subset) -> SuiteTables`` and a
 ``DEFAULT_SUBSET``; see pipeline/datasets/hotpotqa.py) plus one :func:`register` call here (or, for
 a dataset outside the package, in its own module named in ``WATTBENCH_SUITE_DATASETS``, which
 Snakemake's jobs inherit: tests/datasets/toy_suite.py). The export stage
@@ -24,7 +24,7 @@ class SuiteDataset:
     name: str
     loader: str  # dotted module with load(root, **subset) and DEFAULT_SUBSET
     folder: str  # its folder under <data root>/retrieval (= benchmarks.root)
-    aliases: tuple[str, ...] = ()  # other spellings load_benchmark accepts
+    aliases: tuple[str, ...] = ()  # other spellings load_suite_tables accepts
     train_group: str | None = None  # SproutRAG head training: what makes chunks co-relevant ("span",
     #                                   "query"); None: not offered as a training set
 
