@@ -26,7 +26,7 @@ import pandas as pd
 from pipeline.report.stats.equivalence import equivalence_test
 from pipeline.report.stats.pooling import difference_se, pool
 from pipeline.report.stats.resampling import paired_bootstrap
-from pipeline.report.stats.signflip import paired_test
+from pipeline.report.stats.signflip import Settings, paired_test
 from pipeline.report.stats.verdicts import (
     CONSISTENT,
     CONTRADICTED,
@@ -126,6 +126,10 @@ def datasets(rng: np.random.Generator, effects: tuple[float, ...], n: int, share
 # ---- procedures: what a row reads, old (d2f9a41) and new -----------------------------------------------------
 
 
+def flips(resamples: int, seed: int) -> Settings:
+    return Settings(resamples=resamples, seed=seed)
+
+
 def old_interval(t: np.ndarray, c: np.ndarray, seed: int) -> tuple[float, float]:
     """d2f9a41's interval of treatment - control: the 95% percentile paired bootstrap, 2000 resamples."""
     diff = paired_bootstrap(np.column_stack([c, t]), OLD_BOOTSTRAP, seed)[1][1]
@@ -137,7 +141,7 @@ def direction_false(new: bool) -> Procedure:
 
     def run(s: Sample, seed: int, b: int) -> bool:
         if new:
-            return paired_verdict(paired_test(s["t"], s["c"], resamples=b, seed=seed), "greater") != UNDECIDED
+            return paired_verdict(paired_test(s["t"], s["c"], settings=flips(b, seed)), "greater") != UNDECIDED
         return verdict("greater", *old_interval(s["t"], s["c"], seed)) != UNDECIDED
 
     return run
@@ -151,7 +155,7 @@ def published_false(effect: float, kind: str, new: bool) -> Procedure:
         t, c = s["t"], s["c"]
         if new:
             scale = "ratio" if kind == "relative" else "difference"
-            v = paired_verdict(paired_test(t, c, scale=scale, resamples=b, seed=seed), "greater", effect)
+            v = paired_verdict(paired_test(t, c, scale=scale, settings=flips(b, seed)), "greater", effect)
         else:
             p = effect * float(c.mean()) if kind == "relative" else effect
             if p == 0:
@@ -167,7 +171,7 @@ def negligible_false(margin: float, wrong: str, new: bool) -> Procedure:
 
     def run(s: Sample, seed: int, b: int) -> bool:
         if new:
-            return equivalence_verdict(equivalence_test(s["t"], s["c"], margin, resamples=b, seed=seed)) == wrong
+            return equivalence_verdict(equivalence_test(s["t"], s["c"], margin, settings=flips(b, seed))) == wrong
         return verdict("negligible", *old_interval(s["t"], s["c"], seed), margin) == wrong
 
     return run
@@ -188,7 +192,7 @@ def best_of_false(on_pilot: bool, new: bool) -> Procedure:
         pilot = {v: x for v, x in s["pilot"].items() if v != "t"}
         control = s["candidates"][best_of(pilot if on_pilot else s["candidates"])]
         if new:
-            return paired_verdict(paired_test(s["t"], control, resamples=b, seed=seed), "greater") == CONTRADICTED
+            return paired_verdict(paired_test(s["t"], control, settings=flips(b, seed)), "greater") == CONTRADICTED
         return verdict("greater", *old_interval(s["t"], control, seed)) == CONTRADICTED
 
     return run
@@ -203,7 +207,7 @@ def cluster_false(by: str) -> Procedure:
             lo, hi = old_interval(s["t"], s["c"], seed)
             return lo > 0 or hi < 0
         clusters = s["clusters"] if by == "documents" else None
-        return paired_test(s["t"], s["c"], clusters=clusters, resamples=b, seed=seed).rejects
+        return paired_test(s["t"], s["c"], clusters=clusters, settings=flips(b, seed)).rejects
 
     return run
 

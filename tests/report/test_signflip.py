@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pipeline.report.stats.resampling import randomisation_p
-from pipeline.report.stats.signflip import min_differing, paired_test, paired_units
+from pipeline.report.stats.signflip import Settings, min_differing, paired_test, paired_units
 
 
 def brute_p(d: np.ndarray, w: np.ndarray, theta: float) -> float:
@@ -67,7 +67,7 @@ def test_the_interval_excludes_0_exactly_when_p_is_below_alpha(kind, scale):
         if scale == "ratio":
             t, c = np.abs(t), np.abs(c)
         clusters = rng.integers(0, max(2, n // 3), n) if i % 3 == 0 else None
-        r = paired_test(t, c, scale=scale, clusters=clusters, resamples=1000, seed=i)
+        r = paired_test(t, c, scale=scale, clusters=clusters, settings=Settings(resamples=1000, seed=i))
         if np.isnan(r.estimate):
             continue
         assert (r.lo > 0 or r.hi < 0) == (r.p < r.alpha), (n, r)
@@ -101,11 +101,11 @@ def test_tiny_n_is_one_line_not_a_crash(n, p, reason):
 def test_monte_carlo_states_its_error_and_is_seeded():
     rng = np.random.default_rng(0)
     t, c = rng.random(60), rng.random(60)  # 60 differing questions: 2^60 patterns, drawn
-    r = paired_test(t, c, resamples=10_000, seed=4)
+    r = paired_test(t, c, settings=Settings(resamples=10_000, seed=4))
     assert not r.exact and r.resamples == 10_001 and 0 < r.mc_se_p <= 0.005 and r.p > 0
     assert r.mc_se_lo > 0 and r.mc_se_hi > 0 and r.mc_se_lo < (r.hi - r.lo) / 20
-    assert paired_test(t, c, resamples=10_000, seed=4) == r
-    assert paired_test(t, c, resamples=10_000, seed=5) != r
+    assert paired_test(t, c, settings=Settings(resamples=10_000, seed=4)) == r
+    assert paired_test(t, c, settings=Settings(resamples=10_000, seed=5)) != r
     exact = paired_test([1.0] * 8, [0.0] * 8)
     assert exact.exact and exact.mc_se_p == 0 and exact.resamples >= 10_000
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.report.stats.signflip import (
-    ALPHA,
-    RESAMPLES,
+    DEFAULT,
     Patterns,
+    Settings,
     order_ends,
     paired_units,
     sign_patterns,
@@ -82,11 +82,10 @@ def equivalence_test(
     margin: float,
     scale: str = "difference",
     clusters: Sequence | None = None,
-    alpha: float = ALPHA,
-    resamples: int = RESAMPLES,
-    seed: int = 0,
+    settings: Settings = DEFAULT,
 ) -> Equivalence:
     """TOST of |theta| < ``margin`` on ``scale`` (module docstring); never raises on tiny n."""
+    alpha = settings.alpha
     if not margin > 0:
         raise ValueError("an equivalence margin is a positive number")
     u = paired_units(treatment, control, scale, clusters)
@@ -94,8 +93,10 @@ def equivalence_test(
     estimate = float(u.d.sum() / w_sum) if w_sum > 0 else math.nan
     reason = undecidable(u, alpha)
     if u.n == 0 or not w_sum > 0:
-        return Equivalence(scale, margin, u.n, len(u.d), 0, estimate, -math.inf, math.inf, 1.0, 1.0, alpha, 0, 0.0, reason)
-    pat = sign_patterns(u, resamples, seed)
+        return Equivalence(
+            scale, margin, u.n, len(u.d), 0, estimate, -math.inf, math.inf, 1.0, 1.0, alpha, 0, 0.0, reason
+        )
+    pat = sign_patterns(u, settings.resamples, settings.seed)
     rows = len(pat.lo)
     p_lo, p_hi = one_sided(pat, -margin, larger=True), one_sided(pat, margin, larger=False)
     c = max(1, math.ceil(round(alpha * rows, 9)))

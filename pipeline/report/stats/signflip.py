@@ -53,6 +53,19 @@ def min_differing(alpha: float = ALPHA) -> int:
 
 
 @dataclass(frozen=True)
+class Settings:
+    """How a sign-flip test is run: its level, how many random sign patterns at least, and their seed (the
+    config's ``report.permutations`` and ``report.seed``)."""
+
+    alpha: float = ALPHA
+    resamples: int = RESAMPLES
+    seed: int = 0
+
+
+DEFAULT = Settings()
+
+
+@dataclass(frozen=True)
 class PairedTest:
     """A paired comparison's decision: the effect, its interval (the test's inversion) and the test's p."""
 
@@ -227,17 +240,13 @@ def undecidable(u: Units, alpha: float) -> str:
 
 
 def paired_test(
-    treatment,
-    control,
-    scale: str = "difference",
-    clusters: Sequence | None = None,
-    alpha: float = ALPHA,
-    resamples: int = RESAMPLES,
-    seed: int = 0,
+    treatment, control, scale: str = "difference", clusters: Sequence | None = None, settings: Settings = DEFAULT
 ) -> PairedTest:
     """The paired sign-flip test of treatment vs control on ``scale`` and its inverted ``1 - alpha``
-    interval (module docstring). Never raises on tiny n: 0, 1 or a few differing questions give a result
-    whose ``reason`` says why only "undecided" is possible."""
+    interval (module docstring); ``clusters``: one label per question (a document), flipped together.
+    Never raises on tiny n: 0, 1 or a few differing questions give a result whose ``reason`` says why only
+    "undecided" is possible."""
+    alpha = settings.alpha
     u = paired_units(treatment, control, scale, clusters)
     need = min_differing(alpha)
     w_sum = float(u.w.sum())
@@ -247,7 +256,7 @@ def paired_test(
         return PairedTest(
             scale, u.n, len(u.d), 0, estimate, -math.inf, math.inf, 1.0, alpha, 0, True, 0.0, 0.0, 0.0, need, reason
         )
-    pat = sign_patterns(u, resamples, seed)
+    pat = sign_patterns(u, settings.resamples, settings.seed)
     rows = len(pat.lo)
     p = float(np.count_nonzero((pat.lo <= 0) & (pat.hi >= 0)) / rows)
     c = _needed(alpha, rows)

@@ -27,17 +27,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.optimize import brentq
 
 from pipeline.report.stats.equivalence import equivalence_test
-from pipeline.report.stats.signflip import ALPHA, paired_test
+from pipeline.report.stats.signflip import Settings, paired_test
 
 POWER = 0.8
 REPLICATES = 400  # simulated samples per n: Monte Carlo SE of a rate near 0.8 is 0.02
 SIM_RESAMPLES = 2000  # sign patterns per simulated test (p's own MC error is then <= 0.005)
+SIMULATED = Settings(resamples=SIM_RESAMPLES)
 
 # (treatment, control, seed) -> (reads what the claim needs, reads "consistent with published")
 Reading = Callable[[np.ndarray, np.ndarray, int], tuple[bool, bool]]
@@ -56,15 +57,34 @@ class Power:
 
 
 @dataclass(frozen=True)
+class Search:
+    """How the smallest n is searched: the power it must reach, the largest n tried, samples per n, seed."""
+
+    target: float = POWER
+    n_max: int = 5000
+    replicates: int = REPLICATES
+    seed: int = 0
+
+
+@dataclass(frozen=True)
 class Sizing:
     """The smallest n whose simulated power reaches ``target`` (None when none up to ``n_max`` does)."""
 
     n_needed: int | None
-    at_needed: Power | None  # the simulation at n_needed
+    at_needed: Power | None  # the simulation at n_needed (at n_max when none reaches the target)
     target: float
-    effect: float
+    truth: float
     scale: str
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class Population:
+    """The pilot's question pairs and the tilted probabilities that give them the true effect."""
+
+    t: np.ndarray
+    c: np.ndarray
+    probs: np.ndarray
 
 
 def tilt(d: np.ndarray, w: np.ndarray, theta: float) -> np.ndarray | None:
@@ -89,74 +109,74 @@ def tilt(d: np.ndarray, w: np.ndarray, theta: float) -> np.ndarray | None:
     return z / z.sum()
 
 
-def simulate(
-    pilot_t, pilot_c, probs: np.ndarray, n: int, reading: Reading, replicates: int = REPLICATES, seed: int = 0
-) -> Power:
-    """Power and the chance of "consistent" at ``n``: ``replicates`` samples of n pilot pairs drawn with
-    ``probs``, each read by ``reading`` (replicate r draws with seed ``seed + r`` at every n)."""
+def population(pilot_t, pilot_c, truth: float, scale: str = "difference") -> Population | None:
+    """The pilot tilted so that its effect on ``scale`` is ``truth`` (None when it cannot be)."""
     t, c = np.asarray(pilot_t, dtype=float), np.asarray(pilot_c, dtype=float)
+    if not len(t):
+        return None
+    probs = tilt(t - c, np.ones_like(t) if scale == "difference" else c, truth)
+    return None if probs is None else Population(t, c, probs)
+
+
+def simulate(pop: Population, n: int, reading: Reading, replicates: int = REPLICATES, seed: int = 0) -> Power:
+    """Power and the chance of "consistent" at ``n``: ``replicates`` samples of n pairs drawn from ``pop``,
+    each read by ``reading`` (replicate r draws with seed ``seed + r`` at every n)."""
     hits = consistent = 0
     for r in range(replicates):
-        idx = np.random.default_rng(seed + r).choice(len(t), size=n, p=probs)
-        ok, cons = reading(t[idx], c[idx], seed + r)
+        idx = np.random.default_rng(seed + r).choice(len(pop.t), size=n, p=pop.probs)
+        ok, cons = reading(pop.t[idx], pop.c[idx], seed + r)
         hits += ok
         consistent += cons
     return Power(n, hits / replicates, consistent / replicates, replicates)
 
 
-def effect_reading(effect: float, scale: str, alpha: float = ALPHA, resamples: int = SIM_RESAMPLES) -> Reading:
+def effect_reading(effect: float, scale: str, settings: Settings = SIMULATED) -> Reading:
     """The claims table's reading of a published effect: the test rejects in the effect's direction; and
-    "consistent with published": that, with the effect inside the interval."""
+    "consistent with published": that, with the effect inside the interval. Under Holm in a family of m,
+    pass ``alpha / m`` (its first step) to size for the adjusted decision."""
 
     def read(t: np.ndarray, c: np.ndarray, seed: int) -> tuple[bool, bool]:
-        r = paired_test(t, c, scale=scale, alpha=alpha, resamples=resamples, seed=seed)
+        r = paired_test(t, c, scale, settings=replace(settings, seed=seed))
         ok = r.rejects and (r.lo > 0 if effect > 0 else r.hi < 0)
         return ok, ok and r.lo <= effect <= r.hi
 
     return read
 
 
-def equivalence_reading(margin: float, alpha: float = ALPHA, resamples: int = SIM_RESAMPLES) -> Reading:
+def equivalence_reading(margin: float, settings: Settings = SIMULATED) -> Reading:
     """An equivalence claim's reading: TOST concludes |difference| < margin (no "consistent" reading)."""
 
     def read(t: np.ndarray, c: np.ndarray, seed: int) -> tuple[bool, bool]:
-        return equivalence_test(t, c, margin, alpha=alpha, resamples=resamples, seed=seed).equivalent, False
+        return equivalence_test(t, c, margin, settings=replace(settings, seed=seed)).equivalent, False
 
     return read
 
 
 def n_for_power(
-    pilot_t,
-    pilot_c,
-    truth: float,
-    reading: Reading,
-    scale: str = "difference",
-    target: float = POWER,
-    n_max: int = 5000,
-    replicates: int = REPLICATES,
-    seed: int = 0,
+    pilot_t, pilot_c, truth: float, reading: Reading, scale: str = "difference", search: Search = Search()
 ) -> Sizing:
-    """The smallest n (up to ``n_max``) at which ``reading`` succeeds in ``target`` of samples from the
-    pilot tilted to ``truth`` (the published effect; 0 for an equivalence claim)."""
-    t, c = np.asarray(pilot_t, dtype=float), np.asarray(pilot_c, dtype=float)
-    w = np.ones_like(t) if scale == "difference" else c
-    probs = tilt(t - c, w, truth) if len(t) else None
-    if probs is None:
-        why = "no pilot pair" if not len(t) else f"no pilot pair on both sides of {truth:+g}: no population to tilt"
-        return Sizing(None, None, target, truth, scale, why)
+    """The smallest n (up to ``search.n_max``) at which ``reading`` succeeds in ``search.target`` of samples
+    from the pilot tilted to ``truth`` (the published effect; 0 for an equivalence claim), to within 2%."""
+    pop = population(pilot_t, pilot_c, truth, scale)
+    if pop is None:
+        why = (
+            "no pilot pair" if not len(pilot_t) else f"no pilot pair on both sides of {truth:+g}: no population to tilt"
+        )
+        return Sizing(None, None, search.target, truth, scale, why)
     at: dict[int, Power] = {}
 
     def power(n: int) -> Power:
         if n not in at:
-            at[n] = simulate(t, c, probs, n, reading, replicates, seed)
+            at[n] = simulate(pop, n, reading, search.replicates, search.seed)
         return at[n]
 
     lo, hi = 1, 8
-    while power(hi).power < target:
-        if hi >= n_max:
-            return Sizing(None, power(hi), target, truth, scale, f"power {power(hi).power:.2f} at n = {hi}")
-        lo, hi = hi, min(n_max, hi * 2)
+    while power(hi).power < search.target:
+        if hi >= search.n_max:
+            why = f"power {power(hi).power:.2f} at n = {hi}"
+            return Sizing(None, power(hi), search.target, truth, scale, why)
+        lo, hi = hi, min(search.n_max, hi * 2)
     while hi - lo > max(1, hi // 50):  # to within 2% of n
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if power(mid).power >= target else (mid, hi)
-    return Sizing(hi, power(hi), target, truth, scale)
+        lo, hi = (lo, mid) if power(mid).power >= search.target else (mid, hi)
+    return Sizing(hi, power(hi), search.target, truth, scale)
