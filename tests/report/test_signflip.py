@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pipeline.report.stats.resampling import randomisation_p
-from pipeline.report.stats.signflip import Settings, min_differing, paired_test, paired_units
+from pipeline.report.stats.signflip import Settings, document_clusters, min_differing, paired_test, paired_units
 
 
 def brute_p(d: np.ndarray, w: np.ndarray, theta: float) -> float:
@@ -136,3 +136,31 @@ def test_clusters_flip_together():
     assert paired_test(t, c, clusters=[f"q{i}" for i in range(9)]).p == paired_test(t, c).p
     u = paired_units([1.0, 0.0, 1.0], [0.0, 0.0, 0.0], clusters=["x", "y", "x"])
     assert u.d.tolist() == [2.0, 0.0] and u.w.tolist() == [2.0, 1.0] and u.n == 3
+
+
+def test_a_questions_document_is_what_it_cites():
+    """One document: its cluster; several: their clusters joined; none: a cluster of its own."""
+    refs = [["a"], ["b"], ["a"], ["b", "c"], [], ["c"], ["d"], []]
+    assert document_clusters(refs) == ["a", "b+c", "a", "b+c", "no document #4", "b+c", "d", "no document #7"]
+    assert document_clusters([["x", "y"], ["z", "y"]]) == ["x+y+z", "x+y+z"]
+    assert document_clusters([]) == []
+
+
+@pytest.mark.data
+def test_wattbot_test_questions_cluster_by_paper(wattbot_dir):
+    """The labelled test split: 187 questions in fewer clusters than papers cited plus blanks, and no
+    paper in two clusters."""
+    import pandas as pd
+
+    from pipeline.datasets.wattbot import parse_ref_ids
+
+    gold = pd.read_csv(wattbot_dir / "test_solutions_public.csv")
+    refs = [parse_ref_ids(str(r)) for r in gold["ref_id"]]
+    labels = document_clusters(refs)
+    papers = {d for docs in refs for d in docs}
+    blanks = sum(1 for docs in refs if not docs)
+    assert len(labels) == len(gold) and len(set(labels)) <= len(papers) + blanks
+    owner = {}
+    for docs, label in zip(refs, labels, strict=True):
+        for d in docs:
+            assert owner.setdefault(d, label) == label

@@ -127,6 +127,29 @@ def paired_units(treatment, control, scale: str = "difference", clusters: Sequen
     return Units(d, w, len(t), scale)
 
 
+def document_clusters(refs: Sequence[Sequence[str]]) -> list[str]:
+    """One cluster label per question from the documents it cites, so that no two clusters share a
+    document: questions citing one document are that document's cluster; a question citing several joins
+    their clusters into one (connected components: its evidence is not independent of any of theirs); a
+    question citing none (unanswerable, ``is_blank``) is a cluster of its own, ``"no document #i"``."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for docs in refs:
+        for other in docs[1:]:
+            parent[root(other)] = root(docs[0])
+    members: dict[str, set[str]] = {}
+    for docs in refs:
+        for doc in docs:
+            members.setdefault(root(doc), set()).add(doc)
+    return ["+".join(sorted(members[root(docs[0])])) if docs else f"no document #{i}" for i, docs in enumerate(refs)]
+
+
 def _snap(x: np.ndarray, scale: float) -> np.ndarray:
     """Sums that are 0 in exact arithmetic but a few ulps off in floats (a subset of 1/3s) set to 0, so a
     sign pattern tied with the observed one counts as tied."""

@@ -31,6 +31,14 @@ P < lo                          larger than published
 
 The six cells partition every interval. Where the interval contains 0 the row states the n a
 two-sided 5% test needs for 80% power, from the observed paired spread (:func:`n_needed`).
+
+Issue #44 reads the same tables on the sign-flip test's own interval (:func:`paired_verdict`:
+:mod:`pipeline.report.stats.signflip`, where the interval excludes 0 exactly when p < alpha, and a row
+with too few differing questions is undecided), a relative effect on the ratio test's interval, and a
+``negligible`` claim by two one-sided tests (:func:`equivalence_verdict`); its n needed is simulated
+(:mod:`pipeline.report.stats.sizing`). Family-wise decisions: :func:`holm_by_family` over a stated family;
+for the fewest differing questions a Holm-adjusted decision can use, pass ``alpha / m`` to
+:func:`pipeline.report.stats.signflip.min_differing`.
 """
 
 from __future__ import annotations
