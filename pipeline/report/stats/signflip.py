@@ -253,6 +253,8 @@ def undecidable(u: Units, alpha: float) -> str:
         return "no paired question: nothing to test"
     if u.scale == "ratio" and not u.w.sum() > 0:
         return "the control's mean is 0: no relative effect to measure"
+    if k == 0:
+        return "no differing question: the two score the same on every question, so only undecided is possible"
     if k < need:
         what = ("cluster" if len(u.d) < u.n else "question") + ("" if k == 1 else "s")
         return (

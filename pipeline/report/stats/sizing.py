@@ -37,7 +37,7 @@ from pipeline.report.stats.signflip import Settings, paired_test
 
 POWER = 0.8
 REPLICATES = 400  # simulated samples per n: Monte Carlo SE of a rate near 0.8 is 0.02
-SIM_RESAMPLES = 2000  # sign patterns per simulated test (p's own MC error is then <= 0.005)
+SIM_RESAMPLES = 1000  # sign patterns per simulated test (p's own MC error near 0.05 is then 0.007)
 SIMULATED = Settings(resamples=SIM_RESAMPLES)
 
 # (treatment, control, seed) -> (reads what the claim needs, reads "consistent with published")
@@ -58,9 +58,11 @@ class Power:
 
 @dataclass(frozen=True)
 class Search:
-    """How the smallest n is searched: the power it must reach, the largest n tried, samples per n, seed."""
+    """How the smallest n is searched: the power it must reach, the first n tried (e.g. the normal formula's,
+    ``verdicts.n_needed``: the search brackets from there), the largest, samples per n and their seed."""
 
     target: float = POWER
+    start: int = 8
     n_max: int = 5000
     replicates: int = REPLICATES
     seed: int = 0
@@ -152,6 +154,23 @@ def equivalence_reading(margin: float, settings: Settings = SIMULATED) -> Readin
     return read
 
 
+def _bracket(enough: Callable[[int], bool], start: int, n_max: int) -> tuple[int, int]:
+    """(lo, hi) with ``enough(hi)`` and not ``enough(lo)`` (lo = 0 when even n = 1 is enough), halving or
+    doubling from ``start``; (n_max, n_max) when n_max is not enough."""
+    if enough(start):
+        hi = start
+        while hi > 1 and enough(hi // 2):
+            hi //= 2
+        return hi // 2, hi
+    lo = start
+    while lo < n_max:
+        hi = min(n_max, lo * 2)
+        if enough(hi):
+            return lo, hi
+        lo = hi
+    return n_max, n_max
+
+
 def n_for_power(
     pilot_t, pilot_c, truth: float, reading: Reading, scale: str = "difference", search: Search = Search()
 ) -> Sizing:
@@ -170,12 +189,9 @@ def n_for_power(
             at[n] = simulate(pop, n, reading, search.replicates, search.seed)
         return at[n]
 
-    lo, hi = 1, 8
-    while power(hi).power < search.target:
-        if hi >= search.n_max:
-            why = f"power {power(hi).power:.2f} at n = {hi}"
-            return Sizing(None, power(hi), search.target, truth, scale, why)
-        lo, hi = hi, min(search.n_max, hi * 2)
+    lo, hi = _bracket(lambda n: power(n).power >= search.target, min(max(1, search.start), search.n_max), search.n_max)
+    if lo == hi:  # not even n_max reaches the target
+        return Sizing(None, power(hi), search.target, truth, scale, f"power {power(hi).power:.2f} at n = {hi}")
     while hi - lo > max(1, hi // 50):  # to within 2% of n
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if power(mid).power >= search.target else (mid, hi)
