@@ -8,7 +8,7 @@ its inverted interval (pipeline/report/stats/signflip.py, equivalence.py, poolin
 the procedures of d2f9a41 (the percentile paired bootstrap of resampling.py read by verdicts.verdict /
 published_verdict; a relative effect times the control's observed mean; best_of chosen on the judged data).
 
-``python -m tests.report.calibration [replicates] [resamples]`` prints every scenario's false-verdict rate
+``python -m tests.report.calibration [replicates] [resamples] [seed]`` prints every scenario's false-verdict rate
 under each procedure (the table in the issue's note); tests/report/test_calibration.py asserts the new
 procedures' rates at or below nominal and, in the slow tier, the old ones above it.
 """
@@ -331,12 +331,13 @@ def tolerance(nominal: float, replicates: int, z: float = 3.0) -> float:
 def main(argv: list[str]) -> None:
     replicates = int(argv[0]) if argv else 1000
     resamples = int(argv[1]) if len(argv) > 1 else 2000
-    print(f"replicates {replicates}, sign-flip resamples {resamples}, old bootstrap {OLD_BOOTSTRAP}")
+    seed = int(argv[2]) if len(argv) > 2 else 0
+    print(f"replicates {replicates}, sign-flip resamples {resamples}, seed {seed}, old bootstrap {OLD_BOOTSTRAP}")
     print("| kind | scenario | nominal (≤ with MC error) | procedure | false-verdict rate |")
     print("|---|---|---|---|---|")
     for s in scenarios(stress=True):
         for name in s.procedures:
-            rate = false_rate(s, name, replicates, resamples)
+            rate = false_rate(s, name, replicates, resamples, seed)
             flag = "" if rate <= tolerance(s.nominal, replicates) else " **above**"
             tol = f"{s.nominal:.3f} (≤ {tolerance(s.nominal, replicates):.3f})"
             print(f"| {s.kind} | {s.name} | {tol} | {name} | {rate:.3f}{flag} |", flush=True)
