@@ -178,8 +178,13 @@ def negligible_false(margin: float, wrong: str, new: bool) -> Procedure:
 
 
 def best_of(tables: dict[str, np.ndarray]) -> str:
-    """The claims table's best_of control: today's ``control_of`` (best mean; ties by name) on ``tables``."""
-    from pipeline.report.pages.claims import Claim, control_of
+    """The claims table's best_of control: today's ``control_of`` (best mean; ties by name) on ``tables``.
+    It lives in pipeline/report/pages/claims.py at d2f9a41 and in report/claims/measure.py after #47 moves
+    the measurement off its page; either is the same function."""
+    try:
+        from pipeline.report.claims.measure import Claim, control_of
+    except ImportError:
+        from pipeline.report.pages.claims import Claim, control_of  # type: ignore[no-redef]
 
     claim = Claim("c", "S", "", "", "", "ab", "t", sorted(tables), "score", ("wattbot",), "greater")
     return control_of(claim, {v: pd.DataFrame({"score": x}) for v, x in tables.items()})

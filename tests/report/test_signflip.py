@@ -106,8 +106,10 @@ def test_monte_carlo_states_its_error_and_is_seeded():
     assert r.mc_se_lo > 0 and r.mc_se_hi > 0 and r.mc_se_lo < (r.hi - r.lo) / 20
     assert paired_test(t, c, settings=Settings(resamples=10_000, seed=4)) == r
     assert paired_test(t, c, settings=Settings(resamples=10_000, seed=5)) != r
-    exact = paired_test([1.0] * 8, [0.0] * 8)
-    assert exact.exact and exact.mc_se_p == 0 and exact.resamples >= 10_000
+    exact = paired_test([1.0] * 8, [0.0] * 8)  # every pattern of every question: nothing is drawn
+    assert exact.exact and exact.mc_se_p == exact.mc_se_lo == exact.mc_se_hi == 0 and exact.resamples >= 10_000
+    ties = paired_test([1.0] * 8 + [0.5] * 30, [0.0] * 8 + [0.5] * 30)  # exact p, tied questions' signs drawn
+    assert ties.exact and ties.mc_se_p == 0 and ties.p == exact.p and ties.mc_se_hi > 0
 
 
 def test_ratio_scale_is_its_own_test():

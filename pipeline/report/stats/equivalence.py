@@ -33,6 +33,7 @@ from pipeline.report.stats.signflip import (
     DEFAULT,
     Patterns,
     Settings,
+    needed_extreme,
     order_ends,
     paired_units,
     sign_patterns,
@@ -99,7 +100,7 @@ def equivalence_test(
     pat = sign_patterns(u, settings.resamples, settings.seed)
     rows = len(pat.lo)
     p_lo, p_hi = one_sided(pat, -margin, larger=True), one_sided(pat, margin, larger=False)
-    c = max(1, math.ceil(round(alpha * rows, 9)))
+    c = needed_extreme(alpha, rows)
     lo, _ = order_ends(pat.greater_from, c, alpha)
     hi, _ = order_ends(-pat.less_to, c, alpha)
     p = max(p_lo, p_hi)
