@@ -11,7 +11,7 @@ import pandas as pd
 from pipeline.paths import Reports
 from pipeline.registry.answer_backends import get as get_backend
 from pipeline.report.render.tables import fmt, markdown_table
-from pipeline.report.sections import read_primary_block, section_of
+from pipeline.report.sections import TEST, leading_blocks, read_primary_block, section_of
 
 
 def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
@@ -26,28 +26,40 @@ def _with_interval(board: pd.DataFrame) -> int:
     return int(board["n"].max()) if "n" in board else 0
 
 
+LEADERBOARD_COLUMNS = {
+    "variant": "answering variant",
+    "backend": "backend",
+    "retrieval": "retrieval",
+    "score [95% CI]": "score [95% CI]",
+    "value": "value",
+    "ref": "ref",
+    "na": "na",
+    "score_2026": "`wattbot2026`",
+    "doc_hit@1": "doc hit@1",
+    "doc_recall@5": "doc recall@5",
+    "abstained": "abstained",
+    "failures": "failures",
+}
+
+
+def _split_line(split: str | None, n: int) -> str:
+    """The line above a leaderboard block: the labelled test split leads, the score split is in-sample."""
+    if split == TEST:
+        return f"**Test** (labelled, held out: nothing was chosen on it): {n} questions"
+    if split is None:
+        return f"{n} questions"
+    return f"**Score split `{split}`** (defaults and weights were chosen on it: in-sample): {n} questions"
+
+
 def render_leaderboard(reports_dir: Path) -> str:
-    """WattBot leaderboard on the scored split: score with its 95% interval, components, retrieval."""
-    board = read_primary_block(Reports.at(reports_dir).leaderboard)
-    n = _with_interval(board)
-    table = _pick(
-        board,
-        {
-            "variant": "answering variant",
-            "backend": "backend",
-            "retrieval": "retrieval",
-            "score [95% CI]": "score [95% CI]",
-            "value": "value",
-            "ref": "ref",
-            "na": "na",
-            "score_2026": "`wattbot2026`",
-            "doc_hit@1": "doc hit@1",
-            "doc_recall@5": "doc recall@5",
-            "abstained": "abstained",
-            "failures": "failures",
-        },
-    )
-    return f"{n} questions, metric profile `wattbot2025`, best first.\n\n" + markdown_table(table)
+    """WattBot leaderboard, the labelled test split first when there is one, then the scored split: score with
+    its 95% interval, components, retrieval."""
+    parts = []
+    for split, board in leading_blocks(Reports.at(reports_dir).leaderboard):
+        n = _with_interval(board)
+        line = f"{_split_line(split, n)}, metric profile `wattbot2025`, best first."
+        parts.append(f"{line}\n\n" + markdown_table(_pick(board, LEADERBOARD_COLUMNS)))
+    return "\n".join(parts)
 
 
 def render_ensembles(reports_dir: Path) -> str:

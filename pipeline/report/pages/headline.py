@@ -19,7 +19,7 @@ import pandas as pd
 
 from pipeline.report.params import Resampling
 from pipeline.report.render.tables import fmt
-from pipeline.report.sections import SPLIT_COLUMN, primary_block
+from pipeline.report.sections import SPLIT_COLUMN, TEST, primary_block
 from pipeline.report.stats.ablation import compare
 
 TIE_RULE = "the paired 95% bootstrap interval of the score difference to the best includes 0"
@@ -38,9 +38,6 @@ class Headline:
     verdicts: dict[str, int] | None  # claims' verdict -> rows (None: no claims apply, a corpus's page)
     unlabelled: str = "test unlabelled"  # said when the score is the score split's own
     rivals: int = 0  # the other variants it was compared with
-
-
-TEST = "test"  # the block whose score the headline reports (split_blocks.py labels a whole split by its name)
 
 
 def tied_with(tables: dict[str, pd.DataFrame], best: str, others: list[str], rep: Resampling) -> tuple[str, ...]:
