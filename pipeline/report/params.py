@@ -23,7 +23,7 @@ VariantSlice = dict
 
 @dataclass(frozen=True)
 class Resampling:
-    """``report.seed``/``bootstrap``/``permutations``: the paired bootstrap and randomisation test."""
+    """``report.seed``/``bootstrap``/``permutations``: the bootstrap of one mean and the paired sign-flip test."""
 
     seed: int
     bootstrap: int
@@ -31,7 +31,7 @@ class Resampling:
 
 
 # config.yaml's report defaults (the schema's): a comparison made outside a run's config, `compare` (kept runs)
-DEFAULT_RESAMPLING = Resampling(seed=0, bootstrap=2000, permutations=10000)
+DEFAULT_RESAMPLING = Resampling(seed=0, bootstrap=10000, permutations=10000)
 
 
 @dataclass(frozen=True)

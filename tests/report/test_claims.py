@@ -174,3 +174,20 @@ def test_undecided_verdict_says_when_the_variants_never_differ():
     )
     sized = {**row, "note": "", "power": 0.41, "p_consistent": 0.3, "n_needed": 300, "n_needed_for": "published +0.031"}
     assert verdict_text(sized) == "undecided: power 0.41 at n=20, consistent 0.30; needs n≈300 for published +0.031"
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_tiny_n_is_one_line_not_a_crash(n):
+    """0, 1 or 2 paired questions: a row reading undecided with its reason (and power sized without a crash)."""
+    ids = [f"q{i}" for i in range(3)]
+    a = pd.DataFrame({"score": [0.0, 0.0, 0.0]}, index=ids)
+    b = pd.DataFrame({"score": [1.0] * n + [np.nan] * (3 - n)}, index=ids)
+    p = params({"ab": {"stage": "answering", "variants": ["A", "B"]}})
+    from pipeline.report.claims.claim import Effect
+
+    t = measure_claims(p, {("answering", "A"): a, ("answering", "B"): b}, {}, p.ablations,
+                       [claim(effect=Effect(0.1, "absolute", "t"))])
+    row = t.iloc[0].to_dict()
+    assert row["verdict"] == "undecided" and row["n"] == n
+    assert ("no paired question" if n == 0 else f"{n} differing question") in row["note"]
+    assert "\n" not in verdict_text(row)
