@@ -32,6 +32,7 @@ from pipeline.report.claims.untestable import IDENTICAL, UNTESTABLE_MODEL, Outpu
 from pipeline.report.params import Ablation, FiguresParams
 from pipeline.report.sections import LABELLED_SET, is_labelled, split_dataset
 from pipeline.report.stats.ablation import flip_settings
+from pipeline.report.stats.pooling import difference_se
 from pipeline.report.stats.signflip import Settings
 
 __all__ = ["IDENTICAL", "UNTESTABLE_MODEL", "VERDICTS", "row_counts", "verdict_counts"]
@@ -243,6 +244,8 @@ def _pooled(c: Claim, rows: list[Row], run: _Run) -> Row:
         out = "" if v not in ("not run", IDENTICAL, UNTESTABLE_MODEL) else v
         if not out and r.pairs is not None and len(r.pairs.t) < 2:
             out = "fewer than 2 questions"
+        elif not out and r.pairs is not None and not difference_se(r.pairs.t, r.pairs.c, r.pairs.clusters) > 0:
+            out = "every paired difference equal: no standard error"
         parts.append(Part(r.cols["dataset"], r.pairs, out))
     got = pooled_row(c, parts, run.settings.alpha)
     cols = _base(c, run) | {

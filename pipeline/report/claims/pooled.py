@@ -51,7 +51,7 @@ def pooled_row(claim: Claim, parts: list[Part], alpha: float) -> dict:
     published = claim.effect.on if claim.effect else (lambda _d: None)
     with_value = [d for d in named if published(d) is not None]
     notes = [f"pooled: {', '.join(named) or 'none'}"]
-    if without := [d for d in named if published(d) is None]:
+    if claim.effect and (without := [d for d in named if published(d) is None]):
         notes.append(f"no published value: {', '.join(without)}")
     if claim.pooled and claim.pooled.absent:
         notes.append(

@@ -13,7 +13,9 @@ from pipeline.report.claims.measure import row_counts, verdict_counts
 from pipeline.report.claims.registration import DEVIATES, NOT_REGISTERED
 from pipeline.report.claims.table import RULE
 from pipeline.report.render.tables import fmt, markdown_table
-from pipeline.report.stats.verdicts import CONTRADICTED, PUBLISHED_VERDICTS
+from pipeline.report.stats.verdicts import CONSISTENT, CONTRADICTED, LARGER, PUBLISHED_VERDICTS, SMALLER, UNDECIDED
+
+JUDGED = (CONTRADICTED, UNDECIDED)  # verdicts that also name the published effect they were read against
 
 
 def _text(x) -> str:
@@ -72,14 +74,10 @@ def verdict_text(row: dict) -> str:
     """The verdict with what explains it: the published effect, power, why not run or not testable, the
     sample (in-sample, not counted) and a deviation from the registration."""
     v, note = row["verdict"], _text(row.get("note"))
-    if (
-        _has(row, "published_effect")
-        and row.get("direction") != "negligible"
-        and v in (*PUBLISHED_VERDICTS, CONTRADICTED)
-    ):
+    if _has(row, "published_effect") and row.get("direction") != "negligible" and v in (*PUBLISHED_VERDICTS, *JUDGED):
         # the published effect on the row's scale (a relative one in percent)
         shown = _end(float(row["published_effect"]), _text(row.get("scale")) or "difference")
-        v = f"{v} {shown}" if v != CONTRADICTED else f"{v} (published {shown})"
+        v = f"{v} {shown}" if v in (CONSISTENT, SMALLER, LARGER) else f"{v} (published {shown})"
     parts = [p for p in (_power_text(row), note) if p]
     if _text(row.get("sample")) == "in-sample":
         parts.insert(0, "in-sample" + ("" if row.get("decides") in (True, "True") else ", not counted"))

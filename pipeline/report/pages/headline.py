@@ -3,7 +3,7 @@ chosen on the score split (train) and reported on test where test is labelled, w
 and n; the variants statistically tied with it; the claims' verdict counts.
 
 Tied means the paired comparison of the ablations and claims (:func:`pipeline.report.stats.ablation.compare`:
-paired bootstrap 95% interval of other − best on the questions both have) includes 0. The best is ranked
+the paired sign-flip test's 95% interval of other − best on the questions both have) includes 0. The best is ranked
 within the leaderboard's score-split block (:func:`pipeline.report.sections.primary_block`: the whole
 table when it has one block); the test split is read from the same leaderboard: its ``split`` block named
 ``test`` (pipeline/report/pages/split_blocks.py; not its ``test/Public``/``test/Private`` parts) with a
@@ -35,7 +35,7 @@ class Headline:
     hi: float
     n: int
     ties: tuple[str, ...]  # variants tied with the best (on the score split)
-    verdicts: dict[str, int] | None  # claims' verdict -> rows (None: no claims apply, a corpus's page)
+    verdicts: dict[str, int] | None  # claims' verdict -> claims, each once (None: no claims apply, a corpus's page)
     unlabelled: str = "test unlabelled"  # said when the score is the score split's own
     rivals: int = 0  # the other variants it was compared with
 
@@ -103,7 +103,8 @@ def headline_html(h: Headline) -> str:
     if h.verdicts is not None:
         counts = ", ".join(f"{n} {html.escape(v)}" for v, n in h.verdicts.items()) or "none"
         claims = (
-            f'<p>Published claims (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): {counts}.</p>'
+            f'<p>Published claims, one verdict each (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): '
+            f"{counts}.</p>"
         )
     return (
         f'<div class="headline" id="headline"><p>Best answering variant: <b>{html.escape(h.best)}</b>, score '
