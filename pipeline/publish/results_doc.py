@@ -51,15 +51,32 @@ def _split_line(split: str | None, n: int) -> str:
     return f"**Score split `{split}`** (defaults and weights were chosen on it: in-sample): {n} questions"
 
 
+def _block_table(split: str | None, board: pd.DataFrame) -> str:
+    n = _with_interval(board)
+    line = f"{_split_line(split, n)}, metric profile `wattbot2025`, best first."
+    return f"{line}\n\n" + markdown_table(_pick(board, LEADERBOARD_COLUMNS))
+
+
 def render_leaderboard(reports_dir: Path) -> str:
     """WattBot leaderboard, the labelled test split first when there is one, then the scored split: score with
-    its 95% interval, components, retrieval."""
-    parts = []
-    for split, board in leading_blocks(Reports.at(reports_dir).leaderboard):
-        n = _with_interval(board)
-        line = f"{_split_line(split, n)}, metric profile `wattbot2025`, best first."
-        parts.append(f"{line}\n\n" + markdown_table(_pick(board, LEADERBOARD_COLUMNS)))
-    return "\n".join(parts)
+    its 95% interval, components, retrieval (docs/results.md)."""
+    return "\n".join(_block_table(split, board) for split, board in leading_blocks(Reports.at(reports_dir).leaderboard))
+
+
+def render_leaderboard_lead(reports_dir: Path) -> str:
+    """README's leaderboard: the leading block's table (the labelled test split when there is one) and the score
+    split's best in one line (every variant on both splits: docs/results.md's ``results-leaderboard``)."""
+    blocks = leading_blocks(Reports.at(reports_dir).leaderboard)
+    text = _block_table(*blocks[0])
+    if len(blocks) > 1:
+        split, board = blocks[1]
+        best = board.iloc[0]
+        text += (
+            f"\n{_split_line(split, int(board['n'].max()) if 'n' in board else 0)}: best `{best['variant']}` "
+            f"{fmt(best['score'])} [{fmt(best['score_lo'])}, {fmt(best['score_hi'])}] "
+            "(every variant on both splits: [docs/results.md](docs/results.md)).\n"
+        )
+    return text
 
 
 def render_ensembles(reports_dir: Path) -> str:

@@ -202,3 +202,17 @@ def test_the_leaderboard_block_leads_with_the_labelled_test_split(reports):
     first, second = text.index("**Test**"), text.index("**Score split `train`**")
     assert first < second and "187 questions" in text[first:second] and "in-sample" in text[second:]
     assert text.index("| b | extractive | y | 0.596 [0.540, 0.650]") < second
+
+
+def test_readmes_leaderboard_is_the_test_table_and_the_score_splits_best(reports):
+    from pipeline.publish.results_doc import render_leaderboard_lead
+
+    path = reports / "wattbot" / "leaderboard.csv"
+    single = render_leaderboard_lead(reports)
+    assert single.startswith("41 questions,") and "Score split" not in single  # one block: as before
+    train = pd.read_csv(path).assign(split="train")
+    test = train.assign(split="test", score=[0.5, 0.596], score_lo=[0.45, 0.54], score_hi=[0.55, 0.65], n=[187, 187])
+    pd.concat([train, test.iloc[::-1]])[["split", *train.columns[:-1]]].to_csv(path, index=False)
+    text = render_leaderboard_lead(reports)
+    assert text.startswith("**Test** (labelled, held out") and text.count("| answering variant |") == 1
+    assert text.rstrip().endswith("best `a` 0.668 [0.556, 0.781] (every variant on both splits: [docs/results.md](docs/results.md)).")
