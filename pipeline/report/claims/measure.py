@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from pipeline.report.claims.claim import Claim, load_claims
-from pipeline.report.claims.pooled import POOLED, Part, pooled_row
+from pipeline.report.claims.families import NOT_RUN, POOLED
+from pipeline.report.claims.pooled import Part, pooled_row
 from pipeline.report.claims.reading import Pairs, read, units_of
 from pipeline.report.claims.registration import Registration, status
 from pipeline.report.claims.table import VERDICTS, Row, finish, row_counts, verdict_counts
@@ -222,14 +223,14 @@ def _claim_rows(
         control = c.control_on(d)
         if control is None:
             why = f"no control chosen in advance for {d} (claims.yaml control.chosen)"
-            rows.append(Row(_base(c, run) | {"dataset": d, "verdict": "not run", "note": why}, c))
+            rows.append(Row(_base(c, run) | {"dataset": d, "verdict": NOT_RUN, "note": why}, c))
             continue
         tables = _tables_for([c.treatment, control], ab.stage, d, labelled_tables, suite)
         if not primary and set(tables) != {c.treatment, control}:
             continue  # a variant does not answer this split (an LLM variant on train only): no row
         if set(tables) != {c.treatment, control} or any(c.metric not in t for t in tables.values()):
             why = f"no {c.metric} for every variant on {d}"
-            rows.append(Row(_base(c, run) | {"dataset": d, "verdict": "not run", "note": why}, c))
+            rows.append(Row(_base(c, run) | {"dataset": d, "verdict": NOT_RUN, "note": why}, c))
             continue
         rows.append(_row(c, (d, ab.stage), tables, control, run))
     if len({r.cols["dataset"] for r in rows if not is_labelled(r.cols["dataset"])}) > 1:
@@ -241,7 +242,7 @@ def _pooled(c: Claim, rows: list[Row], run: _Run) -> Row:
     parts = []
     for r in rows:
         v = r.cols["verdict"]
-        out = "" if v not in ("not run", IDENTICAL, UNTESTABLE_MODEL) else v
+        out = "" if v not in (NOT_RUN, IDENTICAL, UNTESTABLE_MODEL) else v
         if not out and r.pairs is not None and len(r.pairs.t) < 2:
             out = "fewer than 2 questions"
         elif not out and r.pairs is not None and not difference_se(r.pairs.t, r.pairs.c, r.pairs.clusters) > 0:
@@ -288,7 +289,7 @@ def measure_claims(
         # a variant (or the ablation) the config set to null is said, not left out silently
         why = params.dropped.why(c.ablation, c.variants) or _not_run(c, ab, params.claims_elsewhere)
         if why or ab is None:
-            rows += [Row(_base(c, run) | {"dataset": d, "verdict": "not run", "note": why}, c) for d in datasets]
+            rows += [Row(_base(c, run) | {"dataset": d, "verdict": NOT_RUN, "note": why}, c) for d in datasets]
             continue
         rows += _claim_rows(c, ab, datasets, wattbot, suite, run)
     return finish(rows, params.hashed.get("score_split"), params.resampling.seed, inputs.sizing)

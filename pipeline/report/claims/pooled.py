@@ -20,12 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.report.claims.claim import Claim
+from pipeline.report.claims.families import NOT_RUN
 from pipeline.report.claims.reading import Pairs
 from pipeline.report.render.tables import fmt
 from pipeline.report.stats.pooling import FIXED, RANDOM, difference_se, pool
 from pipeline.report.stats.verdicts import UNDECIDED, published_verdict, verdict
-
-POOLED = "pooled"
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,8 @@ def pooled_row(claim: Claim, parts: list[Part], alpha: float) -> dict:
         notes.append("left out: " + "; ".join(out))
     n = int(sum(len(p.pairs.t) for p in use if p.pairs is not None))
     base = {"n": n, "units": f"{len(use)} datasets", "scale": "difference", "test": RANDOM, "level": 1 - alpha}
+    if not use and parts and all(p.why_out == NOT_RUN for p in parts):
+        return base | {"verdict": NOT_RUN, "reason": "", "note": "no dataset of the claim ran"}
     if res.random is None or res.fixed is None:
         return base | {"verdict": UNDECIDED, "reason": res.reason, "note": "; ".join([res.reason, *notes])}
     re, fe = res.random, res.fixed
