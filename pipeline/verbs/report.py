@@ -200,7 +200,7 @@ def cmd_parse_quality(a) -> None:
 
 def add_verbs(sub) -> None:
     """report, figures, readme, time-table, report-check, parse-quality: from results/ (and PDFs) to reports/."""
-    from pipeline.paths import CLAIMS_FILE, REGISTRATION_FILE, reports
+    from pipeline.paths import CLAIMS_FILE, reports
 
     s = sub.add_parser("report", help="leaderboard, submissions, figures, reports/index.md")
     s.add_argument("--params", required=True)
@@ -241,16 +241,7 @@ def add_verbs(sub) -> None:
     s.add_argument("--reports", default=reports.root)
     s.set_defaults(fn=cmd_figures)
 
-    s = verb(
-        sub,
-        "claims-register",
-        cmd_claims_register,
-        "register the claims: the commit, the claims file's sha256 and one fingerprint per claim "
-        "(pipeline/report/claims/registration.yaml); a later change reads 'deviates from registration'",
-    )
-    s.add_argument("--claims", default=str(CLAIMS_FILE), help="the claims file as committed")
-    s.add_argument("--commit", default=None, help="the commit it is registered at (default: HEAD)")
-    s.add_argument("--out", default=str(REGISTRATION_FILE), help="the registration file to write")
+    _add_claims_register(sub)
 
     s = sub.add_parser(
         "readme",
@@ -281,6 +272,21 @@ def add_verbs(sub) -> None:
     s.set_defaults(fn=cmd_report_check)
     _add_parse_quality(sub)
     _add_corpus_report(sub)
+
+
+def _add_claims_register(sub) -> None:
+    from pipeline.paths import CLAIMS_FILE, REGISTRATION_FILE
+
+    s = verb(
+        sub,
+        "claims-register",
+        cmd_claims_register,
+        "register the claims: the commit, the claims file's sha256 and one fingerprint per claim "
+        "(pipeline/report/claims/registration.yaml); a later change reads 'deviates from registration'",
+    )
+    s.add_argument("--claims", default=str(CLAIMS_FILE), help="the claims file as committed")
+    s.add_argument("--commit", default=None, help="the commit it is registered at (default: HEAD)")
+    s.add_argument("--out", default=str(REGISTRATION_FILE), help="the registration file to write")
 
 
 def _add_corpus_report(sub) -> None:
