@@ -126,17 +126,22 @@ def _tests(r: dict) -> bool:
     return not pd.isna(r.get("p_value")) and r.get("verdict") not in (IDENTICAL, UNTESTABLE_MODEL, NOT_RUN)
 
 
-def _adjust(r: dict) -> None:
-    """The verdict at the Holm-adjusted level of the row's family (pipeline/report/claims/reading.py)."""
+def _adjust(r: dict, m: int) -> None:
+    """The verdict at the Holm-adjusted level of the row's family of ``m`` (pipeline/report/claims/reading.py),
+    saying how many differing units a p below the family's first Holm step (alpha / m) needs."""
     if r.get("p_holm") is None or pd.isna(r.get("p_holm")):
         return
     rejects = float(r["p_holm"]) < ALPHA
     published = _number(r.get("published_effect"))
     adjusted = at_holm_level(r["verdict"], r["direction"], r["lo"], r["hi"], published, rejects)
     if adjusted != r["verdict"]:
+        need = min_differing(ALPHA / m)
+        few = (
+            f"; {int(r['differing'])} differing, a p below 0.05/{m} needs {need}" if _number(r.get("differing")) else ""
+        )
         why = (
             f"{r['verdict']} at 5% (p={r['p_value']:.3g}) but not at family {r['family']}'s Holm-adjusted level "
-            f"(p_holm={r['p_holm']:.3g}): read as if the interval contained 0"
+            f"(p_holm={r['p_holm']:.3g}{few}): read as if the interval contained 0"
         )
         r["note"] = "; ".join(x for x in (why, r.get("note") or "") if x)
         r["verdict"] = adjusted
@@ -162,10 +167,10 @@ def finish(rows: list[Row], score_split: str | None, seed: int = 0, sizing: bool
         r["decides"] = d
         r["family"] = family_of(r)
     tests = [_tests(r) for r in cols]
+    sizes = family_sizes(cols, tests)
     for r, p in zip(cols, holm_in_families(cols, tests), strict=True):
         r["p_holm"] = p
-        _adjust(r)
-    sizes = family_sizes(cols, tests)
+        _adjust(r, sizes.get(r["family"], 1))
     if sizing:
         for row in rows:
             _size(row, sizes.get(row.cols["family"], 1), seed)
