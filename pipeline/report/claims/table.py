@@ -135,10 +135,8 @@ def _adjust(r: dict, m: int) -> None:
     published = _number(r.get("published_effect"))
     adjusted = at_holm_level(r["verdict"], r["direction"], r["lo"], r["hi"], published, rejects)
     if adjusted != r["verdict"]:
-        need = min_differing(ALPHA / m)
-        few = (
-            f"; {int(r['differing'])} differing, a p below 0.05/{m} needs {need}" if _number(r.get("differing")) else ""
-        )
+        need, k = min_differing(ALPHA / m), _number(r.get("differing"))
+        few = f"; {int(k)} differing, where a p below 0.05/{m} needs {need}" if k is not None and k < need else ""
         why = (
             f"{r['verdict']} at 5% (p={r['p_value']:.3g}) but not at family {r['family']}'s Holm-adjusted level "
             f"(p_holm={r['p_holm']:.3g}{few}): read as if the interval contained 0"
