@@ -11,7 +11,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PATH := $(abspath $(BIN)):$(PATH)
 
 # The grid of run, resume, figures, report and dag: `make run CONFIG=config.kohakurag.yaml` runs exactly the
-# grid that file describes (with the files its `extends:` names; pipeline/config.py resolve_config).
+# grid that file describes (with the files its `extends:` names; pipeline/config/load.py resolve_config).
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 

@@ -191,7 +191,7 @@ class LLMSpec:
 
     @classmethod
     def from_dict(cls, values: Mapping) -> LLMSpec:
-        """The ``llm`` table parsed (an unknown key is a :class:`~pipeline.config_schema.ConfigProblem`)."""
+        """The ``llm`` table parsed (an unknown key is a :class:`~pipeline.config_schema.ConfigError`)."""
         d = dict(values)
         typed = {
             "envvars": tuple(d.pop("envvars", None) or ()),

@@ -8,7 +8,7 @@ whether its answers are other variants' voted (``ensemble``: its own DAG rule,
 pipeline/answer/ensemble.py) and what attribution counts as read. The answer stage
 (pipeline/answer/run.py) calls the function; the config layer fills the schema's ``enum:`` from
 :func:`names`. Adding a backend is one :func:`register` call (toys: tests/answer/toy_backend.py,
-tests/test_estimate_backend.py).
+tests/answer/test_answer_backends.py's priced toy).
 
 The built-in backends register in pipeline/answer/backends.py, which a driver imports
 (pipeline/register_builtins.py): this module, on the shared floor, never names a stage. A backend kept outside

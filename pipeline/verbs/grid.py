@@ -1,7 +1,7 @@
 """list and config: what a grid holds, and the resolved config with where each value came from.
 
 Both read a config the way Snakemake does (``--configfile FILE...``, ``--config k=v``), through
-pipeline/config.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
+pipeline/config/load.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
 overrides, validated. The provenance walk (:func:`value_sources`) takes those layers as data.
 """
 

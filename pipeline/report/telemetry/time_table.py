@@ -33,7 +33,7 @@ from pipeline.run_ids import STATE, read_state
 BENCHMARK_DIR = "benchmarks"
 # rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
 BENCHMARK_PATTERNS: dict[str, str] = {rule: paths.rule_benchmark(rule) for rule in paths.BENCHMARK_JOBS}
-# The answer jobs' per-call telemetry (pipeline/cli.py cmd_answer writes it beside the answers).
+# The answer jobs' per-call telemetry (pipeline/verbs/answer.py cmd_answer writes it beside the answers).
 ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
 TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"
 TIMELINE = "time-timeline.telemetry.png"  # the jobs over time, critical path marked (telemetry/timeline.py)
