@@ -1,10 +1,13 @@
 """Shared fixtures: real WattBot data from ../shared (never copied into the repo), and the test tiers.
 
-Tiers (pyproject's markers): the fast tier (`make test-fast`, ``-m "not slow and not data"``) needs nothing
-outside the repo; ``data`` tests read the shared benchmark data (../shared or WATTBENCH_DATA), ``slow``
-ones run Snakemake or whole corpora. `make test` (CI) runs all three. A test that takes one of the data
-fixtures below is marked ``data`` here, so nobody has to remember to; tests that read the data some
-other way carry the marker themselves.
+Tiers: each marker of pyproject's ``[tool.pytest.ini_options] markers`` says what its tests need beyond the
+repo or the minute (``slow``: Snakemake runs and whole corpora; ``data``: the shared benchmark data, ../shared
+or WATTBENCH_DATA; ``browser``: Chromium; ``local_llm``: the llama.cpp server build; ``cluster``: root and a real
+SLURM). The fast tier (``pytest --fast``, which is all `make test-fast` passes) is every test with none of
+them: it needs no root, no network, no data and no cluster. `make test` (CI) runs every tier. A test that takes
+one of the data fixtures below is marked ``data`` here, so nobody has to remember to; tests that read the data
+some other way carry the marker themselves. With WATTBENCH_TIER_REPORT set, a passing run of the whole fast
+tier records what it measured (tests/tier_report.py; README's ``test-fast`` block).
 """
 from __future__ import annotations
 
@@ -28,10 +31,47 @@ DOCS = ("khan2025", "patterson2021", "strubell2019")  # three real documents, sm
 DATA_FIXTURES = frozenset({"wattbot_dir", "three_trees", "built_indexes", "tiny_run"})
 
 
+FAST = "--fast"
+BEGAN = pytest.StashKey[tuple[float, float]]()  # (monotonic seconds, 1-minute load average) at the session's start
+
+
+def pytest_addoption(parser):
+    parser.addoption(FAST, action="store_true", help="only the fast tier: the tests with none of pyproject's markers")
+
+
+def tier_markers(config) -> list[str]:
+    """pyproject's markers: what keeps a test out of the fast tier."""
+    return [line.split(":", 1)[0].strip() for line in config.getini("markers")]
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if set(getattr(item, "fixturenames", ())) & DATA_FIXTURES:
             item.add_marker(pytest.mark.data)
+    if config.getoption(FAST):
+        outside = set(tier_markers(config))
+        kept = [i for i in items if not outside & {m.name for m in i.iter_markers()}]
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = kept
+
+
+def pytest_sessionstart(session):
+    session.config.stash[BEGAN] = (time.monotonic(), os.getloadavg()[0])
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The fast tier's record, by the controlling process (not an xdist worker) of a passing run of the whole tier."""
+    from tier_report import REPORT_ENV, save_tier, tier_figures, whole_tier
+
+    config, target = session.config, os.environ.get(REPORT_ENV)
+    if not target or exitstatus != 0 or not config.getoption(FAST) or hasattr(config, "workerinput"):
+        return
+    if not whole_tier(config):
+        return
+    began, load = config.stash[BEGAN]
+    workers = getattr(config.option, "numprocesses", None) or 0
+    stats = config.pluginmanager.get_plugin("terminalreporter").stats
+    save_tier(Path(target), tier_figures(stats, time.monotonic() - began, workers, load, tier_markers(config)))
 
 
 @pytest.fixture(scope="session")

@@ -13,15 +13,12 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-import sys
 from pathlib import Path
 
+import doc_refs  # tests/doc_refs.py (tests/ is on the path, as for dag_runner)
 import pytest
 
 from pipeline.datasets.paths import REPO
-
-sys.path.insert(0, str(Path(__file__).parent))
-import doc_refs  # noqa: E402 - tests/doc_refs.py, beside this file
 
 PAGES = doc_refs.doc_pages()
 LINK = re.compile(r"\]\(([^)\s]+)\)")
