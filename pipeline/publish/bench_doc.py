@@ -277,12 +277,10 @@ def render_test_fast(reports_dir: Path) -> str:
     """README's ``test-fast`` block: what the last passing `make test-fast` measured (tests/conftest.py writes
     ``reports/bench/test_fast.json`` when WATTBENCH_TIER_REPORT names it, as the Makefile's target does)."""
     b = json.loads(bench_path(reports_dir, "test_fast").read_text())
-    who = "root" if b["root"] else "an ordinary user (not root)"
-    net = "with a network" if b["network"] else "without a network (no interface but loopback)"
     skipped = f", {b['skipped']} skipped" if b["skipped"] else ""
     return (
-        f"Measured by the last passing `make test-fast`, on {b['date']}: **{b['passed']} tests passed{skipped} in "
-        f"{duration(b['wall_s'])}**, {b['workers'] or 'no'} pytest workers on {b['cores']} cores ({b['cpu_model']}, "
-        f"{b['os']}, Python {b['python']}; load average {b['load_avg_1min']} as it began), run as {who} and {net}. "
-        f"{b['deselected']} tests are outside the tier (markers {', '.join(f'`{m}`' for m in b['excluded_markers'])})."
+        f"**{b['passed']} tests passed{skipped} in {duration(b['wall_s'])}**, {b['workers'] or 'no'} workers on "
+        f"{b['cores']} cores ({b['cpu_model']}; {b['os']}), {'as root' if b['root'] else 'not as root'}, "
+        f"{'with' if b['network'] else 'without'} a network, load average {b['load_avg_1min']}; {b['date']}. "
+        f"{b['deselected']} tests are outside the tier."
     )
