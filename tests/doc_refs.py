@@ -371,9 +371,9 @@ def _strip(text: str) -> str:
     return text.rstrip(".,:;")
 
 
-# A quoted message about a user's file (`docs/my paper.pdf: doc id ...`, `error: docs: no documents`): its
-# path is the user's (a corpus's folder named docs/), not the repo's.
-MESSAGE = re.compile(r"`(?:error: |warning: )?[\w./ -]+: [^`]*`")
+# A quoted message about a user's file or key (`docs/my paper.pdf: doc id ...`, `error: docs: no documents`,
+# `config key 'llm.api_key': credentials must not ...`): it names the user's folder (a corpus's docs/) or key.
+MESSAGE = re.compile(r"`(?:error: |warning: )?[\w./' -]+: [^`]*`")
 SPAN = re.compile(r"`[^`\n]*`")  # code spans, paired left to right
 
 
@@ -469,21 +469,25 @@ def _member_anywhere(code: Code, parts: list[str]) -> bool:
 
 @cache
 def third_party(name: str) -> bool:
-    """Whether ``name`` is an installed module from outside the repo (``io``, ``datasets``): its attributes are not ours."""
+    """Whether ``name`` is an installed module from outside the repo (``io``, ``datasets``): its attributes are not
+    ours. A folder of the repo on the path (tests/llm/ as a namespace package, no origin) is not one."""
     import importlib.util
 
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
         return False
-    return spec is not None and not str(spec.origin or "").startswith(str(REPO / "pipeline"))
+    if spec is None or spec.origin is None:
+        return False
+    origin = Path(spec.origin)
+    return REPO not in origin.parents or bool(SKIP_DIRS & set(origin.relative_to(REPO).parts))  # .venv: installed
 
 
 def dotted_name_ghosts(t: Text, code: Code, is_config_key: Callable[[str], bool]) -> Iterator[Ghost]:
     """``module.name`` without ``pipeline.``: through the Python file's own names and imports (``paths.benchmark``
     where it imported ``paths``), else where the first part is a top-level module of ``pipeline``
     (``llm_models.ModelSpec``), unless the whole is a config key or the first part an installed module of another project."""
-    for raw in DOTTED_NAME.findall(t.text):
+    for raw in DOTTED_NAME.findall(without_messages(t.text)):
         name = _strip(raw).removesuffix("()")
         if name.startswith("pipeline.") or FILE_SUFFIX.search(name + " "):
             continue

@@ -64,12 +64,14 @@ def test_the_ghost_recogniser_finds_each_kind_of_ghost():
         "pipeline/rules/*.smk, pipeline/{io,paths}.py, `llm_models.py`'s `ModelSpec`, report/summary.py,",
         "pipeline.config.resolve_config, `paths.benchmark`, :class:`~pipeline.config_schema.ConfigError`,",
         "`llm.max_retries` (a key), `report.ablations` (a key), `io.StringIO`, snakemake/scheduling/milp.py,",
-        "`docs/my paper.pdf: doc id 'my paper' has characters` (a user's folder in a message), sqlean.py",
+        "`docs/my paper.pdf: doc id 'my paper' has characters` (a user's folder in a message), sqlean.py,",
+        "`config key 'llm.api_key': credentials must not be written` (a message naming the user's key)",
     ) == []
     assert _ghosts_in(
         "pipeline/config.py (a package now) and pipeline/nowhere/ and docs/gone.md,",
         "pipeline/config/load.py resolve_configs, `llm_models.py`'s `ConfigProblem`, report/claims.py,",
-        "pipeline.config.load.no_such, :class:`~pipeline.config_schema.ConfigProblem`, `paths.no_such`",
+        "pipeline.config.load.no_such, :class:`~pipeline.config_schema.ConfigProblem`, `paths.no_such`,",
+        "``llm.resolve`` (tests/llm/ is a folder on the path, not another project's module named llm)",
     ) == [
         "pipeline/config.py (a package, not a module)",
         "pipeline/nowhere/ (no such path)",
@@ -80,6 +82,7 @@ def test_the_ghost_recogniser_finds_each_kind_of_ghost():
         "pipeline.config.load.no_such (does not resolve)",
         "pipeline.config_schema.ConfigProblem (does not resolve)",
         "paths.no_such (does not resolve)",
+        "llm.resolve (does not resolve)",
     ]
     # in a module's docstring: a bare role is the module's own (or the repo's), a dotted name goes through its imports
     assert _ghosts_in(":func:`run_summary`, ``paths.BENCHMARK_JOBS``, :meth:`JobTime.nope`, :func:`nowhere_at_all`",
