@@ -305,6 +305,24 @@ def help_texts() -> Iterator[Text]:
     yield from walk(build_parser(), "python -m pipeline")
 
 
+def schema_texts() -> Iterator[Text]:
+    """Every ``description`` of the config schema as validation builds it: the YAML's and those the registered
+    entries declare beside their fields (``key("...")``), which no comment or docstring holds."""
+    from pipeline.config import full_schema
+
+    def walk(node: object, where: str) -> Iterator[Text]:
+        if isinstance(node, dict):
+            if isinstance(node.get("description"), str):
+                yield Text(f"config schema {where or '<top>'}", node["description"])
+            for k, v in node.items():
+                yield from walk(v, f"{where}.{k}" if where else str(k))
+        elif isinstance(node, list):
+            for v in node:
+                yield from walk(v, where)
+
+    yield from walk(full_schema(), "")
+
+
 def doc_pages() -> list[Path]:
     return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
@@ -320,11 +338,12 @@ def _build_texts() -> Iterator[Text]:
 
 # Everything that may name code, in groups: the doc pages; Python comments and docstrings (pipeline/, tests/,
 # devtools/, docs/); the Makefile, the rule files' comments, YAML (schema, configs, profiles, claims) with
-# its comments, and pyproject.toml; the CLI's help.
+# its comments, and pyproject.toml; the config schema's descriptions (declared keys' too); the CLI's help.
 SOURCES: dict[str, Callable[[], Iterable[Text]]] = {
     "docs": lambda: (t for p in doc_pages() for t in file_lines(p)),
     "code": lambda: (t for p in repo_files("**/*.py") for t in python_texts(p)),
     "build": _build_texts,
+    "schema": schema_texts,
     "help": help_texts,
 }
 
