@@ -50,9 +50,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.data)
     if config.getoption(FAST):
         outside = set(tier_markers(config))
-        kept = [i for i in items if not outside & {m.name for m in i.iter_markers()}]
-        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
-        items[:] = kept
+        in_tier = [not outside & {m.name for m in i.iter_markers()} for i in items]
+        config.hook.pytest_deselected(items=[i for i, fast in zip(items, in_tier) if not fast])
+        items[:] = [i for i, fast in zip(items, in_tier) if fast]
 
 
 def pytest_sessionstart(session):
