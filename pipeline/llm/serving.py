@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pipeline.config_schema import spec_defaults
 from pipeline.llm_models import SERVING, ModelSpec, ServingKind
@@ -52,8 +53,41 @@ class Hosted:
         pass
 
 
+def env_headers(model: ModelSpec) -> dict[str, str]:
+    """The HTTP headers its ``headers_env`` names, their values read from the environment (set ones only)."""
+    return {h: os.environ[v] for h, v in sorted(model.headers_env.items()) if os.environ.get(v)}
+
+
+def userinfo(model: ModelSpec) -> str | None:
+    """The ``user:password`` its ``userinfo_env`` variable holds (None: not configured or not set)."""
+    return os.environ.get(model.userinfo_env) or None if model.userinfo_env else None
+
+
+def endpoint_url(model: ModelSpec) -> str | None:
+    """Its endpoint as called: ``api_base`` with the ``user:password@`` of ``userinfo_env`` put in (the
+    endpoint in cache keys, manifests and messages stays without it)."""
+    if not model.endpoint or not userinfo(model):
+        return model.endpoint
+    parts = urlsplit(model.endpoint)
+    return parts._replace(netloc=f"{userinfo(model)}@{parts.netloc}").geturl()
+
+
+def connection_secrets(model: ModelSpec) -> list[str]:
+    """Every value from the environment a call of ``model`` carries (key, header values, user:password):
+    what :func:`pipeline.credentials.redact` keeps out of error lines and logs."""
+    return [v for v in (api_key_kwargs(model).get("api_key"), *env_headers(model).values(), userinfo(model)) if v]
+
+
 def connect_hosted(model: ModelSpec) -> Hosted:
-    return Hosted((model.name, {**({"api_base": model.endpoint} if model.endpoint else {}), **api_key_kwargs(model)}))
+    """Its route: endpoint, key and headers from the environment, in the connection settings (never in the
+    request, so never in the cache key, the cache's request column or a replay pack)."""
+    url, headers = endpoint_url(model), env_headers(model)
+    route = {
+        **({"api_base": url} if url else {}),
+        **api_key_kwargs(model),
+        **({"extra_headers": headers} if headers else {}),
+    }
+    return Hosted((model.name, route))
 
 
 def provider_endpoint(model: ModelSpec) -> str:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from pipeline.tree import DocTree
 
+NUL = b"\x00"
+
 
 def parse_document(
     source: str | Path, doc_id: str, title: str | None = None, describe=None, headings: str = "rules"
@@ -44,4 +46,6 @@ def read_text_document(source: Path) -> str:
         raise ParseError(source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
     if not text.strip():
         raise ParseError(source, "empty file (0 bytes)" if not raw else "no text (only white space)")
+    if "\x00" in text:  # binary content named .txt/.md: never indexed nor sent in a prompt
+        raise ParseError(source, f"not text (a NUL byte at offset {raw.index(NUL)})")
     return text

@@ -30,6 +30,7 @@ smallest effect this n could detect, from the interval's width:
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -591,5 +592,5 @@ def claims_html(table: pd.DataFrame) -> str:
         + table_html(pd.DataFrame(rows))
         + "</div>"
         + f"<details><summary>every row with its interval, Holm-adjusted p and verdict rule</summary>"
-        f"<p>{rule_text(table)}</p>{table_html(claims_frame(table))}</details>"
+        f"<p>{html.escape(rule_text(table), quote=False)}</p>{table_html(claims_frame(table))}</details>"
     )
