@@ -59,8 +59,13 @@ def submission_row(qid: str, question: str, unit: str, a: dict, urls: dict[str, 
 
 
 def neutralised(cell: object) -> object:
-    """``cell`` prefixed with ``'`` when a spreadsheet would read it as a formula; else as it is."""
-    return "'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_START) else cell
+    """``cell`` prefixed with ``'`` when a spreadsheet would read it as a formula, and its carriage returns
+    made line feeds (the CSV writer quotes a cell with a line feed, not one with a lone CR, which readers
+    take for the end of the row); else as it is."""
+    if not isinstance(cell, str):
+        return cell
+    text = cell.replace("\r\n", "\n").replace("\r", "\n")
+    return "'" + text if cell.startswith(FORMULA_START) else text
 
 
 def write_submission(df: pd.DataFrame, path) -> None:
