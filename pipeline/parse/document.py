@@ -10,12 +10,13 @@ NUL = b"\x00"
 
 
 def parse_document(
-    source: str | Path, doc_id: str, title: str | None = None, describe=None, headings: str = "rules"
+    source: str | Path, doc_id: str, title: str | None = None, describe=None, headings: str = "rules", limits=None
 ) -> DocTree:
     """``.json`` = WattBot pre-extracted payload, ``.pdf`` = PyMuPDF, ``.txt``/``.md`` = plain text.
 
     ``describe`` (PNG bytes -> text) captions PDF figures with a vision model; other formats have no images.
-    ``headings`` picks the PDF heading method (``pipeline.specs.HEADINGS``; docs/parsing.md compares them).
+    ``headings`` picks the PDF heading method (``pipeline.specs.HEADINGS``; docs/parsing.md compares them);
+    ``limits`` (a ``PdfLimits``) caps a PDF's size and pages (default: the schema's).
     """
     source = Path(source)
     suffix = source.suffix.lower()
@@ -25,7 +26,9 @@ def parse_document(
         return load_payload(source)
     if suffix == ".pdf":
         from pipeline.parse.pdf import parse_pdf
+        from pipeline.parse.pdf.file import PdfLimits, check_limits
 
+        check_limits(source, limits or PdfLimits())
         return parse_pdf(source, doc_id, title, describe=describe, headings=headings)
     if suffix in (".txt", ".md"):
         from pipeline.parse.text import parse_text
