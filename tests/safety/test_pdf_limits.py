@@ -33,7 +33,7 @@ def tree(source, out, *args: str) -> dict:
 
 def test_a_pdf_of_more_pages_than_the_cap_is_not_parsed(tmp_path, capsys):
     pdf = pages_pdf(tmp_path / "long.pdf", 2001, text=False)  # the default cap: 2000
-    tree(pdf, tmp_path / "long.json")
+    tree(pdf, tmp_path / "long.json", "--headings", "rules")
     assert "2001 pages, over parsing.max_pdf_pages (2000); raise it to parse it" in capsys.readouterr().err
     short = pages_pdf(tmp_path / "short.pdf", 5)
     tree(short, tmp_path / "short.json", "--max-pdf-pages", "4")
