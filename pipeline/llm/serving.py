@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from pipeline.config_schema import spec_defaults
+from pipeline.llm.local_auth import new_key
 from pipeline.llm_models import SERVING, ModelSpec, ServingKind
 
 ASSUMED_LATENCY_S = 3.0  # a hosted call, for the estimate
@@ -113,13 +114,14 @@ class LocalPool:
     a call takes an idle one, so two calls never queue on one server while another is idle."""
 
     model: ModelSpec
+    key: str = field(default_factory=new_key)  # its servers require it of every call (pipeline/llm/local_auth.py)
     servers: list = field(default_factory=list)
     free: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def route(self) -> tuple[str, dict]:
-        return f"openai/{self.model.local_name}", {"api_key": "local"}
+        return f"openai/{self.model.local_name}", {"api_key": self.key}
 
     def start(self) -> LocalPool:
         from pipeline.llm.local_server import LocalServer, start_all
@@ -131,7 +133,8 @@ class LocalPool:
             )
         log = Path(spec.gguf).with_suffix(".server.log")
         pool = [
-            LocalServer(spec, log if i == 0 else log.with_suffix(f".{i}.log")) for i in range(self.model.concurrency)
+            LocalServer(spec, log if i == 0 else log.with_suffix(f".{i}.log"), self.key)
+            for i in range(self.model.concurrency)
         ]
         self.servers = start_all(pool)
         for server in pool:
