@@ -77,6 +77,7 @@ from pipeline.workflow.reports import (
     report_inputs,
     report_params,
 )
+from pipeline.workflow.job_secrets import keep_keys_out_of_job_scripts
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
 from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
 from pipeline.workflow.sprout import (
@@ -164,6 +165,7 @@ __all__ = [
     "needrun_jobs",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
+    "keep_keys_out_of_job_scripts",
     "prioritise_by_critical_path",
     "LOCK_FILE",
     "named_args",
