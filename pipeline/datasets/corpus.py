@@ -65,7 +65,10 @@ def _folder_entries(pdf_dir: Path) -> list[Path]:
 
 
 def _is_document(path: Path) -> bool:
-    return path.suffix.lower() in DOC_SUFFIXES and (path.is_file() or path.is_symlink())
+    """A .pdf/.txt/.md entry (a link to one too: refused by :func:`_no_link`); hidden files (``._paper.pdf``,
+    macOS's resource forks) are no documents."""
+    is_doc = path.suffix.lower() in DOC_SUFFIXES and not path.name.startswith(".")
+    return is_doc and (path.is_file() or path.is_symlink())
 
 
 def _no_link(path: Path, pdf_dir: Path) -> None:
