@@ -46,6 +46,7 @@ from pipeline.workflow.datasets import (
     use_limit,
 )
 from pipeline.workflow.indexes import index_extra_args, index_inputs
+from pipeline.workflow.job_secrets import keep_keys_out_of_job_scripts
 from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, needed_llm_work, planner_share
 from pipeline.workflow.models import (
     LOCK_FILE,
@@ -77,7 +78,6 @@ from pipeline.workflow.reports import (
     report_inputs,
     report_params,
 )
-from pipeline.workflow.job_secrets import keep_keys_out_of_job_scripts
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
 from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
 from pipeline.workflow.sprout import (
