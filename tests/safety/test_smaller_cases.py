@@ -4,14 +4,10 @@ umask policy of pipeline/io.py (0640 under umask 007); the report header and run
 absolute path. Plus the other names that become paths: suite datasets a plugin registers."""
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import stat
-import threading
 
-import pymupdf
 import pytest
 import yaml
 
@@ -19,6 +15,7 @@ from pipeline.config import ConfigError, validate
 from pipeline.datasets.fetch import fetch_pdfs
 from pipeline.datasets.paths import REPO
 from pipeline.report.pages.headline import Headline, headline_html
+from test_fetch import pdf_server  # noqa: F401  (a fixture: a PDF served on 127.0.0.1)
 
 SCRIPT = "<script>alert(1)</script>"
 
@@ -45,24 +42,10 @@ def test_a_suite_dataset_registered_under_a_path_is_refused():
         SuiteDataset("../x", "toy", "toy")
 
 
-@pytest.fixture()
-def pdf_site(tmp_path):
-    site = tmp_path / "site"
-    site.mkdir()
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), "Training used 24 MWh.")
-    doc.save(site / "paper.pdf")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-def test_fetch_writes_no_pdf_outside_its_folder(tmp_path, pdf_site):
+def test_fetch_writes_no_pdf_outside_its_folder(tmp_path, pdf_server):
     """A metadata.csv id ``../../x`` wrote two folders up; now the metadata is refused where it is read."""
     meta = tmp_path / "metadata.csv"
-    meta.write_text(f"id,type,title,year,citation,url\n../../x,paper,T,2024,C,{pdf_site}/paper.pdf\n", encoding="cp1252")
+    meta.write_text(f"id,type,title,year,citation,url\n../../x,paper,T,2024,C,{pdf_server}/paper.pdf\n", encoding="cp1252")
     out = tmp_path / "a" / "b" / "pdfs"
     with pytest.raises(ValueError, match=r"metadata.csv: row 2, field id: document id '\.\./\.\./x' has characters"):
         fetch_pdfs(meta, out, tmp_path / "status.json", timeout_s=5)
