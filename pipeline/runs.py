@@ -47,10 +47,10 @@ def new_id(prefix: str = "r") -> str:
     return f"{prefix}{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
 
 
-def shown_config(path: str | Path) -> str:
-    """A config file as a run records it (``logs/run.json``, so every report header and kept run): relative
-    to the checkout when it lies in it, else to the working folder, else its file name alone; an absolute
-    path (``/home/<user>/…``) would travel with a shared run."""
+def shown_path(path: str | Path) -> str:
+    """A file as a run records it (its config files in ``logs/run.json``, so every report header and kept run;
+    a replay pack's source cache): relative to the checkout when it lies in it, else to the working folder,
+    else its file name alone; an absolute path (``/home/<user>/…``) would travel with a shared run."""
     given = Path(path)
     if not given.is_absolute():
         return given.as_posix()
@@ -91,7 +91,7 @@ def begin_run(path: str | Path = STATE, config_files: list[str] | None = None, c
     exported to the jobs."""
     previous = read_state(path)
     forced = forced_id()
-    files = [shown_config(p) for p in config_files or []]
+    files = [shown_path(p) for p in config_files or []]
     if forced and (previous is None or previous.id != forced):
         state = RunState(forced, config_files=files, config_hash=config_hash)
     elif previous is not None and (forced or continues(previous, config_hash)):

@@ -119,3 +119,16 @@ def test_an_error_that_repeats_what_a_call_carried_is_recorded_masked(tmp_path, 
         result = gw.complete(LLMRequest("openai/x", [{"role": "user", "content": "hi"}]))
     assert not result.ok and "cannot reach http://" in result.error and "***" in result.error
     assert HEADER_SECRET not in result.error and PASSWORD not in result.error
+
+
+def test_a_cache_filled_before_the_check_exports_no_pack_holding_a_credential(tmp_path):
+    """A cache whose request rows hold a header key (what a config with extra_headers stored on d2f9a41): a
+    replay pack, made to be shared, is not written from it; the error names the row and key, not the value."""
+    from pipeline.llm.replay import export_replay
+
+    params = {"extra_headers": {"Authorization": f"Bearer {SECRET}"}, "mock_response": "hi"}
+    with LLMGateway(tmp_path / "llm.sqlite", LLMSpec.from_dict({"max_retries": 0}), run_id="r1") as gw:
+        assert gw.complete(LLMRequest("openai/mock", [{"role": "user", "content": "hi"}], params)).ok
+    with pytest.raises(ValueError, match=r"holds a credential at params\.extra_headers\.Authorization") as err:
+        export_replay(tmp_path / "llm.sqlite", "r1", tmp_path / "pack")
+    assert SECRET not in str(err.value) and not (tmp_path / "pack" / "llm.sqlite").exists()

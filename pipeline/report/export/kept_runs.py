@@ -30,7 +30,7 @@ from pipeline.io import atomic_write_json, atomic_write_text
 from pipeline.names import UnsafeName, check_name, inside, shown
 from pipeline.paths import RUNS
 from pipeline.provenance import file_hash, git_commit, git_dirty
-from pipeline.runs import RunState, shown_config
+from pipeline.runs import RunState, shown_path
 
 LATEST = "latest"  # runs/latest: the newest kept run
 RUN_JSON = "run.json"
@@ -113,7 +113,7 @@ def run_record(
         "config_hash": given.get("config_hash"),
         "commit": git_commit(),
         "dirty": git_dirty(),
-        "config_files": [shown_config(f) for f in given.get("config_files", [])],
+        "config_files": [shown_path(f) for f in given.get("config_files", [])],
         "encoders": dict(sorted((encoders or {}).items())),
         "cpu": cpu_model(),
         "started": _iso(given.get("started")),
