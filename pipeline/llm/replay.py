@@ -25,7 +25,7 @@ from pipeline.io import atomic_write_json
 from pipeline.llm.cache import LLMCache
 from pipeline.llm.usage import ensure_table, open_read_only
 from pipeline.provenance import file_hash, git_commit
-from pipeline.runs import shown_path
+from pipeline.run_ids import shown_path
 
 PACK_DB = "llm.sqlite"
 MANIFEST = "manifest.json"

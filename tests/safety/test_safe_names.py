@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
-from pipeline.report.export.kept_runs import ScoredSet, keep_run, wattbot_profile
-from pipeline.runs import ENV, RunState, begin_run, read_state
+from pipeline.kept_runs.store import ScoredSet, keep_run, wattbot_profile
+from pipeline.run_ids import ENV, RunState, begin_run, read_state
 from pipeline.score.wattbot import per_question
 
 GOLD = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "rvignettes" / "solutions.csv"

@@ -84,7 +84,7 @@ def test_a_run_names_its_config_files_relative_to_the_checkout(tmp_path, monkeyp
     """The report header and run.json named them by absolute path (``/home/<user>/…`` travelled with a shared
     run): inside the checkout relative to it, inside the run's folder relative to that, else the name alone."""
     from pipeline.report.header import RunHeader
-    from pipeline.runs import begin_run
+    from pipeline.run_ids import begin_run
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("WATTBENCH_RUN_ID", raising=False)
