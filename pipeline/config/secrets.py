@@ -15,8 +15,10 @@ from pipeline.credentials import HEADER_TABLES, findings
 
 def instead(key: str, why: str) -> str:
     """Where the credential found at ``key`` belongs: the variable that holds it, named in the config."""
-    if "URL" in why:
+    if "URL" in why and key.startswith("llm."):
         return "name it in llm.per_model.<model>.userinfo_env (the variable holding user:password)"
+    if "URL" in why:  # another service's URL (tracking.mlflow): its client reads its own variables
+        return "give the URL without user:password@ and the credentials in the variables its client reads"
     if any(f".{table}." in f".{key}" for table in HEADER_TABLES):
         return "name it in llm.per_model.<model>.headers_env: {<header>: <variable>}"
     return "list its name in llm.envvars (a model's key: llm.per_model.<model>.api_key_env)"
