@@ -16,6 +16,7 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from pipeline.names import check_name
 from pipeline.registry.base import Registry
 
 
@@ -27,6 +28,11 @@ class SuiteDataset:
     aliases: tuple[str, ...] = ()  # other spellings load_suite_tables accepts
     train_group: str | None = None  # SproutRAG head training: what makes chunks co-relevant ("span",
     #                                   "query"); None: not offered as a training set
+
+    def __post_init__(self):
+        # its name and aliases are `benchmarks.datasets` keys, so folders under results/ and reports/
+        for name in (self.name, self.folder, *self.aliases):
+            check_name(name, f"suite dataset registered by {self.loader}")
 
     def module(self) -> ModuleType:
         return importlib.import_module(self.loader)
