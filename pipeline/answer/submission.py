@@ -4,20 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pipeline.answer.record import BLANK as BLANK
+from pipeline.answer.record import COLUMNS as COLUMNS
 from pipeline.datasets.wattbot import format_ref_ids
-
-COLUMNS = (
-    "id",
-    "question",
-    "answer",
-    "answer_value",
-    "answer_unit",
-    "ref_id",
-    "ref_url",
-    "supporting_materials",
-    "explanation",
-)
-BLANK = "is_blank"
 
 
 def submission_frame(questions: pd.DataFrame, answers: list[dict], urls: dict[str, str]) -> pd.DataFrame:
