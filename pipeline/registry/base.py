@@ -39,8 +39,12 @@ class Named(Protocol):
 T = TypeVar("T", bound=Named)
 
 
-class PluginError(Exception):
-    """A plugin that cannot be loaded as declared (or a plugin variable no longer read)."""
+class PluginError(ValueError):
+    """A plugin that cannot be loaded as declared, or a plugin variable no longer read (bad input: the CLI says
+    it in one line)."""
+
+
+_PLUGGABLE: list[Registry] = []  # the registries with an entry-point group (pluggable() lists them)
 
 
 @lru_cache(maxsize=8)
@@ -72,6 +76,11 @@ def _no_legacy_variable(group: str) -> None:
         )
 
 
+def pluggable() -> list[Registry]:
+    """Every registry made so far that takes plugins (those whose modules the caller imported), by group."""
+    return sorted(_PLUGGABLE, key=lambda r: r.group or "")
+
+
 class Registry(Generic[T]):
     """Entries by name; registering a second, different entry under a taken name is an error. ``group``: the
     entry-point group its plugins declare (None: no plugins, e.g. the workflow's own table of dataset files)."""
@@ -83,6 +92,8 @@ class Registry(Generic[T]):
         self._entries: dict[str, T] = {}
         self._loaded: set[tuple[str, str]] = set()  # (name, module) of the entry points imported
         self._plugins: dict[str, str] = {}  # name -> the distribution that declared it
+        if group is not None:
+            _PLUGGABLE.append(self)
 
     def _load_extra(self) -> None:
         """Check that the package registering the built-in entries was imported by the driver; import the
