@@ -36,9 +36,11 @@ def source_tree(root: Path, name: str, modules: list[Path], entry_points: dict[s
     return src
 
 
-def pip_install(src: Path, *where: str) -> None:
-    """pip builds the distribution (setuptools, from the shared venv: no index, no isolation) and installs it."""
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+def pip_install(src: Path, *where: str, python: Path | None = None) -> None:
+    """pip builds the distribution (setuptools, from the shared venv: no index, no isolation) and installs it
+    (into ``python``'s environment when given)."""
+    into = ["--python", str(python)] if python else []
+    done = subprocess.run([sys.executable, "-m", "pip", *into, "install", "--quiet", "--no-deps", "--no-index",
                            "--no-build-isolation", "--disable-pip-version-check", *where, str(src)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -61,5 +63,5 @@ def venv_with(root: Path, name: str, modules: list[Path], entry_points: dict[str
                          capture_output=True, text=True, check=True).stdout.strip()
     shared = sysconfig.get_paths()["purelib"]
     (Path(own) / "shared-venv.pth").write_text(f"import site; site.addsitedir({shared!r})\n")
-    pip_install(source_tree(root / "src", name, modules, entry_points), "--python", str(python))
+    pip_install(source_tree(root / "src", name, modules, entry_points), python=python)
     return python

@@ -109,12 +109,14 @@ def with_toys(suite_root: Path) -> dict:
 
 
 @pytest.mark.slow
-def test_a_plugin_installed_in_the_venv_reaches_cluster_jobs(tmp_path):
+def test_a_plugin_installed_in_the_venv_reaches_cluster_jobs(tmp_path, monkeypatch):
     """The toys' distribution pip-installed into a venv (tests/plugin_dist.py venv_with); Snakemake, run by that
     venv's Python through profiles/slurm, submits each job with sbatch and runs it with srun (stand-ins); no
     PYTHONPATH and no WATTBENCH_* variable: the jobs find the toys in the venv's installed metadata alone."""
     from dag_runner import snakemake
     from plugin_dist import venv_with
+
+    monkeypatch.syspath_prepend(str(TESTS / "datasets"))  # the toy dataset's data, written by its own test
     from test_toy_dataset import write_toy_data
 
     python = venv_with(tmp_path / "plugin", *TOYS)
@@ -128,9 +130,11 @@ def test_a_plugin_installed_in_the_venv_reaches_cluster_jobs(tmp_path):
     done = snakemake(work, "--workflow-profile", str(REPO / "profiles" / "slurm"), *targets, configfile=config,
                      env=env, python=str(python))
     assert done.returncode == 0, done.stderr[-3000:]
-    submitted = (state / "submissions.log").read_text()
-    for rule in ("rule_index_wildcards_dataset_wattbot_index_lead", "rule_answer", "rule_suite_evaluate"):
-        assert rule in submitted, submitted
+    submitted = (state / "submissions.log").read_text().splitlines()
+    jobs = {re.search(r"--comment '?(rule_\S+?)'? ", s).group(1) for s in submitted}
+    assert {"rule_index_wildcards_wattbot_lead", "rule_answer_wildcards_wattbot_toy_train",
+            "rule_suite_export_wildcards_toy", "rule_suite_evaluate_wildcards_toy_bm25"} <= jobs, jobs
+    assert all(f"--wrap={python} -m snakemake " in s for s in submitted)  # each job runs the venv's Python
     lead = [json.loads(line) for line in (work / targets[0]).read_text().splitlines()]
     assert lead and all(h["source"] == "lead" for r in lead for h in r["hits"]) and any(r["hits"] for r in lead)
     answers = [json.loads(line) for line in (work / targets[1]).read_text().splitlines()]
