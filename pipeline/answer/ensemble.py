@@ -57,7 +57,8 @@ class EnsembleSpec(VariantSpec):
         """Members are other, non-ensemble answering variants (no nesting, so no cycles); the splits
         are those every member answers (or a subset of them); the retrieval (for the retrieval columns
         of the leaderboard and attribution) is the first member's."""
-        _kohaku_vote(name, variant)
+        if _kohaku_vote(name, variant.get("vote") or {}):
+            del variant["vote"]  # `vote: {kohaku_compat: false}` is no vote block
         answering, members = cfg["answering"], variant["members"]
         for m in members:
             if m not in answering:
@@ -76,18 +77,18 @@ class EnsembleSpec(VariantSpec):
         variant.setdefault("retrieval", answering[members[0]]["retrieval"])
 
 
-def _kohaku_vote(name: str, variant: ConfigTree) -> None:
+def _kohaku_vote(name: str, vote: ConfigTree) -> bool:
     """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
-    those of a vote without the key); true compares exact strings, as KohakuRAG does."""
-    vote = variant.get("vote") or {}
+    those of a vote without the key); true compares exact strings, as KohakuRAG does. Whether dropping it
+    left the vote block empty."""
     if vote.get("kohaku_compat") is False:
         del vote["kohaku_compat"]
-        if not vote:  # `vote: {kohaku_compat: false}` is no vote block
-            del variant["vote"]
-    elif vote.get("kohaku_compat") and vote.get("normalise"):
+        return not vote
+    if vote.get("kohaku_compat") and vote.get("normalise"):
         raise ConfigError.at(
             f"answering.{name}.vote.normalise", "KohakuRAG's vote (kohaku_compat) compares exact strings"
         )
+    return False
 
 
 @dataclass
