@@ -83,6 +83,13 @@ def test_an_old_plugin_variable_is_an_error_saying_what_to_declare(monkeypatch, 
     assert '[project.entry-points."wattbench.index_kinds"] (<name> = "toy_lead_kind"' in err
 
 
+def test_a_registry_names_an_entry_point_group_not_a_variable():
+    from pipeline.registry.base import Registry
+
+    with pytest.raises(ValueError, match=r"metric: 'WATTBENCH_METRICS' is no entry-point group; .*'wattbench\.<name>'"):
+        Registry("metric", "WATTBENCH_METRICS")
+
+
 def test_a_plugin_declared_wrong_is_an_error_naming_its_distribution(monkeypatch, plugin_site):
     monkeypatch.syspath_prepend(str(plugin_site(*BROKEN)))
     try:
