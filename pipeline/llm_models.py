@@ -73,7 +73,7 @@ class ServingKind:
         return model[len(self.prefix) :] if self.prefix else None
 
 
-SERVING: Registry[ServingKind] = Registry("LLM serving kind", "WATTBENCH_LLM_SERVING", builtins="pipeline.llm.serving")
+SERVING: Registry[ServingKind] = Registry("LLM serving kind", "wattbench.llm_serving", builtins="pipeline.llm.serving")
 
 
 @dataclass(frozen=True)

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pipeline.answer.record import BLANK as BLANK
+from pipeline.answer.record import COLUMNS as COLUMNS
 from pipeline.datasets.wattbot import format_ref_ids
 
-COLUMNS = (
-    "id",
-    "question",
-    "answer",
-    "answer_value",
-    "answer_unit",
-    "ref_id",
-    "ref_url",
-    "supporting_materials",
-    "explanation",
-)
-BLANK = "is_blank"
 # Cells written from a user's question file or by the model (from PDF text it read) that no metric reads
 # (supporting_materials: only whether it is is_blank). A spreadsheet runs a cell starting with one of
 # FORMULA_START as a formula (=HYPERLINK(...), +cmd|...), so these get OWASP's CSV-injection remedy: a
