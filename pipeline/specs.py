@@ -26,11 +26,6 @@ from pipeline.config_schema import (
     parse_spec,
     spec_defaults,
 )
-
-# the answering specs' choices (declared in pipeline/registry/answer_backends.py), beside the other enumerations
-from pipeline.registry.answer_backends import PROMPTS as PROMPTS
-from pipeline.registry.answer_backends import TIEBREAKS as TIEBREAKS
-from pipeline.registry.answer_backends import VOTE_MODES as VOTE_MODES
 from pipeline.registry.index_kinds import kind_of
 from pipeline.registry.retrieval_modes import PLANNERS
 

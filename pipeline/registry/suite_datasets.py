@@ -3,8 +3,8 @@
 
 A dataset is a loader module (``load(root, **subset) -> SuiteTables`` and a
 ``DEFAULT_SUBSET``; see pipeline/datasets/hotpotqa.py) plus one :func:`register` call here (or, for
-a dataset outside the package, in its own module named in ``WATTBENCH_SUITE_DATASETS``, which
-Snakemake's jobs inherit: tests/datasets/toy_suite.py). The export stage
+a dataset outside the package, at the end of its own module, a plugin: an entry point in group
+``wattbench.suite_datasets`` naming that module, pipeline/registry/base.py; tests/datasets/toy_suite.py). The export stage
 (pipeline/datasets/suite.py), the config schema's enumerations (pipeline/config/validate.py) and
 SproutRAG's head training read this registry; nothing else names a dataset. Standard library only,
 so validating a config loads no loader.
@@ -16,6 +16,7 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from pipeline.names import check_name
 from pipeline.registry.base import Registry
 
 
@@ -28,12 +29,17 @@ class SuiteDataset:
     train_group: str | None = None  # SproutRAG head training: what makes chunks co-relevant ("span",
     #                                   "query"); None: not offered as a training set
 
+    def __post_init__(self):
+        # its name and aliases are `benchmarks.datasets` keys, so folders under results/ and reports/
+        for name in (self.name, self.folder, *self.aliases):
+            check_name(name, f"suite dataset registered by {self.loader}")
+
     def module(self) -> ModuleType:
         return importlib.import_module(self.loader)
 
 
-EXTRA_ENV = "WATTBENCH_SUITE_DATASETS"  # more modules that register datasets, comma-separated
-SUITE_DATASETS: Registry[SuiteDataset] = Registry("suite dataset", EXTRA_ENV)
+GROUP = "wattbench.suite_datasets"  # the entry-point group of datasets kept outside the package (plugins)
+SUITE_DATASETS: Registry[SuiteDataset] = Registry("suite dataset", GROUP)
 register = SUITE_DATASETS.register
 unregister = SUITE_DATASETS.unregister
 
