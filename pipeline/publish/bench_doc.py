@@ -279,8 +279,7 @@ def render_test_fast(reports_dir: Path) -> str:
     b = json.loads(bench_path(reports_dir, "test_fast").read_text())
     skipped = f", {b['skipped']} skipped" if b["skipped"] else ""
     return (
-        f"**{b['passed']} tests passed{skipped} in {duration(b['wall_s'])}**, {b['workers'] or 'no'} workers on "
-        f"{b['cores']} cores ({b['cpu_model']}; {b['os']}), {'as root' if b['root'] else 'not as root'}, "
-        f"{'with' if b['network'] else 'without'} a network, load average {b['load_avg_1min']}; {b['date']}. "
-        f"{b['deselected']} tests are outside the tier."
+        f"**{b['passed']} tests passed{skipped} in {duration(b['wall_s'])}** on {b['cores']} cores ({b['cpu_model']}), "
+        f"{'as root' if b['root'] else 'not as root'}, {'with' if b['network'] else 'without'} a "
+        f"network; load average {b['load_avg_1min']}, {b['date']}. {b['deselected']} tests are outside the tier."
     )
