@@ -33,6 +33,7 @@ DATA_FIXTURES = frozenset({"wattbot_dir", "three_trees", "built_indexes", "tiny_
 
 FAST = "--fast"
 BEGAN = pytest.StashKey[tuple[float, float]]()  # (monotonic seconds, 1-minute load average) at the session's start
+OUTSIDE = pytest.StashKey[int]()  # tests --fast left out (each xdist worker collects them all: its count is the run's)
 
 
 def pytest_addoption(parser):
@@ -40,8 +41,12 @@ def pytest_addoption(parser):
 
 
 def tier_markers(config) -> list[str]:
-    """pyproject's markers: what keeps a test out of the fast tier."""
-    return [line.split(":", 1)[0].strip() for line in config.getini("markers")]
+    """pyproject's markers (not those plugins register: skipif, parametrize, xdist_group, ...): what keeps a test
+    out of the fast tier."""
+    import tomllib
+
+    ini = tomllib.loads((config.rootpath / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    return [line.split(":", 1)[0].strip() for line in ini["markers"]]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -53,10 +58,18 @@ def pytest_collection_modifyitems(config, items):
         in_tier = [not outside & {m.name for m in i.iter_markers()} for i in items]
         config.hook.pytest_deselected(items=[i for i, fast in zip(items, in_tier) if not fast])
         items[:] = [i for i, fast in zip(items, in_tier) if fast]
+        config.stash[OUTSIDE] = in_tier.count(False)
 
 
 def pytest_sessionstart(session):
     session.config.stash[BEGAN] = (time.monotonic(), os.getloadavg()[0])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist's controller collects nothing: a worker's count of the tests left out comes back with it."""
+    if "fast_outside" in getattr(node, "workeroutput", {}):
+        node.config.stash[OUTSIDE] = node.workeroutput["fast_outside"]
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -64,14 +77,16 @@ def pytest_sessionfinish(session, exitstatus):
     from tier_report import REPORT_ENV, save_tier, tier_figures, whole_tier
 
     config, target = session.config, os.environ.get(REPORT_ENV)
-    if not target or exitstatus != 0 or not config.getoption(FAST) or hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
+        config.workeroutput["fast_outside"] = config.stash.get(OUTSIDE, 0)
         return
-    if not whole_tier(config):
+    if not target or exitstatus != 0 or not config.getoption(FAST) or not whole_tier(config):
         return
     began, load = config.stash[BEGAN]
     workers = getattr(config.option, "numprocesses", None) or 0
     stats = config.pluginmanager.get_plugin("terminalreporter").stats
-    save_tier(Path(target), tier_figures(stats, time.monotonic() - began, workers, load, tier_markers(config)))
+    figures = tier_figures(stats, time.monotonic() - began, workers, load, tier_markers(config))
+    save_tier(Path(target), {**figures, "deselected": config.stash.get(OUTSIDE, figures["deselected"])})
 
 
 @pytest.fixture(scope="session")

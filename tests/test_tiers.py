@@ -85,14 +85,30 @@ def test_only_the_configured_paths_unnarrowed_are_the_whole_tier():
     assert not whole_tier(Config())
 
 
-def test_network_up_reads_the_interfaces(tmp_path):
+def test_network_up_reads_the_routing_tables(tmp_path):
+    """Loopback's routes alone (unshare -n after `ip link set lo up`) are no network; a route through eth0 is."""
     from tier_report import network_up
 
-    (tmp_path / "lo").mkdir()
-    (tmp_path / "lo" / "operstate").write_text("unknown\n")
+    head = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
+    v6_lo = "00000000000000000000000000000001 80 " + "0" * 32 + " 00 " + "0" * 32 + " 00000000 00000002 00000000 80200001 lo\n"
+    (tmp_path / "route").write_text(head)
+    (tmp_path / "ipv6_route").write_text(v6_lo)
     assert not network_up(tmp_path)
-    (tmp_path / "eth0").mkdir()
-    (tmp_path / "eth0" / "operstate").write_text("down\n")
-    assert not network_up(tmp_path)
-    (tmp_path / "eth0" / "operstate").write_text("up\n")
+    (tmp_path / "route").write_text(head + "eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n")
     assert network_up(tmp_path)
+    assert not network_up(tmp_path / "absent")
+
+
+def test_the_tier_markers_are_pyprojects_alone():
+    """Plugins register markers of their own (skipif, parametrize, xdist_group): none of them keeps a test out."""
+    import tomllib
+
+    from conftest import tier_markers
+
+    class Config:
+        rootpath = REPO
+
+    markers = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
+    assert tier_markers(Config()) == [m.split(":")[0] for m in markers]
+    assert {"slow", "data", "browser", "local_llm", "cluster"} <= set(tier_markers(Config()))
+    assert not {"parametrize", "skipif", "xdist_group", "anyio"} & set(tier_markers(Config()))

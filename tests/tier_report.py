@@ -35,12 +35,18 @@ def machine() -> dict[str, object]:
     }
 
 
-def network_up(net: Path = Path("/sys/class/net")) -> bool:
-    """Whether an interface other than loopback is up (a run inside ``unshare -n`` has none)."""
-    return any(
-        d.name != "lo" and (d / "operstate").exists() and (d / "operstate").read_text().strip() in ("up", "unknown")
-        for d in (net.iterdir() if net.exists() else [])
-    )
+def network_up(net: Path = Path("/proc/net")) -> bool:
+    """Whether this process's network namespace routes anywhere but loopback: an IPv4 route (``route``) or an IPv6
+    one (``ipv6_route``, its device last) through another interface. /proc/net is the reading process's own (a run
+    inside ``unshare -n`` has loopback alone); /sys/class/net would show the host's."""
+
+    def rows(name: str) -> list[list[str]]:
+        path = net / name
+        return [line.split() for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+    v4 = [r[0] for r in rows("route")[1:]]  # after the header; the interface first
+    v6 = [r[-1] for r in rows("ipv6_route")]
+    return any(dev != "lo" for dev in v4 + v6)
 
 
 def whole_tier(config: pytest.Config) -> bool:
