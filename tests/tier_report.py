@@ -1,7 +1,7 @@
 """What a run of the fast tier measured, kept for README.md: where WATTBENCH_TIER_REPORT names a file (the
 Makefile's test-fast target: reports/bench/test_fast.json), a run of the whole tier (no file, ``-k`` or ``-m``
 narrowing it) in which nothing failed writes how many tests passed, in how long, on which machine, as whom and
-with or without a network, with a manifest (the block's stamp); `make readme BENCH=reports` renders it (the
+with or without a network and the shared data, with a manifest (the block's stamp); `make readme BENCH=reports` renders it (the
 ``test-fast`` block, pipeline/publish/bench_doc.py). Also the machine's description the cluster's figures use.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.datasets.paths import REPO
+from pipeline.datasets.paths import REPO, data_root
 from pipeline.embed.kernels import cpu_model
 from pipeline.io import atomic_write_json
 from pipeline.provenance import write_manifest
@@ -69,6 +69,7 @@ def tier_figures(stats: dict[str, list], wall_s: float, workers: int, load_avg: 
         "load_avg_1min": round(load_avg, 2),
         "root": os.geteuid() == 0,
         "network": network_up(),
+        "shared_data": data_root().exists(),  # ../shared/data (or WATTBENCH_DATA) there to read
         "python": platform.python_version(),
         "excluded_markers": excluded,
         **machine(),

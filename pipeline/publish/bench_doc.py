@@ -278,8 +278,9 @@ def render_test_fast(reports_dir: Path) -> str:
     ``reports/bench/test_fast.json`` when WATTBENCH_TIER_REPORT names it, as the Makefile's target does)."""
     b = json.loads(bench_path(reports_dir, "test_fast").read_text())
     skipped = f", {b['skipped']} skipped" if b["skipped"] else ""
+    how = ["as root" if b["root"] else "not as root", "with a network" if b["network"] else "without a network"]
+    how += [] if b.get("shared_data", True) else ["without the shared data"]
     return (
         f"**{b['passed']} tests passed{skipped} in {duration(b['wall_s'])}** on {b['cores']} cores ({b['cpu_model']}), "
-        f"{'as root' if b['root'] else 'not as root'}, {'with' if b['network'] else 'without'} a "
-        f"network; load average {b['load_avg_1min']}, {b['date']}. {b['deselected']} tests are outside the tier."
+        f"{', '.join(how)}; load average {b['load_avg_1min']}, {b['date']}. {b['deselected']} tests are outside the tier."
     )
