@@ -40,21 +40,14 @@ def pytest_addoption(parser):
     parser.addoption(FAST, action="store_true", help="only the fast tier: the tests with none of pyproject's markers")
 
 
-def tier_markers(config) -> list[str]:
-    """pyproject's markers (not those plugins register: skipif, parametrize, xdist_group, ...): what keeps a test
-    out of the fast tier."""
-    import tomllib
-
-    ini = tomllib.loads((config.rootpath / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
-    return [line.split(":", 1)[0].strip() for line in ini["markers"]]
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if set(getattr(item, "fixturenames", ())) & DATA_FIXTURES:
             item.add_marker(pytest.mark.data)
     if config.getoption(FAST):
-        outside = set(tier_markers(config))
+        from tier_report import tier_markers
+
+        outside = set(tier_markers(config.rootpath))
         in_tier = [not outside & {m.name for m in i.iter_markers()} for i in items]
         config.hook.pytest_deselected(items=[i for i, fast in zip(items, in_tier) if not fast])
         items[:] = [i for i, fast in zip(items, in_tier) if fast]
@@ -74,7 +67,7 @@ def pytest_testnodedown(node, error):
 
 def pytest_sessionfinish(session, exitstatus):
     """The fast tier's record, by the controlling process (not an xdist worker) of a passing run of the whole tier."""
-    from tier_report import REPORT_ENV, save_tier, tier_figures, whole_tier
+    from tier_report import REPORT_ENV, save_tier, tier_figures, tier_markers, whole_tier
 
     config, target = session.config, os.environ.get(REPORT_ENV)
     if hasattr(config, "workerinput"):
@@ -85,7 +78,7 @@ def pytest_sessionfinish(session, exitstatus):
     began, load = config.stash[BEGAN]
     workers = getattr(config.option, "numprocesses", None) or 0
     stats = config.pluginmanager.get_plugin("terminalreporter").stats
-    figures = tier_figures(stats, time.monotonic() - began, workers, load, tier_markers(config))
+    figures = tier_figures(stats, time.monotonic() - began, workers, load, tier_markers(config.rootpath))
     save_tier(Path(target), {**figures, "deselected": config.stash.get(OUTSIDE, figures["deselected"])})
 
 

@@ -103,12 +103,9 @@ def test_the_tier_markers_are_pyprojects_alone():
     """Plugins register markers of their own (skipif, parametrize, xdist_group): none of them keeps a test out."""
     import tomllib
 
-    from conftest import tier_markers
-
-    class Config:
-        rootpath = REPO
+    from tier_report import tier_markers
 
     markers = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
-    assert tier_markers(Config()) == [m.split(":")[0] for m in markers]
-    assert {"slow", "data", "browser", "local_llm", "cluster"} <= set(tier_markers(Config()))
-    assert not {"parametrize", "skipif", "xdist_group", "anyio"} & set(tier_markers(Config()))
+    assert tier_markers() == [m.split(":")[0] for m in markers]
+    assert {"slow", "data", "browser", "local_llm", "cluster"} <= set(tier_markers())
+    assert not {"parametrize", "skipif", "xdist_group", "anyio"} & set(tier_markers())

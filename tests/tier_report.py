@@ -35,6 +35,15 @@ def machine() -> dict[str, object]:
     }
 
 
+def tier_markers(root: Path = REPO) -> list[str]:
+    """pyproject's markers, each saying what its tests need: what keeps a test out of the fast tier (pytest's
+    own list of markers also has those plugins register: skipif, parametrize, xdist_group, ...)."""
+    import tomllib
+
+    ini = tomllib.loads((Path(root) / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    return [line.split(":", 1)[0].strip() for line in ini["markers"]]
+
+
 def network_up(net: Path = Path("/proc/net")) -> bool:
     """Whether this process's network namespace routes anywhere but loopback: an IPv4 route (``route``) or an IPv6
     one (``ipv6_route``, its device last) through another interface. /proc/net is the reading process's own (a run
