@@ -65,8 +65,8 @@ def test_the_record_of_a_passing_tier_renders_as_readmes_block(tmp_path):
     assert json.loads(target.read_text())["excluded_markers"] == ["slow", "data"]
     block = render_block("test-fast", tmp_path / "reports")
     assert block.startswith("<sub>Rendered by `make readme` from `reports/bench/test_fast.json` (commit `")
-    assert "**1234 tests passed, 3 skipped in 117 s (1 min 57 s)** on " in block
-    assert "300 tests are outside the tier." in block
+    assert "**1234 passed, 3 skipped in 117 s (1 min 57 s)** on " in block
+    assert "300 tests outside the tier." in block
 
 
 def test_only_the_configured_paths_unnarrowed_are_the_whole_tier():
