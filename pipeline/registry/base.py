@@ -68,3 +68,9 @@ class Registry(Generic[T]):
 
     def entries(self) -> list[T]:
         return [self._entries[n] for n in self.names()]
+
+    def registered(self) -> list[T]:
+        """The entries in the order they were registered (a registry whose order means something: the metrics,
+        whose columns stand in that order)."""
+        self._load_extra()
+        return list(self._entries.values())
