@@ -47,6 +47,7 @@ DEFINED_ON = {
 }
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"  # which values are better
+SUITE_KS = "benchmarks.ks"  # the cutoffs of a suite measure computed at every k the config's suite asks for
 
 # --- where a measure is shown: each view is one table, figure or list of the outputs ---
 

@@ -34,7 +34,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pipeline.registry import metrics
-from pipeline.registry.metrics import SUITE, Measure, everywhere, register
+from pipeline.registry.metrics import SUITE, SUITE_KS, Measure, everywhere, register
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -265,7 +265,7 @@ def _span(name: str, what: str, fn: Callable[[Cut], float], on_page: bool = True
     MLflow and claims, and in the views of ``shown``."""
     views = (metrics.SUITE_TABLE, metrics.MLFLOW, metrics.CLAIMS, *([metrics.SUITE_PAGE] if on_page else []))
     shown = everywhere(*views) | kw.pop("shown", {})
-    return Measure(name, SUITE, what, shown, cutoffs="benchmarks.ks", defined_on="queries", compute=fn, **kw)
+    return Measure(name, SUITE, what, shown, cutoffs=SUITE_KS, defined_on="queries", compute=fn, **kw)
 
 
 _LARGEST = {metrics.DOCS_SUITE: metrics.LARGEST, metrics.SUITE_FIGURE: metrics.EVERY}
