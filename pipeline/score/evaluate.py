@@ -18,37 +18,16 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _BOARDS = (metrics.LEADERBOARD, metrics.LEADERBOARD_PAGE, metrics.CORPUS_PAGE, metrics.MLFLOW, metrics.DOCS_LEADERBOARD)
-for _m in (
-    Measure(
-        "tokens_per_question",
-        ANSWER_COUNTS,
-        "LLM tokens (prompt and completion) per question scored",
-        everywhere(metrics.LEADERBOARD_PAGE, metrics.MLFLOW),
-        better=metrics.LOWER,
-        defined_on="variants",
-        label="LLM tokens / question",
-        whole=True,
-    ),
-    Measure(
-        "abstained",
-        ANSWER_COUNTS,
-        "answers that abstain (is_blank)",
-        everywhere(*_BOARDS, metrics.DOCS_ENSEMBLES),
-        better=metrics.NEITHER,
-        defined_on="variants",
-        whole=True,
-    ),
-    Measure(
-        "failures",
-        ANSWER_COUNTS,
-        "questions left without a provider reply",
-        everywhere(*_BOARDS, metrics.CORPUS_GIST),
-        better=metrics.LOWER,
-        defined_on="variants",
-        whole=True,
-    ),
-):
-    register(_m)
+for _name, _what, _views, _better, _label in (
+    ("tokens_per_question", "LLM tokens (prompt and completion) per question scored",
+     (metrics.LEADERBOARD_PAGE, metrics.MLFLOW), metrics.LOWER, "LLM tokens / question"),
+    ("abstained", "answers that abstain (is_blank)", (*_BOARDS, metrics.DOCS_ENSEMBLES), metrics.NEITHER, ""),
+    ("failures", "questions left without a provider reply", (*_BOARDS, metrics.CORPUS_GIST), metrics.LOWER, ""),
+):  # fmt: skip
+    _shown = everywhere(*_views)
+    register(
+        Measure(_name, ANSWER_COUNTS, _what, _shown, better=_better, defined_on="variants", label=_label, whole=True)
+    )
 
 
 def read_csv_default(path) -> pd.DataFrame:

@@ -23,6 +23,9 @@ from pipeline.registry.metrics import EXTRA_ENV, Pick
 
 HERE = Path(__file__).parent
 DATASETS = HERE.parent / "datasets"
+sys.path.insert(0, str(DATASETS))
+import test_toy_dataset as toy_branch  # noqa: E402 - tests/datasets' toy benchmark and the verbs of its branch
+from test_toy_dataset import toy_dataset  # noqa: E402,F401 - the fixture: the toy registered, its data in tmp_path
 
 
 def toy(monkeypatch, *modules: str):
@@ -115,55 +118,18 @@ def test_the_config_picks_metrics_by_string():
 # --- a toy suite measure: one registration, and it is computed, tabled, reported and logged ---
 
 
-@pytest.fixture
-def toy_dataset(monkeypatch, tmp_path):
-    """tests/datasets' toy benchmark, its data under tmp_path/retrieval."""
-    monkeypatch.syspath_prepend(str(DATASETS))
-    from test_toy_dataset import write_toy_data
-
-    from pipeline.registry import suite_datasets
-
-    monkeypatch.setenv(suite_datasets.EXTRA_ENV, "toy_suite")
-    yield write_toy_data(tmp_path / "retrieval")
-    suite_datasets.unregister("toy")
-    sys.modules.pop("toy_suite", None)
-
-
-def suite_config(root: Path) -> dict:
-    raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
-    raw["benchmarks"] = {"root": str(root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
-    return raw
-
-
-def evaluate_toy_suite(cfg: dict, tmp_path: Path) -> Path:
-    """The toy benchmark through the stage verbs (export, BM25 index, retrieve, suite-evaluate), its scores laid
-    out as a run's (``tmp_path/run``); the scores JSON."""
-    from pipeline.cli import main
-
-    run, export, cache = tmp_path / "run", tmp_path / "export", str(tmp_path / "cache")
-    main(["suite-export", "--params", wf.suite_export_params(cfg, "toy"), "--out-dir", str(export)])
-    index = tmp_path / "index" / "bm25.sqlite"
-    main(["index", "--trees", str(export / "trees"), "--params", wf.index_params(cfg, "bm25"), "--cache-dir", cache,
-          "--out", str(index)])
-    hits = tmp_path / "bm25.jsonl"
-    main(["retrieve", "--index-dir", str(index.parent), "--questions", str(export / "queries.csv"), "--params",
-          wf.retrieval_params(cfg, "bm25"), "--cache-dir", cache, "--out", str(hits)])
-    scores, per_query = run / paths.suite_scores("toy", "bm25"), run / paths.suite_per_query("toy", "bm25")
-    per_query.parent.mkdir(parents=True)
-    main(["suite-evaluate", "--retrieval", str(hits), "--gold", str(export / "gold.jsonl"), "--ks", "1", "3",
-          "--out", str(scores), "--per-query", str(per_query)])
-    return scores
-
-
 def test_a_toy_suite_measure_appears_in_the_suite_table_the_report_and_mlflow(toy_measure, toy_dataset, tmp_path):
     from pipeline.cli import main
     from pipeline.report.export import tracking
     from pipeline.workflow.report_settings import track_settings
 
-    cfg = validate(suite_config(toy_dataset))
-    scores = evaluate_toy_suite(cfg, tmp_path)
-    run = tmp_path / "run"
-    per_query = pd.read_csv(run / paths.suite_per_query("toy", "bm25"))
+    raw = toy_branch.tiny_with_toy(tmp_path / "retrieval")
+    cfg = validate(raw)
+    run = tmp_path / "run"  # the scores laid out as a run's, where tracking reads them
+    scores, per_query_csv = run / paths.suite_scores("toy", "bm25"), run / paths.suite_per_query("toy", "bm25")
+    per_query_csv.parent.mkdir(parents=True)
+    toy_branch.run_branch(cfg, tmp_path, scores, per_query_csv)
+    per_query = pd.read_csv(per_query_csv)
     # computed per query at every k, after the built-in span measures: BM25 ranks each gold sentence first, and
     # its paragraph (which holds it) among the top 3
     assert list(per_query.columns)[-3:] == ["gold_units@3", "ndcg@10", "mrr"]
@@ -181,7 +147,7 @@ def test_a_toy_suite_measure_appears_in_the_suite_table_the_report_and_mlflow(to
     settings = track_settings(cfg)
     logged = tracking.suite_retrieval(tracking.RunFiles(run, reports, settings, []), "bm25")
     assert logged["toy.gold_units_at_3"] == 2.0 and logged["toy.gold_units_at_1_hi"] == 1.0
-    picked = track_settings(validate(suite_config(toy_dataset) | {"report": {"metrics": ["ie@3"]}}))
+    picked = track_settings(validate(raw | {"report": {"metrics": ["ie@3"]}}))
     narrowed = tracking.suite_retrieval(tracking.RunFiles(run, reports, picked, []), "bm25")
     assert "toy.ie_at_3" in narrowed and not any("gold_units" in k or "recall" in k for k in narrowed)
     if _has_mlflow():  # the run MLflow keeps, read back with its own client (make test installs the extra)
@@ -244,17 +210,14 @@ def test_a_third_profile_is_scored_shown_and_offered_by_registration_alone(toy_p
 
 
 @pytest.mark.slow
-def test_a_toy_suite_measure_runs_in_the_dag(tmp_path, monkeypatch):
+def test_a_toy_suite_measure_runs_in_the_dag(tmp_path):
     """Snakemake's suite_evaluate and suite_report jobs load the toy measure through WATTBENCH_METRICS (as they
     load the toy dataset through WATTBENCH_SUITE_DATASETS): it is in the suite's table and page."""
     import os
 
     from dag_runner import snakemake
 
-    monkeypatch.syspath_prepend(str(DATASETS))
-    from test_toy_dataset import write_toy_data
-
-    cfg = copy.deepcopy(suite_config(write_toy_data(tmp_path / "retrieval")))
+    cfg = copy.deepcopy(toy_branch.tiny_with_toy(toy_branch.write_toy_data(tmp_path / "retrieval")))
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(cfg))
     env = {EXTRA_ENV: "toy_metric", "WATTBENCH_SUITE_DATASETS": "toy_suite",
