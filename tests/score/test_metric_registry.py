@@ -97,6 +97,22 @@ def test_a_pick_narrows_every_view():
     assert not pick.keeps("score_2026", metrics.CORPUS_PAGE) and Pick().keeps("doc_recall@10")
 
 
+def test_a_claim_names_a_measure_with_a_value_per_question(tmp_path):
+    from pipeline.report.pages.claims import load_claims
+
+    raw = {"id": "x", "system": "S", "claim": "c", "source": "s", "published": "p", "ablation": "a",
+           "treatment": "t", "control": "c", "datasets": ["wattbot"], "direction": "greater"}
+    path = tmp_path / "claims.yaml"
+    for metric, why in (("nope@5", "metric: unknown metric 'nope'"), ("wattbot2026", "no value per question"),
+                        ("doc_hit@7", r"computed at k in \[1, 3, 5, 10\]")):
+        path.write_text(yaml.safe_dump({"claims": [raw | {"metric": metric}]}))
+        with pytest.raises(ValueError, match=rf"^claims.yaml: claim x: .*{why}"):
+            load_claims(path)
+    path.write_text(yaml.safe_dump({"claims": [raw | {"metric": "doc_precision@5"}]}))
+    assert load_claims(path)[0].metric == "doc_precision@5"
+    assert all(metrics.CLAIMS in metrics.parse(c.metric)[0].shown for c in load_claims())  # the shipped claims
+
+
 def tiny(**report) -> dict:
     raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
     raw["report"] = report

@@ -191,7 +191,7 @@ def _metric(cid: str, name: str) -> str:
     try:
         m, _ = metrics.parse(name)
     except (KeyError, ValueError) as e:
-        raise ValueError(f"claims.yaml: claim {cid}: metric: {e}") from None
+        raise ValueError(f"claims.yaml: claim {cid}: metric: {e.args[0]}") from None
     if metrics.CLAIMS not in m.shown:
         raise ValueError(f"claims.yaml: claim {cid}: metric {name!r} has no value per question to compare")
     return name
