@@ -21,7 +21,7 @@ from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.registry import metrics
 from pipeline.registry.answer_backends import VoteSettings
-from pipeline.registry.metrics import Pick
+from pipeline.registry.metrics import EVERYTHING, Pick
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages import question_types as QT
@@ -343,7 +343,9 @@ def other_profiles(pick: Pick) -> str:
     return "".join(f"; {m.page_label}: the same answers scored by {m.description}" for m in others)
 
 
-def leaderboard_table(board: pd.DataFrame, pick: Pick, best: str | None = None, ties: tuple[str, ...] = ()) -> str:
+def leaderboard_table(
+    board: pd.DataFrame, best: str | None = None, ties: tuple[str, ...] = (), pick: Pick = EVERYTHING
+) -> str:
     """The leaderboard as index.html shows it (one screen wide, one line a row, also with test labels' four blocks
     and the default grid's names: tests/report/test_browser.py measures it): the measures of its view, as views.py
     names them, its caption."""
@@ -367,7 +369,7 @@ def page_sections(
         Section("The answer", headline_html(top), [], fold=False),
         Section(
             "Leaderboard",
-            leaderboard_table(board, params.metrics, top.best, top.ties),
+            leaderboard_table(board, top.best, top.ties, params.metrics),
             ["leaderboard-ci", "pareto-tokens"],
             (
                 "Scores per labelled split, one block each (train, then test and its Kaggle Public/Private "
