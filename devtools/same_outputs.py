@@ -30,10 +30,7 @@ from pathlib import Path
 FOLDERS = ("results", "reports")
 # Files whose bytes record the run itself (times, CPU, run id, commit stamps, screenshots), not a result.
 VOLATILE = (
-    "reports/time.telemetry.*",
-    "reports/time-run.telemetry.*",
-    "reports/energy.telemetry.*",
-    "reports/tokens.telemetry.*",
+    "*.telemetry.*",  # times, CPU and tokens of each job (results/**/*.telemetry.jsonl, reports/*.telemetry.*)
     "reports/summary.json",
     "reports/README.md",
     "reports/index.screenshot.png",

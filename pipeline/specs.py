@@ -337,7 +337,7 @@ CORPUS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 RESERVED_CORPUS_NAMES = frozenset(
     {
         *("wattbot", "sprout", "parse-quality", "retrieval", "figures", "parsing", "bench"),  # results/, reports/
-        *("local_model", "minilm_qint8", "minilm_qint8_rr", "embedding_model", "suite_report"),  # benchmarks/, logs/
+        *("local_model", "encoder_qint8", "encoder_qint8_rr", "encoder_model", "suite_report"),  # benchmarks/, logs/
     }
 )
 

@@ -87,7 +87,7 @@ VIEWS = {
     SPROUT: "reports/retrieval/sprout_beam.csv: against SproutRAG's beam width",
     KEPT: "the per-question scores kept under runs/<id>/ that `compare` tests",
     MLFLOW: "each variant's MLflow run (python -m pipeline track), with intervals",
-    CLAIMS: "what a claim in pipeline/report/claims.yaml may name",
+    CLAIMS: "what a claim in pipeline/report/claims/claims.yaml may name",
     DOCS_LEADERBOARD: "docs/results.md's leaderboard block",
     DOCS_ENSEMBLES: "docs/ensembles.md's ensembles block",
     DOCS_RETRIEVAL: "docs/results.md's WattBot retrieval block",

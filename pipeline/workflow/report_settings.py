@@ -11,7 +11,6 @@ from pipeline.config import DROPPED, LEFT_OUT
 from pipeline.config_schema import spec_defaults
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
 from pipeline.registry.metrics import Pick
-from pipeline.report.export.tracking import Tracking, TrackSettings
 from pipeline.report.pages.suite_power import PowerInputs
 from pipeline.report.params import (
     Ablation,
@@ -26,6 +25,7 @@ from pipeline.report.params import (
     SuiteRuns,
 )
 from pipeline.report.telemetry.energy import EnergyInputs, PowerModel
+from pipeline.tracking import Tracking, TrackSettings
 
 
 def power_model(cfg: dict) -> PowerModel:

@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark
+from pipeline.datasets.suite import SuiteTables, make_suite_tables
 from pipeline.registry.suite_datasets import SuiteDataset, register
 
 FILE = "toy.json"
 DEFAULT_SUBSET = {"n_questions": None}
 
 
-def load(root: str | Path, n_questions: int | None = None) -> RetrievalBenchmark:
+def load(root: str | Path, n_questions: int | None = None) -> SuiteTables:
     data = json.loads((Path(root) / FILE).read_text(encoding="utf-8"))
     questions = data["questions"][:n_questions] if n_questions else data["questions"]
     docs = [{"doc_id": f"toy-{d['id']}", "title": d["title"], "text": d["text"], "source_id": d["id"]}
@@ -27,7 +27,7 @@ def load(root: str | Path, n_questions: int | None = None) -> RetrievalBenchmark
         start = texts[doc_id].index(q["evidence"])  # the evidence sentence, as a character span
         gold.append({"query_id": q["id"], "doc_id": doc_id, "start": start, "end": start + len(q["evidence"]),
                      "grade": 1})
-    return make_benchmark("toy", docs, [{"id": q["id"], "question": q["question"]} for q in questions], gold)
+    return make_suite_tables("toy", docs, [{"id": q["id"], "question": q["question"]} for q in questions], gold)
 
 
 register(SuiteDataset("toy", loader=__name__, folder="toy"))

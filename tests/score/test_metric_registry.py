@@ -98,7 +98,7 @@ def test_a_pick_narrows_every_view():
 
 
 def test_a_claim_names_a_measure_with_a_value_per_question(tmp_path):
-    from pipeline.report.pages.claims import load_claims
+    from pipeline.report.claims.measure import load_claims
 
     raw = {"id": "x", "system": "S", "claim": "c", "source": "s", "published": "p", "ablation": "a",
            "treatment": "t", "control": "c", "datasets": ["wattbot"], "direction": "greater"}
@@ -136,7 +136,7 @@ def test_the_config_picks_metrics_by_string():
 
 def test_a_toy_suite_measure_appears_in_the_suite_table_the_report_and_mlflow(toy_measure, toy_dataset, tmp_path):
     from pipeline.cli import main
-    from pipeline.report.export import tracking
+    from pipeline import tracking
     from pipeline.workflow.report_settings import track_settings
 
     raw = toy_branch.tiny_with_toy(tmp_path / "retrieval")
@@ -189,7 +189,7 @@ def test_a_third_profile_is_scored_shown_and_offered_by_registration_alone(toy_p
     from test_score_cli_and_report import fake_variant
 
     from pipeline.cli import main
-    from pipeline.report.export import tracking
+    from pipeline import tracking
     from pipeline.report.pages.leaderboard import ReportInputs, build_reports
     from pipeline.report.render.views import board_view
     from pipeline.workflow.report_settings import report_params

@@ -1,6 +1,6 @@
 """Render functions for the generated blocks of docs/results.md (and the README's pointer to it):
 each reads one reports/ file of the last run and returns markdown, so no result number is typed
-by hand. Registered in :data:`pipeline.report.export.readme.REGISTRY`. Each block shows the measures of its
+by hand. Registered in :data:`pipeline.publish.readme.REGISTRY`. Each block shows the measures of its
 view in pipeline/registry/metrics.py (``docs.*``) that the file has, under their docs labels."""
 
 from __future__ import annotations
