@@ -21,7 +21,7 @@ from pipeline.config.resolve import (
 from pipeline.config.secrets import check_credentials
 from pipeline.config_schema import ConfigError, ConfigTree, declared_schema, fill_and_check
 from pipeline.llm_models import serving_kind
-from pipeline.registry import answer_backends, suite_datasets
+from pipeline.registry import answer_backends, metrics, suite_datasets
 from pipeline.registry.index_kinds import IndexSpec, get_kind, kind_names, kind_of
 from pipeline.registry.retrieval_modes import FUSIONS, PLANNERS
 from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec, RetrievalSpec, SproutSpec, VisionSpec
@@ -266,6 +266,18 @@ def check_report(cfg: ConfigTree) -> None:
             raise ConfigError(
                 f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'"
             )
+    _check_metrics(cfg)
+
+
+def _check_metrics(cfg: ConfigTree) -> None:
+    """``report.metrics``: registered measures (pipeline/registry/metrics.py), each cutoff one it is computed at."""
+    picked = cfg["report"].get("metrics")
+    if picked:
+        ks = (cfg.get("benchmarks") or {}).get("ks")
+        try:
+            metrics.check_picks(picked, ks)
+        except (KeyError, ValueError) as e:
+            raise ConfigError(f"config key 'report.metrics': {e.args[0]}") from None
 
 
 def _check_per_model(llm: ConfigTree) -> None:
