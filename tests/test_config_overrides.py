@@ -100,7 +100,7 @@ def test_a_null_in_an_overlay_file_drops_too_and_a_suite_variant_goes_with_a_not
     cfg = load_config(overlay)
     assert sorted(cfg["retrieval"]) == ["hier-dense"] and sorted(cfg["indexes"]) == ["hier"]
     assert cfg["benchmarks"]["retrieval"] == ["hier-dense"]
-    assert drop_notices(cfg) == ["notice: benchmarks.retrieval runs without bm25: dropped by the config"]
+    assert drop_notices(cfg) == ["notice: suite.retrieval runs without bm25: dropped by the config"]
 
 
 def claims_of(cfg: dict, claims: list[Claim]):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pipeline.llm.serving  # noqa: F401  (the built-in kinds of serving: a job that imports only the gateway resolves them)
+from pipeline.cache_journal import journal_mode
 from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight
@@ -70,7 +71,7 @@ class LLMGateway:
     ):
         s = settings if settings is not None else LLMSpec.from_dict({})
         self.settings = s
-        self.cache = LLMCache(cache_path, s.cache_journal)
+        self.cache = LLMCache(cache_path, journal_mode(s.cache_journal, "llm.cache_journal"))  # unset: the caches' own
         self.mode, self.max_retries = s.mode, s.max_retries
         self.backoff_s, self.max_backoff_s = s.backoff_s, s.max_backoff_s
         self.connections: dict[str, Connection] = {}

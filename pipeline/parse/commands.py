@@ -13,9 +13,10 @@ import json
 import sys
 from pathlib import Path
 
+from pipeline.llm_models import LLM_MODES
 from pipeline.parse.corpus import SCOPES
 from pipeline.paths import PARSE_CORPUS_MANIFEST
-from pipeline.specs import HEADINGS, LLM_MODES, VisionSpec
+from pipeline.specs import HEADINGS, VisionSpec
 from pipeline.tree import DocTree, section_depth
 
 INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")

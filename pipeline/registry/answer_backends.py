@@ -28,7 +28,6 @@ from pipeline.config_schema import (
     ConfigTable,
     ConfigTree,
     Key,
-    declared_schema,
     key,
     key_field,
     parse_spec,
@@ -63,11 +62,7 @@ class VoteSettings:
         return parse_spec(cls, vote or {}, where)
 
 
-VOTE = Key(
-    "how samples (or members) are voted",
-    type="object",
-    schema={"additionalProperties": False, "properties": declared_schema(VoteSettings)},
-)
+VOTE = Key("how samples (or members) are voted", spec=VoteSettings, default={})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,8 +89,8 @@ class VariantSpec:
 
     @classmethod
     def from_dict(cls: type[S], name: str, v: ConfigTable) -> S:
-        """The spec of variant ``name``: the schema's ``x-default:`` values under the keys it gives;
-        a key the backend does not take, or a required one missing, is an error naming it."""
+        """The spec of variant ``name``: its declared defaults under the keys it gives; a key the backend
+        does not take, or a required one missing, is an error naming it."""
         spec = parse_spec(cls, v, f"answering.{name}", name=name)
         return dataclasses.replace(spec, splits=tuple(spec.splits) if spec.splits else None)
 
@@ -108,8 +103,7 @@ class VariantSpec:
 
 @dataclass(frozen=True)
 class ExtractorSettings:
-    """``answering.<name>.extractive``: the extractor's knobs (the schema's ``x-default:`` values where a
-    variant says nothing; pipeline/answer/extractive.py reads them)."""
+    """``answering.<name>.extractive``: the extractor's knobs (pipeline/answer/extractive.py reads them)."""
 
     max_hits: int = key("hits read, in rank order", type="integer", default=15, schema={"minimum": 1})
     context_window: int = key(
@@ -130,8 +124,8 @@ class ExtractiveSpec(VariantSpec):
 
     extractive: ExtractorSettings = key(
         "the extractor's knobs (pipeline/answer/extractive.py)",
-        type="object",
-        schema={"additionalProperties": False, "properties": declared_schema(ExtractorSettings)},
+        spec=ExtractorSettings,
+        default={},
         field_factory=lambda: ExtractorSettings.parse(None, "extractive"),
     )
 
@@ -234,13 +228,11 @@ class EnsembleSpec(VariantSpec):
 
 
 def _kohaku_vote(name: str, variant: ConfigTree) -> None:
-    """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
-    those of a vote without the key); true compares exact strings, as KohakuRAG does."""
+    """``vote.kohaku_compat``: unset is false (a false one is dropped: one hashed vote whichever way it is
+    written); true compares exact strings, as KohakuRAG does."""
     vote = variant.get("vote") or {}
     if vote.get("kohaku_compat") is False:
         del vote["kohaku_compat"]
-        if not vote:  # `vote: {kohaku_compat: false}` is no vote block
-            del variant["vote"]
     elif vote.get("kohaku_compat") and vote.get("normalise"):
         raise ConfigError.at(
             f"answering.{name}.vote.normalise", "KohakuRAG's vote (kohaku_compat) compares exact strings"

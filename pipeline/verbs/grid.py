@@ -179,7 +179,7 @@ def distinguished(lines: dict[str, str], entries: dict[str, dict]) -> dict[str, 
 
 def grid_entries(cfg: dict, presets_dir: Path) -> dict[str, dict[str, str]]:
     """``{section: {name: one-line description}}`` of a resolved config (and the shipped presets)."""
-    bench = cfg.get("benchmarks") or {}
+    bench = cfg.get("suite") or {}
     w = cfg["wattbot"]
     datasets = {"wattbot": f"{w['dir']}: splits {', '.join(w['splits'])}, scored on {w['score_split']}"}
     for name, subset in (bench.get("datasets") or {}).items():

@@ -39,7 +39,7 @@ QUESTIONS = [
 
 
 def write_toy_data(root: Path) -> Path:
-    """The toy's documents and questions under ``root/toy`` (``root``: the config's benchmarks.root)."""
+    """The toy's documents and questions under ``root/toy`` (``root``: the config's suite.root)."""
     (root / "toy").mkdir(parents=True)
     (root / "toy" / "toy.json").write_text(json.dumps({"docs": DOCS, "questions": QUESTIONS}))
     return root
