@@ -217,19 +217,20 @@ def fill_defaults(cls: type, table: ConfigTree) -> ConfigTree:
 def type_label(k: Key) -> str:
     """A key's type as the docs' tables show it."""
     if k.choices:
-        return "one of " + ", ".join(f"`{c}`" for c in k.choices)
+        return "one of " + ", ".join(f"`{'null' if c is None else c}`" for c in k.choices)
     if k.spec is not None:
         return f"table (`{k.spec.__name__}`)"
     if k.table is not None:
         return f"name -> table (`{k.table.__name__}`)"
-    if k.type:
-        return k.type if isinstance(k.type, str) else " or ".join(k.type)
+    types = k.type or k.schema.get("type")
+    if types:
+        return types if isinstance(types, str) else " or ".join(types)
     return "`" + str(k.schema.get("$ref", "")).rsplit("/", 1)[-1] + "`"
 
 
 def keys_table(cls: type, where: str, skip: type | None = None) -> str:
     """The Markdown table of the keys ``cls`` declares (those of ``skip``, a base class, left out): the docs'
-    tables are these (docs/config_keys.py renders them into docs/config-keys.md)."""
+    tables are these (docs/config_keys.py renders them into docs/config-keys.md); ``where`` "": the top level."""
     rows = ["| key | type | default | description |", "|---|---|---|---|"]
     inherited = declared(skip) if skip else {}
     required = set(required_keys(cls))
@@ -238,7 +239,7 @@ def keys_table(cls: type, where: str, skip: type | None = None) -> str:
             continue
         default = f"`{json.dumps(k.default)}`" if k.default is not NO_DEFAULT else "none"
         default = "required" if name in required else default
-        rows.append(f"| `{where}.{name}` | {type_label(k)} | {default} | {k.doc} |")
+        rows.append(f"| `{f'{where}.{name}' if where else name}` | {type_label(k)} | {default} | {k.doc} |")
     return "\n".join(rows)
 
 

@@ -70,7 +70,7 @@ def test_list_shows_every_section_of_the_grid(capsys):
     cfg = yaml.safe_load(Path(GRID).read_text(encoding="utf-8"))
     sections = dict(re.findall(r"^(\w+) \((\d+)\):$", out, re.M))
     assert sections == {
-        "datasets": str(1 + len(cfg["benchmarks"]["datasets"])),
+        "datasets": str(1 + len(cfg["suite"]["datasets"])),
         "retrieval": str(len(cfg["retrieval"])),
         "answering": str(len(cfg["answering"])),
         "ablations": str(len(cfg["report"]["ablations"])),

@@ -14,7 +14,7 @@ def raw():
 
 
 @pytest.mark.parametrize("mutate, key", [
-    (lambda c: c.update(bogus=1), "<top level>"),
+    (lambda c: c.update(bogus=1), "bogus"),  # an unknown key named by itself, not "<top level>"
     (lambda c: c["embedding"].update(backend="word2vec"), "embedding.backend"),
     (lambda c: c["retrieval"]["hier-dense"].update(top_k=0), "retrieval.hier-dense.top_k"),
     (lambda c: c["retrieval"]["hier-dense"].update(index="nope"), "retrieval.hier-dense.index"),

@@ -212,7 +212,7 @@ def _subsets(names: list[str], declared: dict) -> dict:
     props = {}
     for name in names:
         subset = object_schema(suite_datasets.get(name).subset, defaults=False)
-        props[name] = {**subset, "type": ["object", "null"]}
+        props[name] = {**subset, "type": ["object", "null"], "description": f"{name}'s subset: its loader's keys"}
     return {
         "description": declared.get("description", ""),
         "type": "object",

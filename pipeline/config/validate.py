@@ -35,7 +35,8 @@ def _key_path(error: jsonschema.ValidationError) -> str:
 
 
 def schema_error(error: jsonschema.ValidationError) -> ConfigError:
-    """One line naming the key: an unknown key by its own dotted name, with the keys its table takes."""
+    """One line naming the key: an unknown or a missing key by its own dotted name (an unknown one with the keys
+    its table takes), as the specs' parser names it (pipeline/config_schema.py ``parse_spec``)."""
     where = ".".join(str(p) for p in error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         takes = sorted(dict(error.schema).get("properties") or {})  # type: ignore[arg-type]
@@ -45,6 +46,10 @@ def schema_error(error: jsonschema.ValidationError) -> ConfigError:
             return ConfigError.at(
                 f"{where}.{unknown[0]}" if where else unknown[0], f"not a key of {table} (takes {takes})"
             )
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [k for k in error.validator_value if k not in error.instance]  # type: ignore[union-attr]
+        if missing:
+            return ConfigError.at(f"{where}.{missing[0]}" if where else missing[0], "required")
     return ConfigError.at(_key_path(error), error.message)
 
 
