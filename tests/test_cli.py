@@ -102,7 +102,7 @@ def test_config_prints_the_resolved_config_and_each_values_source(tmp_path, caps
     assert source["bootstrap"] == str(overlay) and source["timeout_s"] == str(overlay)
     assert source["data_root"] == "--set" and source["cache_journal"] == "--set"
     assert source["permutations"] == GRID  # set by the first file, not overridden
-    assert source["fetch_dir"] == "default"  # the schema's default, no file sets it
+    assert source["fetch_dir"] == "default"  # a declared default, no file sets it
     assert re.search(r"^  dir: /elsewhere/wattbot\s+# " + re.escape(GRID), out, re.M)  # resolved, from its file
 
 

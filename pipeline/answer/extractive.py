@@ -29,7 +29,7 @@ from pipeline.registry.answer_backends import ExtractorSettings
 BLANK = "is_blank"
 RANK_W, DOC_W = 0.15, 0.15  # weights of the rank prior and the document-share prior
 
-DEFAULT = ExtractorSettings.parse(None, "extractive")  # the schema's x-defaults (a test's call without a config)
+DEFAULT = ExtractorSettings.parse(None, "extractive")  # the declared defaults (a test's call without a config)
 
 
 # --------------------------------------------------------------------------------------- terms

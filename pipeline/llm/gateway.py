@@ -57,7 +57,7 @@ class GatewayStats:
 
 
 class LLMGateway:
-    """One job's calls under ``settings`` (:class:`pipeline.llm_models.LLMSpec`; the schema's defaults
+    """One job's calls under ``settings`` (:class:`pipeline.llm_models.LLMSpec`; its declared defaults
     when None), each model's as its :class:`~pipeline.llm_models.ModelSpec` says: its kind of serving
     (an endpoint, a ``local/<name>`` model's llama-cpp servers, the cache alone under replay), its calls
     in flight (``concurrency``) when callers use threads, its rate limits, price and timeout, and the

@@ -17,7 +17,7 @@ from pipeline.registry.answer_backends import calls_llm
 from pipeline.registry.answer_backends import get as get_backend
 from pipeline.verbs.base import config_args, config_files, config_overrides, verb
 
-DEFAULT = "default"  # the source of a value no layer set: the schema's default, or resolved from others
+DEFAULT = "default"  # the source of a value no layer set: a declared default, or resolved from others
 SECTIONS = ("datasets", "retrieval", "answering", "ablations", "presets")
 
 
@@ -26,8 +26,9 @@ SECTIONS = ("datasets", "retrieval", "answering", "ablations", "presets")
 
 def read_layers(files: list[str], overrides: dict) -> list[tuple[str, dict]]:
     """``(source, raw mapping)`` per layer, lowest first: each file's ``extends`` chain (base first,
-    ``extends`` itself dropped), then ``--set``."""
+    ``extends`` itself dropped, old key names renamed as the run renames them), then ``--set``."""
     from pipeline.config import EXTENDS, config_chain
+    from pipeline.config.aliases import rename_keys
 
     layers = []
     for path in files:
@@ -36,9 +37,12 @@ def read_layers(files: list[str], overrides: dict) -> list[tuple[str, dict]]:
             with open(part, encoding="utf-8") as fh:
                 raw = yaml.safe_load(fh) or {}
             raw.pop(EXTENDS, None)
+            rename_keys(raw)
             layers.append((str(path) if part == chain[-1] else _shown(part), raw))
     if overrides:
-        layers.append(("--set", dict(overrides)))
+        over = dict(overrides)
+        rename_keys(over)
+        layers.append(("--set", over))
     return layers
 
 
@@ -107,7 +111,7 @@ def annotated_yaml(cfg: dict, sources: dict[tuple, str], path: tuple = (), depth
 def cmd_config(a) -> None:
     cfg, layers = resolve(config_files(a), config_overrides(a.set))
     print(f"# resolved config of {' + '.join(name for name, _ in layers)}; after each value: where it came from")
-    print(f"# ('{DEFAULT}': the schema's default or resolved from other keys)")
+    print(f"# ('{DEFAULT}': a declared default or resolved from other keys)")
     print("\n".join(annotated_yaml(cfg, value_sources(cfg, layers))))
 
 
