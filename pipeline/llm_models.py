@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from pipeline.cache_journal import JOURNALS
-from pipeline.config_schema import NAME, declared_defaults, key, parse_spec
+from pipeline.config_schema import NAME, NO_DEFAULT, Key, declared_defaults, key, key_field, parse_spec
 from pipeline.registry.base import Registry
 
 LLM_MODES = ("live", "record", "replay")  # replay: every reply from the cache, a miss fails fast
@@ -101,6 +101,32 @@ class LocalModelSpec:
         return parse_spec(cls, m, f"llm.local.{name}", name=name)
 
 
+# The keys ``llm.per_model.<model>`` overrides, declared once: ``llm``'s (with their defaults) and a model's (none:
+# ``llm``'s value).
+API_BASE = Key("the OpenAI-compatible server of every model without its own", type="string")
+TIMEOUT_S = Key("seconds per call", type="number", default=120, schema={"exclusiveMinimum": 0})
+CONCURRENCY_KEY = Key(
+    "calls in flight per model within one job (docs/llm-at-scale.md); a local model's servers: only per model",
+    type="integer",
+    default=1,
+    schema={"minimum": 1},
+)
+RPM = Key("the provider's request limit, shared by every job of a run", type="number", schema={"exclusiveMinimum": 0})
+TPM = Key("the provider's token limit, shared by every job of a run", type="number", schema={"exclusiveMinimum": 0})
+MAX_FAILURE_RATE = Key(
+    "share of questions without a provider reply a job tolerates",
+    type="number",
+    default=0,
+    schema={"minimum": 0, "maximum": 1},
+)
+MALFORMED_RETRIES = Key("retries of a malformed reply (default: max_retries)", type="integer", schema={"minimum": 0})
+
+
+def over_llm(k: Key) -> Any:
+    """A ``llm.per_model.<model>`` field of the key ``k`` of ``llm``: no default (None: ``llm``'s value)."""
+    return key_field(replace(k, default=NO_DEFAULT, doc=f"{k.doc} (over llm's)"))
+
+
 @dataclass(frozen=True)
 class PerModelSpec:
     """``llm.per_model.<model>``: one model's overrides of ``llm`` and its endpoint (None: ``llm``'s)."""
@@ -114,28 +140,12 @@ class PerModelSpec:
         type=("string", "null"),
         schema={"pattern": ENV_NAME["pattern"]},
     )
-    timeout_s: float | None = key(
-        "seconds per call (over llm.timeout_s); execution-only", type="number", schema={"exclusiveMinimum": 0}
-    )
-    concurrency: int | None = key(
-        "calls in flight (over llm.concurrency); a local model's servers (default 1)",
-        type="integer",
-        schema={"minimum": 1},
-    )
-    requests_per_minute: float | None = key(
-        "its provider's request limit (over llm's)", type="number", schema={"exclusiveMinimum": 0}
-    )
-    tokens_per_minute: float | None = key(
-        "its provider's token limit (over llm's)", type="number", schema={"exclusiveMinimum": 0}
-    )
-    max_failure_rate: float | None = key(
-        "share of questions without a reply a job tolerates (over llm's)",
-        type="number",
-        schema={"minimum": 0, "maximum": 1},
-    )
-    malformed_retries: int | None = key(
-        "retries of a malformed reply (over llm's)", type="integer", schema={"minimum": 0}
-    )
+    timeout_s: float | None = over_llm(TIMEOUT_S)  # execution-only
+    concurrency: int | None = over_llm(CONCURRENCY_KEY)
+    requests_per_minute: float | None = over_llm(RPM)
+    tokens_per_minute: float | None = over_llm(TPM)
+    max_failure_rate: float | None = over_llm(MAX_FAILURE_RATE)
+    malformed_retries: int | None = over_llm(MALFORMED_RETRIES)
     keyed: bool = False  # api_key_env is set (None then means a keyless server), not a config key
 
     @classmethod
@@ -195,31 +205,21 @@ class LLMSpec:
     gives a model's :class:`ModelSpec`."""
 
     mode: str = key("live | record | replay (replay fails fast on a cache miss)", choices=LLM_MODES, default="live")
-    timeout_s: float = key("seconds per call", type="number", default=120, schema={"exclusiveMinimum": 0})
+    timeout_s: float = key_field(TIMEOUT_S)
     max_retries: int = key("retries of a failed call", type="integer", default=3, schema={"minimum": 0})
     backoff_s: float = key("first wait between attempts (doubling)", type="number", default=2.0, schema={"minimum": 0})
     cache_journal: str | None = key(
         "the LLM cache's journal; nfs: rollback journal + lock file (shared filesystems); default: cache_journal's",
         choices=JOURNALS,
     )
-    concurrency: int = key(
-        "calls in flight per model within one job (docs/llm-at-scale.md)",
-        type="integer",
-        default=1,
-        schema={"minimum": 1},
-    )
-    max_failure_rate: float = key(
-        "share of questions without a provider reply a job tolerates",
-        type="number",
-        default=0,
-        schema={"minimum": 0, "maximum": 1},
-    )
+    concurrency: int = key_field(CONCURRENCY_KEY)
+    max_failure_rate: float = key_field(MAX_FAILURE_RATE)
     confirm_spend: bool = key(
         "start a run whose priced estimate is above 0 without a cap (or WATTBENCH_CONFIRM_SPEND=1)",
         type="boolean",
         default=False,
     )
-    api_base: str | None = key("the OpenAI-compatible server of every model without its own", type="string")
+    api_base: str | None = key_field(API_BASE)
     model: str | None = key("the model of every LLM variant and planner without its own", type="string")
     envvars: tuple[str, ...] = key(
         "names of the environment variables holding credentials (never the values)",
@@ -227,20 +227,14 @@ class LLMSpec:
         default=[],
         schema={"items": ENV_NAME},
     )
-    requests_per_minute: float | None = key(
-        "the provider's request limit, shared by every job of a run", type="number", schema={"exclusiveMinimum": 0}
-    )
-    tokens_per_minute: float | None = key(
-        "the provider's token limit, shared by every job of a run", type="number", schema={"exclusiveMinimum": 0}
-    )
+    requests_per_minute: float | None = key_field(RPM)
+    tokens_per_minute: float | None = key_field(TPM)
     max_cost_usd: float | None = key(
         "spend cap: a run stops cleanly when its own new priced spend reaches it",
         type="number",
         schema={"minimum": 0},
     )
-    malformed_retries: int | None = key(
-        "retries of a malformed reply (default: max_retries)", type="integer", schema={"minimum": 0}
-    )
+    malformed_retries: int | None = key_field(MALFORMED_RETRIES)
     max_backoff_s: float = MAX_BACKOFF_S
     prices: dict[str, Price] = key(
         "model -> USD per million tokens: prices what litellm's map cannot (self-hosted models)",
