@@ -114,7 +114,8 @@ def test_config_errors_name_the_file(tmp_path, capsys):
 def test_fixed_values_are_choices_from_their_source():
     from pipeline.parse.corpus import SCOPES
     from pipeline.score.wattbot import PROFILES
-    from pipeline.specs import HEADINGS, LLM_MODES
+    from pipeline.llm_models import LLM_MODES
+    from pipeline.specs import HEADINGS
 
     def choices(verb: str, flag: str):
         return tuple(next(a for a in verbs()[verb]._actions if flag in a.option_strings).choices)

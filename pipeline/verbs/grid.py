@@ -13,8 +13,10 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.registry.answer_backends import calls_llm
+from pipeline.config_schema import declared_defaults
+from pipeline.registry.answer_backends import VoteSettings, calls_llm
 from pipeline.registry.answer_backends import get as get_backend
+from pipeline.specs import PlannerSpec, RetrievalSpec
 from pipeline.verbs.base import config_args, config_files, config_overrides, verb
 
 DEFAULT = "default"  # the source of a value no layer set: a declared default, or resolved from others
@@ -126,9 +128,10 @@ def _retrieval_line(cfg: dict, v: dict) -> str:
     if v.get("hybrid"):
         h = v["hybrid"]
         parts.append(f"+ {h['index']} {h['mode']}" + (f" {h['weight']}" if "weight" in h else ""))
-    if v.get("planner"):
+    unset = declared_defaults(RetrievalSpec)  # a key at its declared default says nothing about the variant
+    if (v.get("planner") or {}).get("kind", "none") != declared_defaults(PlannerSpec)["kind"]:
         parts.append(f"planner {v['planner']['kind']} n={v['planner'].get('n')}")
-    parts += [f"{k} {v[k]}" for k in ("rerank", "beam_width") if k in v]
+    parts += [f"{k} {v[k]}" for k in ("rerank", "beam_width") if k in v and v[k] != unset.get(k)]
     return ", ".join(parts)
 
 
@@ -137,8 +140,13 @@ def _answering_line(cfg: dict, v: dict) -> str:
         return f"ensemble of {', '.join(v['members'])} ({(v.get('vote') or {}).get('mode', 'answer_priority')} vote)"
     model = f" {v.get('model') or cfg['llm'].get('model')}" if calls_llm(v["backend"]) else ""
     splits = f", splits {'+'.join(v['splits'])}" if v.get("splits") else ""
-    extra = "".join(f", {k} {v[k]}" for k in ("prompt", "samples", "max_retries") if k in v)
-    extra += f", {v['vote']['mode']} vote" if v.get("vote") else ""
+    unset = declared_defaults(
+        get_backend(v["backend"]).spec
+    )  # the prompt is named always, the rest when not the default
+    extra = f", prompt {v['prompt']}" if "prompt" in v else ""
+    extra += "".join(f", {k} {v[k]}" for k in ("samples", "max_retries") if k in v and v[k] != unset.get(k))
+    mode = (v.get("vote") or {}).get("mode")
+    extra += f", {mode} vote" if mode and mode != declared_defaults(VoteSettings)["mode"] else ""
     return f"{v['backend']}{model} on {v['retrieval']}{splits}{extra}"
 
 
