@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pipeline.config_schema import ConfigError, ConfigTree
+from pipeline.config_schema import ConfigError, ConfigTree, declared_defaults
+from pipeline.report_specs import AblationSpec
 
 # The named tables whose entries a null drops (dotted paths into the config).
 DROPPABLE = (
@@ -33,6 +34,7 @@ DROPPABLE = (
 )
 # Key of the resolved config listing the dropped entries, table -> names, and under "left_out" what was
 # taken out because it named one (:func:`_trim_lists`). Not a schema key: a config file cannot set it.
+STAGE = declared_defaults(AblationSpec)["stage"]  # an ablation's stage when it names none
 DROPPED = "dropped"
 LEFT_OUT = "left_out"
 
@@ -116,7 +118,8 @@ def _trim_lists(cfg: ConfigTree, dropped: dict[str, list[str]]) -> dict[str, lis
     for name, ab in list(ablations.items()):
         if not isinstance(ab, dict):
             continue
-        gone = [v for v in ab.get("variants") or [] if _gone(dropped, ab.get("stage", "answering"), v)]
+        stage = ab.get("stage", STAGE)  # before validation: the declared default not yet written in
+        gone = [v for v in ab.get("variants") or [] if _gone(dropped, stage, v)]
         if gone:
             del ablations[name]
             left_out[f"report.ablations.{name}"] = gone

@@ -201,8 +201,7 @@ def grid_entries(cfg: dict, presets_dir: Path) -> dict[str, dict[str, str]]:
         "retrieval": distinguished({n: _retrieval_line(cfg, v) for n, v in cfg["retrieval"].items()}, cfg["retrieval"]),
         "answering": distinguished({n: _answering_line(cfg, v) for n, v in cfg["answering"].items()}, cfg["answering"]),
         "ablations": {
-            n: f"{ab.get('stage', 'answering')}: {' vs '.join(ab['variants'])}"
-            + (f" ({ab['note']})" if ab.get("note") else "")
+            n: f"{ab['stage']}: {' vs '.join(ab['variants'])}" + (f" ({ab['note']})" if ab.get("note") else "")
             for n, ab in cfg["report"]["ablations"].items()
         },
         "presets": {p.name: _first_sentence(p) for p in sorted(presets_dir.glob("config*.yaml"))},
