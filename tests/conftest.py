@@ -81,7 +81,7 @@ def built_indexes(tmp_path_factory, three_trees, encoder):
 
 @pytest.fixture(autouse=True)
 def _no_run_id_left_behind():
-    """A test that begins a run in-process (pipeline/runs.py begin_run exports WATTBENCH_RUN_ID, as onstart
+    """A test that begins a run in-process (pipeline/run_ids.py begin_run exports WATTBENCH_RUN_ID, as onstart
     does) leaves no run id to later tests: a Snakemake started by a later test would otherwise be named
     by it and continue another test's run."""
     yield

@@ -41,7 +41,7 @@ def planned_jobs(out: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M) if m.group(1) != "total"}
 
 
-# The run's summary (reports/summary.json, pipeline/report/export/summary.py) and make run's reports/README.md
+# The run's summary (reports/summary.json, pipeline/report/summary.py) and make run's reports/README.md
 # carry the run's time: telemetry in content, kept under the names scripts and readers look for.
 RUN_SUMMARIES = ("reports/summary.json", "reports/README.md")
 

@@ -125,7 +125,7 @@ def clean(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    """The corpus splitter (abbreviations, decimals and citations stay inside sentences)."""
+    """The documents' sentence splitter (abbreviations, decimals and citations stay inside sentences)."""
     return [s for s in sentence_texts(clean(text)) if len(s) > 2]
 
 

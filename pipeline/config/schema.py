@@ -77,7 +77,7 @@ class PowerGroupSpec:
         "answering variants that answer the split", type="array", schema={"minItems": 2, "items": {"type": "string"}}
     )
     claims: dict = key(
-        "claim id (pipeline/report/claims.yaml) -> its cap: the most n its time allows",
+        "claim id (pipeline/report/claims/claims.yaml) -> its cap: the most n its time allows",
         type="object",
         schema={"minProperties": 1, "additionalProperties": {"type": "integer", "minimum": 2}},
     )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.config_schema import key, parse_spec
-from pipeline.datasets.benchmarks import PilotSubset, RetrievalBenchmark, make_benchmark, pilot_draw, read_records
+from pipeline.datasets.suite import PilotSubset, SuiteTables, make_suite_tables, pilot_draw, read_records
 from pipeline.registry.suite_datasets import SuiteDataset, register
 
 DOCS, QUERIES = "dragonball_docs.jsonl", "dragonball_queries_subset.jsonl"
@@ -43,7 +43,7 @@ class Subset(PilotSubset):
     )
 
 
-def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
+def load(root: str | Path, **subset: Any) -> SuiteTables:
     """:class:`Subset` ``(**subset)``: filter by ``language`` (en, zh) and ``domain`` (Finance, Law,
     Medical); ``docs_per_domain`` samples cited documents per (language, domain) and keeps queries whose
     gold documents all made it;
@@ -101,7 +101,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
         )
         spans = {(s["doc_id"], s["start"], s["end"]) for s in q["reference_char_spans"] if s}
         gold += [{"query_id": qid, "doc_id": _doc_id(d), "start": s, "end": e, "grade": 1} for d, s, e in sorted(spans)]
-    return make_benchmark("dragonball", doc_rows, query_rows, gold)
+    return make_suite_tables("dragonball", doc_rows, query_rows, gold)
 
 
 def _per_group(groups: dict[tuple, list[int]], k: int, seed: int) -> list[int]:

@@ -2,7 +2,7 @@
 
 Offline, every download fails fast; the rule still succeeds and writes a status file that
 says so, because a missing network is an expected state here, not a crash. The tree rule
-then keeps using the pre-extracted corpus JSON.
+then keeps using the pre-extracted JSON.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def fetch_pdfs(metadata: str | Path, out_dir: str | Path, status_path: str | Pat
     atomic_write_json(status_path, summary)
     if got == 0:
         print(
-            f"fetch: no PDF could be downloaded (offline?); trees keep using the pre-extracted corpus JSON. "
+            f"fetch: no PDF could be downloaded (offline?); trees keep using the pre-extracted JSON. "
             f"Details in {status_path}"
         )
     else:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.config_schema import key, parse_spec
-from pipeline.datasets.benchmarks import PilotSubset, RetrievalBenchmark, make_benchmark, pilot_draw, read_records
+from pipeline.datasets.suite import PilotSubset, SuiteTables, make_suite_tables, pilot_draw, read_records
 from pipeline.registry.suite_datasets import SuiteDataset, register
 
 # 20 seeded queries x (up to) 30 of their judged passages, plus 200 unjudged pool passages as
@@ -47,8 +47,8 @@ class Subset(PilotSubset):
     )
 
 
-def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
-    """The benchmark restricted to :class:`Subset` ``(**subset)`` (the loader protocol's keys)."""
+def load(root: str | Path, **subset: Any) -> SuiteTables:
+    """The dataset restricted to :class:`Subset` ``(**subset)`` (the loader protocol's keys)."""
     sub = parse_spec(Subset, subset, "suite.datasets.msmarco")
     root = Path(root)
     queries = _tsv(root / "queries.tsv")
@@ -96,7 +96,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
         for p in sorted(pids, key=int)
         if texts[p].strip()
     ]
-    return make_benchmark("msmarco", docs, query_rows, gold)
+    return make_suite_tables("msmarco", docs, query_rows, gold)
 
 
 def _doc_id(pid: str) -> str:

@@ -44,7 +44,7 @@ class EmbedBackend:
     make: Callable[[EncoderSpec, EncoderRun], Encoder]
     keys: frozenset[str] = frozenset()  # `embedding` keys only it takes (precision, dim): others refuse them
     model_example: str | None = None  # `model` is required: an example of one, for the error
-    # The files its encoder reads that DAG rules build into the `model` folder first (rules minilm_qint8*;
+    # The files its encoder reads that DAG rules build into the `model` folder first (rules encoder_qint8*;
     # the jobs declare them as inputs), and the builder for what runs outside the DAG (the benches).
     built_files: Callable[[EncoderSpec], list[str]] | None = None
     build_files: Callable[[EncoderSpec], Path] | None = None

@@ -31,7 +31,7 @@ from pipeline.llm.flight import claim_lease, single_flight
 from pipeline.llm.limits import SharedBuckets, estimate_tokens
 from pipeline.llm.usage import Bill, Usage, UsageLog
 from pipeline.llm_models import Connection, LLMSpec, ModelSpec
-from pipeline.runs import current_run_id
+from pipeline.run_ids import current_run_id
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
@@ -63,7 +63,7 @@ class LLMGateway:
     in flight (``concurrency``) when callers use threads, its rate limits, price and timeout, and the
     request parameters its provider does not take (``drop_params``; litellm's own ``drop_params`` drops
     the ones it knows a provider refuses). Every request is attributed to ``run_id`` (default:
-    :func:`pipeline.runs.current_run_id`) and ``variant`` (who asked) in the cache's ``usage`` table
+    :func:`pipeline.run_ids.current_run_id`) and ``variant`` (who asked) in the cache's ``usage`` table
     (:mod:`pipeline.llm.usage`); ``max_cost_usd`` caps the new spend of that run."""
 
     def __init__(

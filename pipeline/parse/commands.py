@@ -1,8 +1,8 @@
-"""The parse stage's CLI verbs (registered by ``pipeline.cli``): inspect, errors, check, corpus.
+"""The parse stage's CLI verbs (registered by ``pipeline.cli``): inspect, errors, check, the parse-quality PDFs.
 
 - ``parse PDF -o OUT.json``: one file into a flat, readable node list (for people);
 - ``parse-errors``: the failed documents of a run into ``results/<dataset>/parse/errors.csv``;
-- ``parse-corpus``: download the parse-quality PDFs (Debian documentation packages); the
+- ``quality-pdfs``: download the parse-quality PDFs (Debian documentation packages); the
   ``parse-quality`` report over them is a report verb (pipeline/verbs/report.py).
 """
 
@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from pipeline.llm_models import LLM_MODES
-from pipeline.parse.corpus import SCOPES
-from pipeline.paths import PARSE_CORPUS_MANIFEST
+from pipeline.parse.quality_pdfs import SCOPES
+from pipeline.paths import QUALITY_PDFS_MANIFEST
 from pipeline.specs import HEADINGS, VisionSpec
 from pipeline.tree import DocTree, section_depth
 
@@ -98,11 +98,11 @@ def cmd_parse_check(a) -> None:
     print(f"parse check: {len(rows)} document(s) failed to parse" + (f", listed in {a.errors}" if rows else ""))
 
 
-def cmd_parse_corpus(a) -> None:
-    from pipeline.parse.corpus import fetch_corpus, load_manifest, select
+def cmd_quality_pdfs(a) -> None:
+    from pipeline.parse.quality_pdfs import fetch_pdfs, load_manifest, select
 
     try:
-        kept = fetch_corpus(a.out_dir, select(load_manifest(a.manifest), a.scope))
+        kept = fetch_pdfs(a.out_dir, select(load_manifest(a.manifest), a.scope))
     except RuntimeError as exc:
         raise ValueError(str(exc)) from exc
     print(json.dumps({"pdfs": len(kept), "dir": a.out_dir}))
@@ -113,7 +113,7 @@ def add_headings_arg(s) -> None:
         "--headings",
         default="combined",
         choices=HEADINGS,
-        help="PDF heading method (default: combined, the best on the parse-quality corpus)",
+        help="PDF heading method (default: combined, the best on the parse-quality PDFs)",
     )
 
 
@@ -135,7 +135,7 @@ def add_parse_verbs(sub) -> None:
         help="parse one PDF (or JSON/text) into a readable node list: "
         "id, parent, level, kind, title, text, page, start, end",
     )
-    s.add_argument("source", help="the document: a PDF, a corpus JSON or a text file")
+    s.add_argument("source", help="the document: a PDF, a pre-extracted JSON (WattBot's) or a text file")
     s.add_argument("-o", "--out", default=None, help="output JSON (default: stdout)")
     s.add_argument("--doc-id", default=None, help="the id its nodes carry (default: the file's name)")
     s.add_argument("--title", default=None, help="its title (default: the one the document carries)")
@@ -154,8 +154,8 @@ def add_parse_verbs(sub) -> None:
     s.add_argument("--strict", action="store_true", help="exit non-zero when any document failed")
     s.set_defaults(fn=cmd_parse_check)
 
-    s = sub.add_parser("parse-corpus", help="download the parse-quality PDFs (Debian documentation packages)")
+    s = sub.add_parser("quality-pdfs", help="download the parse-quality PDFs (Debian documentation packages)")
     s.add_argument("--out-dir", default="data/parse-corpus", help="where the PDFs (and their outlines) go")
-    s.add_argument("--manifest", default=PARSE_CORPUS_MANIFEST, help="the corpus manifest: sources, packages, pages")
+    s.add_argument("--manifest", default=QUALITY_PDFS_MANIFEST, help="the PDFs' manifest: sources, packages, pages")
     s.add_argument("--scope", default="all", choices=SCOPES, help="manifest rows to fetch")
-    s.set_defaults(fn=cmd_parse_corpus)
+    s.set_defaults(fn=cmd_quality_pdfs)

@@ -1,11 +1,11 @@
 """The registry of retrieval-suite datasets: what ``suite.datasets`` (and ``sprout.train.datasets``) may name.
 
-A dataset is a loader module: ``load(root, **subset) -> RetrievalBenchmark``, a ``DEFAULT_SUBSET``, its
+A dataset is a loader module: ``load(root, **subset) -> SuiteTables``, a ``DEFAULT_SUBSET``, its
 ``Subset`` (the keys a config's subset may hold, each declared beside its field: a :class:`SuiteSubset`
 subclass) and one :func:`register` call at its end (pipeline/datasets/hotpotqa.py). The built-in loaders
 register when pipeline/datasets/suite_loaders.py imports them (a driver does: pipeline/register_builtins.py);
 a dataset outside the package registers in its own module, named in ``WATTBENCH_SUITE_DATASETS``, which
-Snakemake's jobs inherit (tests/datasets/toy_suite.py). The export stage (pipeline/datasets/benchmarks.py),
+Snakemake's jobs inherit (tests/datasets/toy_suite.py). The export stage (pipeline/datasets/suite.py),
 the config's schema (its enumerations and each dataset's subset keys: a typo fails at load, naming the key)
 and SproutRAG's head training read this registry; nothing else names a dataset.
 """
@@ -36,7 +36,7 @@ class SuiteDataset:
     name: str
     loader: str  # dotted module with load(root, **subset) and DEFAULT_SUBSET
     folder: str  # its folder under <data root>/retrieval (= suite.root)
-    aliases: tuple[str, ...] = ()  # other spellings load_benchmark accepts
+    aliases: tuple[str, ...] = ()  # other spellings load_suite_tables accepts
     train_group: str | None = None  # SproutRAG head training: what makes chunks co-relevant ("span",
     #                                   "query"); None: not offered as a training set
     subset: type[SuiteSubset] = SuiteSubset  # the keys its subset takes (its loader's Subset)
@@ -50,28 +50,30 @@ class SuiteDataset:
 
 
 EXTRA_ENV = "WATTBENCH_SUITE_DATASETS"  # more modules that register datasets, comma-separated
-DATASETS: Registry[SuiteDataset] = Registry("benchmark", EXTRA_ENV, builtins="pipeline.datasets.suite_loaders")
-register = DATASETS.register
-unregister = DATASETS.unregister
+SUITE_DATASETS: Registry[SuiteDataset] = Registry(
+    "suite dataset", EXTRA_ENV, builtins="pipeline.datasets.suite_loaders"
+)
+register = SUITE_DATASETS.register
+unregister = SUITE_DATASETS.unregister
 
 
 def canonical(name: str) -> str:
     """The registered name of ``name`` or one of its aliases (case-insensitive); KeyError otherwise."""
     low = name.lower()
-    for d in DATASETS.entries():
+    for d in SUITE_DATASETS.entries():
         if low == d.name or low in d.aliases:
             return d.name
-    raise KeyError(f"unknown benchmark {name!r}; known: {DATASETS.names()}")
+    raise KeyError(f"unknown suite dataset {name!r}; known: {SUITE_DATASETS.names()}")
 
 
 def get(name: str) -> SuiteDataset:
-    return DATASETS.get(canonical(name))
+    return SUITE_DATASETS.get(canonical(name))
 
 
 def names() -> list[str]:
-    return DATASETS.names()
+    return SUITE_DATASETS.names()
 
 
 def training_names() -> list[str]:
     """The datasets SproutRAG's heads may train on (those with a ``train_group``)."""
-    return [d.name for d in DATASETS.entries() if d.train_group]
+    return [d.name for d in SUITE_DATASETS.entries() if d.train_group]

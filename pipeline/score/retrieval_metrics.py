@@ -2,7 +2,7 @@
 
 Inputs are retrieval rows in the JSONL contract (``{"id", "query", "hits": [{"node_id", "doc_id",
 "level", "score", "text", "start", "end", ...}]}``, offsets into tree text) and projected gold rows
-(``query_id, doc_id, start, end, grade``, see :func:`pipeline.parse.benchmark.export_benchmark`).
+(``query_id, doc_id, start, end, grade``, see :func:`pipeline.parse.suite_export.export_suite_tables`).
 
 Matching is by character overlap, not by node id, so a sentence, a paragraph or a whole document
 can all be judged against the same gold: a retrieved unit is relevant when it shares at least one

@@ -1,4 +1,4 @@
-"""Which of a run's scores are kept under runs/<id>/ (pipeline/report/export/kept_runs.py), read off its config.
+"""Which of a run's scores are kept under runs/<id>/ (pipeline/kept_runs/store.py), read off its config.
 
 Per dataset and split the run scored: WattBot's score split (gold: its labelled question file), each
 labelled corpus's questions (gold: the ingested solutions), each retrieval-suite dataset's queries
@@ -15,9 +15,9 @@ from pathlib import Path
 
 from pipeline import paths
 from pipeline.config import suite_present, wattbot_present
+from pipeline.kept_runs.store import RUNS, ScoredSet, keep_run, wattbot_profile
 from pipeline.provenance import manifest_path
-from pipeline.report.export.kept_runs import RUNS, ScoredSet, keep_run, wattbot_profile
-from pipeline.runs import ENV, read_state
+from pipeline.run_ids import ENV, read_state
 from pipeline.workflow.corpora import corpus_names, corpus_report_inputs
 from pipeline.workflow.reports import report_inputs
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from pipeline.config import DROPPED, LEFT_OUT
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
-from pipeline.report.export.tracking import Tracking, TrackSettings
 from pipeline.report.pages.suite_power import PowerInputs
 from pipeline.report.params import (
     Ablation,
@@ -27,6 +26,7 @@ from pipeline.report.params import (
 )
 from pipeline.report.telemetry.energy import EnergyInputs
 from pipeline.report_specs import PowerModel, ReportSpec
+from pipeline.tracking import Tracking, TrackSettings
 
 
 def power_model(cfg: dict) -> PowerModel:

@@ -33,7 +33,7 @@ def claims_file() -> str:
     return str(paths.CLAIMS_FILE)
 
 
-CLAIMS_CONFIG = "config.claims.yaml"  # every claim of pipeline/report/claims.yaml runs in it (issue #33 item 6)
+CLAIMS_CONFIG = "config.claims.yaml"  # every claim of pipeline/report/claims/claims.yaml runs in it (issue #33 item 6)
 
 
 def ablations_in_other_configs() -> dict[str, list[str]]:
@@ -104,7 +104,7 @@ def by_type_report(cfg: dict) -> list[str]:
 def claimed_retrievals(cfg: dict) -> list[str]:
     """The retrieval variants of WattBot claims on a retrieval-stage ablation of this config (claims.yaml):
     run on every labelled split so the claim gets a row there too."""
-    from pipeline.report.pages.claims import load_claims
+    from pipeline.report.claims.measure import load_claims
 
     ablations = cfg.get("report", {}).get("ablations") or {}
     out = set()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.config_schema import key, parse_spec
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark
+from pipeline.datasets.suite import SuiteTables, make_suite_tables
 from pipeline.registry.suite_datasets import SuiteDataset, SuiteSubset, register
 
 FILE = "toy.json"
@@ -25,7 +25,7 @@ class Subset(SuiteSubset):
     n_questions: int | None = key("the first n questions (null: all)", type=("integer", "null"), default=None)
 
 
-def load(root: str | Path, **subset) -> RetrievalBenchmark:
+def load(root: str | Path, **subset) -> SuiteTables:
     n_questions = parse_spec(Subset, subset, "suite.datasets.toy").n_questions
     data = json.loads((Path(root) / FILE).read_text(encoding="utf-8"))
     questions = data["questions"][:n_questions] if n_questions else data["questions"]
@@ -38,7 +38,7 @@ def load(root: str | Path, **subset) -> RetrievalBenchmark:
         start = texts[doc_id].index(q["evidence"])  # the evidence sentence, as a character span
         gold.append({"query_id": q["id"], "doc_id": doc_id, "start": start, "end": start + len(q["evidence"]),
                      "grade": 1})
-    return make_benchmark("toy", docs, [{"id": q["id"], "question": q["question"]} for q in questions], gold)
+    return make_suite_tables("toy", docs, [{"id": q["id"], "question": q["question"]} for q in questions], gold)
 
 
 register(SuiteDataset("toy", loader=__name__, folder="toy", subset=Subset))

@@ -20,17 +20,11 @@ from pipeline.answer.ensemble import sample_members
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.registry.answer_backends import VoteSettings
+from pipeline.report.claims.measure import SplitTables, load_claims, measure_claims, verdict_counts
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages import question_types as QT
-from pipeline.report.pages.claims import (
-    SplitTables,
-    claims_html,
-    claims_md,
-    load_claims,
-    measure_claims,
-    verdict_counts,
-)
+from pipeline.report.pages.claims_table import claims_html, claims_md
 from pipeline.report.pages.headline import TIE_RULE, Headline, best_variant, headline_html
 from pipeline.report.params import FiguresParams, Resampling, smoke_note
 from pipeline.report.render import ablation_figures

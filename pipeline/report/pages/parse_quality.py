@@ -1,4 +1,4 @@
-"""The parse-quality report: every corpus document under every heading method, averaged per source.
+"""The parse-quality report: every parse-quality PDF under every heading method, averaged per source.
 
 Report-floor code: it measures with the parse stage (``pipeline.parse.quality``) and draws with
 report's figure saver; the ``parse-quality`` verb (pipeline/verbs/report.py) runs it.
@@ -27,7 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pipeline import markdown
-from pipeline.parse.corpus import Entry
+from pipeline.parse.quality_pdfs import Entry
 from pipeline.paths import Reports
 from pipeline.specs import HEADINGS
 
@@ -58,7 +58,7 @@ def _measure_one(args: tuple[str, Entry, tuple[str, ...]]) -> tuple[list[dict], 
     return [{"source": entry.source, "role": entry.role, **asdict(q)} for q in rows], None
 
 
-def measure_corpus(
+def measure_pdfs(
     folder: str | Path, entries: list[Entry], methods: tuple[str, ...] = METHODS, jobs: int = 1
 ) -> tuple[list[dict], list[dict]]:
     """Every document x method row, and the documents that failed to parse (the others go on)."""
@@ -228,11 +228,11 @@ def seconds_per_page(quality_csv: str | Path, method: str) -> dict[str, float | 
 
 
 def write_report(folder: str | Path, entries: list[Entry], out: str | Path, jobs: int = 1) -> dict:
-    """Measure the corpus, keep the best method, write the three CSVs; returns a summary."""
+    """Measure the PDFs, keep the best method, write the three CSVs; returns a summary."""
     from pipeline.io import atomic_write_text
 
     out = Path(out)
-    measured, errors = measure_corpus(folder, entries, METHODS, jobs)
+    measured, errors = measure_pdfs(folder, entries, METHODS, jobs)
     timing = [{k: r[k] for k in ("source", "role", "doc", "method", "pages", TIMING)} for r in measured]
     rows = [{k: v for k, v in r.items() if k != TIMING} for r in measured]
     method = best_method(rows)

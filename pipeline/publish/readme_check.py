@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pipeline.report.export.readme import blocks, doc_files, is_result
-from pipeline.report.export.readme_runs import RUN_STAMP
+from pipeline.publish.readme import blocks, doc_files, is_result
+from pipeline.publish.readme_runs import RUN_STAMP
 
 COMMIT = re.compile(r"commit `([0-9a-f]{7,40})`")  # any stamp's commit, the older reports/ stamps' too
 SHORT = 12  # stamps name commits by their first 12 hex digits

@@ -1,4 +1,4 @@
-"""``python -m pipeline compare A B``: two kept runs (pipeline/report/export/kept_runs.py), question by question.
+"""``python -m pipeline compare A B``: two kept runs (pipeline/kept_runs/store.py), question by question.
 
 A is the control, B the treatment: per dataset and split both scored, per variant both ran and per
 metric, the paired difference B − A of the mean on the questions both scored, with its 95% paired
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.report.export.kept_runs import RUNS, read_record, resolve_kept
+from pipeline.kept_runs.store import RUNS, read_record, resolve_kept
 from pipeline.report.params import DEFAULT_RESAMPLING, Resampling
 from pipeline.report.stats.ablation import compare
 

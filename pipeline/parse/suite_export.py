@@ -1,4 +1,4 @@
-"""A retrieval benchmark into what the pipeline reads: DocTrees (via ``parse_text``), ``docs.csv``,
+"""A suite dataset into what the pipeline reads: DocTrees (via ``parse_text``), ``docs.csv``,
 ``queries.csv`` and ``gold.jsonl`` with the gold spans projected onto tree-text offsets (the suite's
 export stage, on the parse floor: the loaders in pipeline/datasets/ know no parser).
 
@@ -20,7 +20,7 @@ from pipeline.provenance import write_manifest
 from pipeline.tree import DocTree
 
 if TYPE_CHECKING:  # the loaders import Hugging Face datasets (~0.4 CPU-s): only the export needs them
-    from pipeline.datasets.benchmarks import RetrievalBenchmark
+    from pipeline.datasets.suite import SuiteTables
 
 # --- offsets: original text -> tree text -----------------------------------------------------------
 
@@ -122,9 +122,9 @@ def squeeze(text: str) -> str:
 # --- export ------------------------------------------------------------------------------------------
 
 
-def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
+def export_suite_tables(tables: SuiteTables, out_dir: str | Path) -> dict:
     """Write ``trees/<doc_id>.json``, ``docs.csv``, ``queries.csv`` and ``gold.jsonl`` under ``out_dir``
-    (tree files of documents not in ``bench`` are removed from ``trees/``).
+    (tree files of documents not in ``tables`` are removed from ``trees/``).
 
     ``gold.jsonl`` rows: ``query_id, doc_id, start, end, grade`` in tree-text offsets, plus
     ``orig_start``/``orig_end``. A gold span with no surviving character is dropped and counted.
@@ -133,21 +133,21 @@ def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
     out = Path(out_dir)
     (out / "trees").mkdir(parents=True, exist_ok=True)
     by_doc: dict[str, list[dict]] = {}
-    for g in bench.gold:
+    for g in tables.gold:
         by_doc.setdefault(g["doc_id"], []).append(g)
     gold_out: list[dict] = []
     counts: dict[str, Any] = {
-        "name": bench.name,
-        "docs": len(bench.docs),
+        "name": tables.name,
+        "docs": len(tables.docs),
         "sentences": 0,
-        "queries": len(bench.queries),
+        "queries": len(tables.queries),
         "gold": 0,
         "gold_dropped": 0,
         "unaligned_chars": 0,
     }
-    for doc in bench.docs:
+    for doc in tables.docs:
         tree = parse_text(doc["text"], doc["doc_id"], doc["title"] or doc["doc_id"])
-        tree.metadata.update({"benchmark": bench.name, "source_id": doc["source_id"]})
+        tree.metadata.update({"benchmark": tables.name, "source_id": doc["source_id"]})
         tree.save(out / "trees" / f"{doc['doc_id']}.json")
         counts["sentences"] += sum(1 for _ in tree.at_level("sentence"))
         golds = by_doc.get(doc["doc_id"], [])
@@ -171,32 +171,32 @@ def export_benchmark(bench: RetrievalBenchmark, out_dir: str | Path) -> dict:
                     "orig_end": g["end"],
                 }
             )
-    keep = {f"{d}.json" for d in bench.docs["doc_id"]}
+    keep = {f"{d}.json" for d in tables.docs["doc_id"]}
     for stale in (out / "trees").glob("*.json"):  # an earlier, larger export must not leak into the index
         if stale.name not in keep:
             stale.unlink()
     gold_out.sort(key=lambda g: (g["query_id"], g["doc_id"], g["start"], g["end"]))
     counts["gold"] = len(gold_out)
     atomic_write_jsonl(out / "gold.jsonl", gold_out)
-    docs = bench.docs.remove_columns("text").to_pandas()
-    docs["n_chars"] = [len(t) for t in bench.docs["text"]]
+    docs = tables.docs.remove_columns("text").to_pandas()
+    docs["n_chars"] = [len(t) for t in tables.docs["text"]]
     atomic_write_text(out / "docs.csv", docs.to_csv(index=False, lineterminator="\n"))
-    queries = bench.queries.to_pandas()
+    queries = tables.queries.to_pandas()
     queries = queries[["id", "question"] + [c for c in queries.columns if c not in ("id", "question")]]
     atomic_write_text(out / "queries.csv", queries.to_csv(index=False, lineterminator="\n"))
     return counts
 
 
 def read_gold(path: str | Path) -> list[dict]:
-    """The projected gold written by :func:`export_benchmark`."""
+    """The projected gold written by :func:`export_suite_tables`."""
     return read_jsonl(path)
 
 
 def export_dataset(name: str, root: str | Path, subset: dict, out_dir: str | Path) -> dict:
-    """The ``suite-export`` verb: load benchmark ``name`` from ``root``, export it, write its manifest."""
-    from pipeline.datasets.benchmarks import dataset_root, load_benchmark
+    """The ``suite-export`` verb: load suite dataset ``name`` from ``root``, export it, write its manifest."""
+    from pipeline.datasets.suite import dataset_root, load_suite_tables
 
-    bench = load_benchmark(name, dataset_root(root, name), subset or None)
-    counts = export_benchmark(bench, out_dir)
-    write_manifest(Path(out_dir) / "queries.csv", {"dataset": name, "subset": bench.params}, inputs=[], counts=counts)
+    tables = load_suite_tables(name, dataset_root(root, name), subset or None)
+    counts = export_suite_tables(tables, out_dir)
+    write_manifest(Path(out_dir) / "queries.csv", {"dataset": name, "subset": tables.params}, inputs=[], counts=counts)
     return counts

@@ -4,7 +4,7 @@ After a successful ``snakemake`` (the Snakefile's ``onsuccess:``) and at the end
 ``make resume`` (``python -m pipeline summary``): the top of the leaderboard with its intervals, the
 Kaggle submission's path and row count, the claims table's verdict counts, the variants whose failures
 or abstentions need a look, the report's path, and the time and CPU of this invocation (from the benchmark
-files of its jobs: logs/run.json stamps when it began, pipeline/runs.py; or ``reports/time-run.telemetry.json``
+files of its jobs: logs/run.json stamps when it began, pipeline/run_ids.py; or ``reports/time-run.telemetry.json``
 once ``make run`` has written it for this invocation, with its set-up time), and, once the time-table step
 has written it, the run's energy and CO2 estimate (pipeline/report/telemetry/energy.py).
 
@@ -27,9 +27,9 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_text
+from pipeline.make_steps import RUSAGE
 from pipeline.paths import PARSE_ERRORS, WATTBOT, Reports
 from pipeline.report.sections import read_primary_block
-from pipeline.report.telemetry.make_steps import RUSAGE
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed
@@ -54,7 +54,7 @@ def config_files_of(args: list[str]) -> list[str]:
 
 
 def resume_command(argv: list[str], under_make: bool) -> str:
-    """The exact invocation that resumes this run (the same config files, so the same run id: pipeline/runs.py).
+    """The exact invocation that resumes this run (the same config files, so the same run id: pipeline/run_ids.py).
     Under ``make run``/``make resume``: ``make resume CONFIG=<its config files>`` (it unlocks first). Else
     the Snakemake command as it was typed (its ``--configfile``, ``--profile``/``--workflow-profile``) plus
     ``--rerun-incomplete``; and for a run that was killed (Snakemake leaves its lock in .snakemake/locks and
@@ -111,7 +111,7 @@ def claim_counts(reports_dir: Path) -> dict[str, int]:
     table = _csv(Path(Reports.at(reports_dir).claims_csv))
     if table is None:
         return {}
-    from pipeline.report.pages.claims import verdict_counts
+    from pipeline.report.claims.measure import verdict_counts
 
     return verdict_counts(table)
 

@@ -1,4 +1,4 @@
-"""The parse-quality corpus: real PDFs with outlines, from Debian documentation packages.
+"""The parse-quality PDFs: real PDFs with outlines, from Debian documentation packages.
 
 A PDF's outline (``get_toc()``, written by its authoring tool) is an independent ground truth
 for headings. One typesetting family (a *source*: LaTeX classes, Texinfo, groff/mom, DocBook
@@ -6,7 +6,7 @@ via dblatex, ReportLab, Apache FOP, plain TeX/eplain) can hide behind many packa
 report averages per source. The manifest ``data/parse-corpus.csv`` fixes every document:
 package and version (``apt-get download pkg=version``), the file inside it, its sha256, and a
 page window (long manuals are cut to at most 10 pages at a chapter start, drawn once with a
-fixed seed, so the whole corpus parses in minutes). Rows with ``role=check`` come from a source
+fixed seed, so all of them parse in minutes). Rows with ``role=check`` come from a source
 reserved for the independent check (``texlive-publishers-doc``) and are never used to tune.
 
 Each document is written to ``<out>/<doc>.pdf`` (the window) and ``<out>/<doc>.toc.json`` (the
@@ -26,15 +26,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.paths import PARSE_CORPUS_MANIFEST
+from pipeline.paths import QUALITY_PDFS_MANIFEST
 
-MANIFEST = Path(PARSE_CORPUS_MANIFEST)
+MANIFEST = Path(QUALITY_PDFS_MANIFEST)
 RESERVED_SOURCE = "publishers"  # texlive-publishers-doc: the independent check, never tuned on
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One corpus document: a page window of one file of one package version."""
+    """One document: a page window of one file of one package version."""
 
     doc: str
     source: str
@@ -71,18 +71,18 @@ def load_manifest(path: str | Path = MANIFEST) -> list[Entry]:
         ]
 
 
-SCOPES = ("sample", "dev", "all")  # the manifest rows `select` picks (parse-quality and parse-corpus --scope)
+SCOPES = ("sample", "dev", "all")  # the manifest rows `select` picks (parse-quality and quality-pdfs --scope)
 
 
 def select(entries: list[Entry], scope: str) -> list[Entry]:
-    """``sample`` (default DAG), ``dev`` (the development corpus), ``all`` (plus the reserved check)."""
+    """``sample`` (default DAG), ``dev`` (the development PDFs), ``all`` (plus the reserved check)."""
     if scope == "sample":
         return [e for e in entries if e.sample]
     if scope == "dev":
         return [e for e in entries if e.role == "dev"]
     if scope == "all":
         return list(entries)
-    raise ValueError(f"corpus scope {scope!r}: use {', '.join(SCOPES)}")
+    raise ValueError(f"parse-quality scope {scope!r}: use {', '.join(SCOPES)}")
 
 
 def window_toc(toc: list[list], first: int, last: int) -> list[list]:
@@ -104,7 +104,7 @@ def _truth(doc, entry: Entry, source: Path | None) -> list[list]:
     try:
         return locate(headings, [page.get_text() for page in doc])
     except ValueError as exc:
-        raise RuntimeError(f"parse corpus: {entry.doc}: {exc}") from exc
+        raise RuntimeError(f"quality PDFs: {entry.doc}: {exc}") from exc
 
 
 def write_window(src: Path, entry: Entry, out_dir: Path, source: Path | None = None) -> Path:
@@ -136,7 +136,7 @@ def _apt(*cmd: str, cwd: Path) -> None:
     try:
         subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, text=True)
     except subprocess.CalledProcessError as exc:
-        raise RuntimeError(f"parse corpus: {' '.join(exc.cmd)} failed: {exc.stderr.strip().splitlines()[-1:]}") from exc
+        raise RuntimeError(f"quality PDFs: {' '.join(exc.cmd)} failed: {exc.stderr.strip().splitlines()[-1:]}") from exc
 
 
 def _download(packages: list[tuple[str, str]], into: Path) -> dict[tuple[str, str], Path]:
@@ -146,7 +146,7 @@ def _download(packages: list[tuple[str, str]], into: Path) -> dict[tuple[str, st
         return {}
     for tool in ("apt-get", "dpkg-deb"):
         if not shutil.which(tool):
-            raise RuntimeError(f"parse corpus: '{tool}' not found; it needs a Debian-like system")
+            raise RuntimeError(f"quality PDFs: '{tool}' not found; it needs a Debian-like system")
     _apt("apt-get", "download", *(f"{package}={version}" for package, version in packages), cwd=into)
     # apt names a file <package>_<version, ':' as %3a>_<arch>.deb
     return {(p, v): next(into.glob(f"{p}_{v.replace(':', '%3a')}_*.deb")) for p, v in packages}
@@ -160,17 +160,17 @@ def _unpack(entries: list[Entry], deb: Path, files_dir: Path) -> None:
         for file, sha256 in _files(entries):
             src = Path(tmp) / "x" / file
             if not src.is_file():
-                raise RuntimeError(f"parse corpus: {package} {version} has no {file}")
+                raise RuntimeError(f"quality PDFs: {package} {version} has no {file}")
             digest = hashlib.sha256(src.read_bytes()).hexdigest()
             if digest != sha256:
-                raise RuntimeError(f"parse corpus: {package}:{file} sha256 {digest[:12]} != manifest {sha256[:12]}")
+                raise RuntimeError(f"quality PDFs: {package}:{file} sha256 {digest[:12]} != manifest {sha256[:12]}")
             target = _kept(files_dir, package, file)
             target.parent.mkdir(parents=True, exist_ok=True)
             with gzip.open(src) if file.endswith(".gz") else open(src, "rb") as fin, open(target, "wb") as fout:
                 shutil.copyfileobj(fin, fout)
 
 
-def fetch_corpus(out_dir: str | Path, entries: list[Entry] | None = None) -> list[Path]:
+def fetch_pdfs(out_dir: str | Path, entries: list[Entry] | None = None) -> list[Path]:
     """Download, check and cut the manifest's documents into ``out_dir``; skip what is there."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
-"""Retrieval benchmarks (LegalBench-RAG, HotpotQA, DragonBall, MS MARCO TREC-DL) in one schema.
+"""The retrieval suite's datasets (LegalBench-RAG, HotpotQA, DragonBall, MS MARCO TREC-DL) in one schema.
 
-Every loader returns a :class:`RetrievalBenchmark` of three ``datasets.Dataset`` tables:
+Every loader returns a :class:`SuiteTables` of three ``datasets.Dataset`` tables:
 
 * ``docs``: ``doc_id, title, text, source_id`` (+ extras). ``doc_id`` is filesystem-safe and stable;
   ``source_id`` is the dataset's own name for the document (file path, title, passage id).
@@ -8,7 +8,7 @@ Every loader returns a :class:`RetrievalBenchmark` of three ``datasets.Dataset``
 * ``gold``: ``query_id, doc_id, start, end, grade``: a character span ``[start, end)`` in the
   ORIGINAL ``docs.text`` (a whole-document label is ``0, len(text)``); grade 1 unless graded.
 
-The parse stage turns a benchmark into what the pipeline reads (pipeline/parse/benchmark.py).
+The parse stage turns a suite dataset into what the pipeline reads (pipeline/parse/suite_export.py).
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ Unit = TypeVar("Unit", str, int)  # a loader's sampling unit: a question or docu
 
 
 @dataclass
-class RetrievalBenchmark:
+class SuiteTables:
+    """A suite dataset loaded: its documents, queries and gold spans, in the shared schema."""
+
     name: str
     docs: datasets.Dataset  # doc_id, title, text, source_id (+ extras)
     queries: datasets.Dataset  # id, question (+ extras)
@@ -52,9 +54,9 @@ class RetrievalBenchmark:
         }
 
 
-def make_benchmark(name: str, docs: list[dict], queries: list[dict], gold: list[dict]) -> RetrievalBenchmark:
+def make_suite_tables(name: str, docs: list[dict], queries: list[dict], gold: list[dict]) -> SuiteTables:
     """Check the shared schema once (ids unique, gold inside its document) and build the tables (the subset
-    that produced them is recorded by whoever chose it: :func:`load_benchmark`)."""
+    that produced them is recorded by whoever chose it: :func:`load_suite_tables`)."""
     import datasets
 
     texts = {d["doc_id"]: d["text"] for d in docs}
@@ -77,7 +79,7 @@ def make_benchmark(name: str, docs: list[dict], queries: list[dict], gold: list[
             "grade": datasets.Value("int64"),
         }
     )
-    return RetrievalBenchmark(
+    return SuiteTables(
         name,
         datasets.Dataset.from_list(docs),
         datasets.Dataset.from_list(queries),
@@ -141,7 +143,7 @@ def pilot_draw(pool: list[Unit], final: Callable[[int], Iterable[Unit]], cap: in
     """A pilot's sampling units (questions, queries or documents): up to ``size`` of ``pool``, seeded by
     ``seed``, among those that no final selection ``final(k)`` of ``k <= cap`` units takes.
 
-    Why: a pilot sizes the final benchmark from its paired variance (#33); on queries a final run also
+    Why: a pilot sizes the final subset from its paired variance (#33); on queries a final run also
     scores, the sizing and the verdict would share data. The final's size is chosen after the pilot, so
     the pilot avoids every size up to ``cap`` (a seeded draw of k is not always a prefix of a draw of k+1)."""
     taken: set[Unit] = set().union(*(set(final(k)) for k in range(1, cap + 1)))
@@ -159,7 +161,7 @@ def dataset_root(root: str | Path, name: str) -> Path:
     return Path(root) / get_dataset(name).folder
 
 
-def load_benchmark(name: str, root: str | Path | None = None, subset: dict | None = None) -> RetrievalBenchmark:
+def load_suite_tables(name: str, root: str | Path | None = None, subset: dict | None = None) -> SuiteTables:
     """Load ``name`` from ``root`` (its data folder, or a hub name; default :func:`default_root`).
 
     ``subset=None`` uses the loader's ``DEFAULT_SUBSET`` (small, seeded, deterministic); keys given
@@ -174,8 +176,8 @@ def load_benchmark(name: str, root: str | Path | None = None, subset: dict | Non
     subset = dict(subset or {})
     params = {} if subset.pop("full", False) else dict(module.DEFAULT_SUBSET)
     params.update(subset)
-    bench = module.load(root if root is not None else default_root(name), **params)
-    if "pilot" in params and not len(bench.queries):
+    tables = module.load(root if root is not None else default_root(name), **params)
+    if "pilot" in params and not len(tables.queries):
         raise ValueError(f"{name}: the pilot {params} has no query: every unit is in a final selection of its size")
-    bench.params = params
-    return bench
+    tables.params = params
+    return tables

@@ -9,7 +9,7 @@ files differed from it: ``dirty``), config files, start and end, the encoder eac
 (``encoders``: its cache key, e.g. ``…/onnx-qint8-b1-…`` or ``…/onnx-fp32-…``, which ``precision: auto``
 picks by CPU) and the CPU's model name, and per scored dataset and split what makes two runs comparable:
 the gold file's sha256, the metric profile, and the sha256 of the sorted scored question ids
-(pipeline/report/export/run_compare.py refuses when one differs). ``runs/latest`` names the newest: a
+(pipeline/kept_runs/compare.py refuses when one differs). ``runs/latest`` names the newest: a
 symlink, or a one-line text file where the filesystem has none. ``python -m pipeline runs list|prune`` lists and prunes them.
 """
 
@@ -29,7 +29,7 @@ from pipeline.embed.kernels import cpu_model
 from pipeline.io import atomic_write_json, atomic_write_text
 from pipeline.paths import RUNS
 from pipeline.provenance import file_hash, git_commit, git_dirty
-from pipeline.runs import RunState
+from pipeline.run_ids import RunState
 
 LATEST = "latest"  # runs/latest: the newest kept run
 RUN_JSON = "run.json"

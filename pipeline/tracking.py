@@ -12,7 +12,7 @@ and by ``make run`` after its time table) reads what the run left and logs, per 
   cost (LLM calls, tokens and USD its answers record per split, and this run's spend from the LLM usage
   table); time (wall and CPU seconds of its jobs per rule and split, from benchmarks/*.tsv); and, once the
   time-table step has written it, its energy estimate;
-* the report (reports/index.html and its figures/) as artifacts; tags: the wattbench run id (pipeline/runs.py), the
+* the report (reports/index.html and its figures/) as artifacts; tags: the wattbench run id (pipeline/run_ids.py), the
   config files, the kind and the variant.
 
 Logging the same run id and variant again replaces the earlier MLflow run (found by its tags), so a resumed
@@ -368,7 +368,7 @@ def track(
 ) -> tuple[list[VariantRun], str]:
     """Log every variant of the run in ``root`` to ``tracking`` (``settings.tracking``, known to be set);
     the runs logged and the wattbench run id."""
-    from pipeline.runs import STATE, read_state
+    from pipeline.run_ids import STATE, read_state
 
     state = read_state(Path(root) / STATE)
     if state is None:
@@ -396,7 +396,7 @@ def after_run(settings: TrackSettings, root: str | Path = ".", reports: str | Pa
     import os
     import sys
 
-    from pipeline.report.export.summary import LATER
+    from pipeline.report.summary import LATER
 
     tracking = settings.tracking
     if tracking is None or os.environ.get(LATER):

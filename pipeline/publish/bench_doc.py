@@ -55,7 +55,7 @@ def render_fixed_cost(reports_dir: Path) -> str:
 
 
 def render_sprout(reports_dir: Path) -> str:
-    """`python -m pipeline bench --sprout`: windows/s, tree build, beam search, projected corpus time."""
+    """`python -m pipeline bench --sprout`: windows/s, tree build, beam search, projected time for all of WattBot's documents."""
     return table(reports_dir, "sprout")
 
 
@@ -163,7 +163,7 @@ def render_encoder(reports_dir: Path) -> str:
         return f"(no {path} yet: run `python -m pipeline bench`)"
     r = json.loads(path.read_text())
     lines = [
-        f"Speed on {r['sentences']} corpus sentences and {r['chunks']} 512-token chunks of "
+        f"Speed on {r['sentences']} document sentences and {r['chunks']} 512-token chunks of "
         f"{', '.join(r['docs_for_speed'])}, {r['threads']} thread{'' if r['threads'] == 1 else 's'}, "
         f"best of {r.get('rounds', 1)} interleaved rounds; "
         "int8 dot-product instructions: "

@@ -14,7 +14,7 @@ a run, never from a hand. Registering a renderer is one line in :data:`REGISTRY`
 contracts see, not a dotted string).
 
 Two classes of block. A RESULT block shows what a run measured (the report rules' tables, the run's time
-table): `make readme` renders them from kept runs of one commit (pipeline/report/export/readme_runs.py), each
+table): `make readme` renders them from kept runs of one commit (pipeline/publish/readme_runs.py), each
 page from the run its role names (:data:`PAGE_ROLES`: README.md from the default run, docs/results.md from the
 claims run; a block named ``NAME.ROLE``, e.g. ``results-leaderboard.default``, names its run itself). A
 MEASUREMENT block (:data:`MEASUREMENTS`) shows what ``make bench``, ``make bench-llm``, ``make test``'s cluster
@@ -37,9 +37,9 @@ from pathlib import Path
 from pipeline.io import atomic_write_text
 from pipeline.paths import Reports
 from pipeline.provenance import manifest_path
-from pipeline.report.export import bench_doc, results_doc
+from pipeline.publish import bench_doc, results_doc
 from pipeline.report.header import RunHeader
-from pipeline.report.pages import claims, ensemble_size, parse_quality, suite_power
+from pipeline.report.pages import claims_table, ensemble_size, parse_quality, suite_power
 from pipeline.report.telemetry import time_table
 
 BEGIN, END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
@@ -68,7 +68,7 @@ R = Reports()  # sources are named relative to the reports folder
 BY_REPORT_RULE, BY_FIGURES_RULE = R.relative(R.leaderboard), R.relative(R.claims_csv)
 # NAME -> renderer. One line per generated block; other stages add theirs here.
 REGISTRY: dict[str, Renderer] = {
-    "claims": Renderer(claims.render, R.relative(R.claims_csv)),
+    "claims": Renderer(claims_table.render, R.relative(R.claims_csv)),
     "results-leaderboard": Renderer(results_doc.render_leaderboard, R.relative(R.leaderboard)),
     "results-retrieval": Renderer(results_doc.render_retrieval, R.relative(R.retrieval_table), BY_REPORT_RULE),
     "results-suite": Renderer(results_doc.render_suite, R.relative(R.suite_metrics)),
@@ -149,7 +149,7 @@ def renderer(name: str, registry: dict[str, Renderer] | None) -> Renderer:
     name = split_name(name)[0]
     if name not in reg:
         raise ValueError(
-            f"generated block {name!r} has no renderer; register it in pipeline/report/export/readme.py "
+            f"generated block {name!r} has no renderer; register it in pipeline/publish/readme.py "
             f"(have {', '.join(sorted(reg))})"
         )
     return reg[name]

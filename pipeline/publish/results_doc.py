@@ -1,6 +1,6 @@
 """Render functions for the generated blocks of docs/results.md (and the README's pointer to it):
 each reads one reports/ file of the last run and returns markdown, so no result number is typed
-by hand. Registered in :data:`pipeline.report.export.readme.REGISTRY`."""
+by hand. Registered in :data:`pipeline.publish.readme.REGISTRY`."""
 
 from __future__ import annotations
 

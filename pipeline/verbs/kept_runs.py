@@ -1,4 +1,4 @@
-"""compare and runs: kept runs (runs/<id>/, pipeline/report/export/kept_runs.py) side by side, listed and pruned."""
+"""compare and runs: kept runs (runs/<id>/, pipeline/kept_runs/store.py) side by side, listed and pruned."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pipeline.verbs.base import verb
 
 def cmd_compare(a) -> None:
     from pipeline.io import atomic_write_text
-    from pipeline.report.export.run_compare import KeptRun, compare_lines, compare_runs, default_out
+    from pipeline.kept_runs.compare import KeptRun, compare_lines, compare_runs, default_out
     from pipeline.report.params import Resampling
 
     control, treatment = KeptRun.named(a.a, a.runs), KeptRun.named(a.b, a.runs)
@@ -20,7 +20,7 @@ def cmd_compare(a) -> None:
 
 
 def cmd_runs(a) -> None:
-    from pipeline.report.export.kept_runs import Prune, kept_runs, latest_id, prune_runs, run_line
+    from pipeline.kept_runs.store import Prune, kept_runs, latest_id, prune_runs, run_line
 
     if a.action == "list":
         runs, latest = kept_runs(a.runs), latest_id(a.runs)

@@ -1,5 +1,5 @@
 """`make readme RUNS="default=runs/<id> claims=runs/<id>"`: the result blocks of README.md and docs/*.md
-from kept runs (pipeline/report/export/kept_runs.py) made at one commit.
+from kept runs (pipeline/kept_runs/store.py) made at one commit.
 
 Each page's result blocks come from the run its role names (readme.py :data:`PAGE_ROLES`; a block
 ``NAME.ROLE`` names its own), each run's ``runs/<id>/reports/``. It refuses, with one line, before writing
@@ -22,9 +22,9 @@ from pathlib import Path
 
 from pipeline.embed.kernels import key_precision
 from pipeline.io import atomic_write_text
+from pipeline.kept_runs.store import REPORTS, RUNS, read_record, resolve_kept
 from pipeline.provenance import manifest_path
-from pipeline.report.export.kept_runs import REPORTS, RUNS, read_record, resolve_kept
-from pipeline.report.export.readme import (
+from pipeline.publish.readme import (
     BEGIN,
     BLOCK,
     END,
@@ -42,7 +42,7 @@ from pipeline.report.export.readme import (
 from pipeline.report.header import RunHeader
 
 KEY_PARTS = re.compile(r"-[0-9a-f]{16}|@max\d+")  # a cache key's content hash and token cap: not the path
-# A result block's stamp, as :func:`run_stamp` writes it (pipeline/report/export/readme_check.py parses it).
+# A result block's stamp, as :func:`run_stamp` writes it (pipeline/publish/readme_check.py parses it).
 RUN_STAMP = re.compile(
     r"<sub>Rendered by `make readme` from `reports/(?P<source>[^`]+)`: Run `(?P<run>[^`]+)` · config hash "
     r"`(?P<config_hash>[^`]*)` · commit `(?P<commit>[0-9a-f]+)` · config (?P<config>.+?) · encoder "
@@ -146,7 +146,7 @@ def render_result(name: str, page: str, runs: dict[str, DocRun], repo: Path, reg
     if role is None:
         raise ValueError(
             f"{page}: result block {name} names no run: add the page to PAGE_ROLES "
-            f"(pipeline/report/export/readme.py) or name one ({base}.{ROLES[0]})"
+            f"(pipeline/publish/readme.py) or name one ({base}.{ROLES[0]})"
         )
     run = runs.get(role)
     if run is None:
