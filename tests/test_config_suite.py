@@ -47,10 +47,10 @@ def test_each_loader_takes_its_own_keys_and_training_subsets_are_checked_too(raw
 
 def test_a_loader_called_with_a_bad_key_names_it_too(tmp_path):
     """Outside a config (a job's params, a notebook), the loader's one parser gives the same error."""
-    from pipeline.datasets.benchmarks import load_benchmark
+    from pipeline.datasets.suite import load_suite_tables
 
     with pytest.raises(ConfigError, match=r"^config key 'suite.datasets.dragonball.docs_per_domian': "):
-        load_benchmark("dragonball", tmp_path, {"docs_per_domian": 3})
+        load_suite_tables("dragonball", tmp_path, {"docs_per_domian": 3})
 
 
 def test_the_old_name_benchmarks_still_works_with_a_notice(tmp_path, capsys):
