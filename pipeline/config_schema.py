@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 # --- the definitions the config's keys share ---
 TREE_LEVELS = ("document", "section", "paragraph", "sentence")  # a DocTree's levels, root first (pipeline.tree)
-NAME = {"$ref": "#/definitions/name"}  # a variant's (a table entry's) name: a path segment and a wildcard value
+NAME = {"$ref": "#/definitions/name"}  # a name that becomes a path (and a wildcard value): pipeline/names.py's rule
 DEFINITIONS: dict[str, dict] = {
     "name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
     "tree_level": {"enum": list(TREE_LEVELS)},

@@ -74,7 +74,7 @@ class ServingKind:
         return model[len(self.prefix) :] if self.prefix else None
 
 
-SERVING: Registry[ServingKind] = Registry("LLM serving kind", "WATTBENCH_LLM_SERVING", builtins="pipeline.llm.serving")
+SERVING: Registry[ServingKind] = Registry("LLM serving kind", "wattbench.llm_serving", builtins="pipeline.llm.serving")
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,18 @@ class PerModelSpec:
     max_failure_rate: float | None = over_llm(MAX_FAILURE_RATE)
     malformed_retries: int | None = over_llm(MALFORMED_RETRIES)
     keyed: bool = False  # api_key_env is set (None then means a keyless server), not a config key
+    headers_env: dict[str, str] = key(
+        "HTTP headers sent with its calls: header -> the variable holding its value",
+        type="object",
+        schema={"additionalProperties": ENV_NAME},
+        field_factory=dict,
+    )
+    userinfo_env: str | None = key(
+        "the variable holding user:password for its api_base's URL",
+        type="string",
+        schema={"pattern": ENV_NAME["pattern"]},
+        field_default=None,
+    )
 
     @classmethod
     def from_dict(cls, model: str, d: Mapping) -> PerModelSpec:
@@ -174,6 +186,8 @@ class ModelSpec:
     endpoint: str | None  # api_base (a kind that calls out); part of the cache key
     keyed: bool  # api_key_env is configured
     api_key_env: str | None  # its key's variable (None with ``keyed``: a keyless server)
+    headers_env: dict[str, str]  # HTTP header -> the variable holding its value (sent with every call, never stored)
+    userinfo_env: str | None  # the variable holding user:password for its endpoint's URL (never stored)
     timeout_s: float
     concurrency: int
     requests_per_minute: float | None
@@ -319,6 +333,8 @@ class LLMSpec:
             endpoint=(per.api_base or self.api_base or None) if kind.calls_out else None,
             keyed=per.keyed,
             api_key_env=per.api_key_env,
+            headers_env=dict(per.headers_env or {}),
+            userinfo_env=per.userinfo_env,
             timeout_s=float(per.timeout_s or self.timeout_s),
             concurrency=int(concurrency),
             requests_per_minute=_over(per.requests_per_minute, self.requests_per_minute),

@@ -27,11 +27,6 @@ from pipeline.config_schema import (
     parse_spec,
 )
 from pipeline.config_schema import TREE_LEVELS as TREE_LEVELS  # root first (document ... sentence)
-
-# the answering specs' choices (declared in pipeline/registry/answer_backends.py), beside the other enumerations
-from pipeline.registry.answer_backends import PROMPTS as PROMPTS
-from pipeline.registry.answer_backends import TIEBREAKS as TIEBREAKS
-from pipeline.registry.answer_backends import VOTE_MODES as VOTE_MODES
 from pipeline.registry.index_kinds import kind_of
 from pipeline.registry.retrieval_modes import PLANNERS
 
@@ -271,6 +266,19 @@ class ParsingSpec:
     )
     headings: str = key(
         "the PDF heading method (docs/parsing.md compares the three)", choices=HEADINGS, default="combined"
+    )
+    # a PDF over either cap is not parsed (an empty tree, a row of parse/errors.csv): raise it for a big document
+    max_pdf_mb: float = key(
+        "a bigger PDF is not parsed (a row of parse/errors.csv)",
+        type="number",
+        default=200,
+        schema={"exclusiveMinimum": 0},
+    )
+    max_pdf_pages: int = key(
+        "a longer PDF is not parsed (a row of parse/errors.csv)",
+        type="integer",
+        default=2000,
+        schema={"minimum": 1},
     )
     vision: VisionSpec = key(
         "optional figure captioning by a vision model through the LLM gateway", spec=VisionSpec, default={}

@@ -17,7 +17,8 @@ from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_co
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
 from pipeline.report.claims.measure import load_claims
-from pipeline.registry.answer_backends import EnsembleSpec, variant_spec
+from pipeline.answer.ensemble import EnsembleSpec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.llm_models import LLMSpec
 from pipeline.specs import RetrievalSpec
 

@@ -7,9 +7,10 @@ import yaml
 from pipeline.config import ConfigError, full_schema, validate
 from pipeline.config_schema import declared, declared_defaults
 from pipeline.datasets.paths import REPO
-from pipeline.registry.answer_backends import LLMAnswerSpec, variant_spec
+from pipeline.answer.llm_answer import PROMPTS, LLMAnswerSpec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.llm_models import LLMSpec
-from pipeline.specs import PROMPTS, TREE_LEVELS, SproutSpec
+from pipeline.specs import TREE_LEVELS, SproutSpec
 
 @pytest.fixture()
 def raw():
@@ -104,8 +105,7 @@ def test_every_prompt_is_a_template_file_and_every_template_a_prompt():
 
 def test_every_vote_mode_is_its_own_rule():
     from pipeline.answer.record import Answer
-    from pipeline.answer.vote import VoteConfig, vote
-    from pipeline.specs import VOTE_MODES
+    from pipeline.answer.vote import VOTE_MODES, VoteConfig, vote
 
     def ans(value, refs):
         return Answer(value, value, refs)

@@ -63,7 +63,7 @@ from pipeline.config.slices import (
     sprout_attention_slice,
     versioned,
 )
-from pipeline.config.validate import SECRET_KEY, check_report, validate
+from pipeline.config.validate import check_report, validate
 from pipeline.config_schema import ConfigError
 
 __all__ = [
@@ -75,7 +75,6 @@ __all__ = [
     "LEFT_OUT",
     "OVERLAY_CONFIGS",
     "PARAMS_VERSION",
-    "SECRET_KEY",
     "ConfigError",
     "answer_splits",
     "answering_slice",

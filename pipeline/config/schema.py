@@ -55,17 +55,19 @@ class WattBotSpec:
     docs: list[str] | None = key(
         "a subset of document ids (tests, quick looks); default: all",
         type="array",
-        schema={"minItems": 1, "items": {"type": "string"}},
+        schema={"minItems": 1, "items": NAME},  # ids and split names become file names (pipeline/names.py)
     )
     fetch_dir: str = key("where `snakemake fetch` downloads the PDFs", type="string", default="data/pdfs")
-    splits: dict = key("split -> its questions file (in dir)", schema={**FILES, "minProperties": 1})
+    splits: dict = key(
+        "split -> its questions file (in dir)", schema={**FILES, "minProperties": 1, "propertyNames": NAME}
+    )
     score_split: str = key(
         "the labelled split the ablations, figures and the leaderboard's first block are scored on", type="string"
     )
     solutions: dict | None = key(
         "split -> its labels file (in dir): each labelled split is scored (a subset of its ids is fine, the rest "
         "count as unlabelled); default: the score split's own file",
-        schema=FILES,
+        schema={**FILES, "propertyNames": NAME},
     )
 
 

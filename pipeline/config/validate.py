@@ -6,7 +6,6 @@ fixed sections, the entry's own kind here and in pipeline/config/resolve.py for 
 from __future__ import annotations
 
 import copy
-import re
 
 import jsonschema
 
@@ -21,6 +20,7 @@ from pipeline.config.resolve import (
     resolve_suite,
 )
 from pipeline.config.schema import full_schema
+from pipeline.config.secrets import check_credentials
 from pipeline.config_schema import ConfigError, ConfigTree, fill_and_check
 from pipeline.llm_models import serving_kind
 from pipeline.registry import answer_backends
@@ -53,20 +53,6 @@ def schema_error(error: jsonschema.ValidationError) -> ConfigError:
     return ConfigError.at(_key_path(error), error.message)
 
 
-# Keys that hold credentials. Secrets come only from the environment (declared in `llm.envvars`, which
-# the Snakefile passes to `envvars:`), so they never reach config dumps, manifests, caches or reports.
-SECRET_KEY = re.compile(r"(^|_)(api_?key|secret|password|passwd|access_token|auth_token|bearer_token)$", re.I)
-
-
-def _secret_keys(obj: object, path: str = "") -> list[str]:
-    if isinstance(obj, dict):
-        found = [f"{path}{k}" for k in obj if SECRET_KEY.search(str(k))]
-        return found + [p for k, v in obj.items() for p in _secret_keys(v, f"{path}{k}.")]
-    if isinstance(obj, list):
-        return [p for i, v in enumerate(obj) for p in _secret_keys(v, f"{path}{i}.")]
-    return []
-
-
 def validate(cfg: ConfigTree) -> dict:
     """Check ``cfg`` against the schema and its cross-references; return it resolved.
 
@@ -78,7 +64,7 @@ def validate(cfg: ConfigTree) -> dict:
     """
     cfg = copy.deepcopy(dict(cfg))
     rename_keys(cfg)
-    _check_secrets(cfg)
+    check_credentials(cfg)  # keys and values that look like credentials (pipeline/config/secrets.py)
     dropped = drop_entries(cfg)  # `name: null` entries (pipeline/config/drops.py), before the schema sees them
     errors = fill_and_check(cfg, full_schema())
     if errors:
@@ -103,16 +89,6 @@ def validate(cfg: ConfigTree) -> dict:
     if dropped:
         cfg[DROPPED] = dropped
     return cfg
-
-
-def _check_secrets(cfg: ConfigTree) -> None:
-    """No credential is written in the config (they come from the environment, see ``SECRET_KEY``)."""
-    secrets = _secret_keys(cfg)
-    if secrets:
-        raise ConfigError(
-            f"config key '{secrets[0]}': credentials must not be written in the config; put the "
-            "value in an environment variable and list its name in llm.envvars"
-        )
 
 
 def _check_answering(cfg: ConfigTree, name: str, variant: ConfigTree) -> None:

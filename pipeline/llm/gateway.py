@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pipeline.llm.serving  # noqa: F401  (the built-in kinds of serving: a job that imports only the gateway resolves them)
 from pipeline.cache_journal import journal_mode
+from pipeline.credentials import carried
 from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight
@@ -263,6 +264,8 @@ class LLMGateway:
         spec = self.model(request.model)
         model, route = self._connection(request.model).route
         kwargs = {"max_retries": 0, **route, **request.params}  # retries are ours (one policy, counted)
+        if "extra_headers" in route and "extra_headers" in request.params:  # the variant's, and headers_env's over them
+            kwargs["extra_headers"] = {**request.params["extra_headers"], **route["extra_headers"]}
         if request.seed is not None:
             kwargs["seed"] = request.seed
         for name in spec.drop_params:
@@ -320,7 +323,7 @@ class LLMGateway:
                 if malformed > malformed_limit:  # the model's words again would most likely be the same
                     return result
             except Exception as exc:  # litellm maps provider errors to its own exception types
-                error = retries.error_line(exc)
+                error = retries.error_line(exc, carried(kwargs))  # never the key or headers it carried
                 text, result = "", None
                 if not retries.retryable(exc):
                     return LLMResult("", False, error, attempts=attempt, fatal=True)

@@ -4,10 +4,11 @@ A dataset is a loader module: ``load(root, **subset) -> SuiteTables``, a ``DEFAU
 ``Subset`` (the keys a config's subset may hold, each declared beside its field: a :class:`SuiteSubset`
 subclass) and one :func:`register` call at its end (pipeline/datasets/hotpotqa.py). The built-in loaders
 register when pipeline/datasets/suite_loaders.py imports them (a driver does: pipeline/register_builtins.py);
-a dataset outside the package registers in its own module, named in ``WATTBENCH_SUITE_DATASETS``, which
-Snakemake's jobs inherit (tests/datasets/toy_suite.py). The export stage (pipeline/datasets/suite.py),
-the config's schema (its enumerations and each dataset's subset keys: a typo fails at load, naming the key)
-and SproutRAG's head training read this registry; nothing else names a dataset.
+a dataset outside the package registers the same way at the end of its own module, a plugin: an entry point
+in group ``wattbench.suite_datasets`` naming that module (pipeline/registry/base.py; tests/datasets/toy_suite.py).
+The export stage (pipeline/datasets/suite.py), the config's schema (its enumerations and each dataset's subset
+keys: a typo fails at load, naming the key) and SproutRAG's head training read this registry; nothing else
+names a dataset.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
-from pipeline.config_schema import ConfigTable, key, parse_spec
+from pipeline.config_schema import key
+from pipeline.names import check_name
 from pipeline.registry.base import Registry
 
 
@@ -41,18 +43,17 @@ class SuiteDataset:
     #                                   "query"); None: not offered as a training set
     subset: type[SuiteSubset] = SuiteSubset  # the keys its subset takes (its loader's Subset)
 
+    def __post_init__(self):
+        # its name and aliases are `suite.datasets` keys, so folders under results/ and reports/
+        for name in (self.name, self.folder, *self.aliases):
+            check_name(name, f"suite dataset registered by {self.loader}")
+
     def module(self) -> ModuleType:
         return importlib.import_module(self.loader)
 
-    def parse_subset(self, values: ConfigTable | None, where: str) -> SuiteSubset:
-        """A config's subset as the loader's ``Subset`` (an unknown key or a wrong type names the key)."""
-        return parse_spec(self.subset, values or {}, where)
 
-
-EXTRA_ENV = "WATTBENCH_SUITE_DATASETS"  # more modules that register datasets, comma-separated
-SUITE_DATASETS: Registry[SuiteDataset] = Registry(
-    "suite dataset", EXTRA_ENV, builtins="pipeline.datasets.suite_loaders"
-)
+GROUP = "wattbench.suite_datasets"  # the entry-point group of datasets kept outside the package (plugins)
+SUITE_DATASETS: Registry[SuiteDataset] = Registry("suite dataset", GROUP, builtins="pipeline.datasets.suite_loaders")
 register = SUITE_DATASETS.register
 unregister = SUITE_DATASETS.unregister
 

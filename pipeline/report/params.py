@@ -19,7 +19,7 @@ def smoke_note(limit: int | None) -> str:
 
 
 # An answering variant's hashed slice (backend, retrieval, members, upstream indexes, ...), shown as
-# is in reports/wattbot/index.md; its keys are the answering backends' (pipeline/registry/answer_backends.py).
+# is in reports/wattbot/index.md; its keys are the answering backends' specs' (pipeline/answer/backends.py lists their modules).
 VariantSlice = dict
 
 

@@ -1,4 +1,5 @@
-"""list and config: what a grid holds, and the resolved config with where each value came from.
+"""list, config and plugins: what a grid holds, the resolved config with where each value came from, and
+every name a config may give a kind of thing with where each comes from (built in, or a plugin's distribution).
 
 Both read a config the way Snakemake does (``--configfile FILE...``, ``--config k=v``), through
 pipeline/config.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
@@ -14,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.config_schema import declared_defaults
-from pipeline.registry.answer_backends import VoteSettings, calls_llm
+from pipeline.registry.answer_backends import calls_llm
 from pipeline.registry.answer_backends import get as get_backend
 from pipeline.specs import PlannerSpec, RetrievalSpec
 from pipeline.verbs.base import config_args, config_files, config_overrides, verb
@@ -145,6 +146,8 @@ def _answering_line(cfg: dict, v: dict) -> str:
     )  # the prompt is named always, the rest when not the default
     extra = f", prompt {v['prompt']}" if "prompt" in v else ""
     extra += "".join(f", {k} {v[k]}" for k in ("samples", "max_retries") if k in v and v[k] != unset.get(k))
+    from pipeline.answer.vote import VoteSettings
+
     mode = (v.get("vote") or {}).get("mode")
     extra += f", {mode} vote" if mode and mode != declared_defaults(VoteSettings)["mode"] else ""
     return f"{v['backend']}{model} on {v['retrieval']}{splits}{extra}"
@@ -218,6 +221,19 @@ def cmd_list(a) -> None:
         print("\n".join(f"  {n.ljust(width)}{text}" for n, text in rows.items()))
 
 
+def cmd_plugins(a) -> None:
+    """Each registry that takes plugins (its entry-point group), its entries and where each comes from."""
+    import pipeline.embed  # noqa: F401  (the encoder backends; register_builtins, the CLI's, registers the others)
+    import pipeline.registry.suite_datasets  # noqa: F401
+    from pipeline.registry.base import pluggable
+
+    for reg in pluggable():
+        names = reg.names()
+        print(f"{reg.what} ({reg.group}, {len(names)}):")
+        width = max((len(n) for n in names), default=0) + 2
+        print("\n".join(f"  {n.ljust(width)}{reg.origin(n)}" for n in names))
+
+
 def add_verbs(sub) -> None:
     s = verb(
         sub, "list", cmd_list, "the grid, one line each: datasets, retrieval and answering variants, ablations, presets"
@@ -239,3 +255,11 @@ def add_verbs(sub) -> None:
         "print the resolved config (after overlays and defaults) as YAML, each value with the file it came from",
     )
     config_args(s)
+
+    verb(
+        sub,
+        "plugins",
+        cmd_plugins,
+        "what a config may name (index kinds, answering backends, suite datasets, ...): each entry, built in or the"
+        " plugin distribution that declares it",
+    )

@@ -1,9 +1,9 @@
-"""A toy retrieval-suite dataset, added the way a real one is (pipeline/datasets/hotpotqa.py): a
-loader module with ``load(root, **subset)``, ``DEFAULT_SUBSET`` and its ``Subset`` keys, plus one
-registration (the last line; an in-tree loader is imported by pipeline/datasets/suite_loaders.py, this module
-by naming it in ``WATTBENCH_SUITE_DATASETS``, as tests/datasets/test_toy_dataset.py does). It reads
-``toy.json`` under its folder: documents and questions, each question naming the document sentence that
-answers it."""
+"""A toy retrieval-suite dataset, added as docs/architecture.md ("Adding a dataset") says for one kept outside
+the package: a loader module with ``load(root, **subset)``, ``DEFAULT_SUBSET`` and its ``Subset`` keys (as
+pipeline/datasets/hotpotqa.py) and its registration, the last line; a plugin, declared by its distribution's
+pyproject.toml as entry point ``toy = "toy_suite"`` of group ``wattbench.suite_datasets`` and pip-installed
+(tests/datasets/test_toy_dataset.py's PLUGIN). It reads ``toy.json`` under its folder: documents and questions,
+each question naming the document sentence that answers it."""
 from __future__ import annotations
 
 import json

@@ -27,9 +27,8 @@ from pipeline import markdown
 from pipeline.answer.ensemble import Member, vote_config, vote_members
 from pipeline.answer.submission import COLUMNS as KAGGLE_COLUMNS
 from pipeline.answer.submission import submission_frame
-from pipeline.answer.vote import VoteConfig
+from pipeline.answer.vote import VoteConfig, VoteSettings
 from pipeline.paths import Reports
-from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.params import Resampling
 from pipeline.report.render.plots import save_png_svg
 from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p

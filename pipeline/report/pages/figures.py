@@ -17,9 +17,9 @@ import pandas as pd
 
 import pipeline.paths
 from pipeline.answer.ensemble import sample_members
+from pipeline.answer.vote import VoteSettings
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
-from pipeline.registry.answer_backends import VoteSettings
 from pipeline.report.claims.measure import SplitTables, load_claims, measure_claims, verdict_counts
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
