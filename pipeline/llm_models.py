@@ -151,6 +151,7 @@ class PerModelSpec:
         "HTTP headers sent with its calls: header -> the variable holding its value",
         type="object",
         schema={"additionalProperties": ENV_NAME},
+        required=False,
         field_factory=dict,
     )
     userinfo_env: str | None = key(

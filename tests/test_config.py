@@ -67,7 +67,7 @@ def test_parsing_section_defaults_and_errors(raw):
     cfg.pop("parsing", None)
     parsing = validate(cfg)["parsing"]
     assert parsing == {"strict": False, "quality_dir": "data/parse-corpus", "headings": "combined",
-                       "vision": {"model": None, "params": {}}}
+                       "max_pdf_mb": 200, "max_pdf_pages": 2000, "vision": {"model": None, "params": {}}}
     cfg["parsing"] = {"strict": "yes"}
     with pytest.raises(ConfigError, match="config key 'parsing.strict'"):
         validate(cfg)
