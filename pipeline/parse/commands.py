@@ -120,7 +120,7 @@ def add_headings_arg(s) -> None:
 
 
 def add_pdf_limit_args(s) -> None:
-    """``parsing.max_pdf_mb`` and ``max_pdf_pages`` (the workflow passes them for every PDF source; here their
+    """``parsing.max_pdf_mb`` and ``max_pdf_pages`` (the workflow passes them when not these, their
     declared defaults)."""
     from pipeline.parse.pdf.file import CAPS
 
