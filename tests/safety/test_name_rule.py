@@ -1,15 +1,10 @@
 """The one rule for names that become paths (pipeline/names.py), and the containment check, on their own."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from pipeline.config import full_schema
 from pipeline.names import PATTERN, UnsafeName, check_name, inside
-
-REPO = Path(__file__).resolve().parents[2]
-
 
 def test_the_name_rule_is_the_schemas_name_pattern():
     assert full_schema()["definitions"]["name"]["pattern"] == f"^{PATTERN}$"  # generated: pipeline/config_schema.py
