@@ -64,6 +64,12 @@ class ReportSpec:
         default=20,
         schema={"minimum": 1},
     )
+    metrics: tuple[str, ...] | None = key(
+        'the measures the report shows, by name (pipeline/registry/metrics.py: "ie@3", "ndcg@10", "wattbot2026"; '
+        "a cutoff shows the measure at it only); absent: every registered measure where it declares it is shown",
+        type="array",
+        schema={"minItems": 1, "uniqueItems": True, "items": {"type": "string"}},
+    )
     ablations: dict = key(
         "name -> the variants compared (the first is the reference)",
         table=AblationSpec,

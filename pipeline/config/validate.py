@@ -23,7 +23,7 @@ from pipeline.config.schema import full_schema
 from pipeline.config.secrets import check_credentials
 from pipeline.config_schema import ConfigError, ConfigTree, fill_and_check
 from pipeline.llm_models import serving_kind
-from pipeline.registry import answer_backends
+from pipeline.registry import answer_backends, metrics
 from pipeline.registry.index_kinds import get_kind, kind_names, kind_of
 from pipeline.registry.retrieval_modes import FUSIONS
 from pipeline.specs import RetrievalSpec, SproutSpec
@@ -257,6 +257,18 @@ def check_report(cfg: ConfigTree) -> None:
             raise ConfigError(
                 f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'"
             )
+    _check_metrics(cfg)
+
+
+def _check_metrics(cfg: ConfigTree) -> None:
+    """``report.metrics``: registered measures (pipeline/registry/metrics.py), each cutoff one it is computed at."""
+    picked = cfg["report"].get("metrics")
+    if picked:
+        ks = (cfg.get("suite") or {}).get("ks")
+        try:
+            metrics.check_picks(picked, ks)
+        except (KeyError, ValueError) as e:
+            raise ConfigError(f"config key 'report.metrics': {e.args[0]}") from None
 
 
 def _check_per_model(llm: ConfigTree) -> None:

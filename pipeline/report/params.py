@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pipeline.registry.metrics import EVERYTHING, Pick
 from pipeline.report_specs import DEFAULT_REPORT
 
 
@@ -42,6 +43,7 @@ class Leaderboard:
 
     variants: dict[str, VariantSlice]
     resampling: Resampling
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks (pipeline/registry/metrics.py)
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,7 @@ class FiguresParams:
     claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
     dropped: Dropped = field(default_factory=Dropped)
     limit: int | None = None  # a smoke run's questions per split (config limit)
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,7 @@ class SuiteReportParams:
     config_hash: str
     hashed: dict
     limit: int | None = None  # a smoke run's queries per dataset (config limit)
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks
 
 
 @dataclass(frozen=True)
@@ -142,3 +146,4 @@ class SproutReportParams:
     sweep: dict[str, int]  # retrieval variant -> its beam width
     ks: tuple[int, ...]
     hashed: dict
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks

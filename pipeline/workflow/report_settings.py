@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pipeline.config import DROPPED, LEFT_OUT
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
+from pipeline.registry.metrics import Pick
 from pipeline.report.pages.suite_power import PowerInputs
 from pipeline.report.params import (
     Ablation,
@@ -73,6 +74,7 @@ def track_settings(cfg: dict) -> TrackSettings:
         bootstrap=rep.bootstrap,
         seed=rep.seed,
         cache_dir=cfg.get("cache_dir") or "data/cache",
+        metrics=Pick.of(rep.metrics),
     )
 
 
@@ -86,7 +88,7 @@ def resampling(rep: dict) -> Resampling:
 
 
 def leaderboard_of(params: dict) -> Leaderboard:
-    return Leaderboard(params["variants"], resampling(params.get("report") or {}))
+    return Leaderboard(params["variants"], resampling(params.get("report") or {}), Pick.of(params.get("metrics")))
 
 
 def report_params(params: dict) -> ReportParams:
@@ -138,6 +140,7 @@ def figures_params(params: dict) -> FiguresParams:
         claims_elsewhere=params.get("claims_elsewhere") or {},
         dropped=dropped(params.get(DROPPED) or {}),
         limit=params.get("limit"),
+        metrics=Pick.of(rep.metrics),
     )
 
 
@@ -151,8 +154,8 @@ def dropped(record: dict) -> Dropped:
 
 
 def suite_report_params(params: dict) -> SuiteReportParams:
-    return SuiteReportParams(params["config_hash"], params, params.get("limit"))
+    return SuiteReportParams(params["config_hash"], params, params.get("limit"), Pick.of(params.get("metrics")))
 
 
 def sprout_report_params(params: dict) -> SproutReportParams:
-    return SproutReportParams(params["sweep"], tuple(params["ks"]), params)
+    return SproutReportParams(params["sweep"], tuple(params["ks"]), params, Pick.of(params.get("metrics")))

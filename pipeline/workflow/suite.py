@@ -7,7 +7,7 @@ from pipeline.config import retrieval_slice
 from pipeline.config_schema import declared_defaults
 from pipeline.specs import SuiteSpec
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import as_json, limit_param, with_hash
+from pipeline.workflow.params import as_json, limit_param, metrics_param, with_hash
 
 
 def suite_datasets(cfg: dict) -> list[str]:
@@ -51,4 +51,5 @@ def suite_report_params(cfg: dict) -> str:
             "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)},
         }
         | limit_param(cfg)
+        | metrics_param(cfg)
     )

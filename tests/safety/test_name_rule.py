@@ -6,6 +6,7 @@ import pytest
 from pipeline.config import full_schema
 from pipeline.names import PATTERN, UnsafeName, check_name, inside
 
+
 def test_the_name_rule_is_the_schemas_name_pattern():
     assert full_schema()["definitions"]["name"]["pattern"] == f"^{PATTERN}$"  # generated: pipeline/config_schema.py
     for good in ("r20261202-170429-3fa1", "adhoc-r1", "khan2025", "v1.2_x"):
