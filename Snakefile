@@ -99,6 +99,7 @@ rule all:
 # continued only by a run of the same resolved config (its hash: the one every report header shows).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
+    wf.keep_keys_out_of_job_scripts(workflow)   # keys never written into cluster job scripts (pipeline/workflow/job_secrets.py)
     # the work of the jobs that will run: its keys set, its endpoints answer with the configured model
     ENDPOINTS = real_run_checks(RUN.work)   # (main process, real runs only; first: a failed check writes nothing)
     wf.prioritise_by_critical_path(workflow)   # each job ranks by the longest chain below it (pipeline/workflow/critical_path.py)

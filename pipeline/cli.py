@@ -50,6 +50,7 @@ USER_VERBS = (
     "corpus-ingest",
     "list",
     "config",
+    "plugins",
     "fetch",
     "bench",
     "readme",

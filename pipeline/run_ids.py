@@ -24,9 +24,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pipeline.io import atomic_write_json
+from pipeline.names import check_name
 
 ENV = "WATTBENCH_RUN_ID"
 STATE = Path("logs") / "run.json"
+CHECKOUT = Path(__file__).resolve().parents[1]  # the clone this code runs from
 
 
 @dataclass
@@ -45,11 +47,35 @@ def new_id(prefix: str = "r") -> str:
     return f"{prefix}{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
 
 
+def shown_path(path: str | Path) -> str:
+    """A file as a run records it (its config files in ``logs/run.json``, so every report header and kept run;
+    a replay pack's source cache): relative to the checkout when it lies in it, else to the working folder,
+    else its file name alone; an absolute path (``/home/<user>/…``) would travel with a shared run."""
+    given = Path(path)
+    if not given.is_absolute():
+        return given.as_posix()
+    resolved = given.resolve()
+    for base in (CHECKOUT, Path.cwd().resolve()):
+        if base == resolved or base in resolved.parents:
+            return resolved.relative_to(base).as_posix()
+    return given.name
+
+
 def read_state(path: str | Path = STATE) -> RunState | None:
+    """The run state in ``path`` (None: none, or not a state); its id must be a name (it becomes
+    ``runs/<id>/``: pipeline/names.py), else a one-line :class:`~pipeline.names.UnsafeName`."""
     try:
-        return RunState(**json.loads(Path(path).read_text(encoding="utf-8")))
+        state = RunState(**json.loads(Path(path).read_text(encoding="utf-8")))
     except (FileNotFoundError, json.JSONDecodeError, TypeError):
         return None
+    check_name(state.id, f"{path}: field id")
+    return state
+
+
+def forced_id() -> str | None:
+    """The run id set by hand (``WATTBENCH_RUN_ID``), checked as a name; None when unset."""
+    value = os.environ.get(ENV)
+    return check_name(value, f"environment variable {ENV}") if value else None
 
 
 def continues(previous: RunState | None, config_hash: str) -> bool:
@@ -64,8 +90,8 @@ def begin_run(path: str | Path = STATE, config_files: list[str] | None = None, c
     whatever the config); written back as running, stamped with this invocation's start, and
     exported to the jobs."""
     previous = read_state(path)
-    forced = os.environ.get(ENV)
-    files = [str(p) for p in config_files or []]
+    forced = forced_id()
+    files = [shown_path(p) for p in config_files or []]
     if forced and (previous is None or previous.id != forced):
         state = RunState(forced, config_files=files, config_hash=config_hash)
     elif previous is not None and (forced or continues(previous, config_hash)):
@@ -103,8 +129,9 @@ def end_run(path: str | Path = STATE) -> None:
 def current_run_id(path: str | Path = STATE) -> str:
     """The id of the run this process belongs to: ``WATTBENCH_RUN_ID``, else an unfinished run of
     this folder (a cluster job without the environment), else a run of its own."""
-    if os.environ.get(ENV):
-        return os.environ[ENV]
+    forced = forced_id()
+    if forced:
+        return forced
     state = read_state(path)
     if state is not None and state.status == "running":
         return state.id
@@ -114,7 +141,7 @@ def current_run_id(path: str | Path = STATE) -> str:
 def resolve_run(run: str, path: str | Path = STATE) -> str:
     """A run named on the command line: an id, or ``last`` (the run in ``logs/run.json``)."""
     if run != "last":
-        return run
+        return check_name(run, "run id")
     state = read_state(path)
     if state is None:
         raise ValueError(f"--run last: no {path} here (run from the folder of the run, or give its id)")

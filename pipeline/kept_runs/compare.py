@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.kept_runs.store import RUNS, read_record, resolve_kept
+from pipeline.names import inside
 from pipeline.report.params import DEFAULT_RESAMPLING, Resampling
 from pipeline.report.stats.ablation import compare
 
@@ -83,7 +84,7 @@ class KeptRun:
 
     def table(self, entry: KeptScores, variant: str) -> pd.DataFrame:
         col = entry.id_column
-        return pd.read_csv(self.folder / entry.scores[variant], dtype={col: str}).set_index(col)
+        return pd.read_csv(inside(self.folder, entry.scores[variant]), dtype={col: str}).set_index(col)
 
 
 def check_comparable(a: KeptRun, b: KeptRun) -> list[str]:
@@ -190,4 +191,4 @@ def compare_lines(a: KeptRun, b: KeptRun, table: pd.DataFrame) -> list[str]:
 
 
 def default_out(a: KeptRun, b: KeptRun, root: str | Path = RUNS) -> Path:
-    return Path(root) / f"compare-{a.id}-{b.id}.csv"
+    return inside(root, f"compare-{a.id}-{b.id}.csv")  # ids are names (read_record): this stays in root

@@ -30,10 +30,11 @@ import pandas as pd
 
 from pipeline.embed.kernels import cpu_model
 from pipeline.io import atomic_write_json, atomic_write_text
+from pipeline.names import UnsafeName, check_name, inside, shown
 from pipeline.paths import RUNS
 from pipeline.provenance import file_hash, git_commit, git_dirty
 from pipeline.report.claims.registration import claims_sha256
-from pipeline.run_ids import RunState
+from pipeline.run_ids import RunState, shown_path
 
 LATEST = "latest"  # runs/latest: the newest kept run
 RUN_JSON = "run.json"
@@ -64,12 +65,14 @@ class ScoredSet:
         return f"{SCORES}/{self.dataset}/{self.split}/{Path(path).name}"
 
 
-def wattbot_profile(name: str = "wattbot2025") -> dict:
-    """The WattBot metric profile a per-question CSV was scored with, as data: its weights and rules
-    (the normalising functions by name) and the numeric tolerance; two runs compare only when equal."""
-    from pipeline.score.wattbot import PROFILE_RULES, TOL
+def wattbot_profile(name: str | None = None) -> dict:
+    """The WattBot metric profile a per-question CSV was scored with (the primary one unless ``name``d), as
+    data: its weights and rules (the normalising functions by name) and the numeric tolerance; two runs
+    compare only when equal."""
+    from pipeline.registry import metrics
+    from pipeline.score.wattbot import TOL
 
-    rules = PROFILE_RULES[name]
+    rules = metrics.find(name).compute if name else metrics.primary().compute
     out = {f.name: getattr(rules, f.name) for f in fields(rules)}
     out = {k: (v.__name__ if callable(v) else list(v) if isinstance(v, tuple) else v) for k, v in out.items()}
     return {**out, "tolerance": TOL}
@@ -120,7 +123,7 @@ def run_record(
         "config_hash": given.get("config_hash"),
         "commit": git_commit(),
         "dirty": git_dirty(),
-        "config_files": given.get("config_files", []),
+        "config_files": [shown_path(f) for f in given.get("config_files", [])],
         "encoders": dict(sorted((encoders or {}).items())),
         "cpu": cpu_model(),
         "started": _iso(given.get("started")),
@@ -153,7 +156,7 @@ def keep_run(
     same run whole: a resumed run is kept again) and point ``<root>/latest`` at it; the folder."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    target = root / state.id
+    target = inside(root, check_name(state.id, "the run's id"))
     work = root / f".{state.id}.tmp-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
@@ -184,6 +187,7 @@ def _swap(new: Path, target: Path) -> None:
 def point_latest(root: Path, run_id: str) -> None:
     """``<root>/latest`` -> ``<id>``: a relative symlink swapped in by rename, else a text file naming it."""
     link, tmp = root / LATEST, root / f".{LATEST}.tmp-{os.getpid()}"
+    inside(root, check_name(run_id, "the newest run's id"))
     tmp.unlink(missing_ok=True)
     try:
         os.symlink(run_id, tmp)
@@ -198,12 +202,15 @@ def point_latest(root: Path, run_id: str) -> None:
 
 
 def latest_id(root: str | Path = RUNS) -> str | None:
+    """The id ``<root>/latest`` names (checked as a name: it becomes a path), None when there is none."""
     link = Path(root) / LATEST
     if link.is_symlink():
-        return os.readlink(link).rstrip("/").split("/")[-1]
-    if link.is_file():
-        return link.read_text(encoding="utf-8").strip() or None
-    return None
+        value = os.readlink(link).rstrip("/").split("/")[-1]
+    elif link.is_file():
+        value = link.read_text(encoding="utf-8").strip()
+    else:
+        return None
+    return check_name(value, f"{link}: the newest run's id") if value else None
 
 
 def resolve_kept(name: str, root: str | Path = RUNS) -> Path:
@@ -213,7 +220,7 @@ def resolve_kept(name: str, root: str | Path = RUNS) -> Path:
     if (given / RUN_JSON).is_file():
         return given
     run_id = latest_id(root) if name == LATEST else name
-    folder = Path(root) / (run_id or LATEST)
+    folder = inside(root, run_id or LATEST)
     if not (folder / RUN_JSON).is_file():
         kept = ", ".join(r["id"] for r in kept_runs(root)[-5:]) or "none"
         raise FileNotFoundError(f"{name}: no kept run (no {folder / RUN_JSON}; newest kept here: {kept})")
@@ -221,9 +228,24 @@ def resolve_kept(name: str, root: str | Path = RUNS) -> Path:
 
 
 def read_record(folder: str | Path) -> dict:
+    """A kept run's run.json, as a colleague may have sent it: its id must be a name (``compare`` names its
+    CSV after it) and each per-question scores file must lie inside the kept run's folder (pipeline/names.py);
+    else a one-line :class:`~pipeline.names.UnsafeName` naming the field and the file."""
     import json
 
-    return json.loads((Path(folder) / RUN_JSON).read_text(encoding="utf-8"))
+    path = Path(folder) / RUN_JSON
+    record = json.loads(path.read_text(encoding="utf-8"))
+    check_name(record.get("id"), f"{path}: field id")
+    for entry in record.get("scored") or []:
+        for variant, rel in (entry.get("scores") or {}).items():
+            where = f"{path}: field scored.scores.{variant}"
+            if not isinstance(rel, str) or Path(rel).is_absolute():
+                raise UnsafeName(f"{where}: {shown(rel)} is not a path relative to the kept run's folder")
+            try:
+                inside(folder, rel)
+            except UnsafeName:
+                raise UnsafeName(f"{where}: {shown(rel)} leads outside the kept run's folder {folder}") from None
+    return record
 
 
 def kept_runs(root: str | Path = RUNS) -> list[dict]:

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pipeline.llm.serving  # noqa: F401  (the built-in kinds of serving: a job that imports only the gateway resolves them)
+from pipeline.cache_journal import journal_mode
+from pipeline.credentials import carried
 from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight
@@ -56,7 +58,7 @@ class GatewayStats:
 
 
 class LLMGateway:
-    """One job's calls under ``settings`` (:class:`pipeline.llm_models.LLMSpec`; the schema's defaults
+    """One job's calls under ``settings`` (:class:`pipeline.llm_models.LLMSpec`; its declared defaults
     when None), each model's as its :class:`~pipeline.llm_models.ModelSpec` says: its kind of serving
     (an endpoint, a ``local/<name>`` model's llama-cpp servers, the cache alone under replay), its calls
     in flight (``concurrency``) when callers use threads, its rate limits, price and timeout, and the
@@ -70,7 +72,7 @@ class LLMGateway:
     ):
         s = settings if settings is not None else LLMSpec.from_dict({})
         self.settings = s
-        self.cache = LLMCache(cache_path, s.cache_journal)
+        self.cache = LLMCache(cache_path, journal_mode(s.cache_journal, "llm.cache_journal"))  # unset: the caches' own
         self.mode, self.max_retries = s.mode, s.max_retries
         self.backoff_s, self.max_backoff_s = s.backoff_s, s.max_backoff_s
         self.connections: dict[str, Connection] = {}
@@ -262,6 +264,8 @@ class LLMGateway:
         spec = self.model(request.model)
         model, route = self._connection(request.model).route
         kwargs = {"max_retries": 0, **route, **request.params}  # retries are ours (one policy, counted)
+        if "extra_headers" in route and "extra_headers" in request.params:  # the variant's, and headers_env's over them
+            kwargs["extra_headers"] = {**request.params["extra_headers"], **route["extra_headers"]}
         if request.seed is not None:
             kwargs["seed"] = request.seed
         for name in spec.drop_params:
@@ -319,7 +323,7 @@ class LLMGateway:
                 if malformed > malformed_limit:  # the model's words again would most likely be the same
                     return result
             except Exception as exc:  # litellm maps provider errors to its own exception types
-                error = retries.error_line(exc)
+                error = retries.error_line(exc, carried(kwargs))  # never the key or headers it carried
                 text, result = "", None
                 if not retries.retryable(exc):
                     return LLMResult("", False, error, attempts=attempt, fatal=True)

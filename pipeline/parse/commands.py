@@ -13,9 +13,10 @@ import json
 import sys
 from pathlib import Path
 
+from pipeline.llm_models import LLM_MODES
 from pipeline.parse.quality_pdfs import SCOPES
 from pipeline.paths import QUALITY_PDFS_MANIFEST
-from pipeline.specs import HEADINGS, LLM_MODES, VisionSpec
+from pipeline.specs import HEADINGS, VisionSpec
 from pipeline.tree import DocTree, section_depth
 
 INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")
@@ -58,7 +59,9 @@ def cmd_parse(a) -> None:
     from pipeline.parse.document import parse_document
 
     src = Path(a.source)
-    tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a), headings=a.headings)
+    tree = parse_document(
+        src, a.doc_id or src.stem, a.title, describe=describer_from(a), headings=a.headings, limits=pdf_limits(a)
+    )
     tree.check()
     text = json.dumps(inspect_json(tree), ensure_ascii=False, indent=1)
     if a.out in (None, "-"):
@@ -116,6 +119,21 @@ def add_headings_arg(s) -> None:
     )
 
 
+def add_pdf_limit_args(s) -> None:
+    """``parsing.max_pdf_mb`` and ``max_pdf_pages`` (the workflow passes them when not these, their
+    declared defaults)."""
+    from pipeline.parse.pdf.file import CAPS
+
+    s.add_argument("--max-pdf-mb", type=float, default=CAPS["max_pdf_mb"], help="a bigger PDF is not parsed")
+    s.add_argument("--max-pdf-pages", type=int, default=CAPS["max_pdf_pages"], help="a longer PDF is not parsed")
+
+
+def pdf_limits(a):
+    from pipeline.parse.pdf.file import PdfLimits
+
+    return PdfLimits(a.max_pdf_mb, a.max_pdf_pages)
+
+
 def add_vision_args(s) -> None:
     s.add_argument("--vision-model", default=None, help="describe figures with this vision model (litellm id)")
     s.add_argument("--vision-params", default=None, help="JSON params for the vision call")
@@ -140,6 +158,7 @@ def add_parse_verbs(sub) -> None:
     s.add_argument("--title", default=None, help="its title (default: the one the document carries)")
     add_vision_args(s)
     add_headings_arg(s)
+    add_pdf_limit_args(s)
     s.set_defaults(fn=cmd_parse)
 
     s = sub.add_parser("parse-errors", help="collect the documents that failed to parse into errors.csv")

@@ -10,10 +10,10 @@ else switches on the kind's name.
 
 The kinds live one module each in :mod:`pipeline.indexes` (``tree``, ``chunks``, ``bm25``,
 ``sprout``), each registering its kind at import; that package imports them all, and a driver imports
-it (pipeline/register_builtins.py): this module, on the shared floor, never loads a stage. Modules outside
-the package (a test's toy kind) are named in ``WATTBENCH_INDEX_KINDS`` (comma-separated), which
-Snakemake's jobs inherit. Kind modules import their building blocks inside their build and search
-functions, so validating a config loads no stage code.
+it (pipeline/register_builtins.py): this module, on the shared floor, never loads a stage. A kind outside
+the package is a plugin: an entry point in group ``wattbench.index_kinds`` naming its module
+(pipeline/registry/base.py; a test's toy kind: tests/index/toy_lead_kind.py). Kind modules import their
+building blocks inside their build and search functions, so validating a config loads no stage code.
 """
 
 from __future__ import annotations
@@ -23,15 +23,16 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from pipeline.config_schema import ConfigError, ConfigTable, declared_defaults, enum, key, parse_spec
+from pipeline.config_schema import TREE_LEVELS as LEVEL_NAMES
+from pipeline.config_schema import ConfigError, ConfigTable, declared_defaults, key, parse_spec
 from pipeline.registry.base import Registry
 
 # The registry sits below the specs its entries parse (pipeline.specs imports it to look kinds up) and
 # below the index stage: fields typed Any below name the class they hold, not imported (no upward import).
 __all__ = ["ConfigError", "IndexJob", "IndexKind", "IndexSpec", "SearchJob", "get_kind", "kind_of", "register"]
 
-EXTRA_ENV = "WATTBENCH_INDEX_KINDS"  # more kind modules to load, comma-separated (out-of-tree kinds)
-TREE_LEVELS = frozenset(enum("definitions", "tree_level"))  # the config schema's list (pipeline.tree.LEVELS)
+GROUP = "wattbench.index_kinds"  # the entry-point group of kinds kept outside the package (plugins)
+TREE_LEVELS = frozenset(LEVEL_NAMES)  # the config's tree levels (pipeline.tree.LEVELS)
 
 
 @dataclass(frozen=True)
@@ -129,9 +130,13 @@ class IndexKind:
         return frozenset(f.name for f in fields(self.search_spec)) if self.search_spec else frozenset()
 
     def index_defaults(self) -> dict:
-        """The declared defaults of its own keys (validation writes them into the entry: its hashed slice
-        has always carried them)."""
+        """The declared defaults of its own keys (validation writes them into the entry: the schema holds
+        every kind's keys, so its filler cannot)."""
         return {k: v for k, v in declared_defaults(self.spec).items() if k in self.index_keys}
+
+    def search_defaults(self) -> dict:
+        """The declared defaults of its searcher's keys (validation writes them into each variant of it)."""
+        return declared_defaults(self.search_spec) if self.search_spec else {}
 
     def parse(self, name: str, entry: ConfigTable) -> IndexSpec:
         """``indexes.<name>`` as its typed spec (a key of another kind is a ConfigError naming it)."""
@@ -148,7 +153,7 @@ class IndexKind:
         return set(entry.get("levels", [])) if self.levels_from_index else set(self.levels)
 
 
-KINDS: Registry[IndexKind] = Registry("index kind", EXTRA_ENV, builtins="pipeline.indexes")
+KINDS: Registry[IndexKind] = Registry("index kind", GROUP, builtins="pipeline.indexes")
 register = KINDS.register
 unregister = KINDS.unregister
 get_kind = KINDS.get

@@ -39,13 +39,16 @@ def cmd_questions_gold(a) -> None:
 
 
 def cmd_tree(a) -> None:
-    from pipeline.parse.commands import describer_from
+    from pipeline.parse.commands import describer_from, pdf_limits
     from pipeline.parse.document import parse_document
     from pipeline.parse.errors import ParseError, failed_tree
     from pipeline.provenance import write_manifest
 
     try:
-        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings)
+        limits = pdf_limits(a)
+        tree = parse_document(
+            a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings, limits=limits
+        )
     except ParseError as exc:  # the run goes on; `parse-errors` reports it at the end
         print(f"warning: {exc}", file=sys.stderr)
         tree = failed_tree(a.doc_id, a.source, exc.reason)
@@ -144,9 +147,10 @@ def add_verbs(sub) -> None:
     s.add_argument("--doc-id", required=True, help="its id (metadata.csv's id column)")
     s.add_argument("--title", default=None, help="its title (default: the one the document carries)")
     s.add_argument("--out", required=True, help="the DocTree JSON to write")
-    from pipeline.parse.commands import add_headings_arg, add_parse_verbs, add_vision_args
+    from pipeline.parse.commands import add_headings_arg, add_parse_verbs, add_pdf_limit_args, add_vision_args
 
     add_vision_args(s)
     add_headings_arg(s)
+    add_pdf_limit_args(s)
     s.set_defaults(fn=cmd_tree)
     add_parse_verbs(sub)

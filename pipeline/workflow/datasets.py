@@ -84,8 +84,9 @@ class CorpusDataset:
 
 AnsweredDataset = WattBotDataset | CorpusDataset
 IndexedDataset = SuiteExport | AnsweredDataset
-# where each dataset's files are; the suite's loaders are another registry (suite_datasets.SUITE_DATASETS)
-DATASET_FILES: Registry[IndexedDataset] = Registry("dataset", suite_datasets.EXTRA_ENV)
+# where each dataset's files are; the suite's loaders are another registry (suite_datasets.SUITE_DATASETS), whose
+# plugins this one takes its suite entries from: it has no entry-point group of its own
+DATASET_FILES: Registry[IndexedDataset] = Registry("dataset")
 DATASET_FILES.register(WattBotDataset())
 
 

@@ -1,8 +1,9 @@
-"""Adding an answering backend: a toy backend (tests/answer/toy_backend.py) registered in
-its own module (the way pipeline/answer/backends.py registers the built-in ``extractive`` and ``llm``)
-is accepted by the config, its declared key is parsed and checked with no other edit, answers the tiny grid's train split through the ``answer`` verb on real
-WattBot retrieval, its submission is scored, and (slow test) Snakemake runs it from the tiny grid
-(docs/architecture.md, "Adding an answering backend")."""
+"""Adding an answering backend: a toy backend (tests/answer/toy_backend.py) registered in its own module (the
+way pipeline/answer/extractive.py registers the built-in ``extractive``), a plugin found through its pip-installed
+distribution's entry point, is accepted by the config, its declared key is parsed and checked with no other
+edit, answers the tiny grid's train split through the ``answer`` verb on real WattBot retrieval, its submission
+is scored, and (slow test) Snakemake runs it from the tiny grid (docs/architecture.md, "Adding an answering
+backend")."""
 from __future__ import annotations
 
 import json
@@ -18,18 +19,19 @@ from pipeline.workflow import llm_work
 from pipeline.llm_models import LLMSpec
 from pipeline.registry import answer_backends
 from pipeline import workflow as wf
-from pipeline.registry.answer_backends import EXTRA_ENV, AnswerBackend, LLMCallsSpec
+from pipeline.registry.answer_backends import BACKENDS, GROUP, AnswerBackend, LLMCallsSpec
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
 
 HERE = Path(__file__).parent
+# the toy's distribution: its module, and its pyproject.toml's [project.entry-points."wattbench.answer_backends"]
+PLUGIN = ("wattbench-toy-backend", [HERE / "toy_backend.py"], {GROUP: {"top-doc": "toy_backend"}})
 
 
 @pytest.fixture
-def toy_backend(monkeypatch):
-    """The toy registered by its module (named in WATTBENCH_ANSWER_BACKENDS); unregistered afterwards."""
-    monkeypatch.syspath_prepend(str(HERE))
-    monkeypatch.setenv(EXTRA_ENV, "toy_backend")
+def toy_backend(monkeypatch, plugin_site):
+    """The toy's distribution, pip-installed into a folder put on sys.path; unregistered afterwards."""
+    monkeypatch.syspath_prepend(str(plugin_site(*PLUGIN)))
     yield answer_backends.get("top-doc")
     answer_backends.unregister("top-doc")
     sys.modules.pop("toy_backend", None)
@@ -58,7 +60,8 @@ def test_a_toy_backends_declared_key_is_parsed_and_checked(toy_backend):
 
     assert "explanation" in full_schema()["properties"]["answering"]["additionalProperties"]["properties"]
     cfg = validate(tiny_with("top-doc"))
-    assert "explanation" not in cfg["answering"]["toy"]  # a spec's default: not written into the hashed variant
+    assert cfg["answering"]["toy"]["explanation"] == "most hits from"  # its declared default, written in (hashed)
+    assert "explanation" not in cfg["answering"]["bm25-x"]  # another backend's variant: not its key
     assert answer_backends.variant_spec("toy", cfg["answering"]["toy"]).explanation == "most hits from"
     raw = tiny_with("top-doc")
     raw["answering"]["toy"]["explanation"] = "cited:"
@@ -78,6 +81,7 @@ def test_a_toy_backend_answers_and_is_scored_through_the_cli(toy_backend, three_
 
     cfg = validate(tiny_with("top-doc"))
     assert not answer_backends.get(cfg["answering"]["toy"]["backend"]).calls_llm  # no llm_api slot, no model
+    assert BACKENDS.origin("top-doc") == "wattbench-toy-backend 0.1.0"  # its entry point, not an import of ours
     meta, train = tmp_path / "metadata.csv", tmp_path / "train.csv"
     main(["ingest", "--metadata", str(wattbot_dir / "metadata.csv"), "--metadata-out", str(meta),
           "--split", f"train={wattbot_dir / 'train_QA.csv'}", "--out-split", f"train={train}"])
@@ -110,13 +114,14 @@ def test_a_toy_backend_answers_and_is_scored_through_the_cli(toy_backend, three_
 
 
 @pytest.mark.slow
-def test_a_toy_backend_runs_in_the_dag(tmp_path):
+def test_a_toy_backend_runs_in_the_dag(tmp_path, plugin_site):
     """Planned and run by Snakemake from the tiny grid plus a toy variant: ingest -> tree -> index ->
-    retrieve -> answer, in jobs that load the toy's module through WATTBENCH_ANSWER_BACKENDS."""
-    from dag_runner import snakemake_with_module
+    retrieve -> answer, in jobs that find the toy through the installed distribution's entry point (its folder
+    on their PYTHONPATH)."""
+    from dag_runner import snakemake_with_plugin
 
-    out = snakemake_with_module(tmp_path, tiny_with("top-doc"), "results/wattbot/answers/toy/train.jsonl", EXTRA_ENV,
-                                "toy_backend", HERE)
+    out = snakemake_with_plugin(tmp_path, tiny_with("top-doc"), "results/wattbot/answers/toy/train.jsonl",
+                                plugin_site(*PLUGIN))
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records and all(r["answer_value"] == "is_blank" and len(r["ref_id"]) == 1 for r in records)
 
@@ -151,6 +156,7 @@ def with_echo(**keys) -> dict:
     return raw
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_a_new_llm_backend_is_priced_by_its_own_prompts(echo_backend):
     from pipeline.estimate import estimate
     from pipeline.plan import routes

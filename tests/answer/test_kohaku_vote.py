@@ -15,7 +15,7 @@ from pipeline.answer.submission import COLUMNS
 from pipeline.cli import main
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.registry.answer_backends import VoteSettings
+from pipeline.answer.vote import VoteSettings
 from pipeline.workflow import answering_params
 
 # question -> (answer_value, raw ref_id cell) of members A, B, C, in the file order (not sorted).

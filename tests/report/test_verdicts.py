@@ -285,7 +285,7 @@ def test_holm_runs_within_each_family():
 
 def test_bad_effect_names_the_claim(tmp_path):
     raw = {"id": "x", "system": "S", "claim": "c", "source": "s", "published": "p", "ablation": "a", "treatment": "t",
-           "control": "c", "metric": "m", "datasets": ["wattbot"], "direction": "greater"}
+           "control": "c", "metric": "score", "datasets": ["wattbot"], "direction": "greater"}
     for effect in ({"value": 0.03, "kind": "percent", "ref": "r"}, {"value": 0, "kind": "absolute", "ref": "r"},
                    {"value": 0.03, "kind": "absolute"}):
         bad = tmp_path / "claims.yaml"

@@ -27,6 +27,7 @@ import pandas as pd
 import yaml
 
 from pipeline.paths import CLAIMS_FILE
+from pipeline.registry import metrics
 
 DIRECTIONS = ("greater", "less", "negligible")
 EFFECT_KINDS = ("absolute", "relative")
@@ -171,6 +172,18 @@ def _pooled(cid: str, raw: dict | None) -> Pooled | None:
     return Pooled(None if value is None else float(value), str(raw["ref"]), dict(raw.get("absent") or {}))
 
 
+def _metric(cid: str, name: str) -> str:
+    """A claim's ``metric``: a registered measure a claim may name (pipeline/registry/metrics.py's ``CLAIMS``
+    view: those with a value per question)."""
+    try:
+        m, _ = metrics.parse(name)
+    except (KeyError, ValueError) as e:
+        raise ValueError(f"claims.yaml: claim {cid}: metric: {e.args[0]}") from None
+    if metrics.CLAIMS not in m.shown:
+        raise ValueError(f"claims.yaml: claim {cid}: metric {name!r} has no value per question to compare")
+    return name
+
+
 def _claim(raw: dict) -> Claim:
     cid = raw.get("id", "?")
     if raw.get("direction") not in DIRECTIONS:
@@ -190,7 +203,7 @@ def _claim(raw: dict) -> Claim:
         raw["ablation"],
         raw["treatment"],
         control,
-        raw["metric"],
+        _metric(cid, raw["metric"]),
         tuple(raw["datasets"]),
         raw["direction"],
         raw.get("margin"),

@@ -4,6 +4,7 @@ README's ``claims`` block, from the rows :func:`pipeline.report.claims.measure.m
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pandas as pd
@@ -161,5 +162,5 @@ def claims_html(table: pd.DataFrame) -> str:
         + table_html(pd.DataFrame(rows))
         + "</div>"
         + f"<details><summary>every row with its interval, Holm-adjusted p and verdict rule</summary>"
-        f"<p>{rule_text(table)}</p>{table_html(claims_frame(table))}</details>"
+        f"<p>{html.escape(rule_text(table), quote=False)}</p>{table_html(claims_frame(table))}</details>"
     )

@@ -2,7 +2,7 @@
 
 From a run's per-query suite results (``results/<dataset>/scores/<variant>.per_query.csv``): the paired
 difference of the claim's treatment (sprout) and its control (the best baseline on that dataset, by the
-claim's own rule: :func:`~pipeline.report.claims.measure.control_of`), its standard deviation, the n a
+claim's own rule: :func:`~pipeline.report.claims.claim.control_of`), its standard deviation, the n a
 paired two-sided 5% test needs to detect the published effect with 80% power
 (:func:`~pipeline.report.stats.verdicts.n_needed`), the effect this run's n detects
 (:func:`~pipeline.report.stats.verdicts.detectable_effect`), and what the dataset cost: the CPU seconds of

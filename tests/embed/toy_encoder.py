@@ -1,5 +1,6 @@
-"""A toy embedding backend, kept outside the package: it registers at import, like the built-in ones,
-and is loaded by naming this module in WATTBENCH_EMBED_BACKENDS (tests/embed/test_toy_backend.py)."""
+"""A toy embedding backend, kept outside the package: it registers at import, like the built-in ones, and is
+a plugin: its distribution declares entry point ``toy = "toy_encoder"`` of group ``wattbench.embed_backends``
+(tests/embed/test_toy_backend.py's PLUGIN)."""
 import hashlib
 
 import numpy as np
