@@ -181,9 +181,9 @@ def negligible_false(margin: float, wrong: str, new: bool) -> Procedure:
 
 
 def best_of(tables: dict[str, np.ndarray]) -> str:
-    """The claims table's best_of rule: ``control_of`` (best mean; ties by name) on ``tables``. It lives in
-    pipeline/report/pages/claims.py at d2f9a41 and in report/claims/claim.py after #44 (where it chooses on the
-    pilot: ``suite-power``); either is the same function."""
+    """The claims table's best_of rule: ``control_of`` (best mean; ties by name) on ``tables``. It lived on the
+    claims page at d2f9a41 and is in report/claims/claim.py since #44 (where it chooses on the pilot:
+    ``suite-power``); either is the same function."""
     try:
         from pipeline.report.claims.claim import Claim, control_of
     except ImportError:
