@@ -76,6 +76,9 @@ class ServingKind:
 SERVING: Registry[ServingKind] = Registry("LLM serving kind", "WATTBENCH_LLM_SERVING", builtins="pipeline.llm.serving")
 
 
+TEMPLATE_IN_FILE = "gguf"  # llm.local.<name>.chat_format: the chat template the GGUF carries (no --chat_format)
+
+
 @dataclass(frozen=True)
 class LocalModelSpec:
     """``llm.local.<name>``: a GGUF served by llama-cpp-python on 127.0.0.1."""
@@ -88,6 +91,8 @@ class LocalModelSpec:
     n_threads: int
     startup_timeout_s: float
     logits_all: bool = False  # vocabulary logits for every prompt token (only logprobs need them)
+    parts: int | None = None  # the GGUF in numbered packages package.format(n=1..parts) (pipeline/llm/model_file.py)
+    sha256: str | None = None  # the assembled file's, checked when it is written
 
     @classmethod
     def from_dict(cls, name: str, m: Mapping) -> LocalModelSpec:

@@ -6,9 +6,10 @@ litellm reaches it like any hosted model and the rest of the pipeline cannot tel
 difference. The model file comes from a PyPI package (chunks assembled into one GGUF, once),
 so nothing is downloaded at run time.
 
-Config (``llm.local.<name>``): ``package`` (the Python package with ``assemble(path)``),
-``gguf`` (where the assembled file lives, under data/), ``chat_format`` (Gemma's GGUF has no
-template: without ``gemma`` the server silently uses a wrong one), ``n_ctx``, ``n_threads``,
+Config (``llm.local.<name>``): ``package`` (the Python package with ``assemble(path)``, or with
+``parts`` the numbered packages of its pieces: pipeline/llm/model_file.py), ``sha256``, ``gguf``
+(where the assembled file lives, under data/), ``chat_format`` (Gemma's GGUF has no template: without
+``gemma`` the server silently uses a wrong one; ``gguf``: the template the file carries), ``n_ctx``, ``n_threads``,
 ``logits_all`` (false: the server computes the vocabulary projection for the last prompt token only;
 llama_cpp.server's own default, true, does it for every prompt token, which for Gemma's 262k-token
 vocabulary costs more than the rest of the model and is only needed for logprobs).
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import importlib
 import os
 import signal
 import socket
@@ -28,24 +28,19 @@ import time
 import urllib.request
 from pathlib import Path
 
-from pipeline.llm_models import LocalModelSpec
+from pipeline.llm.model_file import write_model
+from pipeline.llm_models import TEMPLATE_IN_FILE, LocalModelSpec
 
 
 def assemble_model(spec: LocalModelSpec, out: str | Path | None = None) -> Path:
-    """The GGUF file of a local model, assembled from its PyPI chunk package if missing.
+    """The GGUF file of a local model, assembled from its PyPI package(s) if missing.
     Written to a temp name and renamed, so a killed run never leaves half a model."""
     path = Path(out or spec.gguf)
     if path.exists() and path.stat().st_size > 0:
         return path
-    try:
-        package = importlib.import_module(spec.package)
-    except ImportError as exc:
-        raise ValueError(
-            f"local model package '{spec.package}' is not installed (pip install -e '.[local-llm]'): {exc}"
-        ) from None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")
-    package.assemble(str(tmp))
+    write_model(spec, tmp)  # its package's assemble(), or its pieces in order; checked against sha256
     os.replace(tmp, path)
     return path
 
@@ -110,8 +105,8 @@ class LocalServer:
             # kernels give each output row to one thread: the same logits at any thread count)
             "--n_threads_batch",
             str(c.n_threads),
-            "--chat_format",
-            c.chat_format,
+            # none for a model whose GGUF carries its template (chat_format: gguf): llama-cpp-python reads it
+            *(["--chat_format", c.chat_format] if c.chat_format != TEMPLATE_IN_FILE else []),
             "--logits_all",
             "true" if c.logits_all else "false",
             "--model_alias",
