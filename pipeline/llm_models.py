@@ -52,7 +52,9 @@ class ServingKind:
     name: str
     connect: Callable[[ModelSpec], Connection]  # the gateway's route to the model (started once per job)
     where: Callable[[ModelSpec], str]  # where the calls go, for the plan
-    per_call_s: Callable[[int, int, int], tuple[float | None, str]]  # (calls, prompt, output tokens) -> s a call, why
+    per_call_s: Callable[
+        [ModelSpec, int, int, int], tuple[float | None, str]
+    ]  # (model, calls, prompt, output tokens) -> s a call, why
     prefix: str | None = None  # a model named "<prefix><name>" is served by this kind (None: by no name)
     mode: str | None = None  # answers for every model while llm.mode is this (replay)
     calls_out: bool = True  # requests go to an endpoint: its key is checked, its api_base probed and keyed

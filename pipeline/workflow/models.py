@@ -9,10 +9,10 @@ from pipeline import paths
 from pipeline.config import index_embedding, retrieval_indexes
 from pipeline.datasets.paths import REPO
 from pipeline.embed.backends import get_backend
+from pipeline.llm_models import LocalModelSpec
 from pipeline.registry.answer_backends import calls_llm
 from pipeline.registry.index_kinds import kind_of
 from pipeline.specs import EncoderSpec
-from pipeline.llm_models import LocalModelSpec
 from pipeline.workflow.answering import answer_spec, uses_llm
 from pipeline.workflow.llm_shares import llm_model
 from pipeline.workflow.params import as_json
