@@ -12,7 +12,8 @@ very request of the candidate with twice the snippets). Each question gets its W
 train_QA.csv. Then ``n_folds`` seeded folds of the train questions: for each fold the candidate with the best
 mean on the other folds (a tie: fewer prompt tokens a question) is scored on the held-out fold, and the mean
 of those held-out scores is what the choosing is worth on questions it did not see; the choice itself is the
-best on all train questions, by the same rule. Written after every candidate, so a partial run is a result.
+best on all train questions, by the same rule. Question by question, every candidate, written after each
+question: a run stopped early is a result on the questions it reached, every candidate on the same ones.
 """
 
 from __future__ import annotations
@@ -100,6 +101,8 @@ def choose(scores: dict[str, pd.Series], cost: dict[str, float], fold_of: dict[s
     for f in range(n_folds):
         inner = [q for q, g in fold_of.items() if g != f]
         held = [q for q, g in fold_of.items() if g == f]
+        if not held or not inner:  # a partial run: this fold has no question yet, or nothing else has
+            continue
         pick = best({n: float(s[inner].mean()) for n, s in scores.items()}, cost)
         per_fold.append(
             {
@@ -111,8 +114,8 @@ def choose(scores: dict[str, pd.Series], cost: dict[str, float], fold_of: dict[s
         )
     overall = best({n: float(s.mean()) for n, s in scores.items()}, cost)
     sizes = [p["questions"] for p in per_fold]
-    held_out = sum(p["held_out_score"] * n for p, n in zip(per_fold, sizes)) / sum(sizes)
-    return {"chosen": overall, "folds": per_fold, "held_out_score": round(held_out, 4)}
+    held_out = sum(p["held_out_score"] * n for p, n in zip(per_fold, sizes)) / sum(sizes) if sizes else None
+    return {"chosen": overall, "folds": per_fold, "held_out_score": None if held_out is None else round(held_out, 4)}
 
 
 def train_inputs(cfg: dict, retrieval: str | Path, limit: int | None) -> tuple[pd.DataFrame, list[dict], pd.DataFrame]:
@@ -130,23 +133,32 @@ def candidate_scores(records: list[dict], questions: pd.DataFrame, gold: pd.Data
 
 
 def run_candidate(gw: LLMGateway, model: str, cand: Candidate, questions, retrieval, known) -> tuple[list, dict]:
-    """Answer the questions with one candidate; its records and what its calls cost (seconds contended)."""
+    """Answer the questions with one candidate: its records and the sums of what its calls cost (seconds
+    as measured here: contended on a shared machine)."""
     telemetry: list[dict] = []
-    t0, c0 = time.monotonic(), time.process_time()
+    t0 = time.monotonic()
     job = AnswerJob(gw.settings, "", known, False, telemetry=telemetry, gateway=gw)
     records = answer_split(retrieval, questions, variant_spec(cand.name, cand.variant(model)), job)
     calls = [c for r in records for c in r["call"]["calls"]]
     live = [t for t in telemetry if not t["cached"]]
     return records, {
         "calls": len(calls),
-        "prompt_tokens_per_question": round(sum(c["prompt_tokens"] for c in calls) / len(records), 1),
-        "completion_tokens_per_question": round(sum(c["completion_tokens"] for c in calls) / len(records), 1),
+        "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
+        "completion_tokens": sum(c["completion_tokens"] for c in calls),
         "blank": sum(bool(r["is_blank"]) for r in records),
         "failures": sum(bool(r.get("failure")) for r in records),
         "live_calls": len(live),
-        "live_call_s": round(sum(t["latency_s"] for t in live), 1),
-        "wall_s": round(time.monotonic() - t0, 1),
-        "client_cpu_s": round(time.process_time() - c0, 1),
+        "live_call_s": sum(t["latency_s"] for t in live),
+        "wall_s": time.monotonic() - t0,
+    }
+
+
+def summary(sums: dict, n: int) -> dict:
+    """A candidate's costs over its ``n`` answered questions: totals, and tokens per question."""
+    return {
+        **{k: round(v, 1) if isinstance(v, float) else v for k, v in sums.items()},
+        "prompt_tokens_per_question": round(sums["prompt_tokens"] / n, 1),
+        "completion_tokens_per_question": round(sums["completion_tokens"] / n, 1),
     }
 
 
@@ -187,7 +199,8 @@ class ChoiceRun:
 
 
 def run_choice(config_path: str | Sequence[str], run: ChoiceRun) -> dict:
-    """Run the candidates in order, writing ``run.out`` (per-question scores, costs, fold choice) after each."""
+    """Every candidate on each question in turn, writing ``run.out`` (per-question scores, costs, the fold
+    choice on the questions answered so far) after each question."""
     model, retrieval, out, replies_out = run.model, run.retrieval, run.out, run.replies_out
     candidates, n_folds, seed, limit = run.candidates, run.n_folds, run.seed, run.limit
     cfg = load_config(config_path)
@@ -209,23 +222,35 @@ def run_choice(config_path: str | Sequence[str], run: ChoiceRun) -> dict:
         "how": __doc__.split("How: ", 1)[1].strip() if __doc__ else "",
         "candidates": {},
     }
-    scores: dict[str, pd.Series] = {}
-    raw: dict[str, list[dict]] = {}
+    records: dict[str, list[dict]] = {c.name: [] for c in candidates}
+    sums: dict[str, dict] = {}
     with LLMGateway(Path(CACHE), llm) as gw:
-        for cand in candidates:
-            records, cost = run_candidate(gw, model, cand, questions, records_in, known)
-            scores[cand.name] = candidate_scores(records, questions, gold, urls)
-            result["candidates"][cand.name] = {
-                **asdict(cand),
-                **cost,
-                "score": round(float(scores[cand.name].mean()), 4),
-                "per_question": {q: round(float(v), 4) for q, v in scores[cand.name].items()},
+        # question by question, every candidate: a run stopped early has every candidate on the same questions
+        for i in range(len(questions)):
+            one = questions.iloc[[i]]
+            for cand in candidates:
+                recs, cost = run_candidate(gw, model, cand, one, records_in, known)
+                records[cand.name] += recs
+                sums[cand.name] = {k: sums.get(cand.name, {}).get(k, 0) + v for k, v in cost.items()}
+            done = questions.head(i + 1)
+            result["answered"] = i + 1
+            scores = {
+                c.name: candidate_scores(records[c.name], done, gold[gold["id"].isin(set(done["id"]))], urls)
+                for c in candidates
             }
+            for c in candidates:
+                result["candidates"][c.name] = {
+                    **asdict(c),
+                    **summary(sums[c.name], i + 1),
+                    "score": round(float(scores[c.name].mean()), 4),
+                    "per_question": {q: round(float(v), 4) for q, v in scores[c.name].items()},
+                }
             tokens = {n: c["prompt_tokens_per_question"] for n, c in result["candidates"].items()}
-            result["choice"] = choose(scores, tokens, fold_of)
+            result["choice"] = choose(scores, tokens, {q: fold_of[q] for q in done["id"]})
             atomic_write_json(Path(out), result)
             if replies_out:
-                raw[cand.name] = replies(records, records_in, cand)
+                raw = {c.name: replies(records[c.name], records_in, c) for c in candidates}
                 atomic_write_json(Path(replies_out), {"model": model, "params": PARAMS, "replies": raw})
-            print(f"{cand.name}: score {result['candidates'][cand.name]['score']} {json.dumps(cost)}", flush=True)
+            line = {n: c["score"] for n, c in result["candidates"].items()}
+            print(f"{i + 1}/{len(questions)} {done['id'].iloc[-1]}: {json.dumps(line)}", flush=True)
     return result

@@ -39,10 +39,11 @@ def speeds_from_bench(bench: dict) -> dict:
     return out
 
 
-def ship(bench: dict, path: Path = SHIPPED) -> Path:
+def ship(bench: dict, path: Path | None = None) -> Path:
     """Merge a bench's rows into the shipped file (rows of models it did not measure stay)."""
     from pipeline.io import atomic_write_json
 
+    path = path or SHIPPED
     current = json.loads(path.read_text()) if path.exists() else {}
     for model, rows in speeds_from_bench(bench).items():
         current[model] = {**current.get(model, {}), **rows}
@@ -56,9 +57,10 @@ def load_speeds(path: Path = SHIPPED) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def speed_of(model: str, threads: int, servers: int, path: Path = SHIPPED) -> dict | None:
-    """The measured row of ``llm.local`` model ``model`` nearest this setting; None when it has none."""
-    rows = load_speeds(path).get(model) or {}
+def speed_of(model: str, threads: int, servers: int, path: Path | None = None) -> dict | None:
+    """The measured row of ``llm.local`` model ``model`` nearest this setting (default file: the shipped
+    one); None when it has none."""
+    rows = load_speeds(path or SHIPPED).get(model) or {}
     if not rows:
         return None
     key = setting(threads, servers)
