@@ -97,13 +97,15 @@ def choose(scores: dict[str, pd.Series], cost: dict[str, float], fold_of: dict[s
     """The choice and what it is worth: per fold, the best candidate on the other folds and its held-out
     mean; then the best on every question. ``scores``: candidate -> per-question score (indexed by id)."""
     n_folds = max(fold_of.values()) + 1
-    per_fold = []
+    per_fold: list[dict] = []
+    held_scores: list[float] = []  # every held-out question's score under its fold's choice
     for f in range(n_folds):
         inner = [q for q, g in fold_of.items() if g != f]
         held = [q for q, g in fold_of.items() if g == f]
         if not held or not inner:  # a partial run: this fold has no question yet, or nothing else has
             continue
         pick = best({n: float(s[inner].mean()) for n, s in scores.items()}, cost)
+        held_scores += [float(v) for v in scores[pick][held]]
         per_fold.append(
             {
                 "fold": f,
@@ -113,9 +115,8 @@ def choose(scores: dict[str, pd.Series], cost: dict[str, float], fold_of: dict[s
             }
         )
     overall = best({n: float(s.mean()) for n, s in scores.items()}, cost)
-    sizes = [p["questions"] for p in per_fold]
-    held_out = sum(p["held_out_score"] * n for p, n in zip(per_fold, sizes)) / sum(sizes) if sizes else None
-    return {"chosen": overall, "folds": per_fold, "held_out_score": None if held_out is None else round(held_out, 4)}
+    held_out = round(sum(held_scores) / len(held_scores), 4) if held_scores else None
+    return {"chosen": overall, "folds": per_fold, "held_out_score": held_out}
 
 
 def train_inputs(cfg: dict, retrieval: str | Path, limit: int | None) -> tuple[pd.DataFrame, list[dict], pd.DataFrame]:
