@@ -119,11 +119,13 @@ def choose(scores: dict[str, pd.Series], cost: dict[str, float], fold_of: dict[s
     return {"chosen": overall, "folds": per_fold, "held_out_score": held_out}
 
 
-def train_inputs(cfg: dict, retrieval: str | Path, limit: int | None) -> tuple[pd.DataFrame, list[dict], pd.DataFrame]:
+def train_inputs(
+    questions_csv: str, labels_csv: str, retrieval: str | Path, limit: int | None
+) -> tuple[pd.DataFrame, list[dict], pd.DataFrame]:
     """The train questions (the first ``limit``), their retrieval records, their labels (train only)."""
-    questions = pd.read_csv(split_source(cfg, "train"), dtype=str, keep_default_na=False)
+    questions = pd.read_csv(questions_csv, dtype=str, keep_default_na=False)
     questions = questions.head(limit) if limit else questions
-    gold = pd.read_csv(labels_source(cfg, "train"))
+    gold = pd.read_csv(labels_csv)
     return questions, read_jsonl(retrieval), gold[gold["id"].astype(str).isin(set(questions["id"]))]
 
 
@@ -205,7 +207,9 @@ def run_choice(config_path: str | Sequence[str], run: ChoiceRun) -> dict:
     model, retrieval, out, replies_out = run.model, run.retrieval, run.out, run.replies_out
     candidates, n_folds, seed, limit = run.candidates, run.n_folds, run.seed, run.limit
     cfg = load_config(config_path)
-    questions, records_in, gold = train_inputs(cfg, retrieval, limit)
+    questions, records_in, gold = train_inputs(
+        split_source(cfg, "train"), labels_source(cfg, "train"), retrieval, limit
+    )
     meta = load_metadata(Path(cfg["wattbot"]["dir"]) / "metadata.csv").astype(str)
     urls, known = dict(zip(meta["id"], meta["url"])), set(meta["id"])
     llm = LLMSpec.from_dict(

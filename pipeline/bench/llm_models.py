@@ -30,7 +30,7 @@ from pipeline.answer.llm_answer import answer_schema, build_messages, response_f
 from pipeline.config import load_config
 from pipeline.io import read_jsonl
 from pipeline.llm.local_server import LocalServer, assemble_model, start_all
-from pipeline.llm_models import LLMSpec
+from pipeline.llm_models import LLMSpec, LocalModelSpec
 from pipeline.workflow.wattbot import split_source
 
 SETTINGS = ((1, 1), (2, 1), (1, 2))  # (threads per server, servers): what fits 2 cores
@@ -96,7 +96,7 @@ def post(server: LocalServer, body: dict) -> dict:
         return json.loads(resp.read())
 
 
-def measure(spec, threads: int, servers: int, requests: list[Request], work: Path) -> dict:
+def measure(spec: LocalModelSpec, threads: int, servers: int, requests: list[Request], work: Path) -> dict:
     """One row: ``servers`` servers of ``threads`` threads answer every request, ``servers`` in flight."""
     local = replace(spec, n_threads=threads)
     pool = start_all([LocalServer(local, work / f"{spec.name}-t{threads}-s{servers}-{i}.log") for i in range(servers)])
