@@ -133,7 +133,7 @@ def local_speed(model: ModelSpec, calls: int, prompt: int, completion: int) -> t
     where = (
         f"LLM bench {row['measured']}, {row['cpu']}, load {row['load_avg']:g}"
         if row
-        else "Gemma 3 270M's, measured on 2 cores"
+        else "no LLM bench row for it: Gemma 3 270M's, measured on 2 cores"
     )
     per_call = (prompt / prompt_tok_s + completion / output_tok_s) / calls
     return per_call, f"~{per_call:.0f} s a call (local: {prompt_tok_s:g}/{output_tok_s:g} tok/s, {where})"
