@@ -71,3 +71,25 @@ def test_the_choice_is_made_without_the_held_out_fold():
 def test_a_retry_candidate_asks_its_deeper_attempt_as_the_wider_candidate():
     r1, wide = Candidate(2, 400, 1).variant("local/m"), Candidate(4, 400).variant("local/m")
     assert r1["max_retries"] == 1 and {**r1, "max_retries": 0, "context_k": 4} == wide
+
+
+@pytest.mark.local_llm
+def test_a_row_is_measured_on_a_real_server(tmp_path, wattbot_dir):
+    """Gemma 3 270M (in the set-up) answers two train questions through the project's prompt at 1 thread, 1
+    server and at 1 thread, 2 servers: every figure of a row comes out of the run (tokens from the replies,
+    rates from llama.cpp's own timing lines, CPU from /proc), and the table renders them."""
+    from pipeline.bench.llm_models import Rows, render, run_local_models_bench
+    from pipeline.datasets.paths import REPO
+    from pipeline.io import atomic_write_jsonl
+
+    train = pd.read_csv(wattbot_dir / "train_QA.csv", dtype=str).head(2)
+    text = "Training GShard-600B used 24 MWh and produced 4.3 net tCO2e, the paper reports in its table."
+    hits = [{"node_id": "n1", "doc_id": "patterson2021", "text": text, "context": text, "context_id": "n1"}]
+    atomic_write_jsonl(tmp_path / "r.jsonl", [{"id": q, "hits": hits} for q in train["id"]])
+    rows = Rows(questions=2, settings=((1, 1), (1, 2)), work=str(tmp_path / "logs"))
+    figures = run_local_models_bench(REPO / "config.yaml", ["gemma3-270m"], tmp_path / "r.jsonl", rows)
+    assert [(r["threads"], r["servers"], r["questions"]) for r in figures["rows"]] == [(1, 1, 2), (1, 2, 2)]
+    for r in figures["rows"]:
+        assert r["prompt_tok_s"] > 0 and r["gen_tok_s"] > 0 and r["cpu_s_per_question"] > 0
+        assert r["prompt_tokens_per_question"] > 100 and r["s_per_question"] > 0
+    assert "| gemma3-270m | 1 | 2 |" in render(figures)
