@@ -225,6 +225,8 @@ def run_choice(config_path: str | Sequence[str], run: ChoiceRun) -> dict:
         "n_folds": n_folds,
         "seed": seed,
         "how": __doc__.split("How: ", 1)[1].strip() if __doc__ else "",
+        "seconds": "wall time of the live calls on the machine as it was (contended on a shared one; cached calls"
+        " count 0): what a question costs idle is the LLM bench's rows (make bench-llm-models)",
         "candidates": {},
     }
     records: dict[str, list[dict]] = {c.name: [] for c in candidates}
