@@ -247,6 +247,13 @@ class LLMGateway:
         if waited:
             self._count(limit_wait_s=waited)
 
+    def open(self, model: str) -> None:
+        """Open ``model``'s route now, from the calling thread. A local server is killed when the thread that
+        started it exits (PR_SET_PDEATHSIG follows the thread, pipeline/llm/local_server.py): one started by a
+        call inside a batch's worker pool dies when that batch ends, so a caller that runs several batches on
+        one gateway (pipeline/bench/llm_choice.py) opens the route first from a thread that outlives them."""
+        self._connection(model)
+
     def _connection(self, model: str) -> Connection:
         """The model's route, opened once per gateway by its kind of serving (a local model's servers
         start here, one per call in flight)."""
