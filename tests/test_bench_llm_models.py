@@ -93,3 +93,29 @@ def test_a_row_is_measured_on_a_real_server(tmp_path, wattbot_dir):
         assert r["prompt_tok_s"] > 0 and r["gen_tok_s"] > 0 and r["cpu_s_per_question"] > 0
         assert r["prompt_tokens_per_question"] > 100 and r["s_per_question"] > 0
     assert "| gemma3-270m | 1 | 2 |" in render(figures)
+
+
+@pytest.mark.local_llm
+def test_a_route_opened_from_the_callers_thread_outlives_a_batch(tmp_path):
+    """A local server dies with the thread that started it (PR_SET_PDEATHSIG): started inside a worker pool it
+    is gone when the pool ends, so the choice run, which answers many batches on one gateway, opens it first."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pipeline.register_builtins  # noqa: F401  (the local kind of serving)
+    from pipeline.config import load_config
+    from pipeline.datasets.paths import REPO
+    from pipeline.llm.gateway import LLMGateway
+
+    llm = LLMSpec.from_dict(load_config(REPO / "config.yaml")["llm"])
+    with LLMGateway(tmp_path / "a.sqlite", llm) as gw:
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(gw.open, "local/gemma3-270m").result()
+        time.sleep(2)
+        assert gw.connections["local/gemma3-270m"].servers[0].proc.poll() == -9  # killed with its thread
+    with LLMGateway(tmp_path / "b.sqlite", llm) as gw:
+        gw.open("local/gemma3-270m")
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(time.sleep, 0.1).result()
+        time.sleep(2)
+        assert gw.connections["local/gemma3-270m"].servers[0].proc.poll() is None
