@@ -61,7 +61,7 @@ TRACK := @$(BIN)/python -m pipeline track --reports reports --config $(CONFIG) -
 # under runs/<id>/ with everything the steps after Snakemake added to reports/.
 # The set-up's sub-make is named through SUBMAKE, not $(MAKE) on the line: `make -n run` then neither runs it
 # nor appends stamps.
-TIMED = $(PYTHON) -m pipeline.report.telemetry.make_steps --times logs/make-run.times
+TIMED = $(PYTHON) -m pipeline.make_steps --times logs/make-run.times
 SUBMAKE = $(MAKE) --no-print-directory
 run:
 	@mkdir -p logs && echo "start $$(date +%s)" > logs/make-run.times
@@ -75,7 +75,7 @@ run:
 
 # make run's set-up, timed as one step: the virtual environment, the config's extras, the parse-quality PDFs.
 run-setup: extras
-	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus --scope sample \
+	$(BIN)/python -m pipeline quality-pdfs --out-dir data/parse-corpus --scope sample \
 	  || echo "warning: parse-quality PDFs not downloaded (needs apt-get and Debian's registry); reports/parsing/sample/quality.csv is skipped"
 
 # The default grid plus the all-mpnet-base-v2 encoder overlay (config.mpnet.yaml extends config.yaml: its
@@ -109,7 +109,7 @@ report-check: setup chromium
 
 # make run's browser check: where a browser exists; make run installs no system package.
 browser-check: setup
-	@if $(BIN)/python -c "import sys; from pipeline.report.export.browser import find_chromium; sys.exit(not find_chromium())"; then \
+	@if $(BIN)/python -c "import sys; from pipeline.report.render.browser import find_chromium; sys.exit(not find_chromium())"; then \
 	  $(BIN)/python -m pipeline report-check --html reports/index.html --screenshot reports/index.screenshot.png \
 	  || echo "warning: reports/index.html failed the browser check (see above)"; \
 	else echo "no Chromium here: the report's browser check is skipped. To run it: sudo apt-get install chromium" \
@@ -207,14 +207,18 @@ bench-llm-models: setup $(LLAMA_STAMP) $(QWEN_STAMPS)
 clean:
 	rm -rf results reports logs benchmarks .snakemake
 
-# The parse-quality corpus (data/parse-corpus.csv: 53 development PDFs from 9 typesetting families, and
+# The parse-quality PDFs (data/parse-corpus.csv: 53 development PDFs from 9 typesetting families, and
 # 10 reserved texlive-publishers-doc PDFs for the independent check; docs/parsing.md): real PDFs with
 # outlines from Debian documentation packages (apt-get
 # download from Debian's registry; a cache, not committed), then reports/parsing/quality.csv.
-.PHONY: parse-corpus parse-quality
-parse-corpus: setup
-	$(BIN)/python -m pipeline parse-corpus --out-dir data/parse-corpus
+.PHONY: quality-pdfs parse-corpus parse-quality
+quality-pdfs: setup
+	$(BIN)/python -m pipeline quality-pdfs --out-dir data/parse-corpus
+
+# The target's old name (a corpus is a `corpora:` entry now: docs/architecture.md#glossary).
+parse-corpus: quality-pdfs
+	@echo "note: make parse-corpus is now make quality-pdfs; the old name still works"
 
 # forced: the report measures the parser's code, which Snakemake does not track as an input.
-parse-quality: parse-corpus
+parse-quality: quality-pdfs
 	$(SNAKEMAKE) --cores $(CORES) --forcerun parse_quality -- reports/parsing/quality.csv

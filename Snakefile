@@ -17,8 +17,8 @@ from pipeline.config import check_paths, config_hash, snakemake_config
 from pipeline.llm.preflight import declared_envvars, real_run_checks, warn_unused_per_model
 from pipeline.cores import machine_cores
 from pipeline.plan import RunWork, start_run
-from pipeline.runs import end_run
-from pipeline.report.export import tracking
+from pipeline.run_ids import end_run
+from pipeline import tracking
 from pipeline.workflow.report_settings import track_settings
 
 # The grid the --configfile files describe (their `extends:` chains resolved), else config.yaml; --config
@@ -59,13 +59,16 @@ if ENVVARS:
 
 include: "pipeline/rules/common.smk"   # paths (pipeline/paths.py: where every file lives), CACHE, SPLITS, SCORE_SPLIT, SUITE
 include: "pipeline/rules/wattbot.smk"
+include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/retrieval.smk"
+include: "pipeline/rules/answer.smk"
+include: "pipeline/rules/evaluate.smk"
+include: "pipeline/rules/power.smk"
 include: "pipeline/rules/suite.smk"
 include: "pipeline/rules/report.smk"
-include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/sprout.smk"
 include: "pipeline/rules/llm.smk"
-include: "pipeline/rules/embed.smk"
+include: "pipeline/rules/encoder.smk"
 include: "pipeline/rules/corpora.smk"
 
 # LLM calls in flight across the run (`--resources llm_api=N` overrides): each LLM job takes its
@@ -96,6 +99,7 @@ rule all:
 # continued only by a run of the same resolved config (its hash: the one every report header shows).
 onstart:
     wf.local_scheduler_without_rate_limit(workflow)
+    wf.keep_keys_out_of_job_scripts(workflow)   # keys never written into cluster job scripts (pipeline/workflow/job_secrets.py)
     # the work of the jobs that will run: its keys set, its endpoints answer with the configured model
     ENDPOINTS = real_run_checks(RUN.work)   # (main process, real runs only; first: a failed check writes nothing)
     wf.prioritise_by_critical_path(workflow)   # each job ranks by the longest chain below it (pipeline/workflow/critical_path.py)
@@ -106,11 +110,11 @@ onstart:
 # After a successful run, outside the DAG: the documents that could not be parsed, repeated last; the run
 # telemetry (latency, cache hits, wall time from benchmarks/) beside the leaderboard; the run's summary
 # (leaderboard top, submission, claims, what needs a look, time) printed last and in reports/summary.json;
-# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/report/export/tracking.py).
+# with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/tracking.py).
 onsuccess:
     wf.after_run(CFG)
     tracking.after_run(TRACK)
-    end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/runs.py)
+    end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/run_ids.py)
 
 
 # After a failed run: the failed jobs, their logs' last lines, and the command that resumes.

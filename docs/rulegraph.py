@@ -49,10 +49,10 @@ def rulegraph_dot(data_root: str | None = None) -> str:
 
 
 def sample_pdf_placeholders(work: Path, cfg: dict) -> None:
-    """Empty files where `make run`'s parse-corpus step puts the sample PDFs, so the plan holds the
+    """Empty files where `make run`'s quality-pdfs step puts the sample PDFs, so the plan holds the
     parse_quality rule as `make run`'s does (a dry run only checks that its inputs exist)."""
     sys.path.insert(0, str(REPO))
-    from pipeline.parse.corpus import MANIFEST, load_manifest, select
+    from pipeline.parse.quality_pdfs import MANIFEST, load_manifest, select
 
     (work / MANIFEST).parent.mkdir(parents=True, exist_ok=True)
     (work / MANIFEST).write_bytes((REPO / MANIFEST).read_bytes())  # the rule reads the corpus list from the run's folder

@@ -22,21 +22,21 @@ from pipeline.verbs import (  # noqa: E402
     grid,
     index,
     inputs,
+    kept_runs,
     models,
     report,
     retrieve,
-    runs,
     score,
     spend,
     suite,
     tools,
 )
-from pipeline.verbs.base import VerbParser, VerbsAction, named_pairs  # noqa: E402
+from pipeline.verbs.base import VerbParser, VerbsAction, current_verb, named_pairs, renamed_verbs_line  # noqa: E402
 
 _named = named_pairs  # the name tests and older callers use
 
 # Each group's add_verbs registers its verbs; a new verb goes into the module of its group.
-GROUPS = (inputs, index, retrieve, answer, models, spend, score, report, runs, suite, tools, grid)
+GROUPS = (inputs, index, retrieve, answer, models, spend, score, report, kept_runs, suite, tools, grid)
 
 # The verbs people run by hand, in the order --help lists them; every other verb is listed apart,
 # as one the Snakemake rules (pipeline/rules/*.smk) or the Makefile call.
@@ -50,6 +50,7 @@ USER_VERBS = (
     "corpus-ingest",
     "list",
     "config",
+    "plugins",
     "fetch",
     "bench",
     "readme",
@@ -60,7 +61,7 @@ USER_VERBS = (
     "job-lengths",
     "track",
     "report-check",
-    "parse-corpus",
+    "quality-pdfs",
     "standin",
 )
 
@@ -83,7 +84,8 @@ def verb_sections(sub: argparse._SubParsersAction) -> str:
         _verb_list("verbs to run by hand", user, helps)
         + "\n\n"
         + _verb_list("steps the Snakemake rules call (one DAG job each; rarely run by hand)", rules, helps)
-        + "\n\n`python -m pipeline <verb> --help` explains a verb and its options."
+        + "\n\n`python -m pipeline <verb> --help` explains a verb and its options. "
+        + renamed_verbs_line()
     )
 
 
@@ -111,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(current_verb(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
     )

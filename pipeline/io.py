@@ -29,6 +29,22 @@ def file_mode() -> int:
     return 0o666 & ~_umask()
 
 
+def create_shared_file(path: str | Path) -> Path:
+    """An empty file at ``path`` with :func:`file_mode`, unless one is there. For SQLite: it creates a
+    database 0644 less the umask (0640 under umask 007: a group's cache no colleague could write) and gives
+    its -wal, -shm and -journal files the database's mode, so a database made here first has them all right
+    (an empty file is an empty database)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, file_mode())
+    except FileExistsError:
+        return path
+    os.fchmod(fd, file_mode())
+    os.close(fd)
+    return path
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write to a temp file in the same folder, then rename: readers never see half a file."""
     path = Path(path)

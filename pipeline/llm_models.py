@@ -75,7 +75,7 @@ class ServingKind:
         return model[len(self.prefix) :] if self.prefix else None
 
 
-SERVING: Registry[ServingKind] = Registry("LLM serving kind", "WATTBENCH_LLM_SERVING", builtins="pipeline.llm.serving")
+SERVING: Registry[ServingKind] = Registry("LLM serving kind", "wattbench.llm_serving", builtins="pipeline.llm.serving")
 
 
 TEMPLATE_IN_FILE = "gguf"  # llm.local.<name>.chat_format: the chat template the GGUF carries (no --chat_format)
@@ -114,6 +114,8 @@ class PerModelSpec:
     max_failure_rate: float | None
     malformed_retries: int | None
     keyed: bool = False  # api_key_env is set (None then means a keyless server), not a config key
+    headers_env: dict[str, str] = field(default_factory=dict)  # header -> the variable holding its value
+    userinfo_env: str | None = None  # the variable holding user:password for its api_base
 
     @classmethod
     def from_dict(cls, model: str, d: Mapping) -> PerModelSpec:
@@ -141,6 +143,8 @@ class ModelSpec:
     endpoint: str | None  # api_base (a kind that calls out); part of the cache key
     keyed: bool  # api_key_env is configured
     api_key_env: str | None  # its key's variable (None with ``keyed``: a keyless server)
+    headers_env: dict[str, str]  # HTTP header -> the variable holding its value (sent with every call, never stored)
+    userinfo_env: str | None  # the variable holding user:password for its endpoint's URL (never stored)
     timeout_s: float
     concurrency: int
     requests_per_minute: float | None
@@ -247,6 +251,8 @@ class LLMSpec:
             endpoint=(per.api_base or self.api_base or None) if kind.calls_out else None,
             keyed=per.keyed,
             api_key_env=per.api_key_env,
+            headers_env=dict(per.headers_env or {}),
+            userinfo_env=per.userinfo_env,
             timeout_s=float(per.timeout_s or self.timeout_s),
             concurrency=int(concurrency),
             requests_per_minute=_over(per.requests_per_minute, self.requests_per_minute),

@@ -18,12 +18,12 @@ BENCHMARKS = "benchmarks"  # Snakemake's per-job wall time and memory (run telem
 LOGS = "logs"
 WATTBOT = "wattbot"  # the dataset name of WattBot 2025 among the retrieval suite's
 WATTBOT_RESULTS = f"{RESULTS}/{WATTBOT}"
-RUNS = "runs"  # the kept runs' folder, beside results/ and reports/ (git-ignored; report/export/kept_runs.py)
+RUNS = "runs"  # the kept runs' folder, beside results/ and reports/ (git-ignored; kept_runs/store.py)
 SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dataset
 
 LLM_RUNTIME = "data/models/llama-cpp-python.json"  # the local LLM's runtime, built by the llm_runtime rule
-PARSE_CORPUS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality corpus (pipeline/parse/corpus.py)
-CLAIMS_FILE = Path(__file__).parent / "report" / "claims.yaml"  # published claims the report measures
+QUALITY_PDFS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality PDFs (pipeline/parse/quality_pdfs.py)
+CLAIMS_FILE = Path(__file__).parent / "report" / "claims" / "claims.yaml"  # published claims the report measures
 
 
 # --- a smoke run (`limit: N`, pipeline/config): the first N questions of every split. What the questions shape
@@ -203,7 +203,7 @@ PARSE_CHECK = parse_check()
 
 
 def parse_quality_errors(scope: str = "{scope}") -> str:
-    """``scope``: "" (the whole corpus) or "sample/" (the default DAG's few documents)."""
+    """``scope``: "" (every parse-quality PDF) or "sample/" (the default DAG's few documents)."""
     return f"{RESULTS}/parse-quality/{scope}errors.csv"
 
 
@@ -290,7 +290,7 @@ class Reports:
         """One WattBot document's SproutRAG tree: ``json``, its dendrogram ``png`` / ``svg``, or (no ext) their stem."""
         return self / f"{WATTBOT}/sprout_tree" + (f".{ext}" if ext else "")
 
-    # the parse-quality report ({scope}: "" for the whole corpus, "sample/" for the default DAG's)
+    # the parse-quality report ({scope}: "" for every PDF, "sample/" for the default DAG's)
     def parse_quality(self, scope: str = "{scope}") -> str:
         return self / f"parsing/{scope}quality.csv"
 
@@ -346,9 +346,9 @@ BENCHMARK_JOBS = {
     "parse_quality": "parsing/{scope}quality",
     "local_model": "local_model/{gguf}",
     "llm_runtime": "llm_runtime",
-    "minilm_qint8": "minilm_qint8/{folder}",
-    "minilm_qint8_rr": "minilm_qint8_rr/{folder}",
-    "embedding_model": "embedding_model/{folder}",
+    "encoder_qint8": "encoder_qint8/{folder}",
+    "encoder_qint8_rr": "encoder_qint8_rr/{folder}",
+    "encoder_model": "encoder_model/{folder}",
     "corpus_ingest": "{dataset}/ingest",
     "corpus_tree": "{dataset}/tree/{doc}",
     "corpus_parse_errors": "{dataset}/parse_errors",

@@ -4,8 +4,8 @@ A dry run (``snakemake -n``) prints the estimate (:mod:`pipeline.estimate`) and 
 real run prints, before any job starts, the resolved LLM work: every variant's model, the
 endpoint its calls go to, whether it is priced and by what, calls and USD ranges (the estimate's
 table), where a hosted model sees the corpus's text (answering calls send retrieved snippets of
-the corpus; planner calls send the questions only), the endpoint checks (:func:`endpoint_status_lines`)
-and the run id (:mod:`pipeline.runs`). Then the gate: a run whose priced upper bound is above 0
+the documents; planner calls send the questions only), the endpoint checks (:func:`endpoint_status_lines`)
+and the run id (:mod:`pipeline.run_ids`). Then the gate: a run whose priced upper bound is above 0
 starts only with a spend cap (``llm.max_cost_usd``) or an explicit confirmation
 (``llm.confirm_spend: true``, or ``WATTBENCH_CONFIRM_SPEND=1`` in the environment). Replay mode
 pays nothing and always passes.
@@ -23,7 +23,7 @@ from pipeline.llm.preflight import dry_run_checks
 from pipeline.llm.prices import price_source
 from pipeline.llm.work import LLMWork
 from pipeline.llm_models import LLMSpec
-from pipeline.runs import begin_run, read_state, superseded
+from pipeline.run_ids import begin_run, read_state, superseded
 
 CONFIRM_ENV = "WATTBENCH_CONFIRM_SPEND"
 
@@ -67,7 +67,7 @@ def routes(llm: LLMSpec, est: Estimate) -> list[Route]:
         seen.add((x.what, x.model))
         model = llm.resolve(x.model)
         endpoint = model.kind.where(model)
-        carried = "questions + corpus snippets" if x.what.startswith("answer") else "questions only"
+        carried = "questions + document snippets" if x.what.startswith("answer") else "questions only"
         sends = model.serving.sends.format(carried=carried, endpoint=endpoint)
         if x.mocked and not model.serving.cache_only:
             sends = "nothing (mocked)"
@@ -76,7 +76,7 @@ def routes(llm: LLMSpec, est: Estimate) -> list[Route]:
 
 
 def format_routes(rows: list[Route]) -> str:
-    lines = [f"{'LLM work':34} {'model':28} {'endpoint':38} {'price':12} corpus text leaves as"]
+    lines = [f"{'LLM work':34} {'model':28} {'endpoint':38} {'price':12} document text leaves as"]
     lines += [f"{r.what[:34]:34} {r.model[:28]:28} {r.endpoint[:38]:38} {r.price:12} {r.sends}" for r in rows]
     return "\n".join(lines)
 

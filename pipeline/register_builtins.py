@@ -1,7 +1,7 @@
 """The modules that register the built-in entries of the registries whose code lives elsewhere: index
 kinds (:mod:`pipeline.indexes`), planner kinds (:mod:`pipeline.retrieve.planner`), fusion modes
-(:mod:`pipeline.ranking.fusion`), answering backends (:mod:`pipeline.answer.backends`) and kinds of LLM
-serving (:mod:`pipeline.llm.serving`).
+(:mod:`pipeline.ranking.fusion`), answering backends (:mod:`pipeline.answer.backends`), kinds of LLM
+serving (:mod:`pipeline.llm.serving`) and measures (:mod:`pipeline.score`).
 
 A driver (the CLI, the Snakefile's workflow, the benches) imports this module before it validates a
 config or looks an entry up. The registries themselves sit on the shared floor and never import a
@@ -16,6 +16,7 @@ import pipeline.indexes
 import pipeline.llm.serving
 import pipeline.ranking.fusion
 import pipeline.retrieve.planner
+import pipeline.score
 
 LOADED = (
     pipeline.answer.backends,
@@ -23,4 +24,5 @@ LOADED = (
     pipeline.llm.serving,
     pipeline.ranking.fusion,
     pipeline.retrieve.planner,
+    pipeline.score,
 )

@@ -26,11 +26,6 @@ from pipeline.config_schema import (
     parse_spec,
     spec_defaults,
 )
-
-# the answering specs' choices (declared in pipeline/registry/answer_backends.py), beside the other enumerations
-from pipeline.registry.answer_backends import PROMPTS as PROMPTS
-from pipeline.registry.answer_backends import TIEBREAKS as TIEBREAKS
-from pipeline.registry.answer_backends import VOTE_MODES as VOTE_MODES
 from pipeline.registry.index_kinds import kind_of
 from pipeline.registry.retrieval_modes import PLANNERS
 
@@ -337,7 +332,7 @@ CORPUS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 RESERVED_CORPUS_NAMES = frozenset(
     {
         *("wattbot", "sprout", "parse-quality", "retrieval", "figures", "parsing", "bench"),  # results/, reports/
-        *("local_model", "minilm_qint8", "minilm_qint8_rr", "embedding_model", "suite_report"),  # benchmarks/, logs/
+        *("local_model", "encoder_qint8", "encoder_qint8_rr", "encoder_model", "suite_report"),  # benchmarks/, logs/
     }
 )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pipeline.answer.llm_answer import Ask, answer_once, combine_samples
 from pipeline.answer.run import AnswerJob, answer_split
-from pipeline.registry.answer_backends import LLMAnswerSpec, variant_spec
+from pipeline.answer.llm_answer import LLMAnswerSpec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.llm_models import LLMSpec
 
 

@@ -79,9 +79,25 @@ def built_indexes(tmp_path_factory, three_trees, encoder):
     return {"dir": root, "cache_dir": root / "cache", "counts": counts}
 
 
+@pytest.fixture(scope="session")
+def plugin_site(tmp_path_factory):
+    """``plugin_site(name, modules, entry_points)``: a toy plugin distribution pip-installed into a folder of its
+    own (tests/plugin_dist.py), once per session; that folder, for sys.path or a Snakemake run's PYTHONPATH."""
+    from plugin_dist import install
+
+    built: dict[str, Path] = {}
+
+    def make(name: str, modules: list[Path], entry_points: dict[str, dict[str, str]]) -> Path:
+        if name not in built:
+            built[name] = install(tmp_path_factory.mktemp(name), name, modules, entry_points)
+        return built[name]
+
+    return make
+
+
 @pytest.fixture(autouse=True)
 def _no_run_id_left_behind():
-    """A test that begins a run in-process (pipeline/runs.py begin_run exports WATTBENCH_RUN_ID, as onstart
+    """A test that begins a run in-process (pipeline/run_ids.py begin_run exports WATTBENCH_RUN_ID, as onstart
     does) leaves no run id to later tests: a Snakemake started by a later test would otherwise be named
     by it and continue another test's run."""
     yield

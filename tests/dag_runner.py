@@ -10,8 +10,8 @@ import pytest
 from pipeline.datasets.paths import REPO, data_root
 
 
-def command(workdir: Path, *args: str, configfile: Path) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+def command(workdir: Path, *args: str, configfile: Path, python: str = sys.executable) -> list[str]:
+    return [python, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
             "--configfile", str(configfile), "--config", f"data_root={data_root()}", "--cores", "2", *args]
 
 
@@ -22,17 +22,18 @@ PLANTED_KEY = "sk-wattbench-PLANTED-4f1c9e2ab7d35c08"
 TINY_WALL = pytest.StashKey[float]()
 
 
-def environment(extra: dict | None = None) -> dict:
+def environment(extra: dict | None = None, python: str = sys.executable) -> dict:
     inherited = {k: v for k, v in os.environ.items() if k != "WATTBENCH_RUN_ID"}  # a run names itself, unless asked
     env = {**inherited, "OPENAI_API_KEY": PLANTED_KEY, **(extra or {})}
-    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    env["PATH"] = f"{Path(python).parent}:{env['PATH']}"
     return env
 
 
 def snakemake(workdir: Path, *args: str, configfile: Path, env: dict | None = None,
-              timeout: int = 1200) -> subprocess.CompletedProcess:
-    return subprocess.run(command(workdir, *args, configfile=configfile), capture_output=True, text=True,
-                          env=environment(env), timeout=timeout)
+              timeout: int = 1200, python: str = sys.executable) -> subprocess.CompletedProcess:
+    """Snakemake run by ``python`` (the shared venv's, or a scratch venv's: tests/plugin_dist.py)."""
+    return subprocess.run(command(workdir, *args, configfile=configfile, python=python), capture_output=True,
+                          text=True, env=environment(env, python), timeout=timeout)
 
 
 def planned_jobs(out: str) -> dict[str, int]:
@@ -41,7 +42,7 @@ def planned_jobs(out: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M) if m.group(1) != "total"}
 
 
-# The run's summary (reports/summary.json, pipeline/report/export/summary.py) and make run's reports/README.md
+# The run's summary (reports/summary.json, pipeline/report/summary.py) and make run's reports/README.md
 # carry the run's time: telemetry in content, kept under the names scripts and readers look for.
 RUN_SUMMARIES = ("reports/summary.json", "reports/README.md")
 
@@ -63,16 +64,15 @@ def result_files(root: Path) -> dict[str, bytes]:
     return out
 
 
-def snakemake_with_module(tmp_path: Path, cfg: dict, target: str, env_var: str, module: str,
-                          module_dir: Path) -> Path:
-    """Run ``target`` from the config ``cfg`` with an out-of-package module (a toy index kind, dataset
-    or answering backend) named in ``env_var``, as its jobs must load it; the target's path."""
+def snakemake_with_plugin(tmp_path: Path, cfg: dict, target: str, site: Path) -> Path:
+    """Run ``target`` from the config ``cfg`` with a toy plugin (an index kind, dataset or answering backend)
+    installed in ``site`` (tests/plugin_dist.py) on the run's PYTHONPATH, where every job's Python finds its
+    entry points; the target's path."""
     import yaml
 
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(cfg))
-    env = {env_var: module, "PYTHONPATH": os.pathsep.join([str(module_dir), str(REPO), os.environ.get("PYTHONPATH", "")])}
     work = tmp_path / "work"
-    done = snakemake(work, target, configfile=config, env=env)
+    done = snakemake(work, target, configfile=config, env={"PYTHONPATH": str(site)})
     assert done.returncode == 0, done.stderr[-3000:]
     return work / target

@@ -86,7 +86,33 @@ def corpus(path: Path, tmp: Path) -> list[str]:
             str(tmp / "questions.csv"), "--out-dir", str(tmp / "out"), *optional]
 
 
+def corpus_link(named: str, target: str):
+    """The good corpus with ``named`` a symbolic link to ``target`` (relative to tmp), which holds a secret."""
+    def make(tmp: Path) -> Path:
+        corpus_with("docs", {})(tmp)
+        (tmp / target).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / target).write_text("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n")
+        (tmp / named).symlink_to(tmp / target)
+        return tmp / named
+    return make
+
+
+def kept_run(record: dict):
+    """runs/r1 (a kept run) and runs/r2, whose run.json is ``record`` (as a colleague may send it)."""
+    def make(tmp: Path) -> Path:
+        for name, rec in (("r1", {"id": "r1", "scored": []}), ("r2", record)):
+            (tmp / "runs" / name).mkdir(parents=True)
+            (tmp / "runs" / name / "run.json").write_text(json.dumps(rec))
+        return tmp / "runs" / "r2" / "run.json"
+    return make
+
+
+def compare(path: Path, tmp: Path) -> list[str]:
+    return ["compare", "r1", "r2", "--runs", str(tmp / "runs")]
+
+
 META = "id,type,title,year,citation,url\n"
+LONG_QUESTIONS = "id,question\n" + "".join(f"q{i},How much energy did training run {i} use?\n" for i in range(1, 120))
 CORPUS_CASES = [
     ("corpus-folder-missing", corpus_with("docs", {"docs": None}), corpus, r"document folder not found"),
     ("corpus-folder-empty", corpus_with("docs", {"docs/energy2024.txt": None, "docs/water2023.md": None}), corpus,
@@ -132,6 +158,13 @@ CORPUS_CASES = [
     ("corpus-metadata-unknown-document",
      corpus_with("metadata.csv", {"metadata.csv": META + "energy2024,paper,E,2024,E 2024,\nnobody2020,paper,N,2020,N,\n"}),
      corpus, r"row 3, field id: no document 'nobody2020' in \S*docs"),
+    # issue 46: a stranger's folder
+    ("corpus-symlinked-document", corpus_link("docs/notes.txt", "outside/creds"), corpus,
+     r"notes\.txt: a symbolic link \(to \S*outside/creds\); put the document itself in \S*docs, not a link"),
+    ("corpus-doc-id-leading-dash", corpus_with("docs/-draft.txt", {"docs/-draft.txt": "Text.\n"}), corpus,
+     r"doc id '-draft' does not start with a letter or digit; rename the file, e\.g\. to draft\.txt"),
+    ("corpus-csv-nul-byte", corpus_with("questions.csv", {"questions.csv": LONG_QUESTIONS.encode() + b"q200,Wh\x00at?\n"}),
+     corpus, r"row 121: a NUL byte \(offset \d+\); a CSV is text, save it as UTF-8"),
 ]
 
 # id, bad file, CLI verb, what the one line must say (after the file name)
@@ -150,6 +183,13 @@ CLI_CASES = CORPUS_CASES + [
     ("metadata-missing-file", lambda tmp: tmp / "nowhere.csv", ingest_metadata, r"file not found"),
     ("pdf-corrupt", write("bad.pdf", b"%PDF-1.7\nnot really a pdf\n"), parse, r"cannot parse PDF: truncated"),
     ("submission-wrong-columns", submission_without("explanation"), score, r"explanation"),
+    # issue 46: names that become paths, in files from elsewhere
+    ("metadata-unsafe-id", write("metadata.csv", META + "../../x,paper,T,2024,C,http://127.0.0.1:9/x.pdf\n"),
+     ingest_metadata, r"row 2, field id: document id '\.\./\.\./x' has characters other than"),
+    ("kept-run-id-climbs-out", kept_run({"id": "../../escaped", "scored": []}), compare,
+     r"run\.json: field id: '\.\./\.\./escaped' has characters other than A-Z a-z 0-9 _ \. -"),
+    ("kept-run-scores-outside", kept_run({"id": "r2", "scored": [{"scores": {"x": "/etc/passwd"}}]}), compare,
+     r"run\.json: field scored\.scores\.x: '/etc/passwd' is not a path relative to the kept run's folder"),
 ]
 
 
@@ -169,6 +209,16 @@ DAG_CASES = [
     ("config-bad-value", None, ["embedding={backend: word2vec}"],
      r"config key 'embedding.backend': 'word2vec' is not one of"),
     ("config-secret-in-file", None, ["llm={api_key: sk-x}"], r"config key 'llm.api_key': credentials must not"),
+    # issue 46: credentials not named like keys, refused without repeating them
+    ("config-secret-in-header", None, ["answering={mock-llm: {params: {extra_headers: {x-api-key: k-Zq8vR2mK7p}}}}"],
+     r"config key 'answering.mock-llm.params.extra_headers.x-api-key': credentials must not be written in the config"
+     r" \(a key named like a credential\); put the value in an environment variable and name it in "
+     r"llm.per_model.<model>.headers_env(?!.*Zq8vR2mK7p)"),
+    ("config-password-in-api-base", None, ["llm={api_base: 'https://alice:pw-Hj5Kd8Sx@llm.example.org/v1'}"],
+     r"config key 'llm.api_base': credentials must not be written in the config \(a URL with user:password@ in it\)"
+     r"(?!.*pw-Hj5Kd8Sx)"),
+    ("config-split-name-not-a-name", None, ["wattbot={splits: {../x: train_QA.csv}}"],
+     r"config key 'wattbot.splits': '\.\./x' does not match"),
     ("data-root-wrong", None, ["data_root=/nonexistent"], r"config key 'wattbot.dir': folder /nonexistent/wattbot"),
     # a PDF folder without the documents' PDFs (here: the docs folder) and no stated fallback
     ("wattbot-pdf-dir-half-filled", None, [f"data_root={data_root()}", f"wattbot={{pdf_dir: {REPO / 'docs'}}}"],

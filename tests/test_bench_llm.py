@@ -6,7 +6,7 @@ import json
 import pytest
 
 from pipeline.bench.llm import run_llm_bench
-from pipeline.report.export.bench_doc import render_llm_bench as render
+from pipeline.publish.bench_doc import render_llm_bench as render
 from pipeline.datasets.paths import REPO
 
 

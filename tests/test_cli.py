@@ -64,6 +64,47 @@ def test_every_verb_the_rules_and_the_makefile_call_exists():
     assert set(USER_VERBS) <= set(verbs())
 
 
+def test_a_renamed_verb_still_runs_under_its_old_name_with_a_one_line_notice(tmp_path, capsys):
+    """`parse-corpus` became `quality-pdfs` (a corpus is a `corpora:` entry: docs/architecture.md#glossary): the old
+    name runs the new verb, says so in one line, and the top-level --help lists the rename."""
+    from pipeline.verbs.base import RENAMED_VERBS, current_verb
+
+    assert RENAMED_VERBS and set(RENAMED_VERBS.values()) <= set(verbs()) and not set(RENAMED_VERBS) & set(verbs())
+    assert current_verb(["-v", "parse-corpus", "--scope", "sample"]) == ["-v", "quality-pdfs", "--scope", "sample"]
+    notice = capsys.readouterr().err.strip().splitlines()
+    assert len(notice) == 1 and "'parse-corpus' is now 'quality-pdfs'" in notice[0]
+    assert current_verb(["quality-pdfs", "--out-dir", "parse-corpus"]) == ["quality-pdfs", "--out-dir", "parse-corpus"]
+    assert not capsys.readouterr().err  # only the verb's place is read: a value named like an old verb stays
+    with pytest.raises(SystemExit):
+        main(["parse-corpus", "--help"])
+    out = capsys.readouterr()
+    assert "python -m pipeline quality-pdfs" in out.out and "is now 'quality-pdfs'" in out.err
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "parse-corpus -> quality-pdfs" in capsys.readouterr().out
+
+
+def test_every_rule_calls_the_verb_of_its_name():
+    """Rule `x_y` runs `python -m pipeline x-y`, or a verb its rule file's variants share (listed here with why)."""
+    shared = {
+        "evaluate_split": "evaluate",  # WattBot's other labelled splits, scored as the score split is
+        "retrieve_llm": "retrieve",  # an LLM planner's retrievals: a rule of its own for its llm_api share
+        "encoder_qint8_rr": "encoder-qint8",  # the reduce-range file of the same export
+    }
+    rule = re.compile(r"^\s*rule (\w+):\n(.*?)(?=^\s*rule |^\S|\Z)", re.M | re.S)
+    calls = {}
+    for path in ROOT.glob("pipeline/rules/*.smk"):
+        text = path.read_text(encoding="utf-8")
+        consts = dict(re.findall(r'^([A-Z_]+) = "(.*)"$', text, re.M))
+        for name, body in rule.findall(text):
+            shell = re.search(r"shell: (?:\"(.*)\"|([A-Z_]+))", body)
+            line = shell.group(1) or consts[shell.group(2)]
+            calls[name] = re.search(r"-m pipeline ([a-z][a-z0-9-]*)", line).group(1)
+    assert len(calls) > 30, calls
+    wrong = {n: v for n, v in calls.items() if v != shared.get(n, n.replace("_", "-"))}
+    assert not wrong, wrong
+
+
 def test_list_shows_every_section_of_the_grid(capsys):
     assert main(["list", "--config", GRID, "--presets", str(ROOT)]) == 0
     out = capsys.readouterr().out
@@ -112,7 +153,7 @@ def test_config_errors_name_the_file(tmp_path, capsys):
 
 
 def test_fixed_values_are_choices_from_their_source():
-    from pipeline.parse.corpus import SCOPES
+    from pipeline.parse.quality_pdfs import SCOPES
     from pipeline.score.wattbot import PROFILES
     from pipeline.specs import HEADINGS, LLM_MODES
 
@@ -121,7 +162,7 @@ def test_fixed_values_are_choices_from_their_source():
 
     assert choices("score", "--profile") == tuple(PROFILES)  # kept literal there: importing pandas would slow every job
     assert choices("parse", "--headings") == HEADINGS and choices("tree", "--llm-mode") == LLM_MODES
-    assert choices("parse-quality", "--scope") == SCOPES == choices("parse-corpus", "--scope")
+    assert choices("parse-quality", "--scope") == SCOPES == choices("quality-pdfs", "--scope")
 
 
 def test_list_tells_apart_variants_whose_lines_read_the_same():

@@ -11,7 +11,7 @@ import pytest
 from dag_runner import command, environment
 from pipeline.config import ConfigError, config_hash, drop_notices, load_config, snakemake_config
 from pipeline.datasets.paths import REPO
-from pipeline.report.pages.claims import Claim, measure_claims
+from pipeline.report.claims.measure import Claim, measure_claims
 from pipeline.verbs.base import config_overrides
 from pipeline.workflow import reports, report_settings
 

@@ -138,7 +138,7 @@ def yaml_key_paths(obj, prefix: tuple = ()) -> set[tuple]:
 def test_the_key_recogniser_spares_modules_and_catches_settings():
     schema = _schema()
     top = set(schema["properties"])
-    text = ("`llm.max_retries`, `llm.max_backoff_s`, `pipeline.report.export.readme`, `config.yaml`, `answering.llm-cf.vote`, "
+    text = ("`llm.max_retries`, `llm.max_backoff_s`, `pipeline.publish.readme`, `config.yaml`, `answering.llm-cf.vote`, "
             "`benchmarks.py`\n")
     assert config_keys_named(text, top) == {"llm.max_retries", "llm.max_backoff_s", "answering.llm-cf.vote"}
     assert key_exists(schema, ["llm", "max_retries"]) and key_exists(schema, ["answering", "llm-cf", "vote"])

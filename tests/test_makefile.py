@@ -45,8 +45,8 @@ def test_make_run_installs_no_system_package():
 
 
 def test_run_and_resume_end_with_the_summary_printed_once():
-    """Their snakemake line defers onsuccess's printout (pipeline/report/export/summary.py LATER); their last line prints it."""
-    from pipeline.report.export.summary import LATER
+    """Their snakemake line defers onsuccess's printout (pipeline/report/summary.py LATER); their last line prints it."""
+    from pipeline.report.summary import LATER
 
     rules = targets()
     for name in ("run", "resume"):
@@ -57,11 +57,11 @@ def test_run_and_resume_end_with_the_summary_printed_once():
 
 def test_make_run_times_its_setup_and_snakemake_steps():
     """make run's set-up and Snakemake steps run under the kernel's CPU count, as the steps the time table reads
-    (pipeline/report/telemetry/make_steps.py; #34)."""
+    (pipeline/make_steps.py; #34)."""
     from pipeline.report.telemetry.time_table import MAKE_RUN_TIMES
 
     text = (REPO / "Makefile").read_text()
-    assert f"TIMED = $(PYTHON) -m pipeline.report.telemetry.make_steps --times {MAKE_RUN_TIMES}" in text
+    assert f"TIMED = $(PYTHON) -m pipeline.make_steps --times {MAKE_RUN_TIMES}" in text
     recipe = [line.strip() for line in targets()["run"][1].splitlines() if line.startswith("\t")]
     assert recipe[1] == "$(TIMED) setup -- $(SUBMAKE) run-setup"
     assert recipe[2] == "WATTBENCH_SUMMARY_LATER=1 $(TIMED) dag -- $(SNAKEMAKE) --cores $(CORES)"

@@ -2,7 +2,7 @@
 import pandas as pd
 
 from pipeline import markdown
-from pipeline.report.export.results_doc import markdown_table
+from pipeline.publish.results_doc import markdown_table
 
 
 def test_table_lines_header_rule_rows():

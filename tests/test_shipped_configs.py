@@ -15,8 +15,9 @@ from snakemake.utils import update_config
 from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_config, validate
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
-from pipeline.report.pages.claims import load_claims
-from pipeline.registry.answer_backends import EnsembleSpec, variant_spec
+from pipeline.report.claims.measure import load_claims
+from pipeline.answer.ensemble import EnsembleSpec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.llm_models import LLMSpec
 from pipeline.specs import RetrievalSpec
 
@@ -145,7 +146,7 @@ def test_default_config_has_sprout_variants():
 def test_default_encoder_is_the_built_int8_minilm():
     """config.yaml embeds with onnx-qint8 (issue 14), which runs one text per pass so that a text's
     vector does not depend on its batch (tests/embed/test_qint8.py): its dense indexes depend on the
-    minilm_qint8 rule's files, lexical and sprout indexes do not."""
+    encoder_qint8 rule's files, lexical and sprout indexes do not."""
     from pipeline.embed.quantize import FP32_FILE, QINT8_FILE
     from pipeline.workflow import encoder_model_inputs, qint8_model_folders
 

@@ -8,9 +8,10 @@ from pipeline import config_schema
 from pipeline.config import ConfigError, validate
 from pipeline.config_schema import declared_defaults
 from pipeline.datasets.paths import REPO
-from pipeline.registry.answer_backends import LLMAnswerSpec, variant_spec
+from pipeline.answer.llm_answer import PROMPTS, LLMAnswerSpec
+from pipeline.registry.answer_backends import variant_spec
 from pipeline.llm_models import LLMSpec
-from pipeline.specs import PROMPTS, TREE_LEVELS
+from pipeline.specs import TREE_LEVELS
 
 @pytest.fixture()
 def raw():
@@ -86,8 +87,7 @@ def test_every_prompt_is_a_template_file_and_every_template_a_prompt():
 
 def test_every_vote_mode_is_its_own_rule():
     from pipeline.answer.record import Answer
-    from pipeline.answer.vote import VoteConfig, vote
-    from pipeline.specs import VOTE_MODES
+    from pipeline.answer.vote import VOTE_MODES, VoteConfig, vote
 
     def ans(value, refs):
         return Answer(value, value, refs)

@@ -7,7 +7,7 @@ import yaml
 
 from dag_runner import command, environment
 from pipeline.workflow import llm_work
-from pipeline import runs
+from pipeline import run_ids
 from pipeline.cli import main
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
@@ -91,18 +91,18 @@ def test_the_gate_refuses_a_priced_run_without_a_cap_or_a_confirmation():
 
 
 def test_run_ids_continue_an_unfinished_run_and_renew_after_a_finished_one(tmp_path, monkeypatch):
-    monkeypatch.delenv(runs.ENV, raising=False)
+    monkeypatch.delenv(run_ids.ENV, raising=False)
     state = tmp_path / "run.json"
-    first = runs.begin_run(state)
-    assert first.id.startswith("r") and runs.current_run_id(state) == first.id
-    monkeypatch.delenv(runs.ENV)
-    again = runs.begin_run(state)  # the first did not finish (killed, failed, stopped at its cap): continued
+    first = run_ids.begin_run(state)
+    assert first.id.startswith("r") and run_ids.current_run_id(state) == first.id
+    monkeypatch.delenv(run_ids.ENV)
+    again = run_ids.begin_run(state)  # the first did not finish (killed, failed, stopped at its cap): continued
     assert (again.id, again.resumed) == (first.id, 1)
-    runs.end_run(state)
-    monkeypatch.delenv(runs.ENV)
-    assert runs.current_run_id(state).startswith("adhoc-")  # outside a run: a run of its own
-    assert runs.begin_run(state).id != first.id
-    assert runs.resolve_run("last", state) == runs.read_state(state).id
+    run_ids.end_run(state)
+    monkeypatch.delenv(run_ids.ENV)
+    assert run_ids.current_run_id(state).startswith("adhoc-")  # outside a run: a run of its own
+    assert run_ids.begin_run(state).id != first.id
+    assert run_ids.resolve_run("last", state) == run_ids.read_state(state).id
 
 
 def test_a_run_id_belongs_to_one_resolved_config(tmp_path, monkeypatch):
@@ -113,31 +113,31 @@ def test_a_run_id_belongs_to_one_resolved_config(tmp_path, monkeypatch):
     from pipeline.estimate import Estimate
     from pipeline.plan import start_run
 
-    monkeypatch.delenv(runs.ENV, raising=False)
+    monkeypatch.delenv(run_ids.ENV, raising=False)
     monkeypatch.chdir(tmp_path)
-    state = runs.STATE
-    first = runs.begin_run(state, ["a.yaml"], config_hash="aaaa")
-    assert runs.read_state(state).config_hash == "aaaa" and first.invoked > 0
-    monkeypatch.delenv(runs.ENV)
+    state = run_ids.STATE
+    first = run_ids.begin_run(state, ["a.yaml"], config_hash="aaaa")
+    assert run_ids.read_state(state).config_hash == "aaaa" and first.invoked > 0
+    monkeypatch.delenv(run_ids.ENV)
     out = io.StringIO()
     same = start_run(None, ["a.yaml"], out, est=Estimate(), config_hash="aaaa")  # e.g. make resume after a failure
-    assert same == first.id and runs.read_state(state).resumed == 1 and "new run" not in out.getvalue()
-    monkeypatch.delenv(runs.ENV)
+    assert same == first.id and run_ids.read_state(state).resumed == 1 and "new run" not in out.getvalue()
+    monkeypatch.delenv(run_ids.ENV)
     out = io.StringIO()
     other = start_run(None, ["b.yaml"], out, est=Estimate(), config_hash="bbbb")  # --configfile b.yaml after it
     assert other != first.id
     assert out.getvalue().splitlines()[0] == (f"new run {other}: the config differs from unfinished run {first.id} "
                                               "(config hash aaaa ≠ bbbb)")
-    now = runs.read_state(state)
+    now = run_ids.read_state(state)
     assert (now.config_files, now.config_hash, now.resumed) == (["b.yaml"], "bbbb", 0)
-    monkeypatch.delenv(runs.ENV)
-    back = runs.begin_run(state, ["a.yaml"], config_hash="aaaa")  # back to a: b's unfinished run is not a's
+    monkeypatch.delenv(run_ids.ENV)
+    back = run_ids.begin_run(state, ["a.yaml"], config_hash="aaaa")  # back to a: b's unfinished run is not a's
     assert back.id not in (first.id, other)
-    monkeypatch.setenv(runs.ENV, back.id)  # named by hand: continued, whatever the config
-    forced = runs.begin_run(state, ["b.yaml"], config_hash="bbbb")
+    monkeypatch.setenv(run_ids.ENV, back.id)  # named by hand: continued, whatever the config
+    forced = run_ids.begin_run(state, ["b.yaml"], config_hash="bbbb")
     assert (forced.id, forced.resumed, forced.config_hash) == (back.id, 1, "bbbb") and forced.invoked >= back.invoked
-    old = runs.RunState("r-old")  # logs/run.json of before: no config hash recorded, never continued by a hashed run
-    assert not runs.continues(old, "aaaa") and "(config hash not recorded ≠ aaaa)" in runs.superseded(old, first)
+    old = run_ids.RunState("r-old")  # logs/run.json of before: no config hash recorded, never continued by a hashed run
+    assert not run_ids.continues(old, "aaaa") and "(config hash not recorded ≠ aaaa)" in run_ids.superseded(old, first)
 
 
 TARGETS = [f"results/wattbot/answers/mock-llm/{s}.{ext}" for s in ("train", "test") for ext in ("jsonl", "csv")]

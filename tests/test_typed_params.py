@@ -7,7 +7,9 @@ what a function may read and mypy checks it. A parameter carries configuration w
 config, params, settings, spec, variant, ... or a ``_cfg``/``_config``/``_params``/``_settings``/``_spec``
 suffix); it must then be annotated, and not with ``dict``, ``Mapping``, ``Any`` or the raw-table aliases
 (``ConfigTable``, ``ConfigTree``). The one exception is a spec's own parser (``from_dict``, ``from_params``,
-``from_slices``, ``parse``): it is where a raw table becomes typed.
+``from_slices``, ``parse``) and resolver (``resolve``: the defaults that depend on other entries, written into the
+raw table before it is hashed): it is where a raw table becomes typed, wherever the spec lives (an answering
+backend's beside its code, in pipeline/answer/).
 """
 
 import ast
@@ -22,7 +24,7 @@ CONFIG_NAMES = {"cfg", "config", "llm_cfg", "params", "settings", "variant", "sp
                 "llm", "table"}
 CONFIG_SUFFIXES = ("_cfg", "_config", "_params", "_settings", "_spec")
 UNTYPED = ("dict", "Mapping", "Any", "typing.Any", "collections.abc.Mapping", "ConfigTable", "ConfigTree")
-PARSERS = {"from_dict", "from_params", "from_slices", "parse"}
+PARSERS = {"from_dict", "from_params", "from_slices", "parse", "resolve"}
 
 
 def _modules() -> list[Path]:

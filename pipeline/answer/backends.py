@@ -1,40 +1,15 @@
-"""The built-in answering backends, registered here, where the import contracts see what they name
-(pipeline/register_builtins.py imports this module; a backend outside the package registers in its own module).
+"""The built-in answering backends, one module each: its spec (the keys its variants take), its answer
+function and its ``register(...)`` call, the module's last line. Importing this module imports them (a driver
+does: pipeline/register_builtins.py), so the import contracts see what is registered; a backend outside the
+package is a plugin (an entry point in group ``wattbench.answer_backends``, pipeline/registry/base.py).
 
-Each answer function is imported when it is first called, so validating a config (the Snakefile, every
-job's driver) loads no answering code: pandas, the LLM gateway and the prompts come with the answer job.
+The modules import what is heavy (pandas: the questions' frames and the Kaggle rows) inside the functions
+that use it, and read their prompts when first asked, so validating a config (the Snakefile's and every job's
+driver does) loads the backends' specs and not what answers.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pipeline.answer import ensemble, extractive, llm_answer
 
-from pipeline.registry.answer_backends import AnswerBackend, EnsembleSpec, ExtractiveSpec, LLMAnswerSpec, register
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from pipeline.answer.run import AnswerJob
-
-
-def answer_extractive(questions: pd.DataFrame, by_id: dict, spec: ExtractiveSpec, job: AnswerJob) -> list[dict]:
-    from pipeline.answer.run import answer_extractive as answer
-
-    return answer(questions, by_id, spec, job)
-
-
-def answer_llm(questions: pd.DataFrame, by_id: dict, spec: LLMAnswerSpec, job: AnswerJob) -> list[dict]:
-    from pipeline.answer.run import answer_llm as answer
-
-    return answer(questions, by_id, spec, job)
-
-
-def llm_prompt_tokens(spec: LLMAnswerSpec, model: str, question: str, unit: str, attempt: int) -> int:
-    from pipeline.answer.llm_answer import prompt_tokens
-
-    return prompt_tokens(spec, model, question, unit, attempt)
-
-
-EXTRACTIVE = register(AnswerBackend("extractive", answer_extractive, ExtractiveSpec, shows_context=False))
-LLM = register(AnswerBackend("llm", answer_llm, LLMAnswerSpec, calls_llm=True, prompt_tokens=llm_prompt_tokens))
-ENSEMBLE = register(AnswerBackend("ensemble", None, EnsembleSpec, votes_members=True))
+LOADED = (ensemble, extractive, llm_answer)

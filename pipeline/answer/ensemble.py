@@ -7,23 +7,88 @@ module only turns runs into per-question answer lists, checks that the runs answ
 questions, and writes the result back as records or as a submission. ``vote: {kohaku_compat:
 true}`` (``vote --kohaku-compat``) votes the members' Kaggle rows with KohakuRAG's own script
 instead (pipeline/answer/kohaku_vote.py), to reproduce the team's ensemble files.
+
+The ``ensemble`` answering backend is this module: its keys (:class:`EnsembleSpec`, checked against the
+other variants it names) and its registration, the last line (no answer function: its rule votes). What
+reads and writes Kaggle rows (pandas) is imported inside the functions that do, so validating a config,
+which imports every backend, loads none of it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pipeline.answer import kohaku_vote
-from pipeline.answer.record import Answer
-from pipeline.answer.submission import BLANK, COLUMNS, submission_frame, submission_row
-from pipeline.answer.vote import KohakuVoteConfig, VoteConfig, tally
-from pipeline.datasets.wattbot import parse_ref_ids
-from pipeline.registry.answer_backends import VoteSettings
+from pipeline.answer.record import BLANK, COLUMNS, Answer
+from pipeline.answer.vote import VOTE, KohakuVoteConfig, VoteConfig, VoteSettings, tally
+from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree, key, key_field
+from pipeline.registry.answer_backends import AnswerBackend, VariantSpec, get, register
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NEEDED = ("id", "answer_value", "ref_id")  # what a vote reads; the other Kaggle columns are optional
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnsembleSpec(VariantSpec):
+    """``backend: ensemble``: its members' answers voted (no call of its own)."""
+
+    members: tuple[str, ...] = key(
+        "other answering variants, in vote (tie) order",
+        type="array",
+        schema={"minItems": 1, "items": {"type": "string"}},
+    )
+    vote: VoteSettings = key_field(
+        VOTE, field_factory=VoteSettings.from_dict
+    )  # typed here; the hashed params keep the dict
+
+    @classmethod
+    def from_dict(cls, name: str, v: ConfigTable) -> EnsembleSpec:
+        spec = super().from_dict(name, v)
+        vote = VoteSettings.from_dict(v.get("vote"), f"answering.{name}.vote")
+        return dataclasses.replace(spec, members=tuple(spec.members), vote=vote)
+
+    @classmethod
+    def resolve(cls, name: str, variant: ConfigTree, cfg: ConfigTree) -> None:
+        """Members are other, non-ensemble answering variants (no nesting, so no cycles); the splits
+        are those every member answers (or a subset of them); the retrieval (for the retrieval columns
+        of the leaderboard and attribution) is the first member's."""
+        if _kohaku_vote(name, variant.get("vote") or {}):
+            del variant["vote"]  # `vote: {kohaku_compat: false}` is no vote block
+        answering, members = cfg["answering"], variant["members"]
+        for m in members:
+            if m not in answering:
+                raise ConfigError.at(f"answering.{name}.members", f"unknown answering variant '{m}'")
+            if get(answering[m]["backend"]).votes_members:
+                raise ConfigError.at(f"answering.{name}.members", f"'{m}' is an ensemble (list its members instead)")
+        if len(set(members)) != len(members):
+            raise ConfigError.at(f"answering.{name}.members", "a member is listed twice")
+        every = set(cfg["wattbot"]["splits"])
+        common = every.intersection(*(answering[m].get("splits") or every for m in members))
+        bad = sorted(set(variant.get("splits") or []) - common)
+        if bad:
+            raise ConfigError.at(f"answering.{name}.splits", f"{bad} not answered by every member")
+        if not variant.get("splits") and common != every:
+            variant["splits"] = sorted(common)
+        variant.setdefault("retrieval", answering[members[0]]["retrieval"])
+
+
+def _kohaku_vote(name: str, vote: ConfigTree) -> bool:
+    """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
+    those of a vote without the key); true compares exact strings, as KohakuRAG does. Whether dropping it
+    left the vote block empty."""
+    if vote.get("kohaku_compat") is False:
+        del vote["kohaku_compat"]
+        return not vote
+    if vote.get("kohaku_compat") and vote.get("normalise"):
+        raise ConfigError.at(
+            f"answering.{name}.vote.normalise", "KohakuRAG's vote (kohaku_compat) compares exact strings"
+        )
+    return False
 
 
 @dataclass
@@ -63,6 +128,8 @@ def answer_of_record(rec: dict) -> Answer:
 
 def member_from_records(name: str, records: list[dict], urls: dict[str, str] | None = None) -> Member:
     """A run's answer records; its Kaggle rows are its submission CSV's (ref urls from ``urls``)."""
+    from pipeline.answer.submission import submission_row
+
     ids = [r["id"] for r in records]
     _no_duplicates(name, ids)
     kaggle = {
@@ -94,6 +161,8 @@ def sample_members(name: str, records: list[dict]) -> list[Member]:
 
 def answer_of_row(row: dict) -> Answer:
     """A submission row as an Answer: blank when answer_value is ``is_blank`` or empty (the aggregator's rule)."""
+    from pipeline.datasets.wattbot import parse_ref_ids
+
     value = str(row["answer_value"]).strip()
     blank = value.lower() in (BLANK, "")
     return Answer(
@@ -108,6 +177,10 @@ def answer_of_row(row: dict) -> Answer:
 
 def read_submission(path: str | Path) -> Member:
     """A Kaggle-format CSV (cells read as exact strings) as a member named after its file."""
+    import pandas as pd
+
+    from pipeline.datasets.wattbot import parse_ref_ids
+
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
@@ -255,6 +328,10 @@ def ensemble_submission(
 ) -> pd.DataFrame:
     """The ``ensemble`` variant's submission, in question order: KohakuRAG's rows under
     kohaku_compat, else the records written the wattbench way."""
+    import pandas as pd
+
+    from pipeline.answer.submission import submission_frame
+
     if not voted or voted[0].row is None:
         return submission_frame(questions, records, urls)
     rows = {v.id: v.row for v in voted}
@@ -268,6 +345,10 @@ def voted_submission(members: list[Member], cfg: VoteConfig) -> pd.DataFrame:
     """The vote over submission CSVs as a 9-column Kaggle submission (question and unit from the
     first member; ref urls from the members' own rows). KohakuRAG's vote writes the script's rows,
     ids sorted as it writes them."""
+    import pandas as pd
+
+    from pipeline.answer.submission import submission_frame
+
     voted = vote_members(members, cfg)
     if isinstance(cfg, KohakuVoteConfig):
         return pd.DataFrame([v.row for v in sorted(voted, key=lambda v: v.id)], columns=list(COLUMNS))
@@ -286,3 +367,6 @@ def voted_submission(members: list[Member], cfg: VoteConfig) -> pd.DataFrame:
     no_url = df["ref_url"].str.contains("''", regex=False)
     df.loc[no_url, "ref_url"] = BLANK  # a ref no member gave a url for
     return df[list(COLUMNS)]
+
+
+ENSEMBLE = register(AnswerBackend("ensemble", None, EnsembleSpec, votes_members=True))

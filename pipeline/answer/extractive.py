@@ -13,21 +13,71 @@ by how much of the question they cover, plus small priors for hit rank and docum
   extractable is found.
 It cites the document of the sentence it used. Weights were set on the 41 train questions with a
 BM25 dev retriever, as round values; they are not fitted to the test set.
+
+The ``extractive`` answering backend is this module: its keys (:class:`ExtractiveSpec`), its answer
+function (:func:`answer_extractive`) and its registration, the last line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Self
+
+from tqdm import tqdm
 
 from pipeline.answer.numbers import Mention, find_numbers, fmt, is_year, keep_scale_for, unit_key, unit_score
 from pipeline.answer.record import Answer, blank_answer
+from pipeline.config_schema import ConfigTable, declared_schema, key, parse_spec
 from pipeline.parse.sentences import sentence_texts
-from pipeline.registry.answer_backends import ExtractorSettings
+from pipeline.registry.answer_backends import AnswerBackend, VariantSpec, register
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pipeline.answer.run import AnswerJob
 
 BLANK = "is_blank"
 RANK_W, DOC_W = 0.15, 0.15  # weights of the rank prior and the document-share prior
+
+
+@dataclass(frozen=True)
+class ExtractorSettings:
+    """``answering.<name>.extractive``: the extractor's knobs (the schema's ``x-default:`` values where a
+    variant says nothing)."""
+
+    max_hits: int = key("hits read, in rank order", type="integer", default=15, schema={"minimum": 1})
+    context_window: int = key(
+        "neighbouring sentences of a hit (in its context) also read", type="integer", default=2, schema={"minimum": 0}
+    )
+    min_support: float = key(
+        "abstain when the best sentence covers less of the question", type="number", default=0.2, schema={"minimum": 0}
+    )
+
+    @classmethod
+    def parse(cls, values: ConfigTable | None, where: str) -> ExtractorSettings:
+        return parse_spec(cls, values or {}, where)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExtractiveSpec(VariantSpec):
+    """``backend: extractive``: rule-based, offline."""
+
+    extractive: ExtractorSettings = key(
+        "the extractor's knobs (pipeline/answer/extractive.py)",
+        type="object",
+        schema={"additionalProperties": False, "properties": declared_schema(ExtractorSettings)},
+        field_factory=lambda: ExtractorSettings.parse(None, "extractive"),
+    )
+
+    @classmethod
+    def from_dict(cls, name: str, v: ConfigTable) -> Self:
+        spec = super().from_dict(name, {k: x for k, x in v.items() if k != "extractive"})
+        knobs = ExtractorSettings.parse(v.get("extractive"), f"answering.{name}.extractive")
+        return dataclasses.replace(spec, extractive=knobs)
+
 
 DEFAULT = ExtractorSettings.parse(None, "extractive")  # the schema's x-defaults (a test's call without a config)
 
@@ -125,7 +175,7 @@ def clean(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    """The corpus splitter (abbreviations, decimals and citations stay inside sentences)."""
+    """The documents' sentence splitter (abbreviations, decimals and citations stay inside sentences)."""
     return [s for s in sentence_texts(clean(text)) if len(s) > 2]
 
 
@@ -462,3 +512,22 @@ def _options(question: str) -> list[str]:
         return []
     parts = re.split(r",\s*(?:or\s+)?|\s+or\s+", m.group(1))
     return [p.strip(" .") for p in parts if p.strip(" .")]
+
+
+# --------------------------------------------------------------------------------------- the backend
+
+
+def answer_extractive(questions: pd.DataFrame, by_id: dict, spec: ExtractiveSpec, job: AnswerJob) -> list[dict]:
+    """The ``extractive`` backend's answer function: one record per question, in question order."""
+    return [
+        {
+            "id": q.id,
+            "question": q.question,
+            "answer_unit": q.answer_unit,
+            **asdict(answer_question(q.question, q.answer_unit, by_id[q.id]["hits"], spec.extractive)),
+        }
+        for q in tqdm(list(questions.itertuples(index=False)), desc="answer (extractive)", disable=not job.progress)
+    ]
+
+
+EXTRACTIVE = register(AnswerBackend("extractive", answer_extractive, ExtractiveSpec, shows_context=False))

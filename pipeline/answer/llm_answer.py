@@ -7,6 +7,17 @@ granularity the scorer wants). The reply is JSON (schema-enforced where the prov
 silent blank. An answer is blank when its value is ``is_blank`` or it cites no known
 document (its ``is_blank`` flag decides nothing: :func:`parse_answer`); then attempt i (0-based)
 shows ``context_k·(i+1)`` snippets, up to ``max_retries``.
+
+LLM answering is concurrent: every (question, sample) pair is a task in a thread pool of the
+model's ``concurrency`` (:mod:`pipeline.llm.pool`; its blank-retry chain stays in order inside the
+task); samples are voted in sample order and records come out in question order, so the output is the same
+whatever order the replies arrive in. A non-retryable error (auth, permission, unknown model,
+bad request) stops the job: calls not yet started are cancelled, calls in flight finish and
+are stored, then :class:`FatalLLMError` is raised.
+
+The ``llm`` answering backend is this module: its keys (:class:`LLMAnswerSpec`), its answer function
+(:func:`answer_llm`), what the estimate prices its prompts by (:func:`prompt_tokens`) and its
+registration, the last line.
 """
 
 from __future__ import annotations
@@ -15,18 +26,49 @@ import json
 from dataclasses import asdict, dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.answer.normalise import is_true_false, normalise_value, parse_refs
 from pipeline.answer.record import Answer, blank_answer
-from pipeline.answer.vote import VoteConfig, vote
+from pipeline.answer.vote import VOTE, VoteConfig, vote
+from pipeline.config_schema import key, key_field
 from pipeline.llm.gateway import LLMGateway, LLMRequest, LLMResult
 from pipeline.llm.limits import text_tokens
+from pipeline.llm.pool import FatalLLMError, map_calls
 from pipeline.llm.replies import repair_json, schema_problem
 from pipeline.llm_models import serving_kind
-from pipeline.registry.answer_backends import LLMAnswerSpec
-from pipeline.specs import PROMPTS
+from pipeline.registry.answer_backends import AnswerBackend, LLMCallsSpec, register
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pipeline.answer.run import AnswerJob
+
+PROMPTS = ("context_first", "question_first")  # KohakuRAG's prompt orders (pipeline/answer/prompts/)
 CONTEXT_CAP_CHARS = 12000  # the prompt's context budget (characters)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LLMAnswerSpec(LLMCallsSpec):
+    """``backend: llm``: KohakuRAG's prompts, structured answers, blank-retries, samples voted (read here,
+    its model resolved)."""
+
+    prompt: str = key("the prompt's order", choices=PROMPTS, default="context_first")
+    context_k: int | None = key(
+        "snippets in the prompt at attempt 0 (default: all, within the prompt's cap)",
+        type="integer",
+        schema={"minimum": 1},
+        field_default=None,
+    )
+    snippet_chars: int | None = key(
+        "each snippet cut to this many characters around its match",
+        type="integer",
+        schema={"minimum": 50},
+        field_default=None,
+    )
+    structured: bool = key("send the JSON schema as response_format", type="boolean", default=True)
+    vote: dict = key_field(VOTE, field_factory=dict)  # how samples are voted (pipeline/answer/vote.py)
 
 
 @cache
@@ -346,3 +388,58 @@ def unanswered(record: dict) -> bool:
     such a question counts against ``llm.max_failure_rate`` (its vote lacks a sample a rerun would add)."""
     last = {c["sample"]: c for c in record["calls"]}
     return any(not c["ok"] and not c["raw"] for c in last.values())
+
+
+# --------------------------------------------------------------------------------------- the backend
+
+
+def answer_llm(questions: pd.DataFrame, by_id: dict, spec: LLMAnswerSpec, job: AnswerJob) -> list[dict]:
+    """The ``llm`` backend's answer function: KohakuRAG's prompts through the cached gateway, samples voted."""
+    spec = spec.with_model(job.llm.model)
+    if job.gateway is not None:
+        return _answer_llm(job.gateway, spec, questions, by_id, job)
+    with LLMGateway(Path(job.cache_dir) / "llm.sqlite", job.llm, variant=spec.name) as own:
+        return _answer_llm(own, spec, questions, by_id, job)
+
+
+def _answer_llm(
+    gateway: LLMGateway, spec: LLMAnswerSpec, questions: pd.DataFrame, by_id: dict, job: AnswerJob
+) -> list[dict]:
+    rows = list(questions.itertuples(index=False))
+    tasks = [(i, s) for i in range(len(rows)) for s in range(spec.samples)]
+    model = str(spec.model)
+    settings = gateway.settings.resolve(model)  # the model's ModelSpec: its concurrency sizes the pool
+
+    def one(task: tuple[int, int]):
+        q = rows[task[0]]
+        return answer_once(gateway, spec, Ask(q.question, q.answer_unit, by_id[q.id]["hits"]), job.known_docs, task[1])
+
+    done = map_calls(
+        settings,
+        one,
+        tasks,
+        fatal=lambda out: any(c["fatal"] for c in out[1]),
+        bar=f"answer (llm {model})" if job.progress else None,
+    )
+    fatal = [c["error"] for d in done if d for c in d[1] if c["fatal"]]
+    if fatal:
+        raise FatalLLMError(f"model {model}: {fatal[0]} (not retried; every reply received is cached)")
+    samples = [d for d in done if d is not None]  # all of them: a task is skipped only after a fatal error
+    out = []
+    for i, q in enumerate(rows):
+        ans, call = combine_samples(spec, samples[i * spec.samples : (i + 1) * spec.samples])
+        job.telemetry.extend({"id": q.id, **t} for t in call.pop("telemetry"))
+        out.append(
+            {
+                "id": q.id,
+                "question": q.question,
+                "answer_unit": q.answer_unit,
+                "call": call,
+                "failure": call["error"],
+                **asdict(ans),
+            }
+        )
+    return out
+
+
+LLM = register(AnswerBackend("llm", answer_llm, LLMAnswerSpec, calls_llm=True, prompt_tokens=prompt_tokens))

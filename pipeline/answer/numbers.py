@@ -1,6 +1,6 @@
 """Number and unit parsing for the extractive answerer.
 
-The corpus is noisy PDF text: "13,900", "4.3 net tCO 2 e", "6.7 ×", "80–90%", "$2.51 million",
+The documents are noisy PDF text: "13,900", "4.3 net tCO 2 e", "6.7 ×", "80–90%", "$2.51 million",
 "175B parameters", citation markers "[12]". These helpers turn such spans into plain numbers in
 the WattBot answer format (no commas, no units) and tell how well the words around a number match
 the question's ``answer_unit``.

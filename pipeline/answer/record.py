@@ -1,8 +1,23 @@
-"""The answer record every answering backend returns (one per question)."""
+"""The answer record every answering backend returns (one per question), and the Kaggle submission's
+cells it becomes (pipeline/answer/submission.py writes them; standard library only, so a backend's module
+names them without loading pandas)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+COLUMNS = (  # the 9 columns of test_Q.csv, in order
+    "id",
+    "question",
+    "answer",
+    "answer_value",
+    "answer_unit",
+    "ref_id",
+    "ref_url",
+    "supporting_materials",
+    "explanation",
+)
+BLANK = "is_blank"  # an abstention's value and evidence cells (the WattBot convention)
 
 
 @dataclass

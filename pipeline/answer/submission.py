@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pipeline.answer.record import BLANK as BLANK
+from pipeline.answer.record import COLUMNS as COLUMNS
 from pipeline.datasets.wattbot import format_ref_ids
 
-COLUMNS = (
-    "id",
-    "question",
-    "answer",
-    "answer_value",
-    "answer_unit",
-    "ref_id",
-    "ref_url",
-    "supporting_materials",
-    "explanation",
-)
-BLANK = "is_blank"
+# Cells written from a user's question file or by the model (from PDF text it read) that no metric reads
+# (supporting_materials: only whether it is is_blank). A spreadsheet runs a cell starting with one of
+# FORMULA_START as a formula (=HYPERLINK(...), +cmd|...), so these get OWASP's CSV-injection remedy: a
+# leading apostrophe. The scored columns (answer_value, answer_unit, ref_id, ref_url) are written as they are.
+FREE_TEXT = ("question", "answer", "supporting_materials", "explanation")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def submission_frame(questions: pd.DataFrame, answers: list[dict], urls: dict[str, str]) -> pd.DataFrame:
@@ -52,7 +48,19 @@ def submission_row(qid: str, question: str, unit: str, a: dict, urls: dict[str, 
     )
 
 
+def neutralised(cell: object) -> object:
+    """``cell`` prefixed with ``'`` when a spreadsheet would read it as a formula, and its carriage returns
+    made line feeds (the CSV writer quotes a cell with a line feed, not one with a lone CR, which readers
+    take for the end of the row); else as it is."""
+    if not isinstance(cell, str):
+        return cell
+    text = cell.replace("\r\n", "\n").replace("\r", "\n")
+    return "'" + text if cell.startswith(FORMULA_START) else text
+
+
 def write_submission(df: pd.DataFrame, path) -> None:
+    """The submission CSV, its free-text cells neutralised (:data:`FREE_TEXT`)."""
     from pipeline.io import atomic_write_text
 
-    atomic_write_text(path, df.to_csv(index=False, lineterminator="\n"))
+    safe = df.assign(**{c: df[c].map(neutralised) for c in FREE_TEXT if c in df.columns})
+    atomic_write_text(path, safe.to_csv(index=False, lineterminator="\n"))

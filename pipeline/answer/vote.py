@@ -16,11 +16,39 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.answer.record import Answer, blank_answer
-from pipeline.config_schema import declared_defaults
-from pipeline.registry.answer_backends import VoteSettings
-from pipeline.specs import TIEBREAKS
-from pipeline.specs import VOTE_MODES as MODES
+from pipeline.config_schema import ConfigTable, Key, declared_defaults, declared_schema, key, parse_spec
 
+VOTE_MODES = ("independent", "ref_priority", "answer_priority", "union", "intersection")
+TIEBREAKS = ("first", "blank")
+
+
+@dataclass(frozen=True)
+class VoteSettings:
+    """``answering.<name>.vote``: how an LLM variant's samples, or an ensemble's members, are voted
+    (:class:`VoteConfig` takes these defaults)."""
+
+    mode: str = key("how the refs are chosen (docs/ensembles.md)", choices=VOTE_MODES, default="answer_priority")
+    ignore_blank: bool = key("drop is_blank votes when any member answered", type="boolean", default=True)
+    tiebreak: str = key(
+        "first: a tie goes to the earliest member; blank: all differ -> blank", choices=TIEBREAKS, default="first"
+    )
+    normalise: bool | None = key("compare normalised values (samples: default true; ensembles: false)", type="boolean")
+    kohaku_compat: bool | None = key(
+        "ensembles only: KohakuRAG's own vote, its rows (docs/ensembles.md)", type="boolean"
+    )
+
+    @classmethod
+    def from_dict(cls, vote: ConfigTable | None = None, where: str = "vote") -> VoteSettings:
+        """A ``vote:`` block (None or {}: every default; normalise and kohaku_compat stay None when not given)."""
+        return parse_spec(cls, vote or {}, where)
+
+
+# the `vote` key of the backends that vote (llm's samples: pipeline/answer/llm_answer.py; ensemble's members)
+VOTE = Key(
+    "how samples (or members) are voted",
+    type="object",
+    schema={"additionalProperties": False, "properties": declared_schema(VoteSettings)},
+)
 _DEFAULTS = declared_defaults(VoteSettings)  # the declared defaults of answering.<name>.vote
 
 
@@ -35,8 +63,8 @@ class VoteConfig:
         return value_key(value) if self.normalise else str(value).strip()
 
     def __post_init__(self):
-        if self.mode not in MODES:
-            raise ValueError(f"vote.mode: '{self.mode}' is not one of {MODES}")
+        if self.mode not in VOTE_MODES:
+            raise ValueError(f"vote.mode: '{self.mode}' is not one of {VOTE_MODES}")
         if self.tiebreak not in TIEBREAKS:
             raise ValueError(f"vote.tiebreak: '{self.tiebreak}' is not one of {TIEBREAKS}")
 

@@ -1,6 +1,6 @@
 """`make bench`'s encoder comparison: the packaged "int8" ONNX file, the fp32 ONNX export and the
-real int8 model (rule minilm_qint8; as the backend runs it, one text per pass, and batched) against the
-fp32 torch reference, on WattBot corpus sentences
+real int8 model (rule encoder_qint8; as the backend runs it, one text per pass, and batched) against the
+fp32 torch reference, on WattBot's document sentences
 and 512-token chunks: speed (wall and CPU seconds: the machine is shared), cosine fidelity, and doc
 recall@k of a hier index built by each. Written to reports/bench/encoder.json; ``render`` turns it
 into docs/encoder.md's generated block, so no measured number is typed by hand.
@@ -107,22 +107,22 @@ def paired_interval(a: list[int], b: list[int]) -> tuple[float, float, float]:
 
 
 def speed_texts(
-    corpus_trees: list[DocTree], tokens_of: Callable[[list[str]], list[int]], n_sentences: int, n_chunks: int
+    doc_trees: list[DocTree], tokens_of: Callable[[list[str]], list[int]], n_sentences: int, n_chunks: int
 ) -> tuple[list[str], list[str]]:
-    """The speed test's texts: every k-th corpus sentence and every k-th 512-token chunk, evenly spread."""
-    sentences = bench_sentences(corpus_trees, n_sentences)
+    """The speed test's texts: every k-th document sentence and every k-th 512-token chunk, evenly spread."""
+    sentences = bench_sentences(doc_trees, n_sentences)
     chunks = []
-    for t in corpus_trees:
+    for t in doc_trees:
         sents = list(t.at_level("sentence"))
         chunks += [t.text[c.start : c.end] for c in chunk_tree(t, tokens_of([s.text for s in sents]), 512, 0)]
     chunks = chunks[:: max(1, len(chunks) // n_chunks)][:n_chunks]
     return sentences, chunks
 
 
-def bench_sentences(corpus_trees: list[DocTree], n_sentences: int) -> list[str]:
+def bench_sentences(doc_trees: list[DocTree], n_sentences: int) -> list[str]:
     """Every k-th sentence of the trees, ``n_sentences`` evenly spread: the bench sample the fidelity
     gate is read on (tests/embed/test_qint8.py checks the reduce-range file on it too)."""
-    sentences = [n.text for t in corpus_trees for n in t.at_level("sentence")]
+    sentences = [n.text for t in doc_trees for n in t.at_level("sentence")]
     return sentences[:: max(1, len(sentences) // n_sentences)][:n_sentences]
 
 
@@ -130,7 +130,7 @@ def bench_sentences(corpus_trees: list[DocTree], n_sentences: int) -> list[str]:
 class Sizes:
     """How much the bench measures (the doc count of the recall test is the verb's own knob)."""
 
-    n_sentences: int = 300  # speed: corpus sentences
+    n_sentences: int = 300  # speed: document sentences
     n_chunks: int = 16  # speed: 512-token chunks
     repeats: int = 3  # speed: interleaved rounds, best kept
     ks: tuple[int, ...] = (1, 3, 5, 10)  # recall@k
@@ -196,13 +196,13 @@ def run_encoder_bench(
     with tempfile.TemporaryDirectory() as tmp:
         encoders |= no_vnni_variants(encoders["fp32-export"], Path(tmp))
     tokens_of = encoders[REFERENCE].count_tokens
-    corpus_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
-    sentences, chunks = speed_texts(corpus_trees, tokens_of, sizes.n_sentences, sizes.n_chunks)
+    doc_trees = [load_tree(d) for d in sorted(doc_ids)[:3]]
+    sentences, chunks = speed_texts(doc_trees, tokens_of, sizes.n_sentences, sizes.n_chunks)
     flags = cpu_flags()
     auto = make_encoder(replace(specs[INT8], precision="auto"))
     assert isinstance(auto, OnnxMiniLM)  # the onnx-qint8 backend's encoder: its model_file is what `auto` picked
     out: dict = {
-        "docs_for_speed": [t.doc_id for t in corpus_trees],
+        "docs_for_speed": [t.doc_id for t in doc_trees],
         "sentences": len(sentences),
         "chunks": len(chunks),
         "threads": embedding.threads,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pipeline.config import index_slice, load_config, retrieval_slice
 from pipeline.embed.factory import ensure_model_files
-from pipeline.report.telemetry.make_steps import children_cpu_s
+from pipeline.make_steps import children_cpu_s
 from pipeline.specs import EncoderSpec
 
 # What a retrieve job imports before it searches (the CLI, the stage, both index kinds' searchers).

@@ -8,7 +8,7 @@ hosted models take 2-5 s, which only scales the wall time), 5% 429s with ``Retry
 wall time, the ideal time (distinct calls × mean latency / concurrency, or distinct calls / rate
 limit if that is higher), their ratio, retries,
 429s honoured, calls lost, and the time of the rerun from the cache, against the targets; writes
-them to ``reports/bench/llm.json`` (:func:`pipeline.report.export.bench_doc.render_llm_bench` makes the README's generated block).
+them to ``reports/bench/llm.json`` (:func:`pipeline.publish.bench_doc.render_llm_bench` makes the README's generated block).
 
 Retrieval is not what this measures: every question is shown the same three real document
 titles as context snippets (the stand-in's answers cite the first), so the run needs no index.
@@ -39,8 +39,8 @@ from pipeline.config import load_config
 from pipeline.datasets.wattbot import load_metadata
 from pipeline.llm.gateway import LLMGateway, LLMRequest
 from pipeline.llm_models import LLMSpec
+from pipeline.publish.bench_doc import render_llm_bench, render_llm_local, save_bench
 from pipeline.registry.answer_backends import variant_spec
-from pipeline.report.export.bench_doc import render_llm_bench, render_llm_local, save_bench
 from pipeline.specs import PlannerSpec
 from pipeline.workflow import split_source
 

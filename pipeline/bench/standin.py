@@ -46,6 +46,9 @@ class StandInConfig:
     # ... and, to a query planner's prompt, replies with no queries
     status_always: int | None = None  # every request answers this status (401: a bad key, 404: no such model)
     seed: int = 0
+    # headers every request must carry (name -> exact value; else 401): a test proves credentials from the
+    # environment reach the provider, and only it (tests/safety/test_planted_secret_run.py)
+    require_headers: dict = field(default_factory=dict)
     max_requests: int = 100_000
     max_seconds: float = 900.0
 
@@ -117,6 +120,7 @@ class Stats:
     malformed: int = 0
     invalid: int = 0
     refused: int = 0
+    unauthorised: int = 0  # requests without the required headers (401)
     in_flight: int = 0  # requests received and not yet answered
     per_key: Counter = field(default_factory=Counter)
     ok_per_key: Counter = field(default_factory=Counter)
@@ -269,7 +273,18 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:  # the client gave up (a stalled request it timed out)
             pass
 
+    def _authorised(self) -> bool:
+        """Whether the request carries the required headers; else a 401 is sent and counted."""
+        missing = [k for k, v in self.standin.cfg.require_headers.items() if self.headers.get(k) != v]
+        if missing:
+            with self.standin.lock:
+                self.standin.stats.unauthorised += 1
+            self._send(401, json.dumps({"error": {"message": "Incorrect API key provided", "code": 401}}).encode())
+        return not missing
+
     def do_GET(self):
+        if not self.path.rstrip("/").endswith("/stats") and not self._authorised():
+            return
         if self.path.rstrip("/").endswith("/stats"):
             self._send(200, json.dumps(self.standin.snapshot()).encode())
         elif self.path.rstrip("/").endswith("/models"):
@@ -279,6 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if not self._authorised():
+            return
         key = request_key(body)
         kind, arg = self.standin._decide(key)
         with self.standin.lock:

@@ -32,8 +32,8 @@ def run_bench(
     configfiles: Sequence[str | Path] = (), n_docs: int = 3, n_queries: int = 41, overrides: dict | None = None
 ) -> dict:
     cfg = load_config(configfiles, overrides)
-    corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
-    trees = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
+    json_dir = Path(cfg["wattbot"]["dir"]) / "corpus"  # WattBot's pre-extracted JSON
+    trees = [load_payload(json_dir / f"{d}.json") for d in doc_ids(cfg)[:n_docs]]
     sentences = [n.text for t in trees for n in t.at_level("sentence")]
     ensure_model_files(cfg["embedding"])  # a backend's built model files are a DAG output, missing outside it
     encoder = make_encoder(cfg["embedding"])
@@ -95,11 +95,11 @@ def run_encoder_comparison(
     from pipeline.bench.encoder import run_encoder_bench
 
     cfg = load_config(configfiles, overrides)
-    corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
+    json_dir = Path(cfg["wattbot"]["dir"]) / "corpus"  # WattBot's pre-extracted JSON
     train = pd.read_csv(split_source(cfg, cfg["wattbot"]["score_split"]), dtype=str)
     out = run_encoder_bench(
         EncoderSpec.from_dict(cfg["embedding"]),
-        lambda d: load_payload(corpus / f"{d}.json"),
+        lambda d: load_payload(json_dir / f"{d}.json"),
         doc_ids(cfg),
         train,
         recall_n_docs=recall_docs,
@@ -125,7 +125,7 @@ def run_sprout_bench(
     """SproutRAG costs over ``n_docs`` WattBot documents: the attention pass (windows/s, process CPU seconds
     per window and per phase) for the eager reference and the configured kernel, with their agreement;
     Kruskal tree build per document; beam search per query (query encoding reported apart).
-    docs/sprout-speed.md renders the attention figures (pipeline.report.export.bench_doc.render_sprout_speed)."""
+    docs/sprout-speed.md renders the attention figures (pipeline.publish.bench_doc.render_sprout_speed)."""
     import numpy as np
 
     from pipeline.specs import SproutSpec
@@ -137,8 +137,8 @@ def run_sprout_bench(
     cfg = load_config(configfiles, overrides)
     spec = SproutSpec.from_dict(cfg["sprout"]).attention  # with its threads: the bench runs as configured
     scfg = spec.as_dict()
-    corpus = Path(cfg["wattbot"]["dir"]) / "corpus"
-    every = [load_payload(corpus / f"{d}.json") for d in doc_ids(cfg)]
+    json_dir = Path(cfg["wattbot"]["dir"]) / "corpus"  # WattBot's pre-extracted JSON
+    every = [load_payload(json_dir / f"{d}.json") for d in doc_ids(cfg)]
     trees = sorted(every, key=lambda t: (len(t.text), t.doc_id))[:n_docs]  # the smallest: a quick, fair sample
     docs = [(t.doc_id, t.text, leaf_chunks(t, spec.max_sentences_per_chunk)) for t in trees]
     runs = {k: _attention_run(replace(spec, kernel=k), docs) for k in dict.fromkeys(["eager", spec.kernel])}
@@ -179,7 +179,7 @@ def run_sprout_bench(
         :n_queries
     ]
     _beam_search_latency(out, questions, built, spec.threads)
-    _corpus_estimate(out, every, encoder, spec)
+    _wattbot_estimate(out, every, encoder, spec)
     print(json.dumps(out, indent=1))
     return out
 
@@ -207,8 +207,8 @@ def _beam_search_latency(out: dict, questions: list[str], built: list, threads: 
         out[f"beam_search_ms_per_query_b{b}"] = round(statistics.median(lat), 3)
 
 
-def _corpus_estimate(out: dict, every: list, encoder, spec: AttentionSpec) -> None:
-    """The whole WattBot corpus's tokens and windows, and its attention minutes at the measured rates."""
+def _wattbot_estimate(out: dict, every: list, encoder, spec: AttentionSpec) -> None:
+    """All of WattBot's documents: their tokens and windows, and its attention minutes at the measured rates."""
     from pipeline.sprout.attention import plan_windows
 
     n_tok = [len(encoder.tokenize(t.text)[0]) for t in every]
@@ -223,13 +223,13 @@ def _attention_run(spec: AttentionSpec, docs: list) -> tuple:
     """(encoder, DocAttentions, speed) for one attention kernel: wall and process CPU seconds, per phase."""
     from collections import defaultdict
 
-    from pipeline.sprout.attention import corpus_attention
+    from pipeline.sprout.attention import dataset_attention
     from pipeline.sprout.stage import attention_encoder
 
     encoder = attention_encoder(spec)
     cpu: defaultdict[str, float] = defaultdict(float)
     w0, c0 = time.perf_counter(), time.process_time()
-    attn = corpus_attention(encoder, docs, spec, progress=False, cpu=cpu)
+    attn = dataset_attention(encoder, docs, spec, progress=False, cpu=cpu)
     wall, cpu_s = time.perf_counter() - w0, time.process_time() - c0
     windows = sum(a.n_windows for a in attn)
     return (

@@ -58,7 +58,7 @@ from pipeline.config.slices import (
     retrieval_slice,
     sprout_attention_slice,
 )
-from pipeline.config.validate import SECRET_KEY, check_report, full_schema, validate
+from pipeline.config.validate import check_report, full_schema, validate
 from pipeline.config_schema import ConfigError
 
 __all__ = [
@@ -69,7 +69,6 @@ __all__ = [
     "EXTENDS",
     "LEFT_OUT",
     "OVERLAY_CONFIGS",
-    "SECRET_KEY",
     "ConfigError",
     "answer_splits",
     "answering_slice",

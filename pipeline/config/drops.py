@@ -9,7 +9,7 @@ What names a dropped entry must say so, never fail later on an unknown name nor 
 - a list that only chooses what to compare or run (an ablation of ``report.ablations``, the suite's
   ``benchmarks.retrieval``, ``sprout.beam_sweep``) goes on without it: the ablation is left out, the name
   taken out of the list, each with a one-line notice (:func:`drop_notices`); a claim of
-  pipeline/report/claims.yaml that needs it reads "not run: variant X dropped by the config".
+  pipeline/report/claims/claims.yaml that needs it reads "not run: variant X dropped by the config".
 
 The resolved config records what was dropped under :data:`DROPPED` (only when something was: a config
 without a null entry resolves, and hashes, as before); the figures rule's params carry it to the claims.

@@ -5,7 +5,6 @@ reports the same one); the result is the resolved config (pipeline/config/resolv
 from __future__ import annotations
 
 import copy
-import re
 
 import jsonschema
 
@@ -19,9 +18,10 @@ from pipeline.config.resolve import (
     resolve_corpora,
     resolve_planner,
 )
+from pipeline.config.secrets import check_credentials
 from pipeline.config_schema import ConfigError, ConfigTree, declared_schema, fill_and_check
 from pipeline.llm_models import serving_kind
-from pipeline.registry import answer_backends, suite_datasets
+from pipeline.registry import answer_backends, metrics, suite_datasets
 from pipeline.registry.index_kinds import IndexSpec, get_kind, kind_names, kind_of
 from pipeline.registry.retrieval_modes import FUSIONS, PLANNERS
 from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec, RetrievalSpec, SproutSpec, VisionSpec
@@ -65,20 +65,6 @@ def _key_path(error: jsonschema.ValidationError) -> str:
     return path or "<top level>"
 
 
-# Keys that hold credentials. Secrets come only from the environment (declared in `llm.envvars`, which
-# the Snakefile passes to `envvars:`), so they never reach config dumps, manifests, caches or reports.
-SECRET_KEY = re.compile(r"(^|_)(api_?key|secret|password|passwd|access_token|auth_token|bearer_token)$", re.I)
-
-
-def _secret_keys(obj: object, path: str = "") -> list[str]:
-    if isinstance(obj, dict):
-        found = [f"{path}{k}" for k in obj if SECRET_KEY.search(str(k))]
-        return found + [p for k, v in obj.items() for p in _secret_keys(v, f"{path}{k}.")]
-    if isinstance(obj, list):
-        return [p for i, v in enumerate(obj) for p in _secret_keys(v, f"{path}{i}.")]
-    return []
-
-
 def validate(cfg: ConfigTree) -> dict:
     """Check ``cfg`` against the schema and its cross-references; return it resolved.
 
@@ -89,7 +75,7 @@ def validate(cfg: ConfigTree) -> dict:
     by section in a fixed order, so a config with several mistakes always reports the same one.
     """
     cfg = copy.deepcopy(dict(cfg))
-    _check_secrets(cfg)
+    check_credentials(cfg)  # keys and values that look like credentials (pipeline/config/secrets.py)
     dropped = drop_entries(cfg)  # `name: null` entries (pipeline/config/drops.py), before the schema sees them
     errors = fill_and_check(cfg, full_schema())
     if errors:
@@ -115,16 +101,6 @@ def validate(cfg: ConfigTree) -> dict:
     if dropped:
         cfg[DROPPED] = dropped
     return cfg
-
-
-def _check_secrets(cfg: ConfigTree) -> None:
-    """No credential is written in the config (they come from the environment, see ``SECRET_KEY``)."""
-    secrets = _secret_keys(cfg)
-    if secrets:
-        raise ConfigError(
-            f"config key '{secrets[0]}': credentials must not be written in the config; put the "
-            "value in an environment variable and list its name in llm.envvars"
-        )
 
 
 def _check_answering(cfg: ConfigTree, name: str, variant: ConfigTree) -> None:
@@ -290,6 +266,18 @@ def check_report(cfg: ConfigTree) -> None:
             raise ConfigError(
                 f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'"
             )
+    _check_metrics(cfg)
+
+
+def _check_metrics(cfg: ConfigTree) -> None:
+    """``report.metrics``: registered measures (pipeline/registry/metrics.py), each cutoff one it is computed at."""
+    picked = cfg["report"].get("metrics")
+    if picked:
+        ks = (cfg.get("benchmarks") or {}).get("ks")
+        try:
+            metrics.check_picks(picked, ks)
+        except (KeyError, ValueError) as e:
+            raise ConfigError(f"config key 'report.metrics': {e.args[0]}") from None
 
 
 def _check_per_model(llm: ConfigTree) -> None:

@@ -15,6 +15,7 @@ to run on them would only make the user move files around.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,11 +31,11 @@ from pipeline.datasets.wattbot import (
     require_columns,
     require_unique_ids,
 )
+from pipeline.names import problem
 
 log = logging.getLogger("wattbench")
 
 DOC_SUFFIXES = (".pdf", ".txt", ".md")
-DOC_ID = re.compile(r"[A-Za-z0-9_.-]+")  # the DAG's `doc` wildcard (pipeline/rules/common.smk)
 QUESTION_COLUMNS = ("id", "question")  # answer_unit is optional (empty when absent)
 SOLUTION_COLUMNS = ("id", "answer_value", "answer_unit", "ref_id")  # what the WattBot scorer reads
 SHOWN = 5  # ids or files named in one line before "..."
@@ -64,7 +65,19 @@ def _folder_entries(pdf_dir: Path) -> list[Path]:
 
 
 def _is_document(path: Path) -> bool:
-    return path.is_file() and path.suffix.lower() in DOC_SUFFIXES
+    """A .pdf/.txt/.md entry (a link to one too: refused by :func:`_no_link`); hidden files (``._paper.pdf``,
+    macOS's resource forks) are no documents."""
+    is_doc = path.suffix.lower() in DOC_SUFFIXES and not path.name.startswith(".")
+    return is_doc and (path.is_file() or path.is_symlink())
+
+
+def _no_link(path: Path, pdf_dir: Path) -> None:
+    """A document is a file of the folder itself: a symbolic link is refused (``notes.txt ->
+    ../../outside/creds`` would be indexed and sent in hosted prompts), whatever it points to."""
+    if path.is_symlink():
+        raise InputError(
+            f"{path}: a symbolic link (to {os.readlink(path)}); put the document itself in {pdf_dir}, not a link"
+        )
 
 
 def other_files(pdf_dir: Path) -> list[Path]:
@@ -84,13 +97,12 @@ def discover_documents(pdf_dir: Path) -> dict[str, Path]:
         raise InputError(f"{pdf_dir}: no documents (expected <doc_id>.pdf, .txt or .md files)")
     found: dict[str, Path] = {}
     for path in docs:
+        _no_link(path, pdf_dir)
         doc_id = path.stem
-        if not DOC_ID.fullmatch(doc_id):
-            safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", doc_id).strip("_") or "doc"
-            raise InputError(
-                f"{path}: doc id '{doc_id}' has characters other than A-Z a-z 0-9 _ . -; "
-                f"rename the file, e.g. to {safe}{path.suffix}"
-            )
+        why = problem(doc_id)  # the one rule for names that become paths (pipeline/names.py)
+        if why:
+            safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", doc_id).strip("_.-") or "doc"
+            raise InputError(f"{path}: doc id '{doc_id}' {why}; rename the file, e.g. to {safe}{path.suffix}")
         same = [(d, p) for d, p in found.items() if d.lower() == doc_id.lower()]
         if same and same[0][0] == doc_id:
             raise InputError(f"{path}: maps to the same doc id as {same[0][1].name} ('{doc_id}'); keep one of them")
@@ -114,6 +126,10 @@ def read_corpus_csv(path: Path) -> pd.DataFrame:
             raise InputError(f"{path}: empty file (expected a header row)")
         if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
             raise InputError(f"{path}: looks UTF-16 encoded (NUL bytes); save it as UTF-8")
+        if b"\x00" in raw:  # past the first 4 KiB: not UTF-16, a NUL byte inside a row
+            at = raw.index(b"\x00")
+            row = raw[:at].count(b"\n") + 1
+            raise InputError(f"{path}: row {row}: a NUL byte (offset {at}); a CSV is text, save it as UTF-8")
         try:
             raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

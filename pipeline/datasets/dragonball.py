@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records
+from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records
 
 DOCS, QUERIES = "dragonball_docs.jsonl", "dragonball_queries_subset.jsonl"
 # English, 12 seeded documents per domain among those some query cites, and their queries:
@@ -34,7 +34,7 @@ class Subset:
     pilot_seed: int = 1
 
 
-def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
+def load(root: str | Path, **subset: Any) -> SuiteTables:
     """:class:`Subset` ``(**subset)``: filter by ``language`` (en, zh) and ``domain`` (Finance, Law,
     Medical); ``docs_per_domain`` samples cited documents per (language, domain) and keeps queries whose
     gold documents all made it;
@@ -92,7 +92,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
         )
         spans = {(s["doc_id"], s["start"], s["end"]) for s in q["reference_char_spans"] if s}
         gold += [{"query_id": qid, "doc_id": _doc_id(d), "start": s, "end": e, "grade": 1} for d, s, e in sorted(spans)]
-    return make_benchmark("dragonball", doc_rows, query_rows, gold)
+    return make_suite_tables("dragonball", doc_rows, query_rows, gold)
 
 
 def _per_group(groups: dict[tuple, list[int]], k: int, seed: int) -> list[int]:

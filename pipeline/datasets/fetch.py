@@ -2,7 +2,7 @@
 
 Offline, every download fails fast; the rule still succeeds and writes a status file that
 says so, because a missing network is an expected state here, not a crash. The tree rule
-then keeps using the pre-extracted corpus JSON.
+then keeps using the pre-extracted JSON.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from pipeline.datasets.wattbot import load_metadata
 from pipeline.io import atomic_write_bytes, atomic_write_json
+from pipeline.names import inside
 
 
 def fetch_pdfs(metadata: str | Path, out_dir: str | Path, status_path: str | Path, timeout_s: float = 30) -> dict:
@@ -22,7 +23,7 @@ def fetch_pdfs(metadata: str | Path, out_dir: str | Path, status_path: str | Pat
     out_dir = Path(out_dir)
     status: dict[str, str] = {}
     for doc_id, url in tqdm(list(zip(meta["id"], meta["url"])), desc="fetch PDFs"):
-        target = out_dir / f"{doc_id}.pdf"
+        target = inside(out_dir, f"{doc_id}.pdf")  # ids are names (load_metadata): this stays in out_dir
         if target.exists():
             status[doc_id] = "present"
             continue
@@ -42,7 +43,7 @@ def fetch_pdfs(metadata: str | Path, out_dir: str | Path, status_path: str | Pat
     atomic_write_json(status_path, summary)
     if got == 0:
         print(
-            f"fetch: no PDF could be downloaded (offline?); trees keep using the pre-extracted corpus JSON. "
+            f"fetch: no PDF could be downloaded (offline?); trees keep using the pre-extracted JSON. "
             f"Details in {status_path}"
         )
     else:

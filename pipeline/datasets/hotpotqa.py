@@ -1,6 +1,6 @@
 """HotpotQA (distractor setting): each context paragraph is a document, supporting-fact sentences are gold.
 
-Paragraphs of all kept questions are pooled into one corpus (deduplicated on title + text), so a
+Paragraphs of all kept questions are pooled into one document collection (deduplicated on title + text), so a
 question's own distractors compete with every other question's paragraphs. Only questions whose
 every supporting fact resolves to a non-empty sentence of their context are kept (the offline
 AMOR test part replaced distractors with retrieved paragraphs and sometimes lost gold ones).
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
+from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records, safe_id
 
 FILE = "hotpotqa_subset.jsonl"
 # 70 seeded questions x their 10 paragraphs: 700 paragraphs, 2,858 sentences after parse_text,
@@ -36,8 +36,8 @@ class Subset:
     pilot_seed: int = 1
 
 
-def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
-    """The benchmark restricted to :class:`Subset` ``(**subset)``."""
+def load(root: str | Path, **subset: Any) -> SuiteTables:
+    """The dataset restricted to :class:`Subset` ``(**subset)``."""
     sub = Subset(**subset)
     if Path(root).is_dir():
         records = read_records(root, FILE)
@@ -83,7 +83,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
             gold.append(
                 {"query_id": qid, "doc_id": doc_id, "start": spans[sent_id][0], "end": spans[sent_id][1], "grade": 1}
             )
-    return make_benchmark("hotpotqa", sorted(docs.values(), key=lambda d: d["doc_id"]), queries, gold)
+    return make_suite_tables("hotpotqa", sorted(docs.values(), key=lambda d: d["doc_id"]), queries, gold)
 
 
 def _qid(r: dict) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records, safe_id
+from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records, safe_id
 
 # 8 seeded LegalBench-RAG-mini contracts and all their queries: 2,624 sentences after parse_text,
 # 54 queries, 93 gold spans.
@@ -34,7 +34,7 @@ class Subset:
     pilot_seed: int = 1
 
 
-def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
+def load(root: str | Path, **subset: Any) -> SuiteTables:
     """Tests of ``root/benchmarks/<benchmark>.json`` (or a path to any such JSON) and the files they cite
     (:class:`Subset` ``(**subset)``).
 
@@ -43,7 +43,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
     snippets all lie in them; ``apply_filter`` drops tests LegalBench-RAG itself excludes; ``pilot``
     samples that many documents instead, none of which a draw of up to ``n_docs`` takes (``pilot_draw``:
     no test of the pilot cites a document of a final selection, so no query is in both).
-    The corpus is the documents the kept tests cite (not every file of the corpus folder).
+    The documents are those the kept tests cite (not every file of its corpus/ folder).
     """
     sub = Subset(**subset)
     benchmark, mini, n_docs, seed, pilot = sub.benchmark, sub.mini, sub.n_docs, sub.seed, sub.pilot
@@ -91,7 +91,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
         for s in t["snippets"]:
             start, end = s["span"]
             gold.append({"query_id": qid, "doc_id": ids[s["file_path"]], "start": start, "end": end, "grade": 1})
-    return make_benchmark(f"legalbench_rag-{prefix}", docs, queries, gold)
+    return make_suite_tables(f"legalbench_rag-{prefix}", docs, queries, gold)
 
 
 def _mini_docs(bench_path: Path, tests: list[dict]) -> set[str]:

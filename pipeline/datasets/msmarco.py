@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark, pilot_draw, read_records
+from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records
 
 # 20 seeded queries x (up to) 30 of their judged passages, plus 200 unjudged pool passages as
 # distractors: 790 passages, 2,573 sentences after parse_text, 20 queries, 293 graded gold passages.
@@ -37,8 +37,8 @@ class Subset:
     pilot_seed: int = 1
 
 
-def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
-    """The benchmark restricted to :class:`Subset` ``(**subset)`` (the loader protocol's keys)."""
+def load(root: str | Path, **subset: Any) -> SuiteTables:
+    """The dataset restricted to :class:`Subset` ``(**subset)`` (the loader protocol's keys)."""
     sub = Subset(**subset)
     root = Path(root)
     queries = _tsv(root / "queries.tsv")
@@ -86,7 +86,7 @@ def load(root: str | Path, **subset: Any) -> RetrievalBenchmark:
         for p in sorted(pids, key=int)
         if texts[p].strip()
     ]
-    return make_benchmark("msmarco", docs, query_rows, gold)
+    return make_suite_tables("msmarco", docs, query_rows, gold)
 
 
 def _doc_id(pid: str) -> str:

@@ -1,4 +1,4 @@
-"""Where the shared benchmark data lives when nobody says otherwise.
+"""Where the shared data (WattBot's, the suite's) lives when nobody says otherwise.
 
 ``WATTBENCH_DATA`` wins; else ``<repo>/../shared/data`` (the layout of every developer
 and CI checkout). Data is never copied into the repo.

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.names import problem
+
 METADATA_COLUMNS = ("id", "type", "title", "year", "citation", "url")
 QUESTION_COLUMNS = ("id", "question", "answer_unit")
 
@@ -57,7 +59,16 @@ def load_metadata(path: str | Path) -> pd.DataFrame:
     df = read_checked_csv(path, ("utf-8-sig", "cp1252", "latin-1"))
     require_columns(df, path, METADATA_COLUMNS)
     require_unique_ids(df, path)
+    require_doc_ids(df, path)
     return df
+
+
+def require_doc_ids(df: pd.DataFrame, path: Path) -> None:
+    """Every document id a name (pipeline/names.py): ids become file names (``fetch``'s ``<id>.pdf``, trees)."""
+    for i, doc in df["id"].items():
+        why = problem(doc)
+        if why:
+            raise InputError(f"{path}: row {int(i) + 2}, field id: document id {doc!r} {why}")
 
 
 def load_questions(path: str | Path, known_docs: set[str] | None = None) -> pd.DataFrame:

@@ -9,8 +9,9 @@ them where no DAG runs: the benches). Nothing else switches on a backend's name.
 
 The built-in backends register one module each (``onnx_minilm``, ``torch_st``, ``api``), imported by
 this package's ``__init__``, so importing :mod:`pipeline.embed` registers them; their heavy
-dependencies load only when an encoder is made. Modules outside the package (a test's toy backend) are
-named in ``WATTBENCH_EMBED_BACKENDS`` (comma-separated), which Snakemake's jobs inherit.
+dependencies load only when an encoder is made. A backend outside the package is a plugin: an entry point
+in group ``wattbench.embed_backends`` naming its module (pipeline/registry/base.py; a test's toy backend:
+tests/embed/toy_encoder.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pipeline.specs import EncoderSpec
 
 from .base import Encoder
 
-EXTRA_ENV = "WATTBENCH_EMBED_BACKENDS"  # more backend modules to load, comma-separated (out-of-tree backends)
+GROUP = "wattbench.embed_backends"  # the entry-point group of backends kept outside the package (plugins)
 
 
 @dataclass(frozen=True)
@@ -44,13 +45,13 @@ class EmbedBackend:
     make: Callable[[EncoderSpec, EncoderRun], Encoder]
     keys: frozenset[str] = frozenset()  # `embedding` keys only it takes (precision, dim): others refuse them
     model_example: str | None = None  # `model` is required: an example of one, for the error
-    # The files its encoder reads that DAG rules build into the `model` folder first (rules minilm_qint8*;
+    # The files its encoder reads that DAG rules build into the `model` folder first (rules encoder_qint8*;
     # the jobs declare them as inputs), and the builder for what runs outside the DAG (the benches).
     built_files: Callable[[EncoderSpec], list[str]] | None = None
     build_files: Callable[[EncoderSpec], Path] | None = None
 
 
-BACKENDS: Registry[EmbedBackend] = Registry("embed backend", EXTRA_ENV)
+BACKENDS: Registry[EmbedBackend] = Registry("embed backend", GROUP)
 register = BACKENDS.register
 unregister = BACKENDS.unregister
 get_backend = BACKENDS.get

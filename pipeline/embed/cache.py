@@ -16,6 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from pipeline.cache_journal import journal_mode, journal_pragma, write_lock
+from pipeline.io import create_shared_file
 
 from .base import Encoder
 
@@ -38,8 +39,7 @@ class EmbeddingCache:
     def __init__(self, path: str | Path, chunk_size: int = 256, journal: str | None = None):
         """`chunk_size` texts go to the encoder per call and per commit (crash-safety granularity);
         `journal` 'wal' or 'nfs' (None: the run's ``cache_journal``, see pipeline/cache_journal.py)."""
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.path = Path(path)
+        self.path = create_shared_file(path)  # the umask policy of every output, for it and its -wal/-shm
         self.chunk_size = chunk_size
         self.journal = journal_mode(journal)
         self._db = sqlite3.connect(str(path), timeout=60)

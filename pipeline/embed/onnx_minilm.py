@@ -87,7 +87,7 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
 
 
 class QInt8MiniLM(OnnxMiniLM):
-    """The file-built exports (rules ``minilm_qint8``, ``minilm_qint8_rr``): int8 where the CPU has int8
+    """The file-built exports (rules ``encoder_qint8``, ``encoder_qint8_rr``): int8 where the CPU has int8
     dot-product instructions, the reduce-range int8 file on AVX2 without them, the fp32 export elsewhere;
     ``precision`` forces one (the bench measures them).
 
@@ -115,7 +115,7 @@ class QInt8MiniLM(OnnxMiniLM):
             variant = "" if model_file.name == FP32_FILE else f" --file {model_file.name}"
             raise FileNotFoundError(
                 f"{model_file} is missing: build it with `python -m pipeline encoder-qint8 "
-                f"--out {folder}{variant}` (the DAG's minilm_qint8 rules do)"
+                f"--out {folder}{variant}` (the DAG's encoder_qint8 rules do)"
             )
         int8 = runs != "fp32"
         super().__init__(model_file, 1 if int8 else batch_size, max_tokens, threads, lazy=True)
@@ -133,8 +133,8 @@ class QInt8MiniLM(OnnxMiniLM):
 
 
 def qint8_files(spec: EncoderSpec) -> list[str]:
-    """The files the minilm_qint8 rule writes into the encoder's folder (default :data:`QINT8_DIR`), and
-    the reduce-range file where the encoder runs it on this CPU (rule minilm_qint8_rr), and only there:
+    """The files the encoder_qint8 rule writes into the encoder's folder (default :data:`QINT8_DIR`), and
+    the reduce-range file where the encoder runs it on this CPU (rule encoder_qint8_rr), and only there:
     a grid on a VNNI CPU plans the same jobs as before that file existed."""
     folder = spec.model or QINT8_DIR
     return [f"{folder}/{FP32_FILE}", *(f"{folder}/{name}" for name in int8_files(spec.precision))]

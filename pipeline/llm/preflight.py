@@ -41,15 +41,17 @@ def missing_keys(model: ModelSpec) -> list[str]:
 
 def required_envvars(work: LLMWork) -> list[str]:
     """The variables Snakemake's ``envvars:`` declares (it checks them and passes them to cluster jobs):
-    ``llm.envvars`` plus the ``api_key_env`` of every model the variants call (keyless: none); none
-    when no job of ``work`` calls an LLM (a run asked only for targets without one needs no key)."""
+    ``llm.envvars`` plus the ``api_key_env``, ``headers_env`` and ``userinfo_env`` variables of every model the
+    variants call (keyless: none); none when no job of ``work`` calls an LLM (a run asked only for targets
+    without one needs no key)."""
     if not work.calls_llm():
         return []
     names = list(work.llm.envvars)
     for model in work.users():
-        var = work.llm.resolve(model).api_key_env
-        if var and var not in names:
-            names.append(var)
+        spec = work.llm.resolve(model)
+        for var in (spec.api_key_env, *spec.headers_env.values(), spec.userinfo_env):
+            if var and var not in names:
+                names.append(var)
     return names
 
 
@@ -101,7 +103,8 @@ def real_run_checks(work: LLMWork) -> list[str]:
     if unset:
         raise ConfigError(
             f"config key 'llm.envvars': environment variable {', '.join(unset)} is not set "
-            f"(llm.envvars and each called model's llm.per_model.<model>.api_key_env must be set for a real run)"
+            "(llm.envvars and each called model's llm.per_model.<model>.api_key_env, headers_env and userinfo_env "
+            "must be set for a real run)"
         )
     return check_endpoints(work)
 

@@ -20,10 +20,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from pipeline.credentials import findings
 from pipeline.io import atomic_write_json
 from pipeline.llm.cache import LLMCache
 from pipeline.llm.usage import ensure_table, open_read_only
 from pipeline.provenance import file_hash, git_commit
+from pipeline.run_ids import shown_path
 
 PACK_DB = "llm.sqlite"
 MANIFEST = "manifest.json"
@@ -52,6 +54,7 @@ def export_replay(cache_path: str | Path, run: str, out: str | Path, run_state: 
         src.close()
     if not usage:
         raise ValueError(f"run {run}: no LLM calls recorded in {cache_path} (python -m pipeline cost lists the runs)")
+    _no_credentials(calls, cache_path)
     _write_pack(out / PACK_DB, calls, usage)
     stored = {r[0] for r in calls}
     manifest = {
@@ -59,7 +62,7 @@ def export_replay(cache_path: str | Path, run: str, out: str | Path, run_state: 
         "made_by": "python -m pipeline export-replay",
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "commit": git_commit(),
-        "source_cache": str(Path(cache_path).resolve()),
+        "source_cache": shown_path(cache_path),
         "replies": len(calls),
         "requests_without_reply": sorted(set(keys) - stored),
         "models": dict(sorted(Counter(json.loads(r[1])["model"] for r in calls).items())),
@@ -70,6 +73,20 @@ def export_replay(cache_path: str | Path, run: str, out: str | Path, run_state: 
     }
     atomic_write_json(out / MANIFEST, manifest)
     return manifest
+
+
+def _no_credentials(calls: list[tuple], cache_path: str | Path) -> None:
+    """A pack is made to be shared: a stored request whose parameters or endpoint hold a credential (a cache
+    filled before issue 46, when ``extra_headers: {Authorization: …}`` passed the config check) stops the
+    export with one line naming the row and the key, never the value."""
+    for key, request, _ in calls:
+        stored = json.loads(request)
+        found = findings(stored.get("params") or {}, "params.") + findings({"endpoint": stored.get("endpoint") or ""})
+        if found:
+            raise ValueError(
+                f"{cache_path}: the request of row {key[:12]} holds a credential at {found[0][0]} ({found[0][1]}); "
+                "a replay pack is made to be shared: not exported"
+            )
 
 
 def _write_pack(path: Path, calls: list[tuple], usage: list[tuple]) -> None:

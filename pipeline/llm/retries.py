@@ -16,7 +16,10 @@ import email.utils
 import logging
 import random
 import time
+from collections.abc import Iterable
 from functools import cache
+
+from pipeline.credentials import redact
 
 # A missing key is fatal whatever type litellm wraps it in.
 FATAL_WORDS = (
@@ -106,9 +109,11 @@ def not_empty(text: str) -> str | None:
     return None if text.strip() else "empty response"
 
 
-def error_line(exc: Exception) -> str:
-    """What a failed attempt records: the class and the first line of the message."""
-    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+def error_line(exc: Exception, secrets: Iterable[str] = ()) -> str:
+    """What a failed attempt records: the class and the first line of the message, ``secrets`` (what the
+    call carried from the environment: :func:`pipeline.credentials.carried`) masked before it is cut."""
+    text = redact(str(exc), secrets)
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
 
 
 def status(exc: Exception) -> int | None:

@@ -15,8 +15,10 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pipeline.config_schema import spec_defaults
+from pipeline.llm.local_auth import new_key
 from pipeline.llm_models import SERVING, ModelSpec, ServingKind
 
 ASSUMED_LATENCY_S = 3.0  # a hosted call, for the estimate
@@ -52,8 +54,41 @@ class Hosted:
         pass
 
 
+def env_headers(model: ModelSpec) -> dict[str, str]:
+    """The HTTP headers its ``headers_env`` names, their values read from the environment (set ones only)."""
+    return {h: os.environ[v] for h, v in sorted(model.headers_env.items()) if os.environ.get(v)}
+
+
+def userinfo(model: ModelSpec) -> str | None:
+    """The ``user:password`` its ``userinfo_env`` variable holds (None: not configured or not set)."""
+    return os.environ.get(model.userinfo_env) or None if model.userinfo_env else None
+
+
+def endpoint_url(model: ModelSpec) -> str | None:
+    """Its endpoint as called: ``api_base`` with the ``user:password@`` of ``userinfo_env`` put in (the
+    endpoint in cache keys, manifests and messages stays without it)."""
+    if not model.endpoint or not userinfo(model):
+        return model.endpoint
+    parts = urlsplit(model.endpoint)
+    return parts._replace(netloc=f"{userinfo(model)}@{parts.netloc}").geturl()
+
+
+def connection_secrets(model: ModelSpec) -> list[str]:
+    """Every value from the environment a call of ``model`` carries (key, header values, user:password):
+    what :func:`pipeline.credentials.redact` keeps out of error lines and logs."""
+    return [v for v in (api_key_kwargs(model).get("api_key"), *env_headers(model).values(), userinfo(model)) if v]
+
+
 def connect_hosted(model: ModelSpec) -> Hosted:
-    return Hosted((model.name, {**({"api_base": model.endpoint} if model.endpoint else {}), **api_key_kwargs(model)}))
+    """Its route: endpoint, key and headers from the environment, in the connection settings (never in the
+    request, so never in the cache key, the cache's request column or a replay pack)."""
+    url, headers = endpoint_url(model), env_headers(model)
+    route = {
+        **({"api_base": url} if url else {}),
+        **api_key_kwargs(model),
+        **({"extra_headers": headers} if headers else {}),
+    }
+    return Hosted((model.name, route))
 
 
 def provider_endpoint(model: ModelSpec) -> str:
@@ -79,13 +114,14 @@ class LocalPool:
     a call takes an idle one, so two calls never queue on one server while another is idle."""
 
     model: ModelSpec
+    key: str = field(default_factory=new_key)  # its servers require it of every call (pipeline/llm/local_auth.py)
     servers: list = field(default_factory=list)
     free: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def route(self) -> tuple[str, dict]:
-        return f"openai/{self.model.local_name}", {"api_key": "local"}
+        return f"openai/{self.model.local_name}", {"api_key": self.key}
 
     def start(self) -> LocalPool:
         from pipeline.llm.local_server import LocalServer, start_all
@@ -97,7 +133,8 @@ class LocalPool:
             )
         log = Path(spec.gguf).with_suffix(".server.log")
         pool = [
-            LocalServer(spec, log if i == 0 else log.with_suffix(f".{i}.log")) for i in range(self.model.concurrency)
+            LocalServer(spec, log if i == 0 else log.with_suffix(f".{i}.log"), self.key)
+            for i in range(self.model.concurrency)
         ]
         self.servers = start_all(pool)
         for server in pool:

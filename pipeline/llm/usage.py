@@ -4,7 +4,7 @@ The reply cache (:mod:`pipeline.llm.cache`) is keyed by the request and shared b
 it cannot say which run paid for what. The gateway appends a row here for every request it
 answers — a call it made (``cached = 0``, with the tokens and USD of every attempt that got a
 reply) or a reply it served from the cache (``cached = 1``, nothing paid) — with the run id
-(:mod:`pipeline.runs`), the variant that asked and the model. From these rows come the ``cost``
+(:mod:`pipeline.run_ids`), the variant that asked and the model. From these rows come the ``cost``
 verb, each run's spend cap (``llm.max_cost_usd`` compares *this run's* new spend) and the replay
 pack (the keys a run used). ``cost_usd`` NULL: the model has no price (litellm's map nor
 ``llm.prices``); local models cost 0.

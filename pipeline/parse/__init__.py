@@ -4,8 +4,8 @@
   sections recovered from its numbered headings;
 - :func:`parse_pdf`: PDF files via PyMuPDF (nested sections from headings, tables, figures, boxes);
   unparseable files raise :class:`pipeline.parse.errors.ParseError`;
-- ``headings`` (numbering and nesting), ``quality`` (measured against PDF outlines), ``corpus``
-  (the real-PDF test corpus), ``vision`` (optional figure captioning), ``commands`` (CLI verbs);
+- ``headings`` (numbering and nesting), ``quality`` (measured against PDF outlines), ``quality_pdfs``
+  (the parse-quality PDFs), ``vision`` (optional figure captioning), ``commands`` (CLI verbs);
 - :func:`parse_text`: plain text or markdown;
 - :func:`split_sentences` / :func:`sentence_texts`: the shared sentence splitter.
 """

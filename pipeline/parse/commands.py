@@ -1,8 +1,8 @@
-"""The parse stage's CLI verbs (registered by ``pipeline.cli``): inspect, errors, check, corpus.
+"""The parse stage's CLI verbs (registered by ``pipeline.cli``): inspect, errors, check, the parse-quality PDFs.
 
 - ``parse PDF -o OUT.json``: one file into a flat, readable node list (for people);
 - ``parse-errors``: the failed documents of a run into ``results/<dataset>/parse/errors.csv``;
-- ``parse-corpus``: download the parse-quality PDFs (Debian documentation packages); the
+- ``quality-pdfs``: download the parse-quality PDFs (Debian documentation packages); the
   ``parse-quality`` report over them is a report verb (pipeline/verbs/report.py).
 """
 
@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from pipeline.parse.corpus import SCOPES
-from pipeline.paths import PARSE_CORPUS_MANIFEST
+from pipeline.parse.quality_pdfs import SCOPES
+from pipeline.paths import QUALITY_PDFS_MANIFEST
 from pipeline.specs import HEADINGS, LLM_MODES, VisionSpec
 from pipeline.tree import DocTree, section_depth
 
@@ -58,7 +58,9 @@ def cmd_parse(a) -> None:
     from pipeline.parse.document import parse_document
 
     src = Path(a.source)
-    tree = parse_document(src, a.doc_id or src.stem, a.title, describe=describer_from(a), headings=a.headings)
+    tree = parse_document(
+        src, a.doc_id or src.stem, a.title, describe=describer_from(a), headings=a.headings, limits=pdf_limits(a)
+    )
     tree.check()
     text = json.dumps(inspect_json(tree), ensure_ascii=False, indent=1)
     if a.out in (None, "-"):
@@ -97,11 +99,11 @@ def cmd_parse_check(a) -> None:
     print(f"parse check: {len(rows)} document(s) failed to parse" + (f", listed in {a.errors}" if rows else ""))
 
 
-def cmd_parse_corpus(a) -> None:
-    from pipeline.parse.corpus import fetch_corpus, load_manifest, select
+def cmd_quality_pdfs(a) -> None:
+    from pipeline.parse.quality_pdfs import fetch_pdfs, load_manifest, select
 
     try:
-        kept = fetch_corpus(a.out_dir, select(load_manifest(a.manifest), a.scope))
+        kept = fetch_pdfs(a.out_dir, select(load_manifest(a.manifest), a.scope))
     except RuntimeError as exc:
         raise ValueError(str(exc)) from exc
     print(json.dumps({"pdfs": len(kept), "dir": a.out_dir}))
@@ -112,8 +114,22 @@ def add_headings_arg(s) -> None:
         "--headings",
         default="combined",
         choices=HEADINGS,
-        help="PDF heading method (default: combined, the best on the parse-quality corpus)",
+        help="PDF heading method (default: combined, the best on the parse-quality PDFs)",
     )
+
+
+def add_pdf_limit_args(s) -> None:
+    """``parsing.max_pdf_mb`` and ``max_pdf_pages`` (the workflow passes them only when the config sets them)."""
+    from pipeline.parse.pdf.file import CAPS
+
+    s.add_argument("--max-pdf-mb", type=float, default=CAPS["max_pdf_mb"], help="a bigger PDF is not parsed")
+    s.add_argument("--max-pdf-pages", type=int, default=CAPS["max_pdf_pages"], help="a longer PDF is not parsed")
+
+
+def pdf_limits(a):
+    from pipeline.parse.pdf.file import PdfLimits
+
+    return PdfLimits(a.max_pdf_mb, a.max_pdf_pages)
 
 
 def add_vision_args(s) -> None:
@@ -134,12 +150,13 @@ def add_parse_verbs(sub) -> None:
         help="parse one PDF (or JSON/text) into a readable node list: "
         "id, parent, level, kind, title, text, page, start, end",
     )
-    s.add_argument("source", help="the document: a PDF, a corpus JSON or a text file")
+    s.add_argument("source", help="the document: a PDF, a pre-extracted JSON (WattBot's) or a text file")
     s.add_argument("-o", "--out", default=None, help="output JSON (default: stdout)")
     s.add_argument("--doc-id", default=None, help="the id its nodes carry (default: the file's name)")
     s.add_argument("--title", default=None, help="its title (default: the one the document carries)")
     add_vision_args(s)
     add_headings_arg(s)
+    add_pdf_limit_args(s)
     s.set_defaults(fn=cmd_parse)
 
     s = sub.add_parser("parse-errors", help="collect the documents that failed to parse into errors.csv")
@@ -153,8 +170,8 @@ def add_parse_verbs(sub) -> None:
     s.add_argument("--strict", action="store_true", help="exit non-zero when any document failed")
     s.set_defaults(fn=cmd_parse_check)
 
-    s = sub.add_parser("parse-corpus", help="download the parse-quality PDFs (Debian documentation packages)")
+    s = sub.add_parser("quality-pdfs", help="download the parse-quality PDFs (Debian documentation packages)")
     s.add_argument("--out-dir", default="data/parse-corpus", help="where the PDFs (and their outlines) go")
-    s.add_argument("--manifest", default=PARSE_CORPUS_MANIFEST, help="the corpus manifest: sources, packages, pages")
+    s.add_argument("--manifest", default=QUALITY_PDFS_MANIFEST, help="the PDFs' manifest: sources, packages, pages")
     s.add_argument("--scope", default="all", choices=SCOPES, help="manifest rows to fetch")
-    s.set_defaults(fn=cmd_parse_corpus)
+    s.set_defaults(fn=cmd_quality_pdfs)

@@ -1,6 +1,6 @@
-"""The WattBot pre-extracted corpus (``corpus/<doc>.json``) as DocTrees.
+"""WattBot's pre-extracted documents (``corpus/<doc>.json`` of its data folder) as DocTrees.
 
-That corpus holds one section per PDF page and, mostly, one paragraph per page of raw
+Each holds one section per PDF page and, mostly, one paragraph per page of raw
 pypdf text (odd spacing, mid-paragraph line breaks, hyphenation) plus image placeholder
 paragraphs. We recover paragraphs inside the page text from line shapes, re-split sentences
 with our splitter instead of the corpus's crude regex, and rebuild the real sections: a
@@ -131,7 +131,7 @@ def headings_fit(flat: list[tuple[int, SectionSpec]], n_pages: int) -> bool:
 
 
 def load_payload(path: str | Path) -> DocTree:
-    """Read one corpus JSON file into a DocTree with real (nested) sections where the text has them."""
+    """Read one pre-extracted JSON file into a DocTree with real (nested) sections where the text has them."""
     path = Path(path)
     data = json.loads(path.read_text(encoding="utf-8"))
     doc_id = data["document_id"]
@@ -172,5 +172,5 @@ def load_payload(path: str | Path) -> DocTree:
 def load_corpus_dir(folder: str | Path) -> list[DocTree]:
     """Every ``*.json`` document of a corpus folder, sorted by doc id."""
     files = sorted(Path(folder).glob("*.json"))
-    trees = [load_payload(f) for f in tqdm(files, desc="parse corpus", unit="doc")]
+    trees = [load_payload(f) for f in tqdm(files, desc="parse JSON", unit="doc")]
     return sorted(trees, key=lambda t: t.doc_id)

@@ -2,7 +2,7 @@
 
 Per document and heading method (``pipeline.specs.HEADINGS``): headings found versus
 the PDF's own outline (``doc.get_toc()``, or the window's ``<doc>.toc.json`` sidecar written
-by ``pipeline.parse.corpus``) as precision / recall / F1; nesting accuracy (for consecutive
+by ``pipeline.parse.quality_pdfs``) as precision / recall / F1; nesting accuracy (for consecutive
 matched headings, does the tree's depth go up, down or stay as the outline's level does);
 the share of PyMuPDF's plain ``get_text()`` words the tree keeps; reading order on two-column
 pages (consecutive paragraphs in the order the content stream has them); tables, figures, and
@@ -202,7 +202,7 @@ def measure(tree: DocTree, toc: list[list], pdf: PdfText, method: str = "rules",
 
 
 def outline(path: Path) -> list[list]:
-    """The ground-truth outline: the corpus window's sidecar when there is one, else the PDF's own."""
+    """The ground-truth outline: the PDF window's sidecar when there is one, else the PDF's own."""
     sidecar = path.with_suffix(".toc.json")
     if sidecar.exists():
         return json.loads(sidecar.read_text(encoding="utf-8"))

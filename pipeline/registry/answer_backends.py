@@ -4,16 +4,17 @@ A backend is an answer function plus what the rest of the pipeline must know abo
 frozen dataclass whose fields are the only keys its variants may carry: parsed once, an unknown key
 is an error naming it), whether it calls an LLM (then the job takes an ``llm_api`` slot, needs a
 model, is held to the failure-rate check and is priced by its own ``prompt_tokens`` before a run),
-whether its answers are other variants' voted (``ensemble``: its own DAG rule,
-pipeline/answer/ensemble.py) and what attribution counts as read. The answer stage
-(pipeline/answer/run.py) calls the function; the config layer fills the schema's ``enum:`` from
-:func:`names`. Adding a backend is one :func:`register` call (toys: tests/answer/toy_backend.py,
-tests/test_estimate_backend.py).
+whether its answers are other variants' voted (``ensemble``: its own DAG rule) and what attribution counts
+as read. The answer stage (pipeline/answer/run.py) calls the function; the config layer fills the schema's
+``enum:`` from :func:`names`. Here: the specs every backend's spec builds on (:class:`VariantSpec`, and
+:class:`LLMCallsSpec` for one that calls an LLM: what the estimate and the LLM work plan read).
 
-The built-in backends register in pipeline/answer/backends.py, which a driver imports
-(pipeline/register_builtins.py): this module, on the shared floor, never names a stage. A backend kept outside
-the package registers in its own module, named in ``WATTBENCH_ANSWER_BACKENDS`` (comma-separated;
-Snakemake's jobs inherit it).
+Each backend is one module beside its code, holding its spec, its answer function and its :func:`register`
+call: the built-ins' in pipeline/answer/ (``extractive.py``, ``llm_answer.py``, ``ensemble.py``), which
+pipeline/answer/backends.py imports and a driver imports that (pipeline/register_builtins.py): this module,
+on the shared floor, never names a stage. A backend kept outside the package is a plugin: an entry point in
+group ``wattbench.answer_backends`` naming its module (pipeline/registry/base.py; toys:
+tests/answer/toy_backend.py, and tests/answer/test_answer_backends.py's ``echo``, which calls an LLM).
 """
 
 from __future__ import annotations
@@ -27,47 +28,12 @@ from pipeline.config_schema import (
     ConfigError,
     ConfigTable,
     ConfigTree,
-    Key,
-    declared_schema,
     key,
-    key_field,
     parse_spec,
 )
 from pipeline.registry.base import Registry
 
 S = TypeVar("S", bound="VariantSpec")
-
-PROMPTS = ("context_first", "question_first")  # KohakuRAG's prompt orders (pipeline/answer/prompts/)
-VOTE_MODES = ("independent", "ref_priority", "answer_priority", "union", "intersection")
-TIEBREAKS = ("first", "blank")
-
-
-@dataclass(frozen=True)
-class VoteSettings:
-    """``answering.<name>.vote``: how an LLM variant's samples, or an ensemble's members, are voted
-    (pipeline/answer/vote.py's VoteConfig takes these defaults)."""
-
-    mode: str = key("how the refs are chosen (docs/ensembles.md)", choices=VOTE_MODES, default="answer_priority")
-    ignore_blank: bool = key("drop is_blank votes when any member answered", type="boolean", default=True)
-    tiebreak: str = key(
-        "first: a tie goes to the earliest member; blank: all differ -> blank", choices=TIEBREAKS, default="first"
-    )
-    normalise: bool | None = key("compare normalised values (samples: default true; ensembles: false)", type="boolean")
-    kohaku_compat: bool | None = key(
-        "ensembles only: KohakuRAG's own vote, its rows (docs/ensembles.md)", type="boolean"
-    )
-
-    @classmethod
-    def from_dict(cls, vote: ConfigTable | None = None, where: str = "vote") -> VoteSettings:
-        """A ``vote:`` block (None or {}: every default; normalise and kohaku_compat stay None when not given)."""
-        return parse_spec(cls, vote or {}, where)
-
-
-VOTE = Key(
-    "how samples (or members) are voted",
-    type="object",
-    schema={"additionalProperties": False, "properties": declared_schema(VoteSettings)},
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,42 +72,6 @@ class VariantSpec:
             raise ConfigError.at(f"answering.{name}.vote.kohaku_compat", "only an ensemble votes KohakuRAG's way")
 
 
-@dataclass(frozen=True)
-class ExtractorSettings:
-    """``answering.<name>.extractive``: the extractor's knobs (the schema's ``x-default:`` values where a
-    variant says nothing; pipeline/answer/extractive.py reads them)."""
-
-    max_hits: int = key("hits read, in rank order", type="integer", default=15, schema={"minimum": 1})
-    context_window: int = key(
-        "neighbouring sentences of a hit (in its context) also read", type="integer", default=2, schema={"minimum": 0}
-    )
-    min_support: float = key(
-        "abstain when the best sentence covers less of the question", type="number", default=0.2, schema={"minimum": 0}
-    )
-
-    @classmethod
-    def parse(cls, values: ConfigTable | None, where: str) -> ExtractorSettings:
-        return parse_spec(cls, values or {}, where)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ExtractiveSpec(VariantSpec):
-    """``backend: extractive``: rule-based, offline (pipeline/answer/extractive.py)."""
-
-    extractive: ExtractorSettings = key(
-        "the extractor's knobs (pipeline/answer/extractive.py)",
-        type="object",
-        schema={"additionalProperties": False, "properties": declared_schema(ExtractorSettings)},
-        field_factory=lambda: ExtractorSettings.parse(None, "extractive"),
-    )
-
-    @classmethod
-    def from_dict(cls, name: str, v: ConfigTable) -> Self:
-        spec = super().from_dict(name, {k: x for k, x in v.items() if k != "extractive"})
-        knobs = ExtractorSettings.parse(v.get("extractive"), f"answering.{name}.extractive")
-        return dataclasses.replace(spec, extractive=knobs)
-
-
 @dataclass(frozen=True, kw_only=True)
 class LLMCallsSpec(VariantSpec):
     """What every backend that calls an LLM takes: the model, its request parameters, samples and
@@ -166,85 +96,6 @@ class LLMCallsSpec(VariantSpec):
         if not model:
             raise ConfigError.at(f"answering.{self.name}.model", "required when backend is llm (or set llm.model)")
         return dataclasses.replace(self, model=model)
-
-
-@dataclass(frozen=True, kw_only=True)
-class LLMAnswerSpec(LLMCallsSpec):
-    """``backend: llm``: KohakuRAG's prompts, structured answers, blank-retries, samples voted
-    (pipeline/answer/llm_answer.py reads it, its model resolved)."""
-
-    prompt: str = key("the prompt's order", choices=PROMPTS, default="context_first")
-    context_k: int | None = key(
-        "snippets in the prompt at attempt 0 (default: all, within the prompt's cap)",
-        type="integer",
-        schema={"minimum": 1},
-        field_default=None,
-    )
-    snippet_chars: int | None = key(
-        "each snippet cut to this many characters around its match",
-        type="integer",
-        schema={"minimum": 50},
-        field_default=None,
-    )
-    structured: bool = key("send the JSON schema as response_format", type="boolean", default=True)
-    vote: dict = key_field(VOTE, field_factory=dict)  # how samples are voted (pipeline/answer/vote.py)
-
-
-@dataclass(frozen=True, kw_only=True)
-class EnsembleSpec(VariantSpec):
-    """``backend: ensemble``: its members' answers voted (no call of its own)."""
-
-    members: tuple[str, ...] = key(
-        "other answering variants, in vote (tie) order",
-        type="array",
-        schema={"minItems": 1, "items": {"type": "string"}},
-    )
-    vote: VoteSettings = key_field(
-        VOTE, field_factory=VoteSettings.from_dict
-    )  # typed here; the hashed params keep the dict
-
-    @classmethod
-    def from_dict(cls, name: str, v: ConfigTable) -> EnsembleSpec:
-        spec = super().from_dict(name, v)
-        vote = VoteSettings.from_dict(v.get("vote"), f"answering.{name}.vote")
-        return dataclasses.replace(spec, members=tuple(spec.members), vote=vote)
-
-    @classmethod
-    def resolve(cls, name: str, variant: ConfigTree, cfg: ConfigTree) -> None:
-        """Members are other, non-ensemble answering variants (no nesting, so no cycles); the splits
-        are those every member answers (or a subset of them); the retrieval (for the retrieval columns
-        of the leaderboard and attribution) is the first member's."""
-        _kohaku_vote(name, variant)
-        answering, members = cfg["answering"], variant["members"]
-        for m in members:
-            if m not in answering:
-                raise ConfigError.at(f"answering.{name}.members", f"unknown answering variant '{m}'")
-            if get(answering[m]["backend"]).votes_members:
-                raise ConfigError.at(f"answering.{name}.members", f"'{m}' is an ensemble (list its members instead)")
-        if len(set(members)) != len(members):
-            raise ConfigError.at(f"answering.{name}.members", "a member is listed twice")
-        every = set(cfg["wattbot"]["splits"])
-        common = every.intersection(*(answering[m].get("splits") or every for m in members))
-        bad = sorted(set(variant.get("splits") or []) - common)
-        if bad:
-            raise ConfigError.at(f"answering.{name}.splits", f"{bad} not answered by every member")
-        if not variant.get("splits") and common != every:
-            variant["splits"] = sorted(common)
-        variant.setdefault("retrieval", answering[members[0]]["retrieval"])
-
-
-def _kohaku_vote(name: str, variant: ConfigTree) -> None:
-    """``vote.kohaku_compat``: false is the default (dropped, so the variant's hashed params are
-    those of a vote without the key); true compares exact strings, as KohakuRAG does."""
-    vote = variant.get("vote") or {}
-    if vote.get("kohaku_compat") is False:
-        del vote["kohaku_compat"]
-        if not vote:  # `vote: {kohaku_compat: false}` is no vote block
-            del variant["vote"]
-    elif vote.get("kohaku_compat") and vote.get("normalise"):
-        raise ConfigError.at(
-            f"answering.{name}.vote.normalise", "KohakuRAG's vote (kohaku_compat) compares exact strings"
-        )
 
 
 # answer(questions: DataFrame, by_id: {question id: retrieval row}, spec, job: AnswerJob)
@@ -275,8 +126,8 @@ class AnswerBackend:
         return self.prompt_tokens
 
 
-EXTRA_ENV = "WATTBENCH_ANSWER_BACKENDS"  # more modules that register backends, comma-separated
-BACKENDS: Registry[AnswerBackend] = Registry("answering backend", EXTRA_ENV, builtins="pipeline.answer.backends")
+GROUP = "wattbench.answer_backends"  # the entry-point group of backends kept outside the package (plugins)
+BACKENDS: Registry[AnswerBackend] = Registry("answering backend", GROUP, builtins="pipeline.answer.backends")
 register = BACKENDS.register
 unregister = BACKENDS.unregister
 get = BACKENDS.get

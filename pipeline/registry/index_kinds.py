@@ -10,10 +10,10 @@ else switches on the kind's name.
 
 The kinds live one module each in :mod:`pipeline.indexes` (``tree``, ``chunks``, ``bm25``,
 ``sprout``), each registering its kind at import; that package imports them all, and a driver imports
-it (pipeline/register_builtins.py): this module, on the shared floor, never loads a stage. Modules outside
-the package (a test's toy kind) are named in ``WATTBENCH_INDEX_KINDS`` (comma-separated), which
-Snakemake's jobs inherit. Kind modules import their building blocks inside their build and search
-functions, so validating a config loads no stage code.
+it (pipeline/register_builtins.py): this module, on the shared floor, never loads a stage. A kind outside
+the package is a plugin: an entry point in group ``wattbench.index_kinds`` naming its module
+(pipeline/registry/base.py; a test's toy kind: tests/index/toy_lead_kind.py). Kind modules import their
+building blocks inside their build and search functions, so validating a config loads no stage code.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pipeline.registry.base import Registry
 # below the index stage: fields typed Any below name the class they hold, not imported (no upward import).
 __all__ = ["ConfigError", "IndexJob", "IndexKind", "IndexSpec", "SearchJob", "get_kind", "kind_of", "register"]
 
-EXTRA_ENV = "WATTBENCH_INDEX_KINDS"  # more kind modules to load, comma-separated (out-of-tree kinds)
+GROUP = "wattbench.index_kinds"  # the entry-point group of kinds kept outside the package (plugins)
 TREE_LEVELS = frozenset(enum("definitions", "tree_level"))  # the config schema's list (pipeline.tree.LEVELS)
 
 
@@ -148,7 +148,7 @@ class IndexKind:
         return set(entry.get("levels", [])) if self.levels_from_index else set(self.levels)
 
 
-KINDS: Registry[IndexKind] = Registry("index kind", EXTRA_ENV, builtins="pipeline.indexes")
+KINDS: Registry[IndexKind] = Registry("index kind", GROUP, builtins="pipeline.indexes")
 register = KINDS.register
 unregister = KINDS.unregister
 get_kind = KINDS.get

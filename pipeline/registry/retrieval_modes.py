@@ -41,5 +41,5 @@ class FusionMode:
     takes_weight: bool = False  # hybrid.weight: the lexical side's share
 
 
-PLANNERS: Registry[PlannerKind] = Registry("planner kind", "WATTBENCH_PLANNER_KINDS", "pipeline.retrieve.planner")
-FUSIONS: Registry[FusionMode] = Registry("fusion mode", "WATTBENCH_FUSION_MODES", "pipeline.ranking.fusion")
+PLANNERS: Registry[PlannerKind] = Registry("planner kind", "wattbench.planner_kinds", "pipeline.retrieve.planner")
+FUSIONS: Registry[FusionMode] = Registry("fusion mode", "wattbench.fusion_modes", "pipeline.ranking.fusion")

@@ -2,7 +2,7 @@
 (and each corpus's) and reports/README.md.
 
 It names the run id, the hash of the run's resolved config (the one config hash of a run:
-pipeline/runs.py keeps it in ``logs/run.json``), the git commit of the code and the config files. A job
+pipeline/run_ids.py keeps it in ``logs/run.json``), the git commit of the code and the config files. A job
 renders it from the run it runs in; the pages a run did not redraw (their rule was up to date) are
 restamped at the run's end (:func:`restamp`, from ``onsuccess``), so every page of a finished run names
 that run. It is the only line of a page that differs between two runs of one config (tests/dag_runner.py
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pipeline.io import atomic_write_text
 from pipeline.provenance import git_commit
-from pipeline.runs import STATE, read_state
+from pipeline.run_ids import STATE, read_state
 
 # The header as each kind of page writes it: a markdown line (a bullet in index.md) and an HTML paragraph.
 MD_LINE = re.compile(r"^(- )?Run `[^`\n]*` · config hash .*$", re.M)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pipeline.registry.metrics import EVERYTHING, Pick
+
 
 def smoke_note(limit: int | None) -> str:
     """The line a smoke run's pages lead with (config ``limit: N``; '' for a full run)."""
@@ -17,7 +19,7 @@ def smoke_note(limit: int | None) -> str:
 
 
 # An answering variant's hashed slice (backend, retrieval, members, upstream indexes, ...), shown as
-# is in reports/wattbot/index.md; its keys are the answering backends' (pipeline/registry/answer_backends.py).
+# is in reports/wattbot/index.md; its keys are the answering backends' specs' (pipeline/answer/backends.py lists their modules).
 VariantSlice = dict
 
 
@@ -40,6 +42,7 @@ class Leaderboard:
 
     variants: dict[str, VariantSlice]
     resampling: Resampling
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks (pipeline/registry/metrics.py)
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,7 @@ class FiguresParams:
     claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
     dropped: Dropped = field(default_factory=Dropped)
     limit: int | None = None  # a smoke run's questions per split (config limit)
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ class SuiteReportParams:
     config_hash: str
     hashed: dict
     limit: int | None = None  # a smoke run's queries per dataset (config limit)
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks
 
 
 @dataclass(frozen=True)
@@ -140,3 +145,4 @@ class SproutReportParams:
     sweep: dict[str, int]  # retrieval variant -> its beam width
     ks: tuple[int, ...]
     hashed: dict
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks

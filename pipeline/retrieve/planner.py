@@ -1,10 +1,10 @@
 """Query planning: one question becomes up to n retrieval queries, the question itself first.
 
-A single embedded question often misses the passage that holds the answer: the corpus writes
+A single embedded question often misses the passage that holds the answer: the documents write
 "PUE" where the question writes "power usage effectiveness", or buries the entity in a long
 sentence. KohakuRAG asks the answering LLM for extra queries (:class:`LLMPlanner`, its prompt
 and fallback, see docs/kohakurag.md §5). :class:`OfflinePlanner` is the deterministic,
-LLM-free counterpart: acronym expansion with acronyms mined from the corpus itself, a
+LLM-free counterpart: acronym expansion with acronyms mined from the documents themselves, a
 keyword/entity query and a unit-aware query. Each is a planner kind (pipeline.registry.retrieval_modes.PLANNERS),
 registered at the end of this module with ``none`` (the question only).
 """
@@ -85,7 +85,7 @@ def _singular(long_form: str) -> str:
 
 
 def mine_acronyms(texts: Iterable[str]) -> dict[str, str]:
-    """Acronym -> long form from definitions in the corpus, "power usage effectiveness (PUE)" or
+    """Acronym -> long form from definitions in the documents, "power usage effectiveness (PUE)" or
     "PUE (power usage effectiveness)", keys and values lower-cased. The long form must spell the
     acronym (:func:`_spells`). Variants that stem alike ("large language models (LLMs)", "large
     language model (LLM)") count together, shown as written next to the singular acronym if it
@@ -176,7 +176,7 @@ et al e.g i.e
 )
 # entity-aware tokens: "GShard-600B", "6.1B-parameter", "L/kWh", "5,842", "CO₂", "100%"
 ENTITY = re.compile(r"[A-Za-z0-9₀-₉](?:[\w.%/₀-₉+'’\-]|,(?=\d))*")
-UNIT_WORDS = {  # the unit as the corpus writes it, plus what it measures
+UNIT_WORDS = {  # the unit as the documents write it, plus what it measures
     "tco2e": "tCO2e CO2 emissions",
     "co2e": "CO2e emissions",
     "co2eq": "CO2eq CO2 emissions",

@@ -1,7 +1,20 @@
-# The parse stage beyond one tree per document: which documents failed (errors.csv, and a
-# check that fails the run when parsing.strict is set) and how faithful our PDF trees are
-# on real PDFs (reports/parsing/quality.csv). Logic lives in pipeline/parse/commands.py and, for
-# the quality report, pipeline/report/pages/parse_quality.py.
+# The parse stage: one tree per document of an answered dataset (WattBot, each corpus), which documents
+# failed (errors.csv, and a check that fails the run when parsing.strict is set) and how faithful our PDF
+# trees are on real PDFs (reports/parsing/quality.csv). Logic lives in pipeline/parse/commands.py and, for
+# the quality report, pipeline/report/pages/parse_quality.py. Each dataset's documents come from its registry
+# entry (pipeline/workflow/datasets.py).
+
+rule tree:
+    input: lambda w: wf.dataset_tree_source(CFG, w.dataset, w.doc)
+    output: paths.tree(dataset="{dataset}")
+    wildcard_constraints: dataset=ANSWERED
+    params: vision=lambda w: wf.parse_options(CFG, wf.dataset_tree_source(CFG, w.dataset, w.doc))  # heading method (PDFs) + vision model
+    log: paths.log("{dataset}/tree/{doc}")
+    benchmark: paths.dataset_benchmark("tree")
+    threads: 1
+    resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(10)
+    shell: "{PY:q} -m pipeline tree --source {input:q} --doc-id {wildcards.doc} --out {output:q} {params.vision} 2>&1 | tee {log}"
+
 
 rule parse_errors:
     """One per answered dataset (WattBot, each corpus): its trees' failures."""
@@ -35,7 +48,7 @@ rule parse_quality:
     scope "sample" (one small document per source) is in the default DAG; "all" is `make parse-quality`."""
     input:
         pdfs=lambda w: wf.parse_quality_pdfs(CFG, "sample" if w.scope else "all"),
-        manifest=paths.PARSE_CORPUS_MANIFEST,
+        manifest=paths.QUALITY_PDFS_MANIFEST,
     output:
         quality=paths.reports.parse_quality(),
         sources=paths.reports.parse_quality_sources(),

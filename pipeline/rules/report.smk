@@ -1,4 +1,5 @@
-# The figures rule: `snakemake figures` (or `snakemake reports/index.html`) redraws every figure,
+# The report rules: `report` (WattBot's leaderboard, submission, score figure, retrieval table and
+# reports/index.md) and `figures`: `snakemake figures` (or `snakemake reports/index.html`) redraws every figure,
 # the statistics CSVs and the self-contained reports/index.html from the results it is passed.
 # `snakemake --report report.html` collects the report()-flagged outputs with their captions.
 
@@ -17,6 +18,28 @@ def fig_category(stem):
 
 def reported(path, caption, category, **labels):
     return report(path, caption=f"{CAPTIONS}/{caption}.rst", category=category, **labels)
+
+
+REPORT_INPUTS = wf.report_inputs(CFG)
+
+
+rule report:
+    input:
+        **wf.input_lists(REPORT_INPUTS),
+        gold=wf.gold_path(CFG, paths.WATTBOT, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file; a smoke run's cut)
+    output:
+        index=paths.reports.index_md,
+        leaderboard=paths.reports.leaderboard,
+        submission=paths.reports.submission,
+        figure=paths.reports.score_figure,
+        retrieval=paths.reports.retrieval_table,
+        **({"by_type": wf.by_type_report(CFG)[0]} if wf.by_type_report(CFG) else {}),  # other labelled splits: question types
+    params: cfg=wf.report_params(CFG), files=wf.named_args(REPORT_INPUTS)
+    log: paths.log("report")
+    benchmark: paths.rule_benchmark("report")
+    threads: 1
+    resources: mem_mb=wf.per_attempt(1000), runtime=wf.per_attempt(5)
+    shell: "{PY:q} -m pipeline report --params {params.cfg:q} {params.files} --gold {input.gold:q} --reports {paths.reports.root:q} 2>&1 | tee {log}"
 
 
 rule figures:

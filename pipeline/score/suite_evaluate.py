@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
-from pipeline.parse.benchmark import read_gold
+from pipeline.parse.suite_export import read_gold
 from pipeline.provenance import write_manifest
 from pipeline.score.retrieval_metrics import evaluate_run
 

@@ -229,7 +229,7 @@ class _Window:
     chunk_of: np.ndarray  # chunk index per content token (-1: none)
 
 
-def corpus_attention(
+def dataset_attention(
     encoder: AttentionEncoder,
     docs: list[tuple[str, str, list[Chunk]]],
     cfg: AttentionSpec,

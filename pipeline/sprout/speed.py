@@ -1,5 +1,5 @@
 """The sprout speed bench's agreement check: the fused kernel must build the same trees as the eager reference
-(``bench --sprout`` records it; pipeline.report.export.bench_doc renders the figures into docs/sprout-speed.md)."""
+(``bench --sprout`` records it; pipeline.publish.bench_doc renders the figures into docs/sprout-speed.md)."""
 
 from __future__ import annotations
 

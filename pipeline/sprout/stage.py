@@ -12,10 +12,10 @@ from pipeline.cores import job_threads
 from pipeline.index_structures.store import IndexWriter
 from pipeline.provenance import write_manifest
 from pipeline.specs import AttentionSpec
-from pipeline.sprout.attention import AttentionEncoder, corpus_attention
+from pipeline.sprout.attention import AttentionEncoder, dataset_attention
+from pipeline.sprout.attention_file import load_attention, save_attention
 from pipeline.sprout.build import build_tree
 from pipeline.sprout.chunks import leaf_chunks
-from pipeline.sprout.corpus import load_attention, save_attention
 from pipeline.sprout.heads import load_logits, mutual_scores, softmax, uniform_logits
 from pipeline.sprout.store import write_trees
 from pipeline.tree import DocTree
@@ -34,7 +34,7 @@ def compute_attention(tree_paths: list[str], spec: AttentionSpec, out: str, prog
     chunks = [leaf_chunks(t, spec.max_sentences_per_chunk) for t in trees]
     docs = [(t.doc_id, t.text, c) for t, c in zip(trees, chunks) if c]
     t0 = time.perf_counter()
-    result = corpus_attention(encoder, docs, spec, progress=progress)
+    result = dataset_attention(encoder, docs, spec, progress=progress)
     seconds = time.perf_counter() - t0
     missing = [f"{d.doc_id}::leaf::{i}" for d in result for i in np.nonzero(d.chunk_windows == 0)[0]]
     stats = {

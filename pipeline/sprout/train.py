@@ -28,7 +28,7 @@ from pipeline.io import atomic_write_bytes, atomic_write_json
 from pipeline.provenance import write_manifest
 from pipeline.registry.suite_datasets import get as get_dataset
 from pipeline.specs import AttentionSpec, TrainSpec
-from pipeline.sprout.attention import corpus_attention
+from pipeline.sprout.attention import dataset_attention
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import softmax
 from pipeline.tree import DocTree
@@ -44,19 +44,19 @@ def _ids(path: Path, column: str) -> set[str]:
 
 
 def training_subset(name: str, root: str, subset: dict | None, exclude_dir: str | None):
-    """The benchmark subset to train on, minus every query and document of ``exclude_dir`` (the
+    """The suite dataset's subset to train on, minus every query and document of ``exclude_dir`` (the
     suite's export of that dataset): training never sees what is evaluated."""
-    from pipeline.datasets.benchmarks import dataset_root, load_benchmark, make_benchmark
+    from pipeline.datasets.suite import dataset_root, load_suite_tables, make_suite_tables
 
-    bench = load_benchmark(name, dataset_root(root, name), subset or None)
+    tables = load_suite_tables(name, dataset_root(root, name), subset or None)
     ex_q = _ids(Path(exclude_dir) / "queries.csv", "id") if exclude_dir else set()
     ex_d = _ids(Path(exclude_dir) / "docs.csv", "doc_id") if exclude_dir else set()
-    gold = [g for g in bench.gold if g["query_id"] not in ex_q and g["doc_id"] not in ex_d]
+    gold = [g for g in tables.gold if g["query_id"] not in ex_q and g["doc_id"] not in ex_d]
     qids, dids = {g["query_id"] for g in gold}, {g["doc_id"] for g in gold}
-    queries = [q for q in bench.queries if q["id"] in qids]
-    docs = [d for d in bench.docs if d["doc_id"] in dids]
-    excluded = {"queries": len(bench.queries) - len(queries), "docs": len(bench.docs) - len(docs)}
-    return replace(make_benchmark(bench.name, docs, queries, gold), params=bench.params), excluded
+    queries = [q for q in tables.queries if q["id"] in qids]
+    docs = [d for d in tables.docs if d["doc_id"] in dids]
+    excluded = {"queries": len(tables.queries) - len(queries), "docs": len(tables.docs) - len(docs)}
+    return replace(make_suite_tables(tables.name, docs, queries, gold), params=tables.params), excluded
 
 
 def corelevant_pairs(chunks_by_doc: dict, gold: list[dict], group_by: str, max_pairs: int) -> dict:
@@ -87,7 +87,7 @@ class TrainPairsJob:
 
     train: TrainSpec
     attention: AttentionSpec
-    root: str  # the benchmarks' data root (the training subsets are read from there)
+    root: str  # the suite's data root (the training subsets are read from there)
     exclude: dict[str, str]  # dataset -> the suite export it evaluates (its queries and documents kept out)
     work_dir: str  # the training subsets' exports
     out: str
@@ -96,7 +96,7 @@ class TrainPairsJob:
 def _training_pairs(job: TrainPairsJob) -> tuple[list, list, dict, dict]:
     """Export each training subset and gather its co-relevant chunk pairs: (documents to run through
     the encoder, (dataset, query, document, gold chunks, pairs) wanted, provenance, question texts)."""
-    from pipeline.parse.benchmark import export_benchmark, read_gold
+    from pipeline.parse.suite_export import export_suite_tables, read_gold
 
     docs: list = []
     wanted: list = []
@@ -104,21 +104,21 @@ def _training_pairs(job: TrainPairsJob) -> tuple[list, list, dict, dict]:
     questions: dict = {}
     k = job.attention.max_sentences_per_chunk
     for name, subset in sorted(job.train.datasets.items()):
-        bench, excluded = training_subset(name, job.root, subset, job.exclude.get(name))
+        tables, excluded = training_subset(name, job.root, subset, job.exclude.get(name))
         ddir = Path(job.work_dir) / name
-        counts = export_benchmark(bench, ddir)
+        counts = export_suite_tables(tables, ddir)
         trees = {p.stem: DocTree.load(p) for p in sorted((ddir / "trees").glob("*.json"))}
         chunks = {d: leaf_chunks(t, k) for d, t in trees.items()}
         group_by = get_dataset(name).train_group
         if group_by is None:  # the schema admits only datasets with a train_group
             raise ValueError(f"sprout training: dataset {name!r} has no train_group")
         pairs = corelevant_pairs(chunks, read_gold(ddir / "gold.jsonl"), group_by, job.train.max_pairs_per_query)
-        questions.update({q["id"]: q["question"] for q in bench.queries})
+        questions.update({q["id"]: q["question"] for q in tables.queries})
         for (qid, doc_id), (gold_chunks, ps) in pairs.items():
             if ps:
                 wanted.append((name, qid, doc_id, sorted(gold_chunks), ps))
         provenance[name] = {
-            "subset": bench.params,
+            "subset": tables.params,
             "excluded_evaluated": excluded,
             "export": counts,
             "queries_with_pairs": len({w[1] for w in wanted if w[0] == name}),
@@ -148,7 +148,7 @@ def prepare_pairs(job: TrainPairsJob, progress: bool = True) -> dict:
         present = set(cids.tolist())
         return any(a in present and b in present for a, b in need.get(d, ()))
 
-    attn = corpus_attention(encoder, docs, job.attention, keep_window=keep, progress=progress)
+    attn = dataset_attention(encoder, docs, job.attention, keep_window=keep, progress=progress)
     rows, vals, qtexts, pos = [], [], [], []
     dropped = 0
     for name, qid, doc_id, gold_chunks, ps in wanted:

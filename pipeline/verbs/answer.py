@@ -69,6 +69,7 @@ def cmd_ensemble(a) -> None:
     import pandas as pd
 
     from pipeline.answer.ensemble import (
+        EnsembleSpec,
         ensemble_records,
         ensemble_submission,
         member_from_records,
@@ -78,7 +79,6 @@ def cmd_ensemble(a) -> None:
     from pipeline.answer.submission import write_submission
     from pipeline.io import atomic_write_jsonl, read_jsonl
     from pipeline.provenance import write_manifest
-    from pipeline.registry.answer_backends import EnsembleSpec
 
     p = json_arg(a.params)
     spec = EnsembleSpec.from_dict(p["name"], p["answering"])
@@ -100,7 +100,7 @@ def cmd_vote(a) -> None:
     """Any Kaggle submission CSVs voted into one (members in the order given)."""
     from pipeline.answer.ensemble import read_submission, vote_config, voted_submission
     from pipeline.answer.submission import write_submission
-    from pipeline.registry.answer_backends import VoteSettings
+    from pipeline.answer.vote import VoteSettings
 
     settings = VoteSettings(a.mode, a.ignore_blank, a.tiebreak, a.normalise, True if a.kohaku_compat else None)
     cfg = vote_config(settings)
@@ -149,8 +149,8 @@ def add_verbs(sub) -> None:
 
 def _add_vote_verb(sub) -> None:
     """vote: any submission CSVs voted into one, wattbench's rules or KohakuRAG's."""
+    from pipeline.answer.vote import TIEBREAKS, VOTE_MODES, VoteSettings
     from pipeline.config_schema import declared_defaults
-    from pipeline.registry.answer_backends import TIEBREAKS, VOTE_MODES, VoteSettings
 
     vote = declared_defaults(VoteSettings)  # a variant's vote defaults, as declared
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,33 @@ COMMON_HELP = {
 
 if TYPE_CHECKING:
     from pipeline.llm_models import LLMSpec
+
+# Verbs renamed to the glossary's words (docs/architecture.md#glossary): old name -> new. The old name still
+# works, with a one-line notice, so no script or habit breaks.
+RENAMED_VERBS = {"parse-corpus": "quality-pdfs"}
+
+
+def renamed_verbs_line() -> str:
+    """The top-level ``--help``'s line on the renamed verbs."""
+    pairs = ", ".join(f"{old} -> {new}" for old, new in RENAMED_VERBS.items())
+    return f"Renamed verbs (the old name still works, with a notice): {pairs}."
+
+
+def current_verb(argv: list[str]) -> list[str]:
+    """``argv`` with a renamed verb's old name replaced by its new one, said on stderr in one line. The verb is
+    the first argument that is no option (the top-level options, -h and -v, take no value)."""
+    for i, arg in enumerate(argv):
+        if arg.startswith("-"):
+            continue
+        if arg in RENAMED_VERBS:
+            new = RENAMED_VERBS[arg]
+            print(
+                f"note: verb '{arg}' is now '{new}' (docs/architecture.md#glossary); the old name still works",
+                file=sys.stderr,
+            )
+            return [*argv[:i], new, *argv[i + 1 :]]
+        break
+    return argv
 
 
 def config_args(s: argparse.ArgumentParser) -> None:

@@ -1,4 +1,5 @@
-"""list and config: what a grid holds, and the resolved config with where each value came from.
+"""list, config and plugins: what a grid holds, the resolved config with where each value came from, and
+every name a config may give a kind of thing with where each comes from (built in, or a plugin's distribution).
 
 Both read a config the way Snakemake does (``--configfile FILE...``, ``--config k=v``), through
 pipeline/config.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
@@ -207,6 +208,19 @@ def cmd_list(a) -> None:
         print("\n".join(f"  {n.ljust(width)}{text}" for n, text in rows.items()))
 
 
+def cmd_plugins(a) -> None:
+    """Each registry that takes plugins (its entry-point group), its entries and where each comes from."""
+    import pipeline.embed  # noqa: F401  (the encoder backends; register_builtins, the CLI's, registers the others)
+    import pipeline.registry.suite_datasets  # noqa: F401
+    from pipeline.registry.base import pluggable
+
+    for reg in pluggable():
+        names = reg.names()
+        print(f"{reg.what} ({reg.group}, {len(names)}):")
+        width = max((len(n) for n in names), default=0) + 2
+        print("\n".join(f"  {n.ljust(width)}{reg.origin(n)}" for n in names))
+
+
 def add_verbs(sub) -> None:
     s = verb(
         sub, "list", cmd_list, "the grid, one line each: datasets, retrieval and answering variants, ablations, presets"
@@ -228,3 +242,11 @@ def add_verbs(sub) -> None:
         "print the resolved config (after overlays and defaults) as YAML, each value with the file it came from",
     )
     config_args(s)
+
+    verb(
+        sub,
+        "plugins",
+        cmd_plugins,
+        "what a config may name (index kinds, answering backends, suite datasets, ...): each entry, built in or the"
+        " plugin distribution that declares it",
+    )

@@ -30,20 +30,25 @@ def cmd_first_questions(a) -> None:
     print(json.dumps({"questions": len(first_questions(a.questions, a.limit, a.out))}))
 
 
-def cmd_first_gold(a) -> None:
+def cmd_questions_gold(a) -> None:
+    """The labels of the questions a file lists: the verbs first-gold (a smoke run's) and power-gold (a power
+    sample's), each named for the rule that calls it."""
     from pipeline.datasets.first_n import first_gold
 
     print(json.dumps({"gold": first_gold(a.gold, a.questions, a.out)}))
 
 
 def cmd_tree(a) -> None:
-    from pipeline.parse.commands import describer_from
+    from pipeline.parse.commands import describer_from, pdf_limits
     from pipeline.parse.document import parse_document
     from pipeline.parse.errors import ParseError, failed_tree
     from pipeline.provenance import write_manifest
 
     try:
-        tree = parse_document(a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings)
+        limits = pdf_limits(a)
+        tree = parse_document(
+            a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings, limits=limits
+        )
     except ParseError as exc:  # the run goes on; `parse-errors` reports it at the end
         print(f"warning: {exc}", file=sys.stderr)
         tree = failed_tree(a.doc_id, a.source, exc.reason)
@@ -56,6 +61,37 @@ def cmd_tree(a) -> None:
         | ({"vision_model": a.vision_model} if a.vision_model else {})
     )
     write_manifest(a.out, shaped, [a.source])
+
+
+def add_question_cut_verbs(sub) -> None:
+    """The verbs that cut a split's questions and their labels: a smoke run's first N, a power sample's labels."""
+    s = verb(
+        sub,
+        "first-questions",
+        cmd_first_questions,
+        "a smoke run's questions (config limit: N): the first N of a split, in file order, and their labels",
+        "--questions",
+        "--out",
+    )
+    s.add_argument("--limit", type=int, required=True, help="how many questions (the config's limit)")
+    verb(
+        sub,
+        "first-gold",
+        cmd_questions_gold,
+        "a smoke run's labels: those of the questions first-questions kept (CSV with id, or a suite's gold JSONL)",
+        "--gold",
+        "--questions",
+        "--out",
+    )
+    verb(
+        sub,
+        "power-gold",
+        cmd_questions_gold,
+        "a power sample's labels: those of the questions power-sample drew",
+        "--gold",
+        "--questions",
+        "--out",
+    )
 
 
 def add_verbs(sub) -> None:
@@ -74,24 +110,7 @@ def add_verbs(sub) -> None:
         help="where to write the clean copy of split NAME (repeatable)",
     )
 
-    s = verb(
-        sub,
-        "first-questions",
-        cmd_first_questions,
-        "a smoke run's questions (config limit: N): the first N of a split, in file order, and their labels",
-        "--questions",
-        "--out",
-    )
-    s.add_argument("--limit", type=int, required=True, help="how many questions (the config's limit)")
-    verb(
-        sub,
-        "first-gold",
-        cmd_first_gold,
-        "a smoke run's labels: those of the questions first-questions kept (CSV with id, or a suite's gold JSONL)",
-        "--gold",
-        "--questions",
-        "--out",
-    )
+    add_question_cut_verbs(sub)
 
     s = verb(
         sub,
@@ -119,14 +138,19 @@ def add_verbs(sub) -> None:
         "--out-dir", required=True, help="the folder to write metadata.csv, questions.csv and solutions.csv into"
     )
 
-    s = sub.add_parser("tree", help="parse one document (corpus JSON, PDF or text) into a DocTree JSON")
-    s.add_argument("--source", required=True, help="the document: a corpus JSON, a PDF or a text file")
+    s = sub.add_parser(
+        "tree", help="parse one document (a PDF, WattBot's pre-extracted JSON or text) into a DocTree JSON"
+    )
+    s.add_argument(
+        "--source", required=True, help="the document: a PDF, a pre-extracted JSON (WattBot's) or a text file"
+    )
     s.add_argument("--doc-id", required=True, help="its id (metadata.csv's id column)")
     s.add_argument("--title", default=None, help="its title (default: the one the document carries)")
     s.add_argument("--out", required=True, help="the DocTree JSON to write")
-    from pipeline.parse.commands import add_headings_arg, add_parse_verbs, add_vision_args
+    from pipeline.parse.commands import add_headings_arg, add_parse_verbs, add_pdf_limit_args, add_vision_args
 
     add_vision_args(s)
     add_headings_arg(s)
+    add_pdf_limit_args(s)
     s.set_defaults(fn=cmd_tree)
     add_parse_verbs(sub)

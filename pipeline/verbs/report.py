@@ -67,13 +67,13 @@ def cmd_figures(a) -> None:
 
 
 def cmd_readme(a) -> None:
-    from pipeline.report.export.readme import write_run_readme
+    from pipeline.publish.readme import write_run_readme
 
     if a.out:
         print(f"wrote {write_run_readme(Path(a.repo), Path(a.reports), Path(a.out))} (README.md and docs/ unchanged)")
         return
-    from pipeline.report.export.readme_check import check_docs
-    from pipeline.report.export.readme_runs import load_runs, one_commit, render_docs
+    from pipeline.publish.readme_check import check_docs
+    from pipeline.publish.readme_runs import load_runs, one_commit, render_docs
 
     runs = load_runs(named_pairs(a.run)) if a.run else {}
     if not a.check:
@@ -96,7 +96,7 @@ def cmd_readme(a) -> None:
 
 
 def cmd_summary(a) -> None:
-    from pipeline.report.export.summary import write_summary
+    from pipeline.report.summary import write_summary
 
     write_summary(a.root, a.reports)
     if a.keep:  # make run / make resume: last, once every step has added to reports/
@@ -140,7 +140,7 @@ def cmd_job_lengths(a) -> None:
 
 def cmd_track(a) -> None:
     from pipeline.config import load_config
-    from pipeline.report.export.tracking import require_mlflow, track, tracked_line
+    from pipeline.tracking import require_mlflow, track, tracked_line
     from pipeline.workflow.report_settings import track_settings
 
     cfg = load_config(config_files(a), config_overrides(a.set))
@@ -159,7 +159,7 @@ def cmd_track(a) -> None:
 
 
 def cmd_report_check(a) -> None:
-    from pipeline.report.export.browser import inspect_page, problems
+    from pipeline.report.render.browser import inspect_page, problems
 
     found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
     print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
@@ -170,8 +170,8 @@ def cmd_report_check(a) -> None:
 def cmd_parse_quality(a) -> None:
     """``quality.csv`` + ``quality_sources.csv`` over the manifest's documents (or every PDF in a folder)."""
     from pipeline.io import atomic_write_text
-    from pipeline.parse.corpus import Entry, load_manifest, select
     from pipeline.parse.errors import errors_csv
+    from pipeline.parse.quality_pdfs import Entry, load_manifest, select
     from pipeline.provenance import write_manifest
     from pipeline.report.pages.parse_quality import write_report
 
@@ -181,7 +181,7 @@ def cmd_parse_quality(a) -> None:
     else:  # a folder of one's own PDFs: one source, measured against each PDF's outline
         entries = [Entry(p.stem, "local", "dev", "", "", p.name, "", 1, 0, False) for p in sorted(folder.glob("*.pdf"))]
     if not entries:
-        raise ValueError(f"{a.pdfs}: no PDFs; run `make parse-corpus` to download the parse-quality corpus")
+        raise ValueError(f"{a.pdfs}: no PDFs; run `make quality-pdfs` to download the parse-quality PDFs")
     summary = write_report(folder, entries, a.out, jobs=a.jobs)
     atomic_write_text(a.errors, errors_csv(summary.pop("errors")))
     pdfs = [folder / f"{e.doc}.pdf" for e in entries]
@@ -350,12 +350,14 @@ def _add_run_end(sub) -> None:
 
 def _add_parse_quality(sub) -> None:
     """parse-quality: the parse stage measured on real PDFs, reported (pipeline/report/pages/parse_quality.py)."""
-    from pipeline.parse.corpus import SCOPES
+    from pipeline.parse.quality_pdfs import SCOPES
 
     s = sub.add_parser("parse-quality", help="parse-quality report (per document and per source) over real PDFs")
-    s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `parse-corpus` writes it")
+    s.add_argument("--pdfs", required=True, help="folder of <doc>.pdf (+ <doc>.toc.json), as `quality-pdfs` writes it")
     s.add_argument(
-        "--manifest", default=None, help="the corpus manifest (sources, roles); without it every PDF in --pdfs"
+        "--manifest",
+        default=None,
+        help="the parse-quality PDFs' manifest (sources, roles); without it every PDF in --pdfs",
     )
     s.add_argument("--scope", default="all", choices=SCOPES, help="manifest rows to measure")
     s.add_argument("--out", required=True, help="the quality CSV to write (per document and per source)")

@@ -42,7 +42,7 @@ def add_verbs(sub) -> None:
         sub,
         "retrieve",
         cmd_retrieve,
-        "dense retrieval for one split",
+        "one split's questions against a retrieval variant's indexes, whatever their kind (its ranked hits)",
         "--index-dir",
         "--questions",
         "--params",

@@ -29,7 +29,7 @@ def _llm_cache(a) -> Path:
 
 def cmd_cost(a) -> None:
     from pipeline.llm.usage import cost_rows, format_cost
-    from pipeline.runs import resolve_run
+    from pipeline.run_ids import resolve_run
 
     path = _llm_cache(a)
     rows = cost_rows(path, resolve_run(a.run) if a.run else None)
@@ -40,7 +40,7 @@ def cmd_export_replay(a) -> None:
     from dataclasses import asdict
 
     from pipeline.llm.replay import export_replay
-    from pipeline.runs import read_state, resolve_run
+    from pipeline.run_ids import read_state, resolve_run
 
     run = resolve_run(a.run)
     state = read_state()

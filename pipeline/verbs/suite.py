@@ -8,7 +8,7 @@ from pipeline.verbs.base import add_named_args, config_args, config_files, confi
 
 
 def cmd_suite_export(a) -> None:
-    from pipeline.parse.benchmark import export_dataset
+    from pipeline.parse.suite_export import export_dataset
 
     p = json_arg(a.params)
     print(json.dumps(export_dataset(p["dataset"], p["root"], p["subset"], a.out_dir)))
@@ -52,7 +52,7 @@ def add_verbs(sub) -> None:
         sub,
         "suite-export",
         cmd_suite_export,
-        "retrieval suite: one benchmark -> trees, queries, projected gold",
+        "retrieval suite: one suite dataset -> trees, queries, projected gold",
         "--params",
         "--out-dir",
     )
@@ -75,7 +75,7 @@ def add_verbs(sub) -> None:
         cmd_suite_power,
         "retrieval suite: per dataset, n, the spread of sprout - best baseline (claim sprout-ie), the n needed "
         "for the published effect at 80% power, the effect detectable at n, CPU-s: "
-        "reports/retrieval/power.telemetry.csv (size the benchmarks from a pilot run: config.pilot.yaml)",
+        "reports/retrieval/power.telemetry.csv (size the suite datasets from a pilot run: config.pilot.yaml)",
     )
     s.add_argument("--root", default=".", help="the Snakemake working directory (results/, benchmarks/)")
     s.add_argument("--reports", default="reports")

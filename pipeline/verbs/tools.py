@@ -36,14 +36,14 @@ def cmd_bench(a) -> None:
         return
     if a.fixed_cost:
         from pipeline.bench.fixed_cost import run_fixed_cost_bench
-        from pipeline.report.export.bench_doc import save_bench
+        from pipeline.publish.bench_doc import save_bench
 
         figures = run_fixed_cost_bench(config_files(a), config_overrides(a.set), a.runs)
         params = {"config": config_files(a), "set": list(a.set), "runs": a.runs}
         print(f"wrote {save_bench(figures, Path(a.reports), 'fixed_cost', params)}")
         return
     from pipeline.bench.throughput import run_bench, run_sprout_bench
-    from pipeline.report.export.bench_doc import save_bench
+    from pipeline.publish.bench_doc import save_bench
 
     files, overrides = tuple(config_files(a)), config_overrides(a.set)
     params = {"config": config_files(a), "set": list(a.set), "docs": a.docs, "queries": a.queries}

@@ -46,6 +46,7 @@ from pipeline.workflow.datasets import (
     use_limit,
 )
 from pipeline.workflow.indexes import index_extra_args, index_inputs
+from pipeline.workflow.job_secrets import keep_keys_out_of_job_scripts
 from pipeline.workflow.llm_shares import default_llm_api, llm_share, llm_work, needed_llm_work, planner_share
 from pipeline.workflow.models import (
     LOCK_FILE,
@@ -164,6 +165,7 @@ __all__ = [
     "needrun_jobs",
     "local_model_for_file",
     "local_scheduler_without_rate_limit",
+    "keep_keys_out_of_job_scripts",
     "prioritise_by_critical_path",
     "LOCK_FILE",
     "named_args",

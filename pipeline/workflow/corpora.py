@@ -15,7 +15,7 @@ from pipeline import paths
 from pipeline.config import answering_slice, corpus_answer_variants, corpus_specs, retrieval_root, wattbot_present
 from pipeline.registry.index_kinds import kind_of
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import limit_param, shell_arg, with_hash
+from pipeline.workflow.params import limit_param, metrics_param, shell_arg, with_hash
 
 
 class CorpusError(ValueError):
@@ -155,6 +155,7 @@ def corpus_report_params(cfg: dict, name: str) -> str:
             "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
             **({"ablations": ablations} if ablations else {}),  # none: the params as before
             **limit_param(cfg),  # a smoke run's page says so (a full run's params as before)
+            **metrics_param(cfg),  # the measures report.metrics picks (none picked: the params as before)
         }
     )
 

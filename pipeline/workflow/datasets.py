@@ -84,14 +84,16 @@ class CorpusDataset:
 
 AnsweredDataset = WattBotDataset | CorpusDataset
 IndexedDataset = SuiteExport | AnsweredDataset
-DATASETS: Registry[IndexedDataset] = Registry("dataset", suite_datasets.EXTRA_ENV)
-DATASETS.register(WattBotDataset())
+# where each dataset's files are; the suite's loaders are another registry (suite_datasets.SUITE_DATASETS), whose
+# plugins this one takes its suite entries from: it has no entry-point group of its own
+DATASET_FILES: Registry[IndexedDataset] = Registry("dataset")
+DATASET_FILES.register(WattBotDataset())
 
 
 def register_corpora(cfg: dict) -> list[str]:
     """A registry entry per ``corpora:`` entry (the Snakefile calls this once); their names."""
     for name in sorted(cfg.get("corpora") or {}):
-        DATASETS.register(CorpusDataset(name))
+        DATASET_FILES.register(CorpusDataset(name))
     return sorted(cfg.get("corpora") or {})
 
 
@@ -106,9 +108,9 @@ def answered_dataset(name: str) -> AnsweredDataset:
 def indexed_dataset(name: str) -> IndexedDataset:
     """The entry of ``name``: WattBot's, or a retrieval-suite dataset's (also one registered outside the
     package, pipeline/registry/suite_datasets.py); an unknown name is an error naming the known ones."""
-    for d in suite_datasets.DATASETS.entries():
-        DATASETS.register(SuiteExport(d.name))
-    return DATASETS.get(name)
+    for d in suite_datasets.SUITE_DATASETS.entries():
+        DATASET_FILES.register(SuiteExport(d.name))
+    return DATASET_FILES.get(name)
 
 
 def tree_files(cfg: dict, dataset: str) -> list[str]:

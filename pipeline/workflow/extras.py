@@ -32,7 +32,7 @@ def requirement_name(requirement: str) -> str:
 
 def package_extra(package: str, extras: dict[str, list[str]]) -> str | None:
     """The extra listing the pieces ``<package>-NNN`` of an encoder shipped on PyPI; None when none
-    does (a user's own package, installed by hand: the embedding_model rule says when it is missing)."""
+    does (a user's own package, installed by hand: the encoder_model rule says when it is missing)."""
     piece = re.compile(re.escape(package) + r"-\d+$")
     found = [
         x for x, requirements in sorted(extras.items()) if any(piece.match(requirement_name(r)) for r in requirements)

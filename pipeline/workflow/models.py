@@ -44,8 +44,8 @@ def retrieval_models(cfg: dict, variant: str) -> list[str]:
 
 def encoder_model_inputs(cfg: dict, index: str) -> list[str]:
     """The files a DAG rule builds for an index's encoder backend (the int8/fp32 MiniLM exports of an
-    ``onnx-qint8`` index: rule minilm_qint8), else the assembled folder of its packaged encoder (rule
-    embedding_model), if it has either."""
+    ``onnx-qint8`` index: rule encoder_qint8), else the assembled folder of its packaged encoder (rule
+    encoder_model), if it has either."""
     built = built_model_files(cfg, index)
     if built:
         return built
@@ -63,7 +63,7 @@ def built_model_files(cfg: dict, index: str) -> list[str]:
 
 
 def qint8_model_folders(cfg: dict) -> list[str]:
-    """Folders the minilm_qint8 rule must build: those of every dense index whose backend builds files there."""
+    """Folders the encoder_qint8 rule must build: those of every dense index whose backend builds files there."""
     return sorted({str(Path(f).parent) for n in cfg["indexes"] for f in built_model_files(cfg, n)})
 
 

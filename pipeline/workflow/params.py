@@ -43,6 +43,13 @@ def limit_param(cfg: dict) -> dict:
     return {"limit": cfg["limit"]} if cfg.get("limit") else {}
 
 
+def metrics_param(cfg: dict) -> dict:
+    """``{"metrics": [...]}``: the measures ``report.metrics`` picks, for a report rule's params; ``{}`` when the
+    config picks none (every registered measure: the params stay as they were)."""
+    picked = (cfg.get("report") or {}).get("metrics")
+    return {"metrics": list(picked)} if picked else {}
+
+
 def llm_exec_json(cfg: dict) -> str:
     """Execution-only LLM settings for the answer rule (not params: changing them reruns nothing)."""
     from pipeline.config import llm_execution

@@ -1,5 +1,5 @@
 """Which parse-quality report the DAG builds and the report page draws: the sample's, or the full
-corpus's once `make parse-quality` made it."""
+set's once `make parse-quality` made it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ PARSE_SCOPES = {"sample": "sample/", "all": ""}  # the {scope} wildcard of rule 
 
 
 def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
-    """The corpus PDFs of ``scope`` (``sample``: the default DAG's few; ``all``: `make parse-quality`) on disk."""
-    from pipeline.parse.corpus import MANIFEST, load_manifest, select
+    """The parse-quality PDFs of ``scope`` (``sample``: the default DAG's few; ``all``: `make parse-quality`) on disk."""
+    from pipeline.parse.quality_pdfs import MANIFEST, load_manifest, select
 
     folder = Path(cfg["parsing"]["quality_dir"])
     if not MANIFEST.exists():
@@ -25,7 +25,7 @@ def parse_quality_pdfs(cfg: dict, scope: str = "all") -> list[str]:
 
 
 def parse_quality_report(cfg: dict) -> list[str]:
-    """The source table the report page draws: the full corpus once `make parse-quality` made it, else the sample."""
+    """The source table the report page draws: all the PDFs' once `make parse-quality` made it, else the sample."""
     full = paths.reports.parse_quality_sources(PARSE_SCOPES["all"])
     if Path(full).exists():
         return [full]
@@ -34,7 +34,7 @@ def parse_quality_report(cfg: dict) -> list[str]:
 
 def parse_targets(cfg: dict) -> list[str]:
     """WattBot's parse failure check (when its data is there; a corpus's is an input of its report); the
-    sample quality report when its PDFs are there (`make parse-corpus`)."""
+    sample quality report when its PDFs are there (`make quality-pdfs`)."""
     from pipeline.config import wattbot_present
 
     sample = [paths.reports.parse_quality(PARSE_SCOPES["sample"])] if parse_quality_pdfs(cfg, "sample") else []

@@ -10,7 +10,7 @@ from pathlib import Path
 from pipeline.config import DROPPED, LEFT_OUT
 from pipeline.config_schema import spec_defaults
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
-from pipeline.report.export.tracking import Tracking, TrackSettings
+from pipeline.registry.metrics import Pick
 from pipeline.report.pages.suite_power import PowerInputs
 from pipeline.report.params import (
     Ablation,
@@ -25,6 +25,7 @@ from pipeline.report.params import (
     SuiteRuns,
 )
 from pipeline.report.telemetry.energy import EnergyInputs, PowerModel
+from pipeline.tracking import Tracking, TrackSettings
 
 
 def power_model(cfg: dict) -> PowerModel:
@@ -74,6 +75,7 @@ def track_settings(cfg: dict) -> TrackSettings:
         bootstrap=int(rep["bootstrap"]),
         seed=int(rep["seed"]),
         cache_dir=cfg.get("cache_dir") or "data/cache",
+        metrics=Pick.of(rep.get("metrics")),
     )
 
 
@@ -87,7 +89,7 @@ def resampling(rep: dict) -> Resampling:
 
 
 def leaderboard_of(params: dict) -> Leaderboard:
-    return Leaderboard(params["variants"], resampling(params.get("report") or {}))
+    return Leaderboard(params["variants"], resampling(params.get("report") or {}), Pick.of(params.get("metrics")))
 
 
 def report_params(params: dict) -> ReportParams:
@@ -142,6 +144,7 @@ def figures_params(params: dict) -> FiguresParams:
         claims_elsewhere=params.get("claims_elsewhere") or {},
         dropped=dropped(params.get(DROPPED) or {}),
         limit=params.get("limit"),
+        metrics=Pick.of(rep.get("metrics")),
     )
 
 
@@ -155,8 +158,8 @@ def dropped(record: dict) -> Dropped:
 
 
 def suite_report_params(params: dict) -> SuiteReportParams:
-    return SuiteReportParams(params["config_hash"], params, params.get("limit"))
+    return SuiteReportParams(params["config_hash"], params, params.get("limit"), Pick.of(params.get("metrics")))
 
 
 def sprout_report_params(params: dict) -> SproutReportParams:
-    return SproutReportParams(params["sweep"], tuple(params["ks"]), params)
+    return SproutReportParams(params["sweep"], tuple(params["ks"]), params, Pick.of(params.get("metrics")))

@@ -8,7 +8,7 @@ from pipeline import paths
 from pipeline.config import DROPPED, answering_slice
 from pipeline.workflow.answering import split_variants
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import limit_param, with_hash
+from pipeline.workflow.params import limit_param, metrics_param, with_hash
 from pipeline.workflow.parse_quality import parse_quality_report
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
 from pipeline.workflow.wattbot import extra_labelled_splits, labels_source, pdf_fallback_docs
@@ -25,6 +25,7 @@ def report_params(cfg: dict) -> str:
         }
         | ({"pdf_fallback": {cfg["wattbot"]["pdf_fallback"]: fallback}} if fallback else {})
         | limit_param(cfg)
+        | metrics_param(cfg)
     )
 
 
@@ -33,7 +34,7 @@ def claims_file() -> str:
     return str(paths.CLAIMS_FILE)
 
 
-CLAIMS_CONFIG = "config.claims.yaml"  # every claim of pipeline/report/claims.yaml runs in it (issue #33 item 6)
+CLAIMS_CONFIG = "config.claims.yaml"  # every claim of pipeline/report/claims/claims.yaml runs in it (issue #33 item 6)
 
 
 def ablations_in_other_configs() -> dict[str, list[str]]:
@@ -104,7 +105,7 @@ def by_type_report(cfg: dict) -> list[str]:
 def claimed_retrievals(cfg: dict) -> list[str]:
     """The retrieval variants of WattBot claims on a retrieval-stage ablation of this config (claims.yaml):
     run on every labelled split so the claim gets a row there too."""
-    from pipeline.report.pages.claims import load_claims
+    from pipeline.report.claims.measure import load_claims
 
     ablations = cfg.get("report", {}).get("ablations") or {}
     out = set()

@@ -13,12 +13,12 @@ def after_run(cfg: dict) -> None:
     """Snakemake's ``onsuccess`` hook (not in a dry run): the run's header on every report page, also those
     whose rule was up to date (pipeline/report/header.py), documents that could not be parsed, repeated
     last, the run telemetry beside the leaderboard, once the figures rule has written cost.csv, and the
-    run's summary (pipeline/report/export/summary.py: printed last and written to reports/summary.json), and
+    run's summary (pipeline/report/summary.py: printed last and written to reports/summary.json), and
     the run kept under runs/<id>/, except under make run / make resume (``LATER``), whose last step keeps it."""
     import os
 
-    from pipeline.report.export.summary import LATER, write_summary
     from pipeline.report.header import RunHeader, restamp
+    from pipeline.report.summary import LATER, write_summary
 
     restamp(paths.reports.root, RunHeader.of("."))
 
@@ -50,7 +50,7 @@ def after_error(snakemake_log: str | list | None) -> None:
     import os
     import sys
 
-    from pipeline.report.export.summary import LATER, failure_message, resume_command
+    from pipeline.report.summary import LATER, failure_message, resume_command
 
     resume = resume_command(sys.argv, under_make=bool(os.environ.get(LATER)))
     print(failure_message(snakemake_log, resume=resume), file=sys.stderr)

@@ -6,7 +6,7 @@ from pipeline import paths
 from pipeline.config import retrieval_slice
 from pipeline.config_schema import spec_defaults
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import as_json, limit_param, with_hash
+from pipeline.workflow.params import as_json, limit_param, metrics_param, with_hash
 
 
 def suite_datasets(cfg: dict) -> list[str]:
@@ -50,4 +50,5 @@ def suite_report_params(cfg: dict) -> str:
             "variants": {v: retrieval_slice(cfg, v) for v in suite_variants(cfg)},
         }
         | limit_param(cfg)
+        | metrics_param(cfg)
     )

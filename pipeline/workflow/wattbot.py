@@ -101,6 +101,9 @@ def parse_options(cfg: dict, source: str = "") -> str:
     use it, so their params, and Snakemake's rerun check, stay as they were), and the vision model when set."""
     parsing = cfg["parsing"]
     headings = f"--headings {parsing['headings']}" if source.lower().endswith(".pdf") else ""
+    for key in ("max_pdf_mb", "max_pdf_pages"):  # only when set: the default's params, so rerun triggers, as before
+        if key in parsing and headings:
+            headings += f" --{key.replace('_', '-')} {parsing[key]}"
     vision = parsing["vision"]
     if not vision["model"]:
         return headings

@@ -6,6 +6,11 @@ job script, so the profile passes nothing but the script (its path then resolves
 
 The pod mounts the shared volume at the path Snakemake runs in, so the job script and every input and
 output path mean the same inside the pod as on the submitting host.
+
+Keys never go into the job script (pipeline/workflow/job_secrets.py takes them off Snakemake's declaration and
+names them in WATTBENCH_SECRET_ENVVARS): this script applies them as one Kubernetes Secret (WATTBENCH_K8S_SECRET,
+default wattbench-keys; its manifest goes to kubectl on stdin, never on a command line or disk) and the pod gets
+each as an environment variable from it (secretKeyRef).
 """
 import json
 import os
@@ -13,6 +18,25 @@ import re
 import subprocess
 import sys
 import uuid
+
+
+def secret_names() -> list[str]:
+    return [n for n in os.environ.get("WATTBENCH_SECRET_ENVVARS", "").split(",") if n]
+
+
+def secret_name() -> str:
+    return os.environ.get("WATTBENCH_K8S_SECRET", "wattbench-keys")
+
+
+def namespace() -> str:
+    return os.environ.get("WATTBENCH_K8S_NAMESPACE", "wattbench")
+
+
+def secret_manifest(names: list[str]) -> dict:
+    """The Secret holding the run's keys, from this process's environment (Snakemake's, which checked them)."""
+    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": {"name": secret_name(), "namespace": namespace(), "labels": {"app": "wattbench"}},
+            "stringData": {n: os.environ[n] for n in names if n in os.environ}}
 
 
 def manifest(rule: str, threads: int, mem_mb: int, runtime_min: int, jobscript: str) -> dict:
@@ -24,14 +48,15 @@ def manifest(rule: str, threads: int, mem_mb: int, runtime_min: int, jobscript: 
     container = {
         "name": "job", "image": image, "workingDir": os.getcwd(), "command": ["bash", jobscript],
         "env": [{"name": k, "value": os.environ[k]} for k in ("HF_HUB_OFFLINE", "LITELLM_LOCAL_MODEL_COST_MAP")
-                if k in os.environ],
+                if k in os.environ]
+        + [{"name": n, "valueFrom": {"secretKeyRef": {"name": secret_name(), "key": n}}} for n in secret_names()],
         "resources": {"requests": {"cpu": str(threads), "memory": f"{mem_mb}Mi"},
                       "limits": {"memory": f"{mem_mb}Mi"}},
         "volumeMounts": [{"name": "work", "mountPath": mount}],
     }
     return {
         "apiVersion": "batch/v1", "kind": "Job",
-        "metadata": {"name": name, "namespace": os.environ.get("WATTBENCH_K8S_NAMESPACE", "wattbench"),
+        "metadata": {"name": name, "namespace": namespace(),
                      "labels": {"app": "wattbench", "rule": rule.replace("_", "-")}},
         "spec": {"backoffLimit": 0, "activeDeadlineSeconds": int(runtime_min) * 60,
                  "template": {"spec": {
@@ -55,8 +80,9 @@ def main() -> None:
     res = props.get("resources", {})
     job = manifest(props.get("rule", "job"), props.get("threads", 1), res.get("mem_mb", 2000),
                    res.get("runtime", 30), jobscript)
-    subprocess.run(["kubectl", "apply", "-f", "-"], input=json.dumps(job), text=True, check=True,
-                   stdout=subprocess.DEVNULL)
+    for obj in ([secret_manifest(secret_names())] if secret_names() else []) + [job]:
+        subprocess.run(["kubectl", "apply", "-f", "-"], input=json.dumps(obj), text=True, check=True,
+                       stdout=subprocess.DEVNULL)
     print(job["metadata"]["name"])
 
 

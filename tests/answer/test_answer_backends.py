@@ -1,8 +1,9 @@
-"""Adding an answering backend: a toy backend (tests/answer/toy_backend.py) registered in
-its own module (the way pipeline/answer/backends.py registers the built-in ``extractive`` and ``llm``)
-is accepted by the config, its declared key is parsed and checked with no other edit, answers the tiny grid's train split through the ``answer`` verb on real
-WattBot retrieval, its submission is scored, and (slow test) Snakemake runs it from the tiny grid
-(docs/architecture.md, "Adding an answering backend")."""
+"""Adding an answering backend: a toy backend (tests/answer/toy_backend.py) registered in its own module (the
+way pipeline/answer/extractive.py registers the built-in ``extractive``), a plugin found through its pip-installed
+distribution's entry point, is accepted by the config, its declared key is parsed and checked with no other
+edit, answers the tiny grid's train split through the ``answer`` verb on real WattBot retrieval, its submission
+is scored, and (slow test) Snakemake runs it from the tiny grid (docs/architecture.md, "Adding an answering
+backend")."""
 from __future__ import annotations
 
 import json
@@ -18,18 +19,19 @@ from pipeline.workflow import llm_work
 from pipeline.llm_models import LLMSpec
 from pipeline.registry import answer_backends
 from pipeline import workflow as wf
-from pipeline.registry.answer_backends import EXTRA_ENV, AnswerBackend, LLMCallsSpec
+from pipeline.registry.answer_backends import BACKENDS, GROUP, AnswerBackend, LLMCallsSpec
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO, data_root
 
 HERE = Path(__file__).parent
+# the toy's distribution: its module, and its pyproject.toml's [project.entry-points."wattbench.answer_backends"]
+PLUGIN = ("wattbench-toy-backend", [HERE / "toy_backend.py"], {GROUP: {"top-doc": "toy_backend"}})
 
 
 @pytest.fixture
-def toy_backend(monkeypatch):
-    """The toy registered by its module (named in WATTBENCH_ANSWER_BACKENDS); unregistered afterwards."""
-    monkeypatch.syspath_prepend(str(HERE))
-    monkeypatch.setenv(EXTRA_ENV, "toy_backend")
+def toy_backend(monkeypatch, plugin_site):
+    """The toy's distribution, pip-installed into a folder put on sys.path; unregistered afterwards."""
+    monkeypatch.syspath_prepend(str(plugin_site(*PLUGIN)))
     yield answer_backends.get("top-doc")
     answer_backends.unregister("top-doc")
     sys.modules.pop("toy_backend", None)
@@ -78,6 +80,7 @@ def test_a_toy_backend_answers_and_is_scored_through_the_cli(toy_backend, three_
 
     cfg = validate(tiny_with("top-doc"))
     assert not answer_backends.get(cfg["answering"]["toy"]["backend"]).calls_llm  # no llm_api slot, no model
+    assert BACKENDS.origin("top-doc") == "wattbench-toy-backend 0.1.0"  # its entry point, not an import of ours
     meta, train = tmp_path / "metadata.csv", tmp_path / "train.csv"
     main(["ingest", "--metadata", str(wattbot_dir / "metadata.csv"), "--metadata-out", str(meta),
           "--split", f"train={wattbot_dir / 'train_QA.csv'}", "--out-split", f"train={train}"])
@@ -110,13 +113,14 @@ def test_a_toy_backend_answers_and_is_scored_through_the_cli(toy_backend, three_
 
 
 @pytest.mark.slow
-def test_a_toy_backend_runs_in_the_dag(tmp_path):
+def test_a_toy_backend_runs_in_the_dag(tmp_path, plugin_site):
     """Planned and run by Snakemake from the tiny grid plus a toy variant: ingest -> tree -> index ->
-    retrieve -> answer, in jobs that load the toy's module through WATTBENCH_ANSWER_BACKENDS."""
-    from dag_runner import snakemake_with_module
+    retrieve -> answer, in jobs that find the toy through the installed distribution's entry point (its folder
+    on their PYTHONPATH)."""
+    from dag_runner import snakemake_with_plugin
 
-    out = snakemake_with_module(tmp_path, tiny_with("top-doc"), "results/wattbot/answers/toy/train.jsonl", EXTRA_ENV,
-                                "toy_backend", HERE)
+    out = snakemake_with_plugin(tmp_path, tiny_with("top-doc"), "results/wattbot/answers/toy/train.jsonl",
+                                plugin_site(*PLUGIN))
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records and all(r["answer_value"] == "is_blank" and len(r["ref_id"]) == 1 for r in records)
 

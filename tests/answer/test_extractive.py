@@ -181,7 +181,7 @@ def test_unit_score_after_and_before():
 
 
 def test_the_knobs_are_the_backend_s_typed_spec_with_the_schema_s_defaults():
-    from pipeline.registry.answer_backends import ExtractiveSpec
+    from pipeline.answer.extractive import ExtractiveSpec
 
     spec = ExtractiveSpec.from_dict("x", {"backend": "extractive", "retrieval": "bm25", "extractive": {"min_support": 0.5}})
     assert spec.extractive == replace(DEFAULT, min_support=0.5)

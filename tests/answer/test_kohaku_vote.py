@@ -15,7 +15,7 @@ from pipeline.answer.submission import COLUMNS
 from pipeline.cli import main
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.registry.answer_backends import VoteSettings
+from pipeline.answer.vote import VoteSettings
 from pipeline.workflow import answering_params
 
 # question -> (answer_value, raw ref_id cell) of members A, B, C, in the file order (not sorted).
@@ -229,7 +229,7 @@ def test_the_ensemble_size_curve_uses_kohakurag_vote(tmp_path):
 
 
 def test_render_ensembles_shows_the_leaderboard_ensembles(tmp_path):
-    from pipeline.report.export.results_doc import render_ensembles
+    from pipeline.publish.results_doc import render_ensembles
 
     (tmp_path / "wattbot").mkdir()
     pd.DataFrame({"variant": ["ens5", "x", "ens5-kohaku"], "backend": ["ensemble", "extractive", "ensemble"],

@@ -23,7 +23,7 @@ from pipeline.llm.prices import price_per_token
 from pipeline.llm.retries import parse_retry_after
 from answering import answer_dicts
 
-from pipeline.answer.run import FatalLLMError
+from pipeline.llm.pool import FatalLLMError
 from pipeline.bench.standin import INVALID_REPLY, request_key
 
 DOCS = ["khan2025", "patterson2021", "strubell2019"]

@@ -1,9 +1,10 @@
-"""A toy answering backend, added the way a built-in one is: an answer function and one
-registration (the last line; pipeline/answer/backends.py holds the built-ins'). It cites the
-document most of a question's hits come from and answers no value. Its one key of its own,
-``explanation``, is declared beside its spec's field: the config's schema, validation and the spec's
-parse take it from there, with no other edit. Loaded by naming this module
-in ``WATTBENCH_ANSWER_BACKENDS`` (tests/answer/test_answer_backends.py)."""
+"""A toy answering backend, added as docs/architecture.md ("Adding an answering backend") says, the way a
+built-in one is (pipeline/answer/extractive.py): one module with its spec, its answer function and its
+registration, the last line. It cites the document most of a question's hits come from and answers no value.
+Its one key of its own, ``explanation``, is declared beside its spec's field: the config's schema, validation
+and the spec's parse take it from there, with no other edit. A plugin: its distribution's pyproject.toml
+declares entry point ``top-doc = "toy_backend"`` of group ``wattbench.answer_backends``, and it is
+pip-installed (tests/answer/test_answer_backends.py's PLUGIN)."""
 from __future__ import annotations
 
 from collections import Counter

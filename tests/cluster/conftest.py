@@ -1,7 +1,7 @@
 """What tests/cluster/ measures, kept for docs/cluster.md: where WATTBENCH_CLUSTER_REPORT names a file (the
 Makefile's test target: reports/bench/cluster.json), a run in which every cluster test passed writes its
 figures there, with a manifest (the docs block's stamp), and `make readme BENCH=reports` renders them (the ``cluster``
-block, pipeline/report/export/bench_doc.py). A failed or skipped run writes nothing: no half-measured page."""
+block, pipeline/publish/bench_doc.py). A failed or skipped run writes nothing: no half-measured page."""
 import importlib.metadata
 import os
 import platform

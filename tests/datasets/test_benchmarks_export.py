@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pipeline.datasets.benchmarks import load_benchmark, make_benchmark, safe_id
-from pipeline.parse.benchmark import OffsetMap, export_benchmark, read_gold, squeeze
+from pipeline.datasets.suite import load_suite_tables, make_suite_tables, safe_id
+from pipeline.parse.suite_export import OffsetMap, export_suite_tables, read_gold, squeeze
 from pipeline.parse.text import parse_text
 from pipeline.tree import DocTree
 
@@ -20,10 +20,10 @@ SMALL = {
 @pytest.mark.parametrize("name", SMALL)
 @pytest.mark.data  # real documents from ../shared/data/retrieval
 def test_export_round_trip_on_real_docs(name, tmp_path):
-    bench = load_benchmark(name, subset=SMALL[name])
+    bench = load_suite_tables(name, subset=SMALL[name])
     (tmp_path / "trees").mkdir()
     (tmp_path / "trees" / "left-over-from-a-bigger-export.json").write_text("{}")
-    counts = export_benchmark(bench, tmp_path)
+    counts = export_suite_tables(bench, tmp_path)
     assert sorted(p.stem for p in (tmp_path / "trees").glob("*.json")) == sorted(bench.docs["doc_id"])
     assert counts["docs"] == len(bench.docs) and counts["queries"] == len(bench.queries)
     assert counts["gold"] == len(bench.gold) and counts["gold_dropped"] == 0 and counts["unaligned_chars"] == 0
@@ -87,16 +87,16 @@ def test_schema_checks_and_subset_semantics():
     docs = [{"doc_id": "d", "title": "", "text": "abc", "source_id": "d"}]
     queries = [{"id": "q", "question": "?"}]
     with pytest.raises(ValueError, match="outside"):
-        make_benchmark("x", docs, queries, [{"query_id": "q", "doc_id": "d", "start": 0, "end": 4, "grade": 1}])
+        make_suite_tables("x", docs, queries, [{"query_id": "q", "doc_id": "d", "start": 0, "end": 4, "grade": 1}])
     with pytest.raises(ValueError, match="unknown"):
-        make_benchmark("x", docs, queries, [{"query_id": "q", "doc_id": "e", "start": 0, "end": 1, "grade": 1}])
-    empty = make_benchmark("x", docs, queries, [])
+        make_suite_tables("x", docs, queries, [{"query_id": "q", "doc_id": "e", "start": 0, "end": 1, "grade": 1}])
+    empty = make_suite_tables("x", docs, queries, [])
     assert empty.gold.column_names == ["query_id", "doc_id", "start", "end", "grade"]
-    small = load_benchmark("dragonball", subset={"docs_per_domain": 1})
+    small = load_suite_tables("dragonball", subset={"docs_per_domain": 1})
     assert small.params == {"language": "en", "docs_per_domain": 1, "seed": 0}
-    zh = load_benchmark("dragonball", subset={"full": True, "language": "zh"})
+    zh = load_suite_tables("dragonball", subset={"full": True, "language": "zh"})
     assert zh.params == {"language": "zh"} and len(zh.docs) == 108
     with pytest.raises(KeyError):
-        load_benchmark("scidocs")
+        load_suite_tables("scidocs")
     with pytest.raises(FileNotFoundError):  # a missing local folder is not mistaken for a hub name
-        load_benchmark("dragonball", "/nonexistent/dragonball")
+        load_suite_tables("dragonball", "/nonexistent/dragonball")

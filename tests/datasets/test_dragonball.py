@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pipeline.datasets.benchmarks import default_root, load_benchmark
+from pipeline.datasets.suite import default_root, load_suite_tables
 from pipeline.datasets.dragonball import QUERIES
 
 pytestmark = pytest.mark.data  # the benchmark as shipped in ../shared/data/retrieval
@@ -21,7 +21,7 @@ def raw() -> dict[str, dict]:
 
 
 def test_default_is_english_and_quotes_are_the_gold(raw):
-    bench = load_benchmark("dragonball")
+    bench = load_suite_tables("dragonball")
     assert set(bench.docs["language"]) == {"en"} and set(bench.queries["language"]) == {"en"}
     assert set(bench.queries["domain"]) == {"Finance", "Law", "Medical"}
     texts = dict(zip(bench.docs["doc_id"], bench.docs["text"]))
@@ -34,10 +34,10 @@ def test_default_is_english_and_quotes_are_the_gold(raw):
 
 
 def test_filters_and_dropped_queries(raw):
-    zh_law = load_benchmark("dragonball", ROOT, {"full": True, "language": "zh", "domain": "Law"})
+    zh_law = load_suite_tables("dragonball", ROOT, {"full": True, "language": "zh", "domain": "Law"})
     assert set(zh_law.docs["domain"]) == {"Law"} and set(zh_law.docs["language"]) == {"zh"}
     assert len(zh_law.docs) == 30 and 0 < len(zh_law.queries) <= 19
-    full = load_benchmark("dragonball", ROOT, {"full": True})
+    full = load_suite_tables("dragonball", ROOT, {"full": True})
     assert len(full.docs) == 216
     ids = set(full.queries["id"])
     assert not ids & {"en-4665", "en-4679", "en-4703"}  # gold documents missing upstream

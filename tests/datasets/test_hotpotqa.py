@@ -6,7 +6,7 @@ import json
 import pytest
 
 from pipeline.datasets import hotpotqa
-from pipeline.datasets.benchmarks import default_root, load_benchmark
+from pipeline.datasets.suite import default_root, load_suite_tables
 
 pytestmark = pytest.mark.data  # the benchmark as shipped in ../shared/data/retrieval
 
@@ -22,7 +22,7 @@ def raw() -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def small():
-    return load_benchmark("hotpotqa", ROOT, {"n_questions": 12})
+    return load_suite_tables("hotpotqa", ROOT, {"n_questions": 12})
 
 
 def test_gold_spans_are_the_supporting_sentences(small, raw):
@@ -42,7 +42,7 @@ def test_gold_spans_are_the_supporting_sentences(small, raw):
 
 def test_paragraphs_are_pooled_and_ids_stable(small, raw):
     assert len(small.docs) == len(set(small.docs["doc_id"])) >= 10 * 12 * 0.9  # a few titles recur
-    again = load_benchmark("hotpotqa", ROOT, {"n_questions": 12})
+    again = load_suite_tables("hotpotqa", ROOT, {"n_questions": 12})
     assert again.docs["doc_id"] == small.docs["doc_id"] and again.queries["id"] == small.queries["id"]
     r = raw[small.queries["id"][0]]
     title, sentences = r["context"][0]
@@ -51,9 +51,9 @@ def test_paragraphs_are_pooled_and_ids_stable(small, raw):
 
 
 def test_full_keeps_only_questions_with_gold_in_context(raw):
-    full = load_benchmark("hotpotqa", ROOT, {"full": True})
+    full = load_suite_tables("hotpotqa", ROOT, {"full": True})
     assert len(full.queries) == sum(r["all_supporting_facts_in_context"] for r in raw.values()) == 351
-    dev = load_benchmark("hotpotqa", ROOT, {"full": True, "sources": ["amor_dev"]})
+    dev = load_suite_tables("hotpotqa", ROOT, {"full": True, "sources": ["amor_dev"]})
     assert len(dev.queries) == 100
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pipeline.datasets.benchmarks import default_root, load_benchmark
+from pipeline.datasets.suite import default_root, load_suite_tables
 
 pytestmark = pytest.mark.data  # the benchmark as shipped in ../shared/data/retrieval
 
@@ -15,7 +15,7 @@ ROOT = default_root("legalbench_rag")
 @pytest.fixture(scope="module")
 def small():
     assert ROOT.exists(), f"retrieval data not found at {ROOT}; set WATTBENCH_DATA"
-    return load_benchmark("legalbench_rag", ROOT, {"n_docs": 3})
+    return load_suite_tables("legalbench_rag", ROOT, {"n_docs": 3})
 
 
 def test_schema_and_spans_inside_their_contract(small):
@@ -31,7 +31,7 @@ def test_schema_and_spans_inside_their_contract(small):
 
 
 def test_default_is_the_mini_set_and_is_deterministic():
-    a, b = load_benchmark("legalbench"), load_benchmark("legalbench")
+    a, b = load_suite_tables("legalbench"), load_suite_tables("legalbench")
     assert a.docs["doc_id"] == b.docs["doc_id"] and a.queries["id"] == b.queries["id"]
     mini = set((ROOT / "benchmarks" / "cuad_mini_doc_list.txt").read_text().split("\n")) - {""}
     assert set(a.docs["source_id"]) <= mini
@@ -59,9 +59,9 @@ def test_path_driven_and_filter(tmp_path):
     tests = [{k: v for k, v in t.items() if k != "in_legalbenchrag_mini_doc_set"} for t in (excluded, kept)]
     path.write_text(json.dumps({"tests": tests}))
     (tmp_path / "corpus").symlink_to(ROOT / "corpus")
-    bench = load_benchmark("legalbench_rag", tmp_path, {"full": True, "benchmark": "mine"})
+    bench = load_suite_tables("legalbench_rag", tmp_path, {"full": True, "benchmark": "mine"})
     assert bench.queries["id"] == ["mine-1"] and bench.name == "legalbench_rag-mine"
-    assert len(load_benchmark("legalbench_rag", tmp_path, {"full": True, "benchmark": str(path),
+    assert len(load_suite_tables("legalbench_rag", tmp_path, {"full": True, "benchmark": str(path),
                                                             "apply_filter": False}).queries) == 2
     with pytest.raises(ValueError, match="mini"):
-        load_benchmark("legalbench_rag", tmp_path, {"full": True, "benchmark": "mine", "mini": True})
+        load_suite_tables("legalbench_rag", tmp_path, {"full": True, "benchmark": "mine", "mini": True})

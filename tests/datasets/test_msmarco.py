@@ -5,7 +5,7 @@ import csv
 
 import pytest
 
-from pipeline.datasets.benchmarks import default_root, load_benchmark
+from pipeline.datasets.suite import default_root, load_suite_tables
 
 pytestmark = pytest.mark.data  # the benchmark as shipped in ../shared/data/retrieval
 
@@ -15,7 +15,7 @@ ROOT = default_root("msmarco")
 @pytest.fixture(scope="module")
 def small():
     assert ROOT.exists(), f"retrieval data not found at {ROOT}; set WATTBENCH_DATA"
-    return load_benchmark("msmarco", ROOT, {"n_queries": 4, "judged_per_query": 20, "n_distractors": 30})
+    return load_suite_tables("msmarco", ROOT, {"n_queries": 4, "judged_per_query": 20, "n_distractors": 30})
 
 
 def test_graded_whole_passage_gold(small):
@@ -32,8 +32,8 @@ def test_graded_whole_passage_gold(small):
 
 def test_sizes_and_determinism(small):
     assert len(small.docs) <= 4 * 20 + 30
-    again = load_benchmark("msmarco", ROOT, {"n_queries": 4, "judged_per_query": 20, "n_distractors": 30})
+    again = load_suite_tables("msmarco", ROOT, {"n_queries": 4, "judged_per_query": 20, "n_distractors": 30})
     assert again.docs["doc_id"] == small.docs["doc_id"] and again.gold["doc_id"] == small.gold["doc_id"]
-    strict = load_benchmark("msmarco", ROOT, {"n_queries": 4, "judged_per_query": 20, "n_distractors": 30,
+    strict = load_suite_tables("msmarco", ROOT, {"n_queries": 4, "judged_per_query": 20, "n_distractors": 30,
                                               "min_grade": 2})
     assert min(strict.gold["grade"]) >= 2 and len(strict.gold) < len(small.gold)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.datasets.benchmarks import load_benchmark, pilot_draw
+from pipeline.datasets.suite import load_suite_tables, pilot_draw
 
 pytestmark = pytest.mark.data  # the benchmarks as shipped in ../shared/data/retrieval
 
@@ -25,7 +25,7 @@ CASES = [
 
 
 def ids(name: str, subset: dict) -> set[str]:
-    return set(load_benchmark(name, subset=subset).queries["id"])
+    return set(load_suite_tables(name, subset=subset).queries["id"])
 
 
 @pytest.mark.parametrize(("name", "key", "size", "finals", "extra"), CASES, ids=[c[0] for c in CASES])
@@ -53,10 +53,10 @@ def test_pilot_draw_avoids_every_smaller_draw():
 
 
 def test_pilot_params_are_recorded_and_an_empty_pilot_is_an_error():
-    bench = load_benchmark("legalbench_rag", subset={"n_docs": 12, "pilot": 2})
+    bench = load_suite_tables("legalbench_rag", subset={"n_docs": 12, "pilot": 2})
     assert bench.params == {"benchmark": "cuad", "mini": True, "n_docs": 12, "seed": 0, "pilot": 2}
     with pytest.raises(ValueError, match="the pilot .* has no query"):
-        load_benchmark("legalbench_rag", subset={"n_docs": 40, "pilot": 2})
+        load_suite_tables("legalbench_rag", subset={"n_docs": 40, "pilot": 2})
 
 
 def shipped_subsets(config: str) -> dict[str, dict]:

@@ -1,21 +1,22 @@
-"""A toy retrieval-suite dataset, added the way a real one is (pipeline/datasets/hotpotqa.py): a
-loader module with ``load(root, **subset)`` and ``DEFAULT_SUBSET``, plus one registration (the
-last line: an in-tree dataset adds that line to pipeline/registry/suite_datasets.py; this module is loaded by
-naming it in ``WATTBENCH_SUITE_DATASETS``, as tests/datasets/test_toy_dataset.py does). It reads ``toy.json`` under its folder: documents and questions, each
-question naming the document sentence that answers it."""
+"""A toy retrieval-suite dataset, added as docs/architecture.md ("Adding a dataset") says for one kept outside
+the package: a loader module with ``load(root, **subset)`` and ``DEFAULT_SUBSET`` (as pipeline/datasets/hotpotqa.py)
+and its registration, the last line; a plugin, declared by its distribution's pyproject.toml as entry point
+``toy = "toy_suite"`` of group ``wattbench.suite_datasets`` and pip-installed (tests/datasets/test_toy_dataset.py's
+PLUGIN). It reads ``toy.json`` under its folder: documents and questions, each question naming the document
+sentence that answers it."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from pipeline.datasets.benchmarks import RetrievalBenchmark, make_benchmark
+from pipeline.datasets.suite import SuiteTables, make_suite_tables
 from pipeline.registry.suite_datasets import SuiteDataset, register
 
 FILE = "toy.json"
 DEFAULT_SUBSET = {"n_questions": None}
 
 
-def load(root: str | Path, n_questions: int | None = None) -> RetrievalBenchmark:
+def load(root: str | Path, n_questions: int | None = None) -> SuiteTables:
     data = json.loads((Path(root) / FILE).read_text(encoding="utf-8"))
     questions = data["questions"][:n_questions] if n_questions else data["questions"]
     docs = [{"doc_id": f"toy-{d['id']}", "title": d["title"], "text": d["text"], "source_id": d["id"]}
@@ -27,7 +28,7 @@ def load(root: str | Path, n_questions: int | None = None) -> RetrievalBenchmark
         start = texts[doc_id].index(q["evidence"])  # the evidence sentence, as a character span
         gold.append({"query_id": q["id"], "doc_id": doc_id, "start": start, "end": start + len(q["evidence"]),
                      "grade": 1})
-    return make_benchmark("toy", docs, [{"id": q["id"], "question": q["question"]} for q in questions], gold)
+    return make_suite_tables("toy", docs, [{"id": q["id"], "question": q["question"]} for q in questions], gold)
 
 
 register(SuiteDataset("toy", loader=__name__, folder="toy"))

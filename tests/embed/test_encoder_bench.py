@@ -6,7 +6,7 @@ from pipeline.config import load_config
 from pipeline.datasets.paths import REPO
 from pipeline.datasets.wattbot import parse_ref_ids
 from pipeline.bench.encoder import paired_interval, recall_docs
-from pipeline.report.export.bench_doc import render_encoder as render
+from pipeline.publish.bench_doc import render_encoder as render
 from pipeline.workflow import doc_ids, split_source
 
 

@@ -19,7 +19,7 @@ from pipeline.workflow import encoder_model_inputs, qint8_model_folders
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """Both files, built as the minilm_qint8 rule builds them (its CLI verb, a fresh process)."""
+    """Both files, built as the encoder_qint8 rule builds them (its CLI verb, a fresh process)."""
     out = tmp_path_factory.mktemp("qint8") / "minilm-onnx"
     done = subprocess.run([sys.executable, "-m", "pipeline", "encoder-qint8", "--out", str(out)],
                           capture_output=True, text=True, cwd=REPO, timeout=600)
@@ -80,7 +80,7 @@ def test_the_variants_for_cpus_without_vnni_cannot_saturate_and_stay_close_to_fp
 
 @pytest.mark.slow
 def test_the_reduce_range_file_keeps_the_gate_on_real_wattbot_sentences(built, wattbot_dir):
-    """Issue 34 item 2: the rr file, built as rule minilm_qint8_rr builds it and run as ``precision: auto``
+    """Issue 34 item 2: the rr file, built as rule encoder_qint8_rr builds it and run as ``precision: auto``
     runs it on AVX2 CPUs without VNNI (forced here, on VNNI kernels). Every MatMulInteger multiplies u8
     activations (DynamicQuantizeLinear) by int8 weights in -64..64, so AVX2's vpmaddubsw pair sums stay
     within 2·255·64 = 32640 < 32767 and its integer products equal VNNI's: the cosines measured here are
@@ -312,7 +312,7 @@ def test_a_missing_reduce_range_file_says_how_to_build_it(tmp_path):
 
 @pytest.mark.slow
 def test_the_dag_builds_the_model_once_for_an_onnx_qint8_grid(tmp_path):
-    """tests/tiny.yaml with the backend switched: the minilm_qint8 rule runs once, first, and a rerun
+    """tests/tiny.yaml with the backend switched: the encoder_qint8 rule runs once, first, and a rerun
     of its target does nothing."""
     import yaml
     from dag_runner import planned_jobs, snakemake
@@ -323,15 +323,15 @@ def test_the_dag_builds_the_model_once_for_an_onnx_qint8_grid(tmp_path):
     config.write_text(yaml.safe_dump(cfg))
     plan = snakemake(tmp_path, "-n", configfile=config)
     assert plan.returncode == 0, plan.stderr[-2000:]
-    assert planned_jobs(plan.stdout)["minilm_qint8"] == 1 and planned_jobs(plan.stdout)["index"] >= 1
+    assert planned_jobs(plan.stdout)["encoder_qint8"] == 1 and planned_jobs(plan.stdout)["index"] >= 1
     target = f"data/models/minilm-onnx/{QINT8_FILE}"
     done = snakemake(tmp_path, target, configfile=config)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / target).stat().st_size > 0 and (tmp_path / "data/models/minilm-onnx" / FP32_FILE).exists()
-    assert "minilm_qint8" not in planned_jobs(snakemake(tmp_path, target, "-n", configfile=config).stdout)
+    assert "encoder_qint8" not in planned_jobs(snakemake(tmp_path, target, "-n", configfile=config).stdout)
     # auto plans the rr rule only on an AVX2 CPU without VNNI (the jobs read /proc/cpuinfo, as auto does)
-    assert ("minilm_qint8_rr" in planned_jobs(plan.stdout)) == (auto_precision(cpu_flags()) == "int8-rr")
+    assert ("encoder_qint8_rr" in planned_jobs(plan.stdout)) == (auto_precision(cpu_flags()) == "int8-rr")
     cfg["embedding"]["precision"] = "int8-rr"  # forced: the rr rule runs once, from the built fp32 export
     config.write_text(yaml.safe_dump(cfg))
     rr_plan = planned_jobs(snakemake(tmp_path, "-n", configfile=config).stdout)
-    assert rr_plan["minilm_qint8_rr"] == 1 and "minilm_qint8" not in rr_plan and rr_plan["index"] >= 1
+    assert rr_plan["encoder_qint8_rr"] == 1 and "encoder_qint8" not in rr_plan and rr_plan["index"] >= 1

@@ -8,21 +8,23 @@ import pytest
 from pipeline.config import ConfigError, load_config
 from pipeline.datasets.paths import REPO
 from pipeline.embed import BACKENDS, EmbeddingCache, make_encoder
-from pipeline.embed.backends import EXTRA_ENV, unregister
+from pipeline.embed.backends import GROUP, unregister
+
+HERE = Path(__file__).parent
+PLUGIN = ("wattbench-toy-encoder", [HERE / "toy_encoder.py"], {GROUP: {"toy": "toy_encoder"}})
 
 
 @pytest.fixture
-def toy(monkeypatch):
-    """tests/embed/toy_backend.py, named in the environment as a Snakemake job would inherit it."""
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    monkeypatch.setenv(EXTRA_ENV, "toy_backend")
+def toy(monkeypatch, plugin_site):
+    """tests/embed/toy_encoder.py, a plugin pip-installed into a folder put on sys.path (as a job finds it)."""
+    monkeypatch.syspath_prepend(str(plugin_site(*PLUGIN)))
     yield
     unregister("toy")
-    sys.modules.pop("toy_backend", None)
+    sys.modules.pop("toy_encoder", None)
 
 
 def test_a_registered_backend_is_made_by_the_factory_with_its_own_cache_key(toy, tmp_path):
-    assert "toy" in BACKENDS.names()
+    assert "toy" in BACKENDS.names() and BACKENDS.origin("toy") == "wattbench-toy-encoder 0.1.0"
     enc = make_encoder({"backend": "toy", "dim": 16})
     assert (type(enc).__name__, enc.model_id, enc.dim) == ("ToyEncoder", "words/toy-16d", 16)
     with EmbeddingCache(tmp_path / "emb.sqlite") as cache:

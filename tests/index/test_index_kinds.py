@@ -1,12 +1,11 @@
-"""The registry of index kinds: a toy kind (tests/index/toy_lead_kind.py, a module outside the
-pipeline) is configured, validated, planned, built and searched through the same entry points as the
-built-in kinds (config.validate, workflow params/inputs, the ``index`` and ``retrieve`` verbs, and
-in the slow test the Snakemake DAG)."""
+"""The registry of index kinds: a toy kind (tests/index/toy_lead_kind.py, a plugin: a distribution declaring it
+in group wattbench.index_kinds, pip-installed) is configured, validated, planned, built and searched through the
+same entry points as the built-in kinds (config.validate, workflow params/inputs, the ``index`` and ``retrieve``
+verbs, and in the slow test the Snakemake DAG, whose jobs find it in the installed metadata)."""
 from __future__ import annotations
 
 import copy
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -17,15 +16,17 @@ import yaml
 from pipeline import workflow as wf
 from pipeline.config import ConfigError, validate
 from pipeline.datasets.paths import REPO
-from pipeline.registry.index_kinds import EXTRA_ENV, get_kind, kind_names, unregister
+from pipeline.registry.index_kinds import GROUP, KINDS, get_kind, kind_names, unregister
 
 HERE = Path(__file__).parent
+# the toy's distribution: its module, and its pyproject.toml's [project.entry-points."wattbench.index_kinds"]
+PLUGIN = ("wattbench-toy-lead", [HERE / "toy_lead_kind.py"], {GROUP: {"lead": "toy_lead_kind"}})
 
 
 @pytest.fixture
-def toy_kind(monkeypatch):
-    monkeypatch.setenv(EXTRA_ENV, "toy_lead_kind")
-    monkeypatch.syspath_prepend(str(HERE))
+def toy_kind(monkeypatch, plugin_site):
+    """The toy's distribution, pip-installed into a folder put on sys.path; unregistered afterwards."""
+    monkeypatch.syspath_prepend(str(plugin_site(*PLUGIN)))
     yield get_kind("lead")
     unregister("lead")  # other tests see the built-in kinds only
     sys.modules.pop("toy_lead_kind", None)
@@ -43,6 +44,11 @@ def test_builtin_kinds_are_registered():
     assert get_kind("bm25").source == "bm25" and not get_kind("bm25").embeds and get_kind("tree").embeds
     with pytest.raises(KeyError, match="unknown index kind 'nope'"):
         get_kind("nope")
+
+
+def test_a_toy_kind_is_found_by_its_entry_point(toy_kind):
+    assert KINDS.origin("lead") == "wattbench-toy-lead 0.1.0" and "lead" in kind_names()
+    assert toy_kind.source == "lead" and KINDS.origin("bm25") == "built-in"
 
 
 @pytest.mark.data  # tree_files lists tiny.yaml's documents from the real metadata
@@ -91,18 +97,13 @@ def test_a_toy_kind_builds_and_searches_through_the_cli(toy_kind, three_trees, t
 
 
 @pytest.mark.slow
-def test_a_toy_kind_runs_in_the_dag(tmp_path):
-    """Planned and run by Snakemake from a config naming the toy kind: parse -> index -> retrieve."""
-    from dag_runner import snakemake
+def test_a_toy_kind_runs_in_the_dag(tmp_path, plugin_site):
+    """Planned and run by Snakemake from a config naming the toy kind: parse -> index -> retrieve, in jobs that
+    find the kind through the installed distribution's entry point (its folder on their PYTHONPATH)."""
+    from dag_runner import snakemake_with_plugin
 
-    config = tmp_path / "lead.yaml"
-    config.write_text(yaml.safe_dump(tiny_with_lead()))
-    env = {EXTRA_ENV: "toy_lead_kind",
-           "PYTHONPATH": os.pathsep.join([str(HERE), str(REPO), os.environ.get("PYTHONPATH", "")])}
-    work = tmp_path / "work"
-    target = "results/wattbot/retrieval/lead/train.jsonl"
-    done = snakemake(work, target, configfile=config, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    rows = [json.loads(line) for line in (work / target).read_text().splitlines()]
+    out = snakemake_with_plugin(tmp_path, tiny_with_lead(), "results/wattbot/retrieval/lead/train.jsonl",
+                                plugin_site(*PLUGIN))
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows and all(h["source"] == "lead" for r in rows for h in r["hits"])
     assert any(r["hits"] for r in rows)

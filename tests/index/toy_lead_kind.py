@@ -1,6 +1,8 @@
 """A toy index kind for tests/index/test_index_kinds.py: each document's first sentences ("lead"),
-searched by how many distinct query words a sentence contains. It is a module of its own, outside
-pipeline/indexes/, loaded through WATTBENCH_INDEX_KINDS, exactly as docs/architecture.md ("Adding an index kind") says."""
+searched by how many distinct query words a sentence contains. It is a plugin, exactly as docs/architecture.md
+("Adding an index kind") says: one module with its build and search code and its registration (the last line),
+declared by its distribution's pyproject.toml as entry point ``lead = "toy_lead_kind"`` of group
+``wattbench.index_kinds`` and pip-installed (the test's PLUGIN)."""
 from __future__ import annotations
 
 import json

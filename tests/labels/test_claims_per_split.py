@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.report.pages.claims import IDENTICAL, Claim, SplitTables, claims_md, holm, measure_claims, rule_text
+from pipeline.report.claims.measure import IDENTICAL, Claim, SplitTables, holm, measure_claims
+from pipeline.report.pages.claims_table import claims_md, rule_text
 from pipeline.report.stats.ablation import InputFiles
 from pipeline.report.stats.outputs import Outputs
 from pipeline.workflow.report_settings import figures_params

@@ -91,7 +91,7 @@ def test_the_plan_estimate_and_preflight_read_a_registered_kind(toy):
     assert est.times["toy/one"].per_call_s == 7.0 and est.times["toy/one"].concurrency == 3
     route = next(r for r in routes(work.llm, est) if r.what == "answer toy-llm")
     assert (route.endpoint, route.price) == ("the toy box", "toy (free)")
-    assert route.sends == "questions + corpus snippets, into the toy box"
+    assert route.sends == "questions + document snippets, into the toy box"
     preflight(work)  # no key asked of a kind that calls out to no endpoint
     with pytest.raises(ConfigError, match=r"model 'toy/broken' \(used by toy-llm\) is broken"):
         preflight(llm_work(toy_grid("toy/broken")))

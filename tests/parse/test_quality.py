@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 
 from pipeline.cli import main
-from pipeline.parse.corpus import MANIFEST, fetch_corpus, load_manifest, window_toc
+from pipeline.parse.quality_pdfs import MANIFEST, fetch_pdfs, load_manifest, window_toc
 from pipeline.parse.quality import match_pairs, measure_pdf, nesting_accuracy, reading_order, text_recovered
 from pipeline.report.pages.parse_quality import best_method, document_table, render, source_table
 from pipeline.parse.text import parse_text
@@ -159,7 +159,7 @@ def test_manifest_is_broad_and_keeps_the_check_apart():
 def test_real_corpus_downloads_and_parses(tmp_path):
     """Needs Debian's package registry: one small manual of the corpus, fetched, cut and measured against its outline."""
     (entry,) = [e for e in load_manifest(MANIFEST) if e.doc == "cyrguide"]
-    (pdf,) = fetch_corpus(tmp_path, [entry])
+    (pdf,) = fetch_pdfs(tmp_path, [entry])
     (q,) = measure_pdf(pdf)
     assert q.toc_entries >= 10 and q.heading_recall >= 0.9 and q.heading_precision >= 0.9 and q.text_recovered >= 0.95
 

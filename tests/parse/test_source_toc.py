@@ -1,7 +1,7 @@
 """Heading truth from a vignette's source (.Rnw / .Rmd), for PDFs shipped without an outline."""
 import pytest
 
-from pipeline.parse.corpus import MANIFEST, load_manifest
+from pipeline.parse.quality_pdfs import MANIFEST, load_manifest
 from pipeline.parse.source_toc import latex_headings, locate, markdown_headings, source_headings
 
 RNW = r"""\documentclass[nojss]{jss}
@@ -64,11 +64,11 @@ def test_real_vignette_gets_its_outline_from_its_source(tmp_path):
     """Needs Debian's package registry: AER's vignette (no PDF outline) cut with the headings of AER.Rnw."""
     import json
 
-    from pipeline.parse.corpus import fetch_corpus
+    from pipeline.parse.quality_pdfs import fetch_pdfs
     from pipeline.parse.quality import measure_pdf
 
     (entry,) = [e for e in load_manifest(MANIFEST) if e.doc == "AER"]
-    (pdf,) = fetch_corpus(tmp_path, [entry])
+    (pdf,) = fetch_pdfs(tmp_path, [entry])
     toc = json.loads(pdf.with_suffix(".toc.json").read_text())
     assert [1, "Package overview", 1] in toc and [1, "References", 5] in toc
     (q,) = measure_pdf(pdf)

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from pipeline.report.export.browser import find_chromium, inspect_page, problems
+from pipeline.report.render.browser import find_chromium, inspect_page, problems
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(find_chromium() is None and not os.environ.get("CI"),

@@ -6,8 +6,9 @@ import yaml
 
 from pipeline.report.params import FiguresParams
 from pipeline.workflow.report_settings import figures_params
-from pipeline.report.pages.claims import (Claim, verdict_text, holm, load_claims, markdown_table, measure_claims, min_detectable,
-                                    render, verdict)
+from pipeline.report.claims.measure import Claim, holm, load_claims, measure_claims, min_detectable, verdict
+from pipeline.report.pages.claims_table import render, verdict_text
+from pipeline.report.render.tables import markdown_table
 
 REP = {"seed": 0, "bootstrap": 500, "permutations": 2000}
 

@@ -1,7 +1,7 @@
 """docs/cluster.md's ``cluster`` block: the figures tests/cluster/ writes (reports/bench/cluster.json) rendered,
 stamped, with the overhead per submission derived from them, and nothing of the page's other text touched."""
-from pipeline.report.export.bench_doc import duration, save_bench
-from pipeline.report.export.readme import BEGIN, END, fill
+from pipeline.publish.bench_doc import duration, save_bench
+from pipeline.publish.readme import BEGIN, END, fill
 
 FIGURES = {"packages_preinstalled": False, "cluster_start_s": 35.2, "local_grid_s": 53.0, "cluster_grid_s": 144.0, "submissions": 26, "jobs": 25,
            "cancel_seen_s": 4.1, "cancel_limit_s": 60, "resumed_jobs": 4, "target_jobs": 8, "tests_cluster_s": 326.4,

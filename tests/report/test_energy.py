@@ -11,7 +11,7 @@ from pipeline.config import ConfigError, validate
 from pipeline.io import atomic_write_jsonl
 from pipeline.report.telemetry.energy import (SUMMARY, TABLE, attribute, energy_line, energy_table,
                                     hosted_tokens, rapl_note, write_energy)
-from pipeline.report.export.summary import summary_lines, write_summary
+from pipeline.report.summary import summary_lines, write_summary
 from pipeline.workflow.report_settings import energy_inputs, power_model
 from pipeline.report.telemetry.time_table import JobTime, read_benchmarks, rule_of
 from tests.dag_runner import result_files

@@ -4,7 +4,7 @@ import pytest
 
 from pipeline.answer.ensemble import member_from_records, sample_members
 from pipeline.report.pages.ensemble_size import COLUMNS, render, size_curve, subsets_of_size
-from pipeline.registry.answer_backends import VoteSettings
+from pipeline.answer.vote import VoteSettings
 from pipeline.report.params import Resampling
 
 GOLD = {"q1": ("10", "a"), "q2": ("20", "b"), "q3": ("30", "c"), "q4": ("40", "d")}

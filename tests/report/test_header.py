@@ -5,10 +5,10 @@ import re
 
 import pandas as pd
 
-from pipeline import runs
+from pipeline import run_ids
 from pipeline.io import atomic_write_json
 from pipeline.provenance import git_commit
-from pipeline.report.export.readme import run_readme
+from pipeline.publish.readme import run_readme
 from pipeline.report.header import HTML_LINE, MD_LINE, RunHeader, blank, restamp
 from pipeline.report.pages.leaderboard import index_md
 from pipeline.report.params import Leaderboard, ReportParams, Resampling
@@ -19,7 +19,7 @@ STATE = {"id": "r20261203-101010-abcd", "config_hash": "0123456789abcdef", "conf
 
 def _pages(root):
     """The three pages of the run in ``root``, rendered as the report rule, the figures rule and make run do."""
-    atomic_write_json(root / runs.STATE, STATE)
+    atomic_write_json(root / run_ids.STATE, STATE)
     reports = root / "reports"
     reports.mkdir()
     header = RunHeader.of(root)
@@ -76,7 +76,7 @@ def test_onsuccess_puts_the_finished_runs_header_on_the_pages(tmp_path, monkeypa
 
     pages = _pages(tmp_path)
     (tmp_path / "reports/index.md").write_text(pages["index.md"])
-    atomic_write_json(tmp_path / runs.STATE, {**STATE, "id": "r-next", "config_hash": "feed"})  # a later run
+    atomic_write_json(tmp_path / run_ids.STATE, {**STATE, "id": "r-next", "config_hash": "feed"})  # a later run
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WATTBENCH_SUMMARY_LATER", "1")
     wf.after_run({"wattbot": {"score_split": "train"}, "answering": {}})

@@ -1,4 +1,4 @@
-"""Kept runs (pipeline/report/export/kept_runs.py) and `compare` (run_compare.py), on runs scored for real:
+"""Kept runs (pipeline/kept_runs/store.py) and `compare` (compare.py), on runs scored for real:
 a small labelled question set (the rvignettes corpus's 15 solutions), submissions that answer some questions
 wrong, per-question scores and leaderboard scores from the WattBot metric itself."""
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
-from pipeline.report.export import kept_runs
-from pipeline.report.export.kept_runs import (
+from pipeline.kept_runs import store
+from pipeline.kept_runs.store import (
     Prune,
     ScoredSet,
     keep_run,
@@ -25,7 +25,7 @@ from pipeline.report.export.kept_runs import (
     resolve_kept,
     wattbot_profile,
 )
-from pipeline.runs import RunState
+from pipeline.run_ids import RunState
 from pipeline.score.wattbot import per_question, score_frames
 
 GOLD = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "rvignettes" / "solutions.csv"
@@ -100,7 +100,7 @@ def test_latest_is_a_text_file_where_symlinks_fail(tmp_path, monkeypatch):
     def no_symlinks(*a, **k):
         raise OSError("symlinks not supported")
 
-    monkeypatch.setattr(kept_runs.os, "symlink", no_symlinks)
+    monkeypatch.setattr(store.os, "symlink", no_symlinks)
     keep(tmp_path, "r1", {"x": set()})
     keep(tmp_path, "r2", {"x": set()})
     link = tmp_path / "runs" / "latest"
@@ -195,8 +195,8 @@ def test_onsuccess_keeps_the_run_this_process_began_and_runs_is_git_ignored(tmp_
     import subprocess
 
     from pipeline import workflow as wf
-    from pipeline.report.export.summary import LATER
-    from pipeline.runs import ENV, begin_run
+    from pipeline.report.summary import LATER
+    from pipeline.run_ids import ENV, begin_run
     from pipeline.workflow.kept import keep_this_run
 
     monkeypatch.chdir(tmp_path)
@@ -250,7 +250,7 @@ def test_compare_resamples_as_a_run_does_from_one_definition():
     numbers), itself the config schema's report defaults, so a kept-run comparison resamples as a run's report."""
     from pipeline.cli import build_parser
     from pipeline.config_schema import spec_defaults
-    from pipeline.report.export.run_compare import DEFAULT_RESAMPLING
+    from pipeline.kept_runs.compare import DEFAULT_RESAMPLING
     from pipeline.report.params import Resampling
 
     a = build_parser().parse_args(["compare", "r1", "r2"])
@@ -260,9 +260,9 @@ def test_compare_resamples_as_a_run_does_from_one_definition():
 
 
 def test_run_json_records_the_encoders_the_cpu_and_a_dirty_tree(tmp_path, monkeypatch):
-    """What `make readme` stamps and refuses on (pipeline/report/export/readme_runs.py)."""
-    monkeypatch.setattr(kept_runs, "git_dirty", lambda: True)
-    monkeypatch.setattr(kept_runs, "cpu_model", lambda: "Test CPU 9000")
+    """What `make readme` stamps and refuses on (pipeline/publish/readme_runs.py)."""
+    monkeypatch.setattr(store, "git_dirty", lambda: True)
+    monkeypatch.setattr(store, "cpu_model", lambda: "Test CPU 9000")
     work = tmp_path / "work"
     s = scored_run(work, {"x": set()})
     enc = {"wattbot/hier": "all-MiniLM-L6-v2/onnx-fp32-00112233aabbccdd"}

@@ -1,4 +1,4 @@
-"""make run's steps timed by the kernel (pipeline/report/telemetry/make_steps.py, #34): real process trees.
+"""make run's steps timed by the kernel (pipeline/make_steps.py, #34): real process trees.
 A grandchild's CPU is counted, the command's exit status and output pass through, Ctrl-C stops the command
 and the wrapper outlives it, and the time table reports the count as the run's CPU."""
 import json
@@ -41,7 +41,7 @@ JOB = (
 
 def timed(times, step: str, *command: str, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pipeline.report.telemetry.make_steps", "--times", str(times), step, "--", *command],
+        [sys.executable, "-m", "pipeline.make_steps", "--times", str(times), step, "--", *command],
         cwd=REPO, capture_output=True, text=True, **kw)
 
 
@@ -80,7 +80,7 @@ def test_ctrl_c_stops_the_command_and_the_wrapper_outlives_it(tmp_path):
     )
     times = tmp_path / "make-run.times"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.report.telemetry.make_steps", "--times", str(times), "dag", "--",
+        [sys.executable, "-m", "pipeline.make_steps", "--times", str(times), "dag", "--",
          sys.executable, "-c", child], cwd=REPO, start_new_session=True)
     deadline = time.monotonic() + 30
     while not ready.exists() and time.monotonic() < deadline:

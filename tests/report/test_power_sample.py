@@ -11,7 +11,8 @@ from pipeline.cli import main
 from pipeline.config import load_config
 from pipeline.config_schema import ConfigError
 from pipeline.datasets.paths import REPO
-from pipeline.report.pages.claims import Claim, Effect, SplitTables, measure_claims, verdict_text
+from pipeline.report.claims.measure import Claim, Effect, SplitTables, measure_claims
+from pipeline.report.pages.claims_table import verdict_text
 from pipeline.report.stats.power import SizedClaim, claim_size, draw_ids
 from pipeline.report.stats.verdicts import n_needed
 from pipeline.workflow import answer_questions, sample_params, split_labels

@@ -130,7 +130,7 @@ def test_the_tiny_grid_with_test_labels_draws_the_section(tmp_path):
     import yaml
     from dag_runner import snakemake
 
-    from pipeline.report.export.browser import find_chromium, inspect_page, problems
+    from pipeline.report.render.browser import find_chromium, inspect_page, problems
 
     cfgfile = tmp_path / "labels.yaml"
     cfgfile.write_text(

@@ -10,9 +10,9 @@ import yaml
 from pipeline.config import OVERLAY_CONFIGS
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import write_manifest
-from pipeline.report.export.bench_doc import save_bench
-from pipeline.report.export.results_doc import render_attribution
-from pipeline.report.export.readme import BEGIN, END, REGISTRY, Renderer, doc_files, fill, split_name, write_run_readme
+from pipeline.publish.bench_doc import save_bench
+from pipeline.publish.results_doc import render_attribution
+from pipeline.publish.readme import BEGIN, END, REGISTRY, Renderer, doc_files, fill, split_name, write_run_readme
 
 
 def block(name: str, body: str = "old 0.123\n") -> str:
@@ -121,7 +121,7 @@ def test_registering_a_renderer_is_one_entry(reports, tmp_path):
 # (41 questions, 1400×900, sizes of data sets), numbers that are config values (the numeric leaves of
 # config.yaml and config.full.yaml, e.g. a 0.7 fusion weight) or the interval level 95%. A constant of the
 # code or an assumption that is not measured (a threshold, an estimate's input) goes in inline `code`.
-# A measured figure goes in a generated block (pipeline/report/export/readme.py REGISTRY) or is left out.
+# A measured figure goes in a generated block (pipeline/publish/readme.py REGISTRY) or is left out.
 README_LIMIT = 12 * 1024  # issue 16 item 7: README ≤ 12 KB, the rest in docs/
 NUMBER = re.compile(r"(?<![\w.#])[-+−]?(?:\d+(?:,\d{3})*)?\.\d+(?![\w.])"
                     r"|(?<![\w.])\d+(?:\.\d+)?\s?%"

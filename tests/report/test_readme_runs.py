@@ -1,4 +1,4 @@
-"""`make readme RUNS="default=... claims=..."` (pipeline/report/export/readme_runs.py) and `make readme-check`
+"""`make readme RUNS="default=... claims=..."` (pipeline/publish/readme_runs.py) and `make readme-check`
 (readme_check.py): result blocks from two small kept runs made by hand (reports files, their manifests and
 run.json), rendered by the real renderers; refused, with one line, where the runs are not one clean commit's or
 a block's source is missing; and the checker on hand-made docs text."""
@@ -12,10 +12,10 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.datasets.paths import REPO
-from pipeline.report.export.bench_doc import save_bench
-from pipeline.report.export.readme import BEGIN, END, PAGE_ROLES, blocks, doc_files, is_result, split_name
-from pipeline.report.export.readme_check import check_docs, check_pages, not_run_rows
-from pipeline.report.export.readme_runs import DocRun, load_runs, render_docs
+from pipeline.publish.bench_doc import save_bench
+from pipeline.publish.readme import BEGIN, END, PAGE_ROLES, blocks, doc_files, is_result, split_name
+from pipeline.publish.readme_check import check_docs, check_pages, not_run_rows
+from pipeline.publish.readme_runs import DocRun, load_runs, render_docs
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 OTHER = "fedcba9876543210fedcba9876543210fedcba98"

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from pipeline.paths import Reports
-from pipeline.report.export.results_doc import render_ablations
+from pipeline.publish.results_doc import render_ablations
 from pipeline.report.pages.figures import headline
 from pipeline.report.sections import LABELLED, SUITE, section_of
 from pipeline.report.stats.ablation import ablation_stats, summary_numbers

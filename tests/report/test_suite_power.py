@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from pipeline import paths
-from pipeline.report.export.readme import REGISTRY
+from pipeline.publish.readme import REGISTRY
 from pipeline.report.pages.suite_power import PowerInputs, power_table, render, write_power
 from pipeline.report.stats.verdicts import Z_ALPHA, Z_POWER, detectable_effect, n_needed
 

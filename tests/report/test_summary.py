@@ -1,4 +1,4 @@
-"""The end of a run speaks (pipeline/report/export/summary.py): the summary printed last and reports/summary.json
+"""The end of a run speaks (pipeline/report/summary.py): the summary printed last and reports/summary.json
 after a successful run, and after a failed one the failed job, its log's last lines and how to resume."""
 import json
 
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from pipeline.report.export.summary import failed_jobs, failure_message, summary_lines, write_summary
+from pipeline.report.summary import failed_jobs, failure_message, summary_lines, write_summary
 
 
 def _run_folder(root):
@@ -133,7 +133,7 @@ def test_the_resume_hint_is_the_command_as_typed(tmp_path, monkeypatch):
     """The exact invocation that resumes (#35): after a plain snakemake run its command as typed (config files,
     profile) with --rerun-incomplete, and after a kill the same with --unlock first (with a cluster profile,
     its cancel-stale before); under make, make resume with the run's CONFIG (make resume alone runs config.yaml)."""
-    from pipeline.report.export.summary import RESUME, resume_command
+    from pipeline.report.summary import RESUME, resume_command
 
     (tmp_path / "profiles" / "slurm").mkdir(parents=True)
     (tmp_path / "profiles" / "slurm" / "cancel-stale").write_text("")
@@ -183,9 +183,9 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
     import os
     import time
 
-    from pipeline import runs
+    from pipeline import run_ids
     from pipeline.io import atomic_write_json
-    from pipeline.report.export.summary import run_time
+    from pipeline.report.summary import run_time
     from pipeline.report.telemetry.time_table import RUN_SUMMARY
 
     now = time.time()
@@ -198,7 +198,7 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
     reports.mkdir()
     (reports / RUN_SUMMARY).write_text(json.dumps({"jobs": 5, "span_s": 500.0, "cpu_s": 750.0}))
     os.utime(reports / RUN_SUMMARY, (now - 3400, now - 3400))  # written by that make run's time-table step
-    atomic_write_json(tmp_path / runs.STATE, {"id": "r1", "invoked": now - 60})
+    atomic_write_json(tmp_path / run_ids.STATE, {"id": "r1", "invoked": now - 60})
     t = run_time(tmp_path, reports)
     assert (t["jobs"], t["span_s"], t["cpu_s"]) == (1, 12.0, 20.0) and "make_run_total_s" not in t
     assert summary_lines({**json.loads(json.dumps(_empty())), "time": t})[-1] == (
@@ -211,7 +211,7 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
     assert run_time(tmp_path, reports)["make_run_setup_s"] == 100
     (reports / RUN_SUMMARY).write_text(json.dumps({"jobs": 1, "span_s": 12.0, "cpu_s": 20.0, "make_run_total_s": 1.0}))
     assert run_time(tmp_path, reports)["make_run_total_s"] == 1.0
-    atomic_write_json(tmp_path / runs.STATE, {"id": "r1", "invoked": now + 60})  # make resume after it, nothing redone
+    atomic_write_json(tmp_path / run_ids.STATE, {"id": "r1", "invoked": now + 60})  # make resume after it, nothing redone
     assert run_time(tmp_path, reports) == {}
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline import paths
 from pipeline.datasets.paths import REPO
-from pipeline.report.export.readme import BEGIN, END, fill
+from pipeline.publish.readme import BEGIN, END, fill
 from pipeline.io import atomic_write_jsonl
 from pipeline.report.telemetry.time_table import (BENCHMARK_PATTERNS, FIGURE, LLM_TABLE, MAKE_RUN_TIMES, PAGE, RUN_SUMMARY,
                                         TABLE, read_benchmarks, render, rule_of, write_time_table)

@@ -1,4 +1,4 @@
-"""Experiment tracking (pipeline/report/export/tracking.py): one MLflow run per answering and retrieval variant,
+"""Experiment tracking (pipeline/tracking.py): one MLflow run per answering and retrieval variant,
 read back with MLflow's own client after the tiny DAG; and the name and value mapping it rests on."""
 import json
 import subprocess
@@ -11,7 +11,7 @@ import yaml
 
 from pipeline.config import ConfigError, load_config
 from pipeline.datasets.paths import REPO, data_root
-from pipeline.report.export import tracking
+from pipeline import tracking
 from pipeline.workflow.report_settings import track_settings, tracking_of
 from pipeline.report.telemetry.time_table import JobTime
 
@@ -110,7 +110,7 @@ def test_a_missing_mlflow_is_one_line_naming_the_key_and_the_extra(monkeypatch):
 
 
 def test_after_a_run_a_tracking_failure_is_a_warning_and_make_run_defers_it(monkeypatch, capsys):
-    from pipeline.report.export.summary import LATER
+    from pipeline.report.summary import LATER
 
     def unreachable(*args):
         raise ConnectionError("tracking server down")

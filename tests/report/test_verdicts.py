@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from pipeline.report.pages.claims import IDENTICAL, Claim, Effect, family_of, load_claims, measure_claims, verdict_text
+from pipeline.report.claims.measure import IDENTICAL, Claim, Effect, family_of, load_claims, measure_claims
+from pipeline.report.pages.claims_table import verdict_text
 from pipeline.report.stats.ablation import InputFiles
 from pipeline.report.stats.outputs import Outputs
 from pipeline.report.stats.verdicts import (CONSISTENT, CONTRADICTED, LARGER, SMALLER, SMALLER_SIGN_UNDECIDED,
@@ -226,7 +227,7 @@ def test_holm_runs_within_each_family():
 
 def test_rows_with_a_split_column_form_their_own_family():
     """Rows another step adds per split (a ``split`` column) are Holm-adjusted within dataset/split."""
-    from pipeline.report.pages.claims import _families
+    from pipeline.report.claims.measure import _families
 
     table = pd.DataFrame({"dataset": ["wattbot", "wattbot", "msmarco"], "split": ["train", "test", None]})
     assert list(_families(table, "train")) == ["wattbot/train", "wattbot/test", "msmarco"]
@@ -235,7 +236,7 @@ def test_rows_with_a_split_column_form_their_own_family():
 
 def test_bad_effect_names_the_claim(tmp_path):
     raw = {"id": "x", "system": "S", "claim": "c", "source": "s", "published": "p", "ablation": "a", "treatment": "t",
-           "control": "c", "metric": "m", "datasets": ["wattbot"], "direction": "greater"}
+           "control": "c", "metric": "score", "datasets": ["wattbot"], "direction": "greater"}
     for effect in ({"value": 0.03, "kind": "percent", "ref": "r"}, {"value": 0, "kind": "absolute", "ref": "r"},
                    {"value": 0.03, "kind": "absolute"}):
         bad = tmp_path / "claims.yaml"

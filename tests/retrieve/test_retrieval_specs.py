@@ -22,7 +22,7 @@ def raw():
 
 
 def test_a_lookup_before_the_builtins_are_imported_names_the_package():
-    reg = Registry("toy kind", "WATTBENCH_TOY_KINDS", builtins="pipeline.no_such_package")
+    reg = Registry("toy kind", builtins="pipeline.no_such_package")
     with pytest.raises(LookupError, match="import pipeline.no_such_package first"):
         reg.names()
 

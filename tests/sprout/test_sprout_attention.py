@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from pipeline.sprout.attention import (AttentionEncoder, ChunkPool, _pooled_attention, _Window, attention_mask,
-                                      corpus_attention, membership, plan_windows, token_chunks)
+                                      dataset_attention, membership, plan_windows, token_chunks)
 from pipeline.specs import AttentionSpec
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import uniform_logits
@@ -49,7 +49,7 @@ def test_leaf_chunks_are_sentence_pairs_of_the_shared_tree(three_trees):
 def test_every_chunk_is_in_a_window_and_pairs_are_block_means(small_trees, attention_encoder):
     cfg = AttentionSpec.from_dict({"window_tokens": 64, "stride_tokens": 40})
     docs = [(t.doc_id, t.text, leaf_chunks(t, 2)) for t in small_trees]
-    result = corpus_attention(attention_encoder, docs, cfg, progress=False)
+    result = dataset_attention(attention_encoder, docs, cfg, progress=False)
     for (doc_id, text, chunks), da in zip(docs, result):
         ids, offsets = attention_encoder.tokenize(text)
         assert da.n_windows == len(plan_windows(len(ids), 64, 40)) > 1
@@ -67,7 +67,7 @@ def test_single_window_matches_the_reference_loop(small_trees, attention_encoder
     tree = small_trees[0]
     chunks = leaf_chunks(tree, 2)[:4]
     text = tree.text[: chunks[-1].end]
-    [da] = corpus_attention(attention_encoder, [(tree.doc_id, text, chunks)], AttentionSpec.from_dict({"window_tokens": 510, "stride_tokens": 384}), progress=False)
+    [da] = dataset_attention(attention_encoder, [(tree.doc_id, text, chunks)], AttentionSpec.from_dict({"window_tokens": 510, "stride_tokens": 384}), progress=False)
     ids, offsets = attention_encoder.tokenize(text)
     owner = token_chunks(offsets, chunks)
     full = torch.from_numpy(np.concatenate([[attention_encoder.cls], ids, [attention_encoder.sep]])[None])
@@ -163,8 +163,8 @@ def test_fused_kernel_matches_the_eager_reference_on_a_real_document(small_trees
     """Same pairs, per-head values within 1e-5, identical Kruskal merges (the tree) for sdpa and eager."""
     cfg = AttentionSpec.from_dict({"window_tokens": 64, "stride_tokens": 40})
     docs = [(t.doc_id, t.text, leaf_chunks(t, 2)) for t in small_trees]
-    fused = corpus_attention(attention_encoder, docs, cfg, progress=False)
-    eager = corpus_attention(AttentionEncoder(threads=2, kernel="eager"), docs, cfg, progress=False)
+    fused = dataset_attention(attention_encoder, docs, cfg, progress=False)
+    eager = dataset_attention(AttentionEncoder(threads=2, kernel="eager"), docs, cfg, progress=False)
     logits = uniform_logits(6, 12)
     for a, b in zip(fused, eager):
         np.testing.assert_array_equal(a.pairs, b.pairs)

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pipeline.bench.throughput import _attention_run
-from pipeline.report.export.bench_doc import render_sprout_speed as render
-from pipeline.report.export.bench_doc import save_bench
+from pipeline.publish.bench_doc import render_sprout_speed as render
+from pipeline.publish.bench_doc import save_bench
 from pipeline.specs import AttentionSpec
 from pipeline.sprout.chunks import leaf_chunks
 from pipeline.sprout.heads import uniform_logits

@@ -1,6 +1,6 @@
 """PDF files as DocTrees, with PyMuPDF: real sections, paragraphs, tables and figures.
 
-Why not the corpus' own text: it was extracted page by page with pypdf, which loses the layout.
+Why not the pre-extracted JSON's text: it was extracted page by page with pypdf, which loses the layout.
 This works from PyMuPDF's positioned lines instead (:mod:`~pipeline.parse.pdf.lines`): tables become
 ``kind="table"`` paragraphs and leave the running text (:mod:`~pipeline.parse.pdf.tables`), running
 headers/footers and page numbers are dropped (:mod:`~pipeline.parse.pdf.furniture`), lines are put in

@@ -2,11 +2,39 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
 
+from pipeline.config_schema import spec_defaults
 from pipeline.parse.errors import ParseError
+
+CAPS = spec_defaults("parsing")  # max_pdf_mb, max_pdf_pages: the schema's x-default
+
+
+@dataclass(frozen=True)
+class PdfLimits:
+    """What one PDF may be (``parsing.max_pdf_mb``, ``max_pdf_pages``): a stranger's file of gigabytes or
+    a million pages is a parse error naming the cap, not hours of CPU and memory."""
+
+    max_mb: float = CAPS["max_pdf_mb"]
+    max_pages: int = CAPS["max_pdf_pages"]
+
+
+def check_limits(path: Path, limits: PdfLimits) -> None:
+    """ParseError when the PDF at ``path`` is over a cap (its size read before the file, its pages from
+    its cross-reference table); one that cannot be opened is :func:`open_pdf`'s to report."""
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > limits.max_mb:
+        raise ParseError(path, f"{size_mb:.0f} MB, over parsing.max_pdf_mb ({limits.max_mb:g}); raise it to parse it")
+    try:
+        with pymupdf.open(path) as doc:
+            pages = doc.page_count
+    except Exception:  # corrupt, truncated, not a PDF: open_pdf says which
+        return
+    if pages > limits.max_pages:
+        raise ParseError(path, f"{pages} pages, over parsing.max_pdf_pages ({limits.max_pages}); raise it to parse it")
 
 
 def open_pdf(path: Path) -> pymupdf.Document:

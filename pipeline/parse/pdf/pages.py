@@ -25,6 +25,19 @@ class Pages:
     has_images: bool = False
 
 
+FIGURE_DPI = 144  # a figure's rendering for the vision model ...
+MAX_FIGURE_PIXELS = 4_000_000  # ... at most this many pixels: a figure on a huge page is drawn coarser, not bigger
+
+
+def figure_png(page: pymupdf.Page, bbox) -> bytes:
+    """The figure's region of the page (clipped to the page) as PNG, at FIGURE_DPI or less: a stranger's PDF
+    can declare a page of 200 x 200 inches, which at 144 dpi is over 800 million pixels."""
+    clip = pymupdf.Rect(bbox) & page.rect
+    area_in2 = max(clip.width * clip.height, 1.0) / 72**2
+    dpi = min(FIGURE_DPI, int((MAX_FIGURE_PIXELS / area_in2) ** 0.5))
+    return page.get_pixmap(clip=clip, dpi=max(dpi, 1)).tobytes("png")
+
+
 def read_pages(
     doc: pymupdf.Document, headings: str, layout: dict[int, Boxes] | None, describe: Describer | None
 ) -> Pages:
@@ -44,7 +57,7 @@ def read_pages(
         ]
         for fig in page_figures:
             if describe:
-                fig.description = describe(page.get_pixmap(clip=pymupdf.Rect(fig.bbox), dpi=144).tobytes("png"))
+                fig.description = describe(figure_png(page, fig.bbox))
         out.lines.append(lines)
         out.tables.append(page_tables)
         out.figures.append(page_figures)

@@ -89,10 +89,11 @@ def best_variant(
 
 def headline_html(h: Headline) -> str:
     """The headline as the page's first lines (``id="headline"``: the browser check looks for it)."""
-    where = (
+    where = html.escape(  # split names come from the config: text, never markup
         f"on {h.reported_on} (chosen on {h.chosen_on})"
         if h.reported_on != h.chosen_on
-        else f"on {h.chosen_on}, where it was chosen" + (f"; {h.unlabelled}" if h.unlabelled else "")
+        else f"on {h.chosen_on}, where it was chosen" + (f"; {h.unlabelled}" if h.unlabelled else ""),
+        quote=False,
     )
     if h.ties:
         ties = f"Tied with it ({TIE_RULE}): {', '.join(f'<b>{html.escape(t)}</b>' for t in h.ties)}."

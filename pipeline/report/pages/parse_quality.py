@@ -1,4 +1,4 @@
-"""The parse-quality report: every corpus document under every heading method, averaged per source.
+"""The parse-quality report: every parse-quality PDF under every heading method, averaged per source.
 
 Report-floor code: it measures with the parse stage (``pipeline.parse.quality``) and draws with
 report's figure saver; the ``parse-quality`` verb (pipeline/verbs/report.py) runs it.
@@ -23,11 +23,11 @@ from __future__ import annotations
 import csv
 import io
 import statistics
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pipeline import markdown
-from pipeline.parse.corpus import Entry
+from pipeline.parse.quality_pdfs import Entry
 from pipeline.paths import Reports
 from pipeline.specs import HEADINGS
 
@@ -45,6 +45,29 @@ TIMING = "seconds_per_page"  # measured time: only in the telemetry file, never 
 DEV_MACRO = "all development sources (macro)"
 
 
+@dataclass(frozen=True)
+class SourceColumn:
+    """A column of the sources table as readers see it: docs/parsing.md's block shows them all, in order;
+    index.html's Parsing section those ``on_page`` (the measures of headings, nesting and reading order)."""
+
+    name: str
+    on_page: bool = True
+
+
+SOURCE_COLUMNS = (
+    SourceColumn("documents"),
+    SourceColumn("pages", on_page=False),
+    SourceColumn("outline_entries", on_page=False),
+    *(SourceColumn(m) for m in ("heading_precision", "heading_recall", "heading_f1")),
+    *(SourceColumn(f"f1_{m}") for m in METHODS),
+    SourceColumn("nesting_accuracy"),
+    SourceColumn("text_recovered", on_page=False),
+    SourceColumn("reading_order"),
+    *(SourceColumn(c, on_page=False) for c in ("tables", "figures", TIMING)),
+)
+PAGE_COLUMNS = ("source", "role", *(c.name for c in SOURCE_COLUMNS if c.on_page))  # index.html's Parsing table
+
+
 def _measure_one(args: tuple[str, Entry, tuple[str, ...]]) -> tuple[list[dict], dict | None]:
     from pipeline.parse.errors import ParseError
     from pipeline.parse.quality import measure_pdf
@@ -58,7 +81,7 @@ def _measure_one(args: tuple[str, Entry, tuple[str, ...]]) -> tuple[list[dict], 
     return [{"source": entry.source, "role": entry.role, **asdict(q)} for q in rows], None
 
 
-def measure_corpus(
+def measure_pdfs(
     folder: str | Path, entries: list[Entry], methods: tuple[str, ...] = METHODS, jobs: int = 1
 ) -> tuple[list[dict], list[dict]]:
     """Every document x method row, and the documents that failed to parse (the others go on)."""
@@ -228,11 +251,11 @@ def seconds_per_page(quality_csv: str | Path, method: str) -> dict[str, float | 
 
 
 def write_report(folder: str | Path, entries: list[Entry], out: str | Path, jobs: int = 1) -> dict:
-    """Measure the corpus, keep the best method, write the three CSVs; returns a summary."""
+    """Measure the PDFs, keep the best method, write the three CSVs; returns a summary."""
     from pipeline.io import atomic_write_text
 
     out = Path(out)
-    measured, errors = measure_corpus(folder, entries, METHODS, jobs)
+    measured, errors = measure_pdfs(folder, entries, METHODS, jobs)
     timing = [{k: r[k] for k in ("source", "role", "doc", "method", "pages", TIMING)} for r in measured]
     rows = [{k: v for k, v in r.items() if k != TIMING} for r in measured]
     method = best_method(rows)
@@ -263,23 +286,7 @@ def render(reports_dir: Path) -> str:
     kept = docs[0]["method"] if docs else "?"
     secs = seconds_per_page(out.parse_quality(""), kept)  # telemetry: "–" when that run's is not here
     rows = [{**r, TIMING: secs.get(r["source"])} for r in rows]
-    cols = (
-        "documents",
-        "pages",
-        "outline_entries",
-        "heading_precision",
-        "heading_recall",
-        "heading_f1",
-        "f1_rules",
-        "f1_layout",
-        "f1_combined",
-        "nesting_accuracy",
-        "text_recovered",
-        "reading_order",
-        "tables",
-        "figures",
-        "seconds_per_page",
-    )
+    cols = [c.name for c in SOURCE_COLUMNS]
     head = ["source", *(c.replace("_", " ") for c in cols)]
 
     def name(r: dict) -> str:

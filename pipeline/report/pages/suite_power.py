@@ -2,7 +2,7 @@
 
 From a run's per-query suite results (``results/<dataset>/scores/<variant>.per_query.csv``): the paired
 difference of the claim's treatment (sprout) and its control (the best baseline on that dataset, by the
-claim's own rule: :func:`~pipeline.report.pages.claims.control_of`), its standard deviation, the n a
+claim's own rule: :func:`~pipeline.report.claims.measure.control_of`), its standard deviation, the n a
 paired two-sided 5% test needs to detect the published effect with 80% power
 (:func:`~pipeline.report.stats.verdicts.n_needed`), the effect this run's n detects
 (:func:`~pipeline.report.stats.verdicts.detectable_effect`), and what the dataset cost: the CPU seconds of
@@ -22,7 +22,7 @@ import pandas as pd
 from pipeline import paths
 from pipeline.io import atomic_write_text
 from pipeline.provenance import write_manifest
-from pipeline.report.pages.claims import Claim, control_of, load_claims
+from pipeline.report.claims.measure import Claim, control_of, load_claims
 from pipeline.report.render.tables import fmt, markdown_table
 from pipeline.report.stats.ablation import paired_values
 from pipeline.report.stats.verdicts import detectable_effect, n_needed

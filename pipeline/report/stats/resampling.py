@@ -77,11 +77,15 @@ def randomisation_p(a, b, n_perm: int = 10000, seed: int = 0) -> float:
     ``scipy.stats.permutation_test`` swapping a and b within questions (``permutation_type=
     "samples"``) on |mean(a - b)|. With at most ``n_perm`` sign patterns (2**n) all are
     enumerated and p is exact; otherwise ``n_perm`` random patterns are drawn and
-    p = (1 + extreme) / (1 + n_perm), never 0.
+    p = (1 + extreme) / (1 + n_perm), never 0. One question's two sign patterns are equally extreme:
+    p = 1 (scipy wants two observations; issue #44 item 12). The claims' test with its interval and the
+    reason a row with few differing questions is undecided is :func:`pipeline.report.stats.signflip.paired_test`.
     """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.size == 0 or np.isnan(a - b).any():
         raise ValueError("randomisation_p needs paired values without NaN")
+    if a.size == 1:
+        return 1.0
 
     def abs_mean_diff(x, y, axis=-1):
         return np.abs((x - y).mean(axis=axis))

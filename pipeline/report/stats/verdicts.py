@@ -31,12 +31,23 @@ P < lo                          larger than published
 
 The six cells partition every interval. Where the interval contains 0 the row states the n a
 two-sided 5% test needs for 80% power, from the observed paired spread (:func:`n_needed`).
+
+Issue #44 reads the same tables on the sign-flip test's own interval (:func:`paired_verdict`:
+:mod:`pipeline.report.stats.signflip`, where the interval excludes 0 exactly when p < alpha, and a row
+with too few differing questions is undecided), a relative effect on the ratio test's interval, and a
+``negligible`` claim by two one-sided tests (:func:`equivalence_verdict`); its n needed is simulated
+(:mod:`pipeline.report.stats.sizing`). Family-wise decisions: :func:`holm_by_family` over a stated family;
+for the fewest differing questions a Holm-adjusted decision can use, pass ``alpha / m`` to
+:func:`pipeline.report.stats.signflip.min_differing`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+from pipeline.report.stats.equivalence import Equivalence
+from pipeline.report.stats.signflip import PairedTest
 
 Z_ALPHA, Z_POWER = 1.959964, 0.841621  # two-sided 5%, 80% power
 
@@ -75,6 +86,29 @@ def published_verdict(lo: float, hi: float, published: float) -> str:
     if hi < published:
         return SMALLER
     return CONSISTENT if lo <= published else LARGER
+
+
+def paired_verdict(test: PairedTest, direction: str, published: float | None = None) -> str:
+    """The verdict of a paired sign-flip test (:mod:`pipeline.report.stats.signflip`): "undecided" when too
+    few units differ for any p below alpha (``test.reason``), else the tables above read on the test's own
+    interval, whose exclusion of 0 is its p < alpha. ``published`` is on the test's scale (a relative effect
+    against a ratio test's interval). A ``negligible`` claim is read by :func:`equivalence_verdict`."""
+    if direction == "negligible":
+        raise ValueError("a negligible claim is read by two one-sided tests: equivalence_verdict")
+    if not test.decidable:
+        return UNDECIDED
+    return verdict(direction, test.lo, test.hi) if published is None else published_verdict(test.lo, test.hi, published)
+
+
+def equivalence_verdict(eq: Equivalence) -> str:
+    """A negligible claim from its two one-sided tests (:mod:`pipeline.report.stats.equivalence`):
+    reproduced when both reject (the 1 - 2 alpha interval inside ±margin), contradicted when that interval
+    lies wholly beyond the margin, else (or with too few differing units) undecided."""
+    if eq.reason:
+        return UNDECIDED
+    if eq.equivalent:
+        return REPRODUCED
+    return CONTRADICTED if eq.lo > eq.margin or eq.hi < -eq.margin else UNDECIDED
 
 
 # An observed difference of means below this is float noise, not an effect: two variants whose per-question

@@ -25,10 +25,10 @@ import pandas as pd
 
 from pipeline import paths
 from pipeline.io import atomic_write_bytes, atomic_write_text
+from pipeline.make_steps import CPU_SUFFIX, RUSAGE
 from pipeline.provenance import write_manifest
-from pipeline.report.telemetry.make_steps import CPU_SUFFIX, RUSAGE
 from pipeline.report.telemetry.timeline import lanes, planned_critical_path, timeline_png
-from pipeline.runs import STATE, read_state
+from pipeline.run_ids import STATE, read_state
 
 BENCHMARK_DIR = "benchmarks"
 # rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
@@ -112,7 +112,7 @@ def read_benchmarks(root: str | Path) -> list[JobTime]:
 
 def invocation_start(root: str | Path) -> float:
     """When the last Snakemake invocation in ``root`` began (``logs/run.json``'s ``invoked``, stamped at its
-    ``onstart``: pipeline/runs.py); 0 when unknown (then every benchmark file counts, as before)."""
+    ``onstart``: pipeline/run_ids.py); 0 when unknown (then every benchmark file counts, as before)."""
     state = read_state(Path(root) / STATE)
     return state.invoked if state is not None else 0.0
 

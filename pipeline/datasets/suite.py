@@ -1,0 +1,162 @@
+"""The retrieval suite's datasets (LegalBench-RAG, HotpotQA, DragonBall, MS MARCO TREC-DL) in one schema.
+
+Every loader returns a :class:`SuiteTables` of three ``datasets.Dataset`` tables:
+
+* ``docs``: ``doc_id, title, text, source_id`` (+ extras). ``doc_id`` is filesystem-safe and stable;
+  ``source_id`` is the dataset's own name for the document (file path, title, passage id).
+* ``queries``: ``id, question`` (+ extras such as ``language``/``domain``).
+* ``gold``: ``query_id, doc_id, start, end, grade``: a character span ``[start, end)`` in the
+  ORIGINAL ``docs.text`` (a whole-document label is ``0, len(text)``); grade 1 unless graded.
+
+The parse stage turns a suite dataset into what the pipeline reads (pipeline/parse/suite_export.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import datasets
+
+from pipeline.datasets.paths import data_root
+from pipeline.registry.suite_datasets import canonical
+from pipeline.registry.suite_datasets import get as get_dataset
+
+GOLD_COLUMNS = ("query_id", "doc_id", "start", "end", "grade")
+Unit = TypeVar("Unit", str, int)  # a loader's sampling unit: a question or document id
+
+
+@dataclass
+class SuiteTables:
+    """A suite dataset loaded: its documents, queries and gold spans, in the shared schema."""
+
+    name: str
+    docs: datasets.Dataset  # doc_id, title, text, source_id (+ extras)
+    queries: datasets.Dataset  # id, question (+ extras)
+    gold: datasets.Dataset  # query_id, doc_id, start, end, grade; spans in the original text
+    params: dict | None = None  # the subset parameters that produced it (for manifests)
+
+    def summary(self) -> dict:
+        return {
+            "name": self.name,
+            "docs": len(self.docs),
+            "queries": len(self.queries),
+            "gold": len(self.gold),
+            "chars": sum(len(t) for t in self.docs["text"]),
+        }
+
+
+def make_suite_tables(name: str, docs: list[dict], queries: list[dict], gold: list[dict]) -> SuiteTables:
+    """Check the shared schema once (ids unique, gold inside its document) and build the tables (the subset
+    that produced them is recorded by whoever chose it: :func:`load_suite_tables`)."""
+    texts = {d["doc_id"]: d["text"] for d in docs}
+    if len(texts) != len(docs):
+        raise ValueError(f"{name}: duplicate doc_id")
+    qids = {q["id"] for q in queries}
+    if len(qids) != len(queries):
+        raise ValueError(f"{name}: duplicate query id")
+    for g in gold:
+        if g["query_id"] not in qids or g["doc_id"] not in texts:
+            raise ValueError(f"{name}: gold row refers to an unknown query or document: {g}")
+        if not 0 <= g["start"] < g["end"] <= len(texts[g["doc_id"]]):
+            raise ValueError(f"{name}: gold span outside its document: {g}")
+    features = datasets.Features(
+        {
+            "query_id": datasets.Value("string"),
+            "doc_id": datasets.Value("string"),
+            "start": datasets.Value("int64"),
+            "end": datasets.Value("int64"),
+            "grade": datasets.Value("int64"),
+        }
+    )
+    return SuiteTables(
+        name,
+        datasets.Dataset.from_list(docs),
+        datasets.Dataset.from_list(queries),
+        datasets.Dataset.from_dict({c: [g[c] for g in gold] for c in GOLD_COLUMNS}, features),
+    )
+
+
+def safe_id(label: str, prefix: str = "", key: str | None = None, max_len: int = 64) -> str:
+    """A filesystem- and node-id-safe doc id (``[A-Za-z0-9._-]``, no ``:``), stable across runs.
+
+    A short hash of ``key`` (default: the label) is appended whenever the label had to be changed
+    or cut, so two labels never collide after sanitising.
+    """
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("._-")[:max_len]
+    if slug != label or key is not None:
+        slug = f"{slug}-{hashlib.sha1((key or label).encode('utf-8')).hexdigest()[:8]}"
+    return f"{prefix}{slug}"
+
+
+def read_records(root: str | Path, file: str | None = None, split: str = "train", **hub_kwargs) -> list[dict]:
+    """Records of a local JSON/JSONL file (``root/file``), or of a Hugging Face hub dataset when
+    ``root`` is not a local path: the name is passed to ``datasets.load_dataset`` unchanged (with
+    ``data_files=file`` when a file is named), so an online user can point a loader at a hub copy.
+
+    Local files are parsed with :mod:`json`, not Arrow: HotpotQA's ``[title, [sentences]]`` pairs
+    are mixed-type lists that Arrow cannot type.
+    """
+    path = Path(root) / file if file else Path(root)
+    if path.exists():
+        text = path.read_text(encoding="utf-8")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:  # JSON lines (whatever the file is called)
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return data if isinstance(data, list) else [data]
+    if Path(root).is_absolute() or str(root).startswith("."):  # a local path, not a hub name: say so
+        raise FileNotFoundError(path)
+    if file:
+        hub_kwargs["data_files"] = file
+    return list(datasets.load_dataset(str(root), split=split, **hub_kwargs))
+
+
+def pilot_draw(pool: list[Unit], final: Callable[[int], Iterable[Unit]], cap: int, size: int, seed: int) -> list[Unit]:
+    """A pilot's sampling units (questions, queries or documents): up to ``size`` of ``pool``, seeded by
+    ``seed``, among those that no final selection ``final(k)`` of ``k <= cap`` units takes.
+
+    Why: a pilot sizes the final subset from its paired variance (#33); on queries a final run also
+    scores, the sizing and the verdict would share data. The final's size is chosen after the pilot, so
+    the pilot avoids every size up to ``cap`` (a seeded draw of k is not always a prefix of a draw of k+1)."""
+    taken: set[Unit] = set().union(*(set(final(k)) for k in range(1, cap + 1)))
+    rest = sorted(set(pool) - taken)
+    return random.Random(seed).sample(rest, min(size, len(rest)))
+
+
+def default_root(name: str) -> Path:
+    """``<data root>/retrieval/<folder>`` (see :func:`pipeline.datasets.paths.data_root`)."""
+    return data_root() / "retrieval" / get_dataset(name).folder
+
+
+def dataset_root(root: str | Path, name: str) -> Path:
+    """``<benchmarks.root>/<the dataset's folder>``."""
+    return Path(root) / get_dataset(name).folder
+
+
+def load_suite_tables(name: str, root: str | Path | None = None, subset: dict | None = None) -> SuiteTables:
+    """Load ``name`` from ``root`` (its data folder, or a hub name; default :func:`default_root`).
+
+    ``subset=None`` uses the loader's ``DEFAULT_SUBSET`` (small, seeded, deterministic); keys given
+    override it; ``{"full": True}`` starts from everything instead (other keys still apply as filters).
+    ``pilot: M`` (with ``pilot_seed``, default 1) loads instead up to M of the loader's sampling units
+    (questions, queries, documents per domain, documents) that no final selection of at most this subset's
+    size takes (:func:`pilot_draw`): a pilot disjoint from the final queries of any run with the same seed
+    and a size up to it, for sizing them by power.
+    """
+    name = canonical(name)
+    module = get_dataset(name).module()  # registered in pipeline/registry/suite_datasets.py
+    subset = dict(subset or {})
+    params = {} if subset.pop("full", False) else dict(module.DEFAULT_SUBSET)
+    params.update(subset)
+    tables = module.load(root if root is not None else default_root(name), **params)
+    if "pilot" in params and not len(tables.queries):
+        raise ValueError(f"{name}: the pilot {params} has no query: every unit is in a final selection of its size")
+    tables.params = params
+    return tables

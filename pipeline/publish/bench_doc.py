@@ -1,0 +1,273 @@
+"""`make bench` figures into the docs: the bench writes ``reports/bench/<name>.json`` (one flat-ish JSON
+object per bench) and these renderers turn it into a table, so no speed is ever typed by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline import markdown
+from pipeline.io import atomic_write_json
+from pipeline.paths import Reports
+from pipeline.provenance import write_manifest
+
+
+def bench_path(reports_dir: Path, name: str) -> Path:
+    """Where bench ``name`` (``main`` or ``sprout``) keeps its figures."""
+    return Path(Reports.at(reports_dir).bench(name))
+
+
+def save_bench(figures: dict, reports_dir: Path, name: str, config_slice: dict, inputs: tuple = ()) -> Path:
+    """Write the figures atomically with a manifest (the stamp of the generated block reads it)."""
+    path = bench_path(reports_dir, name)
+    atomic_write_json(path, figures)
+    write_manifest(path, config_slice, inputs)
+    return path
+
+
+def flatten(obj: dict, prefix: str = "") -> list[tuple[str, object]]:
+    """Nested dicts as ``outer · inner`` keys, lists joined, in the file's (sorted) order."""
+    rows: list[tuple[str, object]] = []
+    for k, v in obj.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            rows += flatten(v, key + " · ")
+        else:
+            rows.append((key, ", ".join(map(str, v)) if isinstance(v, list) else v))
+    return rows
+
+
+def table(reports_dir: Path, name: str) -> str:
+    """A two-column markdown table, ``figure | value``, of one bench file."""
+    figures = json.loads(bench_path(reports_dir, name).read_text())
+    rows = ([f"{k}".replace("\n", " "), f"{v}".replace("\n", " ")] for k, v in flatten(figures))
+    return markdown.table(["figure", "value"], rows) + "\n"
+
+
+def render_main(reports_dir: Path) -> str:
+    """`python -m pipeline bench`: indexing and encoder throughput, retrieval latency, int8 fidelity."""
+    return table(reports_dir, "main")
+
+
+def render_fixed_cost(reports_dir: Path) -> str:
+    """`python -m pipeline bench --fixed-cost`: CPU-s of one retrieve / suite-evaluate job and its parts."""
+    return table(reports_dir, "fixed_cost")
+
+
+def render_sprout(reports_dir: Path) -> str:
+    """`python -m pipeline bench --sprout`: windows/s, tree build, beam search, projected time for all of WattBot's documents."""
+    return table(reports_dir, "sprout")
+
+
+def render_sprout_speed(reports_dir: Path) -> str:
+    """Markdown table of the last ``bench --sprout``: per kernel, windows/s, CPU s per window and per phase,
+    the projected WattBot pass; then the fused kernel's agreement with the eager reference."""
+    path = bench_path(reports_dir, "sprout")
+    if not path.exists():
+        return "_No measurement yet: run `python -m pipeline bench --sprout` (writes reports/bench/sprout.json)._"
+    b = json.loads(path.read_text())
+    if "kernels" not in b:  # written by a bench from before the per-kernel figures
+        return "_The bench file has no per-kernel figures: rerun `python -m pipeline bench --sprout`._"
+    threads = b["attention"]["threads"]
+    lines = [
+        f"{b['windows']} windows of {len(b['docs'])} WattBot documents ({', '.join(b['docs'])}), "
+        f"{threads} thread{'' if threads == 1 else 's'}, {b['cpus']} CPUs, OMP_WAIT_POLICY={b.get('omp_wait_policy')}; "
+        f"WattBot has {b['corpus_windows']} windows.",
+        "",
+    ]
+    rows = (
+        [
+            kernel,
+            f"{r['windows_per_s']}",
+            f"{r['cpu_s_per_window']}",
+            " / ".join(f"{r['cpu_s_by_phase'].get(phase, 0)}" for phase in ("tokenize", "encoder", "aggregate")),
+            f"{r['corpus_minutes_idle_estimate']}",
+        ]
+        for kernel, r in b["kernels"].items()
+    )
+    lines += markdown.table_lines(
+        [
+            "kernel",
+            "windows/s (wall)",
+            "CPU s / window",
+            "CPU s: tokenize / encoder / aggregate",
+            "WattBot pass, idle estimate (min)",
+        ],
+        rows,
+    )
+    if "speedup_cpu_per_window_vs_eager" in b:
+        lines += [
+            "",
+            f"CPU per window: {b['speedup_cpu_per_window_vs_eager']}x faster than eager; largest per-head "
+            f"value difference {b['max_abs_head_value_diff_vs_eager']:.1e}; trees identical: "
+            f"{'yes' if b['trees_identical_to_eager'] else 'NO'}.",
+        ]
+    return "\n".join(lines)
+
+
+def render_llm_bench(reports_dir: Path) -> str:
+    """The README/docs block ``llm-bench``: the figures of the last ``make bench-llm`` against the targets."""
+    b = json.loads(bench_path(reports_dir, "llm").read_text())
+    t, s = b["targets"], b["standin"]
+    rows = [
+        ("calls sent (distinct)", f"{b['calls']} ({b['distinct_calls']})", ""),
+        ("wall time (litellm's one-off warm-up apart)", f"{b['wall_s']} s (+{b['warmup_s']} s)", ""),
+        ("ideal time (distinct × mean latency / concurrency)", f"{b['ideal_s']} s", ""),
+        ("ratio", f"{b['ratio']}", f"≤ {t['ratio']} {'✓' if b['ratio'] <= t['ratio'] else '✗'}"),
+        ("retries", f"{b['retries']}", ""),
+        ("429s (Retry-After honoured)", f"{b['rate_limited']} ({b['retry_after_honoured']})", ""),
+        ("5xx / stalled / cut-off bodies", f"{b['server_errors']} / {b['stalled']} / {b['malformed']}", ""),
+        (
+            "calls lost",
+            f"{b['calls_lost']}",
+            f"= {t['calls_lost']} {'✓' if b['calls_lost'] == t['calls_lost'] else '✗'}",
+        ),
+        (
+            "rerun from cache",
+            f"{b['rerun_s']} s, {b['rerun_calls']} calls, {'identical' if b['rerun_identical'] else 'DIFFERENT'}",
+            f"≤ {t['rerun_s']} s {'✓' if b['rerun_s'] <= t['rerun_s'] else '✗'}",
+        ),
+    ]
+    if "planner_wall_s" in b:  # measured since the planner's calls run concurrently
+        rows.append(
+            (
+                f"LLM query planner, {b['questions']} questions (ideal: questions × mean latency / concurrency)",
+                f"{b['planner_wall_s']} s (ideal {b['planner_ideal_s']} s)",
+                "",
+            )
+        )
+    head = (
+        f"{b['questions']} test questions × {b['samples']} samples, {b['blank_retries']} blank-retry, "
+        f"concurrency {b['concurrency']}; stand-in latency lognormal mean {s['mean_latency_s']} s, "
+        f"{s['share_429']:.0%} 429 (Retry-After {s['retry_after_s']:g} s), {s['share_5xx']:.0%} 5xx, "
+        f"{s['share_stall']:.1%} stalls (client timeout {b['client']['timeout_s']} s); {b['cpus']} CPUs.\n\n"
+    )
+    return head + markdown.table(["figure", "value", "target"], rows)
+
+
+def render_llm_local(reports_dir: Path) -> str:
+    """The docs block ``llm-local-servers``: one local server against two, from the last measurement."""
+    b = json.loads(bench_path(reports_dir, "llm_local").read_text())
+    return (
+        f"{b['calls']} short generations ({b['max_tokens']} tokens, {b['n_threads']} thread per server, "
+        f"{b['cpus']} CPUs, load average {b['load_avg_1min']} while measured): one server, one after another "
+        f"**{b['one_server_s']} s**; two servers, two at a time **{b['two_servers_s']} s** "
+        f"(× {b['speedup']})."
+    )
+
+
+def render_encoder(reports_dir: Path) -> str:
+    """docs/encoder.md's generated block: speed, fidelity and recall per encoder from reports/bench/encoder.json."""
+    path = bench_path(reports_dir, "encoder")
+    if not path.exists():
+        return f"(no {path} yet: run `python -m pipeline bench`)"
+    r = json.loads(path.read_text())
+    lines = [
+        f"Speed on {r['sentences']} document sentences and {r['chunks']} 512-token chunks of "
+        f"{', '.join(r['docs_for_speed'])}, {r['threads']} thread{'' if r['threads'] == 1 else 's'}, "
+        f"best of {r.get('rounds', 1)} interleaved rounds; "
+        "int8 dot-product instructions: "
+        f"{'yes' if r['int8_dot_product'] else 'no'} (so `precision: auto` uses `{r['auto_choice']}`).",
+        "",
+    ]
+    rows = []
+    for name, e in r["encoders"].items():
+        cs, cc = e.get("cosine_sentences"), e.get("cosine_chunks")
+        cos = (
+            [f"{cs['mean_cosine']:.4f} / {cs['min_cosine']:.4f}", f"{cc['mean_cosine']:.4f} / {cc['min_cosine']:.4f}"]
+            if cs
+            else ["reference", "reference"]
+        )
+        rows.append(
+            [
+                name,
+                f"{e['sentences']['per_s']:.0f}",
+                f"{e['sentences']['per_cpu_s']:.0f}",
+                f"{e['sentence_speedup_vs_packaged']:.2f}",
+                f"{e['chunks']['per_s']:.1f}",
+                f"{e['chunks']['per_cpu_s']:.1f}",
+                *cos,
+            ]
+        )
+    lines += markdown.table_lines(
+        [
+            "encoder",
+            "sentences/s",
+            "sentences/CPU-s",
+            "× packaged",
+            "chunks/s",
+            "chunks/CPU-s",
+            "cosine to fp32, sentences (mean / min)",
+            "chunks (mean / min)",
+        ],
+        rows,
+    )
+    rec = r["recall"]
+    lines += [
+        "",
+        f"Doc recall@k on the {rec['questions']} WattBot train questions citing one of "
+        f"{', '.join(rec['docs'])} (a hier index of those documents per encoder; "
+        f"difference to fp32 torch with a paired 95% interval):",
+        "",
+    ]
+
+    reference = next(n for n, e in r["encoders"].items() if not e.get("cosine_sentences"))  # measured against itself
+
+    def cell(name: str, measured: dict) -> str:
+        diff = (
+            ""
+            if name == reference
+            else f" ({measured['diff_vs_ref']:+.3f} [{measured['lo']:+.3f}, {measured['hi']:+.3f}])"
+        )
+        return f"{measured['recall']:.3f}" + diff
+
+    rows = [[name, *(cell(name, v) for v in by_k.values())] for name, by_k in rec["by_encoder"].items()]
+    lines += markdown.table_lines(["encoder", *(f"recall@{k}" for k in rec["ks"])], rows)
+    return "\n".join(lines)
+
+
+def duration(seconds: float) -> str:
+    """``4.1 s``; past a minute also in minutes: ``145 s (2 min 25 s)``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    m, s = divmod(round(seconds), 60)
+    return f"{round(seconds)} s ({m} min {s} s)"
+
+
+def render_cluster(reports_dir: Path) -> str:
+    """docs/cluster.md's ``cluster`` block: what the last passing run of tests/cluster/ measured on a real
+    SLURM cluster (tests/cluster/conftest.py writes ``reports/bench/cluster.json`` when
+    WATTBENCH_CLUSTER_REPORT names it, as `make test` does)."""
+    b = json.loads(bench_path(reports_dir, "cluster").read_text())
+    retries = b["submissions"] - b["jobs"]
+    per_job = (b["cluster_grid_s"] - b["local_grid_s"]) / b["submissions"]
+    lines = [
+        f"Measured by the last passing run of `tests/cluster/`, on {b['date']}: {b['cores']} cores "
+        f"({b['cpu_model']}), {b['os']}; SLURM {b['slurm_version']}, snakemake-executor-plugin-slurm "
+        f"{b['plugin_version']}, Snakemake {b['snakemake_version']}.",
+        "",
+    ]
+    rows = [
+        [
+            f"`slurm_up.sh`: {'packages already installed' if b['packages_preinstalled'] else 'install the packages'},"
+            " configure, start, wait for `sinfo` and `sacct`",
+            duration(b["cluster_start_s"]),
+        ],
+        ["the tiny grid run locally (the reference run, just before)", duration(b["local_grid_s"])],
+        [
+            "the tiny grid through the cluster, with the `scancel` and its retry",
+            f"{duration(b['cluster_grid_s'])}: {b['submissions']} submissions ({b['jobs']} jobs, {retries} retried)",
+        ],
+        ["overhead per submission (cluster less local, over the submissions)", duration(per_job)],
+        [
+            "the cancel reported by the run after",
+            f"{duration(b['cancel_seen_s'])} (the test allows {b['cancel_limit_s']} s)",
+        ],
+        ["jobs the resume after the SIGKILL ran", f"{b['resumed_jobs']} of the target's {b['target_jobs']}"],
+        [
+            "the whole `tests/cluster/` run (cluster start and stop, local run, both cluster runs)",
+            duration(b["tests_cluster_s"]),
+        ],
+    ]
+    lines += markdown.table_lines(["figure", "value"], rows)
+    return "\n".join(lines)

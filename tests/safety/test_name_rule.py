@@ -1,0 +1,31 @@
+"""The one rule for names that become paths (pipeline/names.py), and the containment check, on their own."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline.names import PATTERN, UnsafeName, check_name, inside
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_name_rule_is_the_schemas_name_pattern():
+    schema = yaml.safe_load((REPO / "pipeline" / "schemas" / "config.schema.yaml").read_text())
+    assert schema["definitions"]["name"]["pattern"] == f"^{PATTERN}$"
+    for good in ("r20261202-170429-3fa1", "adhoc-r1", "khan2025", "v1.2_x"):
+        assert check_name(good, "x") == good
+    for bad in ("../x", "a/b", ".hidden", "..", "-x", "", "a\nb", "x" * 201):
+        with pytest.raises(UnsafeName, match="^here: .* \\(a name is"):
+            check_name(bad, "here")
+
+
+def test_inside_follows_symlinks(tmp_path):
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "link").symlink_to(tmp_path)
+    assert inside(tmp_path / "root", "a", "b.csv") == tmp_path / "root" / "a" / "b.csv"
+    with pytest.raises(UnsafeName, match="outside"):
+        inside(tmp_path / "root", "link", "x")
+    with pytest.raises(UnsafeName, match="outside"):
+        inside(tmp_path / "root", "/etc/passwd")
