@@ -40,6 +40,7 @@ from pipeline.config import ConfigError
 from pipeline.registry.metrics import EVERYTHING, MLFLOW, Pick
 from pipeline.report.sections import read_primary_block
 from pipeline.report.telemetry.time_table import JobTime
+from pipeline.report_specs import Tracking  # config `tracking`: its keys declared beside its fields
 
 INSTALL = 'pip install -e ".[mlflow]"'
 TAG = "wattbench."  # prefix of the tags this module sets (and searches by)
@@ -50,24 +51,6 @@ SUITE_SKIP = ("query_id", "n_gold", "n_hits")  # per-query columns that are coun
 
 
 @dataclass(frozen=True)
-class Tracking:
-    """The config's ``tracking`` block: where runs go."""
-
-    uri: str
-    experiment: str
-    artifacts: str | None = None  # artifact root of a new experiment (default: beside a sqlite store)
-
-    def artifact_root(self) -> str | None:
-        """Where a new experiment keeps artifacts: ``tracking.artifacts``, else ``mlartifacts/`` beside a
-        ``sqlite:///`` store (MLflow's default is ./mlruns of whatever folder the logging ran in)."""
-        if self.artifacts:
-            return Path(self.artifacts).resolve().as_uri()
-        if self.uri.startswith("sqlite:///"):
-            return (Path(self.uri.removeprefix("sqlite:///")).resolve().parent / "mlartifacts").as_uri()
-        return None
-
-
-@dataclass(frozen=True)
 class TrackSettings:
     """What logging a run reads of its config, parsed once by the driver (the ``track`` verb, the Snakefile's
     ``onsuccess``): where runs go (None: nowhere), the variants, the scored split, the report's bootstrap."""
@@ -75,7 +58,7 @@ class TrackSettings:
     tracking: Tracking | None
     answering: tuple[str, ...]
     retrieval: tuple[str, ...]
-    suite_datasets: tuple[str, ...]  # benchmarks.datasets: the retrieval suite's (none: WattBot only)
+    suite_datasets: tuple[str, ...]  # suite.datasets: the retrieval suite's (none: WattBot only)
     score_split: str
     bootstrap: int  # report.bootstrap: resamples per interval
     seed: int  # report.seed

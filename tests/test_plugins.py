@@ -111,7 +111,7 @@ def with_toys(suite_root: Path) -> dict:
     raw["indexes"]["lead"] = {"kind": "lead"}
     raw["retrieval"]["lead"] = {"index": "lead", "top_k": 5}
     raw["answering"]["toy"] = {"retrieval": "bm25", "backend": "top-doc"}
-    raw["benchmarks"] = {"root": str(suite_root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
+    raw["suite"] = {"root": str(suite_root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
     return raw
 
 

@@ -107,14 +107,15 @@ def retrieval_slice(cfg: ConfigTree, variant: str) -> dict:
 
 def llm_slice(cfg: ConfigTree, model: str | None, leave_out: set[str]) -> dict:
     """The hashed ``llm`` keys of a job calling ``model`` (default ``llm.model``): of ``llm.local`` only the
-    entry that serves it, so a local model added to the config reruns no job that does not call it (#48;
-    a grid of one local model keeps its slices), and its ``per_model`` endpoint (:func:`model_endpoint_slice`)."""
+    entry that serves it (``{}`` for a hosted model), so a local model added to the config reruns no job that
+    does not call it (#48; a grid of one local model, or of none, keeps its slices), and its ``per_model``
+    endpoint (:func:`model_endpoint_slice`)."""
     llm = cfg["llm"]
-    out = {k: v for k, v in llm.items() if k not in leave_out and k != "local"}
+    out = {k: v for k, v in llm.items() if k not in leave_out}
     name = model or llm.get("model") or ""
     local = serving_kind(name).local_name(name)
-    if local is not None and local in (llm.get("local") or {}):
-        out["local"] = {local: llm["local"][local]}
+    if "local" in out:
+        out["local"] = {n: m for n, m in out["local"].items() if n == local}
     out.update(model_endpoint_slice(cfg, model))
     return out
 
@@ -125,6 +126,19 @@ def answering_slice(cfg: ConfigTree, variant: str) -> dict:
     if answer_backends.calls_llm(a["backend"]):
         out["llm"] = llm_slice(cfg, a.get("model"), EXECUTION_ONLY | {"mode"})
     return out
+
+
+# The version of what the variant slices hold: an index's, a retrieval variant's and an answering variant's
+# params carry it (pipeline/workflow/params.py), so a change that moves the hashes of unchanged configs is one
+# deliberate step: bump it, re-pin tests/fixtures/config_pins.json (its test fails on any moved hash until
+# then) and say which outputs rerun. 2: every declared default is written into the resolved config (before,
+# the `x-default:` keys of the schema were read by the specs alone, so a changed default reran nothing).
+PARAMS_VERSION = 2
+
+
+def versioned(slice_: dict) -> dict:
+    """A variant slice as its rule's params carry it: with :data:`PARAMS_VERSION`."""
+    return {**slice_, "params_version": PARAMS_VERSION}
 
 
 def config_hash(cfg: ConfigTree) -> str:

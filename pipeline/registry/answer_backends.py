@@ -60,8 +60,8 @@ class VariantSpec:
 
     @classmethod
     def from_dict(cls: type[S], name: str, v: ConfigTable) -> S:
-        """The spec of variant ``name``: the schema's ``x-default:`` values under the keys it gives;
-        a key the backend does not take, or a required one missing, is an error naming it."""
+        """The spec of variant ``name``: its declared defaults under the keys it gives; a key the backend
+        does not take, or a required one missing, is an error naming it."""
         spec = parse_spec(cls, v, f"answering.{name}", name=name)
         return dataclasses.replace(spec, splits=tuple(spec.splits) if spec.splits else None)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.registry.metrics import EVERYTHING, Pick
+from pipeline.report_specs import DEFAULT_REPORT
 
 
 def smoke_note(limit: int | None) -> str:
@@ -32,8 +33,8 @@ class Resampling:
     permutations: int
 
 
-# config.yaml's report defaults (the schema's): a comparison made outside a run's config, `compare` (kept runs)
-DEFAULT_RESAMPLING = Resampling(seed=0, bootstrap=2000, permutations=10000)
+# ``report``'s declared defaults: a comparison made outside a run's config, `compare` (kept runs)
+DEFAULT_RESAMPLING = Resampling(DEFAULT_REPORT.seed, DEFAULT_REPORT.bootstrap, DEFAULT_REPORT.permutations)
 
 
 @dataclass(frozen=True)

@@ -138,8 +138,8 @@ def corpus_ablations(cfg: dict, name: str) -> dict:
     avs, out = set(corpus_variants(cfg, name)), {}
     for ab_name, ab in sorted((cfg["report"].get("ablations") or {}).items()):
         ran = [v for v in ab["variants"] if v in avs]
-        if ab.get("stage", "answering") == "answering" and ab["variants"][0] in avs and len(ran) > 1:
-            out[ab_name] = {"variants": ran, "note": ab.get("note", "")}
+        if ab["stage"] == "answering" and ab["variants"][0] in avs and len(ran) > 1:
+            out[ab_name] = {"variants": ran, "note": ab["note"]}
     return out
 
 

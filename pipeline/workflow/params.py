@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from pipeline.config import answering_slice, config_hash, index_slice, retrieval_slice
+from pipeline.config import answering_slice, config_hash, index_slice, retrieval_slice, versioned
 
 
 def as_json(obj) -> str:
@@ -20,15 +20,15 @@ def shell_arg(value: str) -> str:
 
 
 def index_params(cfg: dict, index: str) -> str:
-    return as_json(index_slice(cfg, index))
+    return as_json(versioned(index_slice(cfg, index)))
 
 
 def retrieval_params(cfg: dict, variant: str) -> str:
-    return as_json(retrieval_slice(cfg, variant))
+    return as_json(versioned(retrieval_slice(cfg, variant)))
 
 
 def answering_params(cfg: dict, variant: str) -> str:
-    return as_json(answering_slice(cfg, variant))
+    return as_json(versioned(answering_slice(cfg, variant)))
 
 
 def with_hash(params: dict) -> str:

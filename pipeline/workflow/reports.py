@@ -54,7 +54,7 @@ def ablations_in_other_configs() -> dict[str, list[str]]:
 
 
 def figures_params(cfg: dict) -> str:
-    b = cfg.get("benchmarks") or {}
+    b = cfg.get("suite") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
     corpora = {"corpora": sorted(cfg["corpora"])} if cfg.get("corpora") else {}  # none: the params as before
     dropped = {DROPPED: cfg[DROPPED]} if cfg.get(DROPPED) else {}  # for the claims; none: the params as before

@@ -41,7 +41,7 @@ QUESTIONS = [
 
 
 def write_toy_data(root: Path) -> Path:
-    """The toy's documents and questions under ``root/toy`` (``root``: the config's benchmarks.root)."""
+    """The toy's documents and questions under ``root/toy`` (``root``: the config's suite.root)."""
     (root / "toy").mkdir(parents=True)
     (root / "toy" / "toy.json").write_text(json.dumps({"docs": DOCS, "questions": QUESTIONS}))
     return root
@@ -60,12 +60,12 @@ def toy_dataset(monkeypatch, tmp_path, plugin_site):
 
 def tiny_with_toy(root: Path) -> dict:
     raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
-    raw["benchmarks"] = {"root": str(root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
+    raw["suite"] = {"root": str(root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
     return raw
 
 
 def test_an_unregistered_dataset_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match=r"benchmarks\.datasets"):
+    with pytest.raises(ConfigError, match=r"suite\.datasets\.toy': not a key of suite\.datasets"):
         validate(tiny_with_toy(tmp_path))
 
 
