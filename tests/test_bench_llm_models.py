@@ -96,9 +96,10 @@ def test_a_row_is_measured_on_a_real_server(tmp_path, wattbot_dir):
 
 
 @pytest.mark.local_llm
-def test_a_route_opened_from_the_callers_thread_outlives_a_batch(tmp_path):
-    """A local server dies with the thread that started it (PR_SET_PDEATHSIG): started inside a worker pool it
-    is gone when the pool ends, so the choice run, which answers many batches on one gateway, opens it first."""
+def test_a_server_started_in_a_batchs_worker_thread_outlives_it(tmp_path):
+    """A local server started by a call inside a worker pool still serves after that pool's thread ends (it was
+    SIGKILLed with the thread: PR_SET_PDEATHSIG follows the forking thread; pipeline/llm/bound_child.py), so a
+    gateway running many batches (the choice run) keeps its server."""
     import time
     from concurrent.futures import ThreadPoolExecutor
 
@@ -112,10 +113,6 @@ def test_a_route_opened_from_the_callers_thread_outlives_a_batch(tmp_path):
         with ThreadPoolExecutor(1) as pool:
             pool.submit(gw.open, "local/gemma3-270m").result()
         time.sleep(2)
-        assert gw.connections["local/gemma3-270m"].servers[0].proc.poll() == -9  # killed with its thread
-    with LLMGateway(tmp_path / "b.sqlite", llm) as gw:
-        gw.open("local/gemma3-270m")
-        with ThreadPoolExecutor(1) as pool:
-            pool.submit(time.sleep, 0.1).result()
-        time.sleep(2)
-        assert gw.connections["local/gemma3-270m"].servers[0].proc.poll() is None
+        server = gw.connections["local/gemma3-270m"].servers[0]
+        assert server.proc.poll() is None, f"killed with its thread (exit {server.proc.returncode})"
+        server.wait_ready()  # and it answers

@@ -232,7 +232,7 @@ def run_choice(config_path: str | Sequence[str], run: ChoiceRun) -> dict:
     records: dict[str, list[dict]] = {c.name: [] for c in candidates}
     sums: dict[str, dict] = {}
     with LLMGateway(Path(CACHE), llm) as gw:
-        gw.open(model)  # its server from this thread: one started inside a question's worker pool dies with it
+        gw.open(model)  # its server started before the first question's clock
         # question by question, every candidate: a run stopped early has every candidate on the same questions
         for i in range(len(questions)):
             one = questions.iloc[[i]]

