@@ -61,6 +61,7 @@ def test_the_snakefile_types_snakemakes_raw_config_arguments_as_set_does():
     assert cfg["llm"]["concurrency"] == 8 and cfg["answering"]["mock-llm-n3"]["samples"] == 2
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_snakemake_runs_with_a_nested_typed_config(tmp_path):
     """A real dry run: ``--config 'llm={concurrency: 8}'`` was "'8' is not of type 'integer'"; now the
     planned LLM job carries the typed value in its params."""

@@ -75,6 +75,7 @@ def test_a_cap_needs_every_called_model_priced(monkeypatch):
     preflight(llm_work(validate(raw)))  # no cap: an unpriced model is only reported (the plan says UNPRICED)
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_the_gate_refuses_a_priced_run_without_a_cap_or_a_confirmation():
     cfg = validate(tiny(prices=PRICES))
     est = estimate(llm_work(cfg))

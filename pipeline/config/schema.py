@@ -8,7 +8,7 @@ docs/config-keys.md. No key and no default is written anywhere else.
 The keys of a registered entry (an index kind's, a searcher's, a planner kind's, a backend's) sit in the
 schema without their defaults: a table's schema holds every kind's keys at once, so validation writes the
 defaults of the entry's own kind (pipeline/config/validate.py); a subset's keys likewise, since a subset
-given is laid over its loader's ``DEFAULT_SUBSET`` (pipeline/datasets/benchmarks.py).
+given is laid over its loader's ``DEFAULT_SUBSET`` (pipeline/datasets/suite.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The WattBot metric (docs/wattbot-metric.md), both published profiles.
+"""The WattBot metric (../shared/docs/wattbot-metric.md), both published profiles.
 
-`wattbot2025` reproduces the Kaggle metric code (OFFICIAL in docs/kohakurag.md §1.2) rule by rule,
+`wattbot2025` reproduces the Kaggle metric code (OFFICIAL in ../shared/docs/kohakurag.md §1.2) rule by rule,
 quirks included ("nan" is not blank, "13,900" is wrong, answering an unanswerable question costs no
 value points), so our numbers are comparable with the 2025 leaderboard. `wattbot2026` is the revised
 metric. A `Profile` holds only what differs; every parsing rule lives once, in the helpers below.

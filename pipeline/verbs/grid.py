@@ -2,7 +2,7 @@
 every name a config may give a kind of thing with where each comes from (built in, or a plugin's distribution).
 
 Both read a config the way Snakemake does (``--configfile FILE...``, ``--config k=v``), through
-pipeline/config.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
+pipeline/config/load.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
 overrides, validated. The provenance walk (:func:`value_sources`) takes those layers as data.
 """
 

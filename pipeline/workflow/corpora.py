@@ -169,7 +169,7 @@ def corpus_targets(cfg: dict) -> list[str]:
 
 def wattbot_targets(cfg: dict) -> list[str]:
     """WattBot's reports in ``rule all``; none when its data folder is missing (a corpora-only run,
-    pipeline/config.py ``check_paths``)."""
+    pipeline/config/folders.py ``check_paths``)."""
     if not wattbot_present(cfg):
         return []
     r = paths.reports

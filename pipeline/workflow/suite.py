@@ -19,7 +19,7 @@ def suite_variants(cfg: dict) -> list[str]:
 
 
 def suite_targets(cfg: dict) -> list[str]:
-    """The suite's report, when configured and its data folder is there (see pipeline/config.py check_paths)."""
+    """The suite's report, when configured and its data folder is there (see pipeline/config/folders.py check_paths)."""
     from pipeline.config import suite_present
 
     return [paths.reports.suite_metrics] if suite_datasets(cfg) and suite_variants(cfg) and suite_present(cfg) else []

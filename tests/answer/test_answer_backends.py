@@ -156,6 +156,7 @@ def with_echo(**keys) -> dict:
     return raw
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_a_new_llm_backend_is_priced_by_its_own_prompts(echo_backend):
     from pipeline.estimate import estimate
     from pipeline.plan import routes

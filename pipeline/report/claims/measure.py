@@ -187,7 +187,7 @@ def _effect(cid: str, raw: dict | None) -> Effect | None:
 
 
 def _metric(cid: str, name: str) -> str:
-    """A claim's ``metric``: a registered measure a claim may name (pipeline/registry/metrics.py's ``claims``
+    """A claim's ``metric``: a registered measure a claim may name (pipeline/registry/metrics.py's ``CLAIMS``
     view: those with a value per question)."""
     try:
         m, _ = metrics.parse(name)

@@ -159,11 +159,11 @@ def write_energy(root: str | Path, reports: str | Path, inputs: EnergyInputs) ->
     return summary
 
 
-def energy_line(summary: dict) -> str:
+def energy_line(summary: dict, label: str = "Energy") -> str:
     """The run summary's one line: total kWh and gCO2e, labelled an estimate, with its main constants."""
     p = summary["power_model"]
     return (
-        f"Energy (estimate): {summary['kwh']:.3g} kWh, {summary['gco2e']:.3g} gCO2e "
+        f"{label} (estimate): {summary['kwh']:.3g} kWh, {summary['gco2e']:.3g} gCO2e "
         f"({p['cpu_watts_per_core']:g} W per busy core, {p['llm_wh_per_1k_tokens']:g} Wh per 1k hosted LLM tokens, "
         f"{p['grid_gco2_per_kwh']:g} gCO2/kWh, {p['country']}; docs/energy.md)"
     )
