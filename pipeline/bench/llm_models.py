@@ -90,7 +90,7 @@ def post(server: LocalServer, body: dict) -> dict:
     req = urllib.request.Request(
         f"{server.api_base}/chat/completions",
         json.dumps({"model": server.name, **body}).encode(),
-        {"Content-Type": "application/json"},
+        {**server.headers, "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=3600) as resp:
         return json.loads(resp.read())

@@ -72,6 +72,11 @@ class LocalServer:
     def api_base(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """What a direct HTTP request to the server sends: its key (it refuses a request without, #46)."""
+        return {"Authorization": f"Bearer {self.key}"}
+
     def command(self, model_path: Path) -> list[str]:
         c = self.spec
         return [
@@ -139,7 +144,7 @@ class LocalServer:
         ``startup_timeout_s``, or at once when another process listens on its port (pipeline/llm/local_auth.py)."""
         assert self.proc is not None, "launch() first"
         deadline = time.monotonic() + self.spec.startup_timeout_s
-        models = urllib.request.Request(f"{self.api_base}/models", headers={"Authorization": f"Bearer {self.key}"})
+        models = urllib.request.Request(f"{self.api_base}/models", headers=self.headers)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(
