@@ -42,7 +42,7 @@ class ReportSpec:
 
     seed: int = key("seed of the bootstrap and the sign-flip test", type="integer", default=0, schema={"minimum": 0})
     bootstrap: int = key(
-        "resamples of the questions per interval of one mean (issue #44: >= 10,000)",
+        "resamples of the questions per interval of one mean (the default is issue #44's floor)",
         type="integer",
         default=10000,
         schema={"minimum": 100},
