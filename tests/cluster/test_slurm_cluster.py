@@ -21,6 +21,7 @@ import pytest
 
 from dag_runner import TINY_WALL, command, environment, result_files
 from pipeline.datasets.paths import REPO
+from pipeline.provenance import manifest_path
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 HERE = Path(__file__).parent
@@ -158,7 +159,10 @@ def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path, measure
     assert 0 < len(jobs) < TARGET_JOBS  # not the whole target's jobs again
     rerun = {o.strip() for line in jobs for o in line.split(",")}
     touched = {str(p.relative_to(work)) for p, t in before.items() if p.exists() and p.stat().st_mtime_ns != t}
-    assert touched <= rerun, touched - rerun
+    # a job the resume ran rewrites its outputs' manifests too (side files written by the same job): a job
+    # that the kill caught just after its output was written is rerun with them, depending on the moment
+    allowed = rerun | {str(manifest_path(o)) for o in rerun}
+    assert touched <= allowed, touched - allowed
     same_as_local(local, work)
     measured.update(resumed_jobs=len(jobs), target_jobs=TARGET_JOBS)
 
