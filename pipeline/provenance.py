@@ -102,6 +102,19 @@ def manifest_path(output: str | Path) -> Path:
     return output.with_name(output.name + ".manifest.json")
 
 
+def input_key(path: str | Path) -> str:
+    """How a manifest names an input: relative to the working directory (the checkout a run works in) when
+    the file lies inside it, so two clones of one commit write the same manifest for the same inputs; a file
+    outside it (data a user's config points at by absolute path) keeps the path it was given."""
+    path = Path(path)
+    if path.is_absolute():
+        try:
+            return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
 def write_manifest(output: str | Path, config_slice: dict, inputs: Iterable[str | Path] = (), **extra) -> None:
     """Record what produced ``output`` in ``<output>.manifest.json``, beside it and apart from it.
 
@@ -111,7 +124,7 @@ def write_manifest(output: str | Path, config_slice: dict, inputs: Iterable[str 
     manifest = {
         "config": config_slice,
         "config_hash": stable_hash(config_slice),
-        "inputs": {str(p): file_hash(p) for p in inputs if Path(p).exists()},
+        "inputs": {input_key(p): file_hash(p) for p in inputs if Path(p).exists()},
         "packages": package_versions(),
         "git_commit": git_commit(),
         **extra,

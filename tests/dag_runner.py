@@ -1,6 +1,8 @@
 """Run this repository's Snakefile in a scratch folder, as the end-to-end and cluster tests do."""
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -31,9 +33,36 @@ def environment(extra: dict | None = None, python: str = sys.executable) -> dict
 
 def snakemake(workdir: Path, *args: str, configfile: Path, env: dict | None = None,
               timeout: int = 1200, python: str = sys.executable) -> subprocess.CompletedProcess:
-    """Snakemake run by ``python`` (the shared venv's, or a scratch venv's: tests/plugin_dist.py)."""
-    return subprocess.run(command(workdir, *args, configfile=configfile, python=python), capture_output=True,
-                          text=True, env=environment(env, python), timeout=timeout)
+    """Snakemake run by ``python`` (the shared venv's, or a scratch venv's: tests/plugin_dist.py), in a
+    process group of its own: past ``timeout`` the whole group is stopped, the jobs Snakemake started with it
+    (killing Snakemake alone left its running jobs working on for half an hour after a timed-out test)."""
+    return run_group(command(workdir, *args, configfile=configfile, python=python), env=environment(env, python),
+                     timeout=timeout)
+
+
+def run_group(argv: list[str], env: dict, timeout: float, grace: float = 10) -> subprocess.CompletedProcess:
+    """``subprocess.run(argv, capture_output=True, text=True)`` whose timeout stops every process of the
+    child's session (SIGTERM, then SIGKILL after ``grace`` seconds), then raises TimeoutExpired."""
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            out = err = None  # what a process outside the group still holding the pipes keeps back is lost
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, sig)
+                try:
+                    out, err = proc.communicate(timeout=grace)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            raise subprocess.TimeoutExpired(argv, timeout, output=out, stderr=err) from None
+        except BaseException:  # Ctrl-C or pytest's own timeout: the group is not the terminal's, stop it here
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def planned_jobs(out: str) -> dict[str, int]:

@@ -18,7 +18,7 @@ def cmd_bench(a) -> None:
     if a.llm_models:
         from pipeline.bench.llm_models import Rows, render, run_local_models_bench
         from pipeline.llm.speeds import ship
-        from pipeline.report.export.bench_doc import save_bench
+        from pipeline.publish.bench_doc import save_bench
 
         names = a.llm_models.split(",")
         figures = run_local_models_bench(config_files(a), names, a.retrieval, Rows(questions=a.questions_llm))
