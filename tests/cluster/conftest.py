@@ -27,7 +27,7 @@ def machine() -> dict[str, object]:
     """The machine and versions the figures were measured with."""
     lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
     model = re.search(r"^Model name:\s*(.+)$", lscpu, re.M)
-    slurm = subprocess.run(["sinfo", "--version"], capture_output=True, text=True).stdout.split()
+    slurm = subprocess.run(["slurmctld", "-V"], capture_output=True, text=True).stdout.split()
     os_release = Path("/etc/os-release").read_text() if Path("/etc/os-release").exists() else ""
     pretty = re.search(r'^PRETTY_NAME="?([^"\n]+)"?$', os_release, re.M)
     return {
