@@ -11,11 +11,11 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export PATH := $(abspath $(BIN)):$(PATH)
 
 # The grid of run, resume, figures, report and dag: `make run CONFIG=config.kohakurag.yaml` runs exactly the
-# grid that file describes (with the files its `extends:` names; pipeline/config.py resolve_config).
+# grid that file describes (with the files its `extends:` names; pipeline/config/load.py resolve_config).
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
-.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram clean figures report readme readme-check report-check browser-check chromium qemu-user
+.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram docs clean figures report readme readme-check report-check browser-check chromium qemu-user
 
 # One install, by uv where it can be had, else pip, with pip's indexes and constraints (devtools/install.py;
 # INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
@@ -157,6 +157,15 @@ lint: setup
 docs-diagram: setup
 	$(BIN)/python docs/rulegraph.py
 
+# Every generated doc that needs no run: docs/architecture.md's diagrams, docs/config-keys.md's tables, and the
+# measurement blocks of README.md and docs/ from reports/bench/ (make bench, bench-llm, test-fast, test's cluster
+# tests; a block whose file is not there is left as it is). The result blocks need kept runs: make readme RUNS=...
+docs: docs-diagram
+	$(BIN)/python docs/config_keys.py
+	$(BIN)/python -m pipeline readme --bench reports
+	@echo 'The result blocks come from kept runs of one commit: make readme RUNS="default=runs/<id> claims=runs/<id>"' \
+	  "(make run; make run CONFIG=config.claims.yaml)"
+
 
 # The suite on every core (pytest-xdist). --dist loadfile: a file's tests share one worker, so a module
 # fixture (the int8 encoder build, the SproutRAG index, the Gemma server) is built once; a session build
@@ -173,10 +182,11 @@ test: setup chromium qemu-user lint $(MLFLOW_STAMP) $(LLAMA_STAMP)
 	$(PYTEST) --ignore=tests/cluster
 	WATTBENCH_CLUSTER_REPORT=reports/bench/cluster.json $(BIN)/python -m pytest -q -p no:xdist tests/cluster
 
-# Needs nothing outside the repo: no ../shared data, no network, no browser, no llama server build.
-FAST := not slow and not data and not browser and not local_llm
+# The fast tier, `pytest --fast` (tests/conftest.py: the tests with none of pyproject's markers): no root, no
+# network, no ../shared data, no browser, no llama server build, no cluster. A passing run writes what it
+# measured to reports/bench/test_fast.json (README's test-fast block: make readme BENCH=reports, or make docs).
 test-fast: setup
-	$(PYTEST) -m "$(FAST)"
+	WATTBENCH_TIER_REPORT=reports/bench/test_fast.json $(PYTEST) --fast
 
 # Throughput and latency: printed and written to reports/bench/{main,encoder,sprout}.json (make readme renders them);
 # then the per-job fixed cost of the retrieve and suite-evaluate jobs (reports/bench/fixed_cost.json).

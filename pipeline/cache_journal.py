@@ -16,9 +16,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.config_schema import enum
-
-JOURNALS = enum("definitions", "cache_journal")  # the config schema's list
+JOURNALS = ("wal", "nfs")  # the config's choices (cache_journal, llm.cache_journal)
 ENV = "WATTBENCH_CACHE_JOURNAL"
 
 

@@ -1,92 +1,46 @@
-"""The config schema (pipeline/schemas/config.schema.yaml), loaded once: the one source of the
-config's defaults and enumerations.
+"""Declared config keys: the one way the config's keys, their types and their defaults are written down.
 
-Two kinds of default live in the schema:
+Every key of the config is declared beside the dataclass field that reads it, one :func:`key` per field
+(type, default, choices, a one-line description), the way ir_measures declares a measure's parameters:
+a section's spec (``llm``: pipeline/llm_models.py ``LLMSpec``; ``sprout``, ``suite``, ``retrieval.<v>``:
+pipeline/specs.py; ``report``, ``energy``, ``tracking``: pipeline/report_specs.py), each registered entry's
+(an index kind, its searcher, a planner, an answering backend, a suite dataset's subset). The config's
+JSON schema is generated from these declarations (pipeline/config/schema.py), and so are the docs' tables
+of keys (:func:`keys_table`, docs/config_keys.py).
 
-- ``default:`` is written into the resolved config by :func:`fill_and_check` (a default-filling
-  JSON-schema validator, what ``snakemake.utils.validate(..., set_default=True)`` does), so it is part of
-  the slices that are hashed into params, manifests and cache keys, exactly as the hand-written
-  ``setdefault`` calls wrote it before.
-- ``x-default:`` is a stage's default for a variant key that the slices never carried (filling it in
-  would change every params string and so rerun every job); the typed specs (pipeline/specs.py) read it
-  through :func:`spec_defaults` instead of the stage code keeping its own copy.
-
-Enumerations are read from the schema too (:func:`enum`), so the code's constants and the schema's
-``enum:`` lists cannot drift apart.
-
-The keys of each registered entry's table (an index kind, its searcher, a planner, a fusion's hybrid, an
-encoder, an answering backend) are declared beside its dataclass instead, one :func:`key` per field:
-type, default, choices and a one-line description, the way ir_measures declares a measure's parameters.
-Their part of the schema is generated from the declarations (:func:`declared_schema`, at load time: see
-pipeline/config/validate.py), and so are the docs tables of those keys (:func:`keys_table`, docs/config_keys.py).
+One kind of default: a declared ``default`` is written into the resolved config by validation (the
+schema's default-filling validator, :func:`fill_and_check`, for the fixed sections; the entry's kind for a
+registered entry's own keys), so the hashed slices carry every value that shaped an output and a changed
+default reruns what it shapes. A key whose absence means something other than a value (``llm.model``:
+each variant's own; ``retrieval.<v>.levels``: its index kind's) declares no default; its field allows None.
 
 :func:`parse_spec` is the one way a config table becomes a typed spec (a frozen dataclass): its keys, the
-declared (or the schema's) defaults for the missing ones; an unknown key, a missing required one, a value
-of the wrong type or not among its choices is a :class:`ConfigError` naming the dotted key.
+declared defaults for the missing ones; an unknown key, a missing required one, a value of the wrong type
+or not among its choices is a :class:`ConfigError` naming the dotted key.
 """
 
 from __future__ import annotations
 
+import builtins
 import copy
 import json
 from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, TypeVar
-
-import yaml
 
 if TYPE_CHECKING:
     import jsonschema
 
-
-@cache
-def schema() -> dict:
-    """Parsed with libyaml's safe loader where PyYAML has it (the same data; read at import by the specs,
-    so by every job: ~10x faster than the pure-Python loader)."""
-    text = resources.files("pipeline").joinpath("schemas/config.schema.yaml").read_text(encoding="utf-8")
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
-def node(*path: str) -> dict:
-    """The subschema at ``path``: property names, ``*`` for a table's entries (``additionalProperties``),
-    ``[]`` for a list's items, or a ``definitions`` name after ``definitions``; ``$ref``s are followed."""
-    here = schema()
-    for i, key in enumerate(path):
-        here = _deref(here)
-        if key == "*":
-            here = here["additionalProperties"]
-        elif key == "[]":
-            here = here["items"]
-        elif i and path[i - 1] == "definitions":
-            here = here[key]
-        elif key == "definitions":
-            here = schema()["definitions"]
-        else:
-            here = here["properties"][key]
-    return _deref(here)
-
-
-def _deref(sub: dict) -> dict:
-    while "$ref" in sub:
-        sub = schema()["definitions"][sub["$ref"].rsplit("/", 1)[1]]
-    return sub
-
-
-def enum(*path: str) -> tuple:
-    """The allowed values at ``path``, in the schema's order."""
-    return tuple(node(*path)["enum"])
-
-
-def spec_defaults(*path: str) -> dict:
-    """``{key: default}`` of the object at ``path``: ``default:`` and ``x-default:`` values alike."""
-    out = {}
-    for key, sub in node(*path).get("properties", {}).items():
-        for kw in ("default", "x-default"):
-            if kw in sub:
-                out[key] = copy.deepcopy(sub[kw])
-    return out
+# --- the definitions the config's keys share ---
+TREE_LEVELS = ("document", "section", "paragraph", "sentence")  # a DocTree's levels, root first (pipeline.tree)
+NAME = {"$ref": "#/definitions/name"}  # a name that becomes a path (and a wildcard value): pipeline/names.py's rule
+DEFINITIONS: dict[str, dict] = {
+    "name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
+    "tree_level": {"enum": list(TREE_LEVELS)},
+    "embed_backend": {"type": "string"},  # a registered encoder backend: pipeline/config/schema.py fills the enum
+}
+TREE_LEVEL = {"$ref": "#/definitions/tree_level"}
 
 
 class ConfigError(ValueError):
@@ -124,25 +78,44 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
 
 @dataclass(frozen=True)
 class Key:
-    """One config key of a spec, declared beside its field. ``filled``: validation writes the default into
-    the (hashed) config (schema ``default:``); else the spec alone reads it (``x-default:``, see above)."""
+    """One config key, declared beside its field.
+
+    ``spec``: the key is a table of the keys that dataclass declares (``llm.local.<name>``'s entry, ``report``);
+    ``table``: a table of named entries, each one such table (``report.ablations``). ``required``: None infers
+    it (no default, and the field does not allow None). ``name``: the config's spelling where the field's
+    name cannot be it (``lambda``, a Python keyword)."""
 
     doc: str
-    type: str | tuple[str, ...] | None = None  # JSON-schema type(s); None: ``choices`` or ``schema`` say
+    type: str | tuple[str, ...] | None = None  # JSON-schema type(s); None: ``choices``, ``spec`` or ``schema`` say
     default: Any = NO_DEFAULT
     choices: tuple | None = None
-    filled: bool = False
     schema: Mapping[str, Any] = field(default_factory=dict)  # further JSON-schema words (minimum, items, $ref)
+    spec: builtins.type | None = None
+    table: builtins.type | None = None
+    required: bool | None = None
+    name: str | None = None
 
-    def json_schema(self) -> dict:
+    @property
+    def types(self) -> tuple[str, ...]:
+        if self.spec is not None or self.table is not None:
+            return ("object",)
+        return (self.type,) if isinstance(self.type, str) else tuple(self.type or ())
+
+    def json_schema(self, defaults: bool = True) -> dict:
+        """Its JSON schema; ``defaults=False`` leaves its (and its tables') defaults out: a registered entry's
+        keys, which validation writes per entry (the schema holds every kind's keys at once)."""
         out: dict = {"description": self.doc}
-        if self.type is not None:
+        if self.spec is not None:
+            out.update(object_schema(self.spec, defaults))
+        elif self.table is not None:
+            out.update(type="object", additionalProperties=object_schema(self.table, defaults))
+        elif self.type is not None:
             out["type"] = self.type if isinstance(self.type, str) else list(self.type)
         if self.choices is not None:
             out["enum"] = list(self.choices)
         out.update(copy.deepcopy(dict(self.schema)))
-        if self.default is not NO_DEFAULT:
-            out["default" if self.filled else "x-default"] = copy.deepcopy(self.default)
+        if defaults and self.default is not NO_DEFAULT:
+            out["default"] = copy.deepcopy(self.default)
         return out
 
     def problem(self, value: Any) -> str | None:
@@ -150,7 +123,7 @@ class Key:
         validated config's JSON schema checks the ranges)."""
         if self.choices is not None and value not in self.choices:
             return f"{value!r} is not one of {list(self.choices)}"
-        types = (self.type,) if isinstance(self.type, str) else self.type or ()
+        types = self.types
         ok = [t for t in types if isinstance(value, _PY_TYPES[t]) and not (t != "boolean" and isinstance(value, bool))]
         if types and not ok:
             return f"{value!r} is not of type {' or '.join(types)}"
@@ -168,49 +141,106 @@ def key_field(declared: Key, field_default: Any = MISSING, field_factory: Any = 
     return field(default=field_default, default_factory=field_factory, metadata={KEY: declared})
 
 
+def _fields(cls: type) -> tuple[Field, ...]:
+    return fields(cls)
+
+
+def _optional(f: Field) -> bool:
+    return "None" in str(f.type)
+
+
+def _key_fields(cls: type) -> dict[str, tuple[Field, Key]]:
+    """``{config key: (field, Key)}`` of the fields of ``cls`` that declare one, in field order."""
+    out = {}
+    for f in _fields(cls):
+        if KEY in f.metadata:
+            k: Key = f.metadata[KEY]
+            out[k.name or f.name] = (f, k)
+    return out
+
+
 def declared(cls: type) -> dict[str, Key]:
-    """``{name: Key}`` of the fields of ``cls`` that declare a config key, in field order."""
-    return {f.name: f.metadata[KEY] for f in _fields(cls) if KEY in f.metadata}
+    """``{config key: Key}`` of the fields of ``cls`` that declare one, in field order."""
+    return {name: k for name, (_, k) in _key_fields(cls).items()}
 
 
 def declared_defaults(cls: type) -> dict:
+    """``{config key: default}`` of the keys ``cls`` declares with a default."""
     return {n: copy.deepcopy(k.default) for n, k in declared(cls).items() if k.default is not NO_DEFAULT}
 
 
-def declared_schema(*classes: type) -> dict[str, dict]:
+def required_keys(cls: type) -> list[str]:
+    """The keys a table of ``cls`` must hold: ``Key.required``, else those without a default whose field
+    does not allow None."""
+    out = []
+    for name, (f, k) in _key_fields(cls).items():
+        needed = k.required if k.required is not None else k.default is NO_DEFAULT and not _optional(f)
+        if needed:
+            out.append(name)
+    return out
+
+
+def declared_schema(*classes: type, defaults: bool = True) -> dict[str, dict]:
     """The schema's ``properties`` of the keys ``classes`` declare (one key declared twice the same way)."""
     out: dict[str, dict] = {}
     for cls in classes:
         for name, k in declared(cls).items():
-            sub = k.json_schema()
+            sub = k.json_schema(defaults)
             if out.setdefault(name, sub) != sub:
                 raise ValueError(f"config key '{name}' is declared twice, differently ({cls.__name__})")
     return out
 
 
+def object_schema(cls: type, defaults: bool = True) -> dict:
+    """The JSON schema of a table of the keys ``cls`` declares: no other key, the required ones required."""
+    out = {"type": "object", "additionalProperties": False, "properties": declared_schema(cls, defaults=defaults)}
+    required = required_keys(cls)
+    return out | ({"required": required} if required else {})
+
+
+def fill_defaults(cls: type, table: ConfigTree) -> ConfigTree:
+    """Write the declared defaults of ``cls`` that ``table`` lacks into it (in place), and those of the tables
+    its keys hold: what the schema's filler does for a fixed section, for a registered entry's own keys."""
+    for name, k in declared(cls).items():
+        if name not in table and k.default is not NO_DEFAULT:
+            table[name] = copy.deepcopy(k.default)
+        value = table.get(name)
+        if k.spec is not None and isinstance(value, dict):
+            fill_defaults(k.spec, value)
+        elif k.table is not None and isinstance(value, dict):
+            for entry in value.values():
+                if isinstance(entry, dict):
+                    fill_defaults(k.table, entry)
+    return table
+
+
+def type_label(k: Key) -> str:
+    """A key's type as the docs' tables show it."""
+    if k.choices:
+        return "one of " + ", ".join(f"`{'null' if c is None else c}`" for c in k.choices)
+    if k.spec is not None:
+        return f"table (`{k.spec.__name__}`)"
+    if k.table is not None:
+        return f"name -> table (`{k.table.__name__}`)"
+    types = k.type or k.schema.get("type")
+    if types:
+        return types if isinstance(types, str) else " or ".join(types)
+    return "`" + str(k.schema.get("$ref", "")).rsplit("/", 1)[-1] + "`"
+
+
 def keys_table(cls: type, where: str, skip: type | None = None) -> str:
     """The Markdown table of the keys ``cls`` declares (those of ``skip``, a base class, left out): the docs'
-    tables are these (docs/config_keys.py renders them into docs/config-keys.md)."""
+    tables are these (docs/config_keys.py renders them into docs/config-keys.md); ``where`` "": the top level."""
     rows = ["| key | type | default | description |", "|---|---|---|---|"]
     inherited = declared(skip) if skip else {}
-    optional = {f.name for f in _fields(cls) if "None" in str(f.type)}
+    required = set(required_keys(cls))
     for name, k in declared(cls).items():
         if name in inherited:
             continue
-        if k.choices:
-            typ = "one of " + ", ".join(f"`{c}`" for c in k.choices)
-        elif k.type:
-            typ = k.type if isinstance(k.type, str) else " or ".join(k.type)
-        else:
-            typ = "`" + str(k.schema.get("$ref", "")).rsplit("/", 1)[-1] + "`"
         default = f"`{json.dumps(k.default)}`" if k.default is not NO_DEFAULT else "none"
-        default = "required" if default == "none" and name not in optional else default
-        rows.append(f"| `{where}.{name}` | {typ} | {default} | {k.doc} |")
+        default = "required" if name in required else default
+        rows.append(f"| `{f'{where}.{name}' if where else name}` | {type_label(k)} | {default} | {k.doc} |")
     return "\n".join(rows)
-
-
-def _fields(cls: type) -> tuple[Field, ...]:
-    return fields(cls)
 
 
 S = TypeVar("S")
@@ -225,30 +255,32 @@ def parse_spec(cls: type[S], values: ConfigTable, where: str, defaults: ConfigTa
     is a :class:`ConfigError` naming the dotted key."""
     if not isinstance(values, Mapping):
         raise ConfigError.at(where, f"must be a table of keys, not {type(values).__name__}")
-    names = [f.name for f in _fields(cls)]
+    keyed = _key_fields(cls)
+    by_field = {f.name: name for name, (f, _) in keyed.items()}
+    names = [by_field.get(f.name, f.name) for f in _fields(cls)]
     unknown = sorted(set(values) - set(names))
     if unknown:
         takes = sorted(set(names) - set(given))
         raise ConfigError.at(f"{where}.{unknown[0]}", f"not a key of {where} (takes {takes})")
     defaults = declared_defaults(cls) if defaults is None else defaults
-    keys = declared(cls)
     out = dict(given)
     for f in _fields(cls):
+        name = by_field.get(f.name, f.name)
         if f.name in given:
             continue
-        if f.name in values:
-            why = keys[f.name].problem(values[f.name]) if f.name in keys else None
+        if name in values:
+            why = keyed[name][1].problem(values[name]) if name in keyed else None
             if why:
-                raise ConfigError.at(f"{where}.{f.name}", why)
-            out[f.name] = values[f.name]
-        elif f.name in defaults:
-            out[f.name] = copy.deepcopy(defaults[f.name])
+                raise ConfigError.at(f"{where}.{name}", why)
+            out[f.name] = values[name]
+        elif name in defaults:
+            out[f.name] = copy.deepcopy(defaults[name])
         elif f.default is not MISSING or f.default_factory is not MISSING:
             continue  # the dataclass's own default (not a config key's)
-        elif "None" in str(f.type):
+        elif _optional(f):
             out[f.name] = None
         else:
-            raise ConfigError.at(f"{where}.{f.name}", "required")
+            raise ConfigError.at(f"{where}.{name}", "required")
     return cls(**out)
 
 
@@ -256,7 +288,7 @@ def parse_spec(cls: type[S], values: ConfigTable, where: str, defaults: ConfigTa
 def filling_validator():
     """Draft 2020-12 that also writes each missing property's ``default:`` into the instance (before
     descending, so a defaulted object gets its own defaults too). Made on first use: jsonschema is imported
-    only by what validates (the Snakefile, config tests), not by every job that reads an enumeration."""
+    only by what validates (the Snakefile, config tests), not by every job that reads a spec."""
     import jsonschema
 
     validator_class = jsonschema.Draft202012Validator
@@ -272,8 +304,8 @@ def filling_validator():
     return jsonschema.validators.extend(validator_class, {"properties": properties})
 
 
-def fill_and_check(cfg: dict, full_schema: dict | None = None) -> list[jsonschema.ValidationError]:
+def fill_and_check(cfg: dict, full_schema: dict) -> list[jsonschema.ValidationError]:
     """Write the schema's defaults into ``cfg`` (in place) and return its errors, by key path.
-    ``full_schema``: the schema completed by the caller (pipeline.config adds the registered index kinds)."""
-    errors = filling_validator()(full_schema or schema()).iter_errors(cfg)
+    ``full_schema``: the config's schema (pipeline/config/schema.py generates it from the declarations)."""
+    errors = filling_validator()(full_schema).iter_errors(cfg)
     return sorted(errors, key=lambda e: list(e.absolute_path))

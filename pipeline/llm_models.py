@@ -19,15 +19,16 @@ a driver imports it through pipeline/register_builtins.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
-from pipeline.config_schema import enum, parse_spec, spec_defaults
+from pipeline.cache_journal import JOURNALS
+from pipeline.config_schema import NAME, NO_DEFAULT, Key, declared_defaults, key, key_field, parse_spec
 from pipeline.registry.base import Registry
 
-LLM_MODES = enum("llm", "mode")
+LLM_MODES = ("live", "record", "replay")  # replay: every reply from the cache, a miss fails fast
 PER_TOKEN = 1e6  # llm.prices are per million tokens
-CONCURRENCY = spec_defaults("llm")["concurrency"]  # calls in flight per model
+ENV_NAME = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}  # an environment variable's name
 MAX_BACKOFF_S = 60.0  # the longest backoff between attempts (not a config key: tests and benches shorten it)
 
 
@@ -78,49 +79,99 @@ SERVING: Registry[ServingKind] = Registry("LLM serving kind", "wattbench.llm_ser
 
 @dataclass(frozen=True)
 class LocalModelSpec:
-    """``llm.local.<name>``: a GGUF served by llama-cpp-python on 127.0.0.1."""
+    """``llm.local.<name>``: a GGUF served by llama-cpp-python on 127.0.0.1 (the model ``local/<name>``)."""
 
     name: str
-    package: str
-    gguf: str
-    chat_format: str
-    n_ctx: int
-    n_threads: int
-    startup_timeout_s: float
-    logits_all: bool = False  # vocabulary logits for every prompt token (only logprobs need them)
+    package: str = key("a PyPI package with assemble(path) (the GGUF in chunks)", type="string")
+    gguf: str = key("where the assembled file lives (under data/)", type="string")
+    chat_format: str = key("llama-cpp-python's chat format", type="string", default="gemma")
+    n_ctx: int = key("context window in tokens", type="integer", default=2048, schema={"minimum": 256})
+    n_threads: int = key("threads per server", type="integer", default=2, schema={"minimum": 1})
+    startup_timeout_s: float = key(
+        "seconds a server may take to start", type="number", default=120, schema={"exclusiveMinimum": 0}
+    )
+    # false: logits for the last prompt token only (llama_cpp.server's default, true, projects every prompt
+    # token onto the whole vocabulary: 262k x 640 for Gemma 3, more than the rest of the model)
+    logits_all: bool = key(
+        "vocabulary logits for every prompt token (only logprobs need them)", type="boolean", default=False
+    )
 
     @classmethod
     def from_dict(cls, name: str, m: Mapping) -> LocalModelSpec:
-        return parse_spec(cls, m, f"llm.local.{name}", spec_defaults("llm", "local", "*"), name=name)
+        return parse_spec(cls, m, f"llm.local.{name}", name=name)
+
+
+# The keys ``llm.per_model.<model>`` overrides, declared once: ``llm``'s (with their defaults) and a model's (none:
+# ``llm``'s value).
+API_BASE = Key("the OpenAI-compatible server of every model without its own", type="string")
+TIMEOUT_S = Key("seconds per call", type="number", default=120, schema={"exclusiveMinimum": 0})
+CONCURRENCY_KEY = Key(
+    "calls in flight per model within one job (docs/llm-at-scale.md); a local model's servers: only per model",
+    type="integer",
+    default=1,
+    schema={"minimum": 1},
+)
+RPM = Key("the provider's request limit, shared by every job of a run", type="number", schema={"exclusiveMinimum": 0})
+TPM = Key("the provider's token limit, shared by every job of a run", type="number", schema={"exclusiveMinimum": 0})
+MAX_FAILURE_RATE = Key(
+    "share of questions without a provider reply a job tolerates",
+    type="number",
+    default=0,
+    schema={"minimum": 0, "maximum": 1},
+)
+MALFORMED_RETRIES = Key("retries of a malformed reply (default: max_retries)", type="integer", schema={"minimum": 0})
+
+
+def over_llm(k: Key) -> Any:
+    """A ``llm.per_model.<model>`` field of the key ``k`` of ``llm``: no default (None: ``llm``'s value)."""
+    return key_field(replace(k, default=NO_DEFAULT, doc=f"{k.doc} (over llm's)"))
 
 
 @dataclass(frozen=True)
 class PerModelSpec:
-    """``llm.per_model.<model>``: one model's overrides of ``llm`` (None: not set here)."""
+    """``llm.per_model.<model>``: one model's overrides of ``llm`` and its endpoint (None: ``llm``'s)."""
 
-    api_base: str | None
-    api_key_env: str | None
-    timeout_s: float | None
-    concurrency: int | None
-    requests_per_minute: float | None
-    tokens_per_minute: float | None
-    max_failure_rate: float | None
-    malformed_retries: int | None
+    api_base: str | None = key(
+        "this model's OpenAI-compatible server (over llm.api_base); hashed: a new endpoint reruns its jobs",
+        type="string",
+    )
+    api_key_env: str | None = key(
+        "the variable holding its key; null: a keyless server",
+        type=("string", "null"),
+        schema={"pattern": ENV_NAME["pattern"]},
+    )
+    timeout_s: float | None = over_llm(TIMEOUT_S)  # execution-only
+    concurrency: int | None = over_llm(CONCURRENCY_KEY)
+    requests_per_minute: float | None = over_llm(RPM)
+    tokens_per_minute: float | None = over_llm(TPM)
+    max_failure_rate: float | None = over_llm(MAX_FAILURE_RATE)
+    malformed_retries: int | None = over_llm(MALFORMED_RETRIES)
     keyed: bool = False  # api_key_env is set (None then means a keyless server), not a config key
-    headers_env: dict[str, str] = field(default_factory=dict)  # header -> the variable holding its value
-    userinfo_env: str | None = None  # the variable holding user:password for its api_base
+    headers_env: dict[str, str] = key(
+        "HTTP headers sent with its calls: header -> the variable holding its value",
+        type="object",
+        schema={"additionalProperties": ENV_NAME},
+        required=False,
+        field_factory=dict,
+    )
+    userinfo_env: str | None = key(
+        "the variable holding user:password for its api_base's URL",
+        type="string",
+        schema={"pattern": ENV_NAME["pattern"]},
+        field_default=None,
+    )
 
     @classmethod
     def from_dict(cls, model: str, d: Mapping) -> PerModelSpec:
-        return parse_spec(cls, d, f"llm.per_model.{model}", {}, keyed="api_key_env" in d)
+        return parse_spec(cls, d, f"llm.per_model.{model}", keyed="api_key_env" in d)
 
 
 @dataclass(frozen=True)
 class Price:
     """``llm.prices.<model>``: USD per million input (prompt) and output (completion) tokens."""
 
-    input: float
-    output: float
+    input: float = key("USD per million prompt tokens", type="number", schema={"minimum": 0})
+    output: float = key("USD per million completion tokens", type="number", schema={"minimum": 0})
 
     def per_token(self) -> tuple[float, float]:
         return float(self.input) / PER_TOKEN, float(self.output) / PER_TOKEN
@@ -164,29 +215,68 @@ def serving_kind(model: str) -> ServingKind:
 
 @dataclass(frozen=True)
 class LLMSpec:
-    """``llm`` as one job's gateway sees it (the computed slice plus the execution-only settings),
-    parsed once; :meth:`resolve` gives a model's :class:`ModelSpec`."""
+    """``llm``: the one LLM gateway (used by answering variants with an LLM backend and LLM planners), as one
+    job's gateway sees it (the computed slice plus the execution-only settings), parsed once; :meth:`resolve`
+    gives a model's :class:`ModelSpec`."""
 
-    mode: str
-    timeout_s: float
-    max_retries: int
-    backoff_s: float
-    cache_journal: str
-    concurrency: int
-    max_failure_rate: float
-    confirm_spend: bool
-    api_base: str | None = None
-    model: str | None = None
-    envvars: tuple[str, ...] = ()
-    requests_per_minute: float | None = None
-    tokens_per_minute: float | None = None
-    max_cost_usd: float | None = None
-    malformed_retries: int | None = None
+    mode: str = key("live | record | replay (replay fails fast on a cache miss)", choices=LLM_MODES, default="live")
+    timeout_s: float = key_field(TIMEOUT_S)
+    max_retries: int = key("retries of a failed call", type="integer", default=3, schema={"minimum": 0})
+    backoff_s: float = key("first wait between attempts (doubling)", type="number", default=2.0, schema={"minimum": 0})
+    cache_journal: str | None = key(
+        "the LLM cache's journal; nfs: rollback journal + lock file (shared filesystems); default: cache_journal's",
+        choices=JOURNALS,
+    )
+    concurrency: int = key_field(CONCURRENCY_KEY)
+    max_failure_rate: float = key_field(MAX_FAILURE_RATE)
+    confirm_spend: bool = key(
+        "start a run whose priced estimate is above 0 without a cap (or WATTBENCH_CONFIRM_SPEND=1)",
+        type="boolean",
+        default=False,
+    )
+    api_base: str | None = key_field(API_BASE)
+    model: str | None = key("the model of every LLM variant and planner without its own", type="string")
+    envvars: tuple[str, ...] = key(
+        "names of the environment variables holding credentials (never the values)",
+        type="array",
+        default=[],
+        schema={"items": ENV_NAME},
+    )
+    requests_per_minute: float | None = key_field(RPM)
+    tokens_per_minute: float | None = key_field(TPM)
+    max_cost_usd: float | None = key(
+        "spend cap: a run stops cleanly when its own new priced spend reaches it",
+        type="number",
+        schema={"minimum": 0},
+    )
+    malformed_retries: int | None = key_field(MALFORMED_RETRIES)
     max_backoff_s: float = MAX_BACKOFF_S
-    prices: dict[str, Price] = field(default_factory=dict)
-    drop_params: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    per_model: dict[str, PerModelSpec] = field(default_factory=dict)
-    local: dict[str, LocalModelSpec] = field(default_factory=dict)
+    prices: dict[str, Price] = key(
+        "model -> USD per million tokens: prices what litellm's map cannot (self-hosted models)",
+        table=Price,
+        default={},
+        field_factory=dict,
+    )
+    drop_params: dict[str, tuple[str, ...]] = key(
+        "model -> request parameters its provider does not take",
+        type="object",
+        default={},
+        schema={"additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        field_factory=dict,
+    )
+    per_model: dict[str, PerModelSpec] = key(
+        "model -> its overrides of the limits above, and its endpoint",
+        table=PerModelSpec,
+        default={},
+        field_factory=dict,
+    )
+    local: dict[str, LocalModelSpec] = key(
+        '"local/<name>": llama-cpp-python\'s server on 127.0.0.1, started by the job',
+        table=LocalModelSpec,
+        default={},
+        schema={"propertyNames": NAME},
+        field_factory=dict,
+    )
 
     def __post_init__(self):
         if self.mode not in LLM_MODES:
@@ -195,7 +285,7 @@ class LLMSpec:
 
     @classmethod
     def from_dict(cls, values: Mapping) -> LLMSpec:
-        """The ``llm`` table parsed (an unknown key is a :class:`~pipeline.config_schema.ConfigProblem`)."""
+        """The ``llm`` table parsed (an unknown key is a :class:`~pipeline.config_schema.ConfigError`)."""
         d = dict(values)
         typed = {
             "envvars": tuple(d.pop("envvars", None) or ()),
@@ -206,7 +296,7 @@ class LLMSpec:
             "per_model": {m: PerModelSpec.from_dict(m, p or {}) for m, p in (d.pop("per_model", None) or {}).items()},
             "local": {n: LocalModelSpec.from_dict(n, m) for n, m in (d.pop("local", None) or {}).items()},
         }
-        return parse_spec(cls, d, "llm", {"max_backoff_s": MAX_BACKOFF_S, **spec_defaults("llm")}, **typed)
+        return parse_spec(cls, d, "llm", None, **typed)
 
     @classmethod
     def from_slices(cls, hashed: Mapping, execution: Mapping) -> LLMSpec:
@@ -271,6 +361,9 @@ class LLMSpec:
         if in_flight:
             model = replace(model, concurrency=min(in_flight, model.concurrency))
         return self.with_model(model.kind.fit(model, threads) if threads else model)
+
+
+CONCURRENCY = declared_defaults(LLMSpec)["concurrency"]  # calls in flight per model
 
 
 def _over(own, default):

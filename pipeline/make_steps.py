@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 CPU_SUFFIX = "_cpu_s"  # "<step>_cpu_s <seconds>": the step's CPU seconds beside its "<step> <epoch>" stamp
-RUSAGE = "rusage"  # the source of these counts, as the run's summary names it (time_table.py cpu_s_source)
+# the source of these counts, as the run's summary names it (the ``cpu_s_source`` of time_table.py's run_summary)
+RUSAGE = "rusage"
 
 
 def children_cpu_s() -> float:

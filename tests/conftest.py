@@ -1,10 +1,13 @@
 """Shared fixtures: real WattBot data from ../shared (never copied into the repo), and the test tiers.
 
-Tiers (pyproject's markers): the fast tier (`make test-fast`, ``-m "not slow and not data"``) needs nothing
-outside the repo; ``data`` tests read the shared benchmark data (../shared or WATTBENCH_DATA), ``slow``
-ones run Snakemake or whole corpora. `make test` (CI) runs all three. A test that takes one of the data
-fixtures below is marked ``data`` here, so nobody has to remember to; tests that read the data some
-other way carry the marker themselves.
+Tiers: each marker of pyproject's ``[tool.pytest.ini_options] markers`` says what its tests need beyond the
+repo or the minute (``slow``: Snakemake runs and whole corpora; ``data``: the shared benchmark data, ../shared
+or WATTBENCH_DATA; ``browser``: Chromium; ``local_llm``: the llama.cpp server build; ``cluster``: root and a real
+SLURM). The fast tier (``pytest --fast``, which is all `make test-fast` passes) is every test with none of
+them: it needs no root, no network, no data and no cluster. `make test` (CI) runs every tier. A test that takes
+one of the data fixtures below is marked ``data`` here, so nobody has to remember to; tests that read the data
+some other way carry the marker themselves. With WATTBENCH_TIER_REPORT set, a passing run of the whole fast
+tier records what it measured (tests/tier_report.py; README's ``test-fast`` block).
 """
 from __future__ import annotations
 
@@ -28,10 +31,55 @@ DOCS = ("khan2025", "patterson2021", "strubell2019")  # three real documents, sm
 DATA_FIXTURES = frozenset({"wattbot_dir", "three_trees", "built_indexes", "tiny_run"})
 
 
+FAST = "--fast"
+BEGAN = pytest.StashKey[tuple[float, float]]()  # (monotonic seconds, 1-minute load average) at the session's start
+OUTSIDE = pytest.StashKey[int]()  # tests --fast left out (each xdist worker collects them all: its count is the run's)
+
+
+def pytest_addoption(parser):
+    parser.addoption(FAST, action="store_true", help="only the fast tier: the tests with none of pyproject's markers")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if set(getattr(item, "fixturenames", ())) & DATA_FIXTURES:
             item.add_marker(pytest.mark.data)
+    if config.getoption(FAST):
+        from tier_report import tier_markers
+
+        outside = set(tier_markers(config.rootpath))
+        in_tier = [not outside & {m.name for m in i.iter_markers()} for i in items]
+        config.hook.pytest_deselected(items=[i for i, fast in zip(items, in_tier) if not fast])
+        items[:] = [i for i, fast in zip(items, in_tier) if fast]
+        config.stash[OUTSIDE] = in_tier.count(False)
+
+
+def pytest_sessionstart(session):
+    session.config.stash[BEGAN] = (time.monotonic(), os.getloadavg()[0])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist's controller collects nothing: a worker's count of the tests left out comes back with it."""
+    if "fast_outside" in getattr(node, "workeroutput", {}):
+        node.config.stash[OUTSIDE] = node.workeroutput["fast_outside"]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The fast tier's record, by the controlling process (not an xdist worker) of a passing run of the whole tier."""
+    from tier_report import REPORT_ENV, save_tier, tier_figures, tier_markers, whole_tier
+
+    config, target = session.config, os.environ.get(REPORT_ENV)
+    if hasattr(config, "workerinput"):
+        config.workeroutput["fast_outside"] = config.stash.get(OUTSIDE, 0)
+        return
+    if not target or exitstatus != 0 or not config.getoption(FAST) or not whole_tier(config):
+        return
+    began, load = config.stash[BEGAN]
+    workers = getattr(config.option, "numprocesses", None) or 0
+    stats = config.pluginmanager.get_plugin("terminalreporter").stats
+    figures = tier_figures(stats, time.monotonic() - began, workers, load, tier_markers(config.rootpath))
+    save_tier(Path(target), {**figures, "deselected": config.stash.get(OUTSIDE, figures["deselected"])})
 
 
 @pytest.fixture(scope="session")

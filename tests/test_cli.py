@@ -111,7 +111,7 @@ def test_list_shows_every_section_of_the_grid(capsys):
     cfg = yaml.safe_load(Path(GRID).read_text(encoding="utf-8"))
     sections = dict(re.findall(r"^(\w+) \((\d+)\):$", out, re.M))
     assert sections == {
-        "datasets": str(1 + len(cfg["benchmarks"]["datasets"])),
+        "datasets": str(1 + len(cfg["suite"]["datasets"])),
         "retrieval": str(len(cfg["retrieval"])),
         "answering": str(len(cfg["answering"])),
         "ablations": str(len(cfg["report"]["ablations"])),
@@ -143,7 +143,7 @@ def test_config_prints_the_resolved_config_and_each_values_source(tmp_path, caps
     assert source["bootstrap"] == str(overlay) and source["timeout_s"] == str(overlay)
     assert source["data_root"] == "--set" and source["cache_journal"] == "--set"
     assert source["permutations"] == GRID  # set by the first file, not overridden
-    assert source["fetch_dir"] == "default"  # the schema's default, no file sets it
+    assert source["fetch_dir"] == "default"  # a declared default, no file sets it
     assert re.search(r"^  dir: /elsewhere/wattbot\s+# " + re.escape(GRID), out, re.M)  # resolved, from its file
 
 
@@ -155,7 +155,8 @@ def test_config_errors_name_the_file(tmp_path, capsys):
 def test_fixed_values_are_choices_from_their_source():
     from pipeline.parse.quality_pdfs import SCOPES
     from pipeline.score.wattbot import PROFILES
-    from pipeline.specs import HEADINGS, LLM_MODES
+    from pipeline.llm_models import LLM_MODES
+    from pipeline.specs import HEADINGS
 
     def choices(verb: str, flag: str):
         return tuple(next(a for a in verbs()[verb]._actions if flag in a.option_strings).choices)

@@ -14,7 +14,7 @@ def raw():
 
 
 @pytest.mark.parametrize("mutate, key", [
-    (lambda c: c.update(bogus=1), "<top level>"),
+    (lambda c: c.update(bogus=1), "bogus"),  # an unknown key named by itself, not "<top level>"
     (lambda c: c["embedding"].update(backend="word2vec"), "embedding.backend"),
     (lambda c: c["retrieval"]["hier-dense"].update(top_k=0), "retrieval.hier-dense.top_k"),
     (lambda c: c["retrieval"]["hier-dense"].update(index="nope"), "retrieval.hier-dense.index"),
@@ -67,7 +67,7 @@ def test_parsing_section_defaults_and_errors(raw):
     cfg.pop("parsing", None)
     parsing = validate(cfg)["parsing"]
     assert parsing == {"strict": False, "quality_dir": "data/parse-corpus", "headings": "combined",
-                       "vision": {"model": None, "params": {}}}
+                       "max_pdf_mb": 200, "max_pdf_pages": 2000, "vision": {"model": None, "params": {}}}
     cfg["parsing"] = {"strict": "yes"}
     with pytest.raises(ConfigError, match="config key 'parsing.strict'"):
         validate(cfg)

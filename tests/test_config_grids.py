@@ -101,7 +101,7 @@ def test_the_kohakurag_preset_plans_no_job_of_the_default_grid(repo_copy, plans)
     default_only = set()
     for table in ("indexes", "retrieval", "answering"):
         default_only |= set(default[table]) - set(preset[table])
-    default_only |= set((default.get("benchmarks") or {}).get("datasets") or {})
+    default_only |= set((default.get("suite") or {}).get("datasets") or {})
     outputs = planned_outputs(out)
     assert outputs and any("kr-ensemble" in p for p in outputs)
     named = sorted({(p, n) for p in outputs for n in default_only if n in Path(p).parts or Path(p).stem == n})

@@ -1,4 +1,4 @@
-"""A config file means one grid (pipeline/config.py ``resolve_config``): ``extends:`` chains, their errors,
+"""A config file means one grid (pipeline/config/load.py ``resolve_config``): ``extends:`` chains, their errors,
 ``--config`` on top, and the Snakefile resolving the same way (no config.yaml merged under a --configfile)."""
 from pathlib import Path
 from types import SimpleNamespace

@@ -8,7 +8,7 @@ from pathlib import Path
 
 MAX_LINES = 80
 PIPELINE = Path(__file__).resolve().parent.parent / "pipeline"
-# "module.py:function" -> why it may stay longer than MAX_LINES
+# "<module>.py:<function>" -> why it may stay longer than MAX_LINES
 ALLOWED: dict[str, str] = {}
 
 

@@ -78,6 +78,7 @@ def test_a_smoke_run_says_so_on_its_pages_and_a_full_run_reads_as_before():
     assert report_settings.figures_params(json.loads(reports.figures_params(smoke))).limit == 2
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_a_limited_run_answers_the_first_n_of_each_split_and_never_stands_in_for_a_full_run(tmp_path):
     """A targeted real run of tests/tiny.yaml with limit=2: one variant's answers of both splits and its
     scores, under results/wattbot/first-2/; then the full run's dry run still plans those jobs."""

@@ -18,14 +18,14 @@ import pytest
 import yaml
 
 from pipeline.datasets.paths import REPO
-from pipeline.registry import answer_backends, index_kinds, suite_datasets
+from pipeline.registry import answer_backends, index_kinds, metrics, suite_datasets
 from pipeline.registry.base import PluginError, pluggable
 
 TESTS = REPO / "tests"
 TOYS = ("wattbench-toys", [TESTS / "index" / "toy_lead_kind.py", TESTS / "answer" / "toy_backend.py",
-                           TESTS / "datasets" / "toy_suite.py"],
+                           TESTS / "datasets" / "toy_suite.py", TESTS / "score" / "toy_metric.py"],
         {index_kinds.GROUP: {"lead": "toy_lead_kind"}, answer_backends.GROUP: {"top-doc": "toy_backend"},
-         suite_datasets.GROUP: {"toy": "toy_suite"}})
+         suite_datasets.GROUP: {"toy": "toy_suite"}, metrics.GROUP: {"gold_units": "toy_metric"}})
 # a distribution declared wrong: a built-in's name, and an entry point whose module registers another name
 BROKEN = ("wattbench-broken", [TESTS / "index" / "toy_lead_kind.py"],
           {index_kinds.GROUP: {"bm25": "toy_lead_kind"}, answer_backends.GROUP: {"nope": "toy_lead_kind"}})
@@ -57,7 +57,7 @@ def test_one_plugin_package_is_found_by_the_cli(plugin_site, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(plugin_site(*TOYS))}
     done = subprocess.run([sys.executable, "-m", "pipeline", "plugins"], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    for name in ("lead", "top-doc", "toy"):
+    for name in ("lead", "top-doc", "toy", "gold_units"):
         assert re.search(rf"^  {re.escape(name)}\s+wattbench-toys 0\.1\.0$", done.stdout, re.M), done.stdout
     assert re.search(r"^  bm25\s+built-in$", done.stdout, re.M)
     config = tmp_path / "toys.yaml"
@@ -111,7 +111,7 @@ def with_toys(suite_root: Path) -> dict:
     raw["indexes"]["lead"] = {"kind": "lead"}
     raw["retrieval"]["lead"] = {"index": "lead", "top_k": 5}
     raw["answering"]["toy"] = {"retrieval": "bm25", "backend": "top-doc"}
-    raw["benchmarks"] = {"root": str(suite_root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
+    raw["suite"] = {"root": str(suite_root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
     return raw
 
 

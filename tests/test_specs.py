@@ -1,40 +1,58 @@
 """Typed specs and the schema as the one place of defaults and enumerations; what is hashed is unchanged."""
-import copy
+import json
 
 import pytest
 import yaml
 
-from pipeline import config_schema
-from pipeline.config import ConfigError, validate
-from pipeline.config_schema import declared_defaults
+from pipeline.config import ConfigError, full_schema, validate
+from pipeline.config_schema import declared, declared_defaults
 from pipeline.datasets.paths import REPO
 from pipeline.answer.llm_answer import PROMPTS, LLMAnswerSpec
 from pipeline.registry.answer_backends import variant_spec
 from pipeline.llm_models import LLMSpec
-from pipeline.specs import TREE_LEVELS
+from pipeline.specs import TREE_LEVELS, SproutSpec
 
 @pytest.fixture()
 def raw():
     return yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
 
 
-def test_defaults_come_from_the_schema(raw, monkeypatch):
+def test_every_default_is_declared_once_and_written_into_the_config(raw):
     cfg = validate(raw)
-    schema_llm = config_schema.node("llm")["properties"]
-    assert "timeout_s" not in raw["llm"] and cfg["llm"]["timeout_s"] == schema_llm["timeout_s"]["default"]
-    assert cfg["sprout"]["window_tokens"] == config_schema.node("sprout", "window_tokens")["default"]
+    assert "timeout_s" not in raw["llm"] and cfg["llm"]["timeout_s"] == declared_defaults(LLMSpec)["timeout_s"]
+    assert cfg["sprout"]["window_tokens"] == declared_defaults(SproutSpec)["window_tokens"]
     assert cfg["indexes"]["bm25"]["levels"] == ["sentence", "paragraph"] and "chunk_tokens" not in cfg["indexes"]["hier"]
-    # x-default: read by the specs, never written into the (hashed) variant dicts
-    assert "prompt" not in cfg["answering"]["mock-llm"]
-    assert variant_spec("mock-llm", cfg["answering"]["mock-llm"]).prompt == declared_defaults(LLMAnswerSpec)[
-        "prompt"] == "context_first"
-    # one place: a changed schema default is what validation and the specs use
-    patched = copy.deepcopy(config_schema.schema())
-    patched["properties"]["llm"]["properties"]["timeout_s"]["default"] = 77
-    monkeypatch.setattr(config_schema, "schema", lambda: patched)
-    cfg = validate(raw)
-    assert cfg["llm"]["timeout_s"] == 77 and LLMSpec.from_dict(cfg["llm"]).timeout_s == 77
-    assert LLMAnswerSpec.from_dict("dense-x", cfg["answering"]["dense-x"]).samples == 1  # a declared default
+    # one kind of default: every declared one is written into the (hashed) config, the entry's own kind's alone
+    assert "prompt" not in raw["answering"]["mock-llm"]
+    assert cfg["answering"]["mock-llm"]["prompt"] == declared_defaults(LLMAnswerSpec)["prompt"] == "context_first"
+    assert "prompt" not in cfg["answering"]["bm25-x"] and cfg["answering"]["bm25-x"]["extractive"]["max_hits"] == 15
+    assert cfg["retrieval"]["bm25"]["level_fusion"] == "score" and "level_fusion" not in cfg["retrieval"]["hier-dense"]
+    assert cfg["retrieval"]["hier-dense"]["context"]["dedup"] == "tree" and cfg["retrieval"]["bm25"]["rerank"] == "none"
+    assert cfg["retrieval"]["bm25"]["planner"] == {"kind": "none", "n": 4}
+    # one place: a changed declaration is what validation and the specs use
+    k = declared(LLMSpec)["timeout_s"]
+    object.__setattr__(k, "default", 77)
+    try:
+        assert validate(raw)["llm"]["timeout_s"] == 77 and LLMSpec.from_dict({}).timeout_s == 77
+    finally:
+        object.__setattr__(k, "default", 120)
+
+
+def test_the_schema_is_generated_with_one_kind_of_default():
+    """No hand-written schema: every key has its declaration's description, and no second kind of default."""
+    schema = json.dumps(full_schema())
+    assert "x-default" not in schema
+    assert full_schema()["properties"]["suite"]["properties"]["ks"]["default"] == [1, 3, 5]
+
+    def keys(node, path=""):
+        for name, sub in (node.get("properties") or {}).items():
+            yield f"{path}{name}", sub
+            yield from keys(sub, f"{path}{name}.")
+        if isinstance(node.get("additionalProperties"), dict):
+            yield from keys(node["additionalProperties"], f"{path}*.")
+
+    undocumented = [p for p, sub in keys(full_schema()) if not sub.get("description")]
+    assert undocumented == []
 
 
 def test_gateway_defaults_are_the_schemas(tmp_path):

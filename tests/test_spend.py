@@ -55,7 +55,7 @@ def test_a_run_cannot_pass_its_own_cap_and_earlier_runs_do_not_count(tmp_path, m
 
 
 def test_prices_entries_need_both_numbers(monkeypatch):
-    with pytest.raises(ConfigError, match=r"^config key 'llm\.prices\.openai/mock': 'output' is a required property$"):
+    with pytest.raises(ConfigError, match=r"^config key 'llm\.prices\.openai/mock\.output': required$"):
         validate(tiny(prices={"openai/mock": {"input": 1}}))
     with pytest.raises(ConfigError, match=r"'llm\.prices\.openai/mock\.input': 'cheap' is not of type 'number'"):
         validate(tiny(prices={"openai/mock": {"input": "cheap", "output": 1}}))
@@ -75,6 +75,7 @@ def test_a_cap_needs_every_called_model_priced(monkeypatch):
     preflight(llm_work(validate(raw)))  # no cap: an unpriced model is only reported (the plan says UNPRICED)
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_the_gate_refuses_a_priced_run_without_a_cap_or_a_confirmation():
     cfg = validate(tiny(prices=PRICES))
     est = estimate(llm_work(cfg))
@@ -159,7 +160,7 @@ def test_gate_cost_and_replay_pack_on_the_tiny_dag(tmp_path, capsys):
     raw = tiny(prices=PRICES)
     raw["answering"] = {k: raw["answering"][k] for k in ("bm25-x", "mock-llm")}
     raw["default_variant"] = "bm25-x"
-    del raw["benchmarks"]
+    del raw["suite"]
     config = tmp_path / "tiny-priced.yaml"
     config.write_text(yaml.safe_dump(raw))
     work = tmp_path / "work"

@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from pipeline.answer.numbers import Mention, find_numbers, fmt, is_year, keep_scale_for, unit_key, unit_score
 from pipeline.answer.record import Answer, blank_answer
-from pipeline.config_schema import ConfigTable, declared_schema, key, parse_spec
+from pipeline.config_schema import ConfigTable, key, parse_spec
 from pipeline.parse.sentences import sentence_texts
 from pipeline.registry.answer_backends import AnswerBackend, VariantSpec, register
 
@@ -45,8 +45,8 @@ RANK_W, DOC_W = 0.15, 0.15  # weights of the rank prior and the document-share p
 
 @dataclass(frozen=True)
 class ExtractorSettings:
-    """``answering.<name>.extractive``: the extractor's knobs (the schema's ``x-default:`` values where a
-    variant says nothing)."""
+    """``answering.<name>.extractive``: the extractor's knobs (their declared defaults where a variant says
+    nothing, written into it by validation)."""
 
     max_hits: int = key("hits read, in rank order", type="integer", default=15, schema={"minimum": 1})
     context_window: int = key(
@@ -67,8 +67,8 @@ class ExtractiveSpec(VariantSpec):
 
     extractive: ExtractorSettings = key(
         "the extractor's knobs (pipeline/answer/extractive.py)",
-        type="object",
-        schema={"additionalProperties": False, "properties": declared_schema(ExtractorSettings)},
+        spec=ExtractorSettings,
+        default={},
         field_factory=lambda: ExtractorSettings.parse(None, "extractive"),
     )
 
@@ -79,7 +79,7 @@ class ExtractiveSpec(VariantSpec):
         return dataclasses.replace(spec, extractive=knobs)
 
 
-DEFAULT = ExtractorSettings.parse(None, "extractive")  # the schema's x-defaults (a test's call without a config)
+DEFAULT = ExtractorSettings.parse(None, "extractive")  # the declared defaults (a test's call without a config)
 
 
 # --------------------------------------------------------------------------------------- terms

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.answer.record import Answer, blank_answer
-from pipeline.config_schema import ConfigTable, Key, declared_defaults, declared_schema, key, parse_spec
+from pipeline.config_schema import ConfigTable, Key, declared_defaults, key, parse_spec
 
 VOTE_MODES = ("independent", "ref_priority", "answer_priority", "union", "intersection")
 TIEBREAKS = ("first", "blank")
@@ -44,11 +44,7 @@ class VoteSettings:
 
 
 # the `vote` key of the backends that vote (llm's samples: pipeline/answer/llm_answer.py; ensemble's members)
-VOTE = Key(
-    "how samples (or members) are voted",
-    type="object",
-    schema={"additionalProperties": False, "properties": declared_schema(VoteSettings)},
-)
+VOTE = Key("how samples (or members) are voted", spec=VoteSettings, default={})
 _DEFAULTS = declared_defaults(VoteSettings)  # the declared defaults of answering.<name>.vote
 
 

@@ -8,7 +8,9 @@ message that names the bad key or file, not deep inside a rule.
 - :mod:`~pipeline.config.load`: the files of a run and their ``extends:`` chains;
 - :mod:`~pipeline.config.overrides`: ``--set``/``--config`` pairs, typed, dotted keys merged;
 - :mod:`~pipeline.config.drops`: entries set to null, dropped, and what named them;
-- :mod:`~pipeline.config.validate`: the schema (with the registered entries' declared keys) and the checks;
+- :mod:`~pipeline.config.aliases`: the old names of renamed keys, with a one-line notice;
+- :mod:`~pipeline.config.schema`: the schema, generated from the keys declared beside their dataclasses;
+- :mod:`~pipeline.config.validate`: the schema's check and the cross-references;
 - :mod:`~pipeline.config.resolve`: defaults that depend on other entries, and lookups over a resolved config;
 - :mod:`~pipeline.config.folders`: the shared data folders a run reads;
 - :mod:`~pipeline.config.slices`: the hashed parts of the config that shape each output.
@@ -44,9 +46,11 @@ from pipeline.config.resolve import (
     model_encoders,
     resolve_answering,
 )
+from pipeline.config.schema import full_schema
 from pipeline.config.slices import (
     EXECUTION_ONLY,
     EXECUTION_ONLY_THREADS,
+    PARAMS_VERSION,
     answering_slice,
     config_hash,
     hashed_embedding,
@@ -57,8 +61,9 @@ from pipeline.config.slices import (
     retrieval_indexes,
     retrieval_slice,
     sprout_attention_slice,
+    versioned,
 )
-from pipeline.config.validate import check_report, full_schema, validate
+from pipeline.config.validate import check_report, validate
 from pipeline.config_schema import ConfigError
 
 __all__ = [
@@ -69,6 +74,7 @@ __all__ = [
     "EXTENDS",
     "LEFT_OUT",
     "OVERLAY_CONFIGS",
+    "PARAMS_VERSION",
     "ConfigError",
     "answer_splits",
     "answering_slice",
@@ -99,5 +105,6 @@ __all__ = [
     "sprout_attention_slice",
     "suite_present",
     "validate",
+    "versioned",
     "wattbot_present",
 ]

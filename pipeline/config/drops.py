@@ -7,7 +7,7 @@ What names a dropped entry must say so, never fail later on an unknown name nor 
   ``members``, the ``default_variant``, a corpus's ``variants``, an index's ``embedding``) is a one-line
   :class:`ConfigError` naming both;
 - a list that only chooses what to compare or run (an ablation of ``report.ablations``, the suite's
-  ``benchmarks.retrieval``, ``sprout.beam_sweep``) goes on without it: the ablation is left out, the name
+  ``suite.retrieval``, ``sprout.beam_sweep``) goes on without it: the ablation is left out, the name
   taken out of the list, each with a one-line notice (:func:`drop_notices`); a claim of
   pipeline/report/claims/claims.yaml that needs it reads "not run: variant X dropped by the config".
 
@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pipeline.config_schema import ConfigError, ConfigTree
+from pipeline.config_schema import ConfigError, ConfigTree, declared_defaults
+from pipeline.report_specs import AblationSpec
 
 # The named tables whose entries a null drops (dotted paths into the config).
 DROPPABLE = (
@@ -28,11 +29,12 @@ DROPPABLE = (
     "answering",
     "embedding_models",
     "corpora",
-    "benchmarks.datasets",
+    "suite.datasets",
     "report.ablations",
 )
 # Key of the resolved config listing the dropped entries, table -> names, and under "left_out" what was
 # taken out because it named one (:func:`_trim_lists`). Not a schema key: a config file cannot set it.
+STAGE = declared_defaults(AblationSpec)["stage"]  # an ablation's stage when it names none
 DROPPED = "dropped"
 LEFT_OUT = "left_out"
 
@@ -110,17 +112,18 @@ def _names(value: object) -> list:
 def _trim_lists(cfg: ConfigTree, dropped: dict[str, list[str]]) -> dict[str, list[str]]:
     """The ablations that compare a dropped variant, left out; dropped names taken out of the suite's and
     the beam sweep's lists. Returns what was left out and why: ``report.ablations.<name>`` -> the dropped
-    variants it compared, ``benchmarks.retrieval`` / ``sprout.beam_sweep`` -> the names taken out."""
+    variants it compared, ``suite.retrieval`` / ``sprout.beam_sweep`` -> the names taken out."""
     left_out: dict[str, list[str]] = {}
     ablations = _table(cfg, "report.ablations")
     for name, ab in list(ablations.items()):
         if not isinstance(ab, dict):
             continue
-        gone = [v for v in ab.get("variants") or [] if _gone(dropped, ab.get("stage", "answering"), v)]
+        stage = ab.get("stage", STAGE)  # before validation: the declared default not yet written in
+        gone = [v for v in ab.get("variants") or [] if _gone(dropped, stage, v)]
         if gone:
             del ablations[name]
             left_out[f"report.ablations.{name}"] = gone
-    for path in ("benchmarks.retrieval", "sprout.beam_sweep"):
+    for path in ("suite.retrieval", "sprout.beam_sweep"):
         table, key = path.split(".")
         holder = cfg.get(table)
         if isinstance(holder, dict) and isinstance(holder.get(key), list):

@@ -10,15 +10,15 @@ from pipeline.config_schema import ConfigError, ConfigTree
 def data_folders(cfg: ConfigTree) -> dict[str, str]:
     """The shared data folders the grid reads, by config key: WattBot's, and the suite's when configured."""
     folders = {"wattbot.dir": cfg["wattbot"]["dir"]}
-    if cfg.get("benchmarks") and cfg["benchmarks"].get("datasets"):
-        folders["benchmarks.root"] = cfg["benchmarks"]["root"]
+    if cfg.get("suite") and cfg["suite"].get("datasets"):
+        folders["suite.root"] = cfg["suite"]["root"]
     return folders
 
 
 def retrieval_root(cfg: ConfigTree) -> str:
-    """The retrieval suite's data folder: ``benchmarks.root``, else ``<data_root>/retrieval`` (where SproutRAG's
+    """The retrieval suite's data folder: ``suite.root``, else ``<data_root>/retrieval`` (where SproutRAG's
     head training reads its datasets when no suite is configured)."""
-    return str((cfg.get("benchmarks") or {}).get("root", f"{cfg['data_root']}/retrieval"))
+    return str((cfg.get("suite") or {}).get("root", f"{cfg['data_root']}/retrieval"))
 
 
 def missing_data(cfg: ConfigTree) -> list[str]:
@@ -32,7 +32,7 @@ def wattbot_present(cfg: ConfigTree) -> bool:
 
 
 def suite_present(cfg: ConfigTree) -> bool:
-    return "benchmarks.root" not in missing_data(cfg)
+    return "suite.root" not in missing_data(cfg)
 
 
 def check_paths(cfg: ConfigTree) -> list[str]:

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import yaml
 
+from pipeline.config.aliases import rename_keys
 from pipeline.config.drops import drop_notices
 from pipeline.config.overrides import deep_merge, parse_overrides
+from pipeline.config.schema import required_sections
 from pipeline.config.validate import validate
-from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree, schema
+from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree
 
 # The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
 # (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
@@ -27,19 +29,25 @@ DEFAULT_CONFIG = "config.yaml"
 EXTENDS = "extends"
 
 
-def resolve_config(configfiles: Sequence[str | Path] = (), overrides: ConfigTable | None = None) -> dict:
+def resolve_config(
+    configfiles: Sequence[str | Path] = (), overrides: ConfigTable | None = None, notices: list[str] | None = None
+) -> dict:
     """The raw (unvalidated) config of a run: the files in ``configfiles`` (``config.yaml`` when none)
     merged key by key in order, each over the chain of files its ``extends:`` names, then ``overrides``
-    (Snakemake's ``--config k=v``) on top.
+    (Snakemake's ``--config k=v``) on top. A key under its old name is renamed in each file before the
+    merge (pipeline/config/aliases.py), its one-line notice appended to ``notices``.
 
     The one place a run's config is assembled: the Snakefile (and so every cluster job, which Snakemake
     starts with the same ``--configfile``/``--config`` arguments), ``estimate``, ``bench`` and the make
     targets all come through here, so a file means one grid everywhere. ``extends`` is removed; a cycle
     or a missing file is a one-line :class:`ConfigError` naming the file."""
+    said = notices if notices is not None else []
     cfg: ConfigTree = {}
     for path in configfiles or (DEFAULT_CONFIG,):
-        deep_merge(cfg, _read_extended(Path(path), ()))
-    return deep_merge(cfg, copy.deepcopy(dict(overrides or {})))
+        deep_merge(cfg, _read_extended(Path(path), (), said))
+    over = copy.deepcopy(dict(overrides or {}))
+    said += rename_keys(over, "--config")
+    return deep_merge(cfg, over)
 
 
 def config_chain(path: str | Path, seen: tuple[Path, ...] = ()) -> list[Path]:
@@ -57,12 +65,13 @@ def config_chain(path: str | Path, seen: tuple[Path, ...] = ()) -> list[Path]:
     return [*config_chain(path.parent / parent, (*seen, path)), path]
 
 
-def _read_extended(path: Path, seen: tuple[Path, ...]) -> dict:
-    """One command-line file with the files it extends under it, ``extends`` removed."""
+def _read_extended(path: Path, seen: tuple[Path, ...], notices: list[str]) -> dict:
+    """One command-line file with the files it extends under it, ``extends`` removed, old key names renamed."""
     cfg: ConfigTree = {}
     for p in config_chain(path, seen):
         raw = _read_file(p, None)
         raw.pop(EXTENDS, None)
+        notices += rename_keys(raw, p.name)
         deep_merge(cfg, raw)
     return cfg
 
@@ -85,15 +94,19 @@ def _read_file(path: Path, extended_by: Path | None) -> dict:
 def load_config(configfiles: str | Path | Sequence[str | Path] = (), overrides: ConfigTable | None = None) -> dict:
     """:func:`resolve_config` then :func:`validate`: the config a run of these files uses."""
     files = [configfiles] if isinstance(configfiles, str | Path) else list(configfiles)
-    raw = resolve_config(files, overrides)
+    notices: list[str] = []
+    raw = resolve_config(files, overrides, notices)
     require_extends(raw, [Path(f) for f in files])
-    return validate(raw)
+    cfg = validate(raw)
+    for line in dict.fromkeys(notices):
+        print(line, file=sys.stderr)
+    return cfg
 
 
 def require_extends(raw: ConfigTree, files: Sequence[Path]) -> None:
     """An overlay written as Snakemake users write one (a few keys, no ``extends:``) misses the grid's
     required keys: say what to write, not only which key the schema misses (issue #35)."""
-    missing = [k for k in schema().get("required", []) if k not in raw]
+    missing = [k for k in required_sections() if k not in raw]
     overlays = [f for f in files if len(config_chain(f)) == 1 and f.name != DEFAULT_CONFIG]
     if missing and overlays:
         names = ", ".join(str(f) for f in overlays)
@@ -116,7 +129,8 @@ def snakemake_config(workflow, config: ConfigTree) -> dict:
     files = [Path(f) for f in settings.configfiles] or [Path(DEFAULT_CONFIG)]
     # Snakemake's raw `--config` arguments, typed as --set types them (its own parse left nested values strings)
     args = getattr(settings, "config_args", None)
-    raw = resolve_config(files, parse_overrides(args) if args else dict(settings.config))
+    notices: list[str] = []
+    raw = resolve_config(files, parse_overrides(args) if args else dict(settings.config), notices)
     require_extends(raw, files)
     config.clear()
     config.update(copy.deepcopy(raw))
@@ -127,6 +141,6 @@ def snakemake_config(workflow, config: ConfigTree) -> dict:
             workflow.configfiles.append(path)
     cfg = validate(raw)
     if getattr(workflow, "is_main_process", True):  # not again in each cluster job
-        for line in drop_notices(cfg):
+        for line in [*dict.fromkeys(notices), *drop_notices(cfg)]:
             print(line, file=sys.stderr)
     return cfg

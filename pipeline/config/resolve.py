@@ -4,7 +4,7 @@ a corpus's variants, the configured encoders)."""
 
 from __future__ import annotations
 
-from pipeline.config_schema import ConfigError, ConfigTree
+from pipeline.config_schema import ConfigError, ConfigTree, fill_defaults
 from pipeline.llm_models import serving_kind
 from pipeline.registry import answer_backends, suite_datasets
 from pipeline.specs import CorpusSpec, EncoderSpec, PlannerSpec
@@ -45,29 +45,34 @@ def resolve_corpora(cfg: ConfigTree) -> None:
 
 
 def resolve_planner(cfg: ConfigTree, name: str, variant: ConfigTree, planner: PlannerSpec) -> None:
-    """A planner kind that calls an LLM names a usable model, or inherits ``llm.model`` (written in)."""
+    """The planner's kind's declared defaults written in; a kind that calls an LLM names a usable model, or
+    inherits ``llm.model`` (written in)."""
+    fill_defaults(type(planner), variant["planner"])
     if planner.calls_llm:
         check_llm_model(cfg, f"retrieval.{name}.planner.model", variant["planner"].get("model"))
         variant["planner"].setdefault("model", cfg["llm"].get("model"))
 
 
-def resolve_benchmarks(cfg: ConfigTree) -> None:
-    """The ``benchmarks`` block: ``{data_root}`` expanded in its root; its retrieval variants configured."""
-    bench = cfg.get("benchmarks")
-    if not bench:
+def resolve_suite(cfg: ConfigTree) -> None:
+    """The ``suite`` block: ``{data_root}`` expanded in its root; its retrieval variants configured. (Each
+    dataset's subset keys are the schema's: its loader's ``Subset``, pipeline/config/schema.py.)"""
+    suite = cfg.get("suite")
+    if not suite:
         return
-    bench["root"] = bench["root"].format(data_root=cfg["data_root"])
-    for name in bench["retrieval"]:
+    suite["root"] = suite["root"].format(data_root=cfg["data_root"])
+    for name in suite["retrieval"]:
         if name not in cfg["retrieval"]:
-            raise ConfigError(f"config key 'benchmarks.retrieval': unknown retrieval variant '{name}'")
+            raise ConfigError(f"config key 'suite.retrieval': unknown retrieval variant '{name}'")
 
 
 def resolve_answering(cfg: ConfigTree) -> None:
     """Each answering variant checked by its backend's spec (a key the backend does not take is an
-    error naming it), then resolved by it (an ensemble's splits and retrieval: its members')."""
+    error naming it), its declared defaults written in, then resolved by it (an ensemble's splits and
+    retrieval: its members')."""
     for name, variant in cfg["answering"].items():
         spec = answer_backends.get(variant["backend"]).spec
-        spec.from_dict(name, variant)
+        spec.from_dict(name, variant)  # a key its backend does not take names itself before any is written
+        fill_defaults(spec, variant)
         spec.resolve(name, variant, cfg)
         if "retrieval" not in variant:
             raise ConfigError(f"config key 'answering.{name}.retrieval': required by backend {variant['backend']}")

@@ -114,5 +114,18 @@ def answering_slice(cfg: ConfigTree, variant: str) -> dict:
     return out
 
 
+# The version of what the variant slices hold: an index's, a retrieval variant's and an answering variant's
+# params carry it (pipeline/workflow/params.py), so a change that moves the hashes of unchanged configs is one
+# deliberate step: bump it, re-pin tests/fixtures/config_pins.json (its test fails on any moved hash until
+# then) and say which outputs rerun. 2: every declared default is written into the resolved config (before,
+# the `x-default:` keys of the schema were read by the specs alone, so a changed default reran nothing).
+PARAMS_VERSION = 2
+
+
+def versioned(slice_: dict) -> dict:
+    """A variant slice as its rule's params carry it: with :data:`PARAMS_VERSION`."""
+    return {**slice_, "params_version": PARAMS_VERSION}
+
+
 def config_hash(cfg: ConfigTree) -> str:
     return stable_hash(cfg)

@@ -1,6 +1,7 @@
-"""Validate a raw config: the schema (completed with the registered entries and the keys they declare),
-then the cross-references section by section, in a fixed order (a config with several mistakes always
-reports the same one); the result is the resolved config (pipeline/config/resolve.py writes its defaults)."""
+"""Validate a raw config: the schema (generated from the declared keys, pipeline/config/schema.py), then the
+cross-references section by section, in a fixed order (a config with several mistakes always reports the
+same one); the result is the resolved config, every declared default written in (the schema's filler for the
+fixed sections, the entry's own kind here and in pipeline/config/resolve.py for a registered entry's keys)."""
 
 from __future__ import annotations
 
@@ -8,56 +9,24 @@ import copy
 
 import jsonschema
 
-from pipeline import config_schema
+from pipeline.config.aliases import rename_keys
 from pipeline.config.drops import DROPPED, drop_entries
 from pipeline.config.resolve import (
     answer_splits,
     check_llm_model,
     resolve_answering,
-    resolve_benchmarks,
     resolve_corpora,
     resolve_planner,
+    resolve_suite,
 )
+from pipeline.config.schema import full_schema
 from pipeline.config.secrets import check_credentials
-from pipeline.config_schema import ConfigError, ConfigTree, declared_schema, fill_and_check
+from pipeline.config_schema import ConfigError, ConfigTree, fill_and_check
 from pipeline.llm_models import serving_kind
-from pipeline.registry import answer_backends, suite_datasets
-from pipeline.registry.index_kinds import IndexSpec, get_kind, kind_names, kind_of
-from pipeline.registry.retrieval_modes import FUSIONS, PLANNERS
-from pipeline.specs import ContextSpec, EncoderSpec, HybridSpec, PlannerSpec, RetrievalSpec, SproutSpec, VisionSpec
-
-
-def full_schema() -> dict:
-    """The config schema with the index kinds, planner kinds, fusion modes, answering backends, suite
-    datasets and embedding backends that are registered (pipeline/registry/index_kinds.py, retrieval_modes.py,
-    answer_backends.py, suite_datasets.py, embed/backends.py), not lists kept in the YAML; built per
-    validation, as a test may register a toy one."""
-    from pipeline.embed.backends import backend_names  # importing pipeline.embed registers the built-in ones
-
-    schema = copy.deepcopy(config_schema.schema())
-    schema["definitions"]["embed_backend"] = {"enum": backend_names()}
-    props = schema["properties"]
-    entry = props["indexes"]["additionalProperties"]["properties"]
-    entry.update(declared_schema(IndexSpec, *(get_kind(n).spec for n in kind_names())))
-    entry["kind"] = {"enum": kind_names()}
-    variant = props["retrieval"]["additionalProperties"]["properties"]
-    variant.update(declared_schema(*(s for s in (get_kind(n).search_spec for n in kind_names()) if s)))
-    planner_specs = (k.spec for k in PLANNERS.entries() if k.spec)
-    variant["planner"]["properties"] = declared_schema(PlannerSpec, *planner_specs)
-    variant["planner"]["properties"]["kind"]["enum"] = PLANNERS.names()
-    variant["hybrid"]["properties"] = declared_schema(HybridSpec)
-    variant["hybrid"]["properties"]["mode"]["enum"] = FUSIONS.names()
-    variant["context"]["properties"] = declared_schema(ContextSpec)
-    props["embedding"]["properties"] = declared_schema(EncoderSpec)
-    props["parsing"]["properties"]["vision"]["properties"] = declared_schema(VisionSpec)
-    answering = props["answering"]["additionalProperties"]["properties"]
-    answering.update(declared_schema(*(b.spec for b in answer_backends.BACKENDS.entries())))
-    answering["backend"] = {"enum": answer_backends.names()}
-    props["benchmarks"]["properties"]["datasets"]["propertyNames"] = {"enum": suite_datasets.names()}
-    props["sprout"]["properties"]["train"]["properties"]["datasets"]["propertyNames"] = {
-        "enum": suite_datasets.training_names()
-    }
-    return schema
+from pipeline.registry import answer_backends, metrics
+from pipeline.registry.index_kinds import get_kind, kind_names, kind_of
+from pipeline.registry.retrieval_modes import FUSIONS
+from pipeline.specs import RetrievalSpec, SproutSpec
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -65,22 +34,41 @@ def _key_path(error: jsonschema.ValidationError) -> str:
     return path or "<top level>"
 
 
+def schema_error(error: jsonschema.ValidationError) -> ConfigError:
+    """One line naming the key: an unknown or a missing key by its own dotted name (an unknown one with the keys
+    its table takes), as the specs' parser names it (pipeline/config_schema.py ``parse_spec``)."""
+    where = ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        takes = sorted(dict(error.schema).get("properties") or {})  # type: ignore[arg-type]
+        unknown = sorted(set(error.instance) - set(takes))
+        if unknown:
+            table = where or "the config"
+            return ConfigError.at(
+                f"{where}.{unknown[0]}" if where else unknown[0], f"not a key of {table} (takes {takes})"
+            )
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [k for k in error.validator_value if k not in error.instance]  # type: ignore[union-attr]
+        if missing:
+            return ConfigError.at(f"{where}.{missing[0]}" if where else missing[0], "required")
+    return ConfigError.at(_key_path(error), error.message)
+
+
 def validate(cfg: ConfigTree) -> dict:
     """Check ``cfg`` against the schema and its cross-references; return it resolved.
 
-    An entry set to null in a named table is dropped first (pipeline/config/drops.py). Resolution writes
-    the schema's ``default:`` values in, then the defaults that depend on other
-    entries (a retrieval variant's levels on its index kind, an ensemble's splits on its members, ...),
-    and expands ``{data_root}`` in the paths. The input dict is not modified. The checks run section
+    A key under its old name is renamed first (pipeline/config/aliases.py), an entry set to null in a named
+    table is dropped (pipeline/config/drops.py). Resolution writes the declared defaults in, then the
+    defaults that depend on other entries (a retrieval variant's levels on its index kind, an ensemble's
+    splits on its members, ...), and expands ``{data_root}`` in the paths. The input dict is not modified. The checks run section
     by section in a fixed order, so a config with several mistakes always reports the same one.
     """
     cfg = copy.deepcopy(dict(cfg))
+    rename_keys(cfg)
     check_credentials(cfg)  # keys and values that look like credentials (pipeline/config/secrets.py)
     dropped = drop_entries(cfg)  # `name: null` entries (pipeline/config/drops.py), before the schema sees them
     errors = fill_and_check(cfg, full_schema())
     if errors:
-        e = errors[0]
-        raise ConfigError.at(_key_path(e), e.message)
+        raise schema_error(errors[0])
     sprout = SproutSpec.from_dict(cfg["sprout"])  # the block's own checks (windows that cover the text)
     for name, idx in cfg["indexes"].items():
         _check_index(cfg, name, idx, sprout)
@@ -93,7 +81,7 @@ def validate(cfg: ConfigTree) -> dict:
     _check_splits(cfg)
     _check_power_subsets(cfg)
     _check_index_embeddings(cfg)
-    resolve_benchmarks(cfg)
+    resolve_suite(cfg)
     check_report(cfg)
     _check_sprout(cfg)
     cfg["wattbot"]["dir"] = cfg["wattbot"]["dir"].format(data_root=cfg["data_root"])
@@ -222,6 +210,9 @@ def _check_retrieval(cfg: ConfigTree, name: str, variant: ConfigTree) -> Retriev
             f"(got {index}:{kind.name} + {hybrid['index']})"
         )
     _check_searcher_keys(name, variant, kind.retrieval_keys | (kind_of(other).retrieval_keys if other else frozenset()))
+    for searcher in (kind, kind_of(other)) if other else (kind,):
+        for key, default in sorted(searcher.search_defaults().items()):
+            variant.setdefault(key, default)
     if kind.no_expand and variant["expand"] != "none":
         raise ConfigError(f"config key 'retrieval.{name}.expand': {kind.no_expand}")
     allowed = kind.searchable_levels(entry)
@@ -266,6 +257,18 @@ def check_report(cfg: ConfigTree) -> None:
             raise ConfigError(
                 f"config key 'report.ablations.{name}.variants': {missing} not configured in '{ab['stage']}'"
             )
+    _check_metrics(cfg)
+
+
+def _check_metrics(cfg: ConfigTree) -> None:
+    """``report.metrics``: registered measures (pipeline/registry/metrics.py), each cutoff one it is computed at."""
+    picked = cfg["report"].get("metrics")
+    if picked:
+        ks = (cfg.get("suite") or {}).get("ks")
+        try:
+            metrics.check_picks(picked, ks)
+        except (KeyError, ValueError) as e:
+            raise ConfigError(f"config key 'report.metrics': {e.args[0]}") from None
 
 
 def _check_per_model(llm: ConfigTree) -> None:

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records
+from pipeline.config_schema import key, parse_spec
+from pipeline.datasets.suite import PilotSubset, SuiteTables, make_suite_tables, pilot_draw, read_records
+from pipeline.registry.suite_datasets import SuiteDataset, register
 
 DOCS, QUERIES = "dragonball_docs.jsonl", "dragonball_queries_subset.jsonl"
 # English, 12 seeded documents per domain among those some query cites, and their queries:
@@ -22,16 +24,23 @@ DOCS, QUERIES = "dragonball_docs.jsonl", "dragonball_queries_subset.jsonl"
 DEFAULT_SUBSET = {"language": "en", "docs_per_domain": 12, "seed": 0}
 
 
-@dataclass(frozen=True)
-class Subset:
-    """The documents and queries a run loads (the loader protocol's keys)."""
+@dataclass(frozen=True, kw_only=True)
+class Subset(PilotSubset):
+    """The documents and queries a run loads: ``suite.datasets.dragonball`` (a sampling unit is a document of
+    one language and domain)."""
 
-    language: str | list[str] | None = None
-    domain: str | list[str] | None = None
-    docs_per_domain: int | None = None
-    seed: int = 0
-    pilot: int | None = None  # this many documents per group no draw of up to docs_per_domain takes (pilot_draw)
-    pilot_seed: int = 1
+    language: str | list[str] | None = key(
+        "en, zh, or a list of them (null: both)", type=("string", "array", "null"), default=None
+    )
+    domain: str | list[str] | None = key(
+        "Finance, Law, Medical, or a list of them (null: all)", type=("string", "array", "null"), default=None
+    )
+    docs_per_domain: int | None = key(
+        "cited documents drawn per (language, domain), keeping the queries whose gold documents all made it; null: all",
+        type=("integer", "null"),
+        default=None,
+        schema={"minimum": 1},
+    )
 
 
 def load(root: str | Path, **subset: Any) -> SuiteTables:
@@ -41,7 +50,7 @@ def load(root: str | Path, **subset: Any) -> SuiteTables:
     ``pilot`` samples up to that many per (language, domain) instead, none of which a draw of up to
     ``docs_per_domain`` takes (``pilot_draw``: a pilot query's gold documents all lie outside every such
     final selection, so no query is in both)."""
-    sub = Subset(**subset)
+    sub = parse_spec(Subset, subset, "suite.datasets.dragonball")
     language, domain, docs_per_domain, seed, pilot = sub.language, sub.domain, sub.docs_per_domain, sub.seed, sub.pilot
     docs = read_records(root, DOCS)  # a local folder, or a hub repo holding the same two files
     queries = [q for q in read_records(root, QUERIES) if not q.get("missing_doc_ids")]
@@ -115,3 +124,6 @@ def _match(value: str, wanted: str | list[str] | None) -> bool:
         return True
     wanted = [wanted] if isinstance(wanted, str) else wanted
     return value.lower() in {w.lower() for w in wanted}
+
+
+register(SuiteDataset("dragonball", __name__, "dragonball", subset=Subset))

@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records, safe_id
+from pipeline.config_schema import key, parse_spec
+from pipeline.datasets.suite import (
+    PilotSubset,
+    SuiteTables,
+    make_suite_tables,
+    pilot_draw,
+    read_records,
+    safe_id,
+)
+from pipeline.registry.suite_datasets import SuiteDataset, register
 
 FILE = "hotpotqa_subset.jsonl"
 # 70 seeded questions x their 10 paragraphs: 700 paragraphs, 2,858 sentences after parse_text,
@@ -23,22 +32,29 @@ FILE = "hotpotqa_subset.jsonl"
 DEFAULT_SUBSET = {"n_questions": 70, "seed": 0}
 
 
-@dataclass(frozen=True)
-class Subset:
-    """The questions a run loads (the loader protocol's keys)."""
+@dataclass(frozen=True, kw_only=True)
+class Subset(PilotSubset):
+    """The questions a run loads: ``suite.datasets.hotpotqa`` (a sampling unit is a question)."""
 
-    n_questions: int | None = None  # seeded; None: every question with its gold in its context
-    seed: int = 0
-    sources: list[str] | None = None  # the offline file's source_file: amor_dev, amor_test, hipporag_train
-    split: str = "validation"  # a hub copy's split and configuration
-    hub_config: str = "distractor"
-    pilot: int | None = None  # this many questions no draw of up to n_questions takes, instead (pilot_draw)
-    pilot_seed: int = 1
+    n_questions: int | None = key(
+        "questions drawn (seeded); null: every question with its gold in its context",
+        type=("integer", "null"),
+        default=None,
+        schema={"minimum": 1},
+    )
+    sources: list[str] | None = key(
+        "the offline file's source_file values kept: amor_dev, amor_test, hipporag_train (null: all)",
+        type=("array", "null"),
+        default=None,
+        schema={"items": {"type": "string"}},
+    )
+    split: str = key("a hub copy's split", type="string", default="validation")
+    hub_config: str = key("a hub copy's configuration", type="string", default="distractor")
 
 
 def load(root: str | Path, **subset: Any) -> SuiteTables:
     """The dataset restricted to :class:`Subset` ``(**subset)``."""
-    sub = Subset(**subset)
+    sub = parse_spec(Subset, subset, "suite.datasets.hotpotqa")
     if Path(root).is_dir():
         records = read_records(root, FILE)
     else:  # a hub name, e.g. "hotpotqa/hotpot_qa" (needs network)
@@ -118,3 +134,6 @@ def _paragraph(sentences: list[str]) -> tuple[str, list[tuple[int, int]]]:
         text += s
         spans.append((start, max(start, len(text.rstrip()))))
     return text, spans
+
+
+register(SuiteDataset("hotpotqa", __name__, "hotpotqa", ("hotpot_qa",), train_group="query", subset=Subset))

@@ -14,24 +14,37 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records, safe_id
+from pipeline.config_schema import key, parse_spec
+from pipeline.datasets.suite import (
+    PilotSubset,
+    SuiteTables,
+    make_suite_tables,
+    pilot_draw,
+    read_records,
+    safe_id,
+)
+from pipeline.registry.suite_datasets import SuiteDataset, register
 
 # 8 seeded LegalBench-RAG-mini contracts and all their queries: 2,624 sentences after parse_text,
 # 54 queries, 93 gold spans.
 DEFAULT_SUBSET = {"benchmark": "cuad", "mini": True, "n_docs": 8, "seed": 0}
 
 
-@dataclass(frozen=True)
-class Subset:
-    """The tests a run loads (the loader protocol's keys)."""
+@dataclass(frozen=True, kw_only=True)
+class Subset(PilotSubset):
+    """The tests a run loads: ``suite.datasets.legalbench_rag`` (a sampling unit is a document)."""
 
-    benchmark: str = "cuad"  # benchmarks/<name>.json, or a path to any such JSON
-    mini: bool = False
-    n_docs: int | None = None
-    seed: int = 0
-    apply_filter: bool = True
-    pilot: int | None = None  # this many documents no draw of up to n_docs takes, instead (pilot_draw)
-    pilot_seed: int = 1
+    benchmark: str = key(
+        "benchmarks/<name>.json under the dataset's folder, or a path to any such JSON", type="string", default="cuad"
+    )
+    mini: bool = key("keep the LegalBench-RAG-mini documents only", type="boolean", default=False)
+    n_docs: int | None = key(
+        "documents drawn (seeded), keeping the tests whose snippets all lie in them; null: all",
+        type=("integer", "null"),
+        default=None,
+        schema={"minimum": 1},
+    )
+    apply_filter: bool = key("drop the tests LegalBench-RAG itself excludes", type="boolean", default=True)
 
 
 def load(root: str | Path, **subset: Any) -> SuiteTables:
@@ -45,7 +58,7 @@ def load(root: str | Path, **subset: Any) -> SuiteTables:
     no test of the pilot cites a document of a final selection, so no query is in both).
     The documents are those the kept tests cite (not every file of its corpus/ folder).
     """
-    sub = Subset(**subset)
+    sub = parse_spec(Subset, subset, "suite.datasets.legalbench_rag")
     benchmark, mini, n_docs, seed, pilot = sub.benchmark, sub.mini, sub.n_docs, sub.seed, sub.pilot
     root = Path(root)
     bench_path = Path(benchmark) if str(benchmark).endswith(".json") else root / "benchmarks" / f"{benchmark}.json"
@@ -101,3 +114,15 @@ def _mini_docs(bench_path: Path, tests: list[dict]) -> set[str]:
     if any("in_legalbenchrag_mini_doc_set" in t for t in tests):
         return {s["file_path"] for t in tests if t.get("in_legalbenchrag_mini_doc_set") for s in t["snippets"]}
     raise ValueError(f"{bench_path}: no mini document set (no {listed.name}, no per-test flag)")
+
+
+register(
+    SuiteDataset(
+        "legalbench_rag",
+        __name__,
+        "legalbench_rag",
+        ("legalbench", "legalbench-rag"),
+        train_group="span",
+        subset=Subset,
+    )
+)

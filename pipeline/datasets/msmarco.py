@@ -15,31 +15,41 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.datasets.suite import SuiteTables, make_suite_tables, pilot_draw, read_records
+from pipeline.config_schema import key, parse_spec
+from pipeline.datasets.suite import PilotSubset, SuiteTables, make_suite_tables, pilot_draw, read_records
+from pipeline.registry.suite_datasets import SuiteDataset, register
 
 # 20 seeded queries x (up to) 30 of their judged passages, plus 200 unjudged pool passages as
 # distractors: 790 passages, 2,573 sentences after parse_text, 20 queries, 293 graded gold passages.
 DEFAULT_SUBSET = {"n_queries": 20, "judged_per_query": 30, "n_distractors": 200, "seed": 0}
 
 
-@dataclass(frozen=True)
-class Subset:
-    """The part of the collection a run loads; a size set to None keeps everything (every judged
-    query, all its judged passages, the whole unjudged pool)."""
+@dataclass(frozen=True, kw_only=True)
+class Subset(PilotSubset):
+    """The part of the collection a run loads: ``suite.datasets.msmarco`` (a sampling unit is a query); a
+    size set to null keeps everything (every judged query, all its judged passages, the whole unjudged pool)."""
 
-    n_queries: int | None = None
-    judged_per_query: int | None = None
-    n_distractors: int | None = None
-    seed: int = 0
-    min_grade: int = 1  # gold: judged passages of at least this grade
-    tracks: list[str] | None = None  # only queries of these TREC tracks (dl19, dl20)
-    pilot: int | None = None  # this many queries no draw of up to n_queries takes, instead (pilot_draw)
-    pilot_seed: int = 1
+    n_queries: int | None = key(
+        "judged queries drawn (seeded)", type=("integer", "null"), default=None, schema={"minimum": 1}
+    )
+    judged_per_query: int | None = key(
+        "judged passages kept per query", type=("integer", "null"), default=None, schema={"minimum": 1}
+    )
+    n_distractors: int | None = key(
+        "unjudged passages added as distractors", type=("integer", "null"), default=None, schema={"minimum": 0}
+    )
+    min_grade: int = key("gold: judged passages of at least this grade", type="integer", default=1)
+    tracks: list[str] | None = key(
+        "only queries of these TREC tracks (dl19, dl20; null: both)",
+        type=("array", "null"),
+        default=None,
+        schema={"items": {"type": "string"}},
+    )
 
 
 def load(root: str | Path, **subset: Any) -> SuiteTables:
     """The dataset restricted to :class:`Subset` ``(**subset)`` (the loader protocol's keys)."""
-    sub = Subset(**subset)
+    sub = parse_spec(Subset, subset, "suite.datasets.msmarco")
     root = Path(root)
     queries = _tsv(root / "queries.tsv")
     qrels = _tsv(root / "qrels_with_text.tsv")
@@ -96,3 +106,6 @@ def _doc_id(pid: str) -> str:
 def _tsv(path: Path) -> list[dict]:
     with open(path, encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+register(SuiteDataset("msmarco", __name__, "msmarco", ("msmarco_dl", "trec_dl"), subset=Subset))

@@ -20,13 +20,15 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import datasets
-
+from pipeline.config_schema import key
 from pipeline.datasets.paths import data_root
-from pipeline.registry.suite_datasets import canonical
+from pipeline.registry.suite_datasets import SuiteSubset, canonical
 from pipeline.registry.suite_datasets import get as get_dataset
+
+if TYPE_CHECKING:  # Hugging Face datasets is imported where a table is made: the loaders register at start-up
+    import datasets
 
 GOLD_COLUMNS = ("query_id", "doc_id", "start", "end", "grade")
 Unit = TypeVar("Unit", str, int)  # a loader's sampling unit: a question or document id
@@ -55,6 +57,8 @@ class SuiteTables:
 def make_suite_tables(name: str, docs: list[dict], queries: list[dict], gold: list[dict]) -> SuiteTables:
     """Check the shared schema once (ids unique, gold inside its document) and build the tables (the subset
     that produced them is recorded by whoever chose it: :func:`load_suite_tables`)."""
+    import datasets
+
     texts = {d["doc_id"]: d["text"] for d in docs}
     if len(texts) != len(docs):
         raise ValueError(f"{name}: duplicate doc_id")
@@ -115,7 +119,24 @@ def read_records(root: str | Path, file: str | None = None, split: str = "train"
         raise FileNotFoundError(path)
     if file:
         hub_kwargs["data_files"] = file
+    import datasets
+
     return list(datasets.load_dataset(str(root), split=split, **hub_kwargs))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PilotSubset(SuiteSubset):
+    """The seed and pilot keys of a loader that draws its subset (a sampling unit: a question, a query or a
+    document, as its ``Subset`` says)."""
+
+    seed: int = key("seed of the subset's draws", type="integer", default=0)
+    pilot: int | None = key(
+        "instead, this many sampling units no final draw of up to this subset's size takes (pilot_draw)",
+        type=("integer", "null"),
+        default=None,
+        schema={"minimum": 1},
+    )
+    pilot_seed: int = key("seed of the pilot's draw", type="integer", default=1)
 
 
 def pilot_draw(pool: list[Unit], final: Callable[[int], Iterable[Unit]], cap: int, size: int, seed: int) -> list[Unit]:
@@ -136,7 +157,7 @@ def default_root(name: str) -> Path:
 
 
 def dataset_root(root: str | Path, name: str) -> Path:
-    """``<benchmarks.root>/<the dataset's folder>``."""
+    """``<suite.root>/<the dataset's folder>``."""
     return Path(root) / get_dataset(name).folder
 
 

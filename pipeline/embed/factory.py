@@ -21,7 +21,7 @@ def _parsed(spec: EncoderSpec | Mapping[str, Any]) -> EncoderSpec:
 
 def make_encoder(spec: EncoderSpec | Mapping[str, Any], lazy: bool = False) -> Encoder:
     """The encoder ``spec`` names (a plain mapping, as tests and benches write one, is parsed to its
-    :class:`~pipeline.specs.EncoderSpec` first: the schema's defaults, an unknown key an error).
+    :class:`~pipeline.specs.EncoderSpec` first: its declared defaults, an unknown key an error).
 
     ``lazy``: a MiniLM backend (onnx-int8, onnx-qint8, torch) loads its tokenizer and model at its first
     encode, not here (a query searcher whose queries are all cached never loads them); the other

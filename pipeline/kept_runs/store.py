@@ -57,12 +57,14 @@ class ScoredSet:
         return f"{self.dataset}/{self.split}"
 
 
-def wattbot_profile(name: str = "wattbot2025") -> dict:
-    """The WattBot metric profile a per-question CSV was scored with, as data: its weights and rules
-    (the normalising functions by name) and the numeric tolerance; two runs compare only when equal."""
-    from pipeline.score.wattbot import PROFILE_RULES, TOL
+def wattbot_profile(name: str | None = None) -> dict:
+    """The WattBot metric profile a per-question CSV was scored with (the primary one unless ``name``d), as
+    data: its weights and rules (the normalising functions by name) and the numeric tolerance; two runs
+    compare only when equal."""
+    from pipeline.registry import metrics
+    from pipeline.score.wattbot import TOL
 
-    rules = PROFILE_RULES[name]
+    rules = metrics.find(name).compute if name else metrics.primary().compute
     out = {f.name: getattr(rules, f.name) for f in fields(rules)}
     out = {k: (v.__name__ if callable(v) else list(v) if isinstance(v, tuple) else v) for k, v in out.items()}
     return {**out, "tolerance": TOL}

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pipeline.llm.serving  # noqa: F401  (the built-in kinds of serving: a job that imports only the gateway resolves them)
+from pipeline.cache_journal import journal_mode
 from pipeline.credentials import carried
 from pipeline.llm import prices, retries
 from pipeline.llm.cache import LLMCache, LLMRequest, LLMResult
@@ -57,7 +58,7 @@ class GatewayStats:
 
 
 class LLMGateway:
-    """One job's calls under ``settings`` (:class:`pipeline.llm_models.LLMSpec`; the schema's defaults
+    """One job's calls under ``settings`` (:class:`pipeline.llm_models.LLMSpec`; its declared defaults
     when None), each model's as its :class:`~pipeline.llm_models.ModelSpec` says: its kind of serving
     (an endpoint, a ``local/<name>`` model's llama-cpp servers, the cache alone under replay), its calls
     in flight (``concurrency``) when callers use threads, its rate limits, price and timeout, and the
@@ -71,7 +72,7 @@ class LLMGateway:
     ):
         s = settings if settings is not None else LLMSpec.from_dict({})
         self.settings = s
-        self.cache = LLMCache(cache_path, s.cache_journal)
+        self.cache = LLMCache(cache_path, journal_mode(s.cache_journal, "llm.cache_journal"))  # unset: the caches' own
         self.mode, self.max_retries = s.mode, s.max_retries
         self.backoff_s, self.max_backoff_s = s.backoff_s, s.max_backoff_s
         self.connections: dict[str, Connection] = {}

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pipeline.config_schema import spec_defaults
+from pipeline.config_schema import declared_defaults
 from pipeline.llm.local_auth import new_key
-from pipeline.llm_models import SERVING, ModelSpec, ServingKind
+from pipeline.llm_models import SERVING, LocalModelSpec, ModelSpec, ServingKind
 
 ASSUMED_LATENCY_S = 3.0  # a hosted call, for the estimate
 LOCAL_PROMPT_TOK_S = 311.0  # the packaged Gemma 3 270M on 2 cores (../shared/docs/local-llm.md)
 LOCAL_OUTPUT_TOK_S = 53.0
-LOCAL_DEFAULTS = spec_defaults("llm", "local", "*")  # a local model's n_threads when it has no server config
-LOCAL_CONCURRENCY = spec_defaults("llm", "per_model", "*")["concurrency"]  # a local model's servers
+LOCAL_DEFAULTS = declared_defaults(LocalModelSpec)  # a local model's n_threads when it has no server config
+LOCAL_CONCURRENCY = 1  # a local model's servers unless llm.per_model.<model>.concurrency says (one per call in flight)
 KEYLESS = "no-key"  # the placeholder a keyless server is sent (litellm's openai/ route requires some key)
 
 

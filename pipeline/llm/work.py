@@ -3,7 +3,7 @@
 Built by the workflow from the validated config (:func:`pipeline.workflow.llm_shares.llm_work`) and
 read by the preflight, the endpoint probe, the estimate and the plan, so none of them reads the
 config dict: each model's settings are the :class:`~pipeline.llm_models.ModelSpec` that
-``llm.resolve`` gives, the same the gateway uses.
+:meth:`~pipeline.llm_models.LLMSpec.resolve` gives, the same the gateway uses.
 """
 
 from __future__ import annotations

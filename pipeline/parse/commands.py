@@ -13,9 +13,10 @@ import json
 import sys
 from pathlib import Path
 
+from pipeline.llm_models import LLM_MODES
 from pipeline.parse.quality_pdfs import SCOPES
 from pipeline.paths import QUALITY_PDFS_MANIFEST
-from pipeline.specs import HEADINGS, LLM_MODES, VisionSpec
+from pipeline.specs import HEADINGS, VisionSpec
 from pipeline.tree import DocTree, section_depth
 
 INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")
@@ -119,7 +120,8 @@ def add_headings_arg(s) -> None:
 
 
 def add_pdf_limit_args(s) -> None:
-    """``parsing.max_pdf_mb`` and ``max_pdf_pages`` (the workflow passes them only when the config sets them)."""
+    """``parsing.max_pdf_mb`` and ``max_pdf_pages`` (the workflow passes them when not these, their
+    declared defaults)."""
     from pipeline.parse.pdf.file import CAPS
 
     s.add_argument("--max-pdf-mb", type=float, default=CAPS["max_pdf_mb"], help="a bigger PDF is not parsed")

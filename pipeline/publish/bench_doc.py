@@ -271,3 +271,17 @@ def render_cluster(reports_dir: Path) -> str:
     ]
     lines += markdown.table_lines(["figure", "value"], rows)
     return "\n".join(lines)
+
+
+def render_test_fast(reports_dir: Path) -> str:
+    """README's ``test-fast`` block: what the last passing `make test-fast` measured (tests/conftest.py writes
+    ``reports/bench/test_fast.json`` when WATTBENCH_TIER_REPORT names it, as the Makefile's target does). Short:
+    README.md stays under its size limit."""
+    b = json.loads(bench_path(reports_dir, "test_fast").read_text())
+    skipped = f", {b['skipped']} skipped" if b["skipped"] else ""
+    how = ["root" if b["root"] else "not root", "a network" if b["network"] else "no network"]
+    how += [] if b.get("shared_data", True) else ["no shared data"]
+    return (
+        f"**{b['passed']} passed{skipped} in {duration(b['wall_s'])}** on {b['cores']} cores ({b['cpu_model']}): "
+        f"{', '.join(how)}; load {b['load_avg_1min']}, {b['date']}; {b['deselected']} tests outside the tier."
+    )

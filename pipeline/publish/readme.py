@@ -18,7 +18,7 @@ table): `make readme` renders them from kept runs of one commit (pipeline/publis
 page from the run its role names (:data:`PAGE_ROLES`: README.md from the default run, docs/results.md from the
 claims run; a block named ``NAME.ROLE``, e.g. ``results-leaderboard.default``, names its run itself). A
 MEASUREMENT block (:data:`MEASUREMENTS`) shows what ``make bench``, ``make bench-llm``, ``make test``'s cluster
-tests or ``make parse-quality`` measured of the code on a machine: a run does not make it, so it is rendered
+tests, ``make test-fast`` or ``make parse-quality`` measured of the code on a machine: a run does not make it, so it is rendered
 from a reports folder named apart and keeps its own stamp. `make run` leaves the checkout as it was and writes
 the blocks its run can render into ``reports/README.md`` (:func:`write_run_readme`), under the run's header
 (pipeline/report/header.py: the run id, its one config hash, the commit, the config files); there each block
@@ -86,10 +86,11 @@ REGISTRY: dict[str, Renderer] = {
     "llm-local-servers": Renderer(bench_doc.render_llm_local, R.relative(R.bench("llm_local"))),
     "encoder": Renderer(bench_doc.render_encoder, R.relative(R.bench("encoder"))),
     "cluster": Renderer(bench_doc.render_cluster, R.relative(R.bench("cluster"))),
+    "test-fast": Renderer(bench_doc.render_test_fast, R.relative(R.bench("test_fast"))),
     "time": Renderer(time_table.render, "time.telemetry.csv"),
     "run-time": Renderer(time_table.render_run, "time.telemetry.csv"),
 }
-# The blocks a run does not make: measured by make bench / bench-llm / test (tests/cluster) / parse-quality.
+# The blocks a run does not make: measured by make bench / bench-llm / test (tests/cluster) / test-fast / parse-quality.
 MEASUREMENTS = frozenset(
     {
         "bench-main",
@@ -100,6 +101,7 @@ MEASUREMENTS = frozenset(
         "llm-local-servers",
         "encoder",
         "cluster",
+        "test-fast",
         "parse-quality",
     }
 )

@@ -1,6 +1,7 @@
 """Render functions for the generated blocks of docs/results.md (and the README's pointer to it):
 each reads one reports/ file of the last run and returns markdown, so no result number is typed
-by hand. Registered in :data:`pipeline.publish.readme.REGISTRY`."""
+by hand. Registered in :data:`pipeline.publish.readme.REGISTRY`. Each block shows the measures of its
+view in pipeline/registry/metrics.py (``docs.*``) that the file has, under their docs labels."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.paths import Reports
+from pipeline.registry import metrics
 from pipeline.registry.answer_backends import get as get_backend
 from pipeline.report.render.tables import fmt, markdown_table
 from pipeline.report.sections import read_primary_block, section_of
@@ -20,9 +22,27 @@ def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
     return df[keep].rename(columns=columns)
 
 
+def _headers(view: str, lead: dict[str, str], ks: tuple[int, ...] = ()) -> dict[str, str]:
+    """Column -> docs header of a block: ``lead``, then the view's measures at their cutoffs there (one with an
+    interval as its ``<label> [95% CI]`` cell, :func:`_with_interval`)."""
+    out = dict(lead)
+    for m in metrics.measures(view):
+        for k in m.cutoffs_in(view, ks):
+            column = _interval(m) if m.interval else m.at(k)
+            out[column] = m.docs_label + (f"@{k}" if k is not None else "") + (" [95% CI]" if m.interval else "")
+    return out
+
+
+def _interval(m: metrics.Measure) -> str:
+    """The column :func:`_with_interval` writes the measure's value and interval into."""
+    return f"{m.docs_label} [95% CI]"
+
+
 def _with_interval(board: pd.DataFrame) -> int:
     """Adds the "score [95% CI]" column to leaderboard rows; returns the number of questions scored."""
-    board["score [95% CI]"] = [f"{fmt(r.score)} [{fmt(r.score_lo)}, {fmt(r.score_hi)}]" for r in board.itertuples()]
+    p = metrics.primary()
+    score, lo, hi = board[p.at()], board[f"{p.at()}_lo"], board[f"{p.at()}_hi"]
+    board[_interval(p)] = [f"{fmt(s)} [{fmt(a)}, {fmt(b)}]" for s, a, b in zip(score, lo, hi)]
     return int(board["n"].max()) if "n" in board else 0
 
 
@@ -30,24 +50,9 @@ def render_leaderboard(reports_dir: Path) -> str:
     """WattBot leaderboard on the scored split: score with its 95% interval, components, retrieval."""
     board = read_primary_block(Reports.at(reports_dir).leaderboard)
     n = _with_interval(board)
-    table = _pick(
-        board,
-        {
-            "variant": "answering variant",
-            "backend": "backend",
-            "retrieval": "retrieval",
-            "score [95% CI]": "score [95% CI]",
-            "value": "value",
-            "ref": "ref",
-            "na": "na",
-            "score_2026": "`wattbot2026`",
-            "doc_hit@1": "doc hit@1",
-            "doc_recall@5": "doc recall@5",
-            "abstained": "abstained",
-            "failures": "failures",
-        },
-    )
-    return f"{n} questions, metric profile `wattbot2025`, best first.\n\n" + markdown_table(table)
+    lead = {"variant": "answering variant", "backend": "backend", "retrieval": "retrieval"}
+    table = _pick(board, _headers(metrics.DOCS_LEADERBOARD, lead))
+    return f"{n} questions, metric profile `{metrics.primary().name}`, best first.\n\n" + markdown_table(table)
 
 
 def render_ensembles(reports_dir: Path) -> str:
@@ -58,46 +63,34 @@ def render_ensembles(reports_dir: Path) -> str:
     if board.empty:
         return "*The last run has no ensemble variant.*\n"
     n = _with_interval(board)
-    table = _pick(
-        board,
-        {
-            "variant": "ensemble",
-            "score [95% CI]": "score [95% CI]",
-            "value": "value",
-            "ref": "ref",
-            "na": "na",
-            "abstained": "abstained",
-        },
-    )
-    return f"{n} questions, metric profile `wattbot2025`.\n\n" + markdown_table(table)
+    table = _pick(board, _headers(metrics.DOCS_ENSEMBLES, {"variant": "ensemble"}))
+    return f"{n} questions, metric profile `{metrics.primary().name}`.\n\n" + markdown_table(table)
 
 
 def render_retrieval(reports_dir: Path) -> str:
     """WattBot retrieval alone (LLM-independent): document hit/recall/precision, context size, quote."""
     t = pd.read_csv(Reports.at(reports_dir).retrieval_table)
-    table = _pick(
-        t,
-        {
-            "retrieval": "retrieval variant",
-            "doc_hit@1": "doc hit@1",
-            "doc_recall@5": "doc recall@5",
-            "doc_precision@5": "doc precision@5",
-            "context_tokens": "context tokens",
-            "quote_in_context": "quote in context",
-        },
-    )
+    table = _pick(t, _headers(metrics.DOCS_RETRIEVAL, {"retrieval": "retrieval variant"}))
     n = int(t["questions"].max()) if "questions" in t else 0
     return f"{n} answerable questions.\n\n" + markdown_table(table)
 
 
 def render_suite(reports_dir: Path) -> str:
-    """Retrieval suite: IE@k per dataset and variant, with recall/precision at the largest k."""
+    """Retrieval suite: per dataset and variant, IE@k at every k, recall and precision at the largest k, nDCG@10
+    and MRR (the suite table's rows, one per k, turned into columns)."""
     t = pd.read_csv(Reports.at(reports_dir).suite_metrics)
-    wide = t.pivot_table(index=["dataset", "variant"], columns="k", values="ie").rename(columns=lambda k: f"IE@{k}")
-    top = t[t["k"] == t["k"].max()].set_index(["dataset", "variant"])
-    kmax = int(t["k"].max())
-    wide[f"R@{kmax}"], wide[f"P@{kmax}"] = top["recall"], top["precision"]
-    wide["nDCG@10"], wide["MRR"], wide["queries"] = top["ndcg@10"], top["mrr"], top["queries"].astype(int)
+    keys = ["dataset", "variant"]
+    rows = t.drop_duplicates(keys).set_index(keys).sort_index().index
+    ks = tuple(sorted(int(k) for k in t["k"].unique()))
+    wide = pd.DataFrame(index=rows)
+    for m in metrics.measures(metrics.DOCS_SUITE, [metrics.SUITE]):
+        for k in m.cutoffs_in(metrics.DOCS_SUITE, ks):
+            per_k = isinstance(m.cutoffs, str)
+            column = m.name if per_k else m.at(k)
+            if column in t:  # a measure the file has
+                at = t[t["k"] == (k if per_k else max(ks))].set_index(keys)
+                wide[m.docs_label + (f"@{k}" if k is not None else "")] = at[column].astype(float)
+    wide["queries"] = t[t["k"] == max(ks)].set_index(keys)["queries"].astype(int)
     return markdown_table(wide.reset_index())
 
 

@@ -3,7 +3,7 @@ unique nodes, rewarding nodes that several queries agree on (KohakuRAG's rerank 
 
 KohakuRAG deduplicates the concatenated lists *before* computing the statistics, so every
 node has freq = 1 and "frequency"/"combined" collapse to first-occurrence score order
-(docs/kohakurag.md §5, "Important quirk"). :func:`rerank` computes the statistics over all
+(../shared/docs/kohakurag.md §5, "Important quirk"). :func:`rerank` computes the statistics over all
 occurrences by default; ``kohaku_compat=True`` reproduces the original.
 """
 

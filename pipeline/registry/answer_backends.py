@@ -14,7 +14,7 @@ call: the built-ins' in pipeline/answer/ (``extractive.py``, ``llm_answer.py``, 
 pipeline/answer/backends.py imports and a driver imports that (pipeline/register_builtins.py): this module,
 on the shared floor, never names a stage. A backend kept outside the package is a plugin: an entry point in
 group ``wattbench.answer_backends`` naming its module (pipeline/registry/base.py; toys:
-tests/answer/toy_backend.py, and tests/answer/test_answer_backends.py's ``echo``, which calls an LLM).
+tests/answer/toy_backend.py, and the backend ``echo`` of tests/answer/test_answer_backends.py, which calls an LLM).
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ class VariantSpec:
 
     @classmethod
     def from_dict(cls: type[S], name: str, v: ConfigTable) -> S:
-        """The spec of variant ``name``: the schema's ``x-default:`` values under the keys it gives;
-        a key the backend does not take, or a required one missing, is an error naming it."""
+        """The spec of variant ``name``: its declared defaults under the keys it gives; a key the backend
+        does not take, or a required one missing, is an error naming it."""
         spec = parse_spec(cls, v, f"answering.{name}", name=name)
         return dataclasses.replace(spec, splits=tuple(spec.splits) if spec.splits else None)
 

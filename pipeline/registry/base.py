@@ -153,3 +153,9 @@ class Registry(Generic[T]):
         """Where entry ``name`` comes from: the distribution of the plugin that declared it, else ``built-in``."""
         self._load_extra()
         return self._plugins.get(name, "built-in") if name in self._entries else "unknown"
+
+    def registered(self) -> list[T]:
+        """The entries in the order they were registered (a registry whose order means something: the metrics,
+        whose columns stand in that order)."""
+        self._load_extra()
+        return list(self._entries.values())

@@ -23,7 +23,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from pipeline.config_schema import ConfigError, ConfigTable, declared_defaults, enum, key, parse_spec
+from pipeline.config_schema import TREE_LEVELS as LEVEL_NAMES
+from pipeline.config_schema import ConfigError, ConfigTable, declared_defaults, key, parse_spec
 from pipeline.registry.base import Registry
 
 # The registry sits below the specs its entries parse (pipeline.specs imports it to look kinds up) and
@@ -31,7 +32,7 @@ from pipeline.registry.base import Registry
 __all__ = ["ConfigError", "IndexJob", "IndexKind", "IndexSpec", "SearchJob", "get_kind", "kind_of", "register"]
 
 GROUP = "wattbench.index_kinds"  # the entry-point group of kinds kept outside the package (plugins)
-TREE_LEVELS = frozenset(enum("definitions", "tree_level"))  # the config schema's list (pipeline.tree.LEVELS)
+TREE_LEVELS = frozenset(LEVEL_NAMES)  # the config's tree levels (pipeline.tree.LEVELS)
 
 
 @dataclass(frozen=True)
@@ -129,9 +130,13 @@ class IndexKind:
         return frozenset(f.name for f in fields(self.search_spec)) if self.search_spec else frozenset()
 
     def index_defaults(self) -> dict:
-        """The declared defaults of its own keys (validation writes them into the entry: its hashed slice
-        has always carried them)."""
+        """The declared defaults of its own keys (validation writes them into the entry: the schema holds
+        every kind's keys, so its filler cannot)."""
         return {k: v for k, v in declared_defaults(self.spec).items() if k in self.index_keys}
+
+    def search_defaults(self) -> dict:
+        """The declared defaults of its searcher's keys (validation writes them into each variant of it)."""
+        return declared_defaults(self.search_spec) if self.search_spec else {}
 
     def parse(self, name: str, entry: ConfigTable) -> IndexSpec:
         """``indexes.<name>`` as its typed spec (a key of another kind is a ConfigError naming it)."""

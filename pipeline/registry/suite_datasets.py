@@ -1,13 +1,14 @@
-"""The registry of retrieval-suite datasets: what ``benchmarks.datasets`` (and
-``sprout.train.datasets``) may name.
+"""The registry of retrieval-suite datasets: what ``suite.datasets`` (and ``sprout.train.datasets``) may name.
 
-A dataset is a loader module (``load(root, **subset) -> SuiteTables`` and a
-``DEFAULT_SUBSET``; see pipeline/datasets/hotpotqa.py) plus one :func:`register` call here (or, for
-a dataset outside the package, at the end of its own module, a plugin: an entry point in group
-``wattbench.suite_datasets`` naming that module, pipeline/registry/base.py; tests/datasets/toy_suite.py). The export stage
-(pipeline/datasets/suite.py), the config schema's enumerations (pipeline/config/validate.py) and
-SproutRAG's head training read this registry; nothing else names a dataset. Standard library only,
-so validating a config loads no loader.
+A dataset is a loader module: ``load(root, **subset) -> SuiteTables``, a ``DEFAULT_SUBSET``, its
+``Subset`` (the keys a config's subset may hold, each declared beside its field: a :class:`SuiteSubset`
+subclass) and one :func:`register` call at its end (pipeline/datasets/hotpotqa.py). The built-in loaders
+register when pipeline/datasets/suite_loaders.py imports them (a driver does: pipeline/register_builtins.py);
+a dataset outside the package registers the same way at the end of its own module, a plugin: an entry point
+in group ``wattbench.suite_datasets`` naming that module (pipeline/registry/base.py; tests/datasets/toy_suite.py).
+The export stage (pipeline/datasets/suite.py), the config's schema (its enumerations and each dataset's subset
+keys: a typo fails at load, naming the key) and SproutRAG's head training read this registry; nothing else
+names a dataset.
 """
 
 from __future__ import annotations
@@ -16,21 +17,34 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from pipeline.config_schema import key
 from pipeline.names import check_name
 from pipeline.registry.base import Registry
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuiteSubset:
+    """The keys every dataset's subset takes; a loader's ``Subset`` subclasses it with its own."""
+
+    full: bool = key(
+        "start from every item instead of the loader's DEFAULT_SUBSET (the other keys still filter)",
+        type="boolean",
+        default=False,
+    )
 
 
 @dataclass(frozen=True)
 class SuiteDataset:
     name: str
     loader: str  # dotted module with load(root, **subset) and DEFAULT_SUBSET
-    folder: str  # its folder under <data root>/retrieval (= benchmarks.root)
+    folder: str  # its folder under <data root>/retrieval (= suite.root)
     aliases: tuple[str, ...] = ()  # other spellings load_suite_tables accepts
     train_group: str | None = None  # SproutRAG head training: what makes chunks co-relevant ("span",
     #                                   "query"); None: not offered as a training set
+    subset: type[SuiteSubset] = SuiteSubset  # the keys its subset takes (its loader's Subset)
 
     def __post_init__(self):
-        # its name and aliases are `benchmarks.datasets` keys, so folders under results/ and reports/
+        # its name and aliases are `suite.datasets` keys, so folders under results/ and reports/
         for name in (self.name, self.folder, *self.aliases):
             check_name(name, f"suite dataset registered by {self.loader}")
 
@@ -39,23 +53,9 @@ class SuiteDataset:
 
 
 GROUP = "wattbench.suite_datasets"  # the entry-point group of datasets kept outside the package (plugins)
-SUITE_DATASETS: Registry[SuiteDataset] = Registry("suite dataset", GROUP)
+SUITE_DATASETS: Registry[SuiteDataset] = Registry("suite dataset", GROUP, builtins="pipeline.datasets.suite_loaders")
 register = SUITE_DATASETS.register
 unregister = SUITE_DATASETS.unregister
-
-for _d in (
-    SuiteDataset(
-        "legalbench_rag",
-        "pipeline.datasets.legalbench",
-        "legalbench_rag",
-        ("legalbench", "legalbench-rag"),
-        train_group="span",
-    ),
-    SuiteDataset("hotpotqa", "pipeline.datasets.hotpotqa", "hotpotqa", ("hotpot_qa",), train_group="query"),
-    SuiteDataset("dragonball", "pipeline.datasets.dragonball", "dragonball"),
-    SuiteDataset("msmarco", "pipeline.datasets.msmarco", "msmarco", ("msmarco_dl", "trec_dl")),
-):
-    register(_d)
 
 
 def canonical(name: str) -> str:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pipeline.registry.metrics import EVERYTHING, Pick
+from pipeline.report_specs import DEFAULT_REPORT
+
 
 def smoke_note(limit: int | None) -> str:
     """The line a smoke run's pages lead with (config ``limit: N``; '' for a full run)."""
@@ -30,8 +33,8 @@ class Resampling:
     permutations: int
 
 
-# config.yaml's report defaults (the schema's): a comparison made outside a run's config, `compare` (kept runs)
-DEFAULT_RESAMPLING = Resampling(seed=0, bootstrap=2000, permutations=10000)
+# ``report``'s declared defaults: a comparison made outside a run's config, `compare` (kept runs)
+DEFAULT_RESAMPLING = Resampling(DEFAULT_REPORT.seed, DEFAULT_REPORT.bootstrap, DEFAULT_REPORT.permutations)
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class Leaderboard:
 
     variants: dict[str, VariantSlice]
     resampling: Resampling
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks (pipeline/registry/metrics.py)
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,7 @@ class FiguresParams:
     claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
     dropped: Dropped = field(default_factory=Dropped)
     limit: int | None = None  # a smoke run's questions per split (config limit)
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks
 
 
 @dataclass(frozen=True)
@@ -133,6 +138,7 @@ class SuiteReportParams:
     config_hash: str
     hashed: dict
     limit: int | None = None  # a smoke run's queries per dataset (config limit)
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks
 
 
 @dataclass(frozen=True)
@@ -140,3 +146,4 @@ class SproutReportParams:
     sweep: dict[str, int]  # retrieval variant -> its beam width
     ks: tuple[int, ...]
     hashed: dict
+    metrics: Pick = EVERYTHING  # the measures report.metrics picks

@@ -4,9 +4,10 @@ report never compares a dataset's name.
 Two sections exist. The labelled set (WattBot's scored split) has every answering and retrieval
 variant scored per question; its ablations are drawn as bars per stage and its headline is the score
 (doc hit@1 for an ablation without answers). A retrieval-suite dataset has IE@k per query; its rows
-are drawn in the suite's IE@k panels and its headline is IE at the largest k. A dataset registered in
-pipeline/registry/suite_datasets.py gets the suite section by that registration alone; a name registered
-nowhere is an error, not a silent guess.
+are drawn in the suite's IE@k panels and its headline is IE at the largest k. Which measures those are is
+the registry's (pipeline/registry/metrics.py: the views ``headline`` and ``docs.ablations``, of the tables a
+section's rows come from). A dataset registered in pipeline/registry/suite_datasets.py gets the suite section
+by that registration alone; a name registered nowhere is an error, not a silent guess.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.paths import WATTBOT
-from pipeline.registry import suite_datasets
+from pipeline.registry import metrics, suite_datasets
+from pipeline.registry.metrics import EVERYTHING, Pick
 
 
 @dataclass(frozen=True)
@@ -27,16 +29,20 @@ class Section:
     """Which rows a dataset has in the ablation tables and which of them the page and docs headline."""
 
     labelled: bool  # per-question answer and retrieval metrics of every variant (else IE@k per suite query)
-    headline: tuple[str, ...]  # the forest plot's metric, first one the ablation has; "{k}": the largest k
-    results: tuple[str, ...]  # the metrics docs/results.md lists per comparison
+    tables: tuple[str, ...]  # where its rows' measures come from (pipeline/registry/metrics.py TABLES)
 
-    def headline_metrics(self, ks: Sequence[int]) -> list[str]:
-        top = max(ks) if ks else None
-        return [m.format(k=top) for m in self.headline if top is not None or "{k}" not in m]
+    def headline_metrics(self, ks: Sequence[int], pick: Pick = EVERYTHING) -> list[str]:
+        """The forest plot's candidates, in order: the first one an ablation has is its headline."""
+        return metrics.columns(metrics.HEADLINE, self.tables, ks, pick)
+
+    @property
+    def results(self) -> list[str]:
+        """The metrics docs/results.md lists per comparison."""
+        return metrics.columns(metrics.DOCS_ABLATIONS, self.tables)
 
 
-LABELLED = Section(labelled=True, headline=("score", "doc_hit@1"), results=("score", "doc_hit@1"))
-SUITE = Section(labelled=False, headline=("ie@{k}",), results=("ie@5",))
+LABELLED = Section(labelled=True, tables=(metrics.ANSWERS, metrics.DOCUMENTS))
+SUITE = Section(labelled=False, tables=(metrics.SUITE,))
 LABELLED_SET = WATTBOT  # the ``dataset`` value of the labelled set's rows
 SECTIONS = {LABELLED_SET: LABELLED}  # datasets with a section of their own; a suite dataset gets SUITE
 

@@ -169,9 +169,19 @@ def corpus_reports(reports_dir: Path) -> list[dict]:
     return found
 
 
+def idle_make_run(root: Path) -> dict:
+    """``{"make_run_s": ...}`` when the last ``make run`` had nothing to do (every output up to date); else ``{}``."""
+    from pipeline.report.telemetry.time_table import nothing_to_do
+
+    stamps = nothing_to_do(root)
+    return {"make_run_s": round(stamps["dag"] - stamps["start"], 1)} if stamps else {}
+
+
 def build_summary(root: Path, reports_dir: Path) -> dict:
-    """Everything :func:`summary_lines` prints, as data (``reports/summary.json``)."""
+    """Everything :func:`summary_lines` prints, as data (``reports/summary.json``). After a ``make run`` that
+    had nothing to do, ``nothing_to_do`` says so and the time is the last run's, as it was written."""
     out = Reports.at(reports_dir)
+    idle = idle_make_run(Path(root))
     board = _csv(Path(out.leaderboard), primary=True)  # the score split's block
     sub = _csv(Path(out.submission))
     parse_errors = _csv(Path(root) / PARSE_ERRORS)
@@ -187,6 +197,7 @@ def build_summary(root: Path, reports_dir: Path) -> dict:
         "run_readme": out / "README.md" if (Path(reports_dir) / "README.md").exists() else None,
         "time": run_time(root, reports_dir),
         "energy": run_energy(root, reports_dir),
+        **({"nothing_to_do": idle} if idle else {}),
     }
 
 
@@ -201,7 +212,11 @@ def _duration(seconds: float) -> str:
 
 def summary_lines(s: dict) -> list[str]:
     """The summary as the lines printed last."""
-    lines = ["", "== wattbench: the run is done =="]
+    idle = s.get("nothing_to_do")
+    lines = [
+        "",
+        "== wattbench: nothing to do, every output was up to date ==" if idle else "== wattbench: the run is done ==",
+    ]
     top = s["leaderboard"]["top"]
     if top:
         lines.append(f"Leaderboard ({s['leaderboard']['path']}), score [95% interval]:")
@@ -224,12 +239,20 @@ def summary_lines(s: dict) -> list[str]:
         lines.append(f"Report: {s['report']}")
     if s.get("run_readme"):
         lines.append(f"This run's tables: {s['run_readme']}")
+    return lines + _time_lines(s)
+
+
+def _time_lines(s: dict) -> list[str]:
+    """The time and energy lines; after a make run with nothing to do, that run's wall and the last run's figures."""
+    idle, lines = s.get("nothing_to_do"), []
+    if idle:
+        lines.append(f"This make run: {_duration(idle['make_run_s'])}, no job started.")
     if s["time"]:
-        lines.append(_time_line(s["time"]))
+        lines.append(_time_line(s["time"], "The last run's time" if idle else "Time"))
     if s.get("energy"):
         from pipeline.report.telemetry.energy import energy_line
 
-        lines.append(energy_line(s["energy"]))
+        lines.append(energy_line(s["energy"], "The last run's energy" if idle else "Energy"))
     return lines
 
 
@@ -244,11 +267,11 @@ def _look_lines(look: list[dict]) -> list[str]:
     return lines
 
 
-def _time_line(t: dict) -> str:
+def _time_line(t: dict, label: str = "Time") -> str:
     """Jobs, wall span and CPU time of the run (the kernel's count, or marked as the benchmarks' sampled sum),
     and make run's total with its set-up, when known."""
     sampled = "" if t.get("cpu_s_source") == RUSAGE else " as Snakemake sampled it (an undercount)"
-    text = f"Time: {t['jobs']} jobs in {_duration(t['span_s'])}, {_duration(t['cpu_s'])} of CPU{sampled}"
+    text = f"{label}: {t['jobs']} jobs in {_duration(t['span_s'])}, {_duration(t['cpu_s'])} of CPU{sampled}"
     text += f" ({t['cores_busy']} cores busy)" if t.get("cores_busy") else ""
     if "make_run_total_s" in t:
         text += f"; make run {_duration(t['make_run_total_s'])} (set-up {_duration(t['make_run_setup_s'])})"

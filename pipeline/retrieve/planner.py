@@ -3,7 +3,7 @@
 A single embedded question often misses the passage that holds the answer: the documents write
 "PUE" where the question writes "power usage effectiveness", or buries the entity in a long
 sentence. KohakuRAG asks the answering LLM for extra queries (:class:`LLMPlanner`, its prompt
-and fallback, see docs/kohakurag.md §5). :class:`OfflinePlanner` is the deterministic,
+and fallback, see ../shared/docs/kohakurag.md §5). :class:`OfflinePlanner` is the deterministic,
 LLM-free counterpart: acronym expansion with acronyms mined from the documents themselves, a
 keyword/entity query and a unit-aware query. Each is a planner kind (pipeline.registry.retrieval_modes.PLANNERS),
 registered at the end of this module with ``none`` (the question only).

@@ -17,15 +17,27 @@ top-k units' ``text``, summed per unit: what a reader would be handed). ``ndcg@1
 from ir-measures (trec_eval, linear gains) at unit level: qrels are the retrieved units graded by
 the best gold span they overlap, plus one pseudo-unit per gold span no retrieved unit touches, so
 the ideal ranking also counts evidence the run missed.
+
+Each is a measure of pipeline/registry/metrics.py, registered below: a span measure is a function of one
+query's top-k units judged against its gold spans (:class:`Cut`), computed at every k of ``benchmarks.ks`` in
+the order registered; a library measure names its ir-measures measure (:class:`TrecMeasure`). A new suite
+measure is one registration (tests/score/toy_metric.py). ir-measures and pandas are imported where they
+compute, so registering loads neither.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-import ir_measures
-import pandas as pd
+from pipeline.registry import metrics
+from pipeline.registry.metrics import SUITE, SUITE_KS, Measure, everywhere, register
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 KS = (1, 3, 5)
 NDCG_CUTOFF = 10
@@ -111,31 +123,68 @@ def char_overlap(units: list[dict], spans: list[Span]) -> tuple[int, int, int]:
     return (sum(union_length(v) for v in retrieved.values()), sum(union_length(v) for v in wanted.values()), both)
 
 
+@dataclass(frozen=True)
+class Cut:
+    """One query's top ``k`` units (deduplicated, in rank order), each with the gold spans it overlaps: what a
+    span measure is computed from."""
+
+    units: list[dict]
+    touched: list[set[int]]  # per unit, the indexes of the gold spans it overlaps
+    spans: list[Span]
+    k: int
+
+    @cached_property
+    def covered(self) -> set[int]:
+        """The gold spans some unit touches."""
+        return set().union(*self.touched)
+
+    @cached_property
+    def relevant(self) -> int:
+        """Units that touch a gold span."""
+        return sum(1 for t in self.touched if t)
+
+    @cached_property
+    def chars(self) -> tuple[int, int, int]:
+        """(retrieved chars, gold chars, chars in both): :func:`char_overlap`."""
+        return char_overlap(self.units, self.spans)
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """A measure ir-measures computes over every query at once (``name`` with ``@k`` at a cutoff)."""
+
+    name: str
+
+
+def recall(c: Cut) -> float:
+    return len(c.covered) / len(c.spans)
+
+
+def precision(c: Cut) -> float:
+    return c.relevant / c.k
+
+
+def span_measures() -> list[Measure]:
+    """The registered suite measures computed per query and k (the others are ir-measures')."""
+    return [m for m in metrics.in_order([SUITE]) if callable(m.compute)]
+
+
 def query_metrics(hits: list[dict], spans: list[Span], ks=KS) -> dict[str, float]:
     units = dedup(hits)
-    judged = [judge(h, spans) for h in units]
+    touched = [judge(h, spans)[0] for h in units]
     row: dict[str, float] = {"n_gold": len(spans), "n_hits": len(units)}
+    measured = span_measures()
     for k in ks:
-        top, marks = units[:k], judged[:k]
-        covered = set().union(*(t for t, _ in marks))
-        relevant = sum(1 for t, _ in marks if t)
-        recall, precision = len(covered) / len(spans), relevant / k
-        got, want, both = char_overlap(top, spans)
-        row |= {
-            f"recall@{k}": recall,
-            f"precision@{k}": precision,
-            f"hit@{k}": float(relevant > 0),
-            f"ie@{k}": recall * precision,
-            f"char_precision@{k}": both / got if got else 0.0,
-            f"char_recall@{k}": both / want if want else 0.0,
-            f"tokens@{k}": float(sum(len(str(h.get("text", "")).split()) for h in top)),
-        }
+        cut = Cut(units[:k], touched[:k], spans, k)
+        row |= {m.at(k): m.compute(cut) for m in measured}
     return row
 
 
 def library_inputs(rows: list[dict], gold: dict[str, list[Span]]) -> tuple[list, list]:
     """Unit-level qrels and run for ir-measures; scores follow our rank order so trec_eval's
     tie-breaking (by doc id) can never reorder units."""
+    import ir_measures
+
     qrels, run = [], []
     for row in rows:
         qid = str(row["id"])
@@ -158,6 +207,8 @@ def library_inputs(rows: list[dict], gold: dict[str, list[Span]]) -> tuple[list,
 
 def library_scores(rows: list[dict], gold: dict[str, list[Span]], measures: list) -> dict[str, dict[str, float]]:
     """{query id: {measure name: value}} from ir-measures; queries with no hits are absent."""
+    import ir_measures
+
     qrels, run = library_inputs(rows, gold)
     out: dict[str, dict[str, float]] = defaultdict(dict)
     for m in ir_measures.iter_calc(measures, qrels, run):
@@ -171,16 +222,19 @@ def evaluate_run(rows: list[dict], gold: list[dict], ks=KS) -> tuple[pd.DataFram
     A gold query missing from ``rows`` counts as an empty result (all zeros); rows without gold
     are ignored and counted in the summary.
     """
+    import ir_measures
+    import pandas as pd
+
     spans = gold_by_query(gold)
     by_id = {str(r["id"]): r for r in rows}
     rows_eval = [by_id.get(q, {"id": q, "hits": []}) for q in sorted(spans)]
-    ndcg, rr = ir_measures.nDCG @ NDCG_CUTOFF, ir_measures.RR
-    lib = library_scores(rows_eval, spans, [ndcg, rr])
+    trec = library_measures()
+    lib = library_scores(rows_eval, spans, [ir_measures.parse_measure(name) for name in trec.values()])
     records = []
     for row in rows_eval:
         qid = str(row["id"])
         rec = {"query_id": qid} | query_metrics(row["hits"], spans[qid], ks)
-        rec |= {f"ndcg@{NDCG_CUTOFF}": lib.get(qid, {}).get(str(ndcg), 0.0), "mrr": lib.get(qid, {}).get(str(rr), 0.0)}
+        rec |= {column: lib.get(qid, {}).get(name, 0.0) for column, name in trec.items()}
         records.append(rec)
     table = pd.DataFrame(records)
     summary = (
@@ -194,3 +248,85 @@ def evaluate_run(rows: list[dict], gold: list[dict], ks=KS) -> tuple[pd.DataFram
         "rows_without_gold": sum(1 for q in by_id if q not in spans),
     }
     return table, summary
+
+
+def library_measures() -> dict[str, str]:
+    """Column -> ir-measures name of the registered library measures (``ndcg@10`` -> ``nDCG@10``)."""
+    out = {}
+    for m in metrics.in_order([SUITE]):
+        if isinstance(m.compute, TrecMeasure):
+            for k in m.computed() or (None,):
+                out[m.at(k)] = m.compute.name if k is None else f"{m.compute.name}@{k}"
+    return out
+
+
+def _span(name: str, what: str, fn: Callable[[Cut], float], on_page: bool = True, **kw) -> Measure:
+    """A span measure at every k of ``benchmarks.ks``, shown in the suite's table (and page: ``on_page``),
+    MLflow and claims, and in the views of ``shown``."""
+    views = (metrics.SUITE_TABLE, metrics.MLFLOW, metrics.CLAIMS, *([metrics.SUITE_PAGE] if on_page else []))
+    shown = everywhere(*views) | kw.pop("shown", {})
+    return Measure(name, SUITE, what, shown, cutoffs=SUITE_KS, defined_on="queries", compute=fn, **kw)
+
+
+_LARGEST = {metrics.DOCS_SUITE: metrics.LARGEST, metrics.SUITE_FIGURE: metrics.EVERY}
+for _m in (
+    _span("recall", "the share of the gold spans a top-k unit touches", recall, shown=_LARGEST, doc_label="R"),
+    _span("precision", "the share of the top k that touch a gold span", precision, shown=_LARGEST, doc_label="P"),
+    _span("hit", "a top-k unit touches a gold span", lambda c: float(c.relevant > 0), on_page=False),
+    _span(
+        "ie",
+        "information efficiency, SproutRAG's: recall@k x precision@k",
+        lambda c: recall(c) * precision(c),
+        shown={
+            **everywhere(metrics.SUITE_FIGURE, metrics.ABLATIONS_RETRIEVAL, metrics.SPROUT, metrics.KEPT),
+            **everywhere(metrics.DOCS_SUITE),
+            metrics.HEADLINE: metrics.LARGEST,
+            metrics.DOCS_ABLATIONS: (5,),
+        },
+        label="IE",
+        parts=("recall", "precision"),
+    ),
+    _span(
+        "char_precision",
+        "the share of the top k's characters inside gold spans",
+        lambda c: c.chars[2] / c.chars[0] if c.chars[0] else 0.0,
+        label="char P",
+    ),
+    _span(
+        "char_recall",
+        "the share of the gold characters inside the top k",
+        lambda c: c.chars[2] / c.chars[1] if c.chars[1] else 0.0,
+        label="char R",
+    ),
+    _span(
+        "tokens",
+        "whitespace tokens of the top k units' text (what a reader is handed)",
+        lambda c: float(sum(len(str(h.get("text", "")).split()) for h in c.units)),
+        better=metrics.LOWER,
+    ),
+):
+    register(_m)
+_LIBRARY = everywhere(metrics.SUITE_TABLE, metrics.SUITE_PAGE, metrics.MLFLOW, metrics.CLAIMS, metrics.DOCS_SUITE)
+register(
+    Measure(
+        "ndcg",
+        SUITE,
+        "nDCG (trec_eval, linear gains) over units graded by the best gold span they overlap",
+        _LIBRARY,
+        cutoffs=(NDCG_CUTOFF,),
+        defined_on="graded",
+        label="nDCG",
+        compute=TrecMeasure("nDCG"),
+    )
+)
+register(
+    Measure(
+        "mrr",
+        SUITE,
+        "reciprocal rank of the first unit that touches a gold span",
+        _LIBRARY,
+        defined_on="queries",
+        label="MRR",
+        compute=TrecMeasure("RR"),
+    )
+)

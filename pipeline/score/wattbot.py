@@ -1,6 +1,6 @@
-"""The WattBot metric (docs/wattbot-metric.md), both published profiles.
+"""The WattBot metric (../shared/docs/wattbot-metric.md), both published profiles.
 
-`wattbot2025` reproduces the Kaggle metric code (OFFICIAL in docs/kohakurag.md §1.2) rule by rule,
+`wattbot2025` reproduces the Kaggle metric code (OFFICIAL in ../shared/docs/kohakurag.md §1.2) rule by rule,
 quirks included ("nan" is not blank, "13,900" is wrong, answering an unanswerable question costs no
 value points), so our numbers are comparable with the 2025 leaderboard. `wattbot2026` is the revised
 metric. A `Profile` holds only what differs; every parsing rule lives once, in the helpers below.
@@ -8,6 +8,11 @@ metric. A `Profile` holds only what differs; every parsing rule lives once, in t
 Id sets follow Kaggle, not the metric function's inner join: every solution id is scored, a missing
 one as 0 on every component (reported as ``n_missing``), and ``strict`` rejects a submission whose
 id set differs, as Kaggle's upload check does.
+
+Each profile is a measure of pipeline/registry/metrics.py (registered below, its components with it): the
+evaluate stage scores every registered profile, and the leaderboards, pages and docs read their columns there.
+A third profile is one more registration. pandas is imported where frames are made, so registering the
+profiles (every CLI start: pipeline/register_builtins.py) loads none.
 """
 
 from __future__ import annotations
@@ -19,10 +24,15 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from os import PathLike
+from typing import TYPE_CHECKING
 
-import pandas as pd
+from pipeline.registry import metrics
+from pipeline.registry.metrics import ANSWERS, Measure, register
 
-PROFILES = ("wattbot2025", "wattbot2026")
+if TYPE_CHECKING:
+    import pandas as pd
+
+PROFILES = ("wattbot2025", "wattbot2026")  # the published profiles (PROFILE_RULES); others may register
 KEY_COLS = ("id", "answer_value", "answer_unit", "ref_id")
 SUBMISSION_COLS = (*KEY_COLS, "explanation")
 EVIDENCE_COLS = ("answer_value", "ref_id", "ref_url", "supporting_materials")  # 2026 abstention
@@ -232,6 +242,47 @@ PROFILE_RULES = {
     ),
 }
 
+# The profiles as measures. wattbot2025's score is the leaderboard's `score` (with its interval and components),
+# the one the ablations, claims and kept runs compare; another profile's score stands beside it.
+_COMPONENT_VIEWS = (
+    *(metrics.LEADERBOARD, metrics.LEADERBOARD_PAGE, metrics.LEADERBOARD_FIGURE, metrics.CORPUS_PAGE),
+    *(metrics.ABLATIONS_ANSWERING, metrics.MLFLOW, metrics.CLAIMS, metrics.DOCS_LEADERBOARD, metrics.DOCS_ENSEMBLES),
+)
+register(
+    Measure(
+        "wattbot2025",
+        ANSWERS,
+        "WattBot's 2025 metric profile (the Kaggle leaderboard's)",
+        metrics.everywhere(
+            *_COMPONENT_VIEWS, metrics.CORPUS_GIST, metrics.HEADLINE, metrics.KEPT, metrics.DOCS_ABLATIONS
+        ),
+        column="score",
+        label="score",
+        parts=("value", "ref", "na"),
+        interval=True,
+        compute=PROFILE_RULES["wattbot2025"],
+    )
+)
+for _name, _what, _label in (
+    ("value", "the answer value is right (rules 1-5 of docs/wattbot-metric.md)", ""),
+    ("ref", "the cited documents against the gold ref ids (Jaccard)", ""),
+    ("na", "an unanswerable question is abstained on", "NA"),
+):
+    _views = metrics.everywhere(*_COMPONENT_VIEWS)
+    register(Measure(_name, ANSWERS, f"wattbot2025's component: {_what}", _views, label=_label, doc_label=_name))
+register(
+    Measure(
+        "wattbot2026",
+        ANSWERS,
+        "WattBot's 2026 metric profile",
+        metrics.everywhere(metrics.LEADERBOARD, metrics.LEADERBOARD_PAGE, metrics.MLFLOW, metrics.DOCS_LEADERBOARD),
+        column="score_2026",
+        label="score 2026",
+        doc_label="`wattbot2026`",
+        compute=PROFILE_RULES["wattbot2026"],
+    )
+)
+
 
 def value_ok(gold: str, sub: str, unit: str, p: Profile) -> bool:
     """The value component (rules 1-5 of the metric doc, in order)."""
@@ -278,9 +329,11 @@ def score_row(gold: dict[str, str], sub: dict[str, str], p: Profile) -> dict[str
 
 
 def _profile(name: str) -> Profile:
-    if name not in PROFILE_RULES:
-        raise ValueError(f"unknown WattBot profile {name!r}; expected one of {PROFILES}")
-    return PROFILE_RULES[name]
+    """A registered profile's rules (the published ones and any other registered: pipeline/registry/metrics.py)."""
+    rules = {m.name: m.compute for m in metrics.profiles()}
+    if name not in rules:
+        raise ValueError(f"unknown WattBot profile {name!r}; expected one of {tuple(rules)}")
+    return rules[name]
 
 
 def _as_str(df: pd.DataFrame, cols: tuple[str, ...]) -> pd.DataFrame:
@@ -352,6 +405,8 @@ def _score(
         for g in sol.to_dict("records")
     ]
     cols = ["id", *p.components, "score", *extras]
+    import pandas as pd
+
     return _Scored(p, pd.DataFrame(rows, columns=cols), missing_ids=missing, extra_ids=extra)
 
 
@@ -364,6 +419,8 @@ def _summary(t: pd.DataFrame, p: Profile) -> dict:
 
 
 def _by_type(t: pd.DataFrame, p: Profile) -> dict:
+    import pandas as pd
+
     return {f: _summary(t[pd.to_numeric(t[f], errors="coerce") == 1], p) for f in FLAG_COLS if f in t}
 
 
@@ -401,6 +458,8 @@ def score_files(
     solution_path: str | PathLike, submission_path: str | PathLike, profile: str = "wattbot2025", strict: bool = False
 ) -> dict:
     """Like score_frames, reading both CSVs with pandas defaults as the official metric does."""
+    import pandas as pd
+
     s = _score(
         pd.read_csv(solution_path),
         pd.read_csv(submission_path),

@@ -1,16 +1,78 @@
 """LLM-independent retrieval metrics on WattBot: do the hits point at the gold documents, how
-much context do they cost, and is the gold supporting quote actually in the context?"""
+much context do they cost, and is the gold supporting quote actually in the context?
+
+Each is a measure of pipeline/registry/metrics.py (registered below, in the order the pages show them).
+pandas and the WattBot loader are imported where the table is made, so registering loads neither."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import pandas as pd
+from pipeline.registry import metrics
+from pipeline.registry.metrics import DOCUMENTS, Measure, everywhere, register
 
-from pipeline.datasets.wattbot import parse_ref_ids
+if TYPE_CHECKING:
+    import pandas as pd
 
 KS = (1, 3, 5, 10)
 MIN_QUOTE_WORDS = 5
+
+_EVERYWHERE = everywhere(metrics.MLFLOW, metrics.CLAIMS)
+_FIRST, _FIFTH = (1,), (5,)
+for _m in (
+    Measure(
+        "doc_hit",
+        DOCUMENTS,
+        "a gold document is among the first k distinct documents retrieved",
+        {
+            **_EVERYWHERE,
+            **everywhere(metrics.LEADERBOARD_PAGE, metrics.CORPUS_PAGE),
+            **dict.fromkeys((metrics.LEADERBOARD, metrics.CORPUS_GIST, metrics.HEADLINE, metrics.SPROUT), _FIRST),
+            **dict.fromkeys((metrics.ABLATIONS_ANSWERING, metrics.ABLATIONS_RETRIEVAL), _FIRST),
+            **dict.fromkeys((metrics.DOCS_LEADERBOARD, metrics.DOCS_RETRIEVAL, metrics.DOCS_ABLATIONS), _FIRST),
+        },
+        cutoffs=KS,
+        defined_on="answerable",
+    ),
+    Measure(
+        "doc_recall",
+        DOCUMENTS,
+        "the share of the gold documents among the first k distinct documents retrieved",
+        {
+            **_EVERYWHERE,
+            **dict.fromkeys((metrics.LEADERBOARD, metrics.ABLATIONS_ANSWERING, metrics.ABLATIONS_RETRIEVAL), _FIFTH),
+            **dict.fromkeys((metrics.DOCS_LEADERBOARD, metrics.DOCS_RETRIEVAL), _FIFTH),
+            metrics.SPROUT: (5, 10),
+        },
+        cutoffs=KS,
+        defined_on="answerable",
+    ),
+    Measure(
+        "doc_precision",
+        DOCUMENTS,
+        "the share of the first k hits that come from a gold document",
+        {**_EVERYWHERE, metrics.ABLATIONS_RETRIEVAL: _FIFTH, metrics.DOCS_RETRIEVAL: _FIFTH},
+        cutoffs=KS,
+        defined_on="answerable",
+    ),
+    Measure(
+        "context_tokens",
+        DOCUMENTS,
+        "whitespace tokens of the context the hits make (what a prompt shows)",
+        {**_EVERYWHERE, metrics.DOCS_RETRIEVAL: ()},
+        better=metrics.LOWER,
+        defined_on="answerable",
+    ),
+    Measure(
+        "quote_in_context",
+        DOCUMENTS,
+        "the gold supporting quote is in the context",
+        {**_EVERYWHERE, **everywhere(metrics.ABLATIONS_RETRIEVAL, metrics.DOCS_RETRIEVAL)},
+        defined_on="quoted",
+    ),
+):
+    register(_m)
 
 
 def norm(text: str) -> str:
@@ -56,6 +118,10 @@ def question_metrics(
 
 def wattbot_retrieval_metrics(retrieval: list[dict], gold: pd.DataFrame, ks=KS) -> tuple[pd.DataFrame, dict]:
     """Per answerable question, and means (``quote_in_context`` over questions with a quote)."""
+    import pandas as pd
+
+    from pipeline.datasets.wattbot import parse_ref_ids
+
     by_id = {r["id"]: r for r in retrieval}
     rows = []
     for g in gold.itertuples(index=False):

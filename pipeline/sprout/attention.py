@@ -153,7 +153,7 @@ class AttentionEncoder:
     """The frozen MiniLM whose attention layers pool their probabilities over chunks, and its tokenizer."""
 
     def __init__(self, threads: int, kernel: str, model_dir: str | Path | None = None):
-        """``threads`` and ``kernel``: the ``sprout`` block's (pipeline.specs.AttentionSpec, the schema's defaults)."""
+        """``threads`` and ``kernel``: the ``sprout`` block's (pipeline.specs.AttentionSpec, its declared defaults)."""
         import torch
         from tokenizers import Tokenizer
 

@@ -2,7 +2,7 @@
 every name a config may give a kind of thing with where each comes from (built in, or a plugin's distribution).
 
 Both read a config the way Snakemake does (``--configfile FILE...``, ``--config k=v``), through
-pipeline/config.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
+pipeline/config/load.py's resolver: each file over the chain of files its ``extends:`` names, then ``--set``
 overrides, validated. The provenance walk (:func:`value_sources`) takes those layers as data.
 """
 
@@ -14,11 +14,13 @@ from pathlib import Path
 
 import yaml
 
+from pipeline.config_schema import declared_defaults
 from pipeline.registry.answer_backends import calls_llm
 from pipeline.registry.answer_backends import get as get_backend
+from pipeline.specs import PlannerSpec, RetrievalSpec
 from pipeline.verbs.base import config_args, config_files, config_overrides, verb
 
-DEFAULT = "default"  # the source of a value no layer set: the schema's default, or resolved from others
+DEFAULT = "default"  # the source of a value no layer set: a declared default, or resolved from others
 SECTIONS = ("datasets", "retrieval", "answering", "ablations", "presets")
 
 
@@ -27,8 +29,9 @@ SECTIONS = ("datasets", "retrieval", "answering", "ablations", "presets")
 
 def read_layers(files: list[str], overrides: dict) -> list[tuple[str, dict]]:
     """``(source, raw mapping)`` per layer, lowest first: each file's ``extends`` chain (base first,
-    ``extends`` itself dropped), then ``--set``."""
+    ``extends`` itself dropped, old key names renamed as the run renames them), then ``--set``."""
     from pipeline.config import EXTENDS, config_chain
+    from pipeline.config.aliases import rename_keys
 
     layers = []
     for path in files:
@@ -37,9 +40,12 @@ def read_layers(files: list[str], overrides: dict) -> list[tuple[str, dict]]:
             with open(part, encoding="utf-8") as fh:
                 raw = yaml.safe_load(fh) or {}
             raw.pop(EXTENDS, None)
+            rename_keys(raw)
             layers.append((str(path) if part == chain[-1] else _shown(part), raw))
     if overrides:
-        layers.append(("--set", dict(overrides)))
+        over = dict(overrides)
+        rename_keys(over)
+        layers.append(("--set", over))
     return layers
 
 
@@ -108,7 +114,7 @@ def annotated_yaml(cfg: dict, sources: dict[tuple, str], path: tuple = (), depth
 def cmd_config(a) -> None:
     cfg, layers = resolve(config_files(a), config_overrides(a.set))
     print(f"# resolved config of {' + '.join(name for name, _ in layers)}; after each value: where it came from")
-    print(f"# ('{DEFAULT}': the schema's default or resolved from other keys)")
+    print(f"# ('{DEFAULT}': a declared default or resolved from other keys)")
     print("\n".join(annotated_yaml(cfg, value_sources(cfg, layers))))
 
 
@@ -123,9 +129,10 @@ def _retrieval_line(cfg: dict, v: dict) -> str:
     if v.get("hybrid"):
         h = v["hybrid"]
         parts.append(f"+ {h['index']} {h['mode']}" + (f" {h['weight']}" if "weight" in h else ""))
-    if v.get("planner"):
+    unset = declared_defaults(RetrievalSpec)  # a key at its declared default says nothing about the variant
+    if (v.get("planner") or {}).get("kind", "none") != declared_defaults(PlannerSpec)["kind"]:
         parts.append(f"planner {v['planner']['kind']} n={v['planner'].get('n')}")
-    parts += [f"{k} {v[k]}" for k in ("rerank", "beam_width") if k in v]
+    parts += [f"{k} {v[k]}" for k in ("rerank", "beam_width") if k in v and v[k] != unset.get(k)]
     return ", ".join(parts)
 
 
@@ -134,8 +141,15 @@ def _answering_line(cfg: dict, v: dict) -> str:
         return f"ensemble of {', '.join(v['members'])} ({(v.get('vote') or {}).get('mode', 'answer_priority')} vote)"
     model = f" {v.get('model') or cfg['llm'].get('model')}" if calls_llm(v["backend"]) else ""
     splits = f", splits {'+'.join(v['splits'])}" if v.get("splits") else ""
-    extra = "".join(f", {k} {v[k]}" for k in ("prompt", "samples", "max_retries") if k in v)
-    extra += f", {v['vote']['mode']} vote" if v.get("vote") else ""
+    unset = declared_defaults(
+        get_backend(v["backend"]).spec
+    )  # the prompt is named always, the rest when not the default
+    extra = f", prompt {v['prompt']}" if "prompt" in v else ""
+    extra += "".join(f", {k} {v[k]}" for k in ("samples", "max_retries") if k in v and v[k] != unset.get(k))
+    from pipeline.answer.vote import VoteSettings
+
+    mode = (v.get("vote") or {}).get("mode")
+    extra += f", {mode} vote" if mode and mode != declared_defaults(VoteSettings)["mode"] else ""
     return f"{v['backend']}{model} on {v['retrieval']}{splits}{extra}"
 
 
@@ -180,7 +194,7 @@ def distinguished(lines: dict[str, str], entries: dict[str, dict]) -> dict[str, 
 
 def grid_entries(cfg: dict, presets_dir: Path) -> dict[str, dict[str, str]]:
     """``{section: {name: one-line description}}`` of a resolved config (and the shipped presets)."""
-    bench = cfg.get("benchmarks") or {}
+    bench = cfg.get("suite") or {}
     w = cfg["wattbot"]
     datasets = {"wattbot": f"{w['dir']}: splits {', '.join(w['splits'])}, scored on {w['score_split']}"}
     for name, subset in (bench.get("datasets") or {}).items():
@@ -190,8 +204,7 @@ def grid_entries(cfg: dict, presets_dir: Path) -> dict[str, dict[str, str]]:
         "retrieval": distinguished({n: _retrieval_line(cfg, v) for n, v in cfg["retrieval"].items()}, cfg["retrieval"]),
         "answering": distinguished({n: _answering_line(cfg, v) for n, v in cfg["answering"].items()}, cfg["answering"]),
         "ablations": {
-            n: f"{ab.get('stage', 'answering')}: {' vs '.join(ab['variants'])}"
-            + (f" ({ab['note']})" if ab.get("note") else "")
+            n: f"{ab['stage']}: {' vs '.join(ab['variants'])}" + (f" ({ab['note']})" if ab.get("note") else "")
             for n, ab in cfg["report"]["ablations"].items()
         },
         "presets": {p.name: _first_sentence(p) for p in sorted(presets_dir.glob("config*.yaml"))},

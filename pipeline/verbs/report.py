@@ -98,8 +98,10 @@ def cmd_readme(a) -> None:
 def cmd_summary(a) -> None:
     from pipeline.report.summary import write_summary
 
-    write_summary(a.root, a.reports)
-    if a.keep:  # make run / make resume: last, once every step has added to reports/
+    s = write_summary(a.root, a.reports)
+    if a.keep and s.get("nothing_to_do"):  # the last run, kept when it ended, stays as it was
+        print("Kept: nothing new (no job ran; python -m pipeline runs list shows the last run kept)")
+    elif a.keep:  # make run / make resume: last, once every step has added to reports/
         from pipeline.config import load_config
         from pipeline.workflow.kept import keep_this_run
 
@@ -159,10 +161,10 @@ def cmd_track(a) -> None:
 
 
 def cmd_report_check(a) -> None:
-    from pipeline.report.render.browser import inspect_page, problems
+    from pipeline.report.render.browser import VIEWPORT, inspect_page, problems
 
     found = problems(inspect_page(Path(a.html), Path(a.screenshot) if a.screenshot else None))
-    print("\n".join(found) or f"{a.html}: reads well at 1400x900 (screenshot: {a.screenshot})")
+    print("\n".join(found) or f"{a.html}: reads well at {VIEWPORT[0]}x{VIEWPORT[1]} (screenshot: {a.screenshot})")
     if found:
         raise ValueError(f"{a.html}: {len(found)} problem(s) in the browser")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+from pipeline.registry import metrics
 from pipeline.verbs.base import verb
 
 
@@ -72,9 +73,10 @@ def add_verbs(sub) -> None:
     )
     s.add_argument(
         "--profile",
-        default="wattbot2025",
-        choices=("wattbot2025", "wattbot2026"),
-        help="metric version: the 2025 Kaggle leaderboard metric or the revised 2026 one",
+        default=metrics.primary().name,
+        choices=[m.name for m in metrics.profiles()],
+        help="metric version, a registered WattBot profile: "
+        + "; ".join(f"{m.name}: {m.description}" for m in metrics.profiles()),
     )
     s.add_argument(
         "--strict",
@@ -83,7 +85,7 @@ def add_verbs(sub) -> None:
     )
     s.add_argument("--out", default=None, help="write the JSON here instead of printing it")
 
-    s = verb(sub, "evaluate", cmd_evaluate, "score one answering variant (both profiles + retrieval recall)")
+    s = verb(sub, "evaluate", cmd_evaluate, "score one answering variant (every profile + retrieval recall)")
     for flag, text in (
         ("--solution", "gold CSV of the split"),
         ("--submission", "the variant's submission CSV"),

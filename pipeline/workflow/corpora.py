@@ -15,7 +15,7 @@ from pipeline import paths
 from pipeline.config import answering_slice, corpus_answer_variants, corpus_specs, retrieval_root, wattbot_present
 from pipeline.registry.index_kinds import kind_of
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import limit_param, shell_arg, with_hash
+from pipeline.workflow.params import limit_param, metrics_param, shell_arg, with_hash
 
 
 class CorpusError(ValueError):
@@ -138,8 +138,8 @@ def corpus_ablations(cfg: dict, name: str) -> dict:
     avs, out = set(corpus_variants(cfg, name)), {}
     for ab_name, ab in sorted((cfg["report"].get("ablations") or {}).items()):
         ran = [v for v in ab["variants"] if v in avs]
-        if ab.get("stage", "answering") == "answering" and ab["variants"][0] in avs and len(ran) > 1:
-            out[ab_name] = {"variants": ran, "note": ab.get("note", "")}
+        if ab["stage"] == "answering" and ab["variants"][0] in avs and len(ran) > 1:
+            out[ab_name] = {"variants": ran, "note": ab["note"]}
     return out
 
 
@@ -155,6 +155,7 @@ def corpus_report_params(cfg: dict, name: str) -> str:
             "report": {k: cfg["report"][k] for k in ("seed", "bootstrap")},
             **({"ablations": ablations} if ablations else {}),  # none: the params as before
             **limit_param(cfg),  # a smoke run's page says so (a full run's params as before)
+            **metrics_param(cfg),  # the measures report.metrics picks (none picked: the params as before)
         }
     )
 
@@ -168,7 +169,7 @@ def corpus_targets(cfg: dict) -> list[str]:
 
 def wattbot_targets(cfg: dict) -> list[str]:
     """WattBot's reports in ``rule all``; none when its data folder is missing (a corpora-only run,
-    pipeline/config.py ``check_paths``)."""
+    pipeline/config/folders.py ``check_paths``)."""
     if not wattbot_present(cfg):
         return []
     r = paths.reports

@@ -17,6 +17,8 @@ from pipeline import paths
 from pipeline.config import suite_present, wattbot_present
 from pipeline.kept_runs.store import RUNS, ScoredSet, keep_run, wattbot_profile
 from pipeline.provenance import manifest_path
+from pipeline.registry import metrics
+from pipeline.registry.metrics import Pick
 from pipeline.run_ids import ENV, read_state
 from pipeline.workflow.corpora import corpus_names, corpus_report_inputs
 from pipeline.workflow.reports import report_inputs
@@ -24,17 +26,21 @@ from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
 from pipeline.workflow.wattbot import split_source
 
 
-def _answered(dataset: str, split: str, gold: str, per_question: dict[str, str]) -> ScoredSet:
-    return ScoredSet(dataset, split, gold, wattbot_profile(), ("score",), "id", per_question)
+def _picked(cfg: dict) -> Pick:
+    return Pick.of((cfg.get("report") or {}).get("metrics"))
+
+
+def _answered(cfg: dict, dataset: str, split: str, gold: str, per_question: dict[str, str]) -> ScoredSet:
+    kept = tuple(metrics.columns(metrics.KEPT, [metrics.ANSWERS], pick=_picked(cfg)))
+    return ScoredSet(dataset, split, gold, wattbot_profile(), kept, "id", per_question)
 
 
 def _suite(cfg: dict, dataset: str) -> ScoredSet:
     ks = suite_ks(cfg)
     scores = {rv: paths.suite_per_query(dataset, rv) for rv in suite_variants(cfg)}
     profile = {"name": "retrieval-suite", "ks": list(ks)}
-    return ScoredSet(
-        dataset, "queries", paths.export_gold(dataset), profile, tuple(f"ie@{k}" for k in ks), "query_id", scores
-    )
+    kept = tuple(metrics.columns(metrics.KEPT, [metrics.SUITE], ks, _picked(cfg)))
+    return ScoredSet(dataset, "queries", paths.export_gold(dataset), profile, kept, "query_id", scores)
 
 
 def scored_sets(cfg: dict) -> list[ScoredSet]:
@@ -43,10 +49,10 @@ def scored_sets(cfg: dict) -> list[ScoredSet]:
     sets = []
     if wattbot_present(cfg) and cfg.get("answering"):
         split = cfg["wattbot"]["score_split"]
-        sets.append(_answered(paths.WATTBOT, split, split_source(cfg, split), report_inputs(cfg)["per_question"]))
+        sets.append(_answered(cfg, paths.WATTBOT, split, split_source(cfg, split), report_inputs(cfg)["per_question"]))
     for name in corpus_names(cfg, labelled=True):
         gold = paths.corpus_ingest(name, "solutions")
-        sets.append(_answered(name, paths.CORPUS_SPLIT, gold, corpus_report_inputs(cfg, name)["per_question"]))
+        sets.append(_answered(cfg, name, paths.CORPUS_SPLIT, gold, corpus_report_inputs(cfg, name)["per_question"]))
     if suite_present(cfg):
         sets += [_suite(cfg, d) for d in suite_datasets(cfg)]
     out = []

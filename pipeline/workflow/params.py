@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from pipeline.config import answering_slice, config_hash, index_slice, retrieval_slice
+from pipeline.config import answering_slice, config_hash, index_slice, retrieval_slice, versioned
 
 
 def as_json(obj) -> str:
@@ -20,15 +20,15 @@ def shell_arg(value: str) -> str:
 
 
 def index_params(cfg: dict, index: str) -> str:
-    return as_json(index_slice(cfg, index))
+    return as_json(versioned(index_slice(cfg, index)))
 
 
 def retrieval_params(cfg: dict, variant: str) -> str:
-    return as_json(retrieval_slice(cfg, variant))
+    return as_json(versioned(retrieval_slice(cfg, variant)))
 
 
 def answering_params(cfg: dict, variant: str) -> str:
-    return as_json(answering_slice(cfg, variant))
+    return as_json(versioned(answering_slice(cfg, variant)))
 
 
 def with_hash(params: dict) -> str:
@@ -41,6 +41,13 @@ def limit_param(cfg: dict) -> dict:
     """``{"limit": N}`` for a smoke run's report params (its pages say so, its hash differs); ``{}`` for a
     full run, whose params stay as they were."""
     return {"limit": cfg["limit"]} if cfg.get("limit") else {}
+
+
+def metrics_param(cfg: dict) -> dict:
+    """``{"metrics": [...]}``: the measures ``report.metrics`` picks, for a report rule's params; ``{}`` when the
+    config picks none (every registered measure: the params stay as they were)."""
+    picked = (cfg.get("report") or {}).get("metrics")
+    return {"metrics": list(picked)} if picked else {}
 
 
 def llm_exec_json(cfg: dict) -> str:

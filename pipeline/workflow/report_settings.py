@@ -1,15 +1,17 @@
-"""The report's typed settings, built here by the drivers from dicts: what the steps after a run read
-of the config (the energy estimate's constants and served-here variants, where MLflow runs go: for the
-``time-table`` and ``track`` verbs and the Snakefile), and each report rule's params read back from
-the JSON Snakemake hashed (for the report verbs). pipeline/report/ never indexes a config or params dict."""
+"""The report's typed settings, built here by the drivers: what the steps after a run read of the config
+(the energy estimate's constants and served-here variants, where MLflow runs go: for the ``time-table`` and
+``track`` verbs and the Snakefile), and each report rule's params read back from the JSON Snakemake hashed
+(for the report verbs). The ``report``, ``energy`` and ``tracking`` sections are parsed by their specs
+(pipeline/report_specs.py: each key's default declared there, once); pipeline/report/ never indexes a
+config or params dict."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from pipeline.config import DROPPED, LEFT_OUT
-from pipeline.config_schema import spec_defaults
 from pipeline.llm_models import serving_kind  # a model the job serves itself, on its own cores
+from pipeline.registry.metrics import Pick
 from pipeline.report.pages.suite_power import PowerInputs
 from pipeline.report.params import (
     Ablation,
@@ -23,13 +25,14 @@ from pipeline.report.params import (
     SuiteReportParams,
     SuiteRuns,
 )
-from pipeline.report.telemetry.energy import EnergyInputs, PowerModel
+from pipeline.report.telemetry.energy import EnergyInputs
+from pipeline.report_specs import PowerModel, ReportSpec
 from pipeline.tracking import Tracking, TrackSettings
 
 
 def power_model(cfg: dict) -> PowerModel:
-    """Config ``energy``, the schema's defaults where it says nothing."""
-    return PowerModel(**{**spec_defaults("energy"), **(cfg.get("energy") or {})})
+    """Config ``energy``, its declared defaults where it says nothing."""
+    return PowerModel.from_dict(cfg.get("energy"))
 
 
 def served_here(variant: dict, default_model: str) -> bool:
@@ -50,30 +53,28 @@ def energy_inputs(cfg: dict) -> EnergyInputs:
 def power_inputs(cfg: dict, root: Path, files: list[str]) -> PowerInputs:
     """The suite power table's inputs: the run's suite datasets, its config files' names (``suite-power``,
     ``time-table``)."""
-    datasets = sorted((cfg.get("benchmarks") or {}).get("datasets") or {})
+    datasets = sorted((cfg.get("suite") or {}).get("datasets") or {})
     return PowerInputs(Path(root), datasets, "+".join(Path(f).name for f in files))
 
 
 def tracking_of(cfg: dict) -> Tracking | None:
     """Config ``tracking`` (None: no ``tracking.mlflow``, nothing is logged)."""
     t = cfg.get("tracking") or {}
-    if not t.get("mlflow"):
-        return None
-    t = {**spec_defaults("tracking"), **t}
-    return Tracking(t["mlflow"], t["experiment"], t.get("artifacts"))
+    return Tracking.from_dict(t) if t.get("mlflow") else None
 
 
 def track_settings(cfg: dict) -> TrackSettings:
-    rep = {**spec_defaults("report"), **(cfg.get("report") or {})}
+    rep = ReportSpec.from_dict(cfg.get("report"))
     return TrackSettings(
         tracking=tracking_of(cfg),
         answering=tuple(sorted(cfg.get("answering") or {})),
         retrieval=tuple(sorted(cfg.get("retrieval") or {})),
-        suite_datasets=tuple(sorted(((cfg.get("benchmarks") or {}).get("datasets")) or {})),
+        suite_datasets=tuple(sorted(((cfg.get("suite") or {}).get("datasets")) or {})),
         score_split=cfg["wattbot"]["score_split"],
-        bootstrap=int(rep["bootstrap"]),
-        seed=int(rep["seed"]),
+        bootstrap=rep.bootstrap,
+        seed=rep.seed,
         cache_dir=cfg.get("cache_dir") or "data/cache",
+        metrics=Pick.of(rep.metrics),
     )
 
 
@@ -81,13 +82,13 @@ def track_settings(cfg: dict) -> TrackSettings:
 
 
 def resampling(rep: dict) -> Resampling:
-    """``report``'s seed, bootstrap and permutations, the schema's defaults for those a rule's params omit."""
-    r = {**spec_defaults("report"), **rep}
-    return Resampling(int(r["seed"]), int(r["bootstrap"]), int(r["permutations"]))
+    """``report``'s seed, bootstrap and permutations, the declared defaults for those a rule's params omit."""
+    r = ReportSpec.from_dict(rep)
+    return Resampling(r.seed, r.bootstrap, r.permutations)
 
 
 def leaderboard_of(params: dict) -> Leaderboard:
-    return Leaderboard(params["variants"], resampling(params.get("report") or {}))
+    return Leaderboard(params["variants"], resampling(params.get("report") or {}), Pick.of(params.get("metrics")))
 
 
 def report_params(params: dict) -> ReportParams:
@@ -110,8 +111,8 @@ def corpus_report_params(params: dict) -> CorpusReportParams:
         params["submission_variant"],
         params,
         {
-            name: Ablation("answering", tuple(ab["variants"]), ab["note"])
-            for name, ab in (params.get("ablations") or {}).items()
+            name: Ablation("answering", ab.variants, ab.note)
+            for name, ab in ReportSpec.from_dict({"ablations": params.get("ablations") or {}}).ablations.items()
         },
         params.get("limit"),
     )
@@ -119,29 +120,27 @@ def corpus_report_params(params: dict) -> CorpusReportParams:
 
 def figures_params(params: dict) -> FiguresParams:
     """The figures rule's params; ``gold`` (the scored split's CSV) is passed beside them."""
-    rep = {**spec_defaults("report"), **params["report"]}
+    rep = ReportSpec.from_dict(params["report"])
     suite = params.get("suite") or {}
     return FiguresParams(
-        resampling=resampling(rep),
-        ablations={
-            name: Ablation(ab.get("stage", "answering"), tuple(ab["variants"]), ab.get("note", ""))
-            for name, ab in rep["ablations"].items()
-        },
+        resampling=Resampling(rep.seed, rep.bootstrap, rep.permutations),
+        ablations={name: Ablation(ab.stage, ab.variants, ab.note) for name, ab in rep.ablations.items()},
         answering=params["answering"],
         retrieval=tuple(sorted(params["retrieval"])),
         suite=SuiteRuns(tuple(suite.get("datasets", ())), tuple(suite.get("variants", ())), tuple(suite.get("ks", ()))),
         gold=params.get("gold", ""),
         config_hash=params["config_hash"],
         hashed=params,
-        embedding_index=rep.get("embedding_index"),
-        embedding_sample=int(rep["embedding_sample"]),
-        ensemble_subsets=int(rep["ensemble_subsets"]),
+        embedding_index=rep.embedding_index,
+        embedding_sample=rep.embedding_sample,
+        ensemble_subsets=rep.ensemble_subsets,
         corpora=tuple(params.get("corpora") or ()),
         parse_quality=params.get("parse_quality") or "",
         by_type=params.get("by_type") or "",
         claims_elsewhere=params.get("claims_elsewhere") or {},
         dropped=dropped(params.get(DROPPED) or {}),
         limit=params.get("limit"),
+        metrics=Pick.of(rep.metrics),
     )
 
 
@@ -155,8 +154,8 @@ def dropped(record: dict) -> Dropped:
 
 
 def suite_report_params(params: dict) -> SuiteReportParams:
-    return SuiteReportParams(params["config_hash"], params, params.get("limit"))
+    return SuiteReportParams(params["config_hash"], params, params.get("limit"), Pick.of(params.get("metrics")))
 
 
 def sprout_report_params(params: dict) -> SproutReportParams:
-    return SproutReportParams(params["sweep"], tuple(params["ks"]), params)
+    return SproutReportParams(params["sweep"], tuple(params["ks"]), params, Pick.of(params.get("metrics")))

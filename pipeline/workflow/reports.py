@@ -8,7 +8,7 @@ from pipeline import paths
 from pipeline.config import DROPPED, answering_slice
 from pipeline.workflow.answering import split_variants
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import limit_param, with_hash
+from pipeline.workflow.params import limit_param, metrics_param, with_hash
 from pipeline.workflow.parse_quality import parse_quality_report
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
 from pipeline.workflow.wattbot import extra_labelled_splits, labels_source, pdf_fallback_docs
@@ -25,6 +25,7 @@ def report_params(cfg: dict) -> str:
         }
         | ({"pdf_fallback": {cfg["wattbot"]["pdf_fallback"]: fallback}} if fallback else {})
         | limit_param(cfg)
+        | metrics_param(cfg)
     )
 
 
@@ -53,7 +54,7 @@ def ablations_in_other_configs() -> dict[str, list[str]]:
 
 
 def figures_params(cfg: dict) -> str:
-    b = cfg.get("benchmarks") or {}
+    b = cfg.get("suite") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
     corpora = {"corpora": sorted(cfg["corpora"])} if cfg.get("corpora") else {}  # none: the params as before
     dropped = {DROPPED: cfg[DROPPED]} if cfg.get(DROPPED) else {}  # for the claims; none: the params as before

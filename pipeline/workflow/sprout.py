@@ -9,7 +9,7 @@ from pipeline import paths
 from pipeline.config import retrieval_root
 from pipeline.specs import BeamSpec
 from pipeline.workflow.named_files import NamedFiles
-from pipeline.workflow.params import as_json, with_hash
+from pipeline.workflow.params import as_json, metrics_param, with_hash
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
 
 SPROUT_DIR = paths.SPROUT_DIR  # named in rule sprout_train_pairs' shell text (a changed text reruns the rule)
@@ -46,6 +46,7 @@ def sprout_report_params(cfg: dict) -> str:
             "datasets": [d for d in suite_datasets(cfg) if set(sweep) <= set(suite_variants(cfg))],
             "ks": suite_ks(cfg),
         }
+        | metrics_param(cfg)
     )
 
 

@@ -40,7 +40,7 @@ def encoder_threads(cfg: dict) -> int:
 
 
 def sprout_threads(cfg: dict) -> int:
-    """The ``threads:`` of the SproutRAG attention and training-pair jobs: ``sprout.threads`` (the schema's default)."""
+    """The ``threads:`` of the SproutRAG attention and training-pair jobs: ``sprout.threads`` (its declared default)."""
     from pipeline.specs import SproutSpec
 
     return SproutSpec.from_dict(cfg["sprout"]).attention.threads

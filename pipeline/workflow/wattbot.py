@@ -6,7 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from pipeline.config_schema import declared_defaults
 from pipeline.datasets.wattbot import InputError, check_pdf_dir, document_source, load_labels, load_metadata
+from pipeline.specs import ParsingSpec
 from pipeline.workflow.params import as_json, shell_arg
 
 
@@ -101,8 +103,9 @@ def parse_options(cfg: dict, source: str = "") -> str:
     use it, so their params, and Snakemake's rerun check, stay as they were), and the vision model when set."""
     parsing = cfg["parsing"]
     headings = f"--headings {parsing['headings']}" if source.lower().endswith(".pdf") else ""
-    for key in ("max_pdf_mb", "max_pdf_pages"):  # only when set: the default's params, so rerun triggers, as before
-        if key in parsing and headings:
+    caps = declared_defaults(ParsingSpec)  # guards, like a timeout: passed when not the tree verb's own default
+    for key in ("max_pdf_mb", "max_pdf_pages"):  # (so a PDF's tree params, and rerun check, are as before)
+        if headings and parsing[key] != caps[key]:
             headings += f" --{key.replace('_', '-')} {parsing[key]}"
     vision = parsing["vision"]
     if not vision["model"]:

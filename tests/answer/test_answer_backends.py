@@ -60,7 +60,8 @@ def test_a_toy_backends_declared_key_is_parsed_and_checked(toy_backend):
 
     assert "explanation" in full_schema()["properties"]["answering"]["additionalProperties"]["properties"]
     cfg = validate(tiny_with("top-doc"))
-    assert "explanation" not in cfg["answering"]["toy"]  # a spec's default: not written into the hashed variant
+    assert cfg["answering"]["toy"]["explanation"] == "most hits from"  # its declared default, written in (hashed)
+    assert "explanation" not in cfg["answering"]["bm25-x"]  # another backend's variant: not its key
     assert answer_backends.variant_spec("toy", cfg["answering"]["toy"]).explanation == "most hits from"
     raw = tiny_with("top-doc")
     raw["answering"]["toy"]["explanation"] = "cited:"
@@ -155,6 +156,7 @@ def with_echo(**keys) -> dict:
     return raw
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_a_new_llm_backend_is_priced_by_its_own_prompts(echo_backend):
     from pipeline.estimate import estimate
     from pipeline.plan import routes

@@ -4,8 +4,6 @@ figures there, with a manifest (the docs block's stamp), and `make readme BENCH=
 block, pipeline/publish/bench_doc.py). A failed or skipped run writes nothing: no half-measured page."""
 import importlib.metadata
 import os
-import platform
-import re
 import subprocess
 import time
 from pathlib import Path
@@ -24,17 +22,12 @@ FIGURES = ("packages_preinstalled", "cluster_start_s", "local_grid_s", "cluster_
 
 
 def machine() -> dict[str, object]:
-    """The machine and versions the figures were measured with."""
-    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    model = re.search(r"^Model name:\s*(.+)$", lscpu, re.M)
+    """The machine (tests/tier_report.py) and versions the figures were measured with."""
+    from tier_report import machine as this_machine
+
     slurm = subprocess.run(["slurmctld", "-V"], capture_output=True, text=True).stdout.split()
-    os_release = Path("/etc/os-release").read_text() if Path("/etc/os-release").exists() else ""
-    pretty = re.search(r'^PRETTY_NAME="?([^"\n]+)"?$', os_release, re.M)
     return {
-        "cpu_model": model.group(1).strip() if model else platform.processor(),
-        "cores": os.cpu_count(),
-        "os": pretty.group(1) if pretty else platform.platform(),
-        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        **this_machine(),
         "slurm_version": slurm[-1] if slurm else "",
         "plugin_version": importlib.metadata.version("snakemake-executor-plugin-slurm"),
         "snakemake_version": importlib.metadata.version("snakemake"),

@@ -60,7 +60,7 @@ def test_pilot_params_are_recorded_and_an_empty_pilot_is_an_error():
 
 
 def shipped_subsets(config: str) -> dict[str, dict]:
-    return yaml.safe_load((REPO / config).read_text())["benchmarks"]["datasets"]
+    return yaml.safe_load((REPO / config).read_text())["suite"]["datasets"]
 
 
 @pytest.mark.parametrize("final_config", ["config.yaml", "config.claims.yaml"])

@@ -41,7 +41,7 @@ QUESTIONS = [
 
 
 def write_toy_data(root: Path) -> Path:
-    """The toy's documents and questions under ``root/toy`` (``root``: the config's benchmarks.root)."""
+    """The toy's documents and questions under ``root/toy`` (``root``: the config's suite.root)."""
     (root / "toy").mkdir(parents=True)
     (root / "toy" / "toy.json").write_text(json.dumps({"docs": DOCS, "questions": QUESTIONS}))
     return root
@@ -60,36 +60,42 @@ def toy_dataset(monkeypatch, tmp_path, plugin_site):
 
 def tiny_with_toy(root: Path) -> dict:
     raw = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
-    raw["benchmarks"] = {"root": str(root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
+    raw["suite"] = {"root": str(root), "datasets": {"toy": {}}, "retrieval": ["bm25"], "ks": [1, 3]}
     return raw
 
 
 def test_an_unregistered_dataset_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match=r"benchmarks\.datasets"):
+    with pytest.raises(ConfigError, match=r"suite\.datasets\.toy': not a key of suite\.datasets"):
         validate(tiny_with_toy(tmp_path))
 
 
-def test_a_toy_dataset_runs_export_index_retrieve_and_scoring(toy_dataset, tmp_path):
+def run_branch(cfg: dict, tmp_path: Path, scores: Path, per_query: Path) -> tuple[Path, Path]:
+    """The toy through the stage verbs a suite dataset's DAG branch runs: suite-export -> index (BM25) ->
+    retrieve -> suite-evaluate at ks 1 and 3, into ``scores`` and ``per_query``; the export folder and the run."""
     from pipeline.cli import main
 
-    cfg = validate(tiny_with_toy(tmp_path / "retrieval"))
-    assert wf.suite_datasets(cfg) == ["toy"] and "toy" in suite_datasets.names()
-    assert SUITE_DATASETS.origin("toy") == "wattbench-toy-suite 0.1.0"  # its entry point, not an import of ours
     export, cache = tmp_path / "export", str(tmp_path / "cache")
     main(["suite-export", "--params", wf.suite_export_params(cfg, "toy"), "--out-dir", str(export)])
-    gold = [json.loads(line) for line in (export / "gold.jsonl").read_text().splitlines()]
-    assert sorted(g["query_id"] for g in gold) == ["q1", "q2", "q3"]
-    assert sorted(p.name for p in (export / "trees").iterdir()) == ["toy-bees.json", "toy-ferns.json", "toy-tides.json"]
-
     index = tmp_path / "index" / "bm25.sqlite"
     main(["index", "--trees", str(export / "trees"), "--params", wf.index_params(cfg, "bm25"), "--cache-dir", cache,
           "--out", str(index)])
     run = tmp_path / "bm25.jsonl"
     main(["retrieve", "--index-dir", str(index.parent), "--questions", str(export / "queries.csv"), "--params",
           wf.retrieval_params(cfg, "bm25"), "--cache-dir", cache, "--out", str(run)])
-    scores, per_query = tmp_path / "scores.json", tmp_path / "per_query.csv"
     main(["suite-evaluate", "--retrieval", str(run), "--gold", str(export / "gold.jsonl"), "--ks", "1", "3",
           "--out", str(scores), "--per-query", str(per_query)])
+    return export, run
+
+
+def test_a_toy_dataset_runs_export_index_retrieve_and_scoring(toy_dataset, tmp_path):
+    cfg = validate(tiny_with_toy(tmp_path / "retrieval"))
+    assert wf.suite_datasets(cfg) == ["toy"] and "toy" in suite_datasets.names()
+    assert SUITE_DATASETS.origin("toy") == "wattbench-toy-suite 0.1.0"  # its entry point, not an import of ours
+    scores, per_query = tmp_path / "scores.json", tmp_path / "per_query.csv"
+    export, run = run_branch(cfg, tmp_path, scores, per_query)
+    gold = [json.loads(line) for line in (export / "gold.jsonl").read_text().splitlines()]
+    assert sorted(g["query_id"] for g in gold) == ["q1", "q2", "q3"]
+    assert sorted(p.name for p in (export / "trees").iterdir()) == ["toy-bees.json", "toy-ferns.json", "toy-tides.json"]
     summary = json.loads(scores.read_text())["summary"]
     # each question shares its distinctive words with its evidence sentence only, so BM25 ranks the
     # gold sentence first: the scores see the projected gold spans of the toy's own documents

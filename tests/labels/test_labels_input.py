@@ -15,6 +15,8 @@ from pipeline.score.evaluate import evaluate_variant
 from pipeline.workflow import check_labels, extra_labelled_splits, labelled_splits, labels_source
 from pipeline.workflow.report_settings import report_params
 
+pytestmark = pytest.mark.data  # WattBot's shipped labels and questions, from ../shared (#47 item 7)
+
 WATTBOT = data_root() / "wattbot"
 PUBLIC = WATTBOT / "test_solutions_public.csv"
 QUESTIONS = WATTBOT / "test_Q.csv"

@@ -66,6 +66,7 @@ def shipped_dag(request, tmp_path_factory) -> tuple[list[dict], dict]:
     return planned_dag(tmp_path_factory, request.param)
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_only_scoring_and_report_jobs_read_a_labels_file(shipped_dag):
     jobs, cfg = shipped_dag
     assert {"evaluate_split", "retrieve", "answer"} <= {j["rule"] for j in jobs}, "the default grid scores test"
@@ -79,6 +80,7 @@ def test_only_scoring_and_report_jobs_read_a_labels_file(shipped_dag):
         assert not readers & ANSWERING
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_no_retrieval_or_answer_job_depends_on_the_test_labels(shipped_dag):
     jobs, cfg = shipped_dag
     labels = labels_source(cfg, "test")
@@ -97,6 +99,7 @@ def test_the_shipped_default_config_labels_the_public_test_questions():
     assert cfg["wattbot"]["solutions"] == {"train": "train_QA.csv", "test": "test_solutions_public.csv"}
 
 
+@pytest.mark.data  # reads ../shared (the fast tier runs without it: #47 item 7)
 def test_the_claims_configs_test_answers_come_from_labelled_ids_alone(shipped_dag, tmp_path):
     """The power-sized samples' answer jobs read questions drawn from the ids-only file, which a leak (the
     labels given to the sample's job) would taint; the ids-only file holds the id column alone."""

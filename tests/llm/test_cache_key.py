@@ -1,6 +1,6 @@
 """The LLM cache key must not move: it is the hash of the full request, and a new key re-buys
 every stored call. The expected values were computed with the gateway on main before it moved
-to pipeline/llm/ (``pipeline.answer.llm.LLMRequest(...).key()`` at commit 259b74d)."""
+to pipeline/llm/ (``LLMRequest(...).key()`` of the gateway then in pipeline/answer/, at commit 259b74d)."""
 from pipeline.llm.gateway import LLMRequest
 
 

@@ -179,8 +179,8 @@ def negligible_false(margin: float, wrong: str, new: bool) -> Procedure:
 
 def best_of(tables: dict[str, np.ndarray]) -> str:
     """The claims table's best_of control: today's ``control_of`` (best mean; ties by name) on ``tables``.
-    It lives in pipeline/report/pages/claims.py at d2f9a41 and in report/claims/measure.py after #47 moves
-    the measurement off its page; either is the same function."""
+    It lived on the claims page at d2f9a41 and is in report/claims/measure.py since #47 moved the
+    measurement off its page; either is the same function."""
     try:
         from pipeline.report.claims.measure import Claim, control_of
     except ImportError:

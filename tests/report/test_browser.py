@@ -29,6 +29,67 @@ def test_bad_page_fails_every_check(tmp_path):
         assert expected in found
 
 
+def _claims_like_page(path, font: str) -> None:
+    """A page in the report's own style with a claims-like row: seven short cells and an eighth holding a
+    665-character explanation (the row that measured 325px under Debian's DejaVu Sans, #47 item 9)."""
+    from pipeline.report.render.html import STYLE
+
+    why = ("The rerank that combines frequency and score across the planned queries is the best of the three: "
+           "its difference to the frequency rerank is positive on doc precision at five, ") * 4
+    cells = ["KohakuRAG", "The combined cross-query rerank is the best strategy",
+             "rerank 'combined' in the final configs; sweep table not published", "hier-convex-q4 − hier-convex-q4-freq",
+             "doc_precision@5", "wattbot/train (41)", "+0.012 [−0.004, +0.029]", why[:665]]
+    row = "".join(f"<td class='{'t w' if i in (0, 4) else 't'}'>{c}</td>" for i, c in enumerate(cells))
+    path.write_text(f"<html><head><style>{STYLE} body, table {{font-family: '{font}'}}</style></head><body>"
+                    "<h1>report</h1><div id='headline'>best: x</div><h2 id='leaderboard'>Leaderboard</h2>"
+                    f"<div class='tw'><table><tbody><tr><td>v</td></tr></tbody></table></div>"
+                    f"<h2 id='claims'>Claims</h2><div class='tw'><table><tbody><tr>{row}</tr></tbody></table></div>"
+                    "</body></html>")
+
+
+def test_the_row_limit_is_the_windows_not_the_fonts(tmp_path):
+    """The same row measures differently in a wide font and a narrow one (a fixed pixel limit passed on one
+    machine and failed on another); the limit, half the window, holds in both, and its message counts lines."""
+    from pipeline.report.render.browser import MAX_ROW_SHARE, MEASURE_JS, VIEWPORT
+
+    heights = {}
+    for font in ("DejaVu Sans", "Liberation Sans Narrow"):
+        page = tmp_path / f"{font}.html"
+        _claims_like_page(page, font)
+        check = inspect_page(page)
+        assert problems(check) == [], (font, problems(check))
+        heights[font] = _row_heights(page)[-1]
+    assert heights["DejaVu Sans"] > 1.3 * heights["Liberation Sans Narrow"]  # the fonts decide the pixels
+    assert max(heights.values()) < MAX_ROW_SHARE * VIEWPORT[1] and "MAX_ROW_SHARE" not in MEASURE_JS
+    tall = problems(inspect_page(_tall_row_page(tmp_path)))
+    assert len(tall) == 1 and "lines of its 12px font), more than 50% of the 900px window: 'word word" in tall[0]
+
+
+def _row_heights(page) -> list[float]:
+    from playwright.sync_api import sync_playwright
+
+    from pipeline.report.render.browser import FLAGS
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=FLAGS)
+        try:
+            tab = browser.new_page(viewport={"width": 1400, "height": 900})
+            tab.goto(page.resolve().as_uri(), wait_until="load")
+            return tab.evaluate("() => [...document.querySelectorAll('tr')].map(r => r.getBoundingClientRect().height)")
+        finally:
+            browser.close()
+
+
+def _tall_row_page(tmp_path):
+    from pipeline.report.render.html import STYLE
+
+    page = tmp_path / "tall.html"
+    page.write_text(f"<html><head><style>{STYLE}</style></head><body><h1>t</h1><div id='headline'>x</div>"
+                    "<h2 id='leaderboard'>L</h2><div class='tw'><table><tbody><tr><td>v</td></tr></tbody></table></div>"
+                    f"<details><table><tr><td class='t'>{'word ' * 900}</td></tr></table></details></body></html>")
+    return page
+
+
 @pytest.mark.slow
 def test_tiny_grid_report_reads_well_in_chromium(tiny_run):
     """The report of a real (tiny) run: no check fails, and the first screen is kept as a PNG beside

@@ -93,6 +93,7 @@ def test_save_figure_checks_before_it_writes(tmp_path):
 def test_every_tiny_grid_figure_redrawn_from_its_results_passes(tiny_run, tmp_path):
     """The figures rule drew them through the check already; here each figure function is called
     again on the run's own tables (save_figure raises on a failing one)."""
+    from pipeline.registry import metrics
     from pipeline.report.pages import ensemble_size as ES
     from pipeline.report.pages.figures import headline
     from pipeline.report.render import ablation_figures as A
@@ -104,8 +105,10 @@ def test_every_tiny_grid_figure_redrawn_from_its_results_passes(tiny_run, tmp_pa
     wb, figs = work / "reports" / "wattbot", work / "reports" / "figures"
     drawn = []
     board = pd.read_csv(wb / "leaderboard.csv")
-    plots.score_by_variant(board, tmp_path / "score_by_variant.png")
-    plots.doc_recall_by_variant(pd.read_csv(wb / "retrieval.csv"), tmp_path / "doc_recall_by_variant.png")
+    panels, profile = metrics.columns(metrics.LEADERBOARD_FIGURE), metrics.primary().name
+    plots.score_by_variant(board, tmp_path / "score_by_variant.png", panels, profile)
+    recall_ks = metrics.find("doc_recall").computed()
+    plots.doc_recall_by_variant(pd.read_csv(wb / "retrieval.csv"), tmp_path / "doc_recall_by_variant.png", recall_ks)
     cost = pd.read_csv(wb / "cost.csv")
     drawn += A.leaderboard_ci(cost, tmp_path / "leaderboard-ci")
     fronts = [pareto_front(cost, x, "score") for x in ("tokens_per_question", "context_tokens")]

@@ -247,15 +247,16 @@ def test_a_dataset_only_one_run_scored_is_listed_as_its_own(tmp_path, capsys):
 
 def test_compare_resamples_as_a_run_does_from_one_definition():
     """`compare`'s --seed/--bootstrap/--permutations default to DEFAULT_RESAMPLING (#35: the verb repeated its
-    numbers), itself the config schema's report defaults, so a kept-run comparison resamples as a run's report."""
+    numbers), itself the declared report defaults, so a kept-run comparison resamples as a run's report."""
     from pipeline.cli import build_parser
-    from pipeline.config_schema import spec_defaults
+    from pipeline.config_schema import declared_defaults
     from pipeline.kept_runs.compare import DEFAULT_RESAMPLING
+    from pipeline.report_specs import ReportSpec
     from pipeline.report.params import Resampling
 
     a = build_parser().parse_args(["compare", "r1", "r2"])
     assert Resampling(a.seed, a.bootstrap, a.permutations) == DEFAULT_RESAMPLING
-    report = spec_defaults("report")
+    report = declared_defaults(ReportSpec)
     assert DEFAULT_RESAMPLING == Resampling(report["seed"], report["bootstrap"], report["permutations"])
 
 

@@ -56,10 +56,11 @@ def test_pareto_front():
 
 
 def test_resampling_defaults_come_from_the_schema():
-    """A rule's params without ``report`` (the leaderboard's intervals) resample as the schema declares."""
-    from pipeline.config_schema import spec_defaults
+    """A rule's params without ``report`` (the leaderboard's intervals) resample as ReportSpec declares."""
+    from pipeline.config_schema import declared_defaults
+    from pipeline.report_specs import ReportSpec
     from pipeline.workflow.report_settings import resampling
 
-    declared = spec_defaults("report")
+    declared = declared_defaults(ReportSpec)
     assert resampling({}) == Resampling(declared["seed"], declared["bootstrap"], declared["permutations"])
     assert resampling({"bootstrap": 500}).bootstrap == 500

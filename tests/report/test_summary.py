@@ -218,3 +218,93 @@ def test_the_summary_times_this_invocation_alone(tmp_path):
 def _empty() -> dict:
     return {"leaderboard": {"top": []}, "submission": None, "claims": {"verdicts": {}}, "parse_failures": 0,
             "report": None, "needs_a_look": [], "time": {}}
+
+
+def test_a_make_run_with_nothing_to_do_says_so_and_keeps_the_last_runs_figures(tmp_path):
+    """#47 item 8: a second make run finds every output up to date (Snakemake calls no onstart, so logs/run.json
+    still names the first run). Its time-table step leaves the first run's figures as they were (the kernel's
+    count, not the benchmarks' sampled sum over another span), and the summary says nothing was done."""
+    import os
+    import time
+
+    from pipeline import run_ids
+    from pipeline.io import atomic_write_json
+    from pipeline.report.telemetry.time_table import RUN_SUMMARY, write_time_table
+
+    _run_folder(tmp_path)
+    now, reports = time.time(), tmp_path / "reports"
+    times = tmp_path / "logs/make-run.times"
+    (tmp_path / "logs").mkdir()
+    _bench(tmp_path / "benchmarks/wattbot/index/hier.tsv", 200.0, 150.0, now - 710)  # the first run's one job
+    atomic_write_json(tmp_path / run_ids.STATE, {"id": "r1", "invoked": now - 980})  # its onstart
+    times.write_text(f"start {now - 1000}\nsetup {now - 990}\nsetup_cpu_s 8\ndag {now - 700}\ndag_cpu_s 516\n")
+    write_time_table(tmp_path, reports)
+    first = write_summary(tmp_path, reports, show=False)
+    assert first["time"]["cores_busy"] == 1.78 and first["time"]["cpu_s_source"] == "rusage"
+    assert "nothing_to_do" not in first
+    written = (reports / RUN_SUMMARY).read_bytes()
+    os.utime(reports / RUN_SUMMARY, (now - 690, now - 690))  # written by the first run's time-table step
+
+    # the second make run: set-up and a Snakemake step that started no job (no onstart: run.json unchanged)
+    times.write_text(f"start {now - 20}\nsetup {now - 15}\nsetup_cpu_s 3\ndag {now - 5}\ndag_cpu_s 4\n")
+    write_time_table(tmp_path, reports)
+    assert (reports / RUN_SUMMARY).read_bytes() == written
+    second = write_summary(tmp_path, reports, show=False)
+    assert second["time"] == first["time"] and second["nothing_to_do"] == {"make_run_s": 15.0}
+    lines = summary_lines(second)
+    assert lines[1] == "== wattbench: nothing to do, every output was up to date =="
+    assert "This make run: 15 s, no job started." in lines
+    assert lines[-1].startswith("The last run's time: 1 jobs in 3 min 20 s, 8 min 36 s of CPU (1.78 cores busy)")
+    assert not any("sampled" in line for line in lines)
+    assert json.loads((reports / "summary.json").read_text())["time"] == first["time"]
+
+    # a third make run that does work (its onstart stamps logs/run.json inside its Snakemake step): counted again
+    atomic_write_json(tmp_path / run_ids.STATE, {"id": "r2", "invoked": now - 12})
+    _bench(tmp_path / "benchmarks/wattbot/index/flat.tsv", 5.0, 4.0, now - 6)
+    write_time_table(tmp_path, reports)
+    third = write_summary(tmp_path, reports, show=False)
+    assert "nothing_to_do" not in third and third["time"]["jobs"] == 1 and third["time"]["cpu_s"] == 4.0
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_a_second_make_run_of_the_tiny_grid_has_nothing_to_do_and_says_so(tmp_path):
+    """make run's steps on the tiny grid, twice, as the Makefile runs them (its timed set-up and Snakemake steps,
+    the time table, the summary that keeps the run): the second finds every output up to date. Snakemake starts
+    no onstart then (what nothing_to_do rests on); the summary says so, its time is the first run's as that run
+    wrote it, and no second copy of the run is kept."""
+    import subprocess
+    import sys
+    import time
+
+    from dag_runner import command, environment
+    from pipeline.datasets.paths import REPO, data_root
+
+    work, config = tmp_path / "work", REPO / "tests" / "tiny.yaml"
+    (work / "logs").mkdir(parents=True)
+    times, env = work / "logs/make-run.times", environment({"WATTBENCH_SUMMARY_LATER": "1"})
+    cfg = ["--config", str(config), "--set", f"data_root={data_root()}"]
+
+    def run(*args: str) -> str:
+        done = subprocess.run([*args], cwd=work, env=env, capture_output=True, text=True, timeout=1200)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout + done.stderr
+
+    def make_run() -> tuple[str, str]:
+        times.write_text(f"start {time.time():.1f}\n")
+        timed = [sys.executable, "-m", "pipeline.make_steps", "--times", str(times)]
+        run(*timed, "setup", "--", sys.executable, "-c", "pass")
+        dag = run(*timed, "dag", "--", *command(work, configfile=config))
+        run(sys.executable, "-m", "pipeline", "time-table", "--root", ".", "--reports", "reports", *cfg)
+        return dag, run(sys.executable, "-m", "pipeline", "summary", "--reports", "reports", "--keep", *cfg)
+
+    _, said = make_run()
+    first = json.loads((work / "reports/summary.json").read_text())
+    assert "the run is done" in said and first["time"]["cpu_s_source"] == "rusage" and "Kept: runs/" in said
+    dag, said = make_run()
+    second = json.loads((work / "reports/summary.json").read_text())
+    assert "Nothing to be done" in dag
+    assert "nothing to do, every output was up to date" in said and "Kept: nothing new" in said
+    assert second["time"] == first["time"] and set(second["nothing_to_do"]) == {"make_run_s"}
+    assert f"({first['time']['cores_busy']} cores busy)" in said and "sampled" not in said
+    assert len([p for p in (work / "runs").iterdir() if p.name.startswith("r")]) == 1

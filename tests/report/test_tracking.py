@@ -92,7 +92,7 @@ def test_what_tracking_reads_of_the_config_is_parsed_once():
     s = track_settings(cfg)
     assert s.tracking is None and s.answering == tuple(sorted(cfg["answering"])) and s.retrieval[0] in cfg["retrieval"]
     assert (s.score_split, s.bootstrap, s.seed, s.cache_dir) == (cfg["wattbot"]["score_split"], 500, 0, "elsewhere")
-    assert s.suite_datasets == tuple(sorted((cfg.get("benchmarks") or {}).get("datasets") or {}))
+    assert s.suite_datasets == tuple(sorted((cfg.get("suite") or {}).get("datasets") or {})) != ()
 
 
 def test_tracking_is_execution_only():

@@ -236,7 +236,7 @@ def test_rows_with_a_split_column_form_their_own_family():
 
 def test_bad_effect_names_the_claim(tmp_path):
     raw = {"id": "x", "system": "S", "claim": "c", "source": "s", "published": "p", "ablation": "a", "treatment": "t",
-           "control": "c", "metric": "m", "datasets": ["wattbot"], "direction": "greater"}
+           "control": "c", "metric": "score", "datasets": ["wattbot"], "direction": "greater"}
     for effect in ({"value": 0.03, "kind": "percent", "ref": "r"}, {"value": 0, "kind": "absolute", "ref": "r"},
                    {"value": 0.03, "kind": "absolute"}):
         bad = tmp_path / "claims.yaml"

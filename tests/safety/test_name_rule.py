@@ -1,19 +1,14 @@
 """The one rule for names that become paths (pipeline/names.py), and the containment check, on their own."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
+from pipeline.config import full_schema
 from pipeline.names import PATTERN, UnsafeName, check_name, inside
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_name_rule_is_the_schemas_name_pattern():
-    schema = yaml.safe_load((REPO / "pipeline" / "schemas" / "config.schema.yaml").read_text())
-    assert schema["definitions"]["name"]["pattern"] == f"^{PATTERN}$"
+    assert full_schema()["definitions"]["name"]["pattern"] == f"^{PATTERN}$"  # generated: pipeline/config_schema.py
     for good in ("r20261202-170429-3fa1", "adhoc-r1", "khan2025", "v1.2_x"):
         assert check_name(good, "x") == good
     for bad in ("../x", "a/b", ".hidden", "..", "-x", "", "a\nb", "x" * 201):

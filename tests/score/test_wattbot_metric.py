@@ -1,4 +1,4 @@
-"""The WattBot metric, rule by rule (docs/wattbot-metric.md), for both profiles, plus sanity checks on
+"""The WattBot metric, rule by rule (../shared/docs/wattbot-metric.md), for both profiles, plus sanity checks on
 the real train_QA.csv. Every check goes through the public API on one-row frames."""
 
 from __future__ import annotations

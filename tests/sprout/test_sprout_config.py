@@ -65,9 +65,9 @@ def test_the_sprout_spec_names_a_bad_key(block, key):
 
 
 def test_the_sprout_spec_is_the_hashed_block(cfg):
-    """The spec gives back what the slices hashed (train's ``lambda`` included), defaults from the schema."""
-    from pipeline import config_schema
+    """The spec gives back what the slices hashed (train's ``lambda`` included), defaults as declared."""
     from pipeline.config import sprout_attention_slice
+    from pipeline.config_schema import declared_defaults
     from pipeline.specs import SproutSpec
 
     spec = SproutSpec.from_dict(cfg["sprout"])
@@ -75,8 +75,9 @@ def test_the_sprout_spec_is_the_hashed_block(cfg):
     assert spec.attention.hashed() == sprout_attention_slice(cfg) and "threads" not in spec.attention.hashed()
     assert spec.beam_sweep == tuple(cfg["sprout"].get("beam_sweep", ()))
     bare = SproutSpec.from_dict({})
-    assert bare.train is None and bare.attention.threads == config_schema.node("sprout", "threads")["default"]
-    assert bare.attention.window_tokens == config_schema.node("sprout", "window_tokens")["default"]
+    declared = declared_defaults(SproutSpec)
+    assert bare.train is None and bare.attention.threads == declared["threads"] == 2
+    assert bare.attention.window_tokens == declared["window_tokens"] and bare.beam_sweep == ()
 
 
 def test_one_query_encoder_with_the_schemas_defaults():
@@ -88,5 +89,5 @@ def test_one_query_encoder_with_the_schemas_defaults():
     emb = full_schema()["properties"]["embedding"]["properties"]
     assert d == {"backend": "torch", "batch_size": emb["batch_size"]["default"],
                  "max_tokens": emb["max_tokens"]["default"], "threads": emb["threads"]["default"],
-                 "precision": emb["precision"]["x-default"]}  # onnx-qint8's setting; torch reads none
+                 "precision": emb["precision"]["default"]}  # onnx-qint8's setting; torch reads none
     assert query_encoder(1).threads == 1

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pymupdf
 
-from pipeline.config_schema import spec_defaults
+from pipeline.config_schema import declared_defaults
 from pipeline.parse.errors import ParseError
+from pipeline.specs import ParsingSpec
 
-CAPS = spec_defaults("parsing")  # max_pdf_mb, max_pdf_pages: the schema's x-default
+CAPS = declared_defaults(ParsingSpec)  # max_pdf_mb, max_pdf_pages: their declared defaults
 
 
 @dataclass(frozen=True)

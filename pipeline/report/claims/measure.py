@@ -39,6 +39,7 @@ import pandas as pd
 import yaml
 
 from pipeline.paths import CLAIMS_FILE
+from pipeline.registry import metrics
 from pipeline.report.params import Ablation, FiguresParams, Resampling
 from pipeline.report.render.tables import fmt
 from pipeline.report.sections import LABELLED_SET, is_labelled, split_dataset
@@ -185,6 +186,18 @@ def _effect(cid: str, raw: dict | None) -> Effect | None:
     return Effect(values, raw["kind"], str(raw["ref"]))
 
 
+def _metric(cid: str, name: str) -> str:
+    """A claim's ``metric``: a registered measure a claim may name (pipeline/registry/metrics.py's ``CLAIMS``
+    view: those with a value per question)."""
+    try:
+        m, _ = metrics.parse(name)
+    except (KeyError, ValueError) as e:
+        raise ValueError(f"claims.yaml: claim {cid}: metric: {e.args[0]}") from None
+    if metrics.CLAIMS not in m.shown:
+        raise ValueError(f"claims.yaml: claim {cid}: metric {name!r} has no value per question to compare")
+    return name
+
+
 def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
     """Read and check claims.yaml (one clear error naming the claim and key)."""
     out = []
@@ -205,7 +218,7 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
                 raw["ablation"],
                 raw["treatment"],
                 control,
-                raw["metric"],
+                _metric(cid, raw["metric"]),
                 tuple(raw["datasets"]),
                 raw["direction"],
                 raw.get("margin"),

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import atomic_write_text
+from pipeline.registry import metrics
 from pipeline.report.header import RunHeader
 from pipeline.report.pages.headline import TIE_RULE, best_variant, headline_html
 from pipeline.report.params import CorpusReportParams, smoke_note
@@ -24,9 +25,6 @@ from pipeline.report.render.html import FigureEntry, PageHead, Section, render_h
 from pipeline.report.render.views import SIGN, board_caption, board_view, differences_view
 from pipeline.report.stats.ablation import compare
 
-METRICS = ("score", "value", "ref", "na")
-# in leaderboard.csv, left off the page's table so that it fits beside the answered and blank counts
-OFF_PAGE = ("score_2026", "tokens_per_question")
 LABELLED_SPLIT = "its labelled questions"
 
 
@@ -39,10 +37,11 @@ def ablation_rows(params: CorpusReportParams, tables: dict[str, pd.DataFrame]) -
     """Per ablation and metric, each variant's mean and interval and its paired difference to the
     reference (the columns of wattbot/ablations.csv)."""
     rep = params.board.resampling
+    compared = metrics.columns(metrics.ABLATIONS_ANSWERING, [metrics.ANSWERS], pick=params.board.metrics)
     rows = [
         {"ablation": name, "dataset": params.corpus, **r}
         for name, ab in sorted(params.ablations.items())
-        for m in METRICS
+        for m in compared
         for r in compare(tables, list(ab.variants), m, rep)
     ]
     return pd.DataFrame(rows)
@@ -52,7 +51,7 @@ def labelled_sections(
     params: CorpusReportParams, board: pd.DataFrame, per_question: dict[str, str], figs: Path, entries: dict
 ) -> list[Section]:
     """The headline, the leaderboard with its interval figure, and one section of bars per ablation."""
-    tables = score_tables(per_question)
+    tables, pick = score_tables(per_question), params.board.metrics
     top = best_variant(board, tables, params.board.resampling, None, LABELLED_SPLIT, unlabelled="")
     ablation_figures.leaderboard_ci(board, figs / "leaderboard-ci")
     entries["leaderboard-ci"] = FigureEntry(
@@ -65,7 +64,7 @@ def labelled_sections(
         Section(
             "Leaderboard",
             table_html(
-                board_view(board.drop(columns=[c for c in OFF_PAGE if c in board]), top.best, top.ties),
+                board_view(board, top.best, top.ties, metrics.CORPUS_PAGE, pick),
                 caption=board_caption(board, TIE_RULE),
             ),
             ["leaderboard-ci"],
@@ -120,7 +119,7 @@ def corpus_page(
             Section("The answer", unlabelled_headline(params.corpus, board), [], fold=False),
             Section(
                 "Leaderboard",
-                table_html(board_view(board), caption=board_caption(board)),
+                table_html(board_view(board, view=metrics.CORPUS_PAGE), caption=board_caption(board)),
                 [],
                 f"{params.corpus} has no labels: each variant's answered and blank counts, no score, interval or "
                 "ablation (add a solutions file for them). Its Kaggle-format submission: submission.csv.",

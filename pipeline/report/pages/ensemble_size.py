@@ -29,6 +29,7 @@ from pipeline.answer.submission import COLUMNS as KAGGLE_COLUMNS
 from pipeline.answer.submission import submission_frame
 from pipeline.answer.vote import VoteConfig, VoteSettings
 from pipeline.paths import Reports
+from pipeline.registry import metrics
 from pipeline.report.params import Resampling
 from pipeline.report.render.plots import save_png_svg
 from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
@@ -82,8 +83,8 @@ def score_votes(members: list[Member], cfg: VoteConfig, gold: pd.DataFrame) -> p
 
 def _score_submission(sub: pd.DataFrame, gold: pd.DataFrame) -> pd.Series:
     text = sub.to_csv(index=False, lineterminator="\n")
-    pq = per_question(gold, pd.read_csv(io.StringIO(text)), "wattbot2025")
-    return pq.set_index(pq["id"].astype(str))["score"]
+    pq = per_question(gold, pd.read_csv(io.StringIO(text)), metrics.primary().name)
+    return pq.set_index(pq["id"].astype(str))[metrics.PRIMARY]
 
 
 def size_curve(

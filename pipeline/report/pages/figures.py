@@ -20,6 +20,8 @@ from pipeline.answer.ensemble import sample_members
 from pipeline.answer.vote import VoteSettings
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
+from pipeline.registry import metrics
+from pipeline.registry.metrics import EVERYTHING, Pick
 from pipeline.report.claims.measure import SplitTables, load_claims, measure_claims, verdict_counts
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
@@ -52,38 +54,12 @@ from pipeline.report.stems import (
 from pipeline.report.telemetry.cost import cost_table, pareto_front
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES, attribute_variant
 
-# The leaderboard columns index.html shows (the CSV has them all): one screen wide, one line a row, also with
-# test labels' four blocks and the default grid's names (tests/report/test_browser.py measures it);
-# pipeline/report/render/views.py names and orders them.
-LEADERBOARD_COLUMNS = (
-    "split",  # one block per labelled split, when more than one is (wattbot.solutions)
-    "variant",
-    "backend",
-    "retrieval",
-    "score",
-    "score_lo",
-    "score_hi",
-    "value",
-    "ref",
-    "na",
-    "score_2026",
-    "doc_hit@1",
-    "doc_hit@3",
-    "doc_hit@5",
-    "doc_hit@10",
-    "tokens_per_question",
-    "abstained",
-    "failures",
-    "questions",
-    "n",
-)
-
 
 def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[Section]:
     """The parse-quality figure and table (per source heading F1 of the three heading methods), if measured."""
     if not sources_csv:
         return []
-    from pipeline.report.pages.parse_quality import quality_figure
+    from pipeline.report.pages.parse_quality import PAGE_COLUMNS, quality_figure
 
     table = pd.read_csv(sources_csv)
     quality_figure(table.to_dict("records"), figs / "parse-quality")
@@ -94,23 +70,7 @@ def parse_quality_section(sources_csv: str, figs: Path, entries: dict) -> list[S
         "0.75 floor); the independent-check source is never tuned on.",
         [sources_csv],
     )
-    cols = [
-        c
-        for c in (
-            "source",
-            "role",
-            "documents",
-            "heading_precision",
-            "heading_recall",
-            "heading_f1",
-            "f1_rules",
-            "f1_layout",
-            "f1_combined",
-            "nesting_accuracy",
-            "reading_order",
-        )
-        if c in table
-    ]
+    cols = [c for c in PAGE_COLUMNS if c in table]
     return [
         Section(
             "Parsing",
@@ -340,19 +300,21 @@ class PageTables:
     counts: pd.DataFrame  # attribution class counts
 
 
-# A corpus's section of this page: the gist, its own page (reports/<name>/index.html) has every column.
-CORPUS_COLUMNS = ("variant", "backend", "retrieval", "score", "score_lo", "score_hi", "doc_hit@1", "n")
-CORPUS_COUNTS = ("asked", "answered", "blank", "failures")
+# A corpus's section of this page: the gist (the measures of its view), its own page (reports/<name>/index.html)
+# has every column.
+CORPUS_NAMES = ("variant", "backend", "retrieval")
+CORPUS_COUNTS = ("n", "asked", "answered", "blank")
 
 
 def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
     """One section per ``corpora:`` entry, its leaderboard's gist and a link to its own page (none when no
     corpus is configured: the page of a grid without corpora is what it was)."""
     out = []
+    gist = metrics.columns(metrics.CORPUS_GIST, pick=params.metrics, intervals=True)
     for name in params.corpora:
         board = pd.read_csv(paths.corpora_of[name])
-        labelled = "score" in board.columns
-        cols = [c for c in (*CORPUS_COLUMNS, *CORPUS_COUNTS) if c in board.columns]
+        labelled = metrics.PRIMARY in board.columns
+        cols = [c for c in (*CORPUS_NAMES, *gist, *CORPUS_COUNTS) if c in board.columns]
         text = (
             f"Your corpus '{name}': scored on its labelled questions (bootstrap 95% intervals); "
             if labelled
@@ -361,15 +323,28 @@ def corpus_sections(params: FiguresParams, paths: InputFiles) -> list[Section]:
         text += f"every column: {name}/leaderboard.csv; its Kaggle-format submission: {name}/submission.csv."
         page = html.escape(f"{name}/index.html")
         link = f'<p>Its own page, with its figures and ablations: <a href="{page}">{page}</a></p>'
-        view = link + table_html(board_view(board[cols]), caption=board_caption(board))
+        shown = board_view(board[cols], view=metrics.CORPUS_GIST, pick=params.metrics)
+        view = link + table_html(shown, caption=board_caption(board))
         out.append(Section(f"Corpus: {name}", view, [], text, anchor=f"corpus-{name}", fold=False))
     return out
 
 
-def leaderboard_table(board: pd.DataFrame, best: str | None = None, ties: tuple[str, ...] = ()) -> str:
-    """The leaderboard as index.html shows it: :data:`LEADERBOARD_COLUMNS` as views.py names them, its caption."""
-    shown = board[[c for c in LEADERBOARD_COLUMNS if c in board]]
-    return table_html(board_view(shown, best, ties), caption=board_caption(board, TIE_RULE))
+def other_profiles(pick: Pick) -> str:
+    """The leaderboard caption's words on each other profile the page shows ('; score 2026: the same answers
+    scored by WattBot's 2026 metric profile')."""
+    shown = metrics.measures(metrics.LEADERBOARD_PAGE, [metrics.ANSWERS], pick)
+    others = [m for m in metrics.profiles() if m in shown and m.at() != metrics.PRIMARY]
+    return "".join(f"; {m.page_label}: the same answers scored by {m.description}" for m in others)
+
+
+def leaderboard_table(
+    board: pd.DataFrame, best: str | None = None, ties: tuple[str, ...] = (), pick: Pick = EVERYTHING
+) -> str:
+    """The leaderboard as index.html shows it (one screen wide, one line a row, also with test labels' four blocks
+    and the default grid's names: tests/report/test_browser.py measures it): the measures of its view, as views.py
+    names them, its caption."""
+    shown = board_view(board, best, ties, metrics.LEADERBOARD_PAGE, pick)
+    return table_html(shown, caption=board_caption(board, TIE_RULE))
 
 
 def page_sections(
@@ -388,7 +363,7 @@ def page_sections(
         Section("The answer", headline_html(top), [], fold=False),
         Section(
             "Leaderboard",
-            leaderboard_table(board, top.best, top.ties),
+            leaderboard_table(board, top.best, top.ties, params.metrics),
             ["leaderboard-ci", "pareto-tokens"],
             (
                 "Scores per labelled split, one block each (train, then test and its Kaggle Public/Private "
@@ -397,8 +372,8 @@ def page_sections(
                 else "Scores on the labelled train split"
             )
             + "; intervals are paired bootstrap 95% over questions "
-            f"(seed {rep.seed}, {rep.bootstrap} resamples); score 2026: the same answers scored by WattBot's "
-            "2026 metric profile. Every column, failure reasons included: "
+            f"(seed {rep.seed}, {rep.bootstrap} resamples){other_profiles(params.metrics)}. Every column, failure "
+            "reasons included: "
             "wattbot/leaderboard.csv; cost: wattbot/cost.csv; run telemetry (latency, cache hits, wall time): "
             "wattbot/leaderboard.telemetry.csv.",
             anchor="leaderboard",

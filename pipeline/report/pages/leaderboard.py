@@ -1,4 +1,8 @@
-"""The report stage: leaderboard, Kaggle submissions, a figure and ``reports/index.md``."""
+"""The report stage: leaderboard, Kaggle submissions, a figure and ``reports/index.md``.
+
+The leaderboard's measures are the registered ones (pipeline/registry/metrics.py) that ``report.metrics`` picks:
+every profile's score, the document measures of each variant's retrieval and the answers' counts; index.md
+shows those of its view."""
 
 from __future__ import annotations
 
@@ -12,8 +16,11 @@ from pipeline import markdown
 from pipeline.io import atomic_write_bytes, atomic_write_text, read_jsonl
 from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
+from pipeline.registry import metrics
+from pipeline.registry.metrics import DOCUMENTS, Pick
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import question_types, split_blocks
+from pipeline.report.pages.split_blocks import primary_scores, score_cells
 from pipeline.report.params import Leaderboard, ReportParams, Resampling, smoke_note
 from pipeline.report.render.plots import doc_recall_by_variant, score_by_variant
 from pipeline.report.sections import SPLIT_COLUMN, primary_block
@@ -21,25 +28,39 @@ from pipeline.report.stats.resampling import bootstrap_mean
 from pipeline.score.wattbot import SPLITS as USAGES
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
-SCORE_COLUMNS = ("score", "value", "ref", "na")
+TOKENS = "tokens_per_question"  # computed here: the answers' LLM tokens over the questions scored
 
 
 def score_interval(per_question_path: str, rep: Resampling) -> dict:
     """Paired-bootstrap 95% interval of the score from the evaluate stage's per-question CSV (same seed
     and resamples as the figures)."""
+    score = metrics.PRIMARY
     pq = pd.read_csv(per_question_path)
-    ci = bootstrap_mean(pq["score"].to_numpy(dtype=float), rep.bootstrap, rep.seed)
-    return {"score_lo": round(ci.lo, 4), "score_hi": round(ci.hi, 4)}
+    ci = bootstrap_mean(pq[score].to_numpy(dtype=float), rep.bootstrap, rep.seed)
+    return {f"{score}_lo": round(ci.lo, 4), f"{score}_hi": round(ci.hi, 4)}
+
+
+def picked(row: dict, pick: Pick) -> dict:
+    """``row`` without the measures ``report.metrics`` leaves out."""
+    return {k: v for k, v in row.items() if pick.keeps(k)}
+
+
+def best_first(table: pd.DataFrame, column: str, name: str) -> pd.DataFrame:
+    """``table`` sorted by ``column`` (the measure's better values first; NaN last), ties by ``name``."""
+    better = metrics.column_measure(column)
+    descending = better is None or better[0].better != metrics.LOWER
+    table = table.sort_values([column, name], ascending=[not descending, True], kind="stable", na_position="last")
+    return table.reset_index(drop=True)
 
 
 def leaderboard(board: Leaderboard, score_paths: dict[str, str], per_question_paths: dict[str, str]) -> pd.DataFrame:
     """One row per answering variant (``score_paths``: variant -> scores JSON), best score first."""
     rows = []
-    rep = board.resampling
+    rep, pick = board.resampling, board.metrics
     for name, path in sorted(score_paths.items()):
         res = json.loads(Path(path).read_text())
         v = board.variants[name]
-        a25, a26 = res["wattbot2025"]["all"], res["wattbot2026"]["all"]
+        n = primary_scores(res, "all")["n"]
         tokens = res["answers"].get("prompt_tokens", 0) + res["answers"].get("completion_tokens", 0)
         rows.append(
             {
@@ -47,17 +68,14 @@ def leaderboard(board: Leaderboard, score_paths: dict[str, str], per_question_pa
                 "backend": v["answering"]["backend"],
                 "retrieval": v["answering"]["retrieval"],
                 "indexes": "+".join(sorted(v["upstream"]["indexes"])),
-                **{c: round(a25[c], 4) for c in SCORE_COLUMNS},
-                **score_interval(per_question_paths[name], rep),
-                "score_2026": round(a26["score"], 4),
-                "tokens_per_question": round(tokens / max(a25["n"], 1), 1),
-                **res["retrieval"],
-                **res["answers"],
-                "n": a25["n"],
+                **score_cells(res, "all", score_interval(per_question_paths[name], rep), pick),
+                **picked({TOKENS: round(tokens / max(n, 1), 1)}, pick),
+                **picked(res["retrieval"], pick),
+                **picked(res["answers"], pick),
+                "n": n,
             }
         )
-    table = pd.DataFrame(rows).sort_values(["score", "variant"], ascending=[False, True], kind="stable")
-    return table.reset_index(drop=True)
+    return best_first(pd.DataFrame(rows), metrics.PRIMARY, "variant")
 
 
 @dataclass(frozen=True)
@@ -83,27 +101,13 @@ def index_md(
     """reports/index.md: the run (pipeline/report/header.py) and split, the leaderboard, its figures and every
     variant's slice (then, with other labelled splits, the score per question type: :func:`build_reports`)."""
     blocks = [SPLIT_COLUMN] if SPLIT_COLUMN in board.columns else []
-    cols = [
-        *blocks,
-        "variant",
-        "score",
-        "score_lo",
-        "score_hi",
-        "value",
-        "ref",
-        "na",
-        "score_2026",
-        "doc_hit@1",
-        "doc_recall@5",
-        "abstained",
-        "failures",
-    ]
+    cols = [*blocks, "variant", *metrics.columns(metrics.LEADERBOARD, pick=params.board.metrics, intervals=True)]
     lines = [
         "# wattbench report",
         "",
         f"- {header.markdown()}",
         *([f"- **{smoke_note(params.limit)}**"] if params.limit else []),
-        f"- scored split: `{params.score_split}` (WattBot metric profile `wattbot2025`; `score_2026` = profile `wattbot2026`)",
+        f"- scored split: `{params.score_split}` ({profiles_note(params.board.metrics)})",
         f"- default variant: `{params.default_variant}` → `wattbot/submission.csv` "
         f"(Kaggle format, {n_test} test questions)",
         *fallback_lines(params.pdf_fallback),
@@ -133,14 +137,24 @@ def index_md(
     return "\n".join(lines) + "\n"
 
 
-def retrieval_table(retrieval_paths: dict[str, str], gold_path: str) -> pd.DataFrame:
-    """One row per retrieval variant (``retrieval_paths``: variant -> its run on the scored split)."""
+def profiles_note(pick: Pick) -> str:
+    """index.md's line on the profiles: the primary's name, then each other one's column."""
+    p = metrics.primary()
+    others = [m for m in metrics.profiles() if m.name != p.name and pick.picks(m)]
+    return f"WattBot metric profile `{p.name}`" + "".join(f"; `{m.at()}` = profile `{m.name}`" for m in others)
+
+
+def retrieval_table(retrieval_paths: dict[str, str], gold_path: str, pick: Pick) -> pd.DataFrame:
+    """One row per retrieval variant (``retrieval_paths``: variant -> its run on the scored split), best first on
+    the document measure the forest plot heads with (doc hit@1)."""
     gold = pd.read_csv(gold_path, dtype=str, keep_default_na=False)
     rows = [
-        {"retrieval": rv, **wattbot_retrieval_metrics(read_jsonl(p), gold)[1]}
+        {"retrieval": rv, **picked(wattbot_retrieval_metrics(read_jsonl(p), gold)[1], pick)}
         for rv, p in sorted(retrieval_paths.items())
     ]
-    return pd.DataFrame(rows).sort_values(["doc_hit@1", "retrieval"], ascending=[False, True], kind="stable")
+    table = pd.DataFrame(rows)
+    head = [c for c in metrics.columns(metrics.HEADLINE, [DOCUMENTS]) if c in table]
+    return best_first(table, head[0], "retrieval") if head else table
 
 
 @dataclass(frozen=True)
@@ -180,9 +194,11 @@ def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> N
     """The report rule's outputs from the files it was passed."""
     out = Reports(reports)
     if inputs.retrieval and inputs.gold:
-        rtable = retrieval_table(inputs.retrieval, inputs.gold)
+        rtable = retrieval_table(inputs.retrieval, inputs.gold, params.board.metrics)
         atomic_write_text(out.retrieval_table, rtable.to_csv(index=False, lineterminator="\n"))
-        doc_recall_by_variant(rtable, out.doc_recall_figure)
+        recall = metrics.find("doc_recall")  # the figure draws it at every cutoff the table has
+        ks = [k for k in recall.computed() if recall.at(k) in rtable]
+        doc_recall_by_variant(rtable, out.doc_recall_figure, ks)
     board = labelled_board(params, inputs)
     atomic_write_text(out.leaderboard, board.to_csv(index=False, lineterminator="\n"))
     types = None
@@ -197,7 +213,8 @@ def build_reports(params: ReportParams, inputs: ReportInputs, reports: str) -> N
         if name == params.default_variant:
             atomic_write_bytes(out.submission, data)
             n_test = len(pd.read_csv(path))
-    score_by_variant(primary_block(board), out.score_figure)
+    panels = metrics.columns(metrics.LEADERBOARD_FIGURE, pick=params.board.metrics)
+    score_by_variant(primary_block(board), out.score_figure, panels, metrics.primary().name)
     figures = out.relative(out.score_figure), out.relative(out.doc_recall_figure)
     page = index_md(params, n_test, board, *figures, RunHeader.of(Path(reports).parent))
     if types:  # other labelled splits: the score per question type, after the variants

@@ -23,7 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import statistics
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pipeline import markdown
@@ -43,6 +43,29 @@ MEASURES = (
 )
 TIMING = "seconds_per_page"  # measured time: only in the telemetry file, never in the tables above
 DEV_MACRO = "all development sources (macro)"
+
+
+@dataclass(frozen=True)
+class SourceColumn:
+    """A column of the sources table as readers see it: docs/parsing.md's block shows them all, in order;
+    index.html's Parsing section those ``on_page`` (the measures of headings, nesting and reading order)."""
+
+    name: str
+    on_page: bool = True
+
+
+SOURCE_COLUMNS = (
+    SourceColumn("documents"),
+    SourceColumn("pages", on_page=False),
+    SourceColumn("outline_entries", on_page=False),
+    *(SourceColumn(m) for m in ("heading_precision", "heading_recall", "heading_f1")),
+    *(SourceColumn(f"f1_{m}") for m in METHODS),
+    SourceColumn("nesting_accuracy"),
+    SourceColumn("text_recovered", on_page=False),
+    SourceColumn("reading_order"),
+    *(SourceColumn(c, on_page=False) for c in ("tables", "figures", TIMING)),
+)
+PAGE_COLUMNS = ("source", "role", *(c.name for c in SOURCE_COLUMNS if c.on_page))  # index.html's Parsing table
 
 
 def _measure_one(args: tuple[str, Entry, tuple[str, ...]]) -> tuple[list[dict], dict | None]:
@@ -263,23 +286,7 @@ def render(reports_dir: Path) -> str:
     kept = docs[0]["method"] if docs else "?"
     secs = seconds_per_page(out.parse_quality(""), kept)  # telemetry: "–" when that run's is not here
     rows = [{**r, TIMING: secs.get(r["source"])} for r in rows]
-    cols = (
-        "documents",
-        "pages",
-        "outline_entries",
-        "heading_precision",
-        "heading_recall",
-        "heading_f1",
-        "f1_rules",
-        "f1_layout",
-        "f1_combined",
-        "nesting_accuracy",
-        "text_recovered",
-        "reading_order",
-        "tables",
-        "figures",
-        "seconds_per_page",
-    )
+    cols = [c.name for c in SOURCE_COLUMNS]
     head = ["source", *(c.replace("_", " ") for c in cols)]
 
     def name(r: dict) -> str:

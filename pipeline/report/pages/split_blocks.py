@@ -3,8 +3,9 @@ e.g. ``test``), and, where the split's labels carry Kaggle's ``Usage`` column, o
 (``test/Public``, ``test/Private``), as Kaggle shows its two leaderboards. A Usage value with no labelled
 question (the Private rows are not shipped) is a block of n=0 rows, reported, not hidden.
 
-The blocks share the leaderboard's columns, plus ``split`` (first) and ``unlabelled`` (the split's answered
-questions without a label): a run without other labelled splits writes the table exactly as before.
+The blocks share the leaderboard's columns (:func:`score_cells`), plus ``split`` (first) and ``unlabelled``
+(the split's answered questions without a label): a run without other labelled splits writes the table exactly
+as before.
 """
 
 from __future__ import annotations
@@ -14,13 +15,33 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.registry import metrics
+from pipeline.registry.metrics import ANSWERS, Pick
 from pipeline.report.params import Leaderboard, Resampling
 from pipeline.report.sections import SPLIT_COLUMN
 from pipeline.report.stats.resampling import bootstrap_mean
 from pipeline.score.wattbot import FLAG_COLS
 from pipeline.score.wattbot import SPLITS as USAGES
 
-SCORE_COLUMNS = ("score", "value", "ref", "na")
+
+def score_cells(res: dict, usage: str, interval: dict[str, float | None], pick: Pick) -> dict[str, float | None]:
+    """A leaderboard row's scores from a variant's scores JSON (``usage``: all, public or private), rounded:
+    the primary profile's score and its parts, its ``interval``, then every other registered profile's score."""
+    p = metrics.primary()
+    block = [p, *(metrics.find(n) for n in p.parts)]
+
+    def value(m: metrics.Measure) -> float | None:
+        owner = metrics.profile_of(m)
+        return _round(res[owner.name][usage]["score" if m.name == owner.name else m.name])
+
+    rest = [m for m in metrics.in_order([ANSWERS]) if m not in block and pick.picks(m)]
+    cells = {m.at(): value(m) for m in block if pick.picks(m)} | interval
+    return cells | {m.at(): value(m) for m in rest}
+
+
+def primary_scores(res: dict, usage: str) -> dict:
+    """The primary profile's summary of ``usage`` (n, score, components) in a scores JSON."""
+    return res[metrics.primary().name][usage]
 
 
 def by_split(named: dict[str, str]) -> dict[str, dict[str, str]]:
@@ -52,12 +73,13 @@ def usage_block(board: Leaderboard, split: str, usage: str, scores: dict[str, st
     """One Usage value's rows (``usage``: public | private): n, the score, its components and 95% interval
     from the questions of that Usage; a variant with none has n=0 and empty scores."""
     rows = []
+    score = metrics.PRIMARY
     for name, path in sorted(scores.items()):
         res, v = json.loads(Path(path).read_text()), board.variants[name]["answering"]
-        s25, s26 = res["wattbot2025"][usage], res["wattbot2026"][usage]
         per_q = pd.read_csv(pq[name], dtype={"Usage": str})
-        part = per_q[per_q["Usage"].str.strip().str.lower() == usage]["score"].to_numpy(dtype=float)
+        part = per_q[per_q["Usage"].str.strip().str.lower() == usage][score].to_numpy(dtype=float)
         ci = bootstrap_mean(part, board.resampling.bootstrap, board.resampling.seed) if len(part) else None
+        interval = {f"{score}_lo": _round(ci.lo if ci else None), f"{score}_hi": _round(ci.hi if ci else None)}
         rows.append(
             {
                 SPLIT_COLUMN: f"{split}/{usage.capitalize()}",
@@ -65,36 +87,34 @@ def usage_block(board: Leaderboard, split: str, usage: str, scores: dict[str, st
                 "backend": v["backend"],
                 "retrieval": v["retrieval"],
                 "indexes": "+".join(sorted(board.variants[name]["upstream"]["indexes"])),
-                **{c: _round(s25[c]) for c in SCORE_COLUMNS},
-                "score_lo": _round(ci.lo if ci else None),
-                "score_hi": _round(ci.hi if ci else None),
-                "score_2026": _round(s26["score"]),
-                "n": s25["n"],
+                **score_cells(res, usage, interval, board.metrics),
+                "n": primary_scores(res, usage)["n"],
             }
         )
     table = pd.DataFrame(rows).sort_values(
-        ["score", "variant"], ascending=[False, True], kind="stable", na_position="last"
+        [score, "variant"], ascending=[False, True], kind="stable", na_position="last"
     )
     return table.reset_index(drop=True)
 
 
 def type_rows(split: str, name: str, per_q: pd.DataFrame, rep: Resampling) -> list[dict]:
     """One row per question type the labels flag (Quote, Table, Figure, Math, is_NA): n, the score with its
-    95% interval and its three components, over the split's questions of that type (n=0: empty scores)."""
+    95% interval and its components, over the split's questions of that type (n=0: empty scores)."""
     rows = []
+    score, *parts = metrics.primary_columns()
     for flag in (f for f in FLAG_COLS if f in per_q):
         part = per_q[pd.to_numeric(per_q[flag], errors="coerce") == 1]
-        ci = bootstrap_mean(part["score"].to_numpy(dtype=float), rep.bootstrap, rep.seed) if len(part) else None
+        ci = bootstrap_mean(part[score].to_numpy(dtype=float), rep.bootstrap, rep.seed) if len(part) else None
         rows.append(
             {
                 SPLIT_COLUMN: split,
                 "variant": name,
                 "type": flag,
                 "n": len(part),
-                "score": _round(ci.mean if ci else None),
-                "score_lo": _round(ci.lo if ci else None),
-                "score_hi": _round(ci.hi if ci else None),
-                **{c: _round(float(part[c].mean()) if len(part) else None) for c in SCORE_COLUMNS[1:]},
+                score: _round(ci.mean if ci else None),
+                f"{score}_lo": _round(ci.lo if ci else None),
+                f"{score}_hi": _round(ci.hi if ci else None),
+                **{c: _round(float(part[c].mean()) if len(part) else None) for c in parts},
             }
         )
     return rows
@@ -120,13 +140,14 @@ def by_type(board: Leaderboard, per_question: dict[str, dict[str, str]]) -> pd.D
             for label, part in type_blocks(split, pd.read_csv(path, dtype={"Usage": str})):
                 blocks.setdefault(label, []).extend(type_rows(label, name, part, board.resampling))
     rows = [r for part in blocks.values() for r in part]
-    cols = [SPLIT_COLUMN, "variant", "type", "n", "score", "score_lo", "score_hi", *SCORE_COLUMNS[1:]]
+    score, *parts = metrics.primary_columns()
+    cols = [SPLIT_COLUMN, "variant", "type", "n", score, f"{score}_lo", f"{score}_hi", *parts]
     return pd.DataFrame(rows, columns=cols)
 
 
 def has_usage(scores: dict[str, str]) -> bool:
     """Whether the split's labels had a Usage column (the scorer then reports public and private)."""
-    return any(USAGES[0] in json.loads(Path(p).read_text())["wattbot2025"] for p in scores.values())
+    return any(USAGES[0] in json.loads(Path(p).read_text())[metrics.primary().name] for p in scores.values())
 
 
 def split_notes(blocks: pd.DataFrame) -> list[str]:

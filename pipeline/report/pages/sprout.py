@@ -14,6 +14,8 @@ import pandas as pd
 from pipeline.io import atomic_write_json, atomic_write_text, read_jsonl
 from pipeline.paths import Reports
 from pipeline.provenance import write_manifest
+from pipeline.registry import metrics
+from pipeline.registry.metrics import DOCUMENTS, SUITE
 from pipeline.report.params import SproutReportParams
 from pipeline.report.sections import LABELLED_SET, labelled_rows
 
@@ -26,23 +28,24 @@ def beam_table(
     from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
     rows = []
+    suite_metrics = metrics.columns(metrics.SPROUT, [SUITE], params.ks, params.metrics)
     for dataset, variant, p in suite_runs(score_paths):
         s = json.loads(p.read_text())["summary"]
-        for k in params.ks:
+        for m in suite_metrics:
             rows.append(
                 {
                     "dataset": dataset,
                     "variant": variant,
                     "beam_width": params.sweep[variant],
-                    "metric": f"ie@{k}",
-                    "value": round(s[f"ie@{k}"], 4),
+                    "metric": m,
+                    "value": round(s[m], 4),
                 }
             )
     if gold_path and wattbot_paths:
         gold = pd.read_csv(gold_path, dtype=str, keep_default_na=False)
         for variant, path in sorted(wattbot_paths.items(), key=lambda kv: kv[1]):
             _, summary = wattbot_retrieval_metrics(read_jsonl(path), gold)
-            for m in ("doc_recall@5", "doc_recall@10", "doc_hit@1"):
+            for m in metrics.columns(metrics.SPROUT, [DOCUMENTS], pick=params.metrics):
                 rows.append(
                     {
                         "dataset": LABELLED_SET,

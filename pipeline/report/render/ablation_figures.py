@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 from matplotlib.text import Text
 
+from pipeline.registry.metrics import primary
 from pipeline.report.render.plots import save_png_svg
 from pipeline.report.sections import is_labelled
 from pipeline.score.attribution import CLASSES, QUESTION_TYPES
@@ -274,7 +275,7 @@ def pareto(cost: pd.DataFrame, front_tokens: pd.DataFrame, front_context: pd.Dat
             ax.set_xlim(-10, max(1000.0, float(cost[x].max()) * 1.5))
         ax.set_xlabel(label)
         spread_labels(ax, cost[x].to_numpy(), cost["score"].to_numpy(), list(cost["variant"]))
-    axes[0].set_ylabel("wattbot2025 score (95% CI)")
+    axes[0].set_ylabel(f"{primary().name} score (95% CI)")
     axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.suptitle("Accuracy versus tokens", fontsize=10)
     return save_png_svg(fig, stem)
@@ -285,7 +286,7 @@ def leaderboard_ci(board: pd.DataFrame, stem: str | Path) -> list[Path]:
     fig, ax, ys = _interval_rows(board["score"], board["score_lo"], board["score_hi"], width=7, row_height=0.35)
     ax.set_yticks(ys)
     ax.set_yticklabels(board["variant"], fontsize=8)
-    ax.set_xlabel("wattbot2025 score on train (95% bootstrap CI over questions)")
+    ax.set_xlabel(f"{primary().name} score on train (95% bootstrap CI over questions)")
     ax.set_xlim(0, 1)
     ax.grid(axis="x", alpha=0.3)
     return save_png_svg(fig, stem)

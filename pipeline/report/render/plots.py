@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -50,14 +51,16 @@ def save_png_svg(fig, stem: str | Path) -> list[Path]:
     return save_figure(fig, stem)
 
 
-def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "wattbot2025") -> None:
-    """Overall score and its components per answering variant: one panel per metric, each with its own
-    axis, variants in the board's order (best first) down the shared rows."""
-    comps = ["score", "value", "ref", "na"]
-    fig, axes = plt.subplots(1, len(comps), figsize=(9.5, 0.28 * len(board) + 1.4), sharey=True, layout="constrained")
+def score_by_variant(board: pd.DataFrame, path: str | Path, comps: Sequence[str], profile: str) -> None:
+    """Overall score and its components (``comps``, the score first) per answering variant: one panel per
+    metric, each with its own axis, variants in the board's order (best first) down the shared rows."""
+    fig, axes = plt.subplots(
+        1, len(comps), figsize=(9.5, 0.28 * len(board) + 1.4), sharey=True, layout="constrained", squeeze=False
+    )
+    axes = axes[0]
     ys = list(range(len(board)))[::-1]
     for ax, comp in zip(axes, comps):
-        ax.barh(ys, board[comp], color="tab:blue" if comp == "score" else "tab:grey")
+        ax.barh(ys, board[comp], color="tab:blue" if comp == comps[0] else "tab:grey")
         ax.set_xlim(0, 1.05)
         ax.set_title(comp, fontsize=10)
         ax.grid(axis="x", alpha=0.3)
@@ -68,8 +71,8 @@ def score_by_variant(board: pd.DataFrame, path: str | Path, profile: str = "watt
     save(fig, path)
 
 
-def doc_recall_by_variant(table: pd.DataFrame, path: str | Path, ks=(1, 3, 5, 10)) -> None:
-    """Document recall@k of the gold ref_ids per retrieval variant (WattBot train)."""
+def doc_recall_by_variant(table: pd.DataFrame, path: str | Path, ks: Sequence[int]) -> None:
+    """Document recall@k of the gold ref_ids per retrieval variant (WattBot train), at the cutoffs ``ks``."""
     fig, ax = plt.subplots(figsize=(6, 3.4))
     for row in table.to_dict("records"):
         ax.plot(ks, [row[f"doc_recall@{k}"] for k in ks], marker="o", label=row["retrieval"])
@@ -82,10 +85,12 @@ def doc_recall_by_variant(table: pd.DataFrame, path: str | Path, ks=(1, 3, 5, 10
     save(fig, path)
 
 
-def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path) -> None:
-    """IE@k, recall@k and precision@k per retrieval variant for one dataset (a panel, own axis, each)."""
-    fig, axes = plt.subplots(1, 3, figsize=(9.5, 3.2), sharex=True, layout="constrained")
-    for ax, metric in zip(axes, ("ie", "recall", "precision")):
+def ie_by_variant(table: pd.DataFrame, dataset: str, path: str | Path, panels: Sequence[str]) -> None:
+    """Per retrieval variant for one dataset, a panel (own axis) per measure of ``panels`` against k (the suite
+    figure's: IE@k, then recall@k and precision@k)."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(9.5, 3.2), sharex=True, layout="constrained", squeeze=False)
+    axes = axes[0]
+    for ax, metric in zip(axes, panels):
         for variant, part in table.groupby("variant", sort=True):
             ax.plot(part["k"], part[metric], marker="o", label=variant)
         ax.set_title(f"{metric}@k")

@@ -1,61 +1,45 @@
 """Tables as a reader sees them on the page. A leaderboard: human column names, numbers to 3 decimals, the score
 with its interval in one cell, @k columns in numeric order, ranks with ties marked. The CSV keeps
-every column as computed (reports/wattbot/leaderboard.csv); this is only its view.
+every column as computed (reports/wattbot/leaderboard.csv); this is only its view: the measures a view of
+pipeline/registry/metrics.py shows, between the variant's names and the counts.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 
 import pandas as pd
 
+from pipeline.registry import metrics
+from pipeline.registry.metrics import EVERYTHING, LEADERBOARD_PAGE, Pick
 from pipeline.report.render.tables import fmt
 from pipeline.report.sections import SPLIT_COLUMN, in_primary_block
 
 DIGITS = 3
-# CSV column -> page header; columns not named here keep their CSV name. The order is the page's.
-NAMES = {
-    "split": "split",
-    "rank": "rank",
-    "variant": "variant",
-    "backend": "backend",
-    "retrieval": "retrieval",
-    "score": "score [95% CI]",
-    "vs_best": "vs best",
-    "value": "value",
-    "ref": "ref",
-    "na": "NA",
-    "score_2026": "score 2026",
-    "doc_hit@{k}": "doc hit@{k}",
-    "tokens_per_question": "LLM tokens / question",
-    "abstained": "abstained",
-    "failures": "failures",
-    "asked": "asked",
-    "answered": "answered",
-    "blank": "blank",
-    "questions": "questions",
-    "n": "n",
-}
-COUNTS = {"abstained", "failures", "asked", "answered", "blank", "questions", "n", "tokens_per_question"}
-AT_K = re.compile(r"^(.*)@(\d+)$")
+# What a leaderboard shows besides its measures: which variant a row is (first) and how many questions it counts.
+LEAD = ("split", "rank", "variant", "backend", "retrieval")
+TRAIL = ("asked", "answered", "blank", "questions", "n")
+VS_BEST = "vs_best"  # beside the score that ranks the rows
 # Shown as columns only where they differ between rows of one block, else said in the caption (per block, where
 # other labelled splits add blocks: each split's n is its own, and two columns fewer keep the table one screen wide).
 CAPTIONED = ("n", "questions")
 
 
-def at_k_order(columns: Collection[str], pattern: str) -> list[str]:
-    """The columns of ``pattern`` ('doc_hit@{k}') in numeric order of k (the CSV sorts them as text: @1, @10, @3)."""
-    base = pattern.split("@")[0]
-    found = [(int(m.group(2)), c) for c in columns if (m := AT_K.match(c)) and m.group(1) == base]
-    return [c for _, c in sorted(found)]
+def names(view: str = LEADERBOARD_PAGE, pick: Pick = EVERYTHING) -> dict[str, str]:
+    """CSV column -> page header of ``view``'s leaderboard, in the page's order: the lead, the view's measures
+    (one with an interval as ``<label> [95% CI]``, 'vs best' after it), the counts."""
+    out = {c: c for c in LEAD}
+    for m in metrics.measures(view, pick=pick):
+        for k in pick.cutoffs(m, view):
+            out[m.at(k)] = m.page_label + (f"@{k}" if k is not None else "") + (" [95% CI]" if m.interval else "")
+            if m.interval:
+                out[VS_BEST] = "vs best"
+    return out | {c: c for c in TRAIL}
 
 
-def header(column: str) -> str:
-    m = AT_K.match(column)
-    if m:
-        return NAMES.get(f"{m.group(1)}@{{k}}", column).format(k=m.group(2))
-    return NAMES.get(column, column)
+def counts() -> set[str]:
+    """Columns shown as whole numbers: the counts, and the measures that are counts."""
+    return set(TRAIL) | {m.at() for m in metrics.in_order() if m.whole}
 
 
 def ranks(scores: pd.Series) -> list[str]:
@@ -76,8 +60,8 @@ def score_cell(row: dict) -> str:
     return fmt(row["score"], DIGITS)
 
 
-def cell(column: str, value) -> object:
-    if column in COUNTS and not pd.isna(value):
+def cell(column: str, value, whole: Collection[str]) -> object:
+    if column in whole and not pd.isna(value):
         return str(int(round(float(value))))
     if isinstance(value, float):
         return fmt(value, DIGITS)
@@ -102,10 +86,16 @@ def varies_within_blocks(board: pd.DataFrame, column: str) -> bool:
     return bool((board.groupby(SPLIT_COLUMN, sort=False)[column].nunique() > 1).any())
 
 
-def board_view(board: pd.DataFrame, best: str | None = None, ties: Collection[str] = ()) -> pd.DataFrame:
+def board_view(
+    board: pd.DataFrame,
+    best: str | None = None,
+    ties: Collection[str] = (),
+    view: str = LEADERBOARD_PAGE,
+    pick: Pick = EVERYTHING,
+) -> pd.DataFrame:
     """The page's leaderboard of ``board`` (best first, as the CSV; one block per split, each ranked on its
-    own): ``best`` and its statistical ``ties`` marked in a 'vs best' column when given, on the score
-    split's rows (its first block), where they were chosen."""
+    own) with the columns of ``view``: ``best`` and its statistical ``ties`` marked in a 'vs best' column when
+    given, on the score split's rows (its first block), where they were chosen."""
     df = board.copy()
     if "score" in df:
         df.insert(0, "rank", block_ranks(board))
@@ -115,12 +105,11 @@ def board_view(board: pd.DataFrame, best: str | None = None, ties: Collection[st
             ("best" if v == best else ("tied" if v in ties else "")) if scored else ""
             for v, scored in zip(df["variant"], in_primary_block(board), strict=True)
         ]
-    order: list[str] = []
-    for key in NAMES:
-        order += at_k_order(df.columns, key) if "{k}" in key else ([key] if key in df.columns else [])
+    headers, whole = names(view, pick), counts()
+    order = [c for c in headers if c in df.columns]
     order = [c for c in order if c not in CAPTIONED or varies_within_blocks(df, c)]  # else in the caption
-    view = pd.DataFrame({header(c): [cell(c, v) for v in df[c]] for c in order})
-    return view.astype(object).where(view.notna(), "")
+    shown = pd.DataFrame({headers[c]: [cell(c, v, whole) for v in df[c]] for c in order})
+    return shown.astype(object).where(shown.notna(), "")
 
 
 def board_caption(board: pd.DataFrame, tie_rule: str = "") -> str:

@@ -2,7 +2,9 @@
 
 An ablation (``report.ablations`` in config.yaml) names variants of one stage; the first is the
 reference. For WattBot every variant gets one value per train question and metric; for the
-retrieval suite one per query and IE@k. Statistics pair variants on the questions they share.
+retrieval suite one per query and IE@k. Statistics pair variants on the questions they share. The
+metrics compared are those the registry shows for the ablation's stage (pipeline/registry/metrics.py:
+``ablations.answering``, ``ablations.retrieval``) and ``report.metrics`` picks.
 """
 
 from __future__ import annotations
@@ -14,14 +16,15 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.io import read_jsonl
+from pipeline.registry import metrics
+from pipeline.registry.metrics import ANSWERS, DOCUMENTS, SUITE
 from pipeline.report.params import FiguresParams, Resampling
 from pipeline.report.sections import LABELLED_SET
 from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
 from pipeline.report.stems import ablations_with_suite, suite_variants_of
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
-ANSWER_METRICS = ("score", "value", "ref", "na", "doc_hit@1", "doc_recall@5")
-RETRIEVAL_METRICS = ("doc_hit@1", "doc_recall@5", "doc_precision@5", "quote_in_context")
+VIEWS = {"answering": metrics.ABLATIONS_ANSWERING, "retrieval": metrics.ABLATIONS_RETRIEVAL}  # stage -> its view
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ def wattbot_tables(params: FiguresParams, paths: InputFiles, gold: pd.DataFrame)
     for av, spec in sorted(params.answering.items()):
         pq = pd.read_csv(paths.per_question(av), dtype={"id": str}).set_index("id")
         r = rtables[spec["retrieval"]]
-        out[("answering", av)] = pq[["score", "value", "ref", "na"]].join(r, how="left").reindex(gold["id"])
+        out[("answering", av)] = pq[metrics.primary_columns()].join(r, how="left").reindex(gold["id"])
     return out
 
 
@@ -133,13 +136,13 @@ def compare(tables: dict[str, pd.DataFrame], variants: Sequence[str], metric: st
 def ablation_stats(params: FiguresParams, wattbot: dict, suite: dict) -> pd.DataFrame:
     """The long statistics table (reports/wattbot/ablations.csv): one row per ablation, dataset,
     metric and variant."""
-    rep = params.resampling
+    rep, pick = params.resampling, params.metrics
+    suite_metrics = metrics.columns(metrics.ABLATIONS_RETRIEVAL, [SUITE], params.suite.ks, pick)
     rows = []
     for name, ab in sorted(ablations_with_suite(params).items()):
         if not ab.suite_only:
-            metrics = ANSWER_METRICS if ab.stage == "answering" else RETRIEVAL_METRICS
             tables = {v: wattbot[(ab.stage, v)] for v in ab.variants}
-            for m in metrics:
+            for m in metrics.columns(VIEWS[ab.stage], [ANSWERS, DOCUMENTS], pick=pick):
                 rows += [
                     {"ablation": name, "stage": ab.stage, "dataset": LABELLED_SET, **r}
                     for r in compare(tables, ab.variants, m, rep)
@@ -148,10 +151,10 @@ def ablation_stats(params: FiguresParams, wattbot: dict, suite: dict) -> pd.Data
         if rvs:
             for d in params.suite.datasets:
                 tables = {rv: suite[(d, rv)] for rv in rvs}
-                for k in params.suite.ks:
+                for m in suite_metrics:
                     rows += [
                         {"ablation": name, "stage": "retrieval", "dataset": d, **r}
-                        for r in compare(tables, rvs, f"ie@{k}", rep)
+                        for r in compare(tables, rvs, m, rep)
                     ]
     cols = [
         "ablation",

@@ -14,6 +14,7 @@ import pandas as pd
 
 from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.paths import answers_telemetry
+from pipeline.registry import metrics
 
 
 def calls_of(record: dict) -> list[dict]:
@@ -36,7 +37,7 @@ def cost_row(answers: list[dict], score: dict) -> dict:
         "completion_tokens": completion,
         "tokens_per_question": round((prompt + completion) / n, 1),
         "context_tokens": score["retrieval"].get("context_tokens"),
-        "score": round(score["wattbot2025"]["all"]["score"], 4),
+        "score": round(score[metrics.primary().name]["all"]["score"], 4),
     }
 
 

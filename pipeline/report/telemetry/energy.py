@@ -21,6 +21,7 @@ import pandas as pd
 
 from pipeline.io import atomic_write_text
 from pipeline.report.telemetry.time_table import ANSWER_TELEMETRY, BENCHMARK_PATTERNS, JobTime, read_benchmarks
+from pipeline.report_specs import PowerModel  # config `energy`: its keys declared beside its fields
 
 TABLE, SUMMARY = "energy.telemetry.csv", "energy.telemetry.json"
 COLUMNS = ["kind", "variant", "jobs", "cpu_s", "cpu_kwh", "hosted_llm_tokens", "llm_kwh", "kwh", "gco2e"]
@@ -31,27 +32,6 @@ ESTIMATE = (
     "An estimate, not a measurement: measured CPU seconds and hosted LLM tokens times stated constants "
     "(docs/energy.md)."
 )
-
-
-@dataclass(frozen=True)
-class PowerModel:
-    """The stated constants (config ``energy``; the schema's defaults where it says nothing: built by the
-    driver, pipeline/workflow/report_settings.py)."""
-
-    cpu_watts_per_core: float
-    pue: float
-    llm_wh_per_1k_tokens: float
-    grid_gco2_per_kwh: float
-    country: str
-
-    def cpu_kwh(self, cpu_s: float) -> float:
-        return cpu_s * self.cpu_watts_per_core * self.pue / 3.6e6
-
-    def llm_kwh(self, tokens: int) -> float:
-        return tokens / 1000 * self.llm_wh_per_1k_tokens / 1000
-
-    def gco2e(self, kwh: float) -> float:
-        return kwh * self.grid_gco2_per_kwh
 
 
 def _wildcard_regex(pattern: str) -> re.Pattern:
@@ -179,11 +159,11 @@ def write_energy(root: str | Path, reports: str | Path, inputs: EnergyInputs) ->
     return summary
 
 
-def energy_line(summary: dict) -> str:
+def energy_line(summary: dict, label: str = "Energy") -> str:
     """The run summary's one line: total kWh and gCO2e, labelled an estimate, with its main constants."""
     p = summary["power_model"]
     return (
-        f"Energy (estimate): {summary['kwh']:.3g} kWh, {summary['gco2e']:.3g} gCO2e "
+        f"{label} (estimate): {summary['kwh']:.3g} kWh, {summary['gco2e']:.3g} gCO2e "
         f"({p['cpu_watts_per_core']:g} W per busy core, {p['llm_wh_per_1k_tokens']:g} Wh per 1k hosted LLM tokens, "
         f"{p['grid_gco2_per_kwh']:g} gCO2/kWh, {p['country']}; docs/energy.md)"
     )

@@ -33,7 +33,7 @@ from pipeline.run_ids import STATE, read_state
 BENCHMARK_DIR = "benchmarks"
 # rule -> its `benchmark:` path (Snakemake wildcards in braces), relative to the working directory.
 BENCHMARK_PATTERNS: dict[str, str] = {rule: paths.rule_benchmark(rule) for rule in paths.BENCHMARK_JOBS}
-# The answer jobs' per-call telemetry (pipeline/cli.py cmd_answer writes it beside the answers).
+# The answer jobs' per-call telemetry (pipeline/verbs/answer.py cmd_answer writes it beside the answers).
 ANSWER_TELEMETRY = "results/wattbot/answers/*/*.jsonl.telemetry.jsonl"
 TABLE, FIGURE, PAGE = "time.telemetry.csv", "time.telemetry.png", "time.telemetry.html"
 TIMELINE = "time-timeline.telemetry.png"  # the jobs over time, critical path marked (telemetry/timeline.py)
@@ -143,6 +143,15 @@ def make_run_times(root: str | Path, invoked: float = 0.0) -> dict[str, float]:
     if invoked and not stamps["setup"] <= invoked <= stamps["dag"]:
         return {}
     return stamps
+
+
+def nothing_to_do(root: str | Path) -> dict[str, float]:
+    """The stamps of the last ``make run`` when its Snakemake step found every output up to date; else ``{}``.
+    Snakemake then calls no ``onstart``, so no invocation began inside that step: logs/run.json still names
+    the run before it, and the figures of that run are the last ones (kept as they were, not recomputed)."""
+    stamps = make_run_times(root)
+    invoked = invocation_start(root)
+    return stamps if stamps and 0 < invoked < stamps["setup"] else {}
 
 
 STEPS = (("setup", "setup"), ("snakemake", "dag"))  # make run's timed steps: the summary's name, the stamp's
@@ -297,8 +306,9 @@ def write_time_table(root: str | Path, reports: str | Path) -> pd.DataFrame:
     llm = llm_table(root)
     atomic_write_text(reports / LLM_TABLE, llm.to_csv(index=False, lineterminator="\n"))
     path = planned_critical_path(root)
-    summary = {**run_summary(*invocation_jobs(root)), "critical_path": path}
-    atomic_write_text(reports / RUN_SUMMARY, json.dumps(summary, indent=1) + "\n")
+    if not nothing_to_do(root):  # else the last run's summary stays as that run wrote it
+        summary = {**run_summary(*invocation_jobs(root)), "critical_path": path}
+        atomic_write_text(reports / RUN_SUMMARY, json.dumps(summary, indent=1) + "\n")
     if len(table):
         png, timeline = figure_png(table), timeline_png(lanes(jobs, set(path)))
         atomic_write_bytes(reports / FIGURE, png)
