@@ -123,6 +123,18 @@ def wait_for(what: str, seconds: float, probe):
     pytest.fail(f"{what}: not within {seconds} s")
 
 
+def running_in(work: Path) -> list[int]:
+    """Pids of the processes working in ``work`` (a job's cwd is its run's: the plugin submits with -D)."""
+    pids, work = [], work.resolve()
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(work):
+                pids.append(int(proc.name))
+        except OSError:  # gone meanwhile, or a kernel thread
+            continue
+    return pids
+
+
 def accounting(cluster: Cluster, since: str) -> list[dict]:
     out = cluster.run("sacct", "-X", "-n", "-P", "-S", since, "-o", "JobID,Comment,AllocCPUS,ReqMem,Timelimit,State")
     keys = ("id", "comment", "cpus", "mem", "time", "state")
@@ -186,6 +198,9 @@ def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path, measure
     stale = cluster.run(PROFILE / "cancel-stale", work)
     assert "cancelling" in stale or "no queued" in stale
     wait_for("the killed run's jobs gone", 30, lambda: not queue(cluster, "%i"))
+    # and their processes: the test cluster tracks a job's processes by parentage (proctrack/linuxproc, no
+    # cgroups), so one reparented by a dying step can outlive the job in squeue and still write beside its output
+    wait_for("the killed run's processes gone", 60, lambda: not running_in(work))
     before = {p: p.stat().st_mtime_ns for p in (work / "results").rglob("*") if p.is_file()}
 
     locked = finish(start(cluster, work, config, target, log=tmp_path / "locked.log"), tmp_path / "locked.log", expect_rc=1)
@@ -208,7 +223,6 @@ def same_as_local(local: Path, remote: Path) -> None:
     a, b = result_files(local), result_files(remote)
     assert b and set(b) <= set(a)
     assert [name for name in b if a[name] != b[name]] == []
-
 
 
 def test_the_cluster_was_its_own_and_the_machine_is_as_it_was(cluster):
