@@ -8,8 +8,13 @@ set -uo pipefail
 DIR=${WATTBENCH_SLURM_DIR:-/run/wattbench-slurm}
 [ -e "$DIR/.wattbench-slurm" ] || exit 0
 export SLURM_CONF=$DIR/etc/slurm.conf
-gone() { ! kill -0 "$1" 2>/dev/null; }
-alive() { [ -s "$DIR/pids" ] && awk -v n="$1" '$1 == n { print $2 }' "$DIR/pids" | while read -r pid; do gone "$pid" || echo "$pid"; done; }
+# gone NAME PID: no process PID, or one of another name (a folder left by a run that ended without this script,
+# its daemons long dead, names pids the system may have given to others since: those are never signalled)
+gone() {
+  local comm; comm=$(cat "/proc/$2/comm" 2>/dev/null) || return 0
+  case "$1:$comm" in mysqld:mysqld|mysqld:mariadbd|"$1:$1") return 1 ;; *) return 0 ;; esac
+}
+alive() { [ -s "$DIR/pids" ] && awk -v n="$1" '$1 == n { print $2 }' "$DIR/pids" | while read -r pid; do gone "$1" "$pid" || echo "$pid"; done; }
 if [ -n "$(alive slurmctld)" ] && [ -n "$(alive slurmd)" ]; then
   jobs=$(squeue -h -o %i 2>/dev/null)
   if [ -n "$jobs" ]; then
@@ -21,10 +26,10 @@ if [ -n "$(alive slurmctld)" ] && [ -n "$(alive slurmd)" ]; then
 fi
 if [ -s "$DIR/pids" ]; then
   tac "$DIR/pids" | while read -r name pid; do
-    gone "$pid" && continue
+    gone "$name" "$pid" && continue
     if [ "$name" = mysqld ]; then mysqladmin --defaults-file="$DIR/etc/my.cnf" shutdown 2>/dev/null || kill "$pid"; else kill "$pid"; fi
-    for _ in $(seq 30); do gone "$pid" && break; sleep 1; done
-    gone "$pid" || kill -9 "$pid"
+    for _ in $(seq 30); do gone "$name" "$pid" && break; sleep 1; done
+    gone "$name" "$pid" || kill -9 "$pid"
     echo "slurm_down: $name stopped (pid $pid)" >&2
   done
 fi
