@@ -9,8 +9,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # snakemake-executor-plugin-slurm calls sacct and squeue by name: profiles/slurm/bin's wrappers (they fix the
 # plugin's reading of "CANCELLED by <uid>" and PREEMPTED, and its account guess; docs/cluster.md) go first on
 # PATH where SLURM's commands exist.
+# The SLURM configuration's path, where SLURM_CONF names it, is kept as WATTBENCH_SLURM_CONF too: the plugin's
+# jobstep executor drops SLURM_CONF from the srun it starts in each job, and profiles/slurm/bin/srun puts it back.
 if shutil.which("sacct") or shutil.which("squeue"):
     os.environ["PATH"] = os.pathsep.join([os.path.join(workflow.basedir, "profiles", "slurm", "bin"), os.environ["PATH"]])
+    if os.environ.get("SLURM_CONF"):
+        os.environ["WATTBENCH_SLURM_CONF"] = os.environ["SLURM_CONF"]
 
 import pipeline.workflow as wf  # first: it loads the registries' built-in entries (pipeline/register_builtins.py)
 from pipeline.config import check_paths, config_hash, snakemake_config

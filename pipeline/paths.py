@@ -21,6 +21,23 @@ WATTBOT_RESULTS = f"{RESULTS}/{WATTBOT}"
 RUNS = "runs"  # the kept runs' folder, beside results/ and reports/ (git-ignored; kept_runs/store.py)
 SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dataset
 
+# --- side files: what a job writes beside one of its declared outputs, named from it, and no other job writes:
+# the output's provenance manifest (pipeline/provenance.py) and an LLM answer job's run telemetry (only where it
+# made LLM calls). Snakemake is not told of them: an output it has no metadata for (one declared after a run
+# wrote it) turns off every rerun trigger of its job in that run, so a finished run would no longer see a
+# changed config. A job's files are therefore its declared outputs, what lies under a declared directory, and
+# these, rewritten only with their output: tests/test_side_files.py holds a real run's results/ to that, and the
+# cluster test's resume (tests/cluster/) lets a rerun job rewrite exactly those. ---
+MANIFEST_SUFFIX = ".manifest.json"
+TELEMETRY_SUFFIX = ".telemetry.jsonl"
+SIDE_SUFFIXES = (MANIFEST_SUFFIX, TELEMETRY_SUFFIX)
+
+
+def side_files(output: str) -> tuple[str, ...]:
+    """The files a job may write beside its declared output ``output`` (see SIDE_SUFFIXES)."""
+    return tuple(f"{output}{suffix}" for suffix in SIDE_SUFFIXES)
+
+
 LLM_RUNTIME = "data/models/llama-cpp-python.json"  # the local LLM's runtime, built by the llm_runtime rule
 QUALITY_PDFS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality PDFs (pipeline/parse/quality_pdfs.py)
 CLAIMS_FILE = Path(__file__).parent / "report" / "claims" / "claims.yaml"  # published claims the report measures
@@ -172,7 +189,7 @@ def answers_csv(av: str = "{av}", split: str = "{split}", dataset: str = WATTBOT
 
 def answers_telemetry(answers_path: str) -> str:
     """Run telemetry of an answer job (latency, cache hits), beside its records when it made LLM calls."""
-    return f"{answers_path}.telemetry.jsonl"
+    return f"{answers_path}{TELEMETRY_SUFFIX}"
 
 
 def scores(av: str = "{av}", dataset: str = WATTBOT) -> str:

@@ -15,6 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from pipeline.io import atomic_write_json
+from pipeline.paths import MANIFEST_SUFFIX
 
 PACKAGES = (
     "pandas",
@@ -99,7 +100,7 @@ def git_dirty() -> bool | None:
 
 def manifest_path(output: str | Path) -> Path:
     output = Path(output)
-    return output.with_name(output.name + ".manifest.json")
+    return output.with_name(output.name + MANIFEST_SUFFIX)
 
 
 def input_key(path: str | Path) -> str:

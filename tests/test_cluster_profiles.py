@@ -37,7 +37,9 @@ def same_as_local(local: Path, remote: Path) -> None:
 
 def test_slurm_profile_submits_every_job_with_its_resources(tiny_run, tmp_path):
     local, config = tiny_run
-    work, state = run_with_profile("slurm", tmp_path, config, "reports/wattbot/leaderboard.csv")
+    conf = str(tmp_path / "cluster" / "slurm.conf")  # a cluster found through SLURM_CONF: every job's srun needs it
+    work, state = run_with_profile("slurm", tmp_path, config, "reports/wattbot/leaderboard.csv",
+                                   SLURM_CONF=conf, STANDIN_SLURM_CONF=conf)
     subs = (state / "submissions.log").read_text().splitlines()
     rules = Counter(re.search(r"--comment '?rule_([a-z_]+?)(?:_wildcards_\S*)?'? ", s).group(1) for s in subs)
     assert rules == {"ingest": 1, "tree": 3, "index": 2, "retrieve": 4, "answer": 7, "ensemble": 2, "evaluate": 5,

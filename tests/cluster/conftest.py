@@ -25,7 +25,7 @@ def machine() -> dict[str, object]:
     """The machine (tests/tier_report.py) and versions the figures were measured with."""
     from tier_report import machine as this_machine
 
-    slurm = subprocess.run(["sinfo", "--version"], capture_output=True, text=True).stdout.split()
+    slurm = subprocess.run(["slurmctld", "-V"], capture_output=True, text=True).stdout.split()
     return {
         **this_machine(),
         "slurm_version": slurm[-1] if slurm else "",

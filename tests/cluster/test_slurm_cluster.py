@@ -8,6 +8,8 @@ the run must see the cancel within 60 s, with SLURM's state in the message, resu
 memory and time: its second attempt), finish, and leave every rule's resources in sacct and results
 byte-identical to the local run. Then a run SIGKILLed mid-way and the documented resume (cancel-stale,
 --unlock, the same command): the resume reruns only what was unfinished, and the results are identical.
+Last, the cluster was the test's own (its folder, ports and munge socket) and, once stopped, left the system's
+SLURM, munge and MariaDB paths as they were (tests/cluster/machine_paths.py).
 What they measure goes into the session's ``measured`` figures (tests/cluster/conftest.py: docs/cluster.md)."""
 import os
 import re
@@ -15,17 +17,20 @@ import shutil
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from dag_runner import TINY_WALL, command, environment, result_files
+from machine_paths import differences, snapshot
 from pipeline.datasets.paths import REPO
-from pipeline.provenance import manifest_path
+from pipeline.paths import side_files
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 HERE = Path(__file__).parent
 PROFILE = REPO / "profiles" / "slurm"
+SLURM_DIR = "/run/wattbench-slurm"  # the test cluster's folder: configs, state, logs, pids, sockets, its database
 RUN_LIMIT = 420  # s: the hard limit on each Snakemake run below (the tiny grid takes about 2-3 min here)
 CANCEL_LIMIT = 60  # s: the profile's settings must make the run see a scancel within this
 TARGET_JOBS = 8  # jobs to results/wattbot/scores/bm25-x.json in the tiny grid (the killed run's target)
@@ -34,29 +39,62 @@ DECLARED = {"ingest": (500, 5), "tree": (1000, 10), "index": (4000, 60), "retrie
             "answer": (2000, 60), "ensemble": (500, 5), "evaluate": (500, 5), "report": (1000, 5)}
 
 
+@dataclass
+class Cluster:
+    """The running test cluster: its slurm.conf (every client command and Snakemake run gets it as SLURM_CONF,
+    and through sbatch's environment every job on the node) and the system paths as they were before it."""
+
+    conf: str
+    before: dict
+    up: bool = True
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "SLURM_CONF": self.conf}
+
+    def run(self, *cmd, check: bool = True) -> str:
+        return subprocess.run(cmd, capture_output=True, text=True, check=check, env=self.env).stdout
+
+    def down(self) -> None:
+        if self.up:
+            script("slurm_down.sh", timeout=300)
+            self.up = False
+
+
+def script(name: str, timeout: int) -> subprocess.CompletedProcess:
+    """One of tests/cluster/'s scripts, on the test cluster's folder."""
+    env = {**os.environ, "WATTBENCH_SLURM_DIR": SLURM_DIR}
+    return subprocess.run([HERE / name], capture_output=True, text=True, timeout=timeout, env=env)
+
+
 @pytest.fixture(scope="module")
 def cluster(measured):
     if os.geteuid() != 0:
         pytest.skip("the SLURM cluster test needs root (it installs Debian's slurm packages and starts daemons)")
     if not shutil.which("apt-get") and not shutil.which("slurmctld"):
         pytest.skip("the SLURM cluster test needs apt-get (Debian's slurmctld, slurmd, slurmdbd, munge, mariadb)")
-    # slurm_up.sh installs the packages only where one of these is missing (its step 1)
-    measured["packages_preinstalled"] = all(shutil.which(c) for c in ("slurmctld", "slurmdbd", "mysqld_safe"))
+    # slurm_install.sh (slurm_up.sh's first step) installs the packages only where one of these is missing
+    measured["packages_preinstalled"] = all(shutil.which(c) for c in ("slurmctld", "slurmdbd", "mysqld_safe", "munged"))
     began = time.monotonic()
-    up = subprocess.run([HERE / "slurm_up.sh"], capture_output=True, text=True, timeout=600)
+    installed = script("slurm_install.sh", timeout=600)
+    assert installed.returncode == 0, f"the packages did not install:\n{installed.stderr[-3000:]}"
+    before = snapshot()  # after apt: what the packages put there is theirs
+    up = script("slurm_up.sh", timeout=600)
+    conf = re.search(r"^SLURM_CONF=(.+)$", up.stdout, re.M)
+    running = Cluster(conf.group(1) if conf else "", before)
     try:
-        assert up.returncode == 0, f"the cluster did not come up:\n{up.stderr[-3000:]}"
+        assert up.returncode == 0 and conf, f"the cluster did not come up:\n{up.stderr[-3000:]}"
         measured["cluster_start_s"] = round(time.monotonic() - began, 1)
-        yield up.stderr
+        yield running
     finally:
-        subprocess.run([HERE / "slurm_down.sh"], timeout=300)
+        running.down()
 
 
-def start(work: Path, config: Path, *args: str, log: Path) -> subprocess.Popen:
+def start(cluster: Cluster, work: Path, config: Path, *args: str, log: Path) -> subprocess.Popen:
     """Snakemake through the profile, as the docs say, its output to ``log``; its own process group."""
     cmd = command(work, "--workflow-profile", str(PROFILE), *args, configfile=config)
-    return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT, env=environment(),
-                            start_new_session=True)
+    return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT,
+                            env=environment({"SLURM_CONF": cluster.conf}), start_new_session=True)
 
 
 def finish(proc: subprocess.Popen, log: Path, expect_rc: int = 0) -> str:
@@ -71,8 +109,8 @@ def finish(proc: subprocess.Popen, log: Path, expect_rc: int = 0) -> str:
     return out
 
 
-def queue(*fields: str) -> list[list[str]]:
-    out = subprocess.run(["squeue", "-h", "-o", "|".join(fields)], capture_output=True, text=True).stdout
+def queue(cluster: Cluster, *fields: str) -> list[list[str]]:
+    out = cluster.run("squeue", "-h", "-o", "|".join(fields), check=False)
     return [line.split("|") for line in out.splitlines()]
 
 
@@ -85,9 +123,20 @@ def wait_for(what: str, seconds: float, probe):
     pytest.fail(f"{what}: not within {seconds} s")
 
 
-def accounting(since: str) -> list[dict]:
-    out = subprocess.run(["sacct", "-X", "-n", "-P", "-S", since, "-o", "JobID,Comment,AllocCPUS,ReqMem,Timelimit,State"],
-                         capture_output=True, text=True, check=True).stdout
+def running_in(work: Path) -> list[int]:
+    """Pids of the processes working in ``work`` (a job's cwd is its run's: the plugin submits with -D)."""
+    pids, work = [], work.resolve()
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(work):
+                pids.append(int(proc.name))
+        except OSError:  # gone meanwhile, or a kernel thread
+            continue
+    return pids
+
+
+def accounting(cluster: Cluster, since: str) -> list[dict]:
+    out = cluster.run("sacct", "-X", "-n", "-P", "-S", since, "-o", "JobID,Comment,AllocCPUS,ReqMem,Timelimit,State")
     keys = ("id", "comment", "cpus", "mem", "time", "state")
     return [dict(zip(keys, line.split("|"))) for line in out.splitlines() if line]
 
@@ -102,12 +151,12 @@ def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path, meas
     work, log = tmp_path / "work", tmp_path / "snakemake.log"
     since = time.strftime("%Y-%m-%dT%H:%M:%S")
     began = time.monotonic()
-    proc = start(work, config, "reports/wattbot/leaderboard.csv", log=log)
+    proc = start(cluster, work, config, "reports/wattbot/leaderboard.csv", log=log)
     # an index job (the longest rule here), once it has run a few seconds
     victim = wait_for("a running index job", 240, lambda: next(
-        (j for j, c, t, s in queue("%i", "%k", "%T", "%M") if c.startswith("rule_index") and t == "RUNNING"
+        (j for j, c, t, s in queue(cluster, "%i", "%k", "%T", "%M") if c.startswith("rule_index") and t == "RUNNING"
          and s.count(":") == 1 and int(s.split(":")[1]) >= 3), None))
-    subprocess.run(["scancel", victim], check=True)
+    cluster.run("scancel", victim)
     cancelled = time.monotonic()
     wait_for("the run marking the cancelled job failed", CANCEL_LIMIT,
              lambda: f"SLURM-job '{victim}' failed, SLURM status is: 'CANCELLED'" in log.read_text())
@@ -117,7 +166,7 @@ def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path, meas
     wall = time.monotonic() - began
     assert "Trying to restart job" in out
 
-    jobs = [j for j in accounting(since) if j["comment"].startswith("rule_")]
+    jobs = [j for j in accounting(cluster, since) if j["comment"].startswith("rule_")]
     by_id = {j["id"]: j for j in jobs}
     assert by_id[victim]["state"].startswith("CANCELLED")
     index_jobs = [j for j in jobs if j["comment"].startswith("rule_index")]
@@ -141,27 +190,30 @@ def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path, measure
     local, config = tiny_run
     work, log = tmp_path / "work", tmp_path / "killed.log"
     target = "results/wattbot/scores/bm25-x.json"
-    proc = start(work, config, target, log=log)
+    proc = start(cluster, work, config, target, log=log)
     wait_for("a finished job and a running one", 240, lambda: re.search(r"^[1-9]\d* of \d+ steps", log.read_text(), re.M)
-             and any(t == "RUNNING" for (t,) in queue("%T")))
+             and any(t == "RUNNING" for (t,) in queue(cluster, "%T")))
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    stale = subprocess.run([PROFILE / "cancel-stale", work], capture_output=True, text=True, check=True).stdout
+    stale = cluster.run(PROFILE / "cancel-stale", work)
     assert "cancelling" in stale or "no queued" in stale
-    wait_for("the killed run's jobs gone", 30, lambda: not queue("%i"))
+    wait_for("the killed run's jobs gone", 30, lambda: not queue(cluster, "%i"))
+    # and their processes: the test cluster tracks a job's processes by parentage (proctrack/linuxproc, no
+    # cgroups), so one reparented by a dying step can outlive the job in squeue and still write beside its output
+    wait_for("the killed run's processes gone", 60, lambda: not running_in(work))
     before = {p: p.stat().st_mtime_ns for p in (work / "results").rglob("*") if p.is_file()}
 
-    locked = finish(start(work, config, target, log=tmp_path / "locked.log"), tmp_path / "locked.log", expect_rc=1)
+    locked = finish(start(cluster, work, config, target, log=tmp_path / "locked.log"), tmp_path / "locked.log", expect_rc=1)
     assert "--unlock" in locked  # Snakemake says how; the hint and docs/cluster.md say the same sequence
-    finish(start(work, config, "--unlock", log=tmp_path / "unlock.log"), tmp_path / "unlock.log")
-    out = finish(start(work, config, target, log=tmp_path / "resume.log"), tmp_path / "resume.log")
+    finish(start(cluster, work, config, "--unlock", log=tmp_path / "unlock.log"), tmp_path / "unlock.log")
+    out = finish(start(cluster, work, config, target, log=tmp_path / "resume.log"), tmp_path / "resume.log")
     jobs = re.findall(r"^\s+output: (.+)$", out, re.M)
     assert 0 < len(jobs) < TARGET_JOBS  # not the whole target's jobs again
+    # What the resume may rewrite: the outputs of the jobs it ran and their side files (pipeline/paths.py), which
+    # job the kill caught whatever: a job that finished on the node after the kill is rerun with its manifest.
     rerun = {o.strip() for line in jobs for o in line.split(",")}
+    allowed = rerun | {side for o in rerun for side in side_files(o)}
     touched = {str(p.relative_to(work)) for p, t in before.items() if p.exists() and p.stat().st_mtime_ns != t}
-    # a job the resume ran rewrites its outputs' manifests too (side files written by the same job): a job
-    # that the kill caught just after its output was written is rerun with them, depending on the moment
-    allowed = rerun | {str(manifest_path(o)) for o in rerun}
     assert touched <= allowed, touched - allowed
     same_as_local(local, work)
     measured.update(resumed_jobs=len(jobs), target_jobs=TARGET_JOBS)
@@ -172,3 +224,16 @@ def same_as_local(local: Path, remote: Path) -> None:
     assert b and set(b) <= set(a)
     assert [name for name in b if a[name] != b[name]] == []
 
+
+def test_the_cluster_was_its_own_and_the_machine_is_as_it_was(cluster):
+    """Last in this file: the daemons ran from the test cluster's folder, on its own ports and munge socket;
+    with them stopped, the system's SLURM, munge and MariaDB paths are as they were before it
+    (tests/cluster/machine_paths.py), and the folder is gone."""
+    config = cluster.run("scontrol", "show", "config")
+    assert re.search(rf"^SLURM_CONF\s+= {re.escape(cluster.conf)}$", config, re.M)
+    assert re.search(rf"^AuthInfo\s+= socket={re.escape(SLURM_DIR)}/", config, re.M)
+    assert re.search(rf"^StateSaveLocation\s+= {re.escape(SLURM_DIR)}/", config, re.M)
+    assert cluster.conf.startswith(SLURM_DIR + "/")
+    cluster.down()
+    assert differences(cluster.before, snapshot()) == []
+    assert not Path(SLURM_DIR).exists()
