@@ -34,8 +34,68 @@ def sprout_train_params(cfg: dict) -> str:
 
 
 def sprout_train_excludes(cfg: dict) -> dict[str, str]:
-    """Suite exports whose queries and documents training must not see (the evaluated ones)."""
+    """Suite exports whose queries and documents training must not see (the evaluated ones); none when
+    cross-fitting (each fold's heads hold out that fold instead: :func:`crossfit_datasets`)."""
+    if crossfit_folds(cfg):
+        return {}
     return {d: paths.export_dir(d) for d in sorted(cfg["sprout"]["train"]["datasets"]) if d in suite_datasets(cfg)}
+
+
+# --- cross-fitting (sprout.train.folds, #45 item 2: docs/sproutrag.md) ---
+
+
+def crossfit_folds(cfg: dict) -> int | None:
+    """``sprout.train.folds``: K folds, or None (the held-out scheme)."""
+    return (cfg["sprout"].get("train") or {}).get("folds")
+
+
+def crossfit_datasets(cfg: dict) -> list[str]:
+    """The scored suite datasets the heads also train on: their trained-head retrievals are cross-fitted.
+    The other datasets (and WattBot) are scored with sprout_train's heads, trained on data outside them."""
+    if not crossfit_folds(cfg):
+        return []
+    return sorted(set(cfg["sprout"]["train"]["datasets"]) & set(suite_datasets(cfg)))
+
+
+def trained_head_indexes(cfg: dict, retrieval_variants: list[str]) -> list[str]:
+    """The indexes these retrieval variants search whose kind needs SproutRAG's trained head weights."""
+    from pipeline.config import retrieval_indexes
+    from pipeline.registry.index_kinds import kind_of
+
+    names = sorted({i for v in retrieval_variants for i in retrieval_indexes(cfg, v)})
+    out = []
+    for index in names:
+        kind = kind_of(cfg["indexes"][index])
+        if paths.SPROUT_HEAD_WEIGHTS in kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), "-").values():
+            out.append(index)
+    return out
+
+
+def crossfit_variants(cfg: dict) -> list[str]:
+    """The suite's retrieval variants that search a trained-head index (cross-fitted on crossfit_datasets)."""
+    if not crossfit_folds(cfg):
+        return []
+    return [v for v in suite_variants(cfg) if trained_head_indexes(cfg, [v])]
+
+
+def fold_index_files(cfg: dict, dataset: str, rv: str) -> dict[str, list[str]]:
+    """{trained-head index of ``rv``: its K fold files, in fold order}."""
+    k = crossfit_folds(cfg) or 0
+    return {n: [paths.fold_index(dataset, str(f), n) for f in range(k)] for n in trained_head_indexes(cfg, [rv])}
+
+
+def retrieve_crossfit_inputs(cfg: dict, dataset: str, rv: str) -> list[str]:
+    """The fold indexes of ``rv``'s trained-head index and its other indexes as they are."""
+    from pipeline.config import retrieval_indexes
+
+    folds = fold_index_files(cfg, dataset, rv)
+    shared = [paths.index(dataset, n) for n in retrieval_indexes(cfg, rv) if n not in folds]
+    return shared + [f for fs in folds.values() for f in fs]
+
+
+def fold_index_args(cfg: dict, dataset: str, rv: str) -> str:
+    """``--fold-index NAME=PATH``, once per fold in fold order (the retrieve-crossfit verb)."""
+    return " ".join(f"--fold-index {n}={f}" for n, fs in fold_index_files(cfg, dataset, rv).items() for f in fs)
 
 
 def sprout_report_params(cfg: dict) -> str:
