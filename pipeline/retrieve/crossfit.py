@@ -24,7 +24,7 @@ def retrieve_folds(
     missing = [q for q in questions["id"] if q not in folds.query_fold]
     if missing:
         raise ValueError(f"cross-fitted retrieval: {len(missing)} question(s) in no fold (e.g. {missing[0]})")
-    by_id = {}
+    by_id: dict[str, dict] = {}
     for fold, job in enumerate(jobs):
         by_id.update((r["id"], r) for r in retrieve(fold_questions(questions, folds, fold), job, progress))
     return [by_id[q] for q in questions["id"]]

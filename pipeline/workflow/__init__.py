@@ -82,12 +82,12 @@ from pipeline.workflow.reports import (
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
 from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
 from pipeline.workflow.sprout import (
+    SPROUT_DIR,
     crossfit_datasets,
     crossfit_folds,
     crossfit_variants,
     fold_index_args,
     retrieve_crossfit_inputs,
-    SPROUT_DIR,
     sprout_attention_params,
     sprout_report_index,
     sprout_report_inputs,
