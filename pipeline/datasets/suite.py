@@ -195,6 +195,19 @@ def pilot_query_ids(name: str, root: str | Path | None, pilot: dict) -> set[str]
     return set(load_suite_tables(name, root, pilot).queries["id"])
 
 
+def suite_sizes(name: str, root: str | Path | None, subset: dict | None) -> dict:
+    """What a subset scores: its documents and queries, and the pilot's queries it leaves out (the
+    ``suite-sizes`` verb: the counts a config's comment or the docs name, computed, never typed)."""
+    tables = load_suite_tables(name, root, subset)
+    pilot = (subset or {}).get("exclude_pilot")
+    return {
+        "dataset": name,
+        "documents": len(tables.docs),
+        "queries": len(tables.queries),
+        "pilot_queries_left_out": len(pilot_query_ids(name, root, pilot)) if pilot else 0,
+    }
+
+
 def without_queries(tables: SuiteTables, drop: set[str]) -> SuiteTables:
     """``tables`` less the queries ``drop`` and their gold; every document stays (a distractor now)."""
     queries = [q for q in tables.queries if q["id"] not in drop]
