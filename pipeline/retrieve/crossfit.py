@@ -5,6 +5,7 @@ file reads like any other retrieval of the split."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.retrieve.run import RetrieveJob, retrieve
@@ -30,11 +31,15 @@ def retrieve_folds(
     return [by_id[q] for q in questions["id"]]
 
 
-def fold_jobs(
-    params: dict, index_dir: str, cache_dir: str, fold_files: dict[str, list[str]], k: int
-) -> list[RetrieveJob]:
-    """One job per fold: ``fold_files[index][f]`` replaces the index ``index`` of fold ``f``."""
+def fold_jobs(job: RetrieveJob, fold_files: dict[str, list[str]], k: int) -> list[RetrieveJob]:
+    """One job per fold: ``job`` with ``fold_files[index][f]`` as the file of each index named there."""
     return [
-        RetrieveJob.from_params(params, index_dir, cache_dir, {n: Path(fs[f]) for n, fs in fold_files.items()})
+        replace(
+            job,
+            indexes=tuple(
+                (kind, Path(fold_files[name][f]) if name in fold_files else path)
+                for (kind, path), name in zip(job.indexes, job.spec.index_names)
+            ),
+        )
         for f in range(k)
     ]

@@ -67,18 +67,13 @@ class RetrieveJob:
     cache_dir: Path
 
     @classmethod
-    def from_params(
-        cls, params: ConfigTable, index_dir: str | Path, cache_dir: str | Path, files: dict[str, Path] | None = None
-    ) -> RetrieveJob:
+    def from_params(cls, params: ConfigTable, index_dir: str | Path, cache_dir: str | Path) -> RetrieveJob:
         """``params`` is a retrieval slice of the config (:func:`pipeline.config.retrieval_slice`);
-        index files are ``<index_dir>/<index name>.sqlite``, or ``files[name]`` (a cross-fitted fold's)."""
+        index files are ``<index_dir>/<index name>.sqlite``."""
         spec = RetrievalSpec.from_dict(params.get("name", ""), params["retrieval"], params["indexes"])
         embedding = EncoderSpec.from_dict(params["embedding"]) if params.get("embedding") else None
-        given = files or {}
         # named by the variant, never by the order of params["indexes"] (sorted keys: "bm25" before "hier")
-        indexes = tuple(
-            (kind_of(params["indexes"][n]), given.get(n, Path(index_dir) / f"{n}.sqlite")) for n in spec.index_names
-        )
+        indexes = tuple((kind_of(params["indexes"][n]), Path(index_dir) / f"{n}.sqlite") for n in spec.index_names)
         return cls(spec, indexes, embedding, Path(cache_dir))
 
     def context(self) -> ContextSpec:

@@ -40,6 +40,7 @@ def cmd_retrieve_crossfit(a) -> None:
     from pipeline.io import atomic_write_jsonl, read_csv_columns
     from pipeline.provenance import write_manifest
     from pipeline.retrieve.crossfit import fold_jobs, retrieve_folds
+    from pipeline.retrieve.run import RetrieveJob
     from pipeline.sprout.folds import export_folds
 
     p = json_arg(a.params)
@@ -49,9 +50,8 @@ def cmd_retrieve_crossfit(a) -> None:
     if any(len(fs) != a.folds for fs in fold_files.values()):
         raise SystemExit(f"retrieve-crossfit: each --fold-index name needs {a.folds} files, in fold order")
     folds = export_folds(a.export_dir, a.folds)
-    rows = retrieve_folds(
-        read_csv_columns(a.questions), fold_jobs(p, a.index_dir, a.cache_dir, fold_files, a.folds), folds
-    )
+    jobs = fold_jobs(RetrieveJob.from_params(p, a.index_dir, a.cache_dir), fold_files, a.folds)
+    rows = retrieve_folds(read_csv_columns(a.questions), jobs, folds)
     atomic_write_jsonl(a.out, rows)
     shared = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"]) if n not in fold_files]
     fold_paths = [Path(f) for fs in fold_files.values() for f in fs]

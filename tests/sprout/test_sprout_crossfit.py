@@ -98,15 +98,16 @@ def test_each_fold_is_retrieved_with_its_own_heads_and_scored(run, tmp_path):
     assert [r["id"] for r in rows] == questions["id"]  # every question once, in the file's order
     folds = export_folds(export, K)
     by_id = {r["id"]: r for r in rows}
-    jobs = fold_jobs(RETRIEVAL, str(root / "index"), str(root / "cache"), {"sprout": list(map(str, fold_index))}, K)
+    jobs = fold_jobs(RetrieveJob.from_params(RETRIEVAL, root / "index", root / "cache"),
+                     {"sprout": list(map(str, fold_index))}, K)
     for f in range(K):
         assert jobs[f].indexes[0][1] == fold_index[f]  # fold f's questions go to fold f's index ...
         weights = IndexReader(fold_index[f]).meta["head_weights"]  # ... built with fold f's heads
         alpha = np.asarray(json.loads((root / f"fold{f}.json").read_text())["alpha"]).reshape(-1)
         assert np.allclose(weights, np.exp(alpha) / np.exp(alpha).sum(), atol=1e-7)
         mine = fold_questions(questions, folds, f)
-        alone = retrieve(mine, RetrieveJob.from_params(RETRIEVAL, root / "index", root / "cache",
-                                                       {"sprout": fold_index[f]}), progress=False)
+        # the fold's questions alone against its index (its folder as the index folder)
+        alone = retrieve(mine, RetrieveJob.from_params(RETRIEVAL, fold_index[f].parent, root / "cache"), progress=False)
         assert mine["id"] and alone == [by_id[q] for q in mine["id"]]
     manifest = json.loads(out.with_name(out.name + ".manifest.json").read_text())
     assert manifest["config"]["cross_fit"]["folds"] == K
