@@ -62,11 +62,11 @@ if CROSSFIT:
         shell: "{PY:q} -m pipeline sprout-train-fold --pairs {input.pairs:q} --params {params.cfg:q} --dataset {wildcards.dataset} --fold {wildcards.fold} --export-dir results/{wildcards.dataset}/export --out {output:q} 2>&1 | tee {log}"
 
     rule sprout_fold_index:
-        input: lambda w: wf.index_inputs(CFG, w.dataset, w.index, heads=paths.sprout_fold_heads(w.dataset, w.fold))
+        input: lambda w: wf.fold_index_inputs(CFG, w.dataset, w.index, w.fold)
         output: paths.fold_index()
         wildcard_constraints: dataset="|".join(map(re.escape, CROSSFIT)), fold=r"\d+"
         params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.tree_files_arg(CFG, w.dataset),
-                extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index, heads=paths.sprout_fold_heads(w.dataset, w.fold))
+                extra=lambda w: wf.fold_index_extra_args(CFG, w.dataset, w.index, w.fold)
         log: paths.log("{dataset}/index/crossfit/{fold}/{index}")
         benchmark: paths.rule_benchmark("sprout_fold_index")
         threads: wf.encoder_threads(CFG)

@@ -93,6 +93,26 @@ def retrieve_crossfit_inputs(cfg: dict, dataset: str, rv: str) -> list[str]:
     return shared + [f for fs in folds.values() for f in fs]
 
 
+def fold_index_inputs(cfg: dict, dataset: str, index: str, fold: str) -> list[str]:
+    """The trained-head index's inputs (:func:`index_inputs`) with fold ``fold``'s heads for the trained ones."""
+    from pipeline.workflow.indexes import index_inputs
+
+    heads = paths.sprout_fold_heads(dataset, fold)
+    return [heads if p == paths.SPROUT_HEAD_WEIGHTS else p for p in index_inputs(cfg, dataset, index)]
+
+
+def fold_index_extra_args(cfg: dict, dataset: str, index: str, fold: str) -> str:
+    """The ``index`` verb's ``--input`` arguments (:func:`index_extra_args`), fold ``fold``'s heads for the
+    trained ones."""
+    from pipeline.workflow.indexes import index_extra_args
+
+    trained, heads = (
+        f"head_weights={paths.SPROUT_HEAD_WEIGHTS}",
+        f"head_weights={paths.sprout_fold_heads(dataset, fold)}",
+    )
+    return " ".join(heads if a == trained else a for a in index_extra_args(cfg, dataset, index).split(" "))
+
+
 def fold_index_args(cfg: dict, dataset: str, rv: str) -> str:
     """``--fold-index NAME=PATH``, once per fold in fold order (the retrieve-crossfit verb)."""
     return " ".join(f"--fold-index {n}={f}" for n, fs in fold_index_files(cfg, dataset, rv).items() for f in fs)

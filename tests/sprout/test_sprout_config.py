@@ -107,8 +107,10 @@ def test_cross_fitting_is_off_unless_folds_are_set_and_then_wires_each_fold(cfg)
     assert wf.retrieve_crossfit_inputs(on, "hotpotqa", "sprout-b1") == folds
     assert wf.fold_index_args(on, "hotpotqa", "sprout") == " ".join(f"--fold-index sprout={f}" for f in folds)
     heads = paths.sprout_fold_heads("hotpotqa", "1")
-    assert wf.index_inputs(on, "hotpotqa", "sprout", heads=heads)[-1] == heads
-    assert wf.index_extra_args(on, "hotpotqa", "sprout", heads=heads).endswith(f" --input head_weights={heads}")
+    plain = wf.index_inputs(on, "hotpotqa", "sprout")
+    assert wf.fold_index_inputs(on, "hotpotqa", "sprout", "1") == plain[:-1] + [heads]
+    assert wf.fold_index_extra_args(on, "hotpotqa", "sprout", "1") == (
+        f"--input sprout_attention={paths.sprout_attention('hotpotqa')} --input head_weights={heads}")
     c["sprout"]["train"]["folds"] = 1
     with pytest.raises(ConfigError, match=r"sprout\.train\.folds"):
         validate(c)
