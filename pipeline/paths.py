@@ -152,6 +152,15 @@ SPROUT_TRAIN_DATA = f"{SPROUT_DIR}/train_data"
 SPROUT_HEAD_WEIGHTS = f"{SPROUT_DIR}/head_weights.json"
 
 
+# SproutRAG cross-fitting (sprout.train.folds, #45): one fold's heads, and a trained sprout index built with them
+def sprout_fold_heads(dataset: str = "{dataset}", fold: str = "{fold}") -> str:
+    return f"{SPROUT_DIR}/crossfit/{dataset}/fold{fold}.json"
+
+
+def fold_index(dataset: str = "{dataset}", fold: str = "{fold}", name: str = "{index}") -> str:
+    return f"{index_dir(dataset)}/crossfit/fold{fold}/{name}.sqlite"
+
+
 # --- results/<dataset>/ of an answered dataset (WattBot, or a `corpora:` entry): trees, answers, scores,
 # parse failures. The defaults are WattBot's; the rules pass ``dataset="{dataset}"`` (one rule serves both). ---
 
@@ -358,6 +367,9 @@ BENCHMARK_JOBS = {
     "suite_evaluate": "{dataset}/suite_evaluate/{rv}",
     "sprout_train_pairs": "sprout/train_pairs",
     "sprout_train": "sprout/train",
+    "sprout_train_fold": "sprout/train_fold/{dataset}/{fold}",
+    "sprout_fold_index": "{dataset}/index/crossfit/{fold}/{index}",
+    "retrieve_crossfit": "{dataset}/retrieve_crossfit/{rv}/{split}",
     "sprout_report": "sprout/report",
     "suite_report": "suite_report",
     "report": "report",

@@ -146,6 +146,14 @@ class TrainSpec:
     epochs: int = key("passes over the pairs", type="integer", default=50, schema={"minimum": 1})
     batch_size: int = key("pairs per step", type="integer", default=32, schema={"minimum": 1})
     seed: int = key("seed of the pairs' order and the heads' start", type="integer", default=42)
+    folds: int | None = key(
+        "cross-fitting (#45): K folds of each scored training dataset by document, each fold's queries scored "
+        "with heads trained without its documents and queries (K trainings a dataset); null: the held-out "
+        "scheme (the scored queries and documents excluded, one training)",
+        type=("integer", "null"),
+        schema={"minimum": 2},
+        field_default=None,
+    )
 
     @classmethod
     def from_dict(cls, d: ConfigTable, path: str = "sprout.train") -> TrainSpec:
@@ -153,8 +161,10 @@ class TrainSpec:
         return parse_spec(cls, d, path)
 
     def as_dict(self) -> dict:
-        """The config's keys (``lambda``): what the pairs and head-weight files record."""
-        return {("lambda" if k == "lam" else k): v for k, v in asdict(self).items()}
+        """The config's keys (``lambda``): what the pairs and head-weight files record (``folds`` only when
+        set, so the held-out scheme's files stay as they were before cross-fitting existed)."""
+        d = {("lambda" if k == "lam" else k): v for k, v in asdict(self).items()}
+        return d if self.folds is not None else {k: v for k, v in d.items() if k != "folds"}
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,7 @@ def test_every_rule_calls_the_verb_of_its_name():
         "evaluate_split": "evaluate",  # WattBot's other labelled splits, scored as the score split is
         "retrieve_llm": "retrieve",  # an LLM planner's retrievals: a rule of its own for its llm_api share
         "encoder_qint8_rr": "encoder-qint8",  # the reduce-range file of the same export
+        "sprout_fold_index": "index",  # a cross-fitted fold's trained-head index, built with that fold's heads
     }
     rule = re.compile(r"^\s*rule (\w+):\n(.*?)(?=^\s*rule |^\S|\Z)", re.M | re.S)
     calls = {}

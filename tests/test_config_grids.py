@@ -20,7 +20,7 @@ from pipeline.config import load_config
 from pipeline.datasets.paths import REPO, data_root
 from pipeline.estimate import estimate
 
-SHIPPED = ("config.yaml", "config.mpnet.yaml", "config.full.yaml", "config.kohakurag.yaml")
+SHIPPED = ("config.yaml", "config.mpnet.yaml", "config.suite-full.yaml", "config.full.yaml", "config.kohakurag.yaml")
 pytestmark = [pytest.mark.slow, pytest.mark.data]
 
 
@@ -90,6 +90,28 @@ def test_the_dry_run_plans_the_llm_jobs_the_estimate_counts(repo_copy, plans, co
     assert planned_llm_jobs(out) == rows
     if config == "config.kohakurag.yaml":
         assert rows, "the preset's LLM jobs"
+
+
+def test_the_full_suite_plans_cross_fitted_heads_and_no_llm(repo_copy, plans):
+    """config.suite-full.yaml (#45): no LLM job (no local model built either), and on the datasets the heads
+    train on, K fold trainings, K trained-head indexes per trained-head index and one cross-fitted retrieval
+    per trained-head variant; the trained-head index of the whole dataset is not built there."""
+    from dag_runner import planned_jobs
+
+    from pipeline import workflow as wf
+
+    out = plans.get("config.suite-full.yaml") or dry_run(repo_copy, "config.suite-full.yaml")
+    cfg = load_config(repo_copy / "config.suite-full.yaml", {"data_root": str(data_root())})
+    k, datasets, variants = wf.crossfit_folds(cfg), wf.crossfit_datasets(cfg), wf.crossfit_variants(cfg)
+    assert k and datasets and variants and not planned_llm_jobs(out)
+    jobs = planned_jobs(out)
+    assert not {"local_model", "llm_runtime", "retrieve_llm"} & set(jobs)
+    assert jobs["sprout_train_fold"] == k * len(datasets) == jobs["sprout_fold_index"]  # one trained-head index
+    assert jobs["retrieve_crossfit"] == len(datasets) * len(variants)
+    outputs = planned_outputs(out)
+    for d in datasets:
+        assert f"results/{d}/index/sprout.sqlite" not in outputs
+        assert {f"results/sprout/crossfit/{d}/fold{f}.json" for f in range(k)} <= set(outputs)
 
 
 def test_the_kohakurag_preset_plans_no_job_of_the_default_grid(repo_copy, plans):

@@ -70,8 +70,10 @@ def test_a_missing_extends_file_is_one_line_naming_both_files(tmp_path):
 def test_a_missing_or_bad_command_line_file_is_one_line(tmp_path):
     with pytest.raises(ConfigError, match=r"config file .*absent\.yaml does not exist"):
         resolve_config([tmp_path / "absent.yaml"])
-    with pytest.raises(ConfigError, match="'extends' must be one file path"):
-        resolve_config([write(tmp_path / "list.yaml", {"extends": ["a.yaml", "b.yaml"]})])
+    with pytest.raises(ConfigError, match="'extends' must be a file path or a list of them"):
+        resolve_config([write(tmp_path / "list.yaml", {"extends": []})])
+    with pytest.raises(ConfigError, match="'extends' must be a file path or a list of them"):
+        resolve_config([write(tmp_path / "list.yaml", {"extends": ["a.yaml", 3]})])
     (tmp_path / "scalar.yaml").write_text("just a string\n")
     with pytest.raises(ConfigError, match="must be a mapping"):
         resolve_config([tmp_path / "scalar.yaml"])
@@ -96,7 +98,7 @@ def test_extends_is_removed_before_the_schema_sees_the_config():
 
 def test_the_shipped_overlays_extend_and_the_preset_stands_alone():
     assert [p.name for p in config_chain(REPO / "config.full.yaml")] == [
-        "config.yaml", "config.mpnet.yaml", "config.full.yaml"]
+        "config.yaml", "config.suite-full.yaml", "config.mpnet.yaml", "config.full.yaml"]
     assert [p.name for p in config_chain(REPO / "config.kohakurag.yaml")] == ["config.kohakurag.yaml"]
     preset = load_config(REPO / "config.kohakurag.yaml")
     default = load_config(REPO / "config.yaml")
@@ -133,3 +135,14 @@ def test_an_overlay_without_extends_is_told_what_to_write(tmp_path):
     fixed = write(tmp_path / "fixed.yaml", {"extends": str(REPO / "config.yaml"), "default_variant": "bm25-extractive"})
     assert load_config([fixed])["default_variant"] == "bm25-extractive"
     assert load_config([REPO / "config.yaml", overlay])["default_variant"] == "bm25-extractive"  # both given: complete
+
+
+def test_extends_a_list_merges_each_chain_in_order_and_a_shared_base_once(tmp_path):
+    """A grid on two others (config.full.yaml: the full suite and the mpnet overlay): their chains in order,
+    the base they share merged once, where it first comes, so the first file's changes to it stay."""
+    write(tmp_path / "base.yaml", {"a": 1, "b": {"x": 1, "y": 1}})
+    write(tmp_path / "left.yaml", {"extends": "base.yaml", "b": {"x": None}, "c": 1})
+    write(tmp_path / "right.yaml", {"extends": "base.yaml", "d": 2})
+    top = write(tmp_path / "top.yaml", {"extends": ["left.yaml", "right.yaml"], "c": 3})
+    assert [p.name for p in config_chain(top)] == ["base.yaml", "left.yaml", "right.yaml", "top.yaml"]
+    assert resolve_config([top]) == {"a": 1, "b": {"x": None, "y": 1}, "c": 3, "d": 2}

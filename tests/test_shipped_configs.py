@@ -28,8 +28,9 @@ from pipeline.specs import RetrievalSpec
 # written in, issue #47); the request settings, votes, beams and the sprout attention kept their pins.
 PIN_FILE = Path(__file__).parent / "fixtures" / "config_pins.json"
 PINS = json.loads(PIN_FILE.read_text())
-# The pin label "full" is config.full.yaml (its extends chain: config.mpnet.yaml, config.yaml), the same
-# grid as the `--configfile config.yaml config.mpnet.yaml config.full.yaml` merge it was pinned from.
+# The pin label "full" is config.full.yaml (its extends: config.suite-full.yaml and config.mpnet.yaml, over
+# config.yaml); pinned from the `--configfile config.yaml config.mpnet.yaml config.full.yaml` merge of the
+# grid before config.suite-full.yaml existed: its indexes, variants and requests hash as they did.
 CONFIGS = {"config.yaml": "config.yaml", "full": "config.full.yaml", "kohakurag": "config.kohakurag.yaml",
            "tiny": "tests/tiny.yaml"}
 
@@ -106,18 +107,39 @@ def test_default_config_is_valid():
     assert cfg["wattbot"]["dir"].endswith("shared/data/wattbot")
 
 
-def test_full_config_is_the_three_files_merged():
-    """config.full.yaml extends config.mpnet.yaml, which extends config.yaml: the grid is the three files
-    merged in that order, as Snakemake merged `--configfile config.yaml config.mpnet.yaml config.full.yaml`."""
-    merged = yaml.safe_load((REPO / "config.yaml").read_text())
+def test_each_larger_grid_is_its_files_merged():
+    """config.mpnet.yaml and config.suite-full.yaml extend config.yaml, config.full.yaml extends both: each grid
+    is its files merged in order (config.yaml once), as Snakemake merged
+    `--configfile config.yaml config.suite-full.yaml config.mpnet.yaml config.full.yaml`."""
+    chains = {"config.mpnet.yaml": ["config.yaml"], "config.suite-full.yaml": ["config.yaml"],
+              "config.full.yaml": ["config.yaml", "config.suite-full.yaml", "config.mpnet.yaml"]}
+    extends = {"config.mpnet.yaml": "config.yaml", "config.suite-full.yaml": "config.yaml",
+               "config.full.yaml": ["config.suite-full.yaml", "config.mpnet.yaml"]}
+    assert set(chains) == set(OVERLAY_CONFIGS)
     for name in OVERLAY_CONFIGS:
-        raw = yaml.safe_load((REPO / name).read_text())
-        assert raw.pop("extends") == ("config.yaml", *OVERLAY_CONFIGS)[OVERLAY_CONFIGS.index(name)]
-        update_config(merged, raw)
-    out = load_config(REPO / "config.full.yaml")
-    assert out == validate(merged)
-    assert {"llm-qf", "llm-n3-union", "llm-plan-cf"} <= set(out["answering"])
-    assert {"prompt-order", "ensemble-size", "retry"} <= set(out["report"]["ablations"])
+        merged: dict = {}
+        for part in [*chains[name], name]:
+            raw = yaml.safe_load((REPO / part).read_text())
+            assert raw.pop("extends", None) == extends.get(part)
+            update_config(merged, raw)
+        if None in merged["answering"].values():  # config.suite-full.yaml's drops: the test below
+            continue
+        assert load_config(REPO / name) == validate(merged), name
+    full = load_config(REPO / "config.full.yaml")
+    assert {"llm-qf", "llm-n3-union", "llm-plan-cf", "mpnet-convex-extractive"} <= set(full["answering"])
+    assert {"prompt-order", "ensemble-size", "retry", "encoder"} <= set(full["report"]["ablations"])
+    assert full["suite"] == load_config(REPO / "config.suite-full.yaml")["suite"]  # the full suite, not a copy
+    assert full["sprout"] == load_config(REPO / "config.suite-full.yaml")["sprout"]  # its cross-fitted heads
+
+
+def test_the_full_grid_brings_back_what_the_full_suite_drops_as_config_yaml_has_it():
+    default, suite_full = load_config(REPO / "config.yaml"), load_config(REPO / "config.suite-full.yaml")
+    dropped = suite_full["dropped"]["answering"]
+    assert dropped and not set(dropped) & set(suite_full["answering"])
+    full = yaml.safe_load((REPO / "config.full.yaml").read_text())["answering"]
+    assert {v: full[v] for v in dropped} == {v: yaml.safe_load((REPO / "config.yaml").read_text())["answering"][v]
+                                             for v in dropped}
+    assert all(v in default["answering"] for v in dropped)
 
 
 def test_specs_of_the_default_config():

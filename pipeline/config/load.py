@@ -18,9 +18,10 @@ from pipeline.config.schema import required_sections
 from pipeline.config.validate import validate
 from pipeline.config_schema import ConfigError, ConfigTable, ConfigTree
 
-# The repo's larger grids, each extending the one before (`extends:`): the strong-encoder overlay
-# (config.yaml + the mpnet encoder), then the full grid (`--configfile config.full.yaml` runs it all).
-OVERLAY_CONFIGS = ("config.mpnet.yaml", "config.full.yaml")
+# The repo's larger grids (`extends:`): the strong-encoder overlay (config.yaml + the mpnet encoder), the
+# retrieval suite at full size (config.yaml + every suite query, no LLM), and the full grid (the full suite +
+# the whole LLM grid: `--configfile config.full.yaml`).
+OVERLAY_CONFIGS = ("config.mpnet.yaml", "config.suite-full.yaml", "config.full.yaml")
 
 
 # The grid of a run given no config file (Snakemake without --configfile, the CLI verbs' default).
@@ -51,7 +52,10 @@ def resolve_config(
 
 
 def config_chain(path: str | Path, seen: tuple[Path, ...] = ()) -> list[Path]:
-    """The files ``path`` is made of, the base of its ``extends`` chain first, ``path`` last."""
+    """The files ``path`` is made of, the base of its ``extends`` chain first, ``path`` last. ``extends`` names
+    one file, or a list of them: their chains in that order, a file already in the chain skipped (a shared
+    base such as config.yaml is merged once, where it first comes), so a grid can build on two others
+    (config.full.yaml: the full suite and the mpnet overlay) without copying either."""
     path = Path(os.path.abspath(path))
     if path in seen:
         loop = " -> ".join(p.name for p in (*seen[seen.index(path) :], path))
@@ -60,9 +64,15 @@ def config_chain(path: str | Path, seen: tuple[Path, ...] = ()) -> list[Path]:
     parent = raw.get(EXTENDS)
     if parent is None:
         return [path]
-    if not isinstance(parent, str) or not parent:
-        raise ConfigError(f"config file {path}: 'extends' must be one file path (relative to {path.parent})")
-    return [*config_chain(path.parent / parent, (*seen, path)), path]
+    parents = parent if isinstance(parent, list) else [parent]
+    if not parents or not all(isinstance(p, str) and p for p in parents):
+        raise ConfigError(
+            f"config file {path}: 'extends' must be a file path or a list of them (relative to {path.parent})"
+        )
+    chain: list[Path] = []
+    for p in parents:
+        chain += [f for f in config_chain(path.parent / p, (*seen, path)) if f not in chain]
+    return [*chain, path]
 
 
 def _read_extended(path: Path, seen: tuple[Path, ...], notices: list[str]) -> dict:

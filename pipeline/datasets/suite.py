@@ -174,10 +174,42 @@ def load_suite_tables(name: str, root: str | Path | None = None, subset: dict | 
     name = canonical(name)
     module = get_dataset(name).module()  # registered in pipeline/registry/suite_datasets.py
     subset = dict(subset or {})
+    pilot = subset.pop("exclude_pilot", None)
     params = {} if subset.pop("full", False) else dict(module.DEFAULT_SUBSET)
     params.update(subset)
     tables = module.load(root if root is not None else default_root(name), **params)
     if "pilot" in params and not len(tables.queries):
         raise ValueError(f"{name}: the pilot {params} has no query: every unit is in a final selection of its size")
+    if pilot is not None:
+        tables = without_queries(tables, pilot_query_ids(name, root, pilot))
+        params["exclude_pilot"] = pilot
     tables.params = params
     return tables
+
+
+def pilot_query_ids(name: str, root: str | Path | None, pilot: dict) -> set[str]:
+    """The query ids of a pilot subset (``exclude_pilot``: config.pilot.yaml's entry, the loader's defaults
+    under it as the pilot run resolved them)."""
+    if "pilot" not in pilot:
+        raise ValueError(f"{name}: exclude_pilot {pilot} is not a pilot's subset (it has no `pilot` key)")
+    return set(load_suite_tables(name, root, pilot).queries["id"])
+
+
+def suite_sizes(name: str, root: str | Path | None, subset: dict | None) -> dict:
+    """What a subset scores: its documents and queries, and the pilot's queries it leaves out (the
+    ``suite-sizes`` verb: the counts a config's comment or the docs name, computed, never typed)."""
+    tables = load_suite_tables(name, root, subset)
+    pilot = (subset or {}).get("exclude_pilot")
+    return {
+        "dataset": name,
+        "documents": len(tables.docs),
+        "queries": len(tables.queries),
+        "pilot_queries_left_out": len(pilot_query_ids(name, root, pilot)) if pilot else 0,
+    }
+
+
+def without_queries(tables: SuiteTables, drop: set[str]) -> SuiteTables:
+    """``tables`` less the queries ``drop`` and their gold; every document stays (a distractor now)."""
+    queries = [q for q in tables.queries if q["id"] not in drop]
+    gold = [g for g in tables.gold if g["query_id"] not in drop]
+    return make_suite_tables(tables.name, list(tables.docs), queries, gold)

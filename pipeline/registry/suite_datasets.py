@@ -31,6 +31,12 @@ class SuiteSubset:
         type="boolean",
         default=False,
     )
+    exclude_pilot: dict | None = key(
+        "a pilot's subset of this dataset (config.pilot.yaml's entry, with its `pilot` key): its queries are left "
+        "out (their documents stay in the corpus), so a full run scores no query the pilot chose sizes on",
+        type=("object", "null"),
+        field_default=None,
+    )
 
 
 @dataclass(frozen=True)

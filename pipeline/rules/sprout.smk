@@ -40,6 +40,58 @@ if CFG["sprout"].get("train"):
         shell: "{PY:q} -m pipeline sprout-train --pairs {input:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
 
 
+# Cross-fitting (sprout.train.folds; docs/sproutrag.md): the datasets the heads train on and the suite scores
+# get K head files (each trained without one fold's documents and queries), K trained-head indexes (the
+# `index` verb with that fold's heads) and one retrieval per variant that scores each fold with its own.
+CROSSFIT = wf.crossfit_datasets(CFG)
+if CROSSFIT:
+    rule sprout_train_fold:
+        input:
+            pairs=paths.SPROUT_TRAIN_PAIRS,
+            trees=paths.export_trees(),
+            queries=paths.export_split(),
+            gold=paths.export_gold(),
+        output: paths.sprout_fold_heads()
+        wildcard_constraints: dataset="|".join(map(re.escape, CROSSFIT)), fold=r"\d+"
+        params: cfg=wf.sprout_train_params(CFG)
+        log: paths.log("sprout/train_fold/{dataset}/{fold}")
+        benchmark: paths.rule_benchmark("sprout_train_fold")
+        threads: 1
+        resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10)
+        # --export-dir is paths.export_dir() written out (the shell text is the rule's rerun trigger)
+        shell: "{PY:q} -m pipeline sprout-train-fold --pairs {input.pairs:q} --params {params.cfg:q} --dataset {wildcards.dataset} --fold {wildcards.fold} --export-dir results/{wildcards.dataset}/export --out {output:q} 2>&1 | tee {log}"
+
+    rule sprout_fold_index:
+        input: lambda w: wf.fold_index_inputs(CFG, w.dataset, w.index, w.fold)
+        output: paths.fold_index()
+        wildcard_constraints: dataset="|".join(map(re.escape, CROSSFIT)), fold=r"\d+"
+        params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.tree_files_arg(CFG, w.dataset),
+                extra=lambda w: wf.fold_index_extra_args(CFG, w.dataset, w.index, w.fold)
+        log: paths.log("{dataset}/index/crossfit/{fold}/{index}")
+        benchmark: paths.rule_benchmark("sprout_fold_index")
+        threads: wf.encoder_threads(CFG)
+        resources: mem_mb=wf.per_attempt(4000), runtime=wf.per_attempt(60), encoder=1, cpus=lambda w, threads: threads
+        shell: "{PY:q} -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} {params.extra} 2>&1 | tee {log}"
+
+    ruleorder: retrieve_crossfit > retrieve
+
+    rule retrieve_crossfit:
+        input:
+            indexes=lambda w: wf.retrieve_crossfit_inputs(CFG, w.dataset, w.rv),
+            questions=lambda w: wf.questions_path(w.dataset, w.split),
+            trees=paths.export_trees(),
+            gold=paths.export_gold(),
+        output: paths.retrieval()
+        wildcard_constraints: dataset="|".join(map(re.escape, CROSSFIT)), rv="|".join(map(re.escape, wf.crossfit_variants(CFG))), split="queries"
+        params: cfg=lambda w: wf.retrieval_params(CFG, w.rv), folds=wf.crossfit_folds(CFG),
+                files=lambda w: wf.fold_index_args(CFG, w.dataset, w.rv)
+        log: paths.log("{dataset}/retrieve/{rv}/{split}")
+        benchmark: paths.rule_benchmark("retrieve_crossfit")
+        threads: 1
+        resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10), cpus=lambda w, threads: threads
+        shell: "{PY:q} -m pipeline retrieve-crossfit --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --folds {params.folds} {params.files} --export-dir results/{wildcards.dataset}/export --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+
+
 rule sprout_report:
     input:
         **wf.input_lists(SPROUT_REPORT_INPUTS),

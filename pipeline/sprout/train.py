@@ -8,7 +8,9 @@ term does not depend on the head weights (it is reported, constant); the attenti
 
 Co-relevant pairs come from gold evidence: chunks inside the same gold span (LegalBench-RAG) and
 chunks holding supporting facts of one question in the same paragraph (HotpotQA). Training
-queries and documents exclude everything the retrieval suite evaluates. Per-head attentions of
+queries and documents exclude everything the retrieval suite evaluates (the held-out scheme), or, with
+``sprout.train.folds`` (cross-fitting, pipeline/sprout/folds.py), the pairs are gathered once from the
+whole training subsets and each fold's heads train on the examples outside that fold. Per-head attentions of
 the labelled pairs are computed once (only the windows holding a pair run) and cached; the
 optimisation over the cache then takes seconds.
 """
@@ -149,7 +151,7 @@ def prepare_pairs(job: TrainPairsJob, progress: bool = True) -> dict:
         return any(a in present and b in present for a, b in need.get(d, ()))
 
     attn = dataset_attention(encoder, docs, job.attention, keep_window=keep, progress=progress)
-    rows, vals, qtexts, pos = [], [], [], []
+    rows, vals, qtexts, pos, ids = [], [], [], [], []
     dropped = 0
     for name, qid, doc_id, gold_chunks, ps in wanted:
         da = attn[index[f"{name}/{doc_id}"]]
@@ -162,10 +164,14 @@ def prepare_pairs(job: TrainPairsJob, progress: bool = True) -> dict:
         p = vecs.mean(0)
         pos.append(p / max(np.linalg.norm(p), 1e-12))
         qtexts.append(questions[qid])
+        ids.append([name, qid, doc_id])
         rows += [len(pos) - 1] * len(found)
         vals.append(da.head_values[found])
     if not pos:
-        raise ValueError("sprout training: no co-relevant chunk pair shares an encoder window; nothing to train on")
+        raise ValueError(
+            "sprout training: no co-relevant chunk pair shares an encoder window; nothing to train on (when the "
+            "suite scores every training query or document, cross-fit instead: sprout.train.folds, docs/sproutrag.md)"
+        )
     arrays: dict[str, np.ndarray] = {
         "pair_example": np.asarray(rows, dtype=np.int64),
         "pair_values": np.concatenate(vals).astype(np.float32),
@@ -183,6 +189,8 @@ def prepare_pairs(job: TrainPairsJob, progress: bool = True) -> dict:
         "model_id": encoder.model_id,
         "attention": job.attention.hashed(),  # the hashed slice it was given (no threads)
     }
+    if job.train.folds:  # cross-fitting picks each fold's examples by (dataset, query, document)
+        meta["example_ids"] = ids
     atomic_write_bytes(job.out, save(arrays, metadata={"meta": json.dumps(meta, sort_keys=True)}))
     write_manifest(job.out, {"train": job.train.as_dict(), "attention": job.attention.hashed()}, inputs=[], counts=meta)
     return meta
@@ -219,11 +227,61 @@ def losses(alpha, arrays: dict, examples, lam: float, tau: float):
     return retrieval.double() + lam * attention, retrieval.double(), attention
 
 
-def train_heads(pairs_path: str, train: TrainSpec, out: str) -> dict:
-    """Optimise the head logits (AdamW, warmup 5%, clip 1.0) and write them with their provenance."""
+def subset_pairs(arrays: dict, keep: list[int]) -> dict:
+    """The pairs cache restricted to the examples ``keep`` (in that order), its pairs renumbered."""
+    new = np.full(len(arrays["query"]), -1, dtype=np.int64)
+    new[np.asarray(keep, dtype=np.int64)] = np.arange(len(keep))
+    sel = new[arrays["pair_example"]] >= 0
+    return {
+        "pair_example": new[arrays["pair_example"][sel]],
+        "pair_values": arrays["pair_values"][sel],
+        "query": arrays["query"][keep],
+        "positive": arrays["positive"][keep],
+    }
+
+
+@dataclass(frozen=True)
+class FoldJob:
+    """One cross-fitted head training: the examples left after holding out ``fold`` of ``dataset``."""
+
+    dataset: str
+    fold: int
+    export_dir: str  # the dataset's suite export (its folds are computed from it)
+
+
+def _fold_examples(meta: dict, ids: list | None, arrays: dict, train: TrainSpec, fold: FoldJob) -> tuple[dict, dict]:
+    """The pairs cache and its meta restricted to the examples ``fold`` may learn from, the fold recorded."""
+    from pipeline.sprout.folds import export_folds, kept_examples
+
+    if not train.folds or ids is None:
+        raise ValueError("cross-fitting needs sprout.train.folds and a pairs file with example ids")
+    folds = export_folds(fold.export_dir, train.folds)
+    keep = kept_examples(ids, fold.dataset, folds, fold.fold)
+    if not keep:
+        raise ValueError(f"sprout training: fold {fold.fold} of {fold.dataset} leaves no training example")
+    arrays = subset_pairs(arrays, keep)
+    record = {
+        "dataset": fold.dataset,
+        "fold": fold.fold,
+        "folds": train.folds,
+        "held_out": folds.counts()[fold.fold],
+        "examples_kept": len(keep),
+        "examples_all": len(ids),
+    }
+    return meta | {"pairs": len(arrays["pair_example"]), "cross_fit": record}, arrays
+
+
+def train_heads(pairs_path: str, train: TrainSpec, out: str, fold: FoldJob | None = None) -> dict:
+    """Optimise the head logits (AdamW, warmup 5%, clip 1.0) and write them with their provenance;
+    with ``fold``, on the examples that fold may learn from (pipeline/sprout/folds.py)."""
     import torch
 
     meta, arrays = load_pairs(pairs_path)
+    ids = meta.pop("example_ids", None)  # cross-fitting's; not copied into the head file
+    inputs = [pairs_path]
+    if fold is not None:
+        meta, arrays = _fold_examples(meta, ids, arrays, train, fold)
+        inputs += [str(Path(fold.export_dir) / f) for f in ("queries.csv", "gold.jsonl")]
     torch.manual_seed(train.seed)
     L, H = meta["layers"], meta["heads"]
     alpha = torch.zeros((L, H), dtype=torch.float64, requires_grad=True)
@@ -272,5 +330,5 @@ def train_heads(pairs_path: str, train: TrainSpec, out: str) -> dict:
         "data": meta,
     }
     atomic_write_json(out, result)
-    write_manifest(out, {"train": train.as_dict()}, inputs=[pairs_path], counts={"examples": n, "pairs": meta["pairs"]})
+    write_manifest(out, {"train": train.as_dict()}, inputs=inputs, counts={"examples": n, "pairs": meta["pairs"]})
     return {"loss": result["loss"], "examples": n, "pairs": meta["pairs"]}

@@ -32,6 +32,8 @@ COMMON_HELP = {
     "--index-dir": "the folder of the dataset's index files (<name>.sqlite)",
     "--gold": "the gold file (qrels) of the run",
     "--per-query": "the per-query scores CSV to write",
+    "--export-dir": "the suite dataset's export (trees/, queries.csv, gold.jsonl): its cross-fitting folds",
+    "--dataset": "the suite dataset (a suite.datasets name)",
     "--pairs": "the cached attention pairs the sprout-train-pairs verb wrote",
     "--work-dir": "a scratch folder for the per-dataset training data",
     "--status": "the download status JSON to write (one entry per document)",

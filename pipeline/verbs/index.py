@@ -65,6 +65,14 @@ def cmd_sprout_train(a) -> None:
     print(json.dumps(train_heads(a.pairs, TrainSpec.from_dict(json_arg(a.params)["train"]), a.out)))
 
 
+def cmd_sprout_train_fold(a) -> None:
+    from pipeline.specs import TrainSpec
+    from pipeline.sprout.train import FoldJob, train_heads
+
+    fold = FoldJob(a.dataset, a.fold, a.export_dir)
+    print(json.dumps(train_heads(a.pairs, TrainSpec.from_dict(json_arg(a.params)["train"]), a.out, fold)))
+
+
 def cmd_sprout_report(a) -> None:
     from pipeline.report.pages.sprout import build_sprout_report
     from pipeline.workflow.report_settings import sprout_report_params
@@ -116,6 +124,19 @@ def add_verbs(sub) -> None:
         "--params",
         "--out",
     )
+
+    s = verb(
+        sub,
+        "sprout-train-fold",
+        cmd_sprout_train_fold,
+        "SproutRAG cross-fitting: train one fold's head weights on the examples outside it",
+        "--pairs",
+        "--params",
+        "--dataset",
+        "--export-dir",
+        "--out",
+    )
+    s.add_argument("--fold", type=int, required=True, help="the fold held out (0..folds-1)")
 
     s = sub.add_parser("sprout-report", help="SproutRAG: beam-width figure and one document's tree")
     s.add_argument("--params", required=True)

@@ -36,6 +36,33 @@ def cmd_retrieve(a) -> None:
     write_manifest(a.out, p, [*indexes, a.questions], **endpoint)
 
 
+def cmd_retrieve_crossfit(a) -> None:
+    from pipeline.io import atomic_write_jsonl, read_csv_columns
+    from pipeline.provenance import write_manifest
+    from pipeline.retrieve.crossfit import fold_jobs, retrieve_folds
+    from pipeline.retrieve.run import RetrieveJob
+    from pipeline.sprout.folds import export_folds
+
+    p = json_arg(a.params)
+    fold_files: dict[str, list[str]] = {}
+    for name, path in (arg.split("=", 1) for arg in a.fold_index):  # repeated names: named_pairs keeps one
+        fold_files.setdefault(name, []).append(path)
+    if any(len(fs) != a.folds for fs in fold_files.values()):
+        raise SystemExit(f"retrieve-crossfit: each --fold-index name needs {a.folds} files, in fold order")
+    folds = export_folds(a.export_dir, a.folds)
+    jobs = fold_jobs(RetrieveJob.from_params(p, a.index_dir, a.cache_dir), fold_files, a.folds)
+    rows = retrieve_folds(read_csv_columns(a.questions), jobs, folds)
+    atomic_write_jsonl(a.out, rows)
+    shared = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"]) if n not in fold_files]
+    fold_paths = [Path(f) for fs in fold_files.values() for f in fs]
+    gold = Path(a.export_dir) / "gold.jsonl"
+    write_manifest(
+        a.out,
+        p | {"cross_fit": {"folds": a.folds, "per_fold": folds.counts()}},
+        [*shared, *fold_paths, a.questions, gold],
+    )
+
+
 def add_verbs(sub) -> None:
     """retrieve: one split's questions against a retrieval variant's indexes (an LLM planner too)."""
     s = verb(
@@ -50,3 +77,24 @@ def add_verbs(sub) -> None:
         "--out",
     )
     llm_job_args(s)
+
+    s = verb(
+        sub,
+        "retrieve-crossfit",
+        cmd_retrieve_crossfit,
+        "SproutRAG cross-fitting: each fold's questions against the indexes built with that fold's heads",
+        "--index-dir",
+        "--questions",
+        "--params",
+        "--cache-dir",
+        "--export-dir",
+        "--out",
+    )
+    s.add_argument("--folds", type=int, required=True, help="the number of folds (sprout.train.folds)")
+    s.add_argument(
+        "--fold-index",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="a fold's index file for index NAME, repeated once per fold in fold order",
+    )

@@ -41,6 +41,16 @@ def cmd_suite_power(a) -> None:
         print(choices.to_string(index=False))
 
 
+def cmd_suite_sizes(a) -> None:
+    from pipeline.config import load_config, retrieval_root
+    from pipeline.datasets.suite import dataset_root, suite_sizes
+
+    cfg = load_config(config_files(a), config_overrides(a.set))
+    root = retrieval_root(cfg)
+    for name, subset in sorted(((cfg.get("suite") or {}).get("datasets") or {}).items()):
+        print(json.dumps(suite_sizes(name, dataset_root(root, name), subset or None)))
+
+
 def power_inputs(a):
     """The power table's inputs from a verb's ``--root`` and ``--config`` (``suite-power``, ``time-table``)."""
     from pipeline.config import load_config
@@ -85,6 +95,15 @@ def add_verbs(sub) -> None:
     s.add_argument("--root", default=".", help="the Snakemake working directory (results/, benchmarks/)")
     s.add_argument("--reports", default="reports")
     config_args(s)  # the run's config: its suite datasets
+
+    s = verb(
+        sub,
+        "suite-sizes",
+        cmd_suite_sizes,
+        "retrieval suite: per dataset of a config, the documents and queries it scores and the pilot's queries "
+        "it leaves out (exclude_pilot), one JSON line each",
+    )
+    config_args(s)
 
     s = sub.add_parser("suite-report", help="retrieval suite: metrics.csv, a figure per dataset, index.md")
     s.add_argument("--params", required=True)

@@ -30,6 +30,14 @@ from pipeline.workflow.corpora import (
     wattbot_targets,
 )
 from pipeline.workflow.critical_path import prioritise as prioritise_by_critical_path
+from pipeline.workflow.crossfit import (
+    crossfit_datasets,
+    crossfit_variants,
+    fold_index_args,
+    fold_index_extra_args,
+    fold_index_inputs,
+    retrieve_crossfit_inputs,
+)
 from pipeline.workflow.dag_jobs import needrun_jobs, when_dag_built
 from pipeline.workflow.datasets import (
     dataset_tree_source,
@@ -83,6 +91,7 @@ from pipeline.workflow.run_hooks import after_error, after_run, report_parse_fai
 from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
+    crossfit_folds,
     sprout_attention_params,
     sprout_report_index,
     sprout_report_inputs,
@@ -194,6 +203,13 @@ __all__ = [
     "retrieval_variants",
     "shell_arg",
     "split_source",
+    "crossfit_datasets",
+    "crossfit_folds",
+    "crossfit_variants",
+    "fold_index_args",
+    "fold_index_extra_args",
+    "fold_index_inputs",
+    "retrieve_crossfit_inputs",
     "sprout_attention_params",
     "sprout_report_index",
     "sprout_report_inputs",

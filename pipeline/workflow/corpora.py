@@ -13,9 +13,9 @@ from pathlib import Path
 
 from pipeline import paths
 from pipeline.config import answering_slice, corpus_answer_variants, corpus_specs, retrieval_root, wattbot_present
-from pipeline.registry.index_kinds import kind_of
 from pipeline.workflow.named_files import NamedFiles
 from pipeline.workflow.params import limit_param, metrics_param, shell_arg, with_hash
+from pipeline.workflow.sprout import trained_head_indexes
 
 
 class CorpusError(ValueError):
@@ -61,19 +61,6 @@ def submission_variant(cfg: dict, name: str) -> str:
     return cfg["default_variant"] if cfg["default_variant"] in variants else variants[0]
 
 
-def _trained_heads(cfg: dict, variants: list[str]) -> list[str]:
-    """The indexes these variants retrieve from whose kind needs SproutRAG's trained head weights."""
-    from pipeline.config import retrieval_indexes
-
-    names = sorted({i for v in variants for i in retrieval_indexes(cfg, cfg["answering"][v]["retrieval"])})
-    out = []
-    for index in names:
-        kind = kind_of(cfg["indexes"][index])
-        if paths.SPROUT_HEAD_WEIGHTS in kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), "-").values():
-            out.append(index)
-    return out
-
-
 def check_corpora(cfg: dict) -> dict[str, dict[str, int]]:
     """Every corpus's input checks (pipeline/datasets/corpus.py ``check_corpus``: one line naming the file,
     row or column) and, when one of its variants needs SproutRAG's trained heads, the training data's
@@ -87,7 +74,8 @@ def check_corpora(cfg: dict) -> dict[str, dict[str, int]]:
             counts[name] = check_corpus(corpus_source(cfg, name))
         except InputError as e:
             raise CorpusError(f"corpora.{name}: {e}") from None
-        trained = _trained_heads(cfg, corpus_answer_variants(cfg, name))
+        variants = corpus_answer_variants(cfg, name)
+        trained = trained_head_indexes(cfg, [cfg["answering"][v]["retrieval"] for v in variants])
         root = retrieval_root(cfg)
         if trained and not Path(root).is_dir():
             raise CorpusError(

@@ -53,8 +53,11 @@ def ablations_in_other_configs() -> dict[str, list[str]]:
     out = {}
     for name in (*OVERLAY_CONFIGS, CLAIMS_CONFIG):
         path = REPO / name
-        if path.exists():
-            out[name] = sorted(((yaml.safe_load(path.read_text()) or {}).get("report") or {}).get("ablations") or {})
+        if not path.exists():
+            continue
+        ablations = sorted(((yaml.safe_load(path.read_text()) or {}).get("report") or {}).get("ablations") or {})
+        if ablations:  # a grid of none (config.suite-full.yaml) has no claim to point to
+            out[name] = ablations
     return out
 
 

@@ -34,8 +34,33 @@ def sprout_train_params(cfg: dict) -> str:
 
 
 def sprout_train_excludes(cfg: dict) -> dict[str, str]:
-    """Suite exports whose queries and documents training must not see (the evaluated ones)."""
+    """Suite exports whose queries and documents training must not see (the evaluated ones); none when
+    cross-fitting (each fold's heads hold out that fold instead: pipeline/workflow/crossfit.py)."""
+    if crossfit_folds(cfg):
+        return {}
     return {d: paths.export_dir(d) for d in sorted(cfg["sprout"]["train"]["datasets"]) if d in suite_datasets(cfg)}
+
+
+# --- cross-fitting (sprout.train.folds, #45 item 2: docs/sproutrag.md) ---
+
+
+def crossfit_folds(cfg: dict) -> int | None:
+    """``sprout.train.folds``: K folds, or None (the held-out scheme)."""
+    return (cfg["sprout"].get("train") or {}).get("folds")
+
+
+def trained_head_indexes(cfg: dict, retrieval_variants: list[str]) -> list[str]:
+    """The indexes these retrieval variants search whose kind needs SproutRAG's trained head weights."""
+    from pipeline.config import retrieval_indexes
+    from pipeline.registry.index_kinds import kind_of
+
+    names = sorted({i for v in retrieval_variants for i in retrieval_indexes(cfg, v)})
+    out = []
+    for index in names:
+        kind = kind_of(cfg["indexes"][index])
+        if paths.SPROUT_HEAD_WEIGHTS in kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), "-").values():
+            out.append(index)
+    return out
 
 
 def sprout_report_params(cfg: dict) -> str:

@@ -91,3 +91,26 @@ def test_one_query_encoder_with_the_schemas_defaults():
                  "max_tokens": emb["max_tokens"]["default"], "threads": emb["threads"]["default"],
                  "precision": emb["precision"]["default"]}  # onnx-qint8's setting; torch reads none
     assert query_encoder(1).threads == 1
+
+
+def test_cross_fitting_is_off_unless_folds_are_set_and_then_wires_each_fold(cfg):
+    """sprout.train.folds (#45): none, no cross-fitted rule has work; K, the training datasets the suite scores
+    get K fold indexes per trained-head variant, built with that fold's heads, and nothing is held out of the
+    pairs (each fold holds out its own)."""
+    assert wf.crossfit_folds(cfg) is None and wf.crossfit_datasets(cfg) == [] and wf.crossfit_variants(cfg) == []
+    c = copy.deepcopy(raw())
+    c["sprout"]["train"]["folds"] = 3
+    on = validate(c)
+    assert wf.crossfit_datasets(on) == ["hotpotqa", "legalbench_rag"] and wf.sprout_train_excludes(on) == {}
+    assert wf.crossfit_variants(on) == ["sprout", "sprout-b1"]  # sprout-uniform trains nothing
+    folds = [paths.fold_index("hotpotqa", str(f), "sprout") for f in range(3)]
+    assert wf.retrieve_crossfit_inputs(on, "hotpotqa", "sprout-b1") == folds
+    assert wf.fold_index_args(on, "hotpotqa", "sprout") == " ".join(f"--fold-index sprout={f}" for f in folds)
+    heads = paths.sprout_fold_heads("hotpotqa", "1")
+    plain = wf.index_inputs(on, "hotpotqa", "sprout")
+    assert wf.fold_index_inputs(on, "hotpotqa", "sprout", "1") == plain[:-1] + [heads]
+    assert wf.fold_index_extra_args(on, "hotpotqa", "sprout", "1") == (
+        f"--input sprout_attention={paths.sprout_attention('hotpotqa')} --input head_weights={heads}")
+    c["sprout"]["train"]["folds"] = 1
+    with pytest.raises(ConfigError, match=r"sprout\.train\.folds"):
+        validate(c)
