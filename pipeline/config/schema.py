@@ -17,7 +17,7 @@ import copy
 from dataclasses import dataclass
 
 from pipeline.cache_journal import JOURNALS
-from pipeline.config_schema import DEFINITIONS, NAME, declared_schema, key, object_schema
+from pipeline.config_schema import DEFINITIONS, NAME, SPLIT, declared_schema, key, object_schema
 from pipeline.llm_models import LLMSpec
 from pipeline.registry import answer_backends, suite_datasets
 from pipeline.registry.index_kinds import IndexSpec, get_kind, kind_names
@@ -59,7 +59,7 @@ class WattBotSpec:
     )
     fetch_dir: str = key("where `snakemake fetch` downloads the PDFs", type="string", default="data/pdfs")
     splits: dict = key(
-        "split -> its questions file (in dir)", schema={**FILES, "minProperties": 1, "propertyNames": NAME}
+        "split -> its questions file (in dir)", schema={**FILES, "minProperties": 1, "propertyNames": SPLIT}
     )
     score_split: str = key(
         "the labelled split the ablations, figures and the leaderboard's first block are scored on", type="string"
@@ -67,7 +67,7 @@ class WattBotSpec:
     solutions: dict | None = key(
         "split -> its labels file (in dir): each labelled split is scored (a subset of its ids is fine, the rest "
         "count as unlabelled); default: the score split's own file",
-        schema={**FILES, "propertyNames": NAME},
+        schema={**FILES, "propertyNames": SPLIT},
     )
 
 
