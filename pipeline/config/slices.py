@@ -4,6 +4,7 @@ cache keys). What only says how a job runs (threads, LLM concurrency and limits)
 from __future__ import annotations
 
 from pipeline.config_schema import ConfigTree
+from pipeline.llm_models import serving_kind
 from pipeline.provenance import stable_hash
 from pipeline.registry import answer_backends
 from pipeline.registry.index_kinds import kind_of
@@ -100,8 +101,22 @@ def retrieval_slice(cfg: ConfigTree, variant: str) -> dict:
     }
     planner = cfg["retrieval"][variant].get("planner") or {}
     if PlannerSpec.from_dict(planner).calls_llm:
-        out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY}
-        out["llm"].update(model_endpoint_slice(cfg, planner.get("model")))
+        out["llm"] = llm_slice(cfg, planner.get("model"), EXECUTION_ONLY)
+    return out
+
+
+def llm_slice(cfg: ConfigTree, model: str | None, leave_out: set[str]) -> dict:
+    """The hashed ``llm`` keys of a job calling ``model`` (default ``llm.model``): of ``llm.local`` only the
+    entry that serves it (``{}`` for a hosted model), so a local model added to the config reruns no job that
+    does not call it (#48; a grid of one local model, or of none, keeps its slices), and its ``per_model``
+    endpoint (:func:`model_endpoint_slice`)."""
+    llm = cfg["llm"]
+    out = {k: v for k, v in llm.items() if k not in leave_out}
+    name = model or llm.get("model") or ""
+    local = serving_kind(name).local_name(name)
+    if "local" in out:
+        out["local"] = {n: m for n, m in out["local"].items() if n == local}
+    out.update(model_endpoint_slice(cfg, model))
     return out
 
 
@@ -109,8 +124,7 @@ def answering_slice(cfg: ConfigTree, variant: str) -> dict:
     a = cfg["answering"][variant]
     out = {"answering": a, "name": variant, "upstream": retrieval_slice(cfg, a["retrieval"])}
     if answer_backends.calls_llm(a["backend"]):
-        out["llm"] = {k: v for k, v in cfg["llm"].items() if k not in EXECUTION_ONLY | {"mode"}}
-        out["llm"].update(model_endpoint_slice(cfg, a.get("model")))
+        out["llm"] = llm_slice(cfg, a.get("model"), EXECUTION_ONLY | {"mode"})
     return out
 
 

@@ -1,9 +1,11 @@
 """``python -m pipeline compare A B``: two kept runs (pipeline/kept_runs/store.py), question by question.
 
 A is the control, B the treatment: per dataset and split both scored, per variant both ran and per
-metric, the paired difference B − A of the mean on the questions both scored, with its 95% paired
-bootstrap interval and randomisation p-value (the ablations' :func:`pipeline.report.stats.ablation.compare`,
-the same sign convention: treatment − control), and the variants only one run has. Two runs are
+metric, the paired difference B − A of the mean on the questions both scored, with the paired sign-flip
+test's p and the 95% interval that is its inversion (the ablations' :func:`pipeline.report.stats.ablation.compare`,
+the same sign convention: treatment − control), and the variants only one run has. Every split a run kept
+is paired (WattBot's train and test each); a run kept before splits had folders of their own is read
+from the paths its run.json recorded. Two runs are
 compared only on the same footing: when a shared dataset's gold file, metric profile or scored
 question set differ, it refuses with one line (the CLI exits 2) instead of printing differences that
 measure the change of data or metric rather than of the system.
@@ -162,7 +164,7 @@ def compare_lines(a: KeptRun, b: KeptRun, table: pd.DataFrame) -> list[str]:
     variants only one run has."""
     lines = [
         f"compare {a.id} (control, A) -> {b.id} (treatment, B): B − A on the questions both scored, "
-        "95% paired bootstrap interval, randomisation p"
+        "95% interval of the paired sign-flip test (its inversion), its p"
     ]
     paired = table[table["only_in"].isna()]
     if len(paired):

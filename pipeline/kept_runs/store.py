@@ -2,14 +2,17 @@
 
 ``reports/`` is rewritten in place by every run, so a run that is to be compared later is copied out
 at its end (Snakemake's ``onsuccess``, and again by ``make run``/``make resume``'s summary step, after
-the steps that add to reports/): ``runs/<id>/reports/`` (the whole folder), ``runs/<id>/scores/<dataset>/``
-(the per-question scores each variant was scored on; the heavy ``results/`` stays shared and
-content-addressed) and ``runs/<id>/run.json``: the run's id, config hash, commit (and whether tracked
+the steps that add to reports/): ``runs/<id>/reports/`` (the whole folder), ``runs/<id>/scores/<dataset>/<split>/``
+(the per-question scores each variant was scored on, every scored split in a folder of its own: WattBot's
+train and test files share their names; the heavy ``results/`` stays shared and content-addressed) and
+``runs/<id>/run.json``: the run's id, config hash, commit (and whether tracked
 files differed from it: ``dirty``), config files, start and end, the encoder each index was built with
 (``encoders``: its cache key, e.g. ``…/onnx-qint8-b1-…`` or ``…/onnx-fp32-…``, which ``precision: auto``
 picks by CPU) and the CPU's model name, and per scored dataset and split what makes two runs comparable:
 the gold file's sha256, the metric profile, and the sha256 of the sorted scored question ids
-(pipeline/kept_runs/compare.py refuses when one differs). ``runs/latest`` names the newest: a
+(pipeline/kept_runs/compare.py refuses when one differs), and the sha256 of the claims file the run measured
+(``claims_sha256``: pipeline/report/claims/registration.py). A run kept before splits had folders of their
+own recorded ``scores/<dataset>/<file>``; its run.json's paths are read as recorded. ``runs/latest`` names the newest: a
 symlink, or a one-line text file where the filesystem has none. ``python -m pipeline runs list|prune`` lists and prunes them.
 """
 
@@ -30,6 +33,7 @@ from pipeline.io import atomic_write_json, atomic_write_text
 from pipeline.names import UnsafeName, check_name, inside, shown
 from pipeline.paths import RUNS
 from pipeline.provenance import file_hash, git_commit, git_dirty
+from pipeline.report.claims.registration import claims_sha256
 from pipeline.run_ids import RunState, shown_path
 
 LATEST = "latest"  # runs/latest: the newest kept run
@@ -55,6 +59,10 @@ class ScoredSet:
     @property
     def key(self) -> str:
         return f"{self.dataset}/{self.split}"
+
+    def kept_path(self, path: str) -> str:
+        """Where a per-question file of this set is kept, relative to the run's folder."""
+        return f"{SCORES}/{self.dataset}/{self.split}/{Path(path).name}"
 
 
 def wattbot_profile(name: str | None = None) -> dict:
@@ -95,7 +103,7 @@ def scored_entry(s: ScoredSet) -> dict:
         "id_column": s.id_column,
         "questions": len(ids),
         "questions_sha256": sha256_text("\n".join(ids)),
-        "scores": {v: f"{SCORES}/{s.dataset}/{Path(p).name}" for v, p in sorted(s.scores.items())},
+        "scores": {v: s.kept_path(p) for v, p in sorted(s.scores.items())},
     }
 
 
@@ -121,6 +129,7 @@ def run_record(
         "started": _iso(given.get("started")),
         "ended": _iso(ended),
         "resumed": given.get("resumed", 0),
+        "claims_sha256": claims_sha256(),
         "scored": [scored_entry(s) for s in sets],
     }
 
@@ -130,7 +139,7 @@ def _fill(folder: Path, reports_dir: Path, sets: Sequence[ScoredSet], record: di
         shutil.copytree(reports_dir, folder / REPORTS, symlinks=True)
     for s in sets:
         for path in s.scores.values():
-            target = folder / SCORES / s.dataset / Path(path).name
+            target = folder / s.kept_path(path)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
     atomic_write_json(folder / RUN_JSON, record)

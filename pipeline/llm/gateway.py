@@ -249,6 +249,11 @@ class LLMGateway:
         if waited:
             self._count(limit_wait_s=waited)
 
+    def open(self, model: str) -> None:
+        """Open ``model``'s route now (a local model's servers started), so a caller timing its calls
+        (pipeline/bench/llm_choice.py) does not count a server's start-up in its first question's seconds."""
+        self._connection(model)
+
     def _connection(self, model: str) -> Connection:
         """The model's route, opened once per gateway by its kind of serving (a local model's servers
         start here, one per call in flight)."""

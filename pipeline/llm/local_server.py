@@ -6,9 +6,10 @@ litellm reaches it like any hosted model and the rest of the pipeline cannot tel
 difference. The model file comes from a PyPI package (chunks assembled into one GGUF, once),
 so nothing is downloaded at run time.
 
-Config (``llm.local.<name>``): ``package`` (the Python package with ``assemble(path)``),
-``gguf`` (where the assembled file lives, under data/), ``chat_format`` (Gemma's GGUF has no
-template: without ``gemma`` the server silently uses a wrong one), ``n_ctx``, ``n_threads``,
+Config (``llm.local.<name>``): ``package`` (the Python package with ``assemble(path)``, or with
+``parts`` the numbered packages of its pieces: pipeline/llm/model_file.py), ``sha256``, ``gguf``
+(where the assembled file lives, under data/), ``chat_format`` (Gemma's GGUF has no template: without
+``gemma`` the server silently uses a wrong one; ``gguf``: the template the file carries), ``n_ctx``, ``n_threads``,
 ``logits_all`` (false: the server computes the vocabulary projection for the last prompt token only;
 llama_cpp.server's own default, true, does it for every prompt token, which for Gemma's 262k-token
 vocabulary costs more than the rest of the model and is only needed for logprobs).
@@ -17,10 +18,7 @@ vocabulary costs more than the rest of the model and is only needed for logprobs
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import importlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -28,36 +26,23 @@ import time
 import urllib.request
 from pathlib import Path
 
+from pipeline.llm.bound_child import popen_bound
 from pipeline.llm.local_auth import listener_is, new_key, server_env
-from pipeline.llm_models import LocalModelSpec
+from pipeline.llm.model_file import write_model
+from pipeline.llm_models import TEMPLATE_IN_FILE, LocalModelSpec
 
 
 def assemble_model(spec: LocalModelSpec, out: str | Path | None = None) -> Path:
-    """The GGUF file of a local model, assembled from its PyPI chunk package if missing.
+    """The GGUF file of a local model, assembled from its PyPI package(s) if missing.
     Written to a temp name and renamed, so a killed run never leaves half a model."""
     path = Path(out or spec.gguf)
     if path.exists() and path.stat().st_size > 0:
         return path
-    try:
-        package = importlib.import_module(spec.package)
-    except ImportError as exc:
-        raise ValueError(
-            f"local model package '{spec.package}' is not installed (pip install -e '.[local-llm]'): {exc}"
-        ) from None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")
-    package.assemble(str(tmp))
+    write_model(spec, tmp)  # its package's assemble(), or its pieces in order; checked against sha256
     os.replace(tmp, path)
     return path
-
-
-def _die_with_parent() -> None:
-    """Linux: the server is killed when the job that started it dies, even by SIGKILL, so a
-    killed rule never leaves a server holding the CPU."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def free_port() -> int:
@@ -87,6 +72,11 @@ class LocalServer:
     def api_base(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """What a direct HTTP request to the server sends: its key (it refuses a request without, #46)."""
+        return {"Authorization": f"Bearer {self.key}"}
+
     def command(self, model_path: Path) -> list[str]:
         c = self.spec
         return [
@@ -112,8 +102,8 @@ class LocalServer:
             # kernels give each output row to one thread: the same logits at any thread count)
             "--n_threads_batch",
             str(c.n_threads),
-            "--chat_format",
-            c.chat_format,
+            # none for a model whose GGUF carries its template (chat_format: gguf): llama-cpp-python reads it
+            *(["--chat_format", c.chat_format] if c.chat_format != TEMPLATE_IN_FILE else []),
             "--logits_all",
             "true" if c.logits_all else "false",
             "--model_alias",
@@ -138,13 +128,13 @@ class LocalServer:
         self.port = port or free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
+        # killed with the job, even by SIGKILL, never with the thread that asked (pipeline/llm/bound_child.py)
+        self.proc = popen_bound(
             self.command(model_path),
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=server_env(self.key),
-            preexec_fn=_die_with_parent,
         )
         log.close()
         return self
@@ -154,7 +144,7 @@ class LocalServer:
         ``startup_timeout_s``, or at once when another process listens on its port (pipeline/llm/local_auth.py)."""
         assert self.proc is not None, "launch() first"
         deadline = time.monotonic() + self.spec.startup_timeout_s
-        models = urllib.request.Request(f"{self.api_base}/models", headers={"Authorization": f"Bearer {self.key}"})
+        models = urllib.request.Request(f"{self.api_base}/models", headers=self.headers)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(

@@ -104,7 +104,7 @@ def provider_endpoint(model: ModelSpec) -> str:
     return f"{provider} (provider's endpoint)"
 
 
-def assumed_latency(calls: int, prompt: int, completion: int) -> tuple[float | None, str]:
+def assumed_latency(model: ModelSpec, calls: int, prompt: int, completion: int) -> tuple[float | None, str]:
     return ASSUMED_LATENCY_S, f"{ASSUMED_LATENCY_S:g} s a call (assumed)"
 
 
@@ -155,15 +155,25 @@ class LocalPool:
         self.servers = []
 
 
-def local_speed(calls: int, prompt: int, completion: int) -> tuple[float | None, str]:
-    """A local model's mean call at the measured token speeds."""
+def local_speed(model: ModelSpec, calls: int, prompt: int, completion: int) -> tuple[float | None, str]:
+    """A local model's mean call at its measured token speeds: the LLM bench's row for its threads per
+    server and servers (pipeline/llm/speeds.py), else Gemma 3 270M's constants above."""
+    from pipeline.llm.speeds import speed_of
+
     if not calls:
         return None, "unknown"
-    per_call = (prompt / LOCAL_PROMPT_TOK_S + completion / LOCAL_OUTPUT_TOK_S) / calls
-    return (
-        per_call,
-        f"~{per_call:.0f} s a call (local: {LOCAL_PROMPT_TOK_S:g}/{LOCAL_OUTPUT_TOK_S:g} tok/s measured on 2 cores)",
+    threads = model.server.n_threads if model.server else LOCAL_DEFAULTS["n_threads"]
+    row = speed_of(model.local_name, int(threads), model.concurrency)
+    prompt_tok_s, output_tok_s = (
+        (row["prompt_tok_s"], row["gen_tok_s"]) if row else (LOCAL_PROMPT_TOK_S, LOCAL_OUTPUT_TOK_S)
     )
+    where = (
+        f"LLM bench {row['measured']}, {row['cpu']}, load {row['load_avg']:g}"
+        if row
+        else "no LLM bench row for it: Gemma 3 270M's, measured on 2 cores"
+    )
+    per_call = (prompt / prompt_tok_s + completion / output_tok_s) / calls
+    return per_call, f"~{per_call:.0f} s a call (local: {prompt_tok_s:g}/{output_tok_s:g} tok/s, {where})"
 
 
 def local_threads(model: ModelSpec) -> int:

@@ -120,7 +120,7 @@ def write_window(src: Path, entry: Entry, out_dir: Path, source: Path | None = N
         doc.select(list(range(entry.first_page - 1, min(entry.last_page, doc.page_count))))
         target = out_dir / f"{entry.doc}.pdf"
         tmp = target.with_suffix(".pdf.tmp")
-        doc.save(tmp, garbage=3, deflate=True)
+        doc.save(tmp, garbage=3, deflate=True, no_new_id=True)  # the source's ID: the same window, the same bytes
     tmp.replace(target)
     atomic_write_text(out_dir / f"{entry.doc}.toc.json", json.dumps(toc, ensure_ascii=False) + "\n")
     return target

@@ -70,6 +70,7 @@ BY_REPORT_RULE, BY_FIGURES_RULE = R.relative(R.leaderboard), R.relative(R.claims
 REGISTRY: dict[str, Renderer] = {
     "claims": Renderer(claims_table.render, R.relative(R.claims_csv)),
     "results-leaderboard": Renderer(results_doc.render_leaderboard, R.relative(R.leaderboard)),
+    "leaderboard-lead": Renderer(results_doc.render_leaderboard_lead, R.relative(R.leaderboard)),
     "results-retrieval": Renderer(results_doc.render_retrieval, R.relative(R.retrieval_table), BY_REPORT_RULE),
     "results-suite": Renderer(results_doc.render_suite, R.relative(R.suite_metrics)),
     "suite-power": Renderer(suite_power.render, R.relative(R.suite_power)),

@@ -13,7 +13,7 @@ from pipeline.paths import Reports
 from pipeline.registry import metrics
 from pipeline.registry.answer_backends import get as get_backend
 from pipeline.report.render.tables import fmt, markdown_table
-from pipeline.report.sections import read_primary_block, section_of
+from pipeline.report.sections import TEST, leading_blocks, read_primary_block, section_of
 
 
 def _pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
@@ -46,13 +46,34 @@ def _with_interval(board: pd.DataFrame) -> int:
     return int(board["n"].max()) if "n" in board else 0
 
 
-def render_leaderboard(reports_dir: Path) -> str:
-    """WattBot leaderboard on the scored split: score with its 95% interval, components, retrieval."""
-    board = read_primary_block(Reports.at(reports_dir).leaderboard)
+def _split_line(split: str | None, n: int) -> str:
+    """The line above a leaderboard block: the labelled test split leads, the score split is in-sample."""
+    if split == TEST:
+        return f"**Test** (held out: nothing chosen on it): {n} questions"
+    if split is None:
+        return f"{n} questions"
+    return f"**Score split `{split}`** (in-sample: defaults chosen on it): {n} questions"
+
+
+def _block_table(split: str | None, board: pd.DataFrame) -> str:
     n = _with_interval(board)
     lead = {"variant": "answering variant", "backend": "backend", "retrieval": "retrieval"}
     table = _pick(board, _headers(metrics.DOCS_LEADERBOARD, lead))
-    return f"{n} questions, metric profile `{metrics.primary().name}`, best first.\n\n" + markdown_table(table)
+    line = f"{_split_line(split, n)}, metric profile `{metrics.primary().name}`, best first."
+    return f"{line}\n\n" + markdown_table(table)
+
+
+def render_leaderboard(reports_dir: Path) -> str:
+    """WattBot leaderboard, the labelled test split first when there is one, then the scored split: score with
+    its 95% interval, components, retrieval (docs/results.md)."""
+    return "\n".join(_block_table(split, board) for split, board in leading_blocks(Reports.at(reports_dir).leaderboard))
+
+
+def render_leaderboard_lead(reports_dir: Path) -> str:
+    """README's leaderboard: the leading block's table alone (the labelled test split when there is one; every
+    variant on both splits is docs/results.md's ``results-leaderboard``, which README's text links), so that
+    README stays within its 12 KB (tests/report/test_readme.py) as the test split's table is added."""
+    return _block_table(*leading_blocks(Reports.at(reports_dir).leaderboard)[0])
 
 
 def render_ensembles(reports_dir: Path) -> str:

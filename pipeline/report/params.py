@@ -26,7 +26,7 @@ VariantSlice = dict
 
 @dataclass(frozen=True)
 class Resampling:
-    """``report.seed``/``bootstrap``/``permutations``: the paired bootstrap and randomisation test."""
+    """``report.seed``/``bootstrap``/``permutations``: the bootstrap of one mean and the paired sign-flip test."""
 
     seed: int
     bootstrap: int

@@ -64,14 +64,32 @@ def primary_block(board: pd.DataFrame) -> pd.DataFrame:
     return board[in_primary_block(board)].reset_index(drop=True)
 
 
-def read_primary_block(path: str | Path, **read_csv) -> pd.DataFrame:
-    """The score split's block of a leaderboard CSV, read with ``read_csv``'s options as if the file held it
-    alone (the other blocks' empty cells do not change its columns' types)."""
+def read_block(path: str | Path, split: str | None = None, **read_csv) -> pd.DataFrame:
+    """One block of a leaderboard CSV (``split``; None: the score split's, the first), read with ``read_csv``'s
+    options as if the file held it alone (the other blocks' empty cells do not change its columns' types);
+    an empty frame when there is no such block."""
     whole = pd.read_csv(path, dtype=str, keep_default_na=False)
     if SPLIT_COLUMN not in whole.columns or whole.empty:
-        return pd.read_csv(path, **read_csv)
-    block = whole[whole[SPLIT_COLUMN] == whole[SPLIT_COLUMN].iloc[0]]
+        return pd.read_csv(path, **read_csv) if split is None else whole.iloc[0:0]
+    block = whole[whole[SPLIT_COLUMN] == (whole[SPLIT_COLUMN].iloc[0] if split is None else split)]
     return pd.read_csv(io.StringIO(block.to_csv(index=False)), **read_csv)
+
+
+def read_primary_block(path: str | Path, **read_csv) -> pd.DataFrame:
+    """The score split's block of a leaderboard CSV (:func:`read_block`)."""
+    return read_block(path, None, **read_csv)
+
+
+TEST = "test"  # the labelled test split's block (pages/split_blocks.py labels a whole split by its name)
+
+
+def leading_blocks(path: str | Path, **read_csv) -> list[tuple[str | None, pd.DataFrame]]:
+    """The blocks a summary leads with: the labelled test split's (when the leaderboard has one), then the
+    score split's (named, or None for a leaderboard of one block). The report's headline does the same."""
+    test = read_block(path, TEST, **read_csv)
+    primary = read_primary_block(path, **read_csv)
+    split = str(primary[SPLIT_COLUMN].iloc[0]) if SPLIT_COLUMN in primary and len(primary) else None
+    return ([(TEST, test)] if len(test) and split != TEST else []) + [(split, primary)]
 
 
 def split_dataset(split: str) -> str:

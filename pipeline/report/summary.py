@@ -1,8 +1,9 @@
 """The end of a run speaks: what it made and where, printed last and kept as ``reports/summary.json``.
 
 After a successful ``snakemake`` (the Snakefile's ``onsuccess:``) and at the end of ``make run`` /
-``make resume`` (``python -m pipeline summary``): the top of the leaderboard with its intervals, the
-Kaggle submission's path and row count, the claims table's verdict counts, the variants whose failures
+``make resume`` (``python -m pipeline summary``): the top of the leaderboard with its intervals (the labelled
+test split's when there is one, then the best of the score split, in-sample), the
+Kaggle submission's path and row count, the claims' verdict counts (a claim once), the variants whose failures
 or abstentions need a look, the report's path, and the time and CPU of this invocation (from the benchmark
 files of its jobs: logs/run.json stamps when it began, pipeline/run_ids.py; or ``reports/time-run.telemetry.json``
 once ``make run`` has written it for this invocation, with its set-up time), and, once the time-table step
@@ -29,7 +30,7 @@ import pandas as pd
 from pipeline.io import atomic_write_text
 from pipeline.make_steps import RUSAGE
 from pipeline.paths import PARSE_ERRORS, WATTBOT, Reports
-from pipeline.report.sections import read_primary_block
+from pipeline.report.sections import leading_blocks, read_primary_block
 
 SUMMARY = "summary.json"  # reports/summary.json
 TOP = 5  # leaderboard rows printed
@@ -107,7 +108,7 @@ def needs_a_look(board: pd.DataFrame) -> list[dict]:
 
 
 def claim_counts(reports_dir: Path) -> dict[str, int]:
-    """Rows of reports/claims.csv per verdict."""
+    """Claims of reports/claims.csv per verdict, each claim once by its own verdict."""
     table = _csv(Path(Reports.at(reports_dir).claims_csv))
     if table is None:
         return {}
@@ -183,12 +184,16 @@ def build_summary(root: Path, reports_dir: Path) -> dict:
     out = Reports.at(reports_dir)
     idle = idle_make_run(Path(root))
     board = _csv(Path(out.leaderboard), primary=True)  # the score split's block
+    blocks = leading_blocks(out.leaderboard, keep_default_na=False) if board is not None else []
     sub = _csv(Path(out.submission))
     parse_errors = _csv(Path(root) / PARSE_ERRORS)
     corpora = corpus_reports(reports_dir)
     return {
         **({"corpora": corpora} if corpora else {}),  # none: the summary of before
-        "leaderboard": {"path": out.leaderboard, "top": leaderboard_top(board) if board is not None else []},
+        # the labelled test split first when there is one (the report's headline does the same), then the score split
+        "leaderboard": {"path": out.leaderboard, "top": leaderboard_top(blocks[0][1]) if blocks else []}
+        | ({"split": blocks[0][0]} if blocks and blocks[0][0] else {}),
+        **({"score_split": {"split": blocks[1][0], "top": leaderboard_top(blocks[1][1])}} if len(blocks) > 1 else {}),
         "submission": {"path": out.submission, "rows": len(sub)} if sub is not None else None,
         "claims": {"path": out.claims_csv, "verdicts": claim_counts(reports_dir)},
         "needs_a_look": needs_a_look(board) if board is not None else [],
@@ -217,11 +222,7 @@ def summary_lines(s: dict) -> list[str]:
         "",
         "== wattbench: nothing to do, every output was up to date ==" if idle else "== wattbench: the run is done ==",
     ]
-    top = s["leaderboard"]["top"]
-    if top:
-        lines.append(f"Leaderboard ({s['leaderboard']['path']}), score [95% interval]:")
-        width = max(len(r["variant"]) for r in top)
-        lines += [f"  {i}. {r['variant']:<{width}}  {_interval(r)}" for i, r in enumerate(top, 1)]
+    lines += _leaderboard_lines(s["leaderboard"], s.get("score_split"))
     if s["submission"]:
         lines.append(f"Submission: {s['submission']['path']} ({s['submission']['rows']} rows)")
     for c in s.get("corpora", []):
@@ -253,6 +254,21 @@ def _time_lines(s: dict) -> list[str]:
         from pipeline.report.telemetry.energy import energy_line
 
         lines.append(energy_line(s["energy"], "The last run's energy" if idle else "Energy"))
+    return lines
+
+
+def _leaderboard_lines(board: dict, score_split: dict | None) -> list[str]:
+    """The top of the leaderboard (the labelled test split's when there is one), then the score split's best
+    (in-sample: its defaults were chosen on it)."""
+    top, lines = board["top"], []
+    if top:
+        on = f"{board['split']} split, " if board.get("split") else ""
+        lines.append(f"Leaderboard ({board['path']}), {on}score [95% interval]:")
+        width = max(len(r["variant"]) for r in top)
+        lines += [f"  {i}. {r['variant']:<{width}}  {_interval(r)}" for i, r in enumerate(top, 1)]
+    if score_split and score_split["top"]:
+        best = score_split["top"][0]
+        lines.append(f"  score split {score_split['split']} (in-sample): {best['variant']}  {_interval(best)}")
     return lines
 
 

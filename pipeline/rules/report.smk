@@ -50,6 +50,7 @@ rule figures:
         by_type=wf.by_type_report(CFG),   # the report rule's per-question-type CSV (with other labelled splits)
         gold=wf.gold_path(CFG, paths.WATTBOT, SCORE_SPLIT),   # the score split's labels (wattbot.solutions, else its own file; a smoke run's cut)
         claims=wf.claims_file(),
+        registration=wf.registration_file(),
     output:
         html=reported(paths.reports.index_html, "index", "Report"),
         claims=paths.reports.claims_csv,

@@ -49,6 +49,7 @@ def cmd_figures(a) -> None:
         named_pairs(a.index),
         named_pairs(a.corpora),
         suite_run_of=named_pairs(a.suite_run),
+        suite_gold_of=named_pairs(a.suite_gold),
     )
     params = figures_params({**json_arg(a.params), "gold": a.gold})  # the manifests record gold too
     labels, pq, ans, rv = (
@@ -64,6 +65,14 @@ def cmd_figures(a) -> None:
         for s in labels
     }
     print(json.dumps(build_figures_stage(params, files, a.reports, a.leaderboard, a.claims, splits)))
+
+
+def cmd_claims_register(a) -> None:
+    from pipeline.provenance import git_commit
+    from pipeline.report.claims.registration import write_registration
+
+    reg = write_registration(a.claims, a.commit or git_commit(), a.out)
+    print(json.dumps({"commit": reg["commit"], "claims_sha256": reg["claims_sha256"], "claims": len(reg["claims"])}))
 
 
 def cmd_readme(a) -> None:
@@ -221,6 +230,7 @@ def add_verbs(sub) -> None:
         ("retrieval", "VARIANT=JSONL per retrieval variant (the scored split)"),
         ("suite", "DATASET:VARIANT=CSV: the retrieval suite's per-query scores"),
         ("suite-run", "DATASET:VARIANT=JSONL: the retrieval suite's runs (identical outputs in the claims table)"),
+        ("suite-gold", "DATASET=JSONL: a suite dataset's gold spans (each query's documents: the claims' units)"),
         ("index", "NAME=SQLITE: the index the embedding map draws"),
         ("corpora", "NAME=CSV: a corpus's leaderboard (a section of the page each; corpora: in the config)"),
         ("split-per-question", "SPLIT:VARIANT=CSV: per-question scores on another labelled split (its claims rows)"),
@@ -232,6 +242,8 @@ def add_verbs(sub) -> None:
     s.add_argument("--claims", default=str(CLAIMS_FILE), help="the published claims to measure")
     s.add_argument("--reports", default=reports.root)
     s.set_defaults(fn=cmd_figures)
+
+    _add_claims_register(sub)
 
     s = sub.add_parser(
         "readme",
@@ -262,6 +274,21 @@ def add_verbs(sub) -> None:
     s.set_defaults(fn=cmd_report_check)
     _add_parse_quality(sub)
     _add_corpus_report(sub)
+
+
+def _add_claims_register(sub) -> None:
+    from pipeline.paths import CLAIMS_FILE, REGISTRATION_FILE
+
+    s = verb(
+        sub,
+        "claims-register",
+        cmd_claims_register,
+        "register the claims: the commit, the claims file's sha256 and one fingerprint per claim "
+        "(pipeline/report/claims/registration.yaml); a later change reads 'deviates from registration'",
+    )
+    s.add_argument("--claims", default=str(CLAIMS_FILE), help="the claims file as committed")
+    s.add_argument("--commit", default=None, help="the commit it is registered at (default: HEAD)")
+    s.add_argument("--out", default=str(REGISTRATION_FILE), help="the registration file to write")
 
 
 def _add_corpus_report(sub) -> None:

@@ -30,10 +30,15 @@ def cmd_suite_report(a) -> None:
 def cmd_suite_power(a) -> None:
     from pathlib import Path
 
-    from pipeline.report.pages.suite_power import write_power
+    from pipeline.report.pages.suite_power import best_of_choices, write_power
 
-    table = write_power(power_inputs(a), Path(a.reports))
+    inputs = power_inputs(a)
+    table = write_power(inputs, Path(a.reports))
     print(table.to_string(index=False) if len(table) else "no suite dataset with sprout and a baseline scored")
+    choices = best_of_choices(inputs)
+    if len(choices):  # on the pilot: each best_of claim's control per dataset (claims.yaml control.chosen)
+        print("best_of controls on this run (claims.yaml control.chosen, when run on the pilot):")
+        print(choices.to_string(index=False))
 
 
 def power_inputs(a):

@@ -15,6 +15,20 @@ def cmd_fetch(a) -> None:
 
 
 def cmd_bench(a) -> None:
+    if a.llm_models:
+        from pipeline.bench.llm_models import Rows, render, run_local_models_bench
+        from pipeline.llm.speeds import ship
+        from pipeline.report.export.bench_doc import save_bench
+
+        names = a.llm_models.split(",")
+        figures = run_local_models_bench(config_files(a), names, a.retrieval, Rows(questions=a.questions_llm))
+        print(render(figures))
+        print(
+            f"wrote {save_bench(figures, Path(a.reports), 'llm_models', {'config': config_files(a), 'models': names})}"
+        )
+        if a.ship:
+            print(f"wrote {ship(figures)} (the estimate's local speeds)")
+        return
     if a.llm or a.llm_local:
         from pipeline.bench.llm import run_llm_bench, run_local_servers_bench
 
@@ -43,6 +57,13 @@ def cmd_bench(a) -> None:
             encoders = run_encoder_comparison(files, overrides, a.recall_docs)
             print(f"wrote {save_bench(encoders, Path(a.reports), 'encoder', {**params, 'recall_docs': a.recall_docs})}")
     print(f"wrote {save_bench(figures, Path(a.reports), 'sprout' if a.sprout else 'main', params)}")
+
+
+def cmd_llm_choice(a) -> None:
+    from pipeline.bench.llm_choice import CANDIDATES, ChoiceRun, run_choice
+
+    chosen = [c for c in CANDIDATES if not a.candidates or c.name in a.candidates.split(",")]
+    run_choice(config_files(a), ChoiceRun(a.model, a.retrieval, a.out, chosen, a.folds, a.seed, a.limit, a.replies))
 
 
 def cmd_standin(a) -> None:
@@ -77,6 +98,18 @@ def add_verbs(sub) -> None:
     s.add_argument("--llm", action="store_true", help="LLM calls at scale through the provider stand-in")
     s.add_argument("--llm-local", action="store_true", help="the local model: one server process against two")
     s.add_argument(
+        "--llm-models",
+        default="",
+        help="llm.local models, comma-separated: tokens/s, s and CPU-s a question at 1 and 2 threads and servers",
+    )
+    s.add_argument(
+        "--retrieval",
+        default="results/wattbot/retrieval/hier-convex/train.jsonl",
+        help="--llm-models: the train questions' retrieval records the prompts show (default: %(default)s)",
+    )
+    s.add_argument("--questions-llm", type=int, default=8, help="--llm-models: train questions per row")
+    s.add_argument("--ship", action="store_true", help="--llm-models: write the rows to pipeline/llm/local_speeds.json")
+    s.add_argument(
         "--fixed-cost",
         action="store_true",
         help="CPU-s of one retrieve and one suite-evaluate job before their real work: interpreter, imports, encoder",
@@ -85,7 +118,8 @@ def add_verbs(sub) -> None:
     s.add_argument(
         "--reports",
         default=reports.root,
-        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local,fixed_cost}.json (make readme BENCH=reports: docs)",
+        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local,llm_models,fixed_cost}.json "
+        "(make readme BENCH=reports: docs)",
     )
     s.add_argument(
         "--no-encoders", action="store_true", help="skip the packaged / fp32-export / int8 encoder comparison"
@@ -94,6 +128,22 @@ def add_verbs(sub) -> None:
         "--recall-docs", type=int, default=4, help="encoder comparison: WattBot documents in its recall index"
     )
     s.set_defaults(fn=cmd_bench)
+
+    s = verb(
+        sub,
+        "llm-choice",
+        cmd_llm_choice,
+        "a local model's context size, snippets and retry policy chosen on the train folds (#48 item 4)",
+        "--out",
+    )
+    config_args(s)
+    s.add_argument("--model", required=True, help="the model, e.g. local/qwen2.5-coder-1.5b")
+    s.add_argument("--retrieval", required=True, help="the train questions' retrieval records (hier-convex's)")
+    s.add_argument("--candidates", default="", help="names to run, comma-separated (default: all, in order)")
+    s.add_argument("--folds", type=int, default=3, help="folds of the train questions (default: %(default)s)")
+    s.add_argument("--seed", type=int, default=0, help="the folds' shuffle (default: %(default)s)")
+    s.add_argument("--limit", type=int, default=None, help="the first N train questions only")
+    s.add_argument("--replies", default=None, help="also write every raw reply here (the fixtures of #48 item 5)")
 
     s = verb(sub, "standin", cmd_standin, "an OpenAI-compatible LLM provider stand-in on 127.0.0.1 (stops by itself)")
     s.add_argument("--port-file", required=True, help="its port is written here once it listens")

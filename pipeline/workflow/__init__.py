@@ -75,6 +75,7 @@ from pipeline.workflow.reports import (
     figure_stems,
     figures_inputs,
     figures_params,
+    registration_file,
     report_inputs,
     report_params,
 )
@@ -145,6 +146,7 @@ __all__ = [
     "answering_params",
     "by_type_report",
     "claims_file",
+    "registration_file",
     "default_llm_api",
     "doc_ids",
     "encoder_model_inputs",

@@ -1,10 +1,11 @@
 """Which of a run's scores are kept under runs/<id>/ (pipeline/kept_runs/store.py), read off its config.
 
-Per dataset and split the run scored: WattBot's score split (gold: its labelled question file), each
-labelled corpus's questions (gold: the ingested solutions), each retrieval-suite dataset's queries
-(gold: the exported gold spans); each with its per-question score files. Only the files there are
-kept: a run of a few targets keeps what it made. The encoders are read off the index manifests of the
-datasets it scored (what built the indexes its retrieval searched).
+Per dataset and split the run scored: WattBot's score split (gold: its labelled question file) and every
+other labelled split (``wattbot.solutions``: test; gold: its solutions file), each labelled corpus's
+questions (gold: the ingested solutions), each retrieval-suite dataset's queries (gold: the exported gold
+spans); each with its per-question score files. Only the files there are kept: a run of a few targets keeps
+what it made. The encoders are read off the index manifests of the datasets it scored (what built the
+indexes its retrieval searched).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from pipeline.provenance import manifest_path
 from pipeline.registry import metrics
 from pipeline.registry.metrics import Pick
 from pipeline.run_ids import ENV, read_state
+from pipeline.workflow.answering import split_variants
 from pipeline.workflow.corpora import corpus_names, corpus_report_inputs
 from pipeline.workflow.reports import report_inputs
 from pipeline.workflow.suite import suite_datasets, suite_ks, suite_variants
-from pipeline.workflow.wattbot import split_source
+from pipeline.workflow.wattbot import extra_labelled_splits, labels_source, split_source
 
 
 def _picked(cfg: dict) -> Pick:
@@ -50,6 +52,9 @@ def scored_sets(cfg: dict) -> list[ScoredSet]:
     if wattbot_present(cfg) and cfg.get("answering"):
         split = cfg["wattbot"]["score_split"]
         sets.append(_answered(cfg, paths.WATTBOT, split, split_source(cfg, split), report_inputs(cfg)["per_question"]))
+        for other in extra_labelled_splits(cfg):  # test: the split the claims and the headline read
+            per_question = {av: paths.split_per_question(other, av) for av in split_variants(cfg, other)}
+            sets.append(_answered(cfg, paths.WATTBOT, other, labels_source(cfg, other), per_question))
     for name in corpus_names(cfg, labelled=True):
         gold = paths.corpus_ingest(name, "solutions")
         sets.append(_answered(cfg, name, paths.CORPUS_SPLIT, gold, corpus_report_inputs(cfg, name)["per_question"]))

@@ -9,13 +9,14 @@ from pipeline import paths
 from pipeline.config import index_embedding, retrieval_indexes
 from pipeline.datasets.paths import REPO
 from pipeline.embed.backends import get_backend
+from pipeline.llm_models import LocalModelSpec
 from pipeline.registry.answer_backends import calls_llm
 from pipeline.registry.index_kinds import kind_of
 from pipeline.specs import EncoderSpec
-from pipeline.workflow.answering import answer_spec
+from pipeline.workflow.answering import answer_spec, uses_llm
 from pipeline.workflow.llm_shares import llm_model
 from pipeline.workflow.params import as_json
-from pipeline.workflow.planner import uses_llm_planner
+from pipeline.workflow.planner import planner_model, uses_llm_planner
 
 # pins llama-cpp-python's version for the llm_runtime rule's build (the set-up installs from it too)
 LOCK_FILE = str(REPO / "requirements.lock")
@@ -82,3 +83,13 @@ def local_model_for_file(cfg: dict, path: str) -> str:
         if m["gguf"] == path:
             return as_json({**m, "name": name})
     raise ValueError(f"no llm.local model has gguf '{path}'")
+
+
+def called_local_models(cfg: dict) -> list[LocalModelSpec]:
+    """The ``llm.local`` models a job of the grid calls (an LLM answering variant's, an LLM query planner's),
+    by name: a model only declared (config.yaml's Qwen2.5-Coder entries, #48) is neither built nor installed."""
+    default = (cfg.get("llm") or {}).get("model")
+    models = [answer_spec(cfg, v).resolved_model(default) for v in sorted(cfg["answering"]) if uses_llm(cfg, v)]
+    models += [planner_model(cfg, v) for v in sorted(cfg["retrieval"]) if uses_llm_planner(cfg, v)]
+    servers = {s.name: s for m in models if m and (s := llm_model(cfg, m).server) is not None}
+    return [servers[n] for n in sorted(servers)]

@@ -49,7 +49,7 @@ def pilot_files(cfg: dict, group: str) -> dict[str, str]:
 def sample_params(cfg: dict, group: str) -> str:
     """The ``power-sample`` verb's params: seed, floor and the group's claims as the sizing reads them
     (variants and published effect from pipeline/report/claims/claims.yaml, each with its cap)."""
-    from pipeline.report.claims.measure import load_claims
+    from pipeline.report.claims.claim import load_claims
 
     spec, ps = groups(cfg)[group], cfg["power_subsets"]
     by_id = {c.id: c for c in load_claims()}

@@ -34,6 +34,11 @@ def claims_file() -> str:
     return str(paths.CLAIMS_FILE)
 
 
+def registration_file() -> str:
+    """The claims' registration, an input of the figures rule (a new registration re-marks the claims' rows)."""
+    return str(paths.REGISTRATION_FILE)
+
+
 CLAIMS_CONFIG = "config.claims.yaml"  # every claim of pipeline/report/claims/claims.yaml runs in it (issue #33 item 6)
 
 
@@ -105,7 +110,7 @@ def by_type_report(cfg: dict) -> list[str]:
 def claimed_retrievals(cfg: dict) -> list[str]:
     """The retrieval variants of WattBot claims on a retrieval-stage ablation of this config (claims.yaml):
     run on every labelled split so the claim gets a row there too."""
-    from pipeline.report.claims.measure import load_claims
+    from pipeline.report.claims.claim import load_claims
 
     ablations = cfg.get("report", {}).get("ablations") or {}
     out = set()
@@ -154,6 +159,8 @@ def figures_inputs(cfg: dict) -> NamedFiles:
         "suite_run": {
             f"{d}:{rv}": paths.retrieval(d, rv, "queries") for d in suite_datasets(cfg) for rv in suite_variants(cfg)
         },
+        # the suite's gold spans: each query's documents, the units of a claim's test where queries share one
+        **({"suite_gold": {d: paths.export_gold(d) for d in suite_datasets(cfg)}} if suite_datasets(cfg) else {}),
         "index": {name: paths.index(paths.WATTBOT, name)} if name else {},
         # the corpora's leaderboards: a section each on the page, only when configured (else no new input)
         **(

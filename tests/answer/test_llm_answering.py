@@ -59,7 +59,11 @@ def test_parse_answer_blank_rules():
     assert (ok.answer_value, ok.ref_id, ok.is_blank) == ("1", ["a"], False)
     assert parse_answer('{"answer_value": "5", "ref_id": ["unknown"]}', "Q", {"a"}).is_blank   # cites nothing known
     assert parse_answer('{"answer_value": "is_blank", "ref_id": ["a"]}', "Q", {"a"}).is_blank
-    assert parse_answer('{"answer_value": "5", "ref_id": ["a"], "is_blank": true}', "Q", {"a"}).is_blank
+    # the flag decides nothing (#48): a value with a known citation answers, neither makes a blank
+    flagged = parse_answer('{"answer_value": "5", "ref_id": ["a"], "is_blank": true}', "Q", {"a"})
+    assert (flagged.answer_value, flagged.ref_id, flagged.is_blank) == ("5", ["a"], False)
+    assert parse_answer('{"answer_value": "is_blank", "ref_id": ["a"], "is_blank": false}', "Q", {"a"}).is_blank
+    assert parse_answer('{"answer_value": "5", "ref_id": [], "is_blank": false}', "Q", {"a"}).is_blank
     with pytest.raises(ValueError):
         parse_answer("I think it is 4.3", "Q", {"a"})
 

@@ -15,6 +15,7 @@ import yaml
 
 from pipeline import workflow as wf
 from pipeline.config import ConfigError, validate
+from pipeline.config.slices import PARAMS_VERSION
 from pipeline.datasets.paths import REPO
 from pipeline.registry.index_kinds import GROUP, KINDS, get_kind, kind_names, unregister
 
@@ -55,7 +56,8 @@ def test_a_toy_kind_is_found_by_its_entry_point(toy_kind):
 def test_a_toy_kind_is_configured_by_its_module(toy_kind):
     cfg = validate(tiny_with_lead())
     assert cfg["retrieval"]["lead"]["levels"] == ["sentence"] and cfg["retrieval"]["lead"]["expand"] == "none"
-    assert json.loads(wf.index_params(cfg, "lead")) == {"index": {"kind": "lead"}, "name": "lead"}  # no encoder
+    assert json.loads(wf.index_params(cfg, "lead")) == {"index": {"kind": "lead"}, "name": "lead",
+                                                        "params_version": PARAMS_VERSION}  # no encoder
     assert wf.index_inputs(cfg, "wattbot", "lead") == wf.tree_files(cfg, "wattbot")
     assert wf.index_extra_args(cfg, "wattbot", "lead") == ""
     assert json.loads(wf.retrieval_params(cfg, "lead"))["embedding"] is None

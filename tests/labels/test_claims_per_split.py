@@ -1,13 +1,16 @@
-"""The claims on several labelled WattBot splits (#33 item 2): a row per split where every variant of the
-claim answered it (test first, the score split second), each split its own Holm family (``wattbot/test``),
-and identical outputs read from the row's own split's answers."""
+"""The claims on several labelled WattBot splits (#33 item 2, #44 item 7): a row per split where every variant
+of the claim answered it (test first, the score split second); the test row decides the claim in its
+system's Holm family, the train row beside it is in-sample, in no family; a claim answered on train alone is
+decided there, labelled in-sample; identical outputs read from the row's own split's answers."""
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.report.claims.measure import IDENTICAL, Claim, SplitTables, holm, measure_claims
+from pipeline.report.claims.claim import Claim
+from pipeline.report.claims.measure import IDENTICAL, ClaimsInputs, SplitTables, measure_claims
+from pipeline.report.stats.verdicts import holm
 from pipeline.report.pages.claims_table import claims_md, rule_text
 from pipeline.report.stats.ablation import InputFiles
 from pipeline.report.stats.outputs import Outputs
@@ -37,7 +40,8 @@ def measured() -> pd.DataFrame:
     params = figures_params({"report": REP | {"ablations": ab}, "suite": {}, "answering": {}, "retrieval": {},
                              "config_hash": "h"})
     claims = [claim(id="both"), claim(id="llm", treatment="L"), claim(id="flat", treatment="A", control="B")]
-    return measure_claims(params, SplitTables({"test": test, "train": train}), {}, params.ablations, claims)
+    return measure_claims(params, SplitTables({"test": test, "train": train}), {}, params.ablations, claims,
+                          ClaimsInputs(sizing=False))
 
 
 def test_a_row_per_split_where_both_variants_answered_it(measured):
@@ -47,13 +51,17 @@ def test_a_row_per_split_where_both_variants_answered_it(measured):
                     ("flat", "wattbot/test", 187), ("flat", "wattbot/train", 41)]
 
 
-def test_each_split_is_its_own_holm_family_and_the_note_names_them(measured):
-    assert list(measured["family"]) == list(measured["dataset"])  # wattbot/test, wattbot/train
-    for _family, part in measured.groupby("family"):
-        assert part["p_holm"].tolist() == pytest.approx(holm(part["p_value"].tolist()), abs=1e-5)
-    assert measured["p_holm"].tolist() != pytest.approx(holm(measured["p_value"].tolist()), abs=1e-5)
+def test_test_rows_decide_in_the_systems_family_and_train_rows_beside_them_are_in_sample(measured):
+    t = measured.set_index(["claim_id", "dataset"])
+    assert list(measured["sample"]) == ["held-out", "in-sample", "in-sample", "held-out", "in-sample"]
+    assert list(measured["decides"]) == [True, False, True, True, False]  # llm: no test row, train decides
+    assert list(measured["family"].fillna("")) == ["S", "", "S", "S", ""]
+    deciding = measured[measured["decides"]]
+    assert deciding["p_holm"].tolist() == pytest.approx(holm(deciding["p_value"].tolist()), abs=1e-5)
+    assert measured.loc[~measured["decides"], "p_holm"].isna().all()
+    assert t.loc[("llm", "wattbot/train"), "claim_verdict"] == t.loc[("llm", "wattbot/train"), "verdict"]
     note = rule_text(measured)
-    assert note.endswith("Families here: wattbot/test, wattbot/train.") and note in claims_md(measured, "h")
+    assert note.endswith("Families here: S.") and note in claims_md(measured, "h")
 
 
 def write_answers(path, values: list[str]) -> str:
@@ -73,8 +81,8 @@ def test_identical_outputs_are_read_from_the_rows_own_split(tmp_path):
     params = figures_params({"report": REP | {"ablations": {"ab": {"stage": "answering", "variants": ["A", "B"]}}},
                              "suite": {}, "answering": {}, "retrieval": {}, "config_hash": "h"})
     t = measure_claims(params, SplitTables({"test": flat, "train": flat}), {}, params.ablations, [claim()],
-                       Outputs(train, splits={"test": test}).of).set_index("dataset")
-    assert t.loc["wattbot/test", "verdict"] == IDENTICAL and t.loc["wattbot/test", "family"] == "wattbot/test"
+                       ClaimsInputs(Outputs(train, splits={"test": test}).of, sizing=False)).set_index("dataset")
+    assert t.loc["wattbot/test", "verdict"] == IDENTICAL and t.loc["wattbot/test", "family"] == "S"
     assert t.loc["wattbot/train", "verdict"] == "undecided"
     assert "answers differ on 1 of 4 questions" in t.loc["wattbot/train", "note"]
 

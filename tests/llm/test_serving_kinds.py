@@ -45,7 +45,7 @@ TOY = ServingKind(
     "toy",
     connect=lambda model: ToyConnection(model.name, OPENED),
     where=lambda model: "the toy box",
-    per_call_s=lambda calls, prompt, completion: (7.0, "7 s a call (toy)"),
+    per_call_s=lambda model, calls, prompt, completion: (7.0, "7 s a call (toy)"),
     prefix="toy/",
     calls_out=False,
     free=True,

@@ -25,7 +25,7 @@ import pandas as pd
 
 from pipeline.report.stats.equivalence import equivalence_test
 from pipeline.report.stats.pooling import difference_se, pool
-from pipeline.report.stats.resampling import paired_bootstrap
+from pipeline.report.stats.resampling import bootstrap_mean
 from pipeline.report.stats.signflip import Settings, paired_test
 from pipeline.report.stats.verdicts import (
     CONSISTENT,
@@ -131,9 +131,12 @@ def flips(resamples: int, seed: int) -> Settings:
 
 
 def old_interval(t: np.ndarray, c: np.ndarray, seed: int) -> tuple[float, float]:
-    """d2f9a41's interval of treatment - control: the 95% percentile paired bootstrap, 2000 resamples."""
-    diff = paired_bootstrap(np.column_stack([c, t]), OLD_BOOTSTRAP, seed)[1][1]
-    return diff.lo, diff.hi
+    """d2f9a41's interval of treatment - control: the 95% percentile paired bootstrap, 2000 resamples. Its
+    paired draws of the two columns are the same question indices as one draw of their differences (scipy's
+    paired bootstrap), so the bootstrap of the mean difference is that interval (equal to 1e-16; rounded to
+    12 digits so that an end at 0 reads as 0 either way)."""
+    diff = bootstrap_mean(t - c, OLD_BOOTSTRAP, seed)
+    return round(diff.lo, 12), round(diff.hi, 12)
 
 
 def direction_false(new: bool) -> Procedure:
@@ -178,11 +181,11 @@ def negligible_false(margin: float, wrong: str, new: bool) -> Procedure:
 
 
 def best_of(tables: dict[str, np.ndarray]) -> str:
-    """The claims table's best_of control: today's ``control_of`` (best mean; ties by name) on ``tables``.
-    It lived on the claims page at d2f9a41 and is in report/claims/measure.py since #47 moved the
-    measurement off its page; either is the same function."""
+    """The claims table's best_of rule: ``control_of`` (best mean; ties by name) on ``tables``. It lived on the
+    claims page at d2f9a41 and is in report/claims/claim.py since #44 (where it chooses on the pilot:
+    ``suite-power``); either is the same function."""
     try:
-        from pipeline.report.claims.measure import Claim, control_of
+        from pipeline.report.claims.claim import Claim, control_of
     except ImportError:
         from pipeline.report.pages.claims import Claim, control_of  # type: ignore[no-redef]
 

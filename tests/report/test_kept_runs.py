@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
+from pipeline.paths import CLAIMS_FILE
 from pipeline.kept_runs import store
 from pipeline.kept_runs.store import (
     Prune,
@@ -71,17 +72,62 @@ def test_a_kept_run_holds_its_reports_scores_and_what_compare_checks(tmp_path):
     work = tmp_path / "work-r1"
     for rel in ("reports/wattbot/leaderboard.csv", "reports/index.html"):
         assert (folder / rel).read_bytes() == (work / rel).read_bytes()
-    assert (folder / "scores/wattbot/x.per_question.csv").read_bytes() == (
+    assert (folder / "scores/wattbot/train/x.per_question.csv").read_bytes() == (
         work / "results/wattbot/scores/x.per_question.csv"
     ).read_bytes()
     record = json.loads((folder / "run.json").read_text())
     assert record["id"] == "r1" and record["config_files"] == ["config.yaml"] and record["ended"].endswith("Z")
+    assert record["claims_sha256"] == hashlib.sha256(CLAIMS_FILE.read_bytes()).hexdigest()  # the claims it judged
     [scored] = record["scored"]
     ids = sorted(pd.read_csv(GOLD)["id"])
     assert scored["gold_sha256"] == hashlib.sha256(GOLD.read_bytes()).hexdigest()
     assert scored["questions"] == N and scored["questions_sha256"] == hashlib.sha256("\n".join(ids).encode()).hexdigest()
     assert scored["metric_profile"]["name"] == "wattbot2025" and scored["metric_profile"]["weights"]["value"] == 0.75
-    assert scored["scores"] == {"x": "scores/wattbot/x.per_question.csv", "y": "scores/wattbot/y.per_question.csv"}
+    assert scored["scores"] == {"x": "scores/wattbot/train/x.per_question.csv", "y": "scores/wattbot/train/y.per_question.csv"}
+
+
+def with_test_split(tmp_path: Path, run_id: str, train_wrong: dict, test_wrong: dict) -> Path:
+    """A run that scored two splits whose per-question files share their names (train's and test's x.csv)."""
+    work = tmp_path / f"work-{run_id}"
+    train = scored_run(work, train_wrong)
+    test_root = tmp_path / f"work-{run_id}-test"
+    test = scored_run(test_root, test_wrong, ids=[f"q{i:02d}" for i in range(1, 9)])
+    test = ScoredSet("wattbot", "test", test.gold, test.profile, test.metrics, test.id_column, test.scores)
+    return keep_run(RunState(run_id, config_files=["config.yaml"]), work / "reports", [train, test], tmp_path / "runs")
+
+
+def test_every_scored_split_is_kept_and_compared(tmp_path):
+    """Train and test files share their names: each split is kept in a folder of its own, and compare pairs
+    each (issue #44 item 12)."""
+    folder = with_test_split(tmp_path, "rA", {"x": {"q01"}}, {"x": {"q02", "q03"}})
+    assert (folder / "scores/wattbot/train/x.per_question.csv").is_file()
+    assert len(pd.read_csv(folder / "scores/wattbot/test/x.per_question.csv")) == 8
+    with_test_split(tmp_path, "rB", {"x": set()}, {"x": set()})
+    out = tmp_path / "cmp.csv"
+    assert main(["compare", "rA", "rB", "--runs", str(tmp_path / "runs"), "--out", str(out)]) == 0
+    table = pd.read_csv(out).set_index("split")
+    assert table.loc["train", "diff"] == pytest.approx(0.75 / N) and table.loc["test", "diff"] == pytest.approx(1.5 / 8)
+    assert table.loc["test", "n"] == 8
+
+
+def test_a_run_kept_before_split_folders_still_compares_on_train(tmp_path):
+    """A run kept before this change (scores/wattbot/<file>, train only) against a new one (train and test):
+    they pair on train, by the paths the old run.json recorded."""
+    old = keep(tmp_path, "rOld", {"x": {"q01"}})
+    record = json.loads((old / "run.json").read_text())
+    for entry in record["scored"]:
+        for v, rel in entry["scores"].items():
+            flat = rel.replace("/train/", "/")
+            (old / rel).rename(old / flat)
+            entry["scores"][v] = flat
+    record.pop("claims_sha256")
+    (old / "run.json").write_text(json.dumps(record))
+    with_test_split(tmp_path, "rNew", {"x": set()}, {"x": set()})
+    out = tmp_path / "cmp.csv"
+    assert main(["compare", "rOld", "rNew", "--runs", str(tmp_path / "runs"), "--out", str(out)]) == 0
+    table = pd.read_csv(out)
+    paired = table[table["only_in"].isna()]
+    assert list(paired["split"]) == ["train"] and paired["diff"].tolist() == pytest.approx([0.75 / N])
 
 
 def test_keeping_again_replaces_the_copy_and_latest_follows_the_newest(tmp_path):

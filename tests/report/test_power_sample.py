@@ -11,7 +11,8 @@ from pipeline.cli import main
 from pipeline.config import load_config
 from pipeline.config_schema import ConfigError
 from pipeline.datasets.paths import REPO
-from pipeline.report.claims.measure import Claim, Effect, SplitTables, measure_claims
+from pipeline.report.claims.claim import Claim, Effect
+from pipeline.report.claims.measure import SplitTables, measure_claims
 from pipeline.report.pages.claims_table import verdict_text
 from pipeline.report.stats.power import SizedClaim, claim_size, draw_ids
 from pipeline.report.stats.verdicts import n_needed
@@ -113,7 +114,8 @@ def test_config_errors(change, message):
 
 
 def test_a_claim_capped_below_its_n_reads_undecided_with_the_n_it_needs():
-    """The claims row of a power-sized test sample: measured on the sample's n, the n it needs stated."""
+    """The claims row of a power-sized test sample: measured on the sample's n, the n it needs stated
+    (simulated at the published effect: pipeline/report/claims/power.py)."""
     rng = np.random.default_rng(3)
     a = rng.integers(0, 2, 40).astype(float)
     b = np.clip(a + (rng.random(40) < 0.05) - (rng.random(40) < 0.05), 0, 1)

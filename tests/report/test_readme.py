@@ -187,3 +187,35 @@ def test_readme_is_short_and_its_links_resolve():
     assert "docs/results.md" in targets and "docs/guarantees.md" in targets
     assert [t for t in targets if not (REPO / t).exists()] == []
     assert "make run" in text and "make test" in text
+
+
+def test_the_leaderboard_block_leads_with_the_labelled_test_split(reports):
+    """README's leaderboard block: the labelled test split first, the score split after it, labelled in-sample
+    (issue #44 item 13: the report's headline does the same)."""
+    from pipeline.publish.results_doc import render_leaderboard
+
+    path = reports / "wattbot" / "leaderboard.csv"
+    train = pd.read_csv(path).assign(split="train")
+    test = train.assign(split="test", score=[0.5, 0.596], score_lo=[0.45, 0.54], score_hi=[0.55, 0.65], n=[187, 187])
+    pd.concat([train, test.iloc[::-1]])[["split", *train.columns[:-1]]].to_csv(path, index=False)
+    text = render_leaderboard(reports)
+    first, second = text.index("**Test**"), text.index("**Score split `train`**")
+    assert first < second and "187 questions" in text[first:second] and "in-sample" in text[second:]
+    assert text.index("| b | extractive | y | 0.596 [0.540, 0.650]") < second
+
+
+def test_readmes_leaderboard_is_the_test_table_alone(reports):
+    """README's block: the test split's table, no train rows (docs/results.md has both; README stays in 12 KB)."""
+    from pipeline.publish.results_doc import render_leaderboard_lead
+
+    path = reports / "wattbot" / "leaderboard.csv"
+    single = render_leaderboard_lead(reports)
+    assert single.startswith("41 questions,") and "Score split" not in single  # one block: as before
+    train = pd.read_csv(path).assign(split="train")
+    test = train.assign(split="test", score=[0.5, 0.596], score_lo=[0.45, 0.54], score_hi=[0.55, 0.65], n=[187, 187])
+    pd.concat([train, test.iloc[::-1]])[["split", *train.columns[:-1]]].to_csv(path, index=False)
+    text = render_leaderboard_lead(reports)
+    assert text.startswith("**Test** (held out") and text.count("| answering variant |") == 1
+    assert "187 questions" in text and "41 questions" not in text and "train" not in text
+    assert text.index("| b | extractive | y | 0.596 [0.540, 0.650]") < text.index("| a | extractive | x | 0.500 [0.450, 0.550]")
+    assert "0.668" not in text  # the train split's score: docs/results.md's block

@@ -40,6 +40,22 @@ def test_the_summary_names_what_a_run_made_and_writes_it_for_scripts(tmp_path, c
     assert out.rstrip().splitlines()[-1].startswith("Time: 1 jobs in 12 s, 20 s of CPU")
 
 
+def test_the_summary_leads_with_the_labelled_test_split(tmp_path, capsys):
+    """With a test block in the leaderboard (wattbot.solutions), the summary's top is test's, the score split's
+    best beneath it labelled in-sample (issue #44 item 13); needs a look still reads the score split's block."""
+    _run_folder(tmp_path)
+    board = pd.read_csv(tmp_path / "reports/wattbot/leaderboard.csv").assign(split="train")
+    test = board.assign(split="test", score=[0.55, 0.596, 0.3], score_lo=[0.5, 0.54, 0.25], score_hi=[0.6, 0.65, 0.35])
+    test = test.sort_values("score", ascending=False)
+    pd.concat([board, test])[["split", *board.columns[:-1]]].to_csv(tmp_path / "reports/wattbot/leaderboard.csv", index=False)
+    s = write_summary(tmp_path, tmp_path / "reports")
+    assert s["leaderboard"]["split"] == "test" and [r["variant"] for r in s["leaderboard"]["top"]] == ["bm25", "conv", "llm"]
+    assert s["score_split"]["split"] == "train" and s["score_split"]["top"][0]["variant"] == "conv"
+    out = capsys.readouterr().out
+    assert "test split, score [95% interval]:" in out and "1. bm25  0.596 [0.540, 0.650]" in out
+    assert "score split train (in-sample): conv  0.668 [0.556, 0.781]" in out
+
+
 def test_a_run_that_made_no_reports_says_little_and_does_not_fail(tmp_path):
     lines = summary_lines(write_summary(tmp_path, tmp_path / "reports"))
     assert lines[-1] == "== wattbench: the run is done ==" and not (tmp_path / "reports").exists()

@@ -60,7 +60,8 @@ def test_compare_refuses_scores_paths_outside_the_kept_run(tmp_path, capsys):
     kept(tmp_path, "r1", {"q01"})
     b = kept(tmp_path, "r2", {"q02"})
     secret = tmp_path / "elsewhere.csv"
-    secret.write_text((b / "scores" / "wattbot" / "x.per_question.csv").read_text())
+    kept_scores = json.loads((b / "run.json").read_text())["scored"][0]["scores"]["x"]  # scores/wattbot/train/… (#44)
+    secret.write_text((b / kept_scores).read_text())
     for given in (str(secret), "../../elsewhere.csv"):
         edit_record(b, scores={"x": given})
         rc = main(["compare", "r1", "r2", "--runs", str(tmp_path / "runs")])

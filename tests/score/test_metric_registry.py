@@ -107,7 +107,7 @@ def test_a_pick_narrows_every_view():
 
 
 def test_a_claim_names_a_measure_with_a_value_per_question(tmp_path):
-    from pipeline.report.claims.measure import load_claims
+    from pipeline.report.claims.claim import load_claims
 
     raw = {"id": "x", "system": "S", "claim": "c", "source": "s", "published": "p", "ablation": "a",
            "treatment": "t", "control": "c", "datasets": ["wattbot"], "direction": "greater"}

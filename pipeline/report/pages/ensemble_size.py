@@ -7,9 +7,10 @@ variant's own rule (samples kept in sample order, so ties still go to the earlie
 compared normalised, as the variant compares them) and scored per question with the WattBot metric.
 When there are more k-subsets than ``max_subsets`` a seeded sample of distinct subsets is drawn. A
 question's score at size k is its mean over the subsets, so the curve is the expected score of a vote of k
-random samples; the
-intervals are paired bootstrap 95% over questions (pipeline/report/stats/resampling.py), the differences
-against k = 1 paired too, with a paired randomisation test.
+random samples; each
+size's interval is the percentile bootstrap 95% over questions (pipeline/report/stats/resampling.py), its
+difference against k = 1 the paired sign-flip test's p and the interval that is its inversion
+(pipeline/report/stats/signflip.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from pipeline.paths import Reports
 from pipeline.registry import metrics
 from pipeline.report.params import Resampling
 from pipeline.report.render.plots import save_png_svg
-from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
+from pipeline.report.stats.ablation import flip_settings
+from pipeline.report.stats.resampling import bootstrap_mean
+from pipeline.report.stats.signflip import paired_test
 from pipeline.score.wattbot import per_question
 
 COLUMNS = [
@@ -107,11 +110,11 @@ def size_curve(
         per_k.append((len(subsets), scores.mean(axis=1).round(12)))
         spread.append((float(scores.mean(axis=0).min()), float(scores.mean(axis=0).max())))
     matrix = np.column_stack([s for _, s in per_k])
-    cis, diffs = paired_bootstrap(matrix, rep.bootstrap, rep.seed)
     rows = []
-    for j, ((count, col), ci, d, (lo_s, hi_s)) in enumerate(zip(per_k, cis, diffs, spread)):
-        p = 1.0 if j == 0 else randomisation_p(col, matrix[:, 0], rep.permutations, rep.seed)
-        rows.append([name, j + 1, count, ci.mean, ci.lo, ci.hi, d.mean, d.lo, d.hi, p, lo_s, hi_s])
+    for j, ((count, col), (lo_s, hi_s)) in enumerate(zip(per_k, spread)):
+        ci = bootstrap_mean(col, rep.bootstrap, rep.seed)
+        d = paired_test(col, matrix[:, 0], settings=flip_settings(rep))  # k = 1 against itself: 0, p = 1
+        rows.append([name, j + 1, count, ci.mean, ci.lo, ci.hi, d.estimate, d.lo, d.hi, d.p, lo_s, hi_s])
     return pd.DataFrame(rows, columns=COLUMNS).round(4)
 
 

@@ -22,7 +22,10 @@ from pipeline.io import atomic_write_text, read_jsonl
 from pipeline.provenance import write_manifest
 from pipeline.registry import metrics
 from pipeline.registry.metrics import EVERYTHING, Pick
-from pipeline.report.claims.measure import SplitTables, load_claims, measure_claims, verdict_counts
+from pipeline.report.claims.claim import load_claims
+from pipeline.report.claims.documents import suite_clusters, wattbot_clusters
+from pipeline.report.claims.measure import ClaimsInputs, SplitTables, measure_claims, verdict_counts
+from pipeline.report.claims.registration import claims_sha256, read_registration
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import ensemble_size as ES
 from pipeline.report.pages import question_types as QT
@@ -33,7 +36,7 @@ from pipeline.report.render import ablation_figures
 from pipeline.report.render.embedding_map import LEVELS, load_vectors, project
 from pipeline.report.render.html import FigureEntry, Section, render_html, table_html
 from pipeline.report.render.views import SIGN, board_caption, board_view, differences_view
-from pipeline.report.sections import SPLIT_COLUMN, labelled_rows, section_of
+from pipeline.report.sections import LABELLED_SET, SPLIT_COLUMN, labelled_rows, section_of, split_dataset
 from pipeline.report.stats.ablation import (
     InputFiles,
     ablation_stats,
@@ -434,6 +437,19 @@ def split_tables(params: FiguresParams, splits: dict[str, SplitFiles], wattbot: 
     return out
 
 
+def claims_inputs(
+    params: FiguresParams, paths: InputFiles, gold: pd.DataFrame, splits: dict[str, SplitFiles], outputs: Outputs
+) -> ClaimsInputs:
+    """The claims' outputs, document clusters (each labelled WattBot split's from its ``ref_id``, each suite
+    dataset's from its gold spans) and the registration."""
+    score = params.hashed.get("score_split", "train")
+    named = {split_dataset(s): sf.labels for s, sf in splits.items()}
+    clusters = {split_dataset(score) if splits else LABELLED_SET: wattbot_clusters(gold)}
+    clusters |= {d: wattbot_clusters(pd.read_csv(f, dtype=str, keep_default_na=False)) for d, f in named.items()}
+    clusters |= {d: suite_clusters(f) for d, f in paths.suite_gold_of.items()}
+    return ClaimsInputs(outputs.of, clusters, read_registration())
+
+
 def build_figures_stage(
     params: FiguresParams,
     paths: InputFiles,
@@ -462,9 +478,10 @@ def build_figures_stage(
     retrieval_of = {av: spec["retrieval"] for av, spec in params.answering.items() if "retrieval" in spec}
     outputs = Outputs(paths, retrieval_of, {s: sf.files for s, sf in (splits or {}).items()})
     claims_of = SplitTables(labelled) if labelled else wattbot
-    claims = measure_claims(params, claims_of, suite, abl, load_claims(Path(claims_file)), outputs.of)
+    inputs = claims_inputs(params, paths, gold, splits or {}, outputs)
+    claims = measure_claims(params, claims_of, suite, abl, load_claims(Path(claims_file)), inputs)
     atomic_write_text(out.claims_csv, csv_text(claims))
-    atomic_write_text(out.claims_md, claims_md(claims, params.config_hash))
+    atomic_write_text(out.claims_md, claims_md(claims, params.config_hash, claims_sha256(claims_file)))
 
     counts = draw_attribution(run, gold, order, answering)
     draw_embedding_map(run)
@@ -499,5 +516,6 @@ def build_figures_stage(
         for sf in (splits or {}).values()
         for p in [*sf.files.per_question_of.values(), *sf.files.answers_of.values(), *sf.files.retrieval_of.values()]
     ]
-    write_manifest(out.claims_csv, params.hashed, [*all_inputs, *split_inputs, str(claims_file)])
+    claims_read = [str(claims_file), str(pipeline.paths.REGISTRATION_FILE), *paths.suite_gold_of.values()]
+    write_manifest(out.claims_csv, params.hashed, [*all_inputs, *split_inputs, *claims_read])
     return {"figures": len(run.entries), "ablation_rows": len(stats)}

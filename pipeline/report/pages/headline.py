@@ -3,7 +3,7 @@ chosen on the score split (train) and reported on test where test is labelled, w
 and n; the variants statistically tied with it; the claims' verdict counts.
 
 Tied means the paired comparison of the ablations and claims (:func:`pipeline.report.stats.ablation.compare`:
-paired bootstrap 95% interval of other − best on the questions both have) includes 0. The best is ranked
+the paired sign-flip test's 95% interval of other − best on the questions both have) includes 0. The best is ranked
 within the leaderboard's score-split block (:func:`pipeline.report.sections.primary_block`: the whole
 table when it has one block); the test split is read from the same leaderboard: its ``split`` block named
 ``test`` (pipeline/report/pages/split_blocks.py; not its ``test/Public``/``test/Private`` parts) with a
@@ -19,7 +19,7 @@ import pandas as pd
 
 from pipeline.report.params import Resampling
 from pipeline.report.render.tables import fmt
-from pipeline.report.sections import SPLIT_COLUMN, primary_block
+from pipeline.report.sections import SPLIT_COLUMN, TEST, primary_block
 from pipeline.report.stats.ablation import compare
 
 TIE_RULE = "the paired 95% bootstrap interval of the score difference to the best includes 0"
@@ -35,12 +35,9 @@ class Headline:
     hi: float
     n: int
     ties: tuple[str, ...]  # variants tied with the best (on the score split)
-    verdicts: dict[str, int] | None  # claims' verdict -> rows (None: no claims apply, a corpus's page)
+    verdicts: dict[str, int] | None  # claims' verdict -> claims, each once (None: no claims apply, a corpus's page)
     unlabelled: str = "test unlabelled"  # said when the score is the score split's own
     rivals: int = 0  # the other variants it was compared with
-
-
-TEST = "test"  # the block whose score the headline reports (split_blocks.py labels a whole split by its name)
 
 
 def tied_with(tables: dict[str, pd.DataFrame], best: str, others: list[str], rep: Resampling) -> tuple[str, ...]:
@@ -107,7 +104,8 @@ def headline_html(h: Headline) -> str:
     if h.verdicts is not None:
         counts = ", ".join(f"{n} {html.escape(v)}" for v, n in h.verdicts.items()) or "none"
         claims = (
-            f'<p>Published claims (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): {counts}.</p>'
+            f'<p>Published claims, one verdict each (<a href="claims.csv">claims.csv</a>, <a href="#claims">below</a>): '
+            f"{counts}.</p>"
         )
     return (
         f'<div class="headline" id="headline"><p>Best answering variant: <b>{html.escape(h.best)}</b>, score '

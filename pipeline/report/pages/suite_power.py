@@ -2,7 +2,7 @@
 
 From a run's per-query suite results (``results/<dataset>/scores/<variant>.per_query.csv``): the paired
 difference of the claim's treatment (sprout) and its control (the best baseline on that dataset, by the
-claim's own rule: :func:`~pipeline.report.claims.measure.control_of`), its standard deviation, the n a
+claim's own rule: :func:`~pipeline.report.claims.claim.control_of`), its standard deviation, the n a
 paired two-sided 5% test needs to detect the published effect with 80% power
 (:func:`~pipeline.report.stats.verdicts.n_needed`), the effect this run's n detects
 (:func:`~pipeline.report.stats.verdicts.detectable_effect`), and what the dataset cost: the CPU seconds of
@@ -22,7 +22,7 @@ import pandas as pd
 from pipeline import paths
 from pipeline.io import atomic_write_text
 from pipeline.provenance import write_manifest
-from pipeline.report.claims.measure import Claim, control_of, load_claims
+from pipeline.report.claims.claim import Claim, control_of, load_claims
 from pipeline.report.render.tables import fmt, markdown_table
 from pipeline.report.stats.ablation import paired_values
 from pipeline.report.stats.verdicts import detectable_effect, n_needed
@@ -108,6 +108,23 @@ def power_table(inputs: PowerInputs, claims: list[Claim] | None = None) -> pd.Da
     table = pd.DataFrame(rows, columns=COLUMNS)
     table[["n_needed", "docs"]] = table[["n_needed", "docs"]].astype("Int64")
     return table.round({"diff": 4, "sd_diff": 4, "detectable_effect": 4})
+
+
+def best_of_choices(inputs: PowerInputs, claims: list[Claim] | None = None) -> pd.DataFrame:
+    """Per suite claim with a best_of control and per dataset the run scored every candidate on: the best
+    candidate by the claim's own rule (:func:`~pipeline.report.claims.claim.control_of`). Run on the pilot
+    (``config.pilot.yaml``), it is the choice claims.yaml's ``control.chosen`` records (issue #44 item 3)."""
+    rows = []
+    for c in claims or load_claims():
+        if isinstance(c.control, str) or "suite" not in c.datasets:
+            continue
+        for d in inputs.datasets:
+            tables = _tables(inputs.root, d, c)
+            if all(v in tables for v in c.control):
+                rows.append(
+                    {"claim": c.id, "dataset": d, "chosen": control_of(c, tables), "n": len(tables[c.control[0]])}
+                )
+    return pd.DataFrame(rows, columns=["claim", "dataset", "chosen", "n"])
 
 
 def write_power(inputs: PowerInputs, reports_dir: Path) -> pd.DataFrame:

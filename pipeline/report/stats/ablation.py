@@ -20,7 +20,8 @@ from pipeline.registry import metrics
 from pipeline.registry.metrics import ANSWERS, DOCUMENTS, SUITE
 from pipeline.report.params import FiguresParams, Resampling
 from pipeline.report.sections import LABELLED_SET
-from pipeline.report.stats.resampling import paired_bootstrap, randomisation_p
+from pipeline.report.stats.resampling import bootstrap_mean
+from pipeline.report.stats.signflip import Settings, paired_test
 from pipeline.report.stems import ablations_with_suite, suite_variants_of
 from pipeline.score.wattbot_retrieval import wattbot_retrieval_metrics
 
@@ -40,6 +41,9 @@ class InputFiles:
     index_of: dict[str, str] = field(default_factory=dict)  # index name -> sqlite
     corpora_of: dict[str, str] = field(default_factory=dict)  # corpus name -> its leaderboard CSV
     suite_run_of: dict[str, str] = field(default_factory=dict)  # "dataset:variant" -> suite retrieval JSONL
+    suite_gold_of: dict[str, str] = field(
+        default_factory=dict
+    )  # suite dataset -> its gold spans (question -> documents)
 
     @staticmethod
     def _get(files: dict[str, str], name: str, kind: str) -> Path:
@@ -103,32 +107,33 @@ def paired_values(tables: dict[str, pd.DataFrame], variants: Sequence[str], metr
     return cols
 
 
+def flip_settings(rep: Resampling) -> Settings:
+    """The sign-flip test's settings from the config's resampling (``report.permutations``, ``report.seed``)."""
+    return Settings(resamples=rep.permutations, seed=rep.seed)
+
+
 def compare(tables: dict[str, pd.DataFrame], variants: Sequence[str], metric: str, rep: Resampling) -> list[dict]:
-    """Rows of mean and 95% interval per variant, and the paired difference to ``variants[0]``
-    with its interval, the standard deviation of the per-question differences and the randomisation
-    p-value, on the questions every variant has a value for (:func:`paired_values`)."""
+    """Rows of mean and 95% interval per variant (percentile bootstrap of its mean), and the paired difference
+    to ``variants[0]`` with the paired sign-flip test's p and the interval that is its inversion
+    (:func:`pipeline.report.stats.signflip.paired_test`: it excludes 0 exactly when p < 0.05), on the
+    questions every variant has a value for (:func:`paired_values`)."""
     cols = paired_values(tables, variants, metric)
     x = cols.to_numpy(dtype=float)
-    cis, diffs = paired_bootstrap(x, rep.bootstrap, rep.seed)
     rows = []
     for j, v in enumerate(variants):
+        ci = bootstrap_mean(x[:, j], rep.bootstrap, rep.seed)
         row = {
             "variant": v,
             "reference": variants[0],
             "metric": metric,
             "n": len(cols),
-            "mean": cis[j].mean,
-            "lo": cis[j].lo,
-            "hi": cis[j].hi,
+            "mean": ci.mean,
+            "lo": ci.lo,
+            "hi": ci.hi,
         }
         if j:
-            row |= {
-                "diff": diffs[j].mean,
-                "diff_lo": diffs[j].lo,
-                "diff_hi": diffs[j].hi,
-                "diff_sd": float((x[:, j] - x[:, 0]).std(ddof=1)) if len(x) > 1 else float("nan"),
-                "p_value": randomisation_p(x[:, j], x[:, 0], rep.permutations, rep.seed),
-            }
+            test = paired_test(x[:, j], x[:, 0], settings=flip_settings(rep))
+            row |= {"diff": test.estimate, "diff_lo": test.lo, "diff_hi": test.hi, "p_value": test.p}
         rows.append(row)
     return rows
 
@@ -181,8 +186,7 @@ def ablation_stats(params: FiguresParams, wattbot: dict, suite: dict) -> pd.Data
 
 def variant_interval(values: pd.Series, rep: Resampling) -> tuple[float, float, float]:
     """Mean and bootstrap interval of one variant's per-question values (NaN dropped)."""
-    x = values.dropna().to_numpy(dtype=float)[:, None]
-    ci = paired_bootstrap(x, rep.bootstrap, rep.seed)[0][0]
+    ci = bootstrap_mean(values.dropna().to_numpy(dtype=float), rep.bootstrap, rep.seed)
     return ci.mean, ci.lo, ci.hi
 
 

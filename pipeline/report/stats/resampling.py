@@ -1,10 +1,10 @@
-"""Paired statistics over questions: bootstrap intervals and a randomisation test.
+"""The interval of one variant's mean score: the percentile bootstrap over questions.
 
-Every variant of an ablation is scored on the same questions, so intervals resample question
-*indices* once and apply them to every variant (paired bootstrap): the spread of a difference
-then reflects how the two variants disagree on questions, not how hard the questions are.
-The resampling is scipy.stats' (``bootstrap``, ``permutation_test``), driven by seeded numpy
-generators only, so a report is byte-identical on a rerun.
+A comparison of two variants is not this: it is the paired sign-flip test and the interval that is its
+inversion (:mod:`pipeline.report.stats.signflip`), so its interval and its p cannot disagree. One mean has
+no test to agree with, and its bootstrap interval is what the leaderboards and the figures show. The
+resampling is scipy.stats' ``bootstrap``, driven by a seeded numpy generator only, so a report is
+byte-identical on a rerun; ``report.bootstrap`` (10,000 in the shipped configs) resamples per interval.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import bootstrap, permutation_test
+from scipy.stats import bootstrap
 
 ALPHA = 0.05
 
@@ -24,79 +24,27 @@ class Interval:
     hi: float
 
 
-def paired_bootstrap(
-    matrix: np.ndarray, n_boot: int = 2000, seed: int = 0, alpha: float = ALPHA
-) -> tuple[list[Interval], list[Interval]]:
-    """Percentile intervals of each column's mean, and of each column's mean minus column 0's.
-
-    ``matrix``: questions x variants, no NaN (drop questions a variant lacks before calling).
-    ``scipy.stats.bootstrap`` with ``paired=True`` draws one set of question indices per resample
-    (``rng.integers(0, n, (n_boot, n))``) for every column, and one vector-valued statistic (the
-    means, then the differences to column 0) gives all intervals from those same draws.
-    """
-    x = np.asarray(matrix, dtype=float)
-    if x.ndim != 2 or np.isnan(x).any():
-        raise ValueError("paired_bootstrap needs a 2-D questions x variants matrix without NaN")
-    if x.shape[0] < 1:
+def bootstrap_mean(values, n_boot: int = 10_000, seed: int = 0, alpha: float = ALPHA) -> Interval:
+    """Percentile ``1 - alpha`` interval of the mean of ``values`` (no NaN): question indices drawn with
+    replacement (``rng.integers(0, n, (n_boot, n))``, scipy's paired draw of one column). One question's every
+    resample is that question: the interval is the point."""
+    x = np.asarray(values, dtype=float)
+    if x.ndim != 1 or np.isnan(x).any():
+        raise ValueError("bootstrap_mean needs a 1-D array of values without NaN")
+    if x.size < 1:
         raise ValueError("bootstrap needs at least one question")
-    point = x.mean(axis=0)
-    k = x.shape[1]
-    if x.shape[0] == 1:  # scipy wants two observations; every resample of one question is that question
-        lo = hi = np.concatenate([point, point - point[0]])
-    else:
-
-        def means_and_diffs(*cols, axis=-1):
-            means = np.stack([c.mean(axis=axis) for c in cols])
-            return np.concatenate([means, means - means[0]])
-
-        res = bootstrap(
-            tuple(x.T),
-            means_and_diffs,
-            paired=True,
-            vectorized=True,
-            n_resamples=n_boot,
-            method="percentile",
-            confidence_level=1 - alpha,
-            rng=np.random.default_rng(seed),
-        )
-        lo, hi = res.confidence_interval
-    cis = [Interval(float(point[j]), float(lo[j]), float(hi[j])) for j in range(k)]
-    diffs = [Interval(float(point[j] - point[0]), float(lo[k + j]), float(hi[k + j])) for j in range(k)]
-    return cis, diffs
-
-
-def bootstrap_mean(values, n_boot: int = 2000, seed: int = 0, alpha: float = ALPHA) -> Interval:
-    """Interval of one variant's mean (a one-column :func:`paired_bootstrap`)."""
-    return paired_bootstrap(np.asarray(values, dtype=float)[:, None], n_boot, seed, alpha)[0][0]
-
-
-def randomisation_p(a, b, n_perm: int = 10000, seed: int = 0) -> float:
-    """Two-sided paired randomisation (sign-flip) test of mean(a - b) = 0.
-
-    Under the null each question's difference is as likely negative as positive:
-    ``scipy.stats.permutation_test`` swapping a and b within questions (``permutation_type=
-    "samples"``) on |mean(a - b)|. With at most ``n_perm`` sign patterns (2**n) all are
-    enumerated and p is exact; otherwise ``n_perm`` random patterns are drawn and
-    p = (1 + extreme) / (1 + n_perm), never 0. One question's two sign patterns are equally extreme:
-    p = 1 (scipy wants two observations; issue #44 item 12). The claims' test with its interval and the
-    reason a row with few differing questions is undecided is :func:`pipeline.report.stats.signflip.paired_test`.
-    """
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.size == 0 or np.isnan(a - b).any():
-        raise ValueError("randomisation_p needs paired values without NaN")
-    if a.size == 1:
-        return 1.0
-
-    def abs_mean_diff(x, y, axis=-1):
-        return np.abs((x - y).mean(axis=axis))
-
-    res = permutation_test(
-        (a, b),
-        abs_mean_diff,
-        permutation_type="samples",
+    point = float(x.mean())
+    if x.size == 1:  # scipy wants two observations
+        return Interval(point, point, point)
+    res = bootstrap(
+        (x,),
+        lambda col, axis=-1: col.mean(axis=axis),
+        paired=True,
         vectorized=True,
-        n_resamples=n_perm,
-        alternative="greater",
+        n_resamples=n_boot,
+        method="percentile",
+        confidence_level=1 - alpha,
         rng=np.random.default_rng(seed),
     )
-    return float(res.pvalue)
+    lo, hi = res.confidence_interval
+    return Interval(point, float(lo), float(hi))
