@@ -1,30 +1,32 @@
-"""A dataset's documents cut into shards, and a large set of queries into batches: the jobs a cluster splits.
+"""A dataset's documents cut into shards: the per-document jobs a cluster splits.
 
-Per-document work (parse, encode, index build, SproutRAG's attention and trees) runs one job per shard:
-consecutive documents in the dataset's document order, as many as fit ``shards.max_chars`` characters of
-text (a document larger than that is a shard of its own). One writer merges the shards' parts in that order,
-so a merged output is the one an unsharded job writes, whatever the cut (tests/test_shards.py). The cut is
-read off a sizes file (each document's id and characters, in document order) when Snakemake builds the DAG
-(the file is a checkpoint's output: pipeline/rules/shards.smk), and again by each shard's job, so the DAG and
-the job agree with no list of documents on a command line.
+Per-document work (today: encoding and building the dense indexes) runs one job per shard: consecutive
+documents in the dataset's document order, as many as fit ``shards.max_chars`` characters of text (a document
+larger than that is a shard of its own). One writer merges the shards' parts in that order, so a merged output
+is the one an unsharded job writes, whatever the cut (tests/index/test_index_shards.py). The cut is read off a
+sizes file (each document's id and characters, in document order) when Snakemake builds the DAG (the file is a
+checkpoint's output: pipeline/rules/shards.smk); a shard's job reads its documents off the same file by the
+positions its id names, so the DAG and the job agree with no list of documents on a command line.
 
 The document order is the order every build already walks its trees in: their files sorted by name
 (``<doc_id>.json``), so a one-shard job and the merge of many read the same sequence.
 
 A shard's id names its documents' positions in that order (``0-69``: the first 70), so a shard whose
-documents a changed ``max_chars`` leaves as they were keeps its id and its part, and reruns nothing. Standard
-library only: the DAG is planned from here.
+documents a changed ``max_chars`` leaves as they were keeps its id and its part. Standard library only: the
+DAG is planned from here.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 SIZES_COLUMNS = ("doc_id", "chars")
+ID_PATTERN = r"[0-9]+-[0-9]+"  # a shard id in a path (the rules' wildcard constraint)
 
 
 @dataclass(frozen=True)
@@ -33,12 +35,26 @@ class Shard:
 
     start: int
     end: int
-    docs: tuple[str, ...]
 
     @property
     def id(self) -> str:
         """``<first>-<last>`` positions (a name by pipeline/names.py's rule: digits and '-')."""
         return f"{self.start}-{self.end - 1}"
+
+    @classmethod
+    def from_id(cls, shard_id: str) -> Shard:
+        if not re.fullmatch(ID_PATTERN, shard_id):
+            raise ValueError(f"shard id {shard_id!r} is not <first>-<last> document positions")
+        first, last = (int(x) for x in shard_id.split("-"))
+        if last < first:
+            raise ValueError(f"shard id {shard_id!r}: its last position is before its first")
+        return cls(first, last + 1)
+
+    def docs(self, sizes: Sequence[tuple[str, int]]) -> list[str]:
+        """Its documents' ids, from the sizes file it was cut from (a shard past its end is an error)."""
+        if self.end > len(sizes):
+            raise ValueError(f"shard {self.id} reaches past the {len(sizes)} documents of its sizes file")
+        return [d for d, _ in sizes[self.start : self.end]]
 
 
 def document_order(doc_ids: Iterable[str]) -> list[str]:
@@ -64,48 +80,32 @@ def read_sizes(path: str | Path) -> list[tuple[str, int]]:
 
 def plan(sizes: Sequence[tuple[str, int]], max_chars: int) -> list[Shard]:
     """Consecutive documents, each shard up to ``max_chars`` characters (a larger document alone)."""
+    if max_chars < 1:
+        raise ValueError(f"shards.max_chars must be at least 1, not {max_chars}")
     shards: list[Shard] = []
     start, total = 0, 0
     for i, (_, chars) in enumerate(sizes):
         if i > start and total + chars > max_chars:
-            shards.append(Shard(start, i, tuple(d for d, _ in sizes[start:i])))
+            shards.append(Shard(start, i))
             start, total = i, 0
         total += chars
     if start < len(sizes):
-        shards.append(Shard(start, len(sizes), tuple(d for d, _ in sizes[start:])))
+        shards.append(Shard(start, len(sizes)))
     return shards
 
 
-def shard_of(sizes: Sequence[tuple[str, int]], max_chars: int, shard_id: str) -> Shard:
-    """The shard ``shard_id`` of :func:`plan` (a shard the plan does not make is an error naming the plan)."""
-    shards = plan(sizes, max_chars)
-    for s in shards:
-        if s.id == shard_id:
-            return s
-    raise ValueError(f"no shard {shard_id!r} in {len(sizes)} documents at max_chars {max_chars}: {[s.id for s in shards]}")
+def doc_id_of(tree_path: str | Path) -> str:
+    """``<doc_id>.json`` -> ``doc_id`` (a tree file's name is its document's id)."""
+    name = Path(tree_path).name
+    if not name.endswith(".json"):
+        raise ValueError(f"{tree_path}: a tree file is named <doc_id>.json")
+    return name[: -len(".json")]
 
 
 def select(tree_paths: Iterable[str], docs: Iterable[str]) -> list[str]:
     """The tree files (``<doc_id>.json``) of ``docs``, in document order; a document without one is an error."""
-    by_doc = {Path(p).name[: -len(".json")]: str(p) for p in tree_paths}
+    by_doc = {doc_id_of(p): str(p) for p in tree_paths}
     missing = [d for d in docs if d not in by_doc]
     if missing:
         raise FileNotFoundError(f"no tree file for {len(missing)} document(s) of the shard, e.g. {missing[:3]}")
     return [by_doc[d] for d in document_order(docs)]
-
-
-@dataclass(frozen=True)
-class Batch:
-    """Queries ``start`` to ``end - 1`` of a split's file order."""
-
-    start: int
-    end: int
-
-    @property
-    def id(self) -> str:
-        return f"q{self.start}-{self.end - 1}"
-
-
-def batches(n_queries: int, size: int) -> list[Batch]:
-    """A split's queries in batches of ``size`` (the last smaller); one batch when they fit in one."""
-    return [Batch(s, min(s + size, n_queries)) for s in range(0, n_queries, size)] or [Batch(0, 0)]
