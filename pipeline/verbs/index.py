@@ -11,8 +11,10 @@ if TYPE_CHECKING:
     from pipeline.registry.index_kinds import IndexJob
 
 
-def index_job(params: dict, trees: list[str], out: str, inputs: list[str], cache_dir: str) -> IndexJob:
-    """The typed job of one ``index`` rule: its params (the hashed index slice) parsed once."""
+def index_job(
+    params: dict, trees: list[str], out: str, inputs: list[str], cache_dir: str, part: bool = False, parts=()
+) -> IndexJob:
+    """The typed job of one ``index`` (or ``index_part``) rule: its params (the hashed index slice) parsed once."""
     from pipeline.registry.index_kinds import IndexJob, kind_of
     from pipeline.specs import EncoderSpec
 
@@ -25,14 +27,41 @@ def index_job(params: dict, trees: list[str], out: str, inputs: list[str], cache
         cache_dir=cache_dir,
         embedding=EncoderSpec.from_dict(params["embedding"]) if kind.embeds else None,
         provenance=params,
+        part=part,
+        parts=tuple(parts),
     )
 
 
-def cmd_index(a) -> None:
+def _sharded_kind(job: IndexJob):
     from pipeline.registry.index_kinds import get_kind
 
-    job = index_job(json_arg(a.params), tree_paths(a.trees), a.out, a.input, a.cache_dir)
-    print(json.dumps(get_kind(job.spec.kind).build(job)))
+    kind = get_kind(job.spec.kind)
+    if (job.part or job.parts) and not kind.shards:
+        raise SystemExit(f"index kind '{kind.name}' is not built in shards (its build needs the whole corpus)")
+    return kind
+
+
+def cmd_index(a) -> None:
+    job = index_job(json_arg(a.params), tree_paths(a.trees), a.out, a.input, a.cache_dir, parts=a.part)
+    print(json.dumps(_sharded_kind(job).build(job)))
+
+
+def cmd_index_part(a) -> None:
+    from pipeline.shards import Shard, read_sizes, select
+
+    docs = Shard.from_id(a.shard).docs(read_sizes(a.sizes))
+    job = index_job(json_arg(a.params), select(tree_paths(a.trees), docs), a.out, [], a.cache_dir, part=True)
+    print(json.dumps(_sharded_kind(job).build(job)))
+
+
+def cmd_doc_sizes(a) -> None:
+    from pipeline.io import atomic_write_text
+    from pipeline.shards import doc_id_of, sizes_text
+    from pipeline.tree import DocTree
+
+    paths = tree_paths(a.trees)
+    atomic_write_text(a.out, sizes_text((doc_id_of(p), len(DocTree.load(p).text)) for p in paths))
+    print(json.dumps({"documents": len(paths)}))
 
 
 def cmd_sprout_attention(a) -> None:
@@ -85,6 +114,28 @@ def add_verbs(sub) -> None:
         metavar="NAME=PATH",
         help="an extra input of the index kind (sprout: sprout_attention=, head_weights=)",
     )
+    s.add_argument(
+        "--part",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a shard's part (index-part) to merge, in document order, instead of building (repeatable)",
+    )
+
+    s = verb(
+        sub,
+        "index-part",
+        cmd_index_part,
+        "build one shard's part of a dense index (the index verb's --part merges them)",
+        "--trees",
+        "--sizes",
+        "--shard",
+        "--params",
+        "--cache-dir",
+        "--out",
+    )
+
+    verb(sub, "doc-sizes", cmd_doc_sizes, "each document's characters, the file shards are cut from", "--trees", "--out")
 
     verb(
         sub,
