@@ -134,28 +134,9 @@ def doc_sizes(dataset: str = "{dataset}") -> str:
     return f"{RESULTS}/{dataset}/shards/sizes.csv"
 
 
-def export_load_dir(dataset: str = "{dataset}") -> str:
-    """A suite dataset as its loader gives it (texts, raw gold spans, queries), before its documents are parsed."""
-    return f"{export_dir(dataset)}/load"
-
-
-def export_part(dataset: str = "{dataset}", shard: str = "{shard}") -> str:
-    """One shard of a suite export's parse: its trees and projected gold, merged by the export."""
-    return f"{export_dir(dataset)}/parts/{shard}.jsonl"
-
-
 def index_part(dataset: str = "{dataset}", name: str = "{index}", shard: str = "{shard}") -> str:
-    """One shard's rows of an index, merged into :func:`index` in document order."""
+    """One shard's nodes and vectors of a dense index, merged into :func:`index` in document order."""
     return f"{index_dir(dataset)}/parts/{name}/{shard}.sqlite"
-
-
-def sprout_windows(dataset: str = "{dataset}") -> str:
-    """Every encoder window of a dataset's SproutRAG pass and the batch it runs in (its shards run the same)."""
-    return f"{RESULTS}/{dataset}/sprout/windows.json"
-
-
-def sprout_attention_part(dataset: str = "{dataset}", shard: str = "{shard}") -> str:
-    return f"{RESULTS}/{dataset}/sprout/parts/{shard}.safetensors"
 
 
 def sprout_attention(dataset: str = "{dataset}") -> str:
@@ -369,11 +350,7 @@ BENCHMARK_JOBS = {
     "index": "{dataset}/index/{index}",
     "retrieve": "{dataset}/retrieve/{rv}/{split}",
     "sprout_attention": "{dataset}/sprout_attention",
-    "sprout_windows": "{dataset}/sprout_windows",
-    "sprout_attention_part": "{dataset}/sprout_attention_part/{shard}",
     "doc_sizes": "{dataset}/doc_sizes",
-    "suite_load": "{dataset}/suite_load",
-    "suite_parse": "{dataset}/suite_parse/{shard}",
     "index_part": "{dataset}/index_part/{index}/{shard}",
     "suite_export": "{dataset}/suite_export",
     "suite_evaluate": "{dataset}/suite_evaluate/{rv}",

@@ -4,7 +4,7 @@
 import re
 import sys
 
-from pipeline import names, paths
+from pipeline import names, paths, shards
 
 # The Python that runs Snakemake (the venv's, absolute): every rule's `{PY:q} -m pipeline <verb>` loads this
 # checkout's code with no activated venv (`.venv/bin/snakemake ...`), in a cluster job too (#35, #37).
@@ -24,4 +24,5 @@ wildcard_constraints:
     index="|".join(map(re.escape, sorted(CFG["indexes"]))),  # configured names only: no accidental matches
     rv="|".join(map(re.escape, sorted(CFG["retrieval"]))),
     doc=r"[A-Za-z0-9_.-]+",
+    shard=shards.ID_PATTERN,   # <first>-<last> document positions (pipeline/shards.py)
     av=r"[A-Za-z0-9][A-Za-z0-9_.-]*",

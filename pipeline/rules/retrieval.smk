@@ -2,11 +2,12 @@
 #   results/{dataset}/index/{index}.sqlite, results/{dataset}/retrieval/{rv}/{split}.jsonl
 
 
+# A dense index in more than one shard (pipeline/rules/shards.smk) merges its parts: --part in params.extra.
 rule index:
-    input: lambda w: wf.index_inputs(CFG, w.dataset, w.index)
+    input: lambda w: wf.index_inputs(CFG, w.dataset, w.index, wf.index_shards(CFG, checkpoints, w.dataset, w.index))
     output: paths.index()
     params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.tree_files_arg(CFG, w.dataset),
-            extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index)
+            extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index, wf.index_shards(CFG, checkpoints, w.dataset, w.index))
     log: paths.log("{dataset}/index/{index}")
     benchmark: paths.rule_benchmark("index")
     threads: wf.encoder_threads(CFG)

@@ -58,6 +58,7 @@ from pipeline.workflow.models import (
     retrieval_models,
 )
 from pipeline.workflow.named_files import input_lists, named_args
+from pipeline.workflow.shards import index_shards, shard_tree_files
 from pipeline.workflow.params import (
     answering_params,
     index_params,
@@ -158,6 +159,7 @@ __all__ = [
     "figures_params",
     "index_extra_args",
     "index_inputs",
+    "index_shards",
     "index_params",
     "input_lists",
     "llm_exec_json",
@@ -209,6 +211,7 @@ __all__ = [
     "suite_report_params",
     "suite_targets",
     "tree_files",
+    "shard_tree_files",
     "tree_files_arg",
     "tree_source",
     "uses_llm",

@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 from pipeline.registry.index_kinds import kind_of
+from pipeline.shards import Shard
 from pipeline.workflow.datasets import tree_files
 from pipeline.workflow.models import encoder_model_inputs
+from pipeline.workflow.shards import index_parts
 
 
-def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
+def index_inputs(cfg: dict, dataset: str, index: str, shards: list[Shard] | None = None) -> list[str]:
     """The trees, a dense index's packaged encoder files, and the kind's extra inputs (a sprout
-    index: the attention file and, with trained heads, the head weights)."""
+    index: the attention file and, with trained heads, the head weights). Built in ``shards``
+    (pipeline/workflow/shards.py), more than one: the trees (its manifest hashes them) and the parts it merges."""
+    parts = index_parts(dataset, index, shards or [])
+    if parts:
+        return tree_files(cfg, dataset) + parts
     kind = kind_of(cfg["indexes"][index])
     models = encoder_model_inputs(cfg, index) if kind.embeds else []
     extra = kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), dataset)
     return tree_files(cfg, dataset) + models + list(extra.values())
 
 
-def index_extra_args(cfg: dict, dataset: str, index: str) -> str:
-    """``--input NAME=PATH`` for each of the kind's extra inputs (the ``index`` verb hands them to its builder)."""
+def index_extra_args(cfg: dict, dataset: str, index: str, shards: list[Shard] | None = None) -> str:
+    """``--input NAME=PATH`` for each of the kind's extra inputs (the ``index`` verb hands them to its builder),
+    and ``--part PATH`` for each part it merges (none in one shard: the rule's params stay as they were)."""
     kind = kind_of(cfg["indexes"][index])
     extra = kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), dataset)
-    return " ".join(f"--input {name}={path}" for name, path in extra.items())
+    parts = index_parts(dataset, index, shards or [])
+    return " ".join([*(f"--input {name}={path}" for name, path in extra.items()), *(f"--part {p}" for p in parts)])
