@@ -155,7 +155,9 @@ class ConfigKeys:
     energy: PowerModel = key("the energy and CO2 estimate's constants", spec=PowerModel, default={})
     report: ReportSpec = key("figures and statistics of reports/index.html", spec=ReportSpec, default={})
     sprout: SproutSpec = key("SproutRAG: encoder windows and head training", spec=SproutSpec, default={})
-    shards: ShardSpec = key("per-document work cut into jobs of whole documents (execution-only)", spec=ShardSpec, default={})
+    shards: ShardSpec = key(
+        "per-document work cut into jobs of whole documents (execution-only)", spec=ShardSpec, default={}
+    )
     llm: LLMSpec = key("the one LLM gateway", spec=LLMSpec, default={})
 
 

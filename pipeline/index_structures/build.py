@@ -58,7 +58,12 @@ def build_dense_index(job: IndexJob, add_nodes: AddNodes) -> dict:
     log.info("index %s: %s", job.out, stats)
     if not job.part:
         write_manifest(
-            job.out, job.provenance, inputs=sorted(job.trees), model_id=encoder.model_id, encoder_path=path, counts=counts
+            job.out,
+            job.provenance,
+            inputs=sorted(job.trees),
+            model_id=encoder.model_id,
+            encoder_path=path,
+            counts=counts,
         )
     return stats
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 from pipeline.index_structures.store import IndexReader, IndexWriter
 from pipeline.provenance import write_manifest
@@ -38,7 +39,7 @@ def _part_meta(reader: IndexReader, path: str, index_cfg: dict) -> dict:
     return reader.meta[PART_META]
 
 
-def _same(values: list, what: str, paths: tuple[str, ...]) -> object:
+def _same(values: list, what: str, paths: tuple[str, ...]) -> Any:
     if any(v != values[0] for v in values):
         raise ValueError(f"the parts disagree on {what}: " + "; ".join(f"{p}: {v}" for p, v in zip(paths, values)))
     return values[0]
@@ -60,7 +61,9 @@ def merge_parts(job: IndexJob) -> dict:
         reader.close()
     writer.close()
     counts = {k: sum(m["counts"][k] for m in metas) for k in metas[0]["counts"]}
-    write_manifest(job.out, job.provenance, inputs=sorted(job.trees), model_id=model_id, encoder_path=path, counts=counts)
+    write_manifest(
+        job.out, job.provenance, inputs=sorted(job.trees), model_id=model_id, encoder_path=path, counts=counts
+    )
     stats = {"counts": counts, "parts": len(job.parts), "seconds": round(time.perf_counter() - t0, 3)}
     log.info("index %s merged: %s", job.out, stats)
     return stats

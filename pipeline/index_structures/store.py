@@ -163,7 +163,7 @@ class IndexReader:
             "FROM nodes n JOIN vectors v ON v.node_rowid = n.rowid ORDER BY n.rowid"
         )
         while rows := cur.fetchmany(batch):
-            nodes = [StoredNode(*r[:7], json.loads(r[7]), r[8]) for r in rows]
+            nodes = [StoredNode(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8]) for r in rows]
             yield nodes, np.stack([np.frombuffer(r[9], dtype=np.float32) for r in rows])
 
     def node_by_rowid(self, rowid: int) -> StoredNode:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pipeline.verbs.base import add_named_args, json_arg, named_pairs, tree_paths, verb
@@ -11,9 +12,7 @@ if TYPE_CHECKING:
     from pipeline.registry.index_kinds import IndexJob
 
 
-def index_job(
-    params: dict, trees: list[str], out: str, inputs: list[str], cache_dir: str, part: bool = False, parts=()
-) -> IndexJob:
+def index_job(params: dict, trees: list[str], out: str, inputs: list[str], cache_dir: str) -> IndexJob:
     """The typed job of one ``index`` (or ``index_part``) rule: its params (the hashed index slice) parsed once."""
     from pipeline.registry.index_kinds import IndexJob, kind_of
     from pipeline.specs import EncoderSpec
@@ -27,8 +26,6 @@ def index_job(
         cache_dir=cache_dir,
         embedding=EncoderSpec.from_dict(params["embedding"]) if kind.embeds else None,
         provenance=params,
-        part=part,
-        parts=tuple(parts),
     )
 
 
@@ -42,7 +39,8 @@ def _sharded_kind(job: IndexJob):
 
 
 def cmd_index(a) -> None:
-    job = index_job(json_arg(a.params), tree_paths(a.trees), a.out, a.input, a.cache_dir, parts=a.part)
+    job = index_job(json_arg(a.params), tree_paths(a.trees), a.out, a.input, a.cache_dir)
+    job = replace(job, parts=tuple(a.part))
     print(json.dumps(_sharded_kind(job).build(job)))
 
 
@@ -50,7 +48,7 @@ def cmd_index_part(a) -> None:
     from pipeline.shards import Shard, read_sizes, select
 
     docs = Shard.from_id(a.shard).docs(read_sizes(a.sizes))
-    job = index_job(json_arg(a.params), select(tree_paths(a.trees), docs), a.out, [], a.cache_dir, part=True)
+    job = replace(index_job(json_arg(a.params), select(tree_paths(a.trees), docs), a.out, [], a.cache_dir), part=True)
     print(json.dumps(_sharded_kind(job).build(job)))
 
 
@@ -135,7 +133,9 @@ def add_verbs(sub) -> None:
         "--out",
     )
 
-    verb(sub, "doc-sizes", cmd_doc_sizes, "each document's characters, the file shards are cut from", "--trees", "--out")
+    verb(
+        sub, "doc-sizes", cmd_doc_sizes, "each document's characters, the file shards are cut from", "--trees", "--out"
+    )
 
     verb(
         sub,

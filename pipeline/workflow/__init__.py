@@ -58,7 +58,6 @@ from pipeline.workflow.models import (
     retrieval_models,
 )
 from pipeline.workflow.named_files import input_lists, named_args
-from pipeline.workflow.shards import index_shards, shard_tree_files
 from pipeline.workflow.params import (
     answering_params,
     index_params,
@@ -82,6 +81,7 @@ from pipeline.workflow.reports import (
 )
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
 from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
+from pipeline.workflow.shards import index_shards, shard_tree_files
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
     sprout_attention_params,
