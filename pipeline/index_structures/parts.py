@@ -31,10 +31,10 @@ def write_part_meta(writer: IndexWriter, counts: dict, encoder_path: dict) -> No
     writer.add_meta(PART_META, {"counts": counts, "encoder_path": encoder_path})
 
 
-def _part_meta(reader: IndexReader, path: str, index_cfg: dict) -> dict:
+def _part_meta(reader: IndexReader, path: str, job: IndexJob) -> dict:
     if PART_META not in reader.meta:
         raise ValueError(f"{path}: not a shard's part (no '{PART_META}' meta row)")
-    if reader.meta.get("index") != index_cfg:
+    if reader.meta.get("index") != job.provenance["index"]:
         raise ValueError(f"{path}: a part of another index configuration than the one being merged")
     return reader.meta[PART_META]
 
@@ -50,7 +50,7 @@ def merge_parts(job: IndexJob) -> dict:
     t0 = time.perf_counter()
     index_cfg = job.provenance["index"]
     readers = [IndexReader(p) for p in job.parts]
-    metas = [_part_meta(r, p, index_cfg) for r, p in zip(readers, job.parts)]
+    metas = [_part_meta(r, p, job) for r, p in zip(readers, job.parts)]
     model_id = _same([r.meta["model_id"] for r in readers], "the encoder", job.parts)
     dim = _same([r.meta["dim"] for r in readers], "the vectors' dimension", job.parts)
     path = _same([m["encoder_path"] for m in metas], "the encoder path", job.parts)

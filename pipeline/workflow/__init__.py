@@ -81,7 +81,7 @@ from pipeline.workflow.reports import (
 )
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
 from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
-from pipeline.workflow.shards import index_shards, shard_tree_files
+from pipeline.workflow.shards import index_parts, index_shards, shard_tree_files
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
     sprout_attention_params,
@@ -159,6 +159,7 @@ __all__ = [
     "figures_params",
     "index_extra_args",
     "index_inputs",
+    "index_parts",
     "index_shards",
     "index_params",
     "input_lists",

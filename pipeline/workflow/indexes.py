@@ -9,13 +9,10 @@ from pipeline.workflow.models import encoder_model_inputs
 from pipeline.workflow.shards import index_parts
 
 
-def index_inputs(cfg: dict, dataset: str, index: str, shards: list[Shard] | None = None) -> list[str]:
+def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
     """The trees, a dense index's packaged encoder files, and the kind's extra inputs (a sprout
-    index: the attention file and, with trained heads, the head weights). Built in ``shards``
-    (pipeline/workflow/shards.py), more than one: the trees (its manifest hashes them) and the parts it merges."""
-    parts = index_parts(dataset, index, shards or [])
-    if parts:
-        return tree_files(cfg, dataset) + parts
+    index: the attention file and, with trained heads, the head weights). The parts a sharded dense index
+    merges are the rule's other input (pipeline/workflow/shards.py: index_parts)."""
     kind = kind_of(cfg["indexes"][index])
     models = encoder_model_inputs(cfg, index) if kind.embeds else []
     extra = kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), dataset)
