@@ -26,6 +26,7 @@ import logging
 import os
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -295,7 +296,7 @@ def plan_batches(windows: list[_Window], cfg: AttentionSpec) -> list[list[int]]:
 def _run(
     encoder: AttentionEncoder,
     docs: list[tuple[str, str, list[Chunk]]],
-    batches: list[list[tuple[_Window, BatchShape | None]]],
+    batches: Sequence[Sequence[tuple[_Window, BatchShape | None]]],
     counts: tuple[list[int], list[int]],
     progress: bool,
     cpu: defaultdict[str, float],
@@ -337,9 +338,9 @@ def window_shapes(
         for i in batch:
             shapes[i] = shape
     per_doc: list[list[BatchShape]] = [[] for _ in docs]
-    for w, shape in zip(windows, shapes):
-        assert shape is not None
-        per_doc[w.doc].append(shape)
+    for w, planned in zip(windows, shapes):
+        assert planned is not None
+        per_doc[w.doc].append(planned)
     return per_doc
 
 

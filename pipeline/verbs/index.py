@@ -64,9 +64,31 @@ def cmd_doc_sizes(a) -> None:
 
 def cmd_sprout_attention(a) -> None:
     from pipeline.specs import AttentionSpec
-    from pipeline.sprout.stage import compute_attention
+    from pipeline.sprout.stage import compute_attention, merge_attention
 
-    print(json.dumps(compute_attention(tree_paths(a.trees), AttentionSpec.from_dict(json_arg(a.params)), a.out)))
+    spec = AttentionSpec.from_dict(json_arg(a.params))
+    if a.part:
+        print(json.dumps(merge_attention(tree_paths(a.trees), spec, a.part, a.out)))
+    else:
+        print(json.dumps(compute_attention(tree_paths(a.trees), spec, a.out)))
+
+
+def cmd_sprout_windows(a) -> None:
+    from pipeline.specs import AttentionSpec
+    from pipeline.sprout.stage import plan_attention_windows
+
+    spec = AttentionSpec.from_dict(json_arg(a.params))
+    print(json.dumps(plan_attention_windows(tree_paths(a.trees), spec, a.out)))
+
+
+def cmd_sprout_attention_part(a) -> None:
+    from pipeline.shards import Shard, read_sizes, select
+    from pipeline.specs import AttentionSpec
+    from pipeline.sprout.stage import compute_attention_part
+
+    trees = select(tree_paths(a.trees), Shard.from_id(a.shard).docs(read_sizes(a.sizes)))
+    spec = AttentionSpec.from_dict(json_arg(a.params))
+    print(json.dumps(compute_attention_part(trees, spec, a.windows, a.out)))
 
 
 def cmd_sprout_train_pairs(a) -> None:
@@ -137,12 +159,42 @@ def add_verbs(sub) -> None:
         sub, "doc-sizes", cmd_doc_sizes, "each document's characters, the file shards are cut from", "--trees", "--out"
     )
 
-    verb(
+    s = verb(
         sub,
         "sprout-attention",
         cmd_sprout_attention,
         "SproutRAG: windowed encoder passes -> chunk-pair attention file",
         "--trees",
+        "--params",
+        "--out",
+    )
+    s.add_argument(
+        "--part",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a shard's part (sprout-attention-part) to join, in document order, instead of computing (repeatable)",
+    )
+
+    verb(
+        sub,
+        "sprout-windows",
+        cmd_sprout_windows,
+        "SproutRAG: every window's pass and padded shape, what each shard's attention job pads to",
+        "--trees",
+        "--params",
+        "--out",
+    )
+
+    verb(
+        sub,
+        "sprout-attention-part",
+        cmd_sprout_attention_part,
+        "SproutRAG: one shard's part of the attention file (sprout-attention --part joins them)",
+        "--trees",
+        "--sizes",
+        "--shard",
+        "--windows",
         "--params",
         "--out",
     )
