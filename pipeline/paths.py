@@ -139,6 +139,16 @@ def index_part(dataset: str = "{dataset}", name: str = "{index}", shard: str = "
     return f"{index_dir(dataset)}/parts/{name}/{shard}.sqlite"
 
 
+def sprout_windows(dataset: str = "{dataset}") -> str:
+    """Every SproutRAG window's pass and padded shape: what each shard's attention job pads its windows to."""
+    return f"{RESULTS}/{dataset}/sprout/windows.json"
+
+
+def sprout_attention_part(dataset: str = "{dataset}", shard: str = "{shard}") -> str:
+    """One shard's documents of the attention file, joined into :func:`sprout_attention` in document order."""
+    return f"{RESULTS}/{dataset}/sprout/parts/{shard}.safetensors"
+
+
 def sprout_attention(dataset: str = "{dataset}") -> str:
     return f"{RESULTS}/{dataset}/sprout/attention.safetensors"
 
@@ -352,6 +362,8 @@ BENCHMARK_JOBS = {
     "sprout_attention": "{dataset}/sprout_attention",
     "doc_sizes": "{dataset}/doc_sizes",
     "index_part": "{dataset}/index_part/{index}/{shard}",
+    "sprout_windows": "{dataset}/sprout_windows",
+    "sprout_attention_part": "{dataset}/sprout_attention_part/{shard}",
     "suite_export": "{dataset}/suite_export",
     "suite_evaluate": "{dataset}/suite_evaluate/{rv}",
     "sprout_train_pairs": "sprout/train_pairs",

@@ -30,7 +30,7 @@ AddNodes = Callable[[list[DocTree], Callable, Callable, IndexWriter], dict]
 
 def build_dense_index(job: IndexJob, add_nodes: AddNodes) -> dict:
     """Embed through the cache, write the nodes ``add_nodes`` makes, write the manifest. A shard's job
-    (``job.part``) writes its part instead of the manifest; a merge (``job.parts``) embeds nothing
+    (``job.part``) writes its part, with what the merge needs in its meta; a merge (``job.parts``) embeds nothing
     (pipeline/index_structures/parts.py)."""
     if job.embedding is None:
         raise ValueError(f"index {job.spec.name}: a dense index needs an embedding")
@@ -56,15 +56,9 @@ def build_dense_index(job: IndexJob, add_nodes: AddNodes) -> dict:
         "model_id": encoder.model_id,
     }
     log.info("index %s: %s", job.out, stats)
-    if not job.part:
-        write_manifest(
-            job.out,
-            job.provenance,
-            inputs=sorted(job.trees),
-            model_id=encoder.model_id,
-            encoder_path=path,
-            counts=counts,
-        )
+    write_manifest(  # a shard's part has one too: its own trees
+        job.out, job.provenance, inputs=sorted(job.trees), model_id=encoder.model_id, encoder_path=path, counts=counts
+    )
     return stats
 
 

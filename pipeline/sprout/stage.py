@@ -91,6 +91,7 @@ def plan_attention_windows(tree_paths: list[str], spec: AttentionSpec, out: str)
     shapes = window_shapes(attention_encoder(spec), docs, spec)
     plan = {doc_id: [[s.batch, s.width, s.columns] for s in doc] for (doc_id, _, _), doc in zip(docs, shapes)}
     atomic_write_json(out, plan)
+    write_manifest(out, {"sprout": spec.as_dict()}, inputs=sorted(tree_paths))
     return {"docs": len(plan), "windows": sum(len(v) for v in plan.values())}
 
 
@@ -103,6 +104,7 @@ def compute_attention_part(tree_paths: list[str], spec: AttentionSpec, windows: 
     t0 = time.perf_counter()
     result = shard_attention(encoder, docs, spec, shapes, progress=False)
     save_attention(out, result, [[(c.start, c.end) for c in ch] for _, _, ch in docs], _meta(encoder, spec))
+    write_manifest(out, {"sprout": spec.as_dict()}, inputs=sorted(tree_paths) + [windows], model_id=encoder.model_id)
     return {"docs": len(result), "seconds": round(time.perf_counter() - t0, 2)}
 
 

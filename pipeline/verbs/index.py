@@ -54,11 +54,13 @@ def cmd_index_part(a) -> None:
 
 def cmd_doc_sizes(a) -> None:
     from pipeline.io import atomic_write_text
+    from pipeline.provenance import write_manifest
     from pipeline.shards import doc_id_of, sizes_text
     from pipeline.tree import DocTree
 
     paths = tree_paths(a.trees)
     atomic_write_text(a.out, sizes_text((doc_id_of(p), len(DocTree.load(p).text)) for p in paths))
+    write_manifest(a.out, {}, inputs=sorted(paths))
     print(json.dumps({"documents": len(paths)}))
 
 
@@ -144,23 +146,6 @@ def add_verbs(sub) -> None:
 
     s = verb(
         sub,
-        "index-part",
-        cmd_index_part,
-        "build one shard's part of a dense index (the index verb's --part merges them)",
-        "--trees",
-        "--sizes",
-        "--shard",
-        "--params",
-        "--cache-dir",
-        "--out",
-    )
-
-    verb(
-        sub, "doc-sizes", cmd_doc_sizes, "each document's characters, the file shards are cut from", "--trees", "--out"
-    )
-
-    s = verb(
-        sub,
         "sprout-attention",
         cmd_sprout_attention,
         "SproutRAG: windowed encoder passes -> chunk-pair attention file",
@@ -176,28 +161,7 @@ def add_verbs(sub) -> None:
         help="a shard's part (sprout-attention-part) to join, in document order, instead of computing (repeatable)",
     )
 
-    verb(
-        sub,
-        "sprout-windows",
-        cmd_sprout_windows,
-        "SproutRAG: every window's pass and padded shape, what each shard's attention job pads to",
-        "--trees",
-        "--params",
-        "--out",
-    )
-
-    verb(
-        sub,
-        "sprout-attention-part",
-        cmd_sprout_attention_part,
-        "SproutRAG: one shard's part of the attention file (sprout-attention --part joins them)",
-        "--trees",
-        "--sizes",
-        "--shard",
-        "--windows",
-        "--params",
-        "--out",
-    )
+    _add_shard_verbs(sub)
 
     s = verb(
         sub,
@@ -231,3 +195,46 @@ def add_verbs(sub) -> None:
     s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
     s.add_argument("--reports", required=True)
     s.set_defaults(fn=cmd_sprout_report)
+
+
+def _add_shard_verbs(sub) -> None:
+    """The verbs of per-document work in shards (pipeline/shards.py): sizes, parts and the window plan."""
+    verb(
+        sub,
+        "index-part",
+        cmd_index_part,
+        "build one shard's part of a dense index (the index verb's --part merges them)",
+        "--trees",
+        "--sizes",
+        "--shard",
+        "--params",
+        "--cache-dir",
+        "--out",
+    )
+
+    verb(
+        sub, "doc-sizes", cmd_doc_sizes, "each document's characters, the file shards are cut from", "--trees", "--out"
+    )
+
+    verb(
+        sub,
+        "sprout-windows",
+        cmd_sprout_windows,
+        "SproutRAG: every window's pass and padded shape, what each shard's attention job pads to",
+        "--trees",
+        "--params",
+        "--out",
+    )
+
+    verb(
+        sub,
+        "sprout-attention-part",
+        cmd_sprout_attention_part,
+        "SproutRAG: one shard's part of the attention file (sprout-attention --part joins them)",
+        "--trees",
+        "--sizes",
+        "--shard",
+        "--windows",
+        "--params",
+        "--out",
+    )

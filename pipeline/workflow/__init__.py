@@ -81,7 +81,14 @@ from pipeline.workflow.reports import (
 )
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
 from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
-from pipeline.workflow.shards import index_parts, index_shards, shard_tree_files
+from pipeline.workflow.shards import (
+    dataset_shards,
+    index_parts,
+    index_shards,
+    part_args,
+    shard_tree_files,
+    sprout_attention_parts,
+)
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
     sprout_attention_params,
@@ -160,6 +167,9 @@ __all__ = [
     "index_extra_args",
     "index_inputs",
     "index_parts",
+    "dataset_shards",
+    "part_args",
+    "sprout_attention_parts",
     "index_shards",
     "index_params",
     "input_lists",

@@ -6,7 +6,7 @@ from pipeline.registry.index_kinds import kind_of
 from pipeline.shards import Shard
 from pipeline.workflow.datasets import tree_files
 from pipeline.workflow.models import encoder_model_inputs
-from pipeline.workflow.shards import index_parts
+from pipeline.workflow.shards import index_parts, part_args
 
 
 def index_inputs(cfg: dict, dataset: str, index: str) -> list[str]:
@@ -24,5 +24,5 @@ def index_extra_args(cfg: dict, dataset: str, index: str, shards: list[Shard] | 
     and ``--part PATH`` for each part it merges (none in one shard: the rule's params stay as they were)."""
     kind = kind_of(cfg["indexes"][index])
     extra = kind.extra_inputs(kind.parse(index, cfg["indexes"][index]), dataset)
-    parts = index_parts(dataset, index, shards or [])
-    return " ".join([*(f"--input {name}={path}" for name, path in extra.items()), *(f"--part {p}" for p in parts)])
+    parts = part_args(index_parts(dataset, index, shards or []))
+    return " ".join([*(f"--input {name}={path}" for name, path in extra.items()), *([parts] if parts else [])])

@@ -23,18 +23,30 @@ def max_chars(cfg: dict) -> int:
     return int(cfg["shards"]["max_chars"])
 
 
-def index_shards(cfg: dict, checkpoints: Any, dataset: str, index: str) -> list[Shard]:
-    """The shards ``index`` of ``dataset`` is built in: none for a kind built whole (it asks no checkpoint),
-    else the cut of the dataset's sizes file (``checkpoints``: the Snakefile's; Snakemake re-plans once the
+def dataset_shards(cfg: dict, checkpoints: Any, dataset: str) -> list[Shard]:
+    """The cut of ``dataset``'s sizes file (``checkpoints``: the Snakefile's; Snakemake re-plans once the
     ``doc_sizes`` checkpoint has written it)."""
-    if not kind_of(cfg["indexes"][index]).shards:
-        return []
     return plan(read_sizes(checkpoints.doc_sizes.get(dataset=dataset).output[0]), max_chars(cfg))
+
+
+def index_shards(cfg: dict, checkpoints: Any, dataset: str, index: str) -> list[Shard]:
+    """The shards ``index`` of ``dataset`` is built in: none for a kind built whole (it asks no checkpoint)."""
+    return dataset_shards(cfg, checkpoints, dataset) if kind_of(cfg["indexes"][index]).shards else []
 
 
 def index_parts(dataset: str, index: str, shards: list[Shard]) -> list[str]:
     """The parts the ``index`` rule merges: none when one shard holds every document (it builds them whole)."""
     return [paths.index_part(dataset, index, s.id) for s in shards] if len(shards) > 1 else []
+
+
+def sprout_attention_parts(dataset: str, shards: list[Shard]) -> list[str]:
+    """The parts the ``sprout_attention`` rule joins: none in one shard (it computes the file whole)."""
+    return [paths.sprout_attention_part(dataset, s.id) for s in shards] if len(shards) > 1 else []
+
+
+def part_args(parts: list[str]) -> str:
+    """``--part PATH`` per part, in order: how the merging verbs (index, sprout-attention) take them."""
+    return " ".join(f"--part {p}" for p in parts)
 
 
 def shard_tree_files(cfg: dict, checkpoints: Any, dataset: str, shard: str) -> list[str]:

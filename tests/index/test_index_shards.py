@@ -86,14 +86,16 @@ def test_the_merge_refuses_parts_computed_on_different_kernels(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_dag_builds_an_index_in_shards_with_the_unsharded_bytes(wattbot_dir, tmp_path):
-    """The tiny grid's dense index of WattBot (3 documents) and of its HotpotQA slice, through Snakemake: the
-    default bound (one shard: today's single job) and a bound that cuts each into 3 shard jobs and a merge."""
+def test_the_dag_builds_indexes_and_attention_in_shards_with_the_unsharded_bytes(wattbot_dir, tmp_path):
+    """The tiny grid's dense index and SproutRAG attention of WattBot (3 documents) and of its HotpotQA slice,
+    through Snakemake: the default bound (one shard: today's single jobs) and a bound that cuts each dataset
+    into 3 shard jobs per output and a merge."""
     from dag_runner import snakemake
 
     from pipeline.datasets.paths import REPO
 
-    targets = [f"results/{d}/index/hier.sqlite" for d in ("wattbot", "hotpotqa")]
+    datasets = ("wattbot", "hotpotqa")
+    targets = [f"results/{d}/{f}" for d in datasets for f in ("index/hier.sqlite", "sprout/attention.safetensors")]
     tiny = REPO / "tests" / "tiny.yaml"
     cut = tmp_path / "cut.yaml"  # each WattBot document over the bound; HotpotQA's 100 paragraphs in 3 shards
     cut.write_text(tiny.read_text() + "shards: {max_chars: 20000}\n")
@@ -102,8 +104,9 @@ def test_the_dag_builds_an_index_in_shards_with_the_unsharded_bytes(wattbot_dir,
         work = tmp_path / name
         done = snakemake(work, *targets, configfile=config)
         assert done.returncode == 0, done.stderr[-3000:]
-        parts = sorted(p.relative_to(work).as_posix() for p in work.glob("results/*/index/parts/hier/*.sqlite"))
+        parts = sorted(p.relative_to(work).as_posix() for p in work.glob("results/*/*/parts/**/*.*"))
         runs[name] = parts, {t: ((work / t).read_bytes(), (work / f"{t}.manifest.json").read_bytes()) for t in targets}
-    assert runs["one"][0] == []  # one shard: the index built whole, as before shards
-    assert [p.split("/")[1] for p in runs["three"][0]] == ["hotpotqa"] * 3 + ["wattbot"] * 3
+    assert runs["one"][0] == []  # one shard: each output built whole, as before shards
+    assert [p.split("/")[1:3] for p in runs["three"][0]] == [[d, kind] for d in sorted(datasets)
+                                                              for kind in ("index", "sprout") for _ in range(3)]
     assert runs["three"][1] == runs["one"][1]
