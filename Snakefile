@@ -65,6 +65,7 @@ include: "pipeline/rules/common.smk"   # paths (pipeline/paths.py: where every f
 include: "pipeline/rules/wattbot.smk"
 include: "pipeline/rules/parse.smk"
 include: "pipeline/rules/retrieval.smk"
+include: "pipeline/rules/shards.smk"
 include: "pipeline/rules/answer.smk"
 include: "pipeline/rules/evaluate.smk"
 include: "pipeline/rules/power.smk"

@@ -35,8 +35,10 @@ if TYPE_CHECKING:
 # --- the definitions the config's keys share ---
 TREE_LEVELS = ("document", "section", "paragraph", "sentence")  # a DocTree's levels, root first (pipeline.tree)
 NAME = {"$ref": "#/definitions/name"}  # a name that becomes a path (and a wildcard value): pipeline/names.py's rule
+SPLIT = {"$ref": "#/definitions/split"}  # a split's name: a name without '.' (pipeline/names.py SPLIT_PATTERN)
 DEFINITIONS: dict[str, dict] = {
     "name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
+    "split": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]*$"},  # a name without '.': pipeline/names.py
     "tree_level": {"enum": list(TREE_LEVELS)},
     "embed_backend": {"type": "string"},  # a registered encoder backend: pipeline/config/schema.py fills the enum
 }

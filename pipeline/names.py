@@ -18,6 +18,11 @@ PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]*"  # the config's definitions/name (pipeli
 NAME = re.compile(PATTERN)
 MAX_LEN = 200  # a file name, with a suffix, stays under the 255 bytes filesystems take
 RULE = "letters, digits, '_', '.' and '-', starting with a letter or digit"
+# A split's name becomes the stem of files whose patterns go on past it (``{split}.csv`` beside
+# ``{split}.gold.csv``, ``{split}.sizes.csv``): with a '.' a split ``train.gold`` would be read as ``train``'s
+# labels. So a split is a name without '.', and the DAG's ``{split}`` wildcard is this same pattern
+# (pipeline/rules/common.smk): every split the config takes matches a rule (the config's definitions/split).
+SPLIT_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]*"
 
 
 class UnsafeName(ValueError):

@@ -143,6 +143,29 @@ def suite_per_query(dataset: str = "{dataset}", rv: str = "{rv}") -> str:
     return f"{questions_root(dataset)}/scores/{rv}.per_query.csv"
 
 
+# --- shards (pipeline/shards.py): a dataset's documents cut into jobs, their parts merged in document order ---
+
+
+def doc_sizes(dataset: str = "{dataset}") -> str:
+    """Each document's id and characters, in document order: what the DAG cuts the dataset's shards from."""
+    return f"{RESULTS}/{dataset}/shards/sizes.csv"
+
+
+def index_part(dataset: str = "{dataset}", name: str = "{index}", shard: str = "{shard}") -> str:
+    """One shard's nodes and vectors of a dense index, merged into :func:`index` in document order."""
+    return f"{index_dir(dataset)}/parts/{name}/{shard}.sqlite"
+
+
+def sprout_windows(dataset: str = "{dataset}") -> str:
+    """Every SproutRAG window's pass and padded shape: what each shard's attention job pads its windows to."""
+    return f"{RESULTS}/{dataset}/sprout/windows.json"
+
+
+def sprout_attention_part(dataset: str = "{dataset}", shard: str = "{shard}") -> str:
+    """One shard's documents of the attention file, joined into :func:`sprout_attention` in document order."""
+    return f"{RESULTS}/{dataset}/sprout/parts/{shard}.safetensors"
+
+
 def sprout_attention(dataset: str = "{dataset}") -> str:
     return f"{RESULTS}/{dataset}/sprout/attention.safetensors"
 
@@ -363,6 +386,10 @@ BENCHMARK_JOBS = {
     "index": "{dataset}/index/{index}",
     "retrieve": "{dataset}/retrieve/{rv}/{split}",
     "sprout_attention": "{dataset}/sprout_attention",
+    "doc_sizes": "{dataset}/doc_sizes",
+    "index_part": "{dataset}/index_part/{index}/{shard}",
+    "sprout_windows": "{dataset}/sprout_windows",
+    "sprout_attention_part": "{dataset}/sprout_attention_part/{shard}",
     "suite_export": "{dataset}/suite_export",
     "suite_evaluate": "{dataset}/suite_evaluate/{rv}",
     "sprout_train_pairs": "sprout/train_pairs",

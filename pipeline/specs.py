@@ -481,6 +481,26 @@ class CorpusSpec:
 
 
 @dataclass(frozen=True)
+class ShardSpec:
+    """``shards``: how per-document work is cut into jobs (pipeline/shards.py). Execution only: no rule's
+    params and no config hash holds it, since a merged output is the same whatever the cut. The default
+    keeps every dataset of the default grid in one shard (WattBot's 32 papers are about 2.6M characters), so
+    its jobs are those of a run before shards; a shard of it is a few minutes of one core's encoding."""
+
+    max_chars: int = key(
+        "characters of document text per shard job of encoding and building a dense index and of SproutRAG's "
+        "attention (whole documents; a larger document is a shard of its own); execution-only",
+        type="integer",
+        default=4_000_000,
+        schema={"minimum": 1},
+    )
+
+    @classmethod
+    def from_dict(cls, d: ConfigTable | None) -> ShardSpec:
+        return parse_spec(cls, d or {}, "shards")
+
+
+@dataclass(frozen=True)
 class SuiteSpec:
     """``suite`` (its old name, ``benchmarks``, still works): the retrieval suite, public datasets with gold
     evidence run through the same indexes and retrieval variants; omit it to run WattBot only."""

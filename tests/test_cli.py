@@ -92,7 +92,7 @@ def test_every_rule_calls_the_verb_of_its_name():
         "encoder_qint8_rr": "encoder-qint8",  # the reduce-range file of the same export
         "sprout_fold_index": "index",  # a cross-fitted fold's trained-head index, built with that fold's heads
     }
-    rule = re.compile(r"^\s*rule (\w+):\n(.*?)(?=^\s*rule |^\S|\Z)", re.M | re.S)
+    rule = re.compile(r"^\s*(?:rule|checkpoint) (\w+):\n(.*?)(?=^\s*(?:rule|checkpoint) |^\S|\Z)", re.M | re.S)
     calls = {}
     for path in ROOT.glob("pipeline/rules/*.smk"):
         text = path.read_text(encoding="utf-8")

@@ -139,6 +139,24 @@ def test_same_config_same_bytes(run, tmp_path):
     assert [name for name in a if a[name] != b[name]] == []
 
 
+def test_a_run_cut_into_shards_writes_the_same_bytes(run, tmp_path):
+    """The tiny grid with every dataset's documents cut into shards (shards.max_chars: each WattBot document
+    a shard, HotpotQA's paragraphs in three): every result and report is the unsharded run's, byte for byte;
+    the sharded run only adds its dense indexes' parts, each with its manifest (#45 item 3)."""
+    first, config = run
+    cut = tmp_path / "cut.yaml"
+    cut.write_text(config.read_text() + "shards: {max_chars: 20000}\n")
+    second = tmp_path / "sharded"
+    done = snakemake(second, configfile=cut)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    a, b = result_files(first), result_files(second)
+    extra = sorted(set(b) - set(a))
+    assert set(a) <= set(b) and extra and all("/index/parts/hier/" in p for p in extra), extra
+    assert all((second / f"{p}.manifest.json").exists() for p in extra)
+    assert [name for name in a if a[name] != b[name]] == []
+
+
 def test_the_run_ends_with_its_summary_and_leaves_the_checkout_clean(run, wattbot_dir):
     """onsuccess wrote reports/summary.json (what the run printed last); make run's own steps after it (its tables
     into reports/README.md, the summary again) change no file of the checkout (issue 26 items 1 and 3)."""

@@ -195,6 +195,6 @@ def test_with_the_wattbot_data_there_the_two_files_still_plan_only_the_corpus(tm
                      configfile=config)
     assert plan.returncode == 0, plan.stderr[-3000:]
     jobs = planned_jobs(plan.stdout + plan.stderr)
-    assert jobs == {"corpus_ingest_labelled": 1, "encoder_qint8": 1, "tree": 3, "index": 2, "parse_errors": 1,
+    assert jobs == {"corpus_ingest_labelled": 1, "encoder_qint8": 1, "tree": 3, "doc_sizes": 1, "index": 2, "parse_errors": 1,
                     "parse_check": 1, "retrieve": 2, "answer": 2, "evaluate": 2, "corpus_report": 1}, jobs
     assert "results/wattbot" not in plan.stdout and "results/sprout" not in plan.stdout

@@ -126,8 +126,8 @@ def test_every_rule_declares_threads_memory_and_runtime():
 
     rules = {}
     for smk in sorted((REPO / "pipeline" / "rules").glob("*.smk")):
-        for block in re.split(r"(?m)^(?=\s*rule )", smk.read_text()):
-            if m := re.match(r"\s*rule (\w+):", block):
+        for block in re.split(r"(?m)^(?=\s*(?:rule|checkpoint) )", smk.read_text()):
+            if m := re.match(r"\s*(?:rule|checkpoint) (\w+):", block):
                 rules[m.group(1)] = block
     assert len(rules) >= 8
     lacking = [name for name, block in rules.items()

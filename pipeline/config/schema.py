@@ -17,7 +17,7 @@ import copy
 from dataclasses import dataclass
 
 from pipeline.cache_journal import JOURNALS
-from pipeline.config_schema import DEFINITIONS, NAME, declared_schema, key, object_schema
+from pipeline.config_schema import DEFINITIONS, NAME, SPLIT, declared_schema, key, object_schema
 from pipeline.llm_models import LLMSpec
 from pipeline.registry import answer_backends, suite_datasets
 from pipeline.registry.index_kinds import IndexSpec, get_kind, kind_names
@@ -30,6 +30,7 @@ from pipeline.specs import (
     ParsingSpec,
     PlannerSpec,
     RetrievalSpec,
+    ShardSpec,
     SproutSpec,
     SuiteSpec,
 )
@@ -59,7 +60,7 @@ class WattBotSpec:
     )
     fetch_dir: str = key("where `snakemake fetch` downloads the PDFs", type="string", default="data/pdfs")
     splits: dict = key(
-        "split -> its questions file (in dir)", schema={**FILES, "minProperties": 1, "propertyNames": NAME}
+        "split -> its questions file (in dir)", schema={**FILES, "minProperties": 1, "propertyNames": SPLIT}
     )
     score_split: str = key(
         "the labelled split the ablations, figures and the leaderboard's first block are scored on", type="string"
@@ -67,7 +68,7 @@ class WattBotSpec:
     solutions: dict | None = key(
         "split -> its labels file (in dir): each labelled split is scored (a subset of its ids is fine, the rest "
         "count as unlabelled); default: the score split's own file",
-        schema={**FILES, "propertyNames": NAME},
+        schema={**FILES, "propertyNames": SPLIT},
     )
 
 
@@ -154,6 +155,9 @@ class ConfigKeys:
     energy: PowerModel = key("the energy and CO2 estimate's constants", spec=PowerModel, default={})
     report: ReportSpec = key("figures and statistics of reports/index.html", spec=ReportSpec, default={})
     sprout: SproutSpec = key("SproutRAG: encoder windows and head training", spec=SproutSpec, default={})
+    shards: ShardSpec = key(
+        "per-document work cut into jobs of whole documents (execution-only)", spec=ShardSpec, default={}
+    )
     llm: LLMSpec = key("the one LLM gateway", spec=LLMSpec, default={})
 
 

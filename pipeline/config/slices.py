@@ -141,5 +141,10 @@ def versioned(slice_: dict) -> dict:
     return {**slice_, "params_version": PARAMS_VERSION}
 
 
+# Sections that change how the work is cut into jobs, never a result: out of the run's config hash (the one
+# every report header shows, and what a resumed run must match), as they are out of every rule's params.
+EXECUTION_SECTIONS = ("shards",)
+
+
 def config_hash(cfg: ConfigTree) -> str:
-    return stable_hash(cfg)
+    return stable_hash({k: v for k, v in cfg.items() if k not in EXECUTION_SECTIONS})

@@ -16,6 +16,7 @@ from pathlib import Path
 from pipeline.embed import EmbeddingCache, make_encoder
 from pipeline.embed.kernels import encoder_path
 from pipeline.index_structures.bm25 import build_bm25_index
+from pipeline.index_structures.parts import merge_parts, write_part_meta
 from pipeline.index_structures.store import IndexWriter
 from pipeline.provenance import write_manifest
 from pipeline.registry.index_kinds import IndexJob
@@ -28,9 +29,13 @@ AddNodes = Callable[[list[DocTree], Callable, Callable, IndexWriter], dict]
 
 
 def build_dense_index(job: IndexJob, add_nodes: AddNodes) -> dict:
-    """Embed through the cache, write the nodes ``add_nodes`` makes, write the manifest."""
+    """Embed through the cache, write the nodes ``add_nodes`` makes, write the manifest. A shard's job
+    (``job.part``) writes its part, with what the merge needs in its meta; a merge (``job.parts``) embeds nothing
+    (pipeline/index_structures/parts.py)."""
     if job.embedding is None:
         raise ValueError(f"index {job.spec.name}: a dense index needs an embedding")
+    if job.parts:
+        return merge_parts(job)
     index_cfg = job.provenance["index"]  # recorded in the file as the config wrote it (the spec has every key)
     trees = [DocTree.load(p) for p in sorted(job.trees)]
     encoder = make_encoder(job.embedding)
@@ -39,6 +44,10 @@ def build_dense_index(job: IndexJob, add_nodes: AddNodes) -> dict:
     t0 = time.perf_counter()
     embed = lambda texts: cache.encode(encoder, texts)  # noqa: E731 - a closure over the cache
     counts = add_nodes(trees, embed, encoder.count_tokens, writer)
+    # encoder_path: e.g. "int8 (vnni)", what the vectors were computed in and on which kernels (embed/kernels.py)
+    path = encoder_path(encoder).as_dict()
+    if job.part:
+        write_part_meta(writer, counts, path)
     writer.close()
     stats = {
         "counts": counts,
@@ -47,9 +56,7 @@ def build_dense_index(job: IndexJob, add_nodes: AddNodes) -> dict:
         "model_id": encoder.model_id,
     }
     log.info("index %s: %s", job.out, stats)
-    # encoder_path: e.g. "int8 (vnni)", what the vectors were computed in and on which kernels (embed/kernels.py)
-    path = encoder_path(encoder).as_dict()
-    write_manifest(
+    write_manifest(  # a shard's part has one too: its own trees
         job.out, job.provenance, inputs=sorted(job.trees), model_id=encoder.model_id, encoder_path=path, counts=counts
     )
     return stats

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,6 +113,10 @@ class IndexWriter:
         if vecs:
             self.db.executemany("INSERT INTO vectors(node_rowid, embedding, level) VALUES (?,?,?)", vecs)
 
+    def add_meta(self, key: str, value) -> None:
+        """One more ``meta`` row (a shard's part records what its build found: pipeline/index_structures/parts.py)."""
+        self.db.execute("INSERT INTO meta VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
+
     def close(self) -> None:
         self.db.commit()
         self.db.execute("VACUUM")
@@ -145,6 +150,21 @@ class IndexReader:
         if row is None:
             return None
         return StoredNode(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]), row[8])
+
+    def nodes_with_vectors(self, batch: int = 2048) -> Iterator[tuple[list[StoredNode], np.ndarray]]:
+        """Every node and its vector in rowid order, ``batch`` at a time: a shard's part read back by the merge
+        without holding it whole. A node without a vector is an error (a dense store gives every node one)."""
+        n_nodes = self.count()
+        n_vectors = self.db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        if n_vectors != n_nodes:
+            raise ValueError(f"{n_nodes} nodes but {n_vectors} vectors: not a dense store")
+        cur = self.db.execute(
+            'SELECT n.node_id, n.doc_id, n.level, n.kind, n.parent, n.start, n."end", n.pages, n.text, v.embedding '
+            "FROM nodes n JOIN vectors v ON v.node_rowid = n.rowid ORDER BY n.rowid"
+        )
+        while rows := cur.fetchmany(batch):
+            nodes = [StoredNode(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8]) for r in rows]
+            yield nodes, np.stack([np.frombuffer(r[9], dtype=np.float32) for r in rows])
 
     def node_by_rowid(self, rowid: int) -> StoredNode:
         """A node a search found (its rowid comes from this index's vectors or postings)."""

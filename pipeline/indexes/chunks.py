@@ -42,6 +42,7 @@ KIND = register(
         searcher=LevelSearcher,
         source="dense",
         embeds=True,
+        shards=True,
         spec=ChunksSpec,
         levels=frozenset({"chunk"}),
         default_levels=("chunk",),

@@ -38,6 +38,7 @@ KIND = register(
         searcher=LevelSearcher,
         source="dense",
         embeds=True,
+        shards=True,
         tree_vectors=True,
         levels=TREE_LEVELS,
         default_levels=("sentence", "paragraph"),

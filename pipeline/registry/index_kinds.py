@@ -55,6 +55,10 @@ class IndexJob:
     cache_dir: str
     embedding: Any  # a pipeline.specs.EncoderSpec for kinds that embed, else None
     provenance: dict  # the rule's hashed params: recorded in the manifest and the file, never read for settings
+    # A kind with ``shards`` (pipeline/shards.py): ``part`` builds one shard's part of the index at ``out`` (its
+    # trees: the shard's); ``parts`` merges those parts, in document order, into the index at ``out``.
+    part: bool = False
+    parts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,9 @@ class IndexKind:
     tree_vectors: bool = False  # a vector at every tree level (the report's embedding map)
     parents_are_context: bool = True  # a hit's parent is its context (sprout: its merge partner)
     sweeps_beam: bool = False  # its variants may be named by ``sprout.beam_sweep`` (a beam-width sweep)
+    # each document's nodes and vectors are its own (no corpus-wide statistic), so its build runs one job per
+    # shard of documents and one merge (IndexJob.part / .parts; pipeline/shards.py)
+    shards: bool = False
     # The hooks take typed specs, never the config: the other section a kind reads is the `sprout` block
     # (a pipeline.specs.SproutSpec, Any here: the specs sit above this registry).
     check_index: Callable[[Any, Any], None] = _no_check  # (its spec, the sprout block): raise ConfigError

@@ -4,7 +4,7 @@
 import re
 import sys
 
-from pipeline import paths
+from pipeline import names, paths, shards
 
 # The Python that runs Snakemake (the venv's, absolute): every rule's `{PY:q} -m pipeline <verb>` loads this
 # checkout's code with no activated venv (`.venv/bin/snakemake ...`), in a cluster job too (#35, #37).
@@ -20,8 +20,9 @@ ANSWERED = "|".join(map(re.escape, [paths.WATTBOT, *CORPORA]))   # the datasets 
 
 wildcard_constraints:
     dataset="|".join(map(re.escape, [paths.WATTBOT, *SUITE, *CORPORA])),
-    split=r"[A-Za-z0-9_]+",
+    split=names.SPLIT_PATTERN,   # the config's rule for a split's name (pipeline/names.py): every split it takes matches
     index="|".join(map(re.escape, sorted(CFG["indexes"]))),  # configured names only: no accidental matches
     rv="|".join(map(re.escape, sorted(CFG["retrieval"]))),
     doc=r"[A-Za-z0-9_.-]+",
+    shard=shards.ID_PATTERN,   # <first>-<last> document positions (pipeline/shards.py)
     av=r"[A-Za-z0-9][A-Za-z0-9_.-]*",

@@ -2,11 +2,16 @@
 #   results/{dataset}/index/{index}.sqlite, results/{dataset}/retrieval/{rv}/{split}.jsonl
 
 
+# A dense index in more than one shard (pipeline/rules/shards.smk) merges its parts (--part in params.extra).
+# The parts are an input of their own: while the doc_sizes checkpoint is pending, Snakemake puts its file in
+# their place and the trees stay inputs, so a changed tree still reruns an index built before shards existed.
 rule index:
-    input: lambda w: wf.index_inputs(CFG, w.dataset, w.index)
+    input:
+        lambda w: wf.index_inputs(CFG, w.dataset, w.index),
+        parts=lambda w: wf.index_parts(w.dataset, w.index, wf.index_shards(CFG, checkpoints, w.dataset, w.index)),
     output: paths.index()
     params: cfg=lambda w: wf.index_params(CFG, w.index), trees=lambda w: wf.tree_files_arg(CFG, w.dataset),
-            extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index)
+            extra=lambda w: wf.index_extra_args(CFG, w.dataset, w.index, wf.index_shards(CFG, checkpoints, w.dataset, w.index))
     log: paths.log("{dataset}/index/{index}")
     benchmark: paths.rule_benchmark("index")
     threads: wf.encoder_threads(CFG)

@@ -4,15 +4,19 @@
 SPROUT_REPORT_INPUTS = wf.sprout_report_inputs(CFG)
 
 
+# In more than one shard of documents (pipeline/rules/shards.smk) it joins their parts (--part in params.parts).
 rule sprout_attention:
-    input: lambda w: wf.tree_files(CFG, w.dataset)
+    input:
+        lambda w: wf.tree_files(CFG, w.dataset),
+        parts=lambda w: wf.sprout_attention_parts(w.dataset, wf.dataset_shards(CFG, checkpoints, w.dataset)),
     output: paths.sprout_attention()
-    params: cfg=wf.sprout_attention_params(CFG), trees=lambda w: wf.tree_files_arg(CFG, w.dataset)
+    params: cfg=wf.sprout_attention_params(CFG), trees=lambda w: wf.tree_files_arg(CFG, w.dataset),
+            parts=lambda w: wf.part_args(wf.sprout_attention_parts(w.dataset, wf.dataset_shards(CFG, checkpoints, w.dataset)))
     log: paths.log("{dataset}/sprout_attention")
     benchmark: paths.rule_benchmark("sprout_attention")
     threads: wf.sprout_threads(CFG)
     resources: mem_mb=wf.per_attempt(6000), runtime=wf.per_attempt(120), encoder=1, cpus=lambda w, threads: threads
-    shell: "{PY:q} -m pipeline sprout-attention --trees {params.trees:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
+    shell: "{PY:q} -m pipeline sprout-attention --trees {params.trees:q} --params {params.cfg:q} --out {output:q} {params.parts} 2>&1 | tee {log}"
 
 
 if CFG["sprout"].get("train"):

@@ -26,6 +26,7 @@ import logging
 import os
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -243,6 +244,16 @@ def dataset_attention(
     ``cpu``, when given, collects this process's CPU seconds per phase (tokenize, encoder, aggregate)."""
     cpu = defaultdict(float) if cpu is None else cpu
     t0 = time.process_time()
+    windows, n_tokens, n_windows = _windows(encoder, docs, cfg, keep_window)
+    cpu["tokenize"] += time.process_time() - t0
+    batches = [[(windows[i], None) for i in b] for b in plan_batches(windows, cfg)]
+    return _run(encoder, docs, batches, (n_tokens, n_windows), progress, cpu)
+
+
+def _windows(
+    encoder: AttentionEncoder, docs: list[tuple[str, str, list[Chunk]]], cfg: AttentionSpec, keep_window=None
+) -> tuple[list[_Window], list[int], list[int]]:
+    """Every document's windows in document order, and each document's tokens and kept windows."""
     if cfg.window_tokens + 2 > encoder.max_positions:
         raise ValueError(
             f"sprout: window_tokens {cfg.window_tokens} + 2 exceeds the encoder's {encoder.max_positions} positions"
@@ -262,9 +273,12 @@ def dataset_attention(
             windows.append(w)
             kept += 1
         n_windows.append(kept)
-    cpu["tokenize"] += time.process_time() - t0
-    accs = [_Acc(len(chunks), encoder.dim, encoder.layers * encoder.heads) for _, _, chunks in docs]
-    # by length (little padding), then by chunk count (little padding of S's columns in a batch)
+    return windows, n_tokens, n_windows
+
+
+def plan_batches(windows: list[_Window], cfg: AttentionSpec) -> list[list[int]]:
+    """The windows' passes: by length (little padding), then by chunk count (little padding of S's columns in
+    a batch), each pass up to ``batch_tokens`` padded tokens."""
     order = sorted(range(len(windows)), key=lambda i: (len(windows[i].ids), _n_chunks(windows[i]), i))
     batches: list[list[int]] = []
     cur: list[int] = []
@@ -276,48 +290,122 @@ def dataset_attention(
         cur.append(i)
     if cur:
         batches.append(cur)
-    bar = tqdm(total=len(windows), desc="sprout windows", unit="win", disable=not progress)
+    return batches
+
+
+def _run(
+    encoder: AttentionEncoder,
+    docs: list[tuple[str, str, list[Chunk]]],
+    batches: Sequence[Sequence[tuple[_Window, BatchShape | None]]],
+    counts: tuple[list[int], list[int]],
+    progress: bool,
+    cpu: defaultdict[str, float],
+) -> list[DocAttention]:
+    """The passes in order (each padded to its shape, None: to its own windows), accumulated per document."""
+    accs = [_Acc(len(chunks), encoder.dim, encoder.layers * encoder.heads) for _, _, chunks in docs]
+    bar = tqdm(total=sum(len(b) for b in batches), desc="sprout windows", unit="win", disable=not progress)
     for batch in batches:
-        _run_batch(encoder, [windows[i] for i in batch], accs, cpu)
+        _run_batch(encoder, [w for w, _ in batch], accs, cpu, batch[0][1])
         bar.update(len(batch))
     bar.close()
     t0 = time.process_time()
+    n_tokens, n_windows = counts
     out = [_finish(doc_id, acc, n_tokens[d], n_windows[d]) for d, ((doc_id, _, _), acc) in enumerate(zip(docs, accs))]
     cpu["aggregate"] += time.process_time() - t0
     return out
+
+
+@dataclass(frozen=True)
+class BatchShape:
+    """A pass's position in the dataset's passes and its padded shape: a window's values depend on the
+    shape it is padded to (measured: 5 of 100 HotpotQA paragraphs differed at 1e-7 when run in their own
+    shard's passes) and not on the other windows of its pass, so a shard's job pads each window to the shape
+    of the whole dataset's pass it belongs to and gets the whole job's bytes (pipeline/shards.py)."""
+
+    batch: int
+    width: int  # tokens, with [CLS] and [SEP]
+    columns: int  # chunk columns of S
+
+
+def window_shapes(
+    encoder: AttentionEncoder, docs: list[tuple[str, str, list[Chunk]]], cfg: AttentionSpec
+) -> list[list[BatchShape]]:
+    """Per document, per window in its order, the shape of the pass :func:`dataset_attention` runs it in."""
+    windows, _, _ = _windows(encoder, docs, cfg)
+    shapes: list[BatchShape | None] = [None] * len(windows)
+    for b, batch in enumerate(plan_batches(windows, cfg)):
+        shape = BatchShape(b, max(len(windows[i].ids) for i in batch) + 2, max(_n_chunks(windows[i]) for i in batch))
+        for i in batch:
+            shapes[i] = shape
+    per_doc: list[list[BatchShape]] = [[] for _ in docs]
+    for w, planned in zip(windows, shapes):
+        assert planned is not None
+        per_doc[w.doc].append(planned)
+    return per_doc
+
+
+def shard_attention(
+    encoder: AttentionEncoder,
+    docs: list[tuple[str, str, list[Chunk]]],
+    cfg: AttentionSpec,
+    shapes: list[list[BatchShape]],
+    progress: bool = True,
+) -> list[DocAttention]:
+    """:func:`dataset_attention` of a shard's documents, each window padded to the shape of its pass in the
+    whole dataset (``shapes``: :func:`window_shapes` of every document, these documents' entries) and
+    accumulated in the whole dataset's pass order: the values the whole dataset's job computes for them."""
+    cpu: defaultdict[str, float] = defaultdict(float)
+    windows, n_tokens, n_windows = _windows(encoder, docs, cfg)
+    mine = [s for doc_shapes in shapes for s in doc_shapes]
+    if len(mine) != len(windows):
+        raise ValueError(
+            f"the window plan has {len(mine)} windows for these documents, their texts make {len(windows)}"
+        )
+    by_pass: dict[int, list[int]] = defaultdict(list)
+    for i in sorted(range(len(windows)), key=lambda i: (len(windows[i].ids), _n_chunks(windows[i]), i)):
+        by_pass[mine[i].batch].append(i)
+    batches = [[(windows[i], mine[i]) for i in by_pass[b]] for b in sorted(by_pass)]
+    return _run(encoder, docs, batches, (n_tokens, n_windows), progress, cpu)
 
 
 def _n_chunks(w: _Window) -> int:
     return len(np.unique(w.chunk_of[w.chunk_of >= 0]))
 
 
-def membership(batch: list[_Window], width: int) -> tuple[list[np.ndarray], np.ndarray]:
+def membership(batch: list[_Window], width: int, columns: int | None = None) -> tuple[list[np.ndarray], np.ndarray]:
     """Per window its chunk ids, and S [B, width, c_max]: token t+1 (after [CLS]) of window b belongs to
-    its chunk's column, columns normalised to sum 1 (a block mean), unused columns zero."""
+    its chunk's column, columns normalised to sum 1 (a block mean), unused columns zero (``columns``: c_max
+    given, the pass's in the whole dataset)."""
     cids_all, cols = [], []
     for w in batch:
         valid = np.nonzero(w.chunk_of >= 0)[0]
         cids, inv = np.unique(w.chunk_of[valid], return_inverse=True)
         cids_all.append(cids)
         cols.append((valid, inv))
-    S = np.zeros((len(batch), width, max([len(c) for c in cids_all] + [1])), dtype=np.float32)
+    S = np.zeros((len(batch), width, columns or max([len(c) for c in cids_all] + [1])), dtype=np.float32)
     for b, (valid, inv) in enumerate(cols):
         S[b, valid + 1, inv] = 1.0
     S /= np.maximum(S.sum(1, keepdims=True), 1.0)
     return cids_all, S
 
 
-def _run_batch(encoder: AttentionEncoder, batch: list[_Window], accs: list[_Acc], cpu: defaultdict[str, float]) -> None:
+def _run_batch(
+    encoder: AttentionEncoder,
+    batch: list[_Window],
+    accs: list[_Acc],
+    cpu: defaultdict[str, float],
+    shape: BatchShape | None = None,
+) -> None:
     torch = encoder._torch
     t0 = time.process_time()
-    width = max(len(w.ids) for w in batch) + 2
+    width = shape.width if shape else max(len(w.ids) for w in batch) + 2
     ids = np.zeros((len(batch), width), dtype=np.int64)
     mask = np.zeros_like(ids)
     for b, w in enumerate(batch):
         n = len(w.ids)
         ids[b, 0], ids[b, 1 : n + 1], ids[b, n + 1] = encoder.cls, w.ids, encoder.sep
         mask[b, : n + 2] = 1
-    cids_all, S = membership(batch, width)
+    cids_all, S = membership(batch, width, shape.columns if shape else None)
     S = torch.from_numpy(S)
     t1 = time.process_time()
     hidden, P = encoder.pooled(ids, mask, S)  # [B, T, D], [B, LH, c, c]

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from pipeline.cores import job_threads
 from pipeline.index_structures.store import IndexWriter
+from pipeline.io import atomic_write_json
 from pipeline.provenance import write_manifest
 from pipeline.specs import AttentionSpec
-from pipeline.sprout.attention import AttentionEncoder, dataset_attention
+from pipeline.sprout.attention import AttentionEncoder, BatchShape, dataset_attention, shard_attention, window_shapes
 from pipeline.sprout.attention_file import load_attention, save_attention
 from pipeline.sprout.build import build_tree
 from pipeline.sprout.chunks import leaf_chunks
@@ -27,15 +30,31 @@ def attention_encoder(spec: AttentionSpec) -> AttentionEncoder:
     return AttentionEncoder(threads=job_threads(spec.threads), kernel=spec.kernel)  # at most the job's threads
 
 
+def _chunked_docs(tree_paths: list[str], spec: AttentionSpec) -> list[tuple[str, str, list]]:
+    """(doc_id, text, chunks) of every tree with a chunk, in document order (the files sorted)."""
+    trees = [DocTree.load(p) for p in sorted(tree_paths)]
+    chunks = [leaf_chunks(t, spec.max_sentences_per_chunk) for t in trees]
+    return [(t.doc_id, t.text, c) for t, c in zip(trees, chunks) if c]
+
+
+def _meta(encoder: AttentionEncoder, spec: AttentionSpec) -> dict:
+    # the spec with its threads, as recorded since the first attention files (the hashed slice has none)
+    return {"model_id": encoder.model_id, "layers": encoder.layers, "heads": encoder.heads, "attention": spec.as_dict()}
+
+
 def compute_attention(tree_paths: list[str], spec: AttentionSpec, out: str, progress: bool = True) -> dict:
     """One dataset's attention file (+ manifest). Returns counts and throughput."""
-    trees = [DocTree.load(p) for p in sorted(tree_paths)]
+    docs = _chunked_docs(tree_paths, spec)
     encoder = attention_encoder(spec)
-    chunks = [leaf_chunks(t, spec.max_sentences_per_chunk) for t in trees]
-    docs = [(t.doc_id, t.text, c) for t, c in zip(trees, chunks) if c]
     t0 = time.perf_counter()
     result = dataset_attention(encoder, docs, spec, progress=progress)
-    seconds = time.perf_counter() - t0
+    spans = [[(c.start, c.end) for c in ch] for _, _, ch in docs]
+    return _write_attention(out, tree_paths, result, spans, _meta(encoder, spec), time.perf_counter() - t0)
+
+
+def _write_attention(out: str, tree_paths: list[str], result: list, spans: list, meta: dict, seconds: float) -> dict:
+    """The attention file and its manifest, from every document's attention in document order (``meta``'s
+    ``attention``: the spec, whose settings the manifest records)."""
     missing = [f"{d.doc_id}::leaf::{i}" for d in result for i in np.nonzero(d.chunk_windows == 0)[0]]
     stats = {
         "docs": len(result),
@@ -49,19 +68,60 @@ def compute_attention(tree_paths: list[str], spec: AttentionSpec, out: str, prog
     }
     if missing:  # counted and kept (zero vector, joined in document order), never dropped silently
         log.warning("%d chunk(s) have no token (e.g. %s)", len(missing), missing[:3])
-    # the spec with its threads, as recorded since the first attention files (the hashed slice has none)
-    meta = {"model_id": encoder.model_id, "layers": encoder.layers, "heads": encoder.heads, "attention": spec.as_dict()}
-    spans = [[(c.start, c.end) for c in ch] for _, _, ch in docs]
     save_attention(out, result, spans, meta)
     write_manifest(
         out,
-        {"sprout": spec.as_dict()},
+        {"sprout": meta["attention"]},
         inputs=sorted(tree_paths),
-        model_id=encoder.model_id,
+        model_id=meta["model_id"],
         counts={k: v for k, v in stats.items() if k not in ("seconds", "windows_per_s")},
     )
     log.info("sprout attention %s: %s", out, stats)
     return stats
+
+
+# --- in shards (pipeline/shards.py): the dataset's passes planned once, each shard's documents run in them,
+# the parts joined in document order into the file compute_attention writes ---
+
+
+def plan_attention_windows(tree_paths: list[str], spec: AttentionSpec, out: str) -> dict:
+    """Every window's pass and padded shape (pipeline.sprout.attention.window_shapes), by document: what each
+    shard's job pads its windows to. Tokenises the dataset; runs no encoder pass."""
+    docs = _chunked_docs(tree_paths, spec)
+    shapes = window_shapes(attention_encoder(spec), docs, spec)
+    plan = {doc_id: [[s.batch, s.width, s.columns] for s in doc] for (doc_id, _, _), doc in zip(docs, shapes)}
+    atomic_write_json(out, plan)
+    write_manifest(out, {"sprout": spec.as_dict()}, inputs=sorted(tree_paths))
+    return {"docs": len(plan), "windows": sum(len(v) for v in plan.values())}
+
+
+def compute_attention_part(tree_paths: list[str], spec: AttentionSpec, windows: str, out: str) -> dict:
+    """One shard's part of the attention file: its documents run in the dataset's passes' shapes."""
+    docs = _chunked_docs(tree_paths, spec)
+    plan = json.loads(Path(windows).read_text(encoding="utf-8"))
+    shapes = [[BatchShape(*s) for s in plan[doc_id]] for doc_id, _, _ in docs]
+    encoder = attention_encoder(spec)
+    t0 = time.perf_counter()
+    result = shard_attention(encoder, docs, spec, shapes, progress=False)
+    save_attention(out, result, [[(c.start, c.end) for c in ch] for _, _, ch in docs], _meta(encoder, spec))
+    write_manifest(out, {"sprout": spec.as_dict()}, inputs=sorted(tree_paths) + [windows], model_id=encoder.model_id)
+    return {"docs": len(result), "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def merge_attention(tree_paths: list[str], spec: AttentionSpec, parts: list[str], out: str) -> dict:
+    """The dataset's attention file and manifest from its shards' parts, in order: compute_attention's bytes."""
+    t0 = time.perf_counter()
+    metas, result, spans = [], [], []
+    for part in parts:
+        meta, docs, doc_spans = load_attention(part)
+        metas.append({k: v for k, v in meta.items() if k != "doc_ids"})
+        result += [docs[d] for d in meta["doc_ids"]]
+        spans += [[tuple(s) for s in doc_spans[d].tolist()] for d in meta["doc_ids"]]
+    if any(m != metas[0] for m in metas):
+        raise ValueError(f"the attention parts disagree on the encoder or settings: {parts}")
+    if metas and metas[0]["attention"] != spec.as_dict():
+        raise ValueError(f"the attention parts were computed with other settings than {spec.as_dict()}")
+    return _write_attention(out, tree_paths, result, spans, metas[0], time.perf_counter() - t0)
 
 
 @dataclass(frozen=True)

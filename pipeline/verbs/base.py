@@ -38,6 +38,9 @@ COMMON_HELP = {
     "--work-dir": "a scratch folder for the per-dataset training data",
     "--status": "the download status JSON to write (one entry per document)",
     "--reports": "the reports folder (reports/ of the run)",
+    "--sizes": "the dataset's document sizes (the doc-sizes verb's CSV): what its shards are cut from",
+    "--windows": "the dataset's SproutRAG window plan (the sprout-windows verb's JSON)",
+    "--shard": "a shard's id: <first>-<last> positions in the sizes file's document order (pipeline/shards.py)",
 }
 
 if TYPE_CHECKING:

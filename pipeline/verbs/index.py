@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pipeline.verbs.base import add_named_args, json_arg, named_pairs, tree_paths, verb
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def index_job(params: dict, trees: list[str], out: str, inputs: list[str], cache_dir: str) -> IndexJob:
-    """The typed job of one ``index`` rule: its params (the hashed index slice) parsed once."""
+    """The typed job of one ``index`` (or ``index_part``) rule: its params (the hashed index slice) parsed once."""
     from pipeline.registry.index_kinds import IndexJob, kind_of
     from pipeline.specs import EncoderSpec
 
@@ -28,18 +29,68 @@ def index_job(params: dict, trees: list[str], out: str, inputs: list[str], cache
     )
 
 
-def cmd_index(a) -> None:
+def _sharded_kind(job: IndexJob):
     from pipeline.registry.index_kinds import get_kind
 
+    kind = get_kind(job.spec.kind)
+    if (job.part or job.parts) and not kind.shards:
+        raise SystemExit(f"index kind '{kind.name}' is not built in shards (its build needs the whole corpus)")
+    return kind
+
+
+def cmd_index(a) -> None:
     job = index_job(json_arg(a.params), tree_paths(a.trees), a.out, a.input, a.cache_dir)
-    print(json.dumps(get_kind(job.spec.kind).build(job)))
+    job = replace(job, parts=tuple(a.part))
+    print(json.dumps(_sharded_kind(job).build(job)))
+
+
+def cmd_index_part(a) -> None:
+    from pipeline.shards import Shard, read_sizes, select
+
+    docs = Shard.from_id(a.shard).docs(read_sizes(a.sizes))
+    job = replace(index_job(json_arg(a.params), select(tree_paths(a.trees), docs), a.out, [], a.cache_dir), part=True)
+    print(json.dumps(_sharded_kind(job).build(job)))
+
+
+def cmd_doc_sizes(a) -> None:
+    from pipeline.io import atomic_write_text
+    from pipeline.provenance import write_manifest
+    from pipeline.shards import doc_id_of, sizes_text
+    from pipeline.tree import DocTree
+
+    paths = tree_paths(a.trees)
+    atomic_write_text(a.out, sizes_text((doc_id_of(p), len(DocTree.load(p).text)) for p in paths))
+    write_manifest(a.out, {}, inputs=sorted(paths))
+    print(json.dumps({"documents": len(paths)}))
 
 
 def cmd_sprout_attention(a) -> None:
     from pipeline.specs import AttentionSpec
-    from pipeline.sprout.stage import compute_attention
+    from pipeline.sprout.stage import compute_attention, merge_attention
 
-    print(json.dumps(compute_attention(tree_paths(a.trees), AttentionSpec.from_dict(json_arg(a.params)), a.out)))
+    spec = AttentionSpec.from_dict(json_arg(a.params))
+    if a.part:
+        print(json.dumps(merge_attention(tree_paths(a.trees), spec, a.part, a.out)))
+    else:
+        print(json.dumps(compute_attention(tree_paths(a.trees), spec, a.out)))
+
+
+def cmd_sprout_windows(a) -> None:
+    from pipeline.specs import AttentionSpec
+    from pipeline.sprout.stage import plan_attention_windows
+
+    spec = AttentionSpec.from_dict(json_arg(a.params))
+    print(json.dumps(plan_attention_windows(tree_paths(a.trees), spec, a.out)))
+
+
+def cmd_sprout_attention_part(a) -> None:
+    from pipeline.shards import Shard, read_sizes, select
+    from pipeline.specs import AttentionSpec
+    from pipeline.sprout.stage import compute_attention_part
+
+    trees = select(tree_paths(a.trees), Shard.from_id(a.shard).docs(read_sizes(a.sizes)))
+    spec = AttentionSpec.from_dict(json_arg(a.params))
+    print(json.dumps(compute_attention_part(trees, spec, a.windows, a.out)))
 
 
 def cmd_sprout_train_pairs(a) -> None:
@@ -93,8 +144,15 @@ def add_verbs(sub) -> None:
         metavar="NAME=PATH",
         help="an extra input of the index kind (sprout: sprout_attention=, head_weights=)",
     )
+    s.add_argument(
+        "--part",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a shard's part (index-part) to merge, in document order, instead of building (repeatable)",
+    )
 
-    verb(
+    s = verb(
         sub,
         "sprout-attention",
         cmd_sprout_attention,
@@ -103,6 +161,15 @@ def add_verbs(sub) -> None:
         "--params",
         "--out",
     )
+    s.add_argument(
+        "--part",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a shard's part (sprout-attention-part) to join, in document order, instead of computing (repeatable)",
+    )
+
+    _add_shard_verbs(sub)
 
     s = verb(
         sub,
@@ -149,3 +216,46 @@ def add_verbs(sub) -> None:
     s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
     s.add_argument("--reports", required=True)
     s.set_defaults(fn=cmd_sprout_report)
+
+
+def _add_shard_verbs(sub) -> None:
+    """The verbs of per-document work in shards (pipeline/shards.py): sizes, parts and the window plan."""
+    verb(
+        sub,
+        "index-part",
+        cmd_index_part,
+        "build one shard's part of a dense index (the index verb's --part merges them)",
+        "--trees",
+        "--sizes",
+        "--shard",
+        "--params",
+        "--cache-dir",
+        "--out",
+    )
+
+    verb(
+        sub, "doc-sizes", cmd_doc_sizes, "each document's characters, the file shards are cut from", "--trees", "--out"
+    )
+
+    verb(
+        sub,
+        "sprout-windows",
+        cmd_sprout_windows,
+        "SproutRAG: every window's pass and padded shape, what each shard's attention job pads to",
+        "--trees",
+        "--params",
+        "--out",
+    )
+
+    verb(
+        sub,
+        "sprout-attention-part",
+        cmd_sprout_attention_part,
+        "SproutRAG: one shard's part of the attention file (sprout-attention --part joins them)",
+        "--trees",
+        "--sizes",
+        "--shard",
+        "--windows",
+        "--params",
+        "--out",
+    )

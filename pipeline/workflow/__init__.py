@@ -89,6 +89,14 @@ from pipeline.workflow.reports import (
 )
 from pipeline.workflow.run_hooks import after_error, after_run, report_parse_failures
 from pipeline.workflow.scheduler import local_scheduler_without_rate_limit
+from pipeline.workflow.shards import (
+    dataset_shards,
+    index_parts,
+    index_shards,
+    part_args,
+    shard_tree_files,
+    sprout_attention_parts,
+)
 from pipeline.workflow.sprout import (
     SPROUT_DIR,
     crossfit_folds,
@@ -167,6 +175,11 @@ __all__ = [
     "figures_params",
     "index_extra_args",
     "index_inputs",
+    "index_parts",
+    "dataset_shards",
+    "part_args",
+    "sprout_attention_parts",
+    "index_shards",
     "index_params",
     "input_lists",
     "llm_exec_json",
@@ -225,6 +238,7 @@ __all__ = [
     "suite_report_params",
     "suite_targets",
     "tree_files",
+    "shard_tree_files",
     "tree_files_arg",
     "tree_source",
     "uses_llm",

@@ -68,8 +68,8 @@ def test_patterns_match_the_rules_benchmark_lines():
     rule of the DAG has one (`fetch`, outside it, needs none): the run's span counts every job."""
     declared = {}
     for smk in sorted((REPO / "pipeline" / "rules").glob("*.smk")):
-        for block in re.split(r"(?m)^(?=\s*rule )", smk.read_text()):
-            rule = re.match(r"\s*rule (\w+):", block)
+        for block in re.split(r"(?m)^(?=\s*(?:rule|checkpoint) )", smk.read_text()):
+            rule = re.match(r"\s*(?:rule|checkpoint) (\w+):", block)
             bench = re.search(r'^\s+benchmark: paths\.(rule|dataset)_benchmark\("(\w+)"\)', block, re.M)
             if rule:
                 assert "benchmark:" not in block or bench, f"rule {rule.group(1)}: benchmark: paths.rule_benchmark(...)"

@@ -24,3 +24,18 @@ def test_inside_follows_symlinks(tmp_path):
         inside(tmp_path / "root", "link", "x")
     with pytest.raises(UnsafeName, match="outside"):
         inside(tmp_path / "root", "/etc/passwd")
+
+
+def test_a_split_name_is_a_name_without_a_dot_in_the_config_and_the_dag_alike():
+    """The DAG's ``{split}`` wildcard is the config's rule for a split (pipeline/rules/common.smk): a split
+    ``dev-1`` passed the config and matched no rule while the wildcard was ``[A-Za-z0-9_]+``."""
+    import re
+
+    from pipeline.datasets.paths import REPO
+    from pipeline.names import SPLIT_PATTERN
+
+    assert full_schema()["definitions"]["split"]["pattern"] == f"^{SPLIT_PATTERN}$"
+    assert "split=names.SPLIT_PATTERN" in (REPO / "pipeline" / "rules" / "common.smk").read_text().replace(" ", "")
+    assert re.fullmatch(SPLIT_PATTERN, "dev-1") and re.fullmatch(SPLIT_PATTERN, "train_2")
+    # '.' would make `questions/train.gold.csv` both split train's labels and a split `train.gold`'s questions
+    assert not re.fullmatch(SPLIT_PATTERN, "train.gold")

@@ -95,3 +95,23 @@ def test_a_run_names_its_config_files_relative_to_the_checkout(tmp_path, monkeyp
     assert recorded == ["config.yaml", "conf/extra.yaml", "mine.yaml"]
     header = RunHeader.of(tmp_path).html()
     assert str(tmp_path) not in header and str(REPO) not in header and "private-home" not in header
+
+
+def test_a_split_with_a_dash_plans_and_one_with_a_dot_is_a_config_error(tmp_path):
+    """The DAG takes every split the config takes: ``dev-1`` (refused by the old wildcard ``[A-Za-z0-9_]+``)
+    plans its retrieval; ``dev.1`` is refused where the config is read, naming the key."""
+    from dag_runner import snakemake
+
+    cfg = yaml.safe_load((REPO / "tests" / "tiny.yaml").read_text())
+    cfg["wattbot"]["splits"] = {"train": "train_QA.csv", "dev-1": "train_QA.csv"}
+    cfg["wattbot"]["solutions"] = {"train": "train_QA.csv"}
+    cfg.pop("suite")
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    target = "results/wattbot/retrieval/bm25/dev-1.jsonl"
+    done = snakemake(tmp_path / "work", "-n", target, configfile=config)
+    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-2000:]
+    assert "dev-1" in done.stdout
+    cfg["wattbot"]["splits"]["dev.1"] = cfg["wattbot"]["splits"].pop("dev-1")
+    with pytest.raises(ConfigError, match="config key 'wattbot.splits': "):
+        validate(cfg)
