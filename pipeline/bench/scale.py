@@ -1,0 +1,261 @@
+"""`make bench-scale` (#45 item 5): the scale model. Each stage's cost (CPU-s, peak memory, output bytes) at
+several corpus sizes of one suite dataset, its power-law exponent, and per-query retrieval latency per index kind.
+
+The sizes are shares of one subset's documents (``doc_fraction``: whole documents, each share inside the next).
+At every size the DAG's own jobs run, as its rules' shell lines run them (the same verbs and params), in a
+scratch folder laid out as results/: the export (load, parse into trees), the SproutRAG attention pass where an
+index needs it, one index per index variant the retrieval variants search, then each retrieval variant.
+
+Measured by the kernel, per job: its CPU seconds and peak resident memory (``wait4``: the job's process and the
+processes it waited for, not sampled), its wall seconds and the bytes of what it wrote. Each size has a cold
+embedding cache of its own, so every encoding is paid at every size. Retrieval asks the same queries (the first
+``queries`` of the largest size's export) at every size, so its exponent is the corpus's alone: a run's retrieval
+cost is that times its query count. The latency of one query is read apart, in this process: the variant's
+searchers loaded once (their load timed), its queries encoded first, then each query's search timed alone.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline import paths
+from pipeline.bench.scale_fit import fit_dict, stage_fits, superlinear
+from pipeline.config import load_config, retrieval_indexes, retrieval_root
+from pipeline.embed.factory import ensure_model_files
+from pipeline.embed.kernels import cpu_model
+from pipeline.io import read_csv_columns
+from pipeline.retrieve.run import RetrieveJob, Searchers
+from pipeline.workflow.datasets import tree_files_arg
+from pipeline.workflow.indexes import index_extra_args, index_inputs
+from pipeline.workflow.params import index_params, retrieval_params
+from pipeline.workflow.sprout import sprout_attention_params
+from pipeline.workflow.suite import suite_export_params
+
+FRACTIONS = (0.1, 0.3, 1.0)
+VARIANTS = ("hier-dense", "flat-dense", "bm25", "sprout-uniform")  # one per index kind: tree, chunks, bm25, sprout
+
+
+@dataclass(frozen=True)
+class ScaleRun:
+    """What to measure: ``dataset``'s ``subset`` (a ``suite.datasets`` entry) at each share of its documents,
+    through ``variants`` (retrieval variants of the config) asking ``queries`` queries at every size."""
+
+    dataset: str = "legalbench_rag"
+    subset: dict = field(default_factory=lambda: {"full": True})  # CUAD: every contract the kept queries cite
+    fractions: tuple[float, ...] = FRACTIONS
+    variants: tuple[str, ...] = VARIANTS
+    queries: int = 200
+    work: Path | None = None  # the scratch folder, kept (default: a temporary one, removed after)
+
+
+@dataclass
+class Size:
+    """One corpus size: its share, its folder (results/, cache/, logs/ as the DAG lays them out)."""
+
+    fraction: float
+    root: Path
+
+    def log(self, stage: str) -> Path:
+        return self.root / "logs" / (stage.replace(" ", "_") + ".log")
+
+
+def measure(cmd: list[str], cwd: Path, log: Path, outputs: list[str]) -> dict:
+    """Run one job to its end: CPU-s and peak RSS of it and what it waited for (``wait4``), wall s, output bytes."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # waited for here: Popen must not wait again
+    if proc.returncode:
+        tail = log.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"{shlex.join(cmd)} exited {proc.returncode} (log {log}):\n{tail}")
+    return {
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),  # Linux: KiB
+        "wall_s": round(time.perf_counter() - t0, 3),
+        "output_bytes": sum(_bytes(cwd / o) for o in outputs),
+    }
+
+
+def _bytes(path: Path) -> int:
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size if path.exists() else 0
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """The DAG's commands for one dataset, as its rules write them (paths relative to a size's folder)."""
+
+    cfg: dict
+    dataset: str
+    variants: tuple[str, ...]
+
+    @property
+    def py(self) -> list[str]:
+        return [sys.executable, "-m", "pipeline"]
+
+    def indexes(self) -> list[str]:
+        return list(dict.fromkeys(n for v in self.variants for n in retrieval_indexes(self.cfg, v)))
+
+    def needs_attention(self) -> bool:
+        return any(paths.sprout_attention(self.dataset) in index_inputs(self.cfg, self.dataset, n) for n in self.indexes())
+
+    def export(self) -> tuple[list[str], list[str]]:
+        out = paths.export_dir(self.dataset)
+        return [*self.py, "suite-export", "--params", suite_export_params(self.cfg, self.dataset), "--out-dir", out], [out]
+
+    def attention(self) -> tuple[list[str], list[str]]:
+        out = paths.sprout_attention(self.dataset)
+        trees = tree_files_arg(self.cfg, self.dataset)
+        return [*self.py, "sprout-attention", "--trees", trees, "--params", sprout_attention_params(self.cfg),
+                "--out", out], [out]  # fmt: skip
+
+    def index(self, name: str) -> tuple[list[str], list[str]]:
+        out = paths.index(self.dataset, name)
+        extra = shlex.split(index_extra_args(self.cfg, self.dataset, name))
+        if any(not a.startswith(("--input", "sprout_attention=")) for a in extra):
+            raise ValueError(f"index {name}: inputs the scale bench does not make: {extra}")
+        return [*self.py, "index", "--trees", tree_files_arg(self.cfg, self.dataset), "--params",
+                index_params(self.cfg, name), "--cache-dir", "cache", "--out", out, *extra], [out]  # fmt: skip
+
+    def retrieve(self, variant: str, questions: str) -> tuple[list[str], list[str]]:
+        out = paths.retrieval(self.dataset, variant, "queries")
+        return [*self.py, "retrieve", "--index-dir", paths.index_dir(self.dataset), "--questions", questions,
+                "--params", retrieval_params(self.cfg, variant), "--cache-dir", "cache", "--out", out], [out]  # fmt: skip
+
+
+def jobs_for(cfg: dict, run: ScaleRun, fraction: float) -> Jobs:
+    """The config with the dataset's share and an absolute data folder (the jobs run in a scratch folder)."""
+    cfg = copy.deepcopy(cfg)
+    suite = cfg.setdefault("suite", {})
+    suite["root"] = str(Path(retrieval_root(cfg)).resolve())
+    suite["datasets"] = {run.dataset: {**run.subset, "doc_fraction": fraction}}
+    return Jobs(cfg, run.dataset, run.variants)
+
+
+def corpus_size(size: Size, dataset: str) -> dict:
+    """Documents, characters, sentences and queries of one size's export (its docs.csv and manifest)."""
+    export = size.root / paths.export_dir(dataset)
+    docs = read_csv_columns(export / "docs.csv")
+    counts = json.loads((export / "queries.csv.manifest.json").read_text())["counts"]
+    return {
+        "fraction": size.fraction,
+        "docs": len(docs["doc_id"]),
+        "chars": sum(int(n) for n in docs["n_chars"]),
+        "sentences": counts["sentences"],
+        "queries": counts["queries"],
+    }
+
+
+def latency(jobs: Jobs, size: Size, variant: str, questions: list[str]) -> dict:
+    """One variant's searchers loaded (s), then each query's search alone (ms): median and 95th percentile."""
+    params = json.loads(retrieval_params(jobs.cfg, variant))
+    job = RetrieveJob.from_params(params, size.root / paths.index_dir(jobs.dataset), size.root / "cache")
+    t0 = time.perf_counter()
+    searchers = Searchers(job)
+    load_s = time.perf_counter() - t0
+    vecs = list(searchers.encoder.encode(questions)) if searchers.encoder else [None] * len(questions)
+    ms = []
+    for q, v in zip(questions, vecs):
+        t0 = time.perf_counter()
+        searchers.search(q, v)
+        ms.append((time.perf_counter() - t0) * 1000)
+    ms.sort()
+    return {
+        "median_ms": round(statistics.median(ms), 3),
+        "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3),
+        "load_s": round(load_s, 3),
+    }
+
+
+def link_data(work: Path) -> None:
+    """Built model files (onnx-qint8's) are found relative to the working directory: the checkout's data/."""
+    if (Path.cwd() / "data").exists() and not (work / "data").exists():
+        os.symlink(Path.cwd() / "data", work / "data")
+
+
+def measure_size(jobs: Jobs, size: Size, questions: str) -> dict[str, dict]:
+    """Every stage after the export at one size, in the DAG's order: attention, indexes, retrievals."""
+    steps = [("sprout_attention", jobs.attention())] if jobs.needs_attention() else []
+    steps += [(f"index {n}", jobs.index(n)) for n in jobs.indexes()]
+    steps += [(f"retrieve {v}", jobs.retrieve(v, questions)) for v in jobs.variants]
+    out = {}
+    for stage, (cmd, outputs) in steps:
+        out[stage] = measure(cmd, size.root, size.log(stage), outputs)
+        print(f"  {size.fraction:g}: {stage}: {out[stage]}", flush=True)
+    return out
+
+
+def run_scale_bench(configfiles=(), overrides: dict | None = None, run: ScaleRun = ScaleRun()) -> dict:
+    """Measure every stage at every size; fit the exponents; return the figures (``reports/bench/scale.json``)."""
+    cfg = load_config(configfiles, overrides)
+    ensure_model_files(cfg["embedding"])  # a backend's built model files are a DAG output, missing outside it
+    fractions = sorted(run.fractions)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(run.work or tmp)
+        sizes = [Size(f, work / f"share-{f:g}") for f in fractions]
+        stages: dict[str, list[dict]] = {}
+        for size in sizes:  # the exports first: the largest's queries are asked at every size
+            size.root.mkdir(parents=True, exist_ok=True)
+            link_data(size.root)
+            cmd, outputs = jobs_for(cfg, run, size.fraction).export()
+            stages.setdefault("export", []).append(measure(cmd, size.root, size.log("export"), outputs))
+        largest = sizes[-1].root / paths.export_split(run.dataset)
+        asked = read_csv_columns(largest)
+        questions = {k: v[: run.queries] for k, v in asked.items()}
+        qfile = work / "questions.csv"
+        _write_questions(qfile, questions)
+        lat: dict[str, list[dict]] = {v: [] for v in run.variants}
+        for size in sizes:
+            jobs = jobs_for(cfg, run, size.fraction)
+            for stage, cost in measure_size(jobs, size, str(qfile)).items():
+                stages.setdefault(stage, []).append(cost)
+            for v in run.variants:
+                lat[v].append(latency(jobs, size, v, list(questions["question"])))
+        corpus = [corpus_size(s, run.dataset) for s in sizes]
+    return figures(cfg, run, corpus, stages, lat, len(questions["question"]))
+
+
+def _write_questions(path: Path, questions: dict) -> None:
+    import pandas as pd
+
+    from pipeline.io import atomic_write_text
+
+    atomic_write_text(path, pd.DataFrame(questions).to_csv(index=False, lineterminator="\n"))
+
+
+def figures(cfg: dict, run: ScaleRun, corpus: list[dict], stages: dict, lat: dict, asked: int) -> dict:
+    """The bench file's content: sizes, costs, latencies, and the exponents against corpus characters."""
+    x = [c["chars"] for c in corpus]
+    fits = stage_fits(x, stages)
+    lat_fits = {v: fit_dict(x, [r["median_ms"] for r in rows]) for v, rows in lat.items()}
+    return {
+        "dataset": run.dataset,
+        "subset": run.subset,
+        "variants": list(run.variants),
+        "index_kinds": {v: cfg["indexes"][cfg["retrieval"][v]["index"]]["kind"] for v in run.variants},
+        "encoder": cfg["embedding"]["backend"],
+        "retrieval_queries": asked,
+        "size_unit": "characters",
+        "sizes": corpus,
+        "stages": stages,
+        "latency": lat,
+        "fits": fits,
+        "latency_fits": lat_fits,
+        "superlinear": superlinear(fits) + [f"latency {v}" for v, f in lat_fits.items() if f and f["superlinear"]],
+        "cpus": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "date": time.strftime("%Y-%m-%d"),
+    }
