@@ -69,21 +69,40 @@ class Size:
         return self.root / "logs" / (stage.replace(" ", "_") + ".log")
 
 
+# The job is started by a small interpreter that forks, execs it and reads its rusage with wait4. Why not from
+# here: a forked child's peak RSS counts its parent's pages at fork (Linux keeps the larger of the old and the new
+# image's high-water mark across exec), and this process holds encoders and indexes; the launcher holds a few MB.
+LAUNCHER = """
+import json, os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    json.dump([os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, ru.ru_maxrss], fh)
+"""
+
+
 def measure(cmd: list[str], cwd: Path, log: Path, outputs: list[str]) -> dict:
     """Run one job to its end: CPU-s and peak RSS of it and what it waited for (``wait4``), wall s, output bytes."""
     log.parent.mkdir(parents=True, exist_ok=True)
+    usage = log.with_suffix(".rusage.json")
     t0 = time.perf_counter()
     with open(log, "wb") as fh:
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=fh, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)  # waited for here: Popen must not wait again
-    if proc.returncode:
+        subprocess.run([sys.executable, "-S", "-c", LAUNCHER, str(usage), *cmd], cwd=cwd, stdout=fh,
+                       stderr=subprocess.STDOUT, check=True)  # fmt: skip
+    wall = time.perf_counter() - t0
+    status, cpu, maxrss_kib = json.loads(usage.read_text())
+    if status:
         tail = log.read_text(errors="replace")[-3000:]
-        raise RuntimeError(f"{shlex.join(cmd)} exited {proc.returncode} (log {log}):\n{tail}")
+        raise RuntimeError(f"{shlex.join(cmd)} exited {status} (log {log}):\n{tail}")
     return {
-        "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
-        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),  # Linux: KiB
-        "wall_s": round(time.perf_counter() - t0, 3),
+        "cpu_s": round(cpu, 3),
+        "peak_rss_mb": round(maxrss_kib / 1024, 1),  # Linux: KiB
+        "wall_s": round(wall, 3),
         "output_bytes": sum(_bytes(cwd / o) for o in outputs),
     }
 
