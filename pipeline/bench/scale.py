@@ -10,8 +10,8 @@ Measured by the kernel, per job: its CPU seconds and peak resident memory (``wai
 processes it waited for, not sampled), its wall seconds and the bytes of what it wrote. Each size has a cold
 embedding cache of its own, so every encoding is paid at every size. Retrieval asks the same queries (the first
 ``queries`` of the largest size's export) at every size, so its exponent is the corpus's alone: a run's retrieval
-cost is that times its query count. The latency of one query is read apart, in this process: the variant's
-searchers loaded once (their load timed), its queries encoded first, then each query's search timed alone.
+cost is that times its query count. The latency of one query is read apart, in a process of its own per variant
+(pipeline/bench/query_latency.py): its searchers loaded once, then each query's search timed alone.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import copy
 import json
 import os
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,15 +30,16 @@ from pathlib import Path
 from pipeline import paths
 from pipeline.bench.scale_fit import fit_dict, stage_fits, superlinear
 from pipeline.config import load_config, retrieval_indexes, retrieval_root
+from pipeline.cores import GRANT_VARIABLE
 from pipeline.embed.factory import ensure_model_files
 from pipeline.embed.kernels import cpu_model
 from pipeline.io import read_csv_columns
-from pipeline.retrieve.run import RetrieveJob, Searchers
 from pipeline.workflow.datasets import tree_files_arg
 from pipeline.workflow.indexes import index_extra_args, index_inputs
 from pipeline.workflow.params import index_params, retrieval_params
 from pipeline.workflow.sprout import sprout_attention_params
 from pipeline.workflow.suite import suite_export_params
+from pipeline.workflow.threads import encoder_threads, sprout_threads
 
 FRACTIONS = (0.1, 0.3, 1.0)
 VARIANTS = ("hier-dense", "flat-dense", "bm25", "sprout-uniform")  # one per index kind: tree, chunks, bm25, sprout
@@ -86,14 +86,15 @@ with open(sys.argv[1], "w") as fh:
 """
 
 
-def measure(cmd: list[str], cwd: Path, log: Path, outputs: list[str]) -> dict:
-    """Run one job to its end: CPU-s and peak RSS of it and what it waited for (``wait4``), wall s, output bytes."""
+def measure(cmd: list[str], cwd: Path, log: Path, outputs: list[str], threads: int = 1) -> dict:
+    """Run one job to its end with its rule's ``threads`` granted as Snakemake grants them (``OMP_NUM_THREADS``,
+    pipeline/cores.py): CPU-s and peak RSS of it and what it waited for (``wait4``), wall s, output bytes."""
     log.parent.mkdir(parents=True, exist_ok=True)
     usage = log.with_suffix(".rusage.json")
     t0 = time.perf_counter()
     with open(log, "wb") as fh:
         subprocess.run([sys.executable, "-S", "-c", LAUNCHER, str(usage), *cmd], cwd=cwd, stdout=fh,
-                       stderr=subprocess.STDOUT, check=True)  # fmt: skip
+                       stderr=subprocess.STDOUT, check=True, env={**os.environ, GRANT_VARIABLE: str(threads)})  # fmt: skip
     wall = time.perf_counter() - t0
     status, cpu, maxrss_kib = json.loads(usage.read_text())
     if status:
@@ -129,11 +130,15 @@ class Jobs:
         return list(dict.fromkeys(n for v in self.variants for n in retrieval_indexes(self.cfg, v)))
 
     def needs_attention(self) -> bool:
-        return any(paths.sprout_attention(self.dataset) in index_inputs(self.cfg, self.dataset, n) for n in self.indexes())
+        return any(
+            paths.sprout_attention(self.dataset) in index_inputs(self.cfg, self.dataset, n) for n in self.indexes()
+        )
 
     def export(self) -> tuple[list[str], list[str]]:
         out = paths.export_dir(self.dataset)
-        return [*self.py, "suite-export", "--params", suite_export_params(self.cfg, self.dataset), "--out-dir", out], [out]
+        return [*self.py, "suite-export", "--params", suite_export_params(self.cfg, self.dataset), "--out-dir", out], [
+            out
+        ]
 
     def attention(self) -> tuple[list[str], list[str]]:
         out = paths.sprout_attention(self.dataset)
@@ -178,43 +183,33 @@ def corpus_size(size: Size, dataset: str) -> dict:
     }
 
 
-def latency(jobs: Jobs, size: Size, variant: str, questions: list[str]) -> dict:
-    """One variant's searchers loaded (s), then each query's search alone (ms): median and 95th percentile."""
-    params = json.loads(retrieval_params(jobs.cfg, variant))
-    job = RetrieveJob.from_params(params, size.root / paths.index_dir(jobs.dataset), size.root / "cache")
-    t0 = time.perf_counter()
-    searchers = Searchers(job)
-    load_s = time.perf_counter() - t0
-    vecs = list(searchers.encoder.encode(questions)) if searchers.encoder else [None] * len(questions)
-    ms = []
-    for q, v in zip(questions, vecs):
-        t0 = time.perf_counter()
-        searchers.search(q, v)
-        ms.append((time.perf_counter() - t0) * 1000)
-    ms.sort()
-    return {
-        "median_ms": round(statistics.median(ms), 3),
-        "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3),
-        "load_s": round(load_s, 3),
-    }
-
-
 def link_data(work: Path) -> None:
     """Built model files (onnx-qint8's) are found relative to the working directory: the checkout's data/."""
     if (Path.cwd() / "data").exists() and not (work / "data").exists():
         os.symlink(Path.cwd() / "data", work / "data")
 
 
-def measure_size(jobs: Jobs, size: Size, questions: str) -> dict[str, dict]:
-    """Every stage after the export at one size, in the DAG's order: attention, indexes, retrievals."""
-    steps = [("sprout_attention", jobs.attention())] if jobs.needs_attention() else []
-    steps += [(f"index {n}", jobs.index(n)) for n in jobs.indexes()]
-    steps += [(f"retrieve {v}", jobs.retrieve(v, questions)) for v in jobs.variants]
-    out = {}
-    for stage, (cmd, outputs) in steps:
-        out[stage] = measure(cmd, size.root, size.log(stage), outputs)
-        print(f"  {size.fraction:g}: {stage}: {out[stage]}", flush=True)
-    return out
+def measure_size(jobs: Jobs, size: Size, questions: str) -> tuple[dict[str, dict], dict[str, dict]]:
+    """Every stage after the export at one size, in the DAG's order (attention, indexes, retrievals), each with
+    its rule's threads; then each variant's per-query latency (:mod:`pipeline.bench.query_latency`)."""
+    cfg = jobs.cfg
+    steps = [("sprout_attention", jobs.attention(), sprout_threads(cfg))] if jobs.needs_attention() else []
+    steps += [(f"index {n}", jobs.index(n), encoder_threads(cfg)) for n in jobs.indexes()]
+    steps += [(f"retrieve {v}", jobs.retrieve(v, questions), 1) for v in jobs.variants]
+    costs = {}
+    for stage, (cmd, outputs), threads in steps:
+        costs[stage] = measure(cmd, size.root, size.log(stage), outputs, threads)
+        print(f"  {size.fraction:g}: {stage}: {costs[stage]}", flush=True)
+    lat = {}
+    for v in jobs.variants:
+        out = size.root / "latency" / f"{v}.json"
+        cmd = [sys.executable, "-m", "pipeline.bench.query_latency", "--params", retrieval_params(cfg, v),
+               "--index-dir", paths.index_dir(jobs.dataset), "--cache-dir", "cache", "--questions", questions,
+               "--out", str(out)]  # fmt: skip
+        measure(cmd, size.root, size.log(f"latency {v}"), [])
+        lat[v] = json.loads(out.read_text())
+        print(f"  {size.fraction:g}: latency {v}: {lat[v]}", flush=True)
+    return costs, lat
 
 
 def run_scale_bench(configfiles=(), overrides: dict | None = None, run: ScaleRun = ScaleRun()) -> dict:
@@ -231,18 +226,17 @@ def run_scale_bench(configfiles=(), overrides: dict | None = None, run: ScaleRun
             link_data(size.root)
             cmd, outputs = jobs_for(cfg, run, size.fraction).export()
             stages.setdefault("export", []).append(measure(cmd, size.root, size.log("export"), outputs))
-        largest = sizes[-1].root / paths.export_split(run.dataset)
-        asked = read_csv_columns(largest)
+        asked = read_csv_columns(sizes[-1].root / paths.export_split(run.dataset))
         questions = {k: v[: run.queries] for k, v in asked.items()}
         qfile = work / "questions.csv"
         _write_questions(qfile, questions)
         lat: dict[str, list[dict]] = {v: [] for v in run.variants}
         for size in sizes:
-            jobs = jobs_for(cfg, run, size.fraction)
-            for stage, cost in measure_size(jobs, size, str(qfile)).items():
+            costs, latencies = measure_size(jobs_for(cfg, run, size.fraction), size, str(qfile))
+            for stage, cost in costs.items():
                 stages.setdefault(stage, []).append(cost)
-            for v in run.variants:
-                lat[v].append(latency(jobs, size, v, list(questions["question"])))
+            for v, r in latencies.items():
+                lat[v].append(r)
         corpus = [corpus_size(s, run.dataset) for s in sizes]
     return figures(cfg, run, corpus, stages, lat, len(questions["question"]))
 

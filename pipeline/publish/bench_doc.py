@@ -316,15 +316,24 @@ def render_scale(reports_dir: Path) -> str:
     for stage, costs in b["stages"].items():
         fit, last = b["fits"][stage], costs[-1]
         rows.append(
-            [stage, *(f"{c['cpu_s']:.2f}" for c in costs), _exponent(fit.get("cpu_s")),
-             f"{last['peak_rss_mb']:.0f}", _exponent(fit.get("peak_rss_mb")),
-             f"{last['output_bytes']:,}", _exponent(fit.get("output_bytes"))]  # fmt: skip
+            [
+                stage,
+                *(f"{c['cpu_s']:.2f}" for c in costs),
+                _exponent(fit.get("cpu_s")),
+                f"{last['peak_rss_mb']:.0f}",
+                _exponent(fit.get("peak_rss_mb")),
+                f"{last['output_bytes']:,}",
+                _exponent(fit.get("output_bytes")),
+            ]  # fmt: skip
         )
     head_row = ["stage", *(f"CPU-s at {s}" for s in shares), "k (CPU)", f"peak MB at {shares[-1]}", "k (memory)"]
     lines += [""] + markdown.table_lines([*head_row, f"output bytes at {shares[-1]}", "k (output)"], rows)
     lat_rows = [
-        [f"{v} ({b['index_kinds'][v]})", *(f"{r['median_ms']:.2f} / {r['p95_ms']:.2f}" for r in rs),
-         _exponent(b["latency_fits"][v])]  # fmt: skip
+        [
+            f"{v} ({b['index_kinds'][v]})",
+            *(f"{r['median_ms']:.2f} / {r['p95_ms']:.2f}" for r in rs),
+            _exponent(b["latency_fits"][v]),
+        ]  # fmt: skip
         for v, rs in b["latency"].items()
     ]
     lines += [""] + markdown.table_lines(

@@ -17,8 +17,8 @@ Two classes of block. A RESULT block shows what a run measured (the report rules
 table): `make readme` renders them from kept runs of one commit (pipeline/publish/readme_runs.py), each
 page from the run its role names (:data:`PAGE_ROLES`: README.md from the default run, docs/results.md from the
 claims run; a block named ``NAME.ROLE``, e.g. ``results-leaderboard.default``, names its run itself). A
-MEASUREMENT block (:data:`MEASUREMENTS`) shows what ``make bench``, ``make bench-scale``, ``make bench-llm``,
-``make test``'s cluster tests, ``make test-fast`` or ``make parse-quality`` measured of the code on a machine: a run does not make it, so it is rendered
+MEASUREMENT block (:data:`MEASUREMENTS`) shows what ``make bench``, ``make bench-llm``, ``make test``'s cluster
+tests, ``make test-fast`` or ``make parse-quality`` measured of the code on a machine: a run does not make it, so it is rendered
 from a reports folder named apart and keeps its own stamp. `make run` leaves the checkout as it was and writes
 the blocks its run can render into ``reports/README.md`` (:func:`write_run_readme`), under the run's header
 (pipeline/report/header.py: the run id, its one config hash, the commit, the config files); there each block
@@ -92,7 +92,8 @@ REGISTRY: dict[str, Renderer] = {
     "time": Renderer(time_table.render, "time.telemetry.csv"),
     "run-time": Renderer(time_table.render_run, "time.telemetry.csv"),
 }
-# The blocks a run does not make: measured by make bench / bench-scale / bench-llm / test (tests/cluster) / test-fast / parse-quality.
+# The blocks a run does not make: measured by make bench / bench-scale / bench-llm / test (tests/cluster) / test-fast /
+# parse-quality.
 MEASUREMENTS = frozenset(
     {
         "bench-main",

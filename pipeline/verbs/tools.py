@@ -97,6 +97,25 @@ def cmd_standin(a) -> None:
     print(json.dumps({k: v for k, v in snapshot.items() if k not in ("per_key", "ok_per_key")}))
 
 
+def scale_args(s) -> None:
+    """The bench's ``--scale`` and what it measures (`make bench-scale`, docs/scale.md)."""
+    s.add_argument(
+        "--scale",
+        action="store_true",
+        help="the scale model: each stage's CPU-s, peak memory and output at several corpus sizes, exponents, latency",
+    )
+    s.add_argument("--dataset", default="legalbench_rag", help="--scale: the suite dataset (default: %(default)s)")
+    s.add_argument("--subset", default='{"full": true}', help="--scale: its subset, JSON (default: %(default)s)")
+    s.add_argument("--fractions", default="0.1,0.3,1", help="--scale: shares of its documents (default: %(default)s)")
+    s.add_argument(
+        "--variants",
+        default="hier-dense,flat-dense,bm25,sprout-uniform",
+        help="--scale: retrieval variants, one per index kind (default: %(default)s)",
+    )
+    s.add_argument("--scale-queries", type=int, default=200, help="--scale: queries asked at every size")
+    s.add_argument("--work", default=None, help="--scale: keep the jobs' scratch folder here (default: removed)")
+
+
 def add_verbs(sub) -> None:
     """fetch, bench and the LLM provider stand-in: the verbs outside the DAG."""
     from pipeline.paths import reports
@@ -139,21 +158,7 @@ def add_verbs(sub) -> None:
         help="CPU-s of one retrieve and one suite-evaluate job before their real work: interpreter, imports, encoder",
     )
     s.add_argument("--runs", type=int, default=5, help="--fixed-cost: processes per figure (the median is kept)")
-    s.add_argument(
-        "--scale",
-        action="store_true",
-        help="the scale model: each stage's CPU-s, peak memory and output at several corpus sizes, exponents, latency",
-    )
-    s.add_argument("--dataset", default="legalbench_rag", help="--scale: the suite dataset (default: %(default)s)")
-    s.add_argument("--subset", default='{"full": true}', help="--scale: its subset, JSON (default: %(default)s)")
-    s.add_argument("--fractions", default="0.1,0.3,1", help="--scale: shares of its documents (default: %(default)s)")
-    s.add_argument(
-        "--variants",
-        default="hier-dense,flat-dense,bm25,sprout-uniform",
-        help="--scale: retrieval variants, one per index kind (default: %(default)s)",
-    )
-    s.add_argument("--scale-queries", type=int, default=200, help="--scale: queries asked at every size")
-    s.add_argument("--work", default=None, help="--scale: keep the jobs' scratch folder here (default: removed)")
+    scale_args(s)
     s.add_argument(
         "--reports",
         default=reports.root,
