@@ -48,7 +48,7 @@ def test_stage_fits_flag_the_stages_above_the_bound():
 
 def bench_file(tmp_path, stages=None):
     """A scale bench file as the bench writes it (its sizes, stages, latencies, fits)."""
-    from pipeline.bench.scale import ScaleRun, figures
+    from pipeline.bench.scale import Jobs, ScaleRun, figures
 
     stages = stages or {
         "export": [{"cpu_s": 1.0 + i, "peak_rss_mb": 150.0, "wall_s": 2.0, "output_bytes": 1000 * (i + 1)} for i in range(3)],
@@ -58,8 +58,9 @@ def bench_file(tmp_path, stages=None):
     corpus = [{"fraction": f, "docs": d, "chars": 20000 * d, "sentences": 100 * d, "queries": d} for f, d in
               [(0.1, 1), (0.3, 3), (1.0, 9)]]
     cfg = {"indexes": {"hier": {"kind": "tree"}}, "retrieval": {"hier-dense": {"index": "hier"}},
-           "embedding": {"backend": "onnx-qint8"}}
-    return figures(cfg, ScaleRun(variants=("hier-dense",)), corpus, stages, lat, 7)
+           "embedding": {"backend": "onnx-qint8"}, "data_root": str(tmp_path)}
+    jobs = Jobs.from_dict(cfg, ScaleRun(variants=("hier-dense",)), 1.0)
+    return figures(jobs, corpus, stages, lat, 7)
 
 
 def test_the_block_and_figure_come_from_the_bench_file(tmp_path):
@@ -68,7 +69,7 @@ def test_the_block_and_figure_come_from_the_bench_file(tmp_path):
     from pipeline.report.render.scale_figure import draw_scale
 
     b = bench_file(tmp_path)
-    assert b["superlinear"] == [] and b["index_kinds"] == {"hier-dense": "tree"}
+    assert b["superlinear"] == [] and b["index_kinds"] == {"hier-dense": "tree"} and b["subset"] == {"full": True}
     save_bench(b, tmp_path, "scale", {"k": 1})
     text = render_scale(tmp_path)
     assert "| export | 1.00 | 2.00 | 3.00 |" in text and "7 queries asked at every size" in text

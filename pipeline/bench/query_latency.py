@@ -13,14 +13,13 @@ import statistics
 import time
 from pathlib import Path
 
+from pipeline.retrieve.run import RetrieveJob, Searchers
+
 REPEATS = 3
 
 
-def query_latency(params: dict, index_dir: Path, cache_dir: Path, questions: list[str]) -> dict:
+def query_latency(job: RetrieveJob, questions: list[str]) -> dict:
     """Searchers' load (s), then each query's search (ms, best of :data:`REPEATS`): median and 95th percentile."""
-    from pipeline.retrieve.run import RetrieveJob, Searchers
-
-    job = RetrieveJob.from_params(params, index_dir, cache_dir)
     t0 = time.perf_counter()
     searchers = Searchers(job)
     load_s = time.perf_counter() - t0
@@ -53,7 +52,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", required=True, type=Path)
     a = p.parse_args(argv)
     questions = read_csv_columns(a.questions)["question"]
-    atomic_write_json(a.out, query_latency(json.loads(a.params), a.index_dir, a.cache_dir, questions))
+    job = RetrieveJob.from_params(json.loads(a.params), a.index_dir, a.cache_dir)
+    atomic_write_json(a.out, query_latency(job, questions))
 
 
 if __name__ == "__main__":

@@ -122,6 +122,19 @@ class Jobs:
     dataset: str
     variants: tuple[str, ...]
 
+    @classmethod
+    def from_dict(cls, cfg: dict, run: ScaleRun, fraction: float) -> Jobs:
+        """The resolved config with the dataset's share and an absolute data folder (jobs run in a scratch folder)."""
+        cfg = copy.deepcopy(cfg)
+        suite = cfg.setdefault("suite", {})
+        suite["root"] = str(Path(retrieval_root(cfg)).resolve())
+        suite["datasets"] = {run.dataset: {**run.subset, "doc_fraction": fraction}}
+        return cls(cfg, run.dataset, run.variants)
+
+    def index_kinds(self) -> dict[str, str]:
+        """Each retrieval variant's index kind (its own index's, not its hybrid partner's)."""
+        return {v: self.cfg["indexes"][self.cfg["retrieval"][v]["index"]]["kind"] for v in self.variants}
+
     @property
     def py(self) -> list[str]:
         return [sys.executable, "-m", "pipeline"]
@@ -158,15 +171,6 @@ class Jobs:
         out = paths.retrieval(self.dataset, variant, "queries")
         return [*self.py, "retrieve", "--index-dir", paths.index_dir(self.dataset), "--questions", questions,
                 "--params", retrieval_params(self.cfg, variant), "--cache-dir", "cache", "--out", out], [out]  # fmt: skip
-
-
-def jobs_for(cfg: dict, run: ScaleRun, fraction: float) -> Jobs:
-    """The config with the dataset's share and an absolute data folder (the jobs run in a scratch folder)."""
-    cfg = copy.deepcopy(cfg)
-    suite = cfg.setdefault("suite", {})
-    suite["root"] = str(Path(retrieval_root(cfg)).resolve())
-    suite["datasets"] = {run.dataset: {**run.subset, "doc_fraction": fraction}}
-    return Jobs(cfg, run.dataset, run.variants)
 
 
 def corpus_size(size: Size, dataset: str) -> dict:
@@ -224,7 +228,7 @@ def run_scale_bench(configfiles=(), overrides: dict | None = None, run: ScaleRun
         for size in sizes:  # the exports first: the largest's queries are asked at every size
             size.root.mkdir(parents=True, exist_ok=True)
             link_data(size.root)
-            cmd, outputs = jobs_for(cfg, run, size.fraction).export()
+            cmd, outputs = Jobs.from_dict(cfg, run, size.fraction).export()
             stages.setdefault("export", []).append(measure(cmd, size.root, size.log("export"), outputs))
         asked = read_csv_columns(sizes[-1].root / paths.export_split(run.dataset))
         questions = {k: v[: run.queries] for k, v in asked.items()}
@@ -232,13 +236,13 @@ def run_scale_bench(configfiles=(), overrides: dict | None = None, run: ScaleRun
         _write_questions(qfile, questions)
         lat: dict[str, list[dict]] = {v: [] for v in run.variants}
         for size in sizes:
-            costs, latencies = measure_size(jobs_for(cfg, run, size.fraction), size, str(qfile))
+            costs, latencies = measure_size(Jobs.from_dict(cfg, run, size.fraction), size, str(qfile))
             for stage, cost in costs.items():
                 stages.setdefault(stage, []).append(cost)
             for v, r in latencies.items():
                 lat[v].append(r)
         corpus = [corpus_size(s, run.dataset) for s in sizes]
-    return figures(cfg, run, corpus, stages, lat, len(questions["question"]))
+    return figures(Jobs.from_dict(cfg, run, 1.0), corpus, stages, lat, len(questions["question"]))
 
 
 def _write_questions(path: Path, questions: dict) -> None:
@@ -249,17 +253,17 @@ def _write_questions(path: Path, questions: dict) -> None:
     atomic_write_text(path, pd.DataFrame(questions).to_csv(index=False, lineterminator="\n"))
 
 
-def figures(cfg: dict, run: ScaleRun, corpus: list[dict], stages: dict, lat: dict, asked: int) -> dict:
+def figures(jobs: Jobs, corpus: list[dict], stages: dict, lat: dict, asked: int) -> dict:
     """The bench file's content: sizes, costs, latencies, and the exponents against corpus characters."""
     x = [c["chars"] for c in corpus]
     fits = stage_fits(x, stages)
     lat_fits = {v: fit_dict(x, [r["median_ms"] for r in rows]) for v, rows in lat.items()}
     return {
-        "dataset": run.dataset,
-        "subset": run.subset,
-        "variants": list(run.variants),
-        "index_kinds": {v: cfg["indexes"][cfg["retrieval"][v]["index"]]["kind"] for v in run.variants},
-        "encoder": cfg["embedding"]["backend"],
+        "dataset": jobs.dataset,
+        "subset": {k: v for k, v in jobs.cfg["suite"]["datasets"][jobs.dataset].items() if k != "doc_fraction"},
+        "variants": list(jobs.variants),
+        "index_kinds": jobs.index_kinds(),
+        "encoder": jobs.cfg["embedding"]["backend"],
         "retrieval_queries": asked,
         "size_unit": "characters",
         "sizes": corpus,
