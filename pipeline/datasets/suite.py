@@ -236,6 +236,8 @@ def doc_share(tables: SuiteTables, fraction: float) -> SuiteTables:
     keep = set(order[: max(1, math.ceil(fraction * len(order) - 1e-9))])
     outside = {g["query_id"] for g in tables.gold if g["doc_id"] not in keep}
     queries = [q for q in tables.queries if q["id"] not in outside]
+    if not queries:  # an export needs one (its queries.csv has the columns of a row)
+        raise ValueError(f"{tables.name}: doc_fraction {fraction} keeps no query; take a larger share or subset")
     kept = {q["id"] for q in queries}
     gold = [g for g in tables.gold if g["query_id"] in kept]
     return make_suite_tables(tables.name, [d for d in tables.docs if d["doc_id"] in keep], queries, gold)

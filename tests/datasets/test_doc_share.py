@@ -40,6 +40,8 @@ def test_the_order_of_a_document_does_not_depend_on_the_others():
     assert doc_order(order[::-1]) == order and [d for d in doc_order(order[:7] + ["zz"]) if d != "zz"] == order[:7]
     with pytest.raises(ValueError, match="doc_fraction"):
         doc_share(tables(), 0)
+    with pytest.raises(ValueError, match="keeps no query"):
+        doc_share(tables(), 0.05)  # one document: every query cites two
 
 
 @pytest.mark.data
