@@ -15,7 +15,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 CONFIG  ?= config.yaml
 SNAKEMAKE := $(BIN)/snakemake --configfile $(CONFIG)
 
-.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-llm bench-llm-models dag docs-diagram docs clean figures report readme readme-check report-check browser-check chromium qemu-user
+.PHONY: setup extras run run-setup run-mpnet resume time-table lint test test-fast bench bench-scale bench-llm bench-llm-models dag docs-diagram docs clean figures report readme readme-check report-check browser-check chromium qemu-user
 
 # One install, by uv where it can be had, else pip, with pip's indexes and constraints (devtools/install.py;
 # INSTALLER=pip: pip only). torch pinned: an unpinned torch pulls a multi-GB CUDA build. Then pipeline/'s
@@ -194,6 +194,14 @@ bench: setup
 	$(BIN)/python -m pipeline bench --config config.mpnet.yaml
 	$(BIN)/python -m pipeline bench --sprout
 	$(BIN)/python -m pipeline bench --fixed-cost
+
+# The scale model (#45 item 5, docs/scale.md): the DAG's jobs on 10, 30 and 100% of CUAD's contracts (LegalBench-RAG,
+# every contract its kept queries cite), each job's CPU-s, peak memory and output, exponents, per-query latency per
+# index kind: reports/bench/scale.{json,png,svg}. Hours on 2 cores: run it on idle cores. SCALE_ARGS: another
+# dataset, subset or shares, e.g. SCALE_ARGS='--dataset hotpotqa --subset {} --fractions 0.25,0.5,1'.
+SCALE_ARGS ?=
+bench-scale: setup
+	$(BIN)/python -m pipeline bench --scale $(SCALE_ARGS)
 
 # LLM calls at scale through the provider stand-in (282 questions x 5 samples, concurrency 32, ~2 min):
 # prints the figures and writes reports/bench/llm.json (docs/llm-at-scale.md).

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 from collections.abc import Callable, Iterable
@@ -175,6 +176,7 @@ def load_suite_tables(name: str, root: str | Path | None = None, subset: dict | 
     module = get_dataset(name).module()  # registered in pipeline/registry/suite_datasets.py
     subset = dict(subset or {})
     pilot = subset.pop("exclude_pilot", None)
+    fraction = subset.pop("doc_fraction", None)
     params = {} if subset.pop("full", False) else dict(module.DEFAULT_SUBSET)
     params.update(subset)
     tables = module.load(root if root is not None else default_root(name), **params)
@@ -183,6 +185,9 @@ def load_suite_tables(name: str, root: str | Path | None = None, subset: dict | 
     if pilot is not None:
         tables = without_queries(tables, pilot_query_ids(name, root, pilot))
         params["exclude_pilot"] = pilot
+    if fraction is not None:
+        tables = doc_share(tables, fraction)
+        params["doc_fraction"] = fraction
     tables.params = params
     return tables
 
@@ -213,3 +218,26 @@ def without_queries(tables: SuiteTables, drop: set[str]) -> SuiteTables:
     queries = [q for q in tables.queries if q["id"] not in drop]
     gold = [g for g in tables.gold if g["query_id"] not in drop]
     return make_suite_tables(tables.name, list(tables.docs), queries, gold)
+
+
+def doc_order(doc_ids: Iterable[str]) -> list[str]:
+    """The documents in a fixed order that depends on each id alone (its SHA-1), not on the others: a share of a
+    larger subset keeps the same first documents, so the shares of :func:`doc_share` are nested."""
+    return sorted(doc_ids, key=lambda d: (hashlib.sha1(d.encode("utf-8")).hexdigest(), d))
+
+
+def doc_share(tables: SuiteTables, fraction: float) -> SuiteTables:
+    """``tables`` with the first ``ceil(fraction x documents)`` of :func:`doc_order` (at least one), whole, and
+    the queries whose gold spans all lie in them (a loader's rule for a document draw), with their gold. Why: a
+    scale measurement needs corpora of one dataset at several sizes, each inside the next (`make bench-scale`)."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"{tables.name}: doc_fraction must be in (0, 1], got {fraction}")
+    order = doc_order(tables.docs["doc_id"])
+    keep = set(order[: max(1, math.ceil(fraction * len(order) - 1e-9))])
+    outside = {g["query_id"] for g in tables.gold if g["doc_id"] not in keep}
+    queries = [q for q in tables.queries if q["id"] not in outside]
+    if not queries:  # an export needs one (its queries.csv has the columns of a row)
+        raise ValueError(f"{tables.name}: doc_fraction {fraction} keeps no query; take a larger share or subset")
+    kept = {q["id"] for q in queries}
+    gold = [g for g in tables.gold if g["query_id"] in kept]
+    return make_suite_tables(tables.name, [d for d in tables.docs if d["doc_id"] in keep], queries, gold)

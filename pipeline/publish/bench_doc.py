@@ -285,3 +285,61 @@ def render_test_fast(reports_dir: Path) -> str:
         f"**{b['passed']} passed{skipped} in {duration(b['wall_s'])}** on {b['cores']} cores ({b['cpu_model']}): "
         f"{', '.join(how)}; load {b['load_avg_1min']}, {b['date']}; {b['deselected']} tests outside the tier."
     )
+
+
+def _exponent(fit: dict | None) -> str:
+    """A fitted exponent as the docs show it: its value and the points under it, flagged above the bound."""
+    if not fit:
+        return "no slope"
+    return f"{fit['exponent']:.2f}{' **> 1.1**' if fit['superlinear'] else ''}"
+
+
+def render_scale(reports_dir: Path) -> str:
+    """docs/scale.md's ``scale`` block: the scale model from ``reports/bench/scale.json`` (`make bench-scale`):
+    the sizes, each stage's CPU-s per size with its exponent, its memory and output at the largest size with
+    theirs, per-query latency per index kind, and the stages above the bound."""
+    b = json.loads(bench_path(reports_dir, "scale").read_text())
+    sizes, n = b["sizes"], len(b["sizes"])
+    head = (
+        f"{b['dataset']} ({json.dumps(b['subset'])}), {n} nested shares of its documents; "
+        f"{b['retrieval_queries']} queries asked at every size; encoder {b['encoder']}; {b['cpus']} CPUs "
+        f"({b['cpu_model']}), {b['date']}. Exponents: least-squares slopes of log cost on log corpus characters "
+        f"through {n} points each, a rough reading. Figure: `reports/bench/scale.png`."
+    )
+    size_rows = [
+        [f"{s['fraction']:g}", f"{s['docs']}", f"{s['chars']:,}", f"{s['sentences']:,}", f"{s['queries']}"]
+        for s in sizes
+    ]
+    lines = [head, ""] + markdown.table_lines(["share", "documents", "characters", "sentences", "queries"], size_rows)
+    shares = [f"{s['fraction']:g}" for s in sizes]
+    rows = []
+    for stage, costs in b["stages"].items():
+        fit, last = b["fits"][stage], costs[-1]
+        rows.append(
+            [
+                stage,
+                *(f"{c['cpu_s']:.2f}" for c in costs),
+                _exponent(fit.get("cpu_s")),
+                f"{last['peak_rss_mb']:.0f}",
+                _exponent(fit.get("peak_rss_mb")),
+                f"{last['output_bytes']:,}",
+                _exponent(fit.get("output_bytes")),
+            ]  # fmt: skip
+        )
+    head_row = ["stage", *(f"CPU-s at {s}" for s in shares), "k (CPU)", f"peak MB at {shares[-1]}", "k (memory)"]
+    lines += [""] + markdown.table_lines([*head_row, f"output bytes at {shares[-1]}", "k (output)"], rows)
+    lat_rows = [
+        [
+            f"{v} ({b['index_kinds'][v]})",
+            *(f"{r['median_ms']:.2f} / {r['p95_ms']:.2f}" for r in rs),
+            _exponent(b["latency_fits"][v]),
+        ]  # fmt: skip
+        for v, rs in b["latency"].items()
+    ]
+    lines += [""] + markdown.table_lines(
+        ["retrieval variant (index kind)", *(f"ms per query at {s} (median / p95)" for s in shares), "k (median)"],
+        lat_rows,
+    )
+    flagged = ", ".join(b["superlinear"]) or "none"
+    lines += ["", f"Above the bound of 1.1: {flagged}."]
+    return "\n".join(lines)

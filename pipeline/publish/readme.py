@@ -88,10 +88,12 @@ REGISTRY: dict[str, Renderer] = {
     "encoder": Renderer(bench_doc.render_encoder, R.relative(R.bench("encoder"))),
     "cluster": Renderer(bench_doc.render_cluster, R.relative(R.bench("cluster"))),
     "test-fast": Renderer(bench_doc.render_test_fast, R.relative(R.bench("test_fast"))),
+    "scale": Renderer(bench_doc.render_scale, R.relative(R.bench("scale"))),
     "time": Renderer(time_table.render, "time.telemetry.csv"),
     "run-time": Renderer(time_table.render_run, "time.telemetry.csv"),
 }
-# The blocks a run does not make: measured by make bench / bench-llm / test (tests/cluster) / test-fast / parse-quality.
+# The blocks a run does not make: measured by make bench / bench-scale / bench-llm / test (tests/cluster) / test-fast /
+# parse-quality.
 MEASUREMENTS = frozenset(
     {
         "bench-main",
@@ -104,6 +106,7 @@ MEASUREMENTS = frozenset(
         "cluster",
         "test-fast",
         "parse-quality",
+        "scale",
     }
 )
 ROLES = ("default", "claims")  # the kept runs `make readme` renders result blocks from

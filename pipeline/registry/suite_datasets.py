@@ -37,6 +37,13 @@ class SuiteSubset:
         type=("object", "null"),
         field_default=None,
     )
+    doc_fraction: float | None = key(
+        "keep this share of the subset's documents, whole, first in a fixed order of their ids (so a smaller share "
+        "is inside a larger one), and the queries whose gold lies in them: the corpus sizes of `make bench-scale`",
+        type=("number", "null"),
+        field_default=None,
+        schema={"exclusiveMinimum": 0, "maximum": 1},
+    )
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,31 @@ def cmd_fetch(a) -> None:
     print(json.dumps(fetch_pdfs(a.metadata, a.out_dir, a.status, timeout_s=a.timeout)))
 
 
+def bench_scale(a) -> None:
+    """`make bench-scale`: the scale model's figures, reports/bench/scale.json and its figure scale.{png,svg}."""
+    from pipeline.bench.scale import ScaleRun, run_scale_bench
+    from pipeline.publish.bench_doc import save_bench
+    from pipeline.report.render.scale_figure import draw_scale
+
+    run = ScaleRun(
+        dataset=a.dataset,
+        subset=json_arg(a.subset),
+        fractions=tuple(float(f) for f in a.fractions.split(",")),
+        variants=tuple(a.variants.split(",")),
+        queries=a.scale_queries,
+        work=Path(a.work) if a.work else None,
+    )
+    figures = run_scale_bench(config_files(a), config_overrides(a.set), run)
+    params = {"config": config_files(a), "set": list(a.set), **{k: v for k, v in vars(run).items() if k != "work"}}
+    path = save_bench(figures, Path(a.reports), "scale", params)
+    print(json.dumps({k: figures[k] for k in ("sizes", "fits", "latency_fits", "superlinear")}, indent=1))
+    print(f"wrote {path} and {', '.join(map(str, draw_scale(figures, path.with_suffix(''))))}")
+
+
 def cmd_bench(a) -> None:
+    if a.scale:
+        bench_scale(a)
+        return
     if a.llm_models:
         from pipeline.bench.llm_models import Rows, render, run_local_models_bench
         from pipeline.llm.speeds import ship
@@ -73,6 +97,25 @@ def cmd_standin(a) -> None:
     print(json.dumps({k: v for k, v in snapshot.items() if k not in ("per_key", "ok_per_key")}))
 
 
+def scale_args(s) -> None:
+    """The bench's ``--scale`` and what it measures (`make bench-scale`, docs/scale.md)."""
+    s.add_argument(
+        "--scale",
+        action="store_true",
+        help="the scale model: each stage's CPU-s, peak memory and output at several corpus sizes, exponents, latency",
+    )
+    s.add_argument("--dataset", default="legalbench_rag", help="--scale: the suite dataset (default: %(default)s)")
+    s.add_argument("--subset", default='{"full": true}', help="--scale: its subset, JSON (default: %(default)s)")
+    s.add_argument("--fractions", default="0.1,0.3,1", help="--scale: shares of its documents (default: %(default)s)")
+    s.add_argument(
+        "--variants",
+        default="hier-dense,flat-dense,bm25,sprout-uniform",
+        help="--scale: retrieval variants, one per index kind (default: %(default)s)",
+    )
+    s.add_argument("--scale-queries", type=int, default=200, help="--scale: queries asked at every size")
+    s.add_argument("--work", default=None, help="--scale: keep the jobs' scratch folder here (default: removed)")
+
+
 def add_verbs(sub) -> None:
     """fetch, bench and the LLM provider stand-in: the verbs outside the DAG."""
     from pipeline.paths import reports
@@ -115,10 +158,11 @@ def add_verbs(sub) -> None:
         help="CPU-s of one retrieve and one suite-evaluate job before their real work: interpreter, imports, encoder",
     )
     s.add_argument("--runs", type=int, default=5, help="--fixed-cost: processes per figure (the median is kept)")
+    scale_args(s)
     s.add_argument(
         "--reports",
         default=reports.root,
-        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local,llm_models,fixed_cost}.json "
+        help="writes <reports>/bench/{main,sprout,encoder,llm,llm_local,llm_models,fixed_cost,scale}.json "
         "(make readme BENCH=reports: docs)",
     )
     s.add_argument(
