@@ -1,6 +1,6 @@
 """Every module a function imports lazily exists. The verbs import their stage code inside the command
 (`python -m pipeline --help` stays fast), so a moved module breaks only the command that reaches it, at
-run time: `bench --llm-models` imported pipeline.report.export.bench_doc after the redesign had moved it
+run time: `bench --llm-models` imported bench_doc from report/export/ after the redesign had moved it
 to pipeline.publish, and nothing ran that path until a user did."""
 
 from __future__ import annotations

@@ -171,6 +171,23 @@ def add_verbs(sub) -> None:
 
     _add_shard_verbs(sub)
 
+    _add_training_verbs(sub)
+
+    s = sub.add_parser("sprout-report", help="SproutRAG: beam-width figure and one document's tree")
+    s.add_argument("--params", required=True)
+    add_named_args(
+        s,
+        ("scores", "DATASET:VARIANT=JSON: suite scores of the sweep's variants"),
+        ("wattbot", "VARIANT=JSONL: WattBot retrieval runs (scored split) of the sweep"),
+    )
+    s.add_argument("--gold", default=None, help="the WattBot scored split's CSV (the sweep's WattBot recall)")
+    s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
+    s.add_argument("--reports", required=True)
+    s.set_defaults(fn=cmd_sprout_report)
+
+
+def _add_training_verbs(sub) -> None:
+    """SproutRAG's head training: the pairs, one training, one cross-fitting fold's."""
     s = verb(
         sub,
         "sprout-train-pairs",
@@ -204,18 +221,6 @@ def add_verbs(sub) -> None:
         "--out",
     )
     s.add_argument("--fold", type=int, required=True, help="the fold held out (0..folds-1)")
-
-    s = sub.add_parser("sprout-report", help="SproutRAG: beam-width figure and one document's tree")
-    s.add_argument("--params", required=True)
-    add_named_args(
-        s,
-        ("scores", "DATASET:VARIANT=JSON: suite scores of the sweep's variants"),
-        ("wattbot", "VARIANT=JSONL: WattBot retrieval runs (scored split) of the sweep"),
-    )
-    s.add_argument("--gold", default=None, help="the WattBot scored split's CSV (the sweep's WattBot recall)")
-    s.add_argument("--index", default=None, help="a WattBot sprout index (its smallest tree is dumped)")
-    s.add_argument("--reports", required=True)
-    s.set_defaults(fn=cmd_sprout_report)
 
 
 def _add_shard_verbs(sub) -> None:
