@@ -42,8 +42,8 @@ def test_slurm_profile_submits_every_job_with_its_resources(tiny_run, tmp_path):
                                    SLURM_CONF=conf, STANDIN_SLURM_CONF=conf)
     subs = (state / "submissions.log").read_text().splitlines()
     rules = Counter(re.search(r"--comment '?rule_([a-z_]+?)(?:_wildcards_\S*)?'? ", s).group(1) for s in subs)
-    assert rules == {"ingest": 1, "tree": 3, "index": 2, "retrieve": 4, "answer": 7, "ensemble": 2, "evaluate": 5,
-                     "report": 1}
+    assert rules == {"ingest": 1, "tree": 3, "doc_sizes": 1, "index": 2, "retrieve": 4, "answer": 7, "ensemble": 2,
+                     "evaluate": 5, "report": 1}  # doc_sizes: the shards checkpoint (one shard here)
     index_job = next(s for s in subs if "rule_index" in s)
     assert " -t 60 " in index_job and re.search(r" --mem \d+", index_job)  # the rule's runtime and memory
     assert "--cpus-per-task=2" in index_job  # its threads

@@ -104,7 +104,8 @@ def test_the_dag_builds_indexes_and_attention_in_shards_with_the_unsharded_bytes
         work = tmp_path / name
         done = snakemake(work, *targets, configfile=config)
         assert done.returncode == 0, done.stderr[-3000:]
-        parts = sorted(p.relative_to(work).as_posix() for p in work.glob("results/*/*/parts/**/*.*"))
+        parts = sorted(p.relative_to(work).as_posix() for p in work.glob("results/*/*/parts/**/*.*")
+                       if not p.name.endswith(".manifest.json"))  # each part's manifest is its side file
         runs[name] = parts, {t: ((work / t).read_bytes(), (work / f"{t}.manifest.json").read_bytes()) for t in targets}
     assert runs["one"][0] == []  # one shard: each output built whole, as before shards
     assert [p.split("/")[1:3] for p in runs["three"][0]] == [[d, kind] for d in sorted(datasets)
