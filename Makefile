@@ -94,8 +94,9 @@ time-table: setup
 
 # The generated blocks of README.md and docs/*.md (<!-- BEGIN generated: NAME -->), a maintainer's step (make run
 # writes its own to reports/README.md): result blocks from kept runs of one commit, RUNS="default=runs/<id>
-# claims=runs/<id>" (make run; make run CONFIG=config.claims.yaml); BENCH=reports: the measurement blocks
-# (make bench, bench-llm, test's cluster tests, parse-quality), alone or with RUNS.
+# claims=runs/<id>" (make run; make run CONFIG=config.claims.yaml), and RUNS="suite-full=runs/<id>" alone or with
+# them (make run CONFIG=config.suite-full.yaml: may be another commit's; its blocks NAME.suite-full say which);
+# BENCH=reports: the measurement blocks (make bench, bench-llm, test's cluster tests, parse-quality), alone or with RUNS.
 readme: setup
 	$(BIN)/python -m pipeline readme $(foreach r,$(RUNS),--run $(r)) $(if $(BENCH),--bench $(BENCH))
 

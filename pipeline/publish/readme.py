@@ -69,6 +69,7 @@ BY_REPORT_RULE, BY_FIGURES_RULE = R.relative(R.leaderboard), R.relative(R.claims
 # NAME -> renderer. One line per generated block; other stages add theirs here.
 REGISTRY: dict[str, Renderer] = {
     "claims": Renderer(claims_table.render, R.relative(R.claims_csv)),
+    "claims-measured": Renderer(claims_table.render_measured, R.relative(R.claims_csv)),
     "results-leaderboard": Renderer(results_doc.render_leaderboard, R.relative(R.leaderboard)),
     "leaderboard-lead": Renderer(results_doc.render_leaderboard_lead, R.relative(R.leaderboard)),
     "results-retrieval": Renderer(results_doc.render_retrieval, R.relative(R.retrieval_table), BY_REPORT_RULE),
@@ -109,7 +110,11 @@ MEASUREMENTS = frozenset(
         "scale",
     }
 )
-ROLES = ("default", "claims")  # the kept runs `make readme` renders result blocks from
+ROLES = ("default", "claims", "suite-full")  # the kept runs `make readme` renders result blocks from
+# Roles whose run may come from another commit than the default and claims runs' (#45 item 8: the full-size suite
+# takes hours, so it is not rerun with every commit): their blocks are named NAME.ROLE, each stamp names its
+# commit, and `make readme` renders them only when that run is named (else leaves them as they are).
+OWN_COMMIT_ROLES = frozenset({"suite-full"})
 # page -> the role of the run its result blocks come from (a page with result blocks must be here)
 PAGE_ROLES = {
     "README.md": "default",

@@ -2,7 +2,8 @@
 
 Every result block (readme.py: not a measurement of the code) of README.md and docs/*.md must carry a
 kept run's stamp (readme_runs.py :data:`RUN_STAMP`: run, config hash, commit, config files, encoder),
-all of them the same commit (and the runs' commit when one is given); and no generated block may hold a
+all of them the same commit (and the runs' commit when one is given) but the blocks of a run that may have
+its own (``NAME.suite-full``: readme.py :data:`OWN_COMMIT_ROLES`); and no generated block may hold a
 table row reading "not run" (a claim the rendered run did not measure). Each problem is one line.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pipeline.publish.readme import blocks, doc_files, is_result
+from pipeline.publish.readme import OWN_COMMIT_ROLES, blocks, doc_files, is_result, split_name
 from pipeline.publish.readme_runs import RUN_STAMP
 
 COMMIT = re.compile(r"commit `([0-9a-f]{7,40})`")  # any stamp's commit, the older reports/ stamps' too
@@ -47,7 +48,7 @@ def check_pages(pages: dict[str, str], commit: str | None = None) -> list[str]:
                     'make readme RUNS="default=runs/<id> claims=runs/<id>"'
                 )
             sha = COMMIT.search(first)
-            if sha:
+            if sha and split_name(name)[1] not in OWN_COMMIT_ROLES:  # those name their own commit in the stamp
                 by_commit.setdefault(sha.group(1)[:SHORT], []).append(f"{page}:{name}")
     if len(by_commit) > 1:
         named = "; ".join(f"{c} ({', '.join(where)})" for c, where in sorted(by_commit.items()))

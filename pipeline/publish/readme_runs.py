@@ -1,5 +1,7 @@
 """`make readme RUNS="default=runs/<id> claims=runs/<id>"`: the result blocks of README.md and docs/*.md
-from kept runs (pipeline/kept_runs/store.py) made at one commit.
+from kept runs (pipeline/kept_runs/store.py) made at one commit; a full-size suite run
+(``suite-full=runs/<id>``, readme.py :data:`OWN_COMMIT_ROLES`) may be of another commit, and its blocks
+(``NAME.suite-full``) are rendered only when it is named.
 
 Each page's result blocks come from the run its role names (readme.py :data:`PAGE_ROLES`; a block
 ``NAME.ROLE`` names its own), each run's ``runs/<id>/reports/``. It refuses, with one line, before writing
@@ -28,6 +30,7 @@ from pipeline.publish.readme import (
     BEGIN,
     BLOCK,
     END,
+    OWN_COMMIT_ROLES,
     PAGE_ROLES,
     ROLES,
     Renderer,
@@ -106,8 +109,26 @@ def load_runs(named: dict[str, str], root: str | Path = RUNS) -> dict[str, DocRu
     for role, name in named.items():
         folder = resolve_kept(name, root)
         runs[role] = DocRun(role, folder, read_record(folder))
-    one_commit(list(runs.values()))
+    shared_commit(runs)
+    for role in OWN_COMMIT_ROLES & set(runs):
+        one_commit([runs[role]])
     return runs
+
+
+def shared_commit(runs: dict[str, DocRun]) -> str | None:
+    """The one commit of the runs that must share it (every role but :data:`OWN_COMMIT_ROLES`), None when only
+    own-commit runs are named."""
+    shared = [r for role, r in runs.items() if role not in OWN_COMMIT_ROLES]
+    return one_commit(shared) if shared else None
+
+
+def renders(name: str, page: str, runs: dict[str, DocRun]) -> bool:
+    """Whether this rendering renders result block ``name``: a block of an own-commit role only when its run is
+    named; every other one whenever a run that must share the commit is named (a missing one is then an error)."""
+    role = split_name(name)[1] or PAGE_ROLES.get(page)
+    if role in OWN_COMMIT_ROLES:
+        return role in runs
+    return any(r not in OWN_COMMIT_ROLES for r in runs)
 
 
 def one_commit(runs: list[DocRun]) -> str:
@@ -191,7 +212,7 @@ def fill_page(
 
     def one(m: re.Match) -> str:
         name, body = m.group("name"), m.group("body")
-        if is_result(name) and runs:
+        if is_result(name) and renders(name, page, runs):
             body = render_result(name, page, runs, repo, registry)
         elif not is_result(name) and bench is not None and _measured(bench, renderer(name, registry)):
             body = render_block(name, bench, registry)

@@ -82,7 +82,7 @@ def cmd_readme(a) -> None:
         print(f"wrote {write_run_readme(Path(a.repo), Path(a.reports), Path(a.out))} (README.md and docs/ unchanged)")
         return
     from pipeline.publish.readme_check import check_docs
-    from pipeline.publish.readme_runs import load_runs, one_commit, render_docs
+    from pipeline.publish.readme_runs import load_runs, render_docs, shared_commit
 
     runs = load_runs(named_pairs(a.run)) if a.run else {}
     if not a.check:
@@ -95,7 +95,7 @@ def cmd_readme(a) -> None:
         print("\n".join(f"rendered {p}" for p in done.changed) or "generated blocks already up to date")
         if done.left:
             print("left as they are (no --run, no --bench, or not in the --bench folder): " + ", ".join(done.left))
-    problems = check_docs(Path(a.repo), one_commit(list(runs.values())) if runs else None)
+    problems = check_docs(Path(a.repo), shared_commit(runs) if runs else None)
     print(
         "\n".join(problems)
         or 'readme check: every result block is stamped by a kept run of one commit; no "not run" row'

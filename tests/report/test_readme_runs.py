@@ -239,3 +239,37 @@ def test_readme_and_docs_result_blocks_come_from_one_commit():
     """The committed README.md and docs/: every result block stamped by a kept run of one commit (or, for a
     speed block, by its own bench file), no old rendering and no "not run" row (issues #33, #35)."""
     assert check_docs(REPO) == []
+
+
+def claims_rows(reports: Path) -> None:
+    """A claims.csv of a suite-only run: one suite claim measured on two datasets, an LLM claim not run."""
+    base = {"system": "S", "claim": "c", "published": "+0.1", "treatment": "t", "control": "u", "metric": "ie",
+            "scale": "difference", "n": 40, "units": "questions"}
+    rows = [{**base, "claim_id": "sprout-ie", "claim_key": "sprout-ie", "dataset": d, "verdict": "undecided",
+             "estimate": 0.01, "lo": -0.02, "hi": 0.04, "p_value": 0.4} for d in ("hotpotqa", "legalbench_rag")]
+    rows.append({**base, "claim_id": "kohaku-retry", "claim_key": "kohaku-retry", "dataset": "wattbot", "n": None,
+                 "verdict": "not run", "note": "ablation 'retry' is not in this run's config"})
+    pd.DataFrame(rows).to_csv(reports / "claims.csv", index=False)
+    manifest(reports / "claims.csv", OTHER)
+
+
+def test_a_suite_full_run_of_another_commit_renders_its_own_blocks_only(runs, repo, tmp_path):
+    """#45 item 8: the full-size suite's blocks come from a run that may be of another commit, say so in their
+    stamp, render only when that run is named, and leave out (naming them) the claims its grid did not run."""
+    full = kept(tmp_path, "r-full", "config.suite-full.yaml", commit=OTHER)
+    claims_rows(full / "reports")
+    page = repo / "docs" / "results.md"
+    page.write_text(page.read_text() + block("claims-measured.suite-full"))
+    first = render_docs(repo, load_runs(named(runs)))  # default and claims: the suite-full block left as it is
+    assert "claims-measured.suite-full (docs/results.md)" in first.left and "old 0.123" in page.read_text()
+    with pytest.raises(ValueError, match="different commits"):  # default + claims still one commit
+        load_runs({**named(runs), "claims": str(full)})
+    alone = render_docs(repo, load_runs({"suite-full": str(full)}))
+    text = page.read_text()
+    assert alone.changed == [page] and "results-suite (docs/results.md)" in alone.left
+    assert f"Run `r-full` · config hash `r-full-hash` · commit `{OTHER[:12]}` · config `config.suite-full.yaml`" in text
+    assert "Not in this run's config: kohaku-retry." in text and "| wattbot" not in text
+    assert "| hotpotqa (40) |" in text and "| legalbench_rag (40) |" in text and not_run_rows(text) == []
+    assert check_docs(repo, COMMIT) == []  # its commit is its own; the others still one
+    both = render_docs(repo, load_runs({**named(runs), "suite-full": str(full)}))
+    assert both.changed == [] and check_docs(repo, COMMIT) == []

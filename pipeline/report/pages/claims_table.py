@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.paths import Reports
+from pipeline.report.claims.families import NOT_RUN
 from pipeline.report.claims.measure import row_counts, verdict_counts
 from pipeline.report.claims.registration import DEVIATES, NOT_REGISTERED
 from pipeline.report.claims.table import RULE
@@ -128,6 +129,20 @@ def render(reports_dir: Path) -> str:
     """Generated block ``claims`` (README/docs): the claims table of ``reports/claims.csv``."""
     table = pd.read_csv(Reports.at(reports_dir).claims_csv, dtype={"n": "Int64"}, keep_default_na=True)
     return f"{counts_line(table)} {rule_text(table)}\n\n" + markdown_table(claims_frame(table))
+
+
+def render_measured(reports_dir: Path) -> str:
+    """Generated block ``claims-measured``: the claims table of a run whose grid has part of the ablations (the
+    full-size suite: no LLM), without the claims its config did not run, which one line names instead."""
+    table = pd.read_csv(Reports.at(reports_dir).claims_csv, dtype={"n": "Int64"}, keep_default_na=True)
+    key = "claim_key" if "claim_key" in table else "claim_id"
+    ran = table["verdict"] != NOT_RUN
+    skipped = sorted(set(table[key].astype(str)) - set(table.loc[ran, key].astype(str)))
+    partly = int((~ran).sum()) - int(table[key].astype(str).isin(skipped).sum())
+    left = f" Not in this run's config: {', '.join(skipped)}." if skipped else ""
+    left += f" {partly} rows of measured claims did not run and are left out." if partly else ""
+    table = table[ran]
+    return f"{counts_line(table)}{left} {rule_text(table)}\n\n" + markdown_table(claims_frame(table))
 
 
 def claims_html(table: pd.DataFrame) -> str:
