@@ -33,6 +33,7 @@ KIND_QUERY = {
     "sprout": "beam search through every document's tree",
 }
 FIGURES = {"cpu_s": "CPU-s", "peak_rss_mb": "peak MB", "output_bytes": "output bytes", LATENCY: "ms a query"}
+BEYOND = 1000  # a break past this many times the target is named, not sized
 SHARDED_ALWAYS = frozenset({"sprout_attention"})  # its passes run one job per shard (pipeline/rules/shards.smk)
 
 
@@ -43,6 +44,14 @@ class MsMarco:
     passages: int
     pool: int  # passages measured
     mean_chars: float
+
+    @staticmethod
+    def root() -> Path:
+        """The suite's MS MARCO folder (``WATTBENCH_DATA`` or ../shared/data); importing its loader registers it."""
+        import pipeline.datasets.suite_loaders  # noqa: F401 - registers the datasets default_root looks up
+        from pipeline.datasets.suite import default_root
+
+        return default_root("msmarco")
 
     @classmethod
     def measure(cls, root: Path) -> MsMarco:
@@ -78,30 +87,37 @@ def sharded_stages(cfg: dict, stages: list[str]) -> frozenset[str]:
 
 
 def default_config() -> dict:
-    from pipeline.config import DEFAULT_CONFIG, load_config
+    """The config the bench runs by default (config.yaml), as resolved, unvalidated: its indexes' kinds and its
+    shards (validating needs every registry, which only a driver loads)."""
+    from pipeline.config import DEFAULT_CONFIG, resolve_config
     from pipeline.datasets.paths import REPO
 
-    return load_config(REPO / DEFAULT_CONFIG)
+    return resolve_config([REPO / DEFAULT_CONFIG])
+
+
+def shard_chars(cfg: dict) -> int:
+    """``shards.max_chars``, its default where the config leaves it out."""
+    from pipeline.specs import ShardSpec
+
+    return ShardSpec.from_dict(cfg.get("shards")).max_chars
 
 
 def target(bench: dict, marco: MsMarco, cfg: dict) -> Target:
     name = "MS MARCO v1 passages"
-    return Target(name, marco.chars, int(cfg["shards"]["max_chars"]), sharded_stages(cfg, list(bench["stages"])))
+    return Target(name, marco.chars, shard_chars(cfg), sharded_stages(cfg, list(bench["stages"])))
 
 
 def render_projection(reports_dir: Path) -> str:
     """The block: the target's size and how it was read, the totals, every figure's derivation, the latency per
     index kind, each bounded component's breaking size and the first to break."""
-    from pipeline.datasets.suite import default_root
-
-    root = default_root("msmarco")
+    root = MsMarco.root()
     if not root.is_dir():
         return f"*Not rendered: MS MARCO's passages, which size the target, are not at `{root}`.*"
     bench = json.loads(bench_path(reports_dir, "scale").read_text())
     marco, cfg = MsMarco.measure(root), default_config()
     p = project(bench, target(bench, marco, cfg))
     lines = [_head(bench, marco, p), "", *_totals(p), "", *_stage_table(p), "", *_latency_table(bench, p)]
-    return "\n".join([*lines, "", *_break_lines(p, marco)])
+    return "\n".join([*lines, "", *_break_lines(p, marco, bench.get("index_kinds", {}))])
 
 
 def _head(bench: dict, marco: MsMarco, p: Projection) -> str:
@@ -180,34 +196,43 @@ def _latency_table(bench: dict, p: Projection) -> list[str]:
 
 
 def _where(b: Break, p: Projection, marco: MsMarco) -> list[str]:
-    """A break's corpus size in characters and in MS MARCO passages (or why it has none)."""
-    if b.chars is None:
-        return ["not along its power law", ""]
-    if b.chars <= p.largest_chars:
-        return [f"{sig(b.chars)} (within the measured sizes)", sig(b.chars / marco.mean_chars)]
-    return [sig(b.chars), sig(b.chars / marco.mean_chars)]
+    """A break's corpus size in characters and in MS MARCO passages, read against the sizes measured and the
+    target (a break far past the target is named as such: its figure is an extrapolation of an extrapolation)."""
+    chars = b.chars or 0.0
+    if chars > BEYOND * p.target.chars:
+        return [f"over {BEYOND:,} × the target", ""]
+    within = " (within the measured sizes)" if chars <= p.largest_chars else ""
+    return [sig(chars) + within, sig(chars / marco.mean_chars)]
 
 
-def _break_lines(p: Projection, marco: MsMarco) -> list[str]:
-    order = sorted(p.breaks, key=lambda b: (b.chars is None, b.chars or 0.0))
+def _scope(f: Projected) -> str:
+    return "one shard" if f.scope == SHARD else "whole corpus"
+
+
+def _break_lines(p: Projection, marco: MsMarco, kinds: dict) -> list[str]:
+    """Every bounded figure that reaches its bound along its power law, smallest corpus first; the first to
+    break; the rest named; the figures projected with an exponent above the bound of growth."""
+    reach = sorted((b for b in p.breaks if b.chars is not None), key=lambda b: b.chars or 0.0)
     rows = [
-        [f"{b.figure.component} ({'one shard' if b.figure.scope == SHARD else 'whole corpus'})",
-         f"{FIGURES[b.figure.metric]} over {b.bound:,.0f}", *_where(b, p, marco),
-         "yes" if b.within(p.target) else "no"]  # fmt: skip
-        for b in order
+        [f"{b.figure.component} ({_scope(b.figure)})", f"{FIGURES[b.figure.metric]} over {b.bound:,.0f}",
+         *_where(b, p, marco), "yes" if b.within(p.target) else "no"]  # fmt: skip
+        for b in reach
     ]
     lines = markdown.table_lines(["job or query", "bound", "breaks at (characters)", "MS MARCO passages", "by the target"], rows)
     first = p.first_break()
-    lines += ["", _first_line(first, marco) if first else "Nothing passes its bound by the target's size."]
+    lines += ["", _first_line(first, marco, kinds) if first else "Nothing passes its bound by the target's size."]
+    never = [f"{b.figure.component} {FIGURES[b.figure.metric]} ({_scope(b.figure)})" for b in p.breaks if b.chars is None]
+    lines += [f"Under their bounds at any size along their power laws (a shard's job: at one shard): {', '.join(never) or 'none'}."]
     flagged = sorted({f"{f.component} {f.metric}" for f in [*p.stages, *p.latency] if f.superlinear})
-    lines += [f"Projected with an exponent above 1.1 (see the table of exponents above): {', '.join(flagged) or 'none'}."]
+    lines += [f"Projected with an exponent above 1.1 (marked in the tables): {', '.join(flagged) or 'none'}."]
     return lines + ([f"No slope, not projected: {', '.join(p.unprojected())}."] if p.unprojected() else [])
 
 
-def _first_line(b: Break, marco: MsMarco) -> str:
+def _first_line(b: Break, marco: MsMarco, kinds: dict) -> str:
     f = b.figure
+    what = f", a query: {KIND_QUERY.get(kinds.get(f.component, ''), '?')}" if f.metric == LATENCY else ""
     return (
-        f"**First to break: {f.component}** ({FIGURES[f.metric]} over {b.bound:,.0f}) at {sig(b.chars or 0.0)} "
+        f"**First to break: {f.component}** ({FIGURES[f.metric]} over {b.bound:,.0f}{what}) at {sig(b.chars or 0.0)} "
         f"characters, about {sig((b.chars or 0.0) / marco.mean_chars)} MS MARCO passages of the "
         f"{marco.passages:,}."
     )

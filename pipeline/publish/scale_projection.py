@@ -17,6 +17,7 @@ first component to break is the one with the smallest such size. Pure functions 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -24,6 +25,7 @@ METRICS = ("cpu_s", "peak_rss_mb", "output_bytes")  # what the scale bench measu
 LATENCY = "median_ms"  # per-query latency: the bench's median of single-query searches
 CORPUS, SHARD = "corpus", "shard"  # the size a figure is projected to: the whole target, or one shard of it
 RETRIEVE = "retrieve "  # the prefix of the retrieval stages (one job asking the bench's queries)
+FAR = math.log(1e30)  # a break further than this ratio of sizes is none (a near-flat slope would overflow)
 
 
 @dataclass(frozen=True)
@@ -81,10 +83,11 @@ class Projected:
     def breaks_at(self, bound: float) -> float | None:
         """The corpus characters at which this figure reaches ``bound`` along its power law (below the bench's
         sizes when it is already over); a flat or unfitted figure over its bound breaks at any size (0), one
-        under it never (None)."""
+        under it (or one whose break lies beyond :data:`FAR`) never (None)."""
         if self.exponent is None or self.exponent <= 0 or self.measured <= 0:
             return 0.0 if self.measured >= bound else None
-        return self.at_chars * (bound / self.measured) ** (1 / self.exponent)
+        log_ratio = math.log(bound / self.measured) / self.exponent
+        return None if log_ratio > FAR else self.at_chars * math.exp(log_ratio)
 
 
 def power_law(measured: float, ratio: float, exponent: float) -> float:
