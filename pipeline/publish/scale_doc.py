@@ -124,8 +124,8 @@ def _head(bench: dict, marco: MsMarco, p: Projection) -> str:
     t = p.target
     return (
         f"Target: MS MARCO v1's passage collection, {marco.passages:,} passages (the TREC 2019 Deep Learning "
-        f"track's overview) × {marco.mean_chars:.1f} characters a passage (the mean over the {marco.pool:,} "
-        f"passages of the TREC DL pool in `msmarco/passages.jsonl`) = {sig(t.chars)} characters, "
+        f"track's overview) × {marco.mean_chars:.1f} characters a passage (the mean over the "
+        f"passages of the TREC DL pool in `msmarco/passages.jsonl`, its SOURCE.md's count) = {sig(t.chars)} characters, "
         f"{sig(t.chars / p.largest_chars)} times the largest corpus the bench measured ({bench['dataset']}, "
         f"{p.largest_chars:,.0f} characters). `shards.max_chars` = {t.shard_chars:,}: {t.shards():,} shard jobs at "
         "least. Each figure is the measurement at the largest size × (target ÷ that size)^k, k the stage's fitted "
@@ -200,9 +200,16 @@ def _where(b: Break, p: Projection, marco: MsMarco) -> list[str]:
     target (a break far past the target is named as such: its figure is an extrapolation of an extrapolation)."""
     chars = b.chars or 0.0
     if chars > BEYOND * p.target.chars:
-        return [f"over {BEYOND:,} × the target", ""]
+        return ["far past the target (a thousand times its size)", ""]
     within = " (within the measured sizes)" if chars <= p.largest_chars else ""
     return [sig(chars) + within, sig(chars / marco.mean_chars)]
+
+
+def bound_text(b: Break) -> str:
+    """A bound in the unit it is stated in (GiB, hours, seconds), not the bench's (MB, CPU-s, ms)."""
+    scale = {"peak_rss_mb": (1024, "GiB"), "cpu_s": (3600, "h of one core"), LATENCY: (1000, "s")}
+    div, unit = scale.get(b.figure.metric, (1, ""))
+    return f"{sig(b.bound / div)} {unit}".strip()
 
 
 def _scope(f: Projected) -> str:
@@ -214,7 +221,7 @@ def _break_lines(p: Projection, marco: MsMarco, kinds: dict) -> list[str]:
     break; the rest named; the figures projected with an exponent above the bound of growth."""
     reach = sorted((b for b in p.breaks if b.chars is not None), key=lambda b: b.chars or 0.0)
     rows = [
-        [f"{b.figure.component} ({_scope(b.figure)})", f"{FIGURES[b.figure.metric]} over {b.bound:,.0f}",
+        [f"{b.figure.component} ({_scope(b.figure)})", f"{FIGURES[b.figure.metric]} over {bound_text(b)}",
          *_where(b, p, marco), "yes" if b.within(p.target) else "no"]  # fmt: skip
         for b in reach
     ]
@@ -232,7 +239,7 @@ def _first_line(b: Break, marco: MsMarco, kinds: dict) -> str:
     f = b.figure
     what = f", a query: {KIND_QUERY.get(kinds.get(f.component, ''), '?')}" if f.metric == LATENCY else ""
     return (
-        f"**First to break: {f.component}** ({FIGURES[f.metric]} over {b.bound:,.0f}{what}) at {sig(b.chars or 0.0)} "
+        f"**First to break: {f.component}** ({FIGURES[f.metric]} over {bound_text(b)}{what}) at {sig(b.chars or 0.0)} "
         f"characters, about {sig((b.chars or 0.0) / marco.mean_chars)} MS MARCO passages of the "
         f"{marco.passages:,}."
     )
