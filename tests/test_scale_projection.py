@@ -18,9 +18,10 @@ TARGET = 1e9  # a hundred times the largest size
 def bench(stages: dict, latency: dict | None = None) -> dict:
     """A scale bench file as :func:`pipeline.bench.scale.figures` writes it, the exponents fitted as it fits them."""
     latency = latency or {"bm25": [{"median_ms": 2e-6 * x, "p95_ms": 1.0, "load_s": 0.1} for x in SIZES]}
-    lat_fits = {v: stage_fits(SIZES, {"x": [{"cpu_s": r["median_ms"]} for r in rows]})["x"]["cpu_s"] for v, rows in latency.items()}
+    lat_fits = {v: stage_fits(SIZES, {"x": [{"cpu_s": r["median_ms"]} for r in rs]})["x"]["cpu_s"] for v, rs in latency.items()}
     return {
-        "dataset": "toy", "sizes": [{"fraction": x / SIZES[-1], "chars": x, "docs": 1, "sentences": 1, "queries": 1} for x in SIZES],
+        "dataset": "toy",
+        "sizes": [{"fraction": x / SIZES[-1], "chars": x, "docs": 1, "sentences": 1, "queries": 1} for x in SIZES],
         "stages": stages, "fits": stage_fits(SIZES, stages), "latency": latency, "latency_fits": lat_fits,
         "index_kinds": {"bm25": "bm25"}, "retrieval_queries": 7,
     }  # fmt: skip
@@ -37,8 +38,8 @@ STAGES = {
 }
 
 
-def target(bounds: Bounds = Bounds(), shard: int = 4_000_000) -> Target:
-    return Target("toy", TARGET, shard, frozenset({"index hier"}), bounds)
+def target(bounds: Bounds | None = None, shard: int = 4_000_000) -> Target:
+    return Target("toy", TARGET, shard, frozenset({"index hier"}), bounds or Bounds())
 
 
 def figure(p, component, metric, scope=CORPUS):

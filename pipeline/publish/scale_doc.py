@@ -141,11 +141,11 @@ def _largest(figures: list[Projected]) -> str:
 def _totals(p: Projection) -> list[str]:
     shard_mem = [f for f in p.stages if f.scope == SHARD and f.metric == "peak_rss_mb"]
     whole_mem = [
-        f
-        for f in p.stages
-        if f.scope != SHARD and f.metric == "peak_rss_mb" and f.component not in p.target.sharded
+        f for f in p.stages if f.scope != SHARD and f.metric == "peak_rss_mb" and f.component not in p.target.sharded
     ]
-    index_bytes = sum(f.value or 0.0 for f in p.stages if f.metric == "output_bytes" and f.component.startswith("index "))
+    index_bytes = sum(
+        f.value or 0.0 for f in p.stages if f.metric == "output_bytes" and f.component.startswith("index ")
+    )
     rows = [
         ["CPU-hours to build (export, attention, indexes)", sig(p.total("cpu_s") / 3600)],
         [f"CPU-hours of the retrieval jobs ({p.queries} queries each)", sig(p.total("cpu_s", retrieval=True) / 3600)],
@@ -221,15 +221,25 @@ def _break_lines(p: Projection, marco: MsMarco, kinds: dict) -> list[str]:
     break; the rest named; the figures projected with an exponent above the bound of growth."""
     reach = sorted((b for b in p.breaks if b.chars is not None), key=lambda b: b.chars or 0.0)
     rows = [
-        [f"{b.figure.component} ({_scope(b.figure)})", f"{FIGURES[b.figure.metric]} over {bound_text(b)}",
-         *_where(b, p, marco), "yes" if b.within(p.target) else "no"]  # fmt: skip
+        [
+            f"{b.figure.component} ({_scope(b.figure)})",
+            f"{FIGURES[b.figure.metric]} over {bound_text(b)}",
+            *_where(b, p, marco),
+            "yes" if b.within(p.target) else "no",
+        ]  # fmt: skip
         for b in reach
     ]
-    lines = markdown.table_lines(["job or query", "bound", "breaks at (characters)", "MS MARCO passages", "by the target"], rows)
+    lines = markdown.table_lines(
+        ["job or query", "bound", "breaks at (characters)", "MS MARCO passages", "by the target"], rows
+    )
     first = p.first_break()
     lines += ["", _first_line(first, marco, kinds) if first else "Nothing passes its bound by the target's size."]
-    never = [f"{b.figure.component} {FIGURES[b.figure.metric]} ({_scope(b.figure)})" for b in p.breaks if b.chars is None]
-    lines += [f"Under their bounds at any size along their power laws (a shard's job: at one shard): {', '.join(never) or 'none'}."]
+    never = [
+        f"{b.figure.component} {FIGURES[b.figure.metric]} ({_scope(b.figure)})" for b in p.breaks if b.chars is None
+    ]
+    lines += [
+        f"Under their bounds at any size along their power laws (a shard's: in one): {', '.join(never) or 'none'}."
+    ]
     flagged = sorted({f"{f.component} {f.metric}" for f in [*p.stages, *p.latency] if f.superlinear})
     lines += [f"Projected with an exponent above 1.1 (marked in the tables): {', '.join(flagged) or 'none'}."]
     return lines + ([f"No slope, not projected: {', '.join(p.unprojected())}."] if p.unprojected() else [])

@@ -136,8 +136,10 @@ class Projection:
         return [f"{p.component} {p.metric}" for p in [*self.stages, *self.latency] if p.value is None]
 
 
-def _figure(component: str, metric: str, scope: str, rows: list, fit: Mapping | None, at: float, to: float) -> Projected:
-    """One stage's (or variant's) ``metric`` at the bench's largest size, projected to ``to`` characters."""
+def _figure(what: tuple[str, str, str], rows: list, fit: Mapping | None, at: float, to: float) -> Projected:
+    """One stage's (or variant's) ``metric`` (``what``: component, metric, scope) at the bench's largest size,
+    projected to ``to`` characters."""
+    component, metric, scope = what
     k = fit["exponent"] if fit else None
     return Projected(component, metric, scope, float(rows[-1][metric]), at, to, k, bool(fit and fit["superlinear"]))
 
@@ -151,10 +153,10 @@ def stage_figures(bench: Mapping, target: Target) -> list[Projected]:
         fits = bench["fits"].get(stage, {})
         for m in METRICS:
             if all(m in r for r in rows):
-                out.append(_figure(stage, m, CORPUS, rows, fits.get(m), at, target.chars))
+                out.append(_figure((stage, m, CORPUS), rows, fits.get(m), at, target.chars))
         if stage in target.sharded:
             shard = min(target.chars, float(target.shard_chars))
-            out += [_figure(stage, m, SHARD, rows, fits.get(m), at, shard) for m in ("cpu_s", "peak_rss_mb")]
+            out += [_figure((stage, m, SHARD), rows, fits.get(m), at, shard) for m in ("cpu_s", "peak_rss_mb")]
     return out
 
 
@@ -163,7 +165,7 @@ def latency_figures(bench: Mapping, target: Target) -> list[Projected]:
     whole corpus's index (one table, one BM25 model, every document's tree)."""
     at = float(bench["sizes"][-1]["chars"])
     return [
-        _figure(v, LATENCY, CORPUS, rows, bench["latency_fits"].get(v), at, target.chars)
+        _figure((v, LATENCY, CORPUS), rows, bench["latency_fits"].get(v), at, target.chars)
         for v, rows in bench["latency"].items()
     ]
 
