@@ -104,5 +104,13 @@ def test_the_bench_runs_every_stage_at_every_size_on_a_real_slice(tmp_path, caps
     assert b["fits"]["sprout_attention"]["output_bytes"]["exponent"] > 0.8
     assert set(b["latency"]) == {"hier-dense", "flat-dense", "bm25", "sprout-uniform"} and b["retrieval_queries"] == 6
     assert all(r["median_ms"] > 0 for rows in b["latency"].values() for r in rows)
-    assert (tmp_path / "bench" / "scale.png").stat().st_size > 10_000 and (tmp_path / "bench" / "scale.json.manifest.json").exists()
+    assert (tmp_path / "bench" / "scale.png").stat().st_size > 10_000
+    assert (tmp_path / "bench" / "scale.json.manifest.json").exists()
     assert "wrote " in capsys.readouterr().out
+    # docs/scale.md's projection (#45 item 7) renders from what the bench wrote, every stage carried to MS MARCO
+    from pipeline.publish.scale_doc import render_projection
+
+    text = render_projection(tmp_path)
+    assert all(f"| {stage} | CPU-s | whole corpus |" in text for stage in expected), text
+    assert "| index hier | peak MB | one shard |" in text and "sprout-uniform (sprout)" in text
+    assert "**First to break:" in text or "Nothing passes its bound" in text

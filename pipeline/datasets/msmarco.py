@@ -19,6 +19,13 @@ from pipeline.config_schema import key, parse_spec
 from pipeline.datasets.suite import PilotSubset, SuiteTables, make_suite_tables, pilot_draw, read_records
 from pipeline.registry.suite_datasets import SuiteDataset, register
 
+# MS MARCO v1's passage collection, of which passages.jsonl holds the TREC DL pool: 8,841,823 passages
+# (Craswell et al., "Overview of the TREC 2019 Deep Learning Track", arXiv:2003.07820, Table 1; the collection of
+# Nguyen et al., "MS MARCO: A Human Generated MAchine Reading COmprehension Dataset", arXiv:1611.09268). The scale
+# projection's target (docs/scale.md) is this count times the pool's measured mean passage length.
+V1_PASSAGES = 8_841_823
+PASSAGES_FILE = "passages.jsonl"
+
 # 20 seeded queries x (up to) 30 of their judged passages, plus 200 unjudged pool passages as
 # distractors: 790 passages, 2,573 sentences after parse_text, 20 queries, 293 graded gold passages.
 DEFAULT_SUBSET = {"n_queries": 20, "judged_per_query": 30, "n_distractors": 200, "seed": 0}
@@ -72,7 +79,7 @@ def load(root: str | Path, **subset: Any) -> SuiteTables:
     for qid in sorted(judged):
         pool = sorted(judged[qid])
         pids.update(pool if sub.judged_per_query is None else rng.sample(pool, min(sub.judged_per_query, len(pool))))
-    texts = {p["pid"]: p["text"] for p in read_records(root / "passages.jsonl")}
+    texts = {p["pid"]: p["text"] for p in read_records(root / PASSAGES_FILE)}
     unjudged = sorted(set(texts) - {r["pid"] for r in qrels})
     pids.update(unjudged if sub.n_distractors is None else rng.sample(unjudged, min(sub.n_distractors, len(unjudged))))
 
@@ -97,6 +104,12 @@ def load(root: str | Path, **subset: Any) -> SuiteTables:
         if texts[p].strip()
     ]
     return make_suite_tables("msmarco", docs, query_rows, gold)
+
+
+def passage_lengths(root: str | Path) -> list[int]:
+    """Characters of each non-blank passage of the pool (``len(text)``, as the export's ``n_chars`` counts a
+    document): what the scale projection measures MS MARCO's mean passage length on."""
+    return [len(p["text"]) for p in read_records(Path(root) / PASSAGES_FILE) if p["text"].strip()]
 
 
 def _doc_id(pid: str) -> str:

@@ -37,7 +37,7 @@ from pathlib import Path
 from pipeline.io import atomic_write_text
 from pipeline.paths import Reports
 from pipeline.provenance import manifest_path
-from pipeline.publish import bench_doc, results_doc
+from pipeline.publish import bench_doc, results_doc, scale_doc
 from pipeline.report.header import RunHeader
 from pipeline.report.pages import claims_table, ensemble_size, parse_quality, suite_power
 from pipeline.report.telemetry import time_table
@@ -90,6 +90,7 @@ REGISTRY: dict[str, Renderer] = {
     "cluster": Renderer(bench_doc.render_cluster, R.relative(R.bench("cluster"))),
     "test-fast": Renderer(bench_doc.render_test_fast, R.relative(R.bench("test_fast"))),
     "scale": Renderer(bench_doc.render_scale, R.relative(R.bench("scale"))),
+    "scale-projection": Renderer(scale_doc.render_projection, R.relative(R.bench("scale"))),
     "time": Renderer(time_table.render, "time.telemetry.csv"),
     "run-time": Renderer(time_table.render_run, "time.telemetry.csv"),
 }
@@ -108,6 +109,7 @@ MEASUREMENTS = frozenset(
         "test-fast",
         "parse-quality",
         "scale",
+        "scale-projection",
     }
 )
 ROLES = ("default", "claims", "suite-full")  # the kept runs `make readme` renders result blocks from
