@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Stop exactly what tests/cluster/slurm_up.sh started, and remove its folder ($WATTBENCH_SLURM_DIR, default
-# /run/wattbench-slurm; only one holding slurm_up.sh's marker): first the test cluster's own jobs still queued
+# /run/wattbench-test-cluster; only one holding slurm_up.sh's marker): first the test cluster's own jobs still queued
 # or running (a failed test can leave some), then the daemons whose pids it recorded, newest first, each waited
 # for until it is gone. The packages stay (a next slurm_up.sh starts in seconds). WATTBENCH_SLURM_KEEP=1 keeps
 # the folder (its logs: log/, munge/, mysqld/) for a look.
 set -uo pipefail
-DIR=${WATTBENCH_SLURM_DIR:-/run/wattbench-slurm}
+DIR=${WATTBENCH_SLURM_DIR:-/run/wattbench-test-cluster}
 [ -e "$DIR/.wattbench-slurm" ] || exit 0
 export SLURM_CONF=$DIR/etc/slurm.conf
 # gone NAME PID: no process PID, or one of another name (a folder left by a run that ended without this script,

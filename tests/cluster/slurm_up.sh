@@ -2,7 +2,7 @@
 # A single-node SLURM 22.05 cluster from Debian's packages, with accounting through slurmdbd and MariaDB, on a
 # machine without systemd or cgroups (a CI runner, a container), kept in a folder of its own: install the
 # packages where missing (slurm_install.sh), write the configs from this machine (hostname -s, nproc, slurmd -C)
-# into $WATTBENCH_SLURM_DIR (default /run/wattbench-slurm), start munged, mysqld_safe, slurmdbd, slurmctld and
+# into $WATTBENCH_SLURM_DIR (default /run/wattbench-test-cluster), start munged, mysqld_safe, slurmdbd, slurmctld and
 # slurmd from there, and wait until sinfo and sacct answer. Prints `SLURM_CONF=<its slurm.conf>` (stdout, last
 # line): every client command (sinfo, sbatch, squeue, sacct, scancel, Snakemake's SLURM plugin) needs it.
 #
@@ -13,7 +13,7 @@
 # gets its owner and mode set here. tests/cluster/slurm_down.sh stops exactly the daemons this started (their
 # pids are recorded in the folder) and removes the folder. Needs root. docs/cluster.md explains the choices.
 set -euo pipefail
-DIR=${WATTBENCH_SLURM_DIR:-/run/wattbench-slurm}
+DIR=${WATTBENCH_SLURM_DIR:-/run/wattbench-test-cluster}
 MARK=.wattbench-slurm   # a folder holding this file was made by this script (slurm_down.sh removes only such a one)
 CLUSTER=wattbench
 HERE=$(cd "$(dirname "$0")" && pwd)

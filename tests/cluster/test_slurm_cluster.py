@@ -30,7 +30,7 @@ from pipeline.paths import side_files
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 HERE = Path(__file__).parent
 PROFILE = REPO / "profiles" / "slurm"
-SLURM_DIR = "/run/wattbench-slurm"  # the test cluster's folder: configs, state, logs, pids, sockets, its database
+SLURM_DIR = "/run/wattbench-test-cluster"  # the test cluster's folder: configs, state, logs, pids, sockets, its database
 RUN_LIMIT = 420  # s: the hard limit on each Snakemake run below (the tiny grid takes about 2-3 min here)
 CANCEL_LIMIT = 60  # s: the profile's settings must make the run see a scancel within this
 TARGET_JOBS = 8  # jobs to results/wattbot/scores/bm25-x.json in the tiny grid (the killed run's target)
