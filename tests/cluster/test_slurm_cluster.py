@@ -35,7 +35,8 @@ RUN_LIMIT = 420  # s: the hard limit on each Snakemake run below (the tiny grid 
 CANCEL_LIMIT = 60  # s: the profile's settings must make the run see a scancel within this
 TARGET_JOBS = 8  # jobs to results/wattbot/scores/bm25-x.json in the tiny grid (the killed run's target)
 # What each rule declares (pipeline/rules/*.smk): memory in MB and time in minutes, first attempt.
-DECLARED = {"ingest": (500, 5), "tree": (1000, 10), "index": (4000, 60), "retrieve": (2000, 10),
+DECLARED = {"ingest": (500, 5), "tree": (1000, 10), "doc_sizes": (1000, 10), "index": (4000, 60),
+            "retrieve": (2000, 10),
             "answer": (2000, 60), "ensemble": (500, 5), "evaluate": (500, 5), "report": (1000, 5)}
 
 
@@ -172,14 +173,14 @@ def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path, meas
     index_jobs = [j for j in jobs if j["comment"].startswith("rule_index")]
     assert len(index_jobs) == 3  # two indexes, one of them twice
     for j in jobs:
-        rule = re.match(r"rule_([a-z]+?)(?:_wildcards|$)", j["comment"]).group(1)
+        rule = re.match(r"rule_([a-z_]+?)(?:_wildcards|$)", j["comment"]).group(1)
         mem, limit = DECLARED[rule]
         attempt = 2 if j["comment"] == by_id[victim]["comment"] and j["id"] != victim else 1
         assert (j["mem"], minutes(j["time"])) == (f"{mem * attempt}M", limit * attempt), j
         if j["id"] != victim:
             assert j["state"] == "COMPLETED", j
     assert {j["cpus"] for j in index_jobs} == {"2"}  # the rule's threads
-    assert {re.match(r"rule_([a-z]+?)(?:_wildcards|$)", j["comment"]).group(1) for j in jobs} == set(DECLARED)
+    assert {re.match(r"rule_([a-z_]+?)(?:_wildcards|$)", j["comment"]).group(1) for j in jobs} == set(DECLARED)
     same_as_local(local, work)
     measured.update(local_grid_s=round(request.config.stash[TINY_WALL], 1), cluster_grid_s=round(wall, 1),
                     submissions=len(jobs), jobs=len({j["comment"] for j in jobs}), cancel_seen_s=round(seen, 1),
