@@ -122,10 +122,15 @@ def shared_commit(runs: dict[str, DocRun]) -> str | None:
     return one_commit(shared) if shared else None
 
 
+def block_role(name: str, page: str) -> str | None:
+    """The role of the run a result block comes from: the one its name gives, else its page's (None: neither)."""
+    return split_name(name)[1] or PAGE_ROLES.get(page)
+
+
 def renders(name: str, page: str, runs: dict[str, DocRun]) -> bool:
     """Whether this rendering renders result block ``name``: a block of an own-commit role only when its run is
     named; every other one whenever a run that must share the commit is named (a missing one is then an error)."""
-    role = split_name(name)[1] or PAGE_ROLES.get(page)
+    role = block_role(name, page)
     if role in OWN_COMMIT_ROLES:
         return role in runs
     return any(r not in OWN_COMMIT_ROLES for r in runs)
@@ -162,8 +167,7 @@ def run_stamp(run: DocRun, source: str, repo: Path) -> str:
 def render_result(name: str, page: str, runs: dict[str, DocRun], repo: Path, registry: dict | None = None) -> str:
     """A result block's content from its run (stamp, blank line, markdown), or a one-line error naming the
     block, the run and the file."""
-    base, named = split_name(name)
-    role = named or PAGE_ROLES.get(page)
+    base, role = split_name(name)[0], block_role(name, page)
     if role is None:
         raise ValueError(
             f"{page}: result block {name} names no run: add the page to PAGE_ROLES "

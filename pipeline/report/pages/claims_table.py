@@ -125,16 +125,21 @@ def claims_md(table: pd.DataFrame, config_hash: str, claims_sha256: str = "") ->
     )
 
 
+def read_claims(reports_dir: Path) -> pd.DataFrame:
+    """``reports/claims.csv`` with ``n`` as integers (an empty cell stays missing)."""
+    return pd.read_csv(Reports.at(reports_dir).claims_csv, dtype={"n": "Int64"}, keep_default_na=True)
+
+
 def render(reports_dir: Path) -> str:
     """Generated block ``claims`` (README/docs): the claims table of ``reports/claims.csv``."""
-    table = pd.read_csv(Reports.at(reports_dir).claims_csv, dtype={"n": "Int64"}, keep_default_na=True)
+    table = read_claims(reports_dir)
     return f"{counts_line(table)} {rule_text(table)}\n\n" + markdown_table(claims_frame(table))
 
 
 def render_measured(reports_dir: Path) -> str:
     """Generated block ``claims-measured``: the claims table of a run whose grid has part of the ablations (the
     full-size suite: no LLM), without the claims its config did not run, which one line names instead."""
-    table = pd.read_csv(Reports.at(reports_dir).claims_csv, dtype={"n": "Int64"}, keep_default_na=True)
+    table = read_claims(reports_dir)
     key = "claim_key" if "claim_key" in table else "claim_id"
     ran = table["verdict"] != NOT_RUN
     skipped = sorted(set(table[key].astype(str)) - set(table.loc[ran, key].astype(str)))
