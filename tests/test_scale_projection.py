@@ -153,12 +153,12 @@ def test_no_bench_file_is_not_rendered_and_no_data_says_so(tmp_path, monkeypatch
 
 
 def test_the_sharded_stages_are_the_registrys_and_the_attention():
-    from pipeline.publish.scale_doc import sharded_stages
+    from pipeline.publish.scale_doc import ShardPlan
 
     cfg = {"indexes": {"hier": {"kind": "tree"}, "flat": {"kind": "chunks"}, "bm25": {"kind": "bm25"},
                        "sprout-uniform": {"kind": "sprout"}}}  # fmt: skip
     stages = ["export", "sprout_attention", "index hier", "index flat", "index bm25", "index sprout-uniform", "index gone"]
-    assert sharded_stages(cfg, stages) == {"index hier", "index flat", "sprout_attention"}
+    assert ShardPlan.from_dict(cfg).sharded_stages(stages) == {"index hier", "index flat", "sprout_attention"}
 
 
 @pytest.mark.data

@@ -74,37 +74,43 @@ def sig(x: float) -> str:
     return f"{x:.3g}"
 
 
-def sharded_stages(cfg: dict, stages: list[str]) -> frozenset[str]:
-    """The bench's stages the DAG runs one job per shard: SproutRAG's attention, and the index of each kind the
-    registry says builds in shards (an index the config does not name counts as built whole)."""
-    import pipeline.indexes  # noqa: F401 - registers the built-in index kinds
-    from pipeline.registry.index_kinds import kind_of
+@dataclass(frozen=True)
+class ShardPlan:
+    """How the DAG cuts a corpus, as the config says: ``shards.max_chars`` and the indexes whose kind the registry
+    says builds in shards. Parsed once from the raw config, so the projection reads typed fields."""
 
-    indexes = cfg.get("indexes", {})
-    whole = {s for s in stages if s.startswith("index ") and s[len("index ") :] in indexes}
-    by_kind = {s for s in whole if kind_of(indexes[s[len("index ") :]]).shards}
-    return frozenset(by_kind | (SHARDED_ALWAYS & set(stages)))
+    max_chars: int
+    sharded_indexes: frozenset[str]
+
+    @classmethod
+    def from_dict(cls, cfg: dict) -> ShardPlan:
+        import pipeline.indexes  # noqa: F401 - registers the built-in index kinds
+        from pipeline.registry.index_kinds import kind_of
+        from pipeline.specs import ShardSpec
+
+        indexes = cfg.get("indexes", {})
+        sharded = frozenset(name for name, entry in indexes.items() if kind_of(entry).shards)
+        return cls(ShardSpec.from_dict(cfg.get("shards")).max_chars, sharded)
+
+    def sharded_stages(self, stages: list[str]) -> frozenset[str]:
+        """The bench's stages the DAG runs one job per shard: SproutRAG's attention, and the index of each kind the
+        registry says builds in shards (an index the config does not name counts as built whole)."""
+        by_kind = {s for s in stages if s.startswith("index ") and s[len("index ") :] in self.sharded_indexes}
+        return frozenset(by_kind | (SHARDED_ALWAYS & set(stages)))
 
 
-def default_config() -> dict:
-    """The config the bench runs by default (config.yaml), as resolved, unvalidated: its indexes' kinds and its
-    shards (validating needs every registry, which only a driver loads)."""
+def default_plan() -> ShardPlan:
+    """The shard plan of the config the bench runs by default (config.yaml), as resolved, unvalidated (validating
+    needs every registry, which only a driver loads)."""
     from pipeline.config import DEFAULT_CONFIG, resolve_config
     from pipeline.datasets.paths import REPO
 
-    return resolve_config([REPO / DEFAULT_CONFIG])
+    return ShardPlan.from_dict(resolve_config([REPO / DEFAULT_CONFIG]))
 
 
-def shard_chars(cfg: dict) -> int:
-    """``shards.max_chars``, its default where the config leaves it out."""
-    from pipeline.specs import ShardSpec
-
-    return ShardSpec.from_dict(cfg.get("shards")).max_chars
-
-
-def target(bench: dict, marco: MsMarco, cfg: dict) -> Target:
+def target(bench: dict, marco: MsMarco, plan: ShardPlan) -> Target:
     name = "MS MARCO v1 passages"
-    return Target(name, marco.chars, shard_chars(cfg), sharded_stages(cfg, list(bench["stages"])))
+    return Target(name, marco.chars, plan.max_chars, plan.sharded_stages(list(bench["stages"])))
 
 
 def render_projection(reports_dir: Path) -> str:
@@ -114,8 +120,8 @@ def render_projection(reports_dir: Path) -> str:
     if not root.is_dir():
         return f"*Not rendered: MS MARCO's passages, which size the target, are not at `{root}`.*"
     bench = json.loads(bench_path(reports_dir, "scale").read_text())
-    marco, cfg = MsMarco.measure(root), default_config()
-    p = project(bench, target(bench, marco, cfg))
+    marco, plan = MsMarco.measure(root), default_plan()
+    p = project(bench, target(bench, marco, plan))
     lines = [_head(bench, marco, p), "", *_totals(p), "", *_stage_table(p), "", *_latency_table(bench, p)]
     return "\n".join([*lines, "", *_break_lines(p, marco, bench.get("index_kinds", {}))])
 
