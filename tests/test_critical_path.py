@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
-from list_schedule import SimJob, greedy, ilp, makespan, schedule
 
 from pipeline.workflow.critical_path import (
     JobLengths,
@@ -16,6 +15,7 @@ from pipeline.workflow.critical_path import (
     prioritise,
     priority,
 )
+from pipeline.workflow.list_schedule import SimJob, greedy, ilp, makespan, schedule
 
 # A toy DAG: a long chain a1 → a2 → a3 → end (30 s each) beside a wide fan of ten 5 s jobs f0..f9 → end.
 LONG = ["a1", "a2", "a3"]

@@ -259,6 +259,7 @@ def render_cluster(reports_dir: Path) -> str:
             f"{duration(b['cluster_grid_s'])}: {b['submissions']} submissions ({b['jobs']} jobs, {retries} retried)",
         ],
         ["overhead per submission (cluster less local, over the submissions)", duration(per_job)],
+        *_latency_rows(b),
         [
             "the cancel reported by the run after",
             f"{duration(b['cancel_seen_s'])} (the test allows {b['cancel_limit_s']} s)",
@@ -271,6 +272,14 @@ def render_cluster(reports_dir: Path) -> str:
     ]
     lines += markdown.table_lines(["figure", "value"], rows)
     return "\n".join(lines)
+
+
+def _latency_rows(b: dict) -> list[list[str]]:
+    """sbatch to running per job (sacct's Submit to Start), where the run recorded it (since #45)."""
+    if "submit_to_start_s" not in b:
+        return []
+    return [[f"sbatch to running, median of {b['submit_to_start_jobs']} jobs (the largest)",
+             f"{duration(b['submit_to_start_s'])} ({duration(b['submit_to_start_max_s'])})"]]
 
 
 def render_test_fast(reports_dir: Path) -> str:
@@ -343,3 +352,34 @@ def render_scale(reports_dir: Path) -> str:
     flagged = ", ".join(b["superlinear"]) or "none"
     lines += ["", f"Above the bound of 1.1: {flagged}."]
     return "\n".join(lines)
+
+
+def render_makespan(reports_dir: Path) -> str:
+    """docs/cluster.md's ``makespan`` block: a kept run's DAG replayed on clusters of several sizes
+    (`python -m pipeline makespan` writes ``reports/bench/makespan.json``), beside the run's measured 1-node
+    time, naming the run, its commit and the per-job latency's source."""
+    b = json.loads(bench_path(reports_dir, "makespan").read_text())
+    run, lat, path = b["run"], b["latency"], b["critical_path"]
+    estimated = f"; {b['unmeasured_jobs']} without a record, given their rule's mean" if b["unmeasured_jobs"] else ""
+    lines = [
+        f"Run `{run['id']}` (commit `{str(run['commit'])[:12]}`, {', '.join(run.get('config_files') or [])}; "
+        f"{run.get('cpu')}): {b['jobs']} jobs, {duration(b['core_seconds'])} of core time{estimated}; its longest "
+        f"chain {path['jobs']} jobs, {duration(path['seconds'])}. Per-job submission latency "
+        f"{lat['seconds']} s: {lat['source']}.",
+        "",
+    ]
+    rows = [
+        ["1 node, measured (the run: first job's start to last job's end)", _maybe(run.get("measured_span_s"))],
+        ["1 node, simulated as it ran (no submissions, Snakemake's ILP pick)", duration(b["local_1_node_s"])],
+    ]
+    rows += [
+        [f"{n} node{'s' if n != '1' else ''} of {b['cores_per_node']} cores, predicted", duration(s)]
+        for n, s in b["nodes"].items()
+    ]
+    rows.append(["no cluster beats: the longest chain, one latency per job on it", duration(path["with_latency_s"])])
+    return "\n".join(lines + markdown.table_lines(["makespan", "seconds"], rows))
+
+
+def _maybe(seconds: float | None) -> str:
+    """A duration, or why there is none (a run kept without its time record)."""
+    return duration(seconds) if seconds is not None else "not recorded"

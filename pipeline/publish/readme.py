@@ -88,6 +88,7 @@ REGISTRY: dict[str, Renderer] = {
     "llm-local-servers": Renderer(bench_doc.render_llm_local, R.relative(R.bench("llm_local"))),
     "encoder": Renderer(bench_doc.render_encoder, R.relative(R.bench("encoder"))),
     "cluster": Renderer(bench_doc.render_cluster, R.relative(R.bench("cluster"))),
+    "makespan": Renderer(bench_doc.render_makespan, R.relative(R.bench("makespan"))),
     "test-fast": Renderer(bench_doc.render_test_fast, R.relative(R.bench("test_fast"))),
     "scale": Renderer(bench_doc.render_scale, R.relative(R.bench("scale"))),
     "scale-projection": Renderer(scale_doc.render_projection, R.relative(R.bench("scale"))),
@@ -95,7 +96,7 @@ REGISTRY: dict[str, Renderer] = {
     "run-time": Renderer(time_table.render_run, "time.telemetry.csv"),
 }
 # The blocks a run does not make: measured by make bench / bench-scale / bench-llm / test (tests/cluster) / test-fast /
-# parse-quality.
+# parse-quality, or predicted from a kept run (makespan).
 MEASUREMENTS = frozenset(
     {
         "bench-main",
@@ -106,6 +107,7 @@ MEASUREMENTS = frozenset(
         "llm-local-servers",
         "encoder",
         "cluster",
+        "makespan",
         "test-fast",
         "parse-quality",
         "scale",

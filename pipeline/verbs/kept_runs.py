@@ -31,8 +31,19 @@ def cmd_runs(a) -> None:
     print(f"{verb_} {len(gone)} kept run(s)" + (": " + ", ".join(gone) if gone else ""))
 
 
+def cmd_makespan(a) -> None:
+    from pipeline.kept_runs.store import resolve_kept
+    from pipeline.workflow.makespan import write_prediction
+
+    out, p = write_prediction(resolve_kept(a.run, a.runs), a.cluster, a.reports, tuple(a.nodes), a.cores)
+    nodes = ", ".join(f"{n} nodes {s} s" for n, s in p["nodes"].items())
+    print(f"run {p['run']['id']}: measured span {p['run']['measured_span_s']} s on 1 node; simulated locally "
+          f"{p['local_1_node_s']} s; with {p['latency']['seconds']} s per submission: {nodes}")
+    print(f"latency: {p['latency']['source']}\nwrote {out}")
+
+
 def add_verbs(sub) -> None:
-    """compare and runs: kept runs side by side, listed and pruned."""
+    """compare, runs and makespan: kept runs side by side, listed and pruned, and replayed on a cluster."""
     from pipeline.paths import RUNS  # a leaf: building the parser imports no pandas
     from pipeline.report.params import DEFAULT_RESAMPLING as D  # nor does this (dataclasses alone)
 
@@ -63,3 +74,24 @@ def add_verbs(sub) -> None:
     s.add_argument("--older-than", type=float, metavar="DAYS", help="prune: remove the runs kept over DAYS days ago")
     s.add_argument("--dry-run", action="store_true", help="prune: say what would go, remove nothing")
     s.add_argument("--runs", default=RUNS, help="the kept runs' folder")
+    _add_makespan(sub, RUNS)
+
+
+def _add_makespan(sub, runs: str) -> None:
+    """makespan: a kept run's DAG replayed on clusters of several sizes (pipeline/workflow/makespan.py)."""
+    from pipeline.paths import reports
+
+    s = verb(
+        sub,
+        "makespan",
+        cmd_makespan,
+        "predict a kept run's makespan on 1, 4, 16 and 64 nodes of 2 cores from its DAG and measured job "
+        "lengths, with the per-job submission latency the real-cluster test measured: reports/bench/makespan.json "
+        "(docs/cluster.md's makespan block: make readme BENCH=reports)",
+    )
+    s.add_argument("run", nargs="?", default="latest", help="a run id under --runs, 'latest', or a kept run's folder")
+    s.add_argument("--runs", default=runs, help="the kept runs' folder")
+    s.add_argument("--cluster", default=reports.bench("cluster"), help="the real-cluster test's figures (its latency)")
+    s.add_argument("--reports", default=reports.root, help="where bench/makespan.json goes")
+    s.add_argument("--nodes", type=int, nargs="+", default=[1, 4, 16, 64], help="the node counts to predict")
+    s.add_argument("--cores", type=int, default=2, help="cores per node")

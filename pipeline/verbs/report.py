@@ -137,6 +137,10 @@ def cmd_time_table(a) -> None:
     print(f"{energy_line(energy)}; wrote {Path(a.reports) / SUMMARY}")
     power = write_power(power_inputs(cfg, a.root, config_files(a)), Path(a.reports))  # the suite by power (#33)
     print(f"suite power: {len(power)} datasets; wrote {Path(a.reports) / 'retrieval/power.telemetry.csv'}")
+    from pipeline.workflow.dag_record import write_dag_report
+
+    if dag := write_dag_report(Path(a.root), Path(a.reports)):  # kept with the run: `makespan` replays it
+        print(f"wrote {dag}: the run's DAG with each job's wall seconds")
 
 
 def cmd_job_lengths(a) -> None:

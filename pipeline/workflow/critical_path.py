@@ -14,7 +14,7 @@ two shorter chains whose sum was longer, or to one a little longer while the sec
 core it now ranks by its chain like every other job, and a core left idle counts 0. That decides only
 when both cores are free at once (the start, the end of a 2-core job, a moment nothing else is
 ready): Snakemake never leaves a core idle while a 1-core job fits, so no priority makes a 2-core job
-start sooner than that (tests/list_schedule.py simulates it; on the default grid's DAG 2-core answers
+start sooner than that (pipeline/workflow/list_schedule.py simulates it; on the default grid's DAG 2-core answers
 wait for both cores without idling either, and the run is bound by its core-seconds, not by its chain:
 docs/architecture.md, "Scheduling").
 
@@ -35,6 +35,7 @@ from typing import TypeVar
 
 from pipeline.io import atomic_write_json
 from pipeline.report.telemetry.time_table import BENCHMARK_DIR, JobTime, read_benchmarks, rule_of
+from pipeline.workflow.dag_record import record_dag, resource_value
 
 SHIPPED = Path(__file__).with_name("job_lengths.json")
 PATH_LOG = Path("logs") / "critical_path.json"  # the planned critical path (the time report's timeline marks it)
@@ -146,8 +147,9 @@ def priority(chain_s: float, cores: int = 1) -> int:
 
 def prioritise(workflow, root: str | Path = ".") -> list[str]:
     """``onstart``: set every job-to-run's priority to its remaining chain per core it holds (``threads``,
-    already scaled to ``--cores``); write and return the critical path (job keys). Jobs the user
-    prioritised (``--prioritize``) keep Snakemake's highest priority."""
+    already scaled to ``--cores``); write and return the critical path (job keys), and record the DAG
+    (pipeline/workflow/dag_record.py: the cluster prediction replays it). Jobs the user prioritised
+    (``--prioritize``) keep Snakemake's highest priority."""
     dag = getattr(workflow, "dag", None)
     if dag is None:
         return []
@@ -169,4 +171,12 @@ def prioritise(workflow, root: str | Path = ".") -> list[str]:
     path = [key(j) for j in critical_path(chain, dependents) if key(j)]
     Path(root, PATH_LOG).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_json(Path(root, PATH_LOG), {"jobs": path, "expected_s": [lengths.seconds(k) for k in path]})
+    llm_total = resource_value(getattr(workflow, "global_resources", None), "llm_api")
+    record_dag(root, todo, lambda j: key(j) or job_name(j), dependents, llm_total)
     return path
+
+
+def job_name(job) -> str:
+    """A job without a benchmark file, named by its rule and wildcard values (``llm_runtime``, ``report``)."""
+    values = [str(v) for v in getattr(job, "wildcards", None) or ()]
+    return "/".join([job.rule.name, *values])

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import time
 from dataclasses import dataclass
@@ -137,9 +138,18 @@ def running_in(work: Path) -> list[int]:
 
 
 def accounting(cluster: Cluster, since: str) -> list[dict]:
-    out = cluster.run("sacct", "-X", "-n", "-P", "-S", since, "-o", "JobID,Comment,AllocCPUS,ReqMem,Timelimit,State")
-    keys = ("id", "comment", "cpus", "mem", "time", "state")
+    out = cluster.run("sacct", "-X", "-n", "-P", "-S", since, "-o",
+                      "JobID,Comment,AllocCPUS,ReqMem,Timelimit,State,Submit,Start")
+    keys = ("id", "comment", "cpus", "mem", "time", "state", "submit", "start")
     return [dict(zip(keys, line.split("|"))) for line in out.splitlines() if line]
+
+
+def submit_to_start(jobs: list[dict]) -> list[float]:
+    """Each job's seconds from sbatch to running (sacct's Submit and Start, whole seconds): the per-job
+    submission latency the cluster prediction charges (pipeline/workflow/makespan.py)."""
+    stamp = "%Y-%m-%dT%H:%M:%S"
+    return [time.mktime(time.strptime(j["start"], stamp)) - time.mktime(time.strptime(j["submit"], stamp))
+            for j in jobs if j["start"][:1].isdigit()]
 
 
 def minutes(limit: str) -> int:
@@ -182,6 +192,10 @@ def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path, meas
     assert {j["cpus"] for j in index_jobs} == {"2"}  # the rule's threads
     assert {re.match(r"rule_([a-z_]+?)(?:_wildcards|$)", j["comment"]).group(1) for j in jobs} == set(DECLARED)
     same_as_local(local, work)
+    latency = submit_to_start(jobs)
+    assert len(latency) == len(jobs) and min(latency) >= 0, latency
+    measured.update(submit_to_start_s=round(statistics.median(latency), 1), submit_to_start_max_s=max(latency),
+                    submit_to_start_jobs=len(latency))
     measured.update(local_grid_s=round(request.config.stash[TINY_WALL], 1), cluster_grid_s=round(wall, 1),
                     submissions=len(jobs), jobs=len({j["comment"] for j in jobs}), cancel_seen_s=round(seen, 1),
                     cancel_limit_s=CANCEL_LIMIT)
