@@ -3,7 +3,7 @@
 
 import pytest
 
-from pipeline.workflow.list_schedule import SimJob, greedy, ilp, makespan, schedule
+from pipeline.workflow.list_schedule import Nodes, SimJob, greedy, ilp, makespan, schedule
 
 
 def chain(n: int, seconds: float = 10.0) -> dict[str, SimJob]:
@@ -23,15 +23,15 @@ def flat(jobs: dict[str, SimJob]) -> dict[str, int]:
 @pytest.mark.parametrize("nodes", [1, 4, 64])
 def test_a_chain_takes_its_length_on_any_number_of_nodes(nodes):
     jobs = chain(5)
-    assert makespan(jobs, flat(jobs), 2, greedy, nodes=nodes) == 50.0
+    assert makespan(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes)) == 50.0
 
 
 @pytest.mark.parametrize(("nodes", "latency", "expected"), [(1, 3.0, 65.0), (16, 3.0, 65.0), (1, 0.5, 52.5)])
 def test_the_latency_is_paid_once_per_job_along_a_chain(nodes, latency, expected):
     """Five jobs in a row: each waits ``latency`` after the one before it ends, the first after the start."""
     jobs = chain(5)
-    assert makespan(jobs, flat(jobs), 2, greedy, nodes=nodes, latency_s=latency) == expected
-    times = schedule(jobs, flat(jobs), 2, greedy, nodes=nodes, latency_s=latency)
+    assert makespan(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes, latency)) == expected
+    times = schedule(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes, latency))
     assert [t[0] for t in times.values()] == [latency + i * (10 + latency) for i in range(5)]
 
 
@@ -39,14 +39,14 @@ def test_the_latency_is_paid_once_per_job_along_a_chain(nodes, latency, expected
 def test_a_fan_of_sixteen_divides_over_the_cores_of_all_nodes(nodes, expected):
     """16 jobs of 10 s on 2 cores per node: ceil(16 / (2 × nodes)) rounds of 10 s, then the 1 s end."""
     jobs = fan(16)
-    assert makespan(jobs, flat(jobs), 2, greedy, nodes=nodes) == expected
-    assert makespan(jobs, flat(jobs), 2, ilp, nodes=nodes) == expected
+    assert makespan(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes)) == expected
+    assert makespan(jobs, flat(jobs), 2, ilp, nodes=Nodes(nodes)) == expected
 
 
 def test_a_fan_pays_the_latency_once_per_level_not_once_per_job():
     """Submissions overlap: 16 jobs on 8 nodes all wait the same 2 s, the end 2 s more."""
     jobs = fan(16)
-    assert makespan(jobs, flat(jobs), 2, greedy, nodes=8, latency_s=2.0) == 2 + 10 + 2 + 1
+    assert makespan(jobs, flat(jobs), 2, greedy, nodes=Nodes(8, 2.0)) == 2 + 10 + 2 + 1
 
 
 def test_a_job_wider_than_a_node_holds_one_whole_node_and_never_spans_two():
@@ -54,10 +54,10 @@ def test_a_job_wider_than_a_node_holds_one_whole_node_and_never_spans_two():
     holds all of it; on 2 nodes they run side by side, and a 1-core job waits for a node with a core free."""
     jobs = {"wide1": SimJob(10, 4), "wide2": SimJob(10, 4), "small": SimJob(5, 1)}
     prio = {"wide1": 3, "wide2": 2, "small": 1}
-    two = schedule(jobs, prio, 2, greedy, nodes=2)
+    two = schedule(jobs, prio, 2, greedy, nodes=Nodes(2))
     assert two["wide1"] == (0.0, 10.0) and two["wide2"] == (0.0, 10.0) and two["small"] == (10.0, 15.0)
-    assert makespan(jobs, prio, 2, greedy, nodes=1) == 25.0  # one node: one wide job at a time
-    assert makespan(jobs, prio, 2, greedy, nodes=3) == 10.0
+    assert makespan(jobs, prio, 2, greedy, nodes=Nodes(1)) == 25.0  # one node: one wide job at a time
+    assert makespan(jobs, prio, 2, greedy, nodes=Nodes(3)) == 10.0
 
 
 def test_a_two_core_job_needs_both_cores_on_one_node_not_one_on_each():
@@ -68,7 +68,7 @@ def test_a_two_core_job_needs_both_cores_on_one_node_not_one_on_each():
     def one_per_node(ready, free, priority, need):  # SLURM spreading jobs: at most one start per node and pick
         return greedy(ready, free, priority, need)[:1]
 
-    times = schedule(jobs, prio, 2, one_per_node, nodes=2)
+    times = schedule(jobs, prio, 2, one_per_node, nodes=Nodes(2))
     assert times["a"][0] == times["b"][0] == 0.0 and times["pair"] == (10.0, 14.0)
 
 
@@ -76,12 +76,12 @@ def test_one_node_without_latency_is_the_local_schedule():
     """The defaults are a local run: what tests/test_critical_path.py's figures rely on."""
     jobs = {**chain(3, 30.0), **fan(10, 5.0)}
     prio = {**{f"j{i}": 100 - i for i in range(3)}, **flat(fan(10))}
-    assert schedule(jobs, prio, 2) == schedule(jobs, prio, 2, ilp, None, nodes=1, latency_s=0.0)
+    assert schedule(jobs, prio, 2) == schedule(jobs, prio, 2, ilp, None, Nodes(1, 0.0))
     assert makespan(jobs, prio, 2) == 90.0  # the chain on one core, the fan beside it on the other
 
 
 def test_llm_api_is_one_total_across_nodes():
     """Two LLM jobs holding the run's one llm_api unit never overlap, whatever the nodes."""
     jobs = {"llm1": SimJob(10, 1, (), 1), "llm2": SimJob(10, 1, (), 1)}
-    assert makespan(jobs, flat(jobs), 2, greedy, llm_api=1, nodes=4) == 20.0
-    assert makespan(jobs, flat(jobs), 2, greedy, llm_api=2, nodes=4) == 10.0
+    assert makespan(jobs, flat(jobs), 2, greedy, llm_api=1, nodes=Nodes(4)) == 20.0
+    assert makespan(jobs, flat(jobs), 2, greedy, llm_api=2, nodes=Nodes(4)) == 10.0

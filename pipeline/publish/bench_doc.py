@@ -278,8 +278,12 @@ def _latency_rows(b: dict) -> list[list[str]]:
     """sbatch to running per job (sacct's Submit to Start), where the run recorded it (since #45)."""
     if "submit_to_start_s" not in b:
         return []
-    return [[f"sbatch to running, median of {b['submit_to_start_jobs']} jobs (the largest)",
-             f"{duration(b['submit_to_start_s'])} ({duration(b['submit_to_start_max_s'])})"]]
+    return [
+        [
+            f"sbatch to running, median of {b['submit_to_start_jobs']} jobs (the largest)",
+            f"{duration(b['submit_to_start_s'])} ({duration(b['submit_to_start_max_s'])})",
+        ]
+    ]
 
 
 def render_test_fast(reports_dir: Path) -> str:

@@ -37,8 +37,10 @@ def cmd_makespan(a) -> None:
 
     out, p = write_prediction(resolve_kept(a.run, a.runs), a.cluster, a.reports, tuple(a.nodes), a.cores)
     nodes = ", ".join(f"{n} nodes {s} s" for n, s in p["nodes"].items())
-    print(f"run {p['run']['id']}: measured span {p['run']['measured_span_s']} s on 1 node; simulated locally "
-          f"{p['local_1_node_s']} s; with {p['latency']['seconds']} s per submission: {nodes}")
+    print(
+        f"run {p['run']['id']}: measured span {p['run']['measured_span_s']} s on 1 node; simulated locally "
+        f"{p['local_1_node_s']} s; with {p['latency']['seconds']} s per submission: {nodes}"
+    )
     print(f"latency: {p['latency']['source']}\nwrote {out}")
 
 

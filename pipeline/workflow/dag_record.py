@@ -24,7 +24,11 @@ def record_dag(root: str | Path, jobs: Iterable, key: Callable, dependents: Call
     """``onstart``: write :data:`DAG_LOG` for the jobs to run (``key``: a job's name, ``dependents``: the
     jobs to run that wait on it), with each job's ``threads`` and ``llm_api`` share and the run's total."""
     record = {
-        key(j): {"threads": int(j.threads), "llm_api": _llm_share(j), "dependents": sorted(key(d) for d in dependents(j))}
+        key(j): {
+            "threads": int(j.threads),
+            "llm_api": _llm_share(j),
+            "dependents": sorted(key(d) for d in dependents(j)),
+        }
         for j in jobs
     }
     out = Path(root, DAG_LOG)

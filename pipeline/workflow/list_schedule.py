@@ -39,6 +39,16 @@ class SimJob:
     llm_api: int = 0
 
 
+@dataclass(frozen=True)
+class Nodes:
+    """How many nodes of ``n_cores`` each, and the seconds from a job's submission to its start."""
+
+    count: int = 1
+    latency_s: float = 0.0
+
+
+LOCAL = Nodes()  # one machine, no submissions: a local run
+
 Selector = Callable[[Sequence[str], Need, Mapping[str, int], Mapping[str, Need]], list[str]]
 
 
@@ -126,19 +136,18 @@ def schedule(
     n_cores: int,
     select: Selector = ilp,
     llm_api: int | None = None,
-    nodes: int = 1,
-    latency_s: float = 0.0,
+    nodes: Nodes = LOCAL,
 ) -> dict[str, tuple[float, float]]:
-    """Each job's (start, end) in seconds on ``nodes`` nodes of ``n_cores`` cores when ``select`` picks the
-    jobs each node starts; ``llm_api``: the run's total (None: no limit), each job's share capped at it as
-    the Snakefile does; ``latency_s``: from a job's submission (its last input done) to its start."""
+    """Each job's (start, end) in seconds on ``nodes.count`` nodes of ``n_cores`` cores when ``select``
+    picks the jobs each node starts; ``llm_api``: the run's total (None: no limit), each job's share capped
+    at it as the Snakefile does; ``nodes.latency_s``: from a job's submission (its last input done) to its start."""
     need, api = _needs(jobs, n_cores, llm_api)
     waiting = {j: 0 for j in jobs}
     for spec in jobs.values():
         for d in spec.dependents:
             waiting[d] += 1
-    s = _State([n_cores] * nodes, api, waiting)
-    s.submitted = [(latency_s, j) for j, n in sorted(waiting.items()) if n == 0]
+    s = _State([n_cores] * nodes.count, api, waiting)
+    s.submitted = [(nodes.latency_s, j) for j, n in sorted(waiting.items()) if n == 0]
     heapq.heapify(s.submitted)
     now = 0.0
     while s.submitted or s.ready or s.running:
@@ -146,7 +155,7 @@ def schedule(
         if not s.running and not s.submitted:
             raise ValueError(f"jobs that can never start: {sorted(s.ready)[:5]}")
         now = min([*(t for t, _, _ in s.running[:1]), *(t for t, _ in s.submitted[:1])])
-        _finish(s, now, jobs, need, latency_s)
+        _finish(s, now, jobs, need, nodes.latency_s)
     return s.times
 
 
@@ -156,9 +165,8 @@ def makespan(
     n_cores: int,
     select: Selector = ilp,
     llm_api: int | None = None,
-    nodes: int = 1,
-    latency_s: float = 0.0,
+    nodes: Nodes = LOCAL,
 ) -> float:
     """Seconds from the first submission to the last job's end (:func:`schedule`)."""
-    times = schedule(jobs, priority, n_cores, select, llm_api, nodes, latency_s)
+    times = schedule(jobs, priority, n_cores, select, llm_api, nodes)
     return max((end for _, end in times.values()), default=0.0)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pipeline.workflow.critical_path import JobLengths, chain_lengths, critical_path, priority
 from pipeline.workflow.dag_record import DAG_REPORT
-from pipeline.workflow.list_schedule import SimJob, greedy, ilp, makespan
+from pipeline.workflow.list_schedule import Nodes, SimJob, greedy, ilp, makespan
 
 RUN_TIMES = "time-run.telemetry.json"  # in reports/: the run's measured span (time-table)
 NODES = (1, 4, 16, 64)
@@ -48,8 +48,14 @@ class RunDag:
         info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
         times = run_dir / "reports" / RUN_TIMES
         span = json.loads(times.read_text(encoding="utf-8")) if times.exists() else {}
-        run = {"id": info.get("id"), "commit": info.get("commit"), "cpu": info.get("cpu"),
-               "config_files": info.get("config_files"), "resumed": info.get("resumed"), **_measured(span)}
+        run = {
+            "id": info.get("id"),
+            "commit": info.get("commit"),
+            "cpu": info.get("cpu"),
+            "config_files": info.get("config_files"),
+            "resumed": info.get("resumed"),
+            **_measured(span),
+        }
         return cls(*_sim_jobs(dag["jobs"]), dag.get("llm_api"), run)
 
 
@@ -63,7 +69,9 @@ def _sim_jobs(record: dict) -> tuple[dict[str, SimJob], int]:
     measured = {k: v["seconds"] for k, v in record.items() if v.get("seconds") is not None}
     lengths = JobLengths.of_jobs(measured)
     jobs = {
-        k: SimJob(lengths.seconds(k), int(v.get("threads", 1)), tuple(v.get("dependents", ())), int(v.get("llm_api", 0)))
+        k: SimJob(
+            lengths.seconds(k), int(v.get("threads", 1)), tuple(v.get("dependents", ())), int(v.get("llm_api", 0))
+        )
         for k, v in record.items()
     }
     return jobs, len(record) - len(measured)
@@ -87,10 +95,15 @@ def latency_from(cluster_json: str | Path) -> Latency:
     b = json.loads(path.read_text(encoding="utf-8"))
     run = f"the last passing `tests/cluster/` run ({b.get('date', 'undated')}, `{path}`)"
     if "submit_to_start_s" in b:
-        return Latency(float(b["submit_to_start_s"]), f"median sbatch-to-running of {b['submit_to_start_jobs']} jobs, {run}")
+        return Latency(
+            float(b["submit_to_start_s"]), f"median sbatch-to-running of {b['submit_to_start_jobs']} jobs, {run}"
+        )
     per_job = (b["cluster_grid_s"] - b["local_grid_s"]) / b["submissions"]
-    return Latency(round(per_job, 2), f"overhead per submission (cluster less local, over the submissions), {run}; "
-                   "it records no sbatch-to-running latency")
+    return Latency(
+        round(per_job, 2),
+        f"overhead per submission (cluster less local, over the submissions), {run}; "
+        "it records no sbatch-to-running latency",
+    )
 
 
 def predict(dag: RunDag, latency: Latency, nodes: Sequence[int] = NODES, cores: int = CORES) -> dict:
@@ -104,7 +117,7 @@ def predict(dag: RunDag, latency: Latency, nodes: Sequence[int] = NODES, cores: 
     work = sum(j.seconds * j.cores for j in jobs.values())
     paid = chain_lengths(jobs, lambda k: jobs[k].dependents, lambda k: jobs[k].seconds + latency.seconds)
     by_nodes = {
-        str(n): round(makespan(jobs, prio, cores, greedy, dag.llm_api, n, latency.seconds), 1) for n in nodes
+        str(n): round(makespan(jobs, prio, cores, greedy, dag.llm_api, Nodes(n, latency.seconds)), 1) for n in nodes
     }
     return {
         "run": dag.run,
@@ -123,9 +136,9 @@ def predict(dag: RunDag, latency: Latency, nodes: Sequence[int] = NODES, cores: 
     }
 
 
-
-def write_prediction(run_dir: str | Path, cluster_json: str | Path, reports: str | Path, nodes: Sequence[int] = NODES,
-                     cores: int = CORES) -> tuple[Path, dict]:
+def write_prediction(
+    run_dir: str | Path, cluster_json: str | Path, reports: str | Path, nodes: Sequence[int] = NODES, cores: int = CORES
+) -> tuple[Path, dict]:
     """``python -m pipeline makespan``: predict from the kept run ``run_dir`` and write
     ``<reports>/bench/makespan.json`` with its manifest (the docs block's stamp), naming the run and the
     latency's source."""
@@ -133,7 +146,16 @@ def write_prediction(run_dir: str | Path, cluster_json: str | Path, reports: str
 
     dag, latency = RunDag.of_run(run_dir), latency_from(cluster_json)
     figures = predict(dag, latency, nodes, cores)
-    inputs = [p for p in (Path(run_dir) / "reports" / DAG_REPORT, Path(run_dir) / "run.json", Path(cluster_json)) if p.exists()]
-    slice_ = {"run": dag.run["id"], "run_commit": dag.run["commit"], "nodes": list(nodes), "cores_per_node": cores,
-              "latency": figures["latency"]}
+    inputs = [
+        p
+        for p in (Path(run_dir) / "reports" / DAG_REPORT, Path(run_dir) / "run.json", Path(cluster_json))
+        if p.exists()
+    ]
+    slice_ = {
+        "run": dag.run["id"],
+        "run_commit": dag.run["commit"],
+        "nodes": list(nodes),
+        "cores_per_node": cores,
+        "latency": figures["latency"],
+    }
     return save_bench(figures, Path(reports), "makespan", slice_, tuple(inputs)), figures
