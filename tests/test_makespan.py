@@ -107,7 +107,7 @@ def test_the_verb_predicts_a_real_kept_run_within_its_bounds(predicted):
     assert max(chain["seconds"], work / p["cores_per_node"]) - 0.1 <= p["local_1_node_s"] <= p["run"]["measured_span_s"]
     for n, s in p["nodes"].items():
         assert s >= max(chain["with_latency_s"], work / (int(n) * p["cores_per_node"])) - 0.1
-    assert list(p["nodes"]) == ["1", "4", "16", "64"]
+    assert sorted(p["nodes"], key=int) == ["1", "4", "16", "64"]
     assert p["nodes"]["64"] <= p["nodes"]["4"] <= p["nodes"]["1"]
     assert p["latency"]["seconds"] > 0 and "tests/cluster/" in p["latency"]["source"]
 
@@ -117,6 +117,8 @@ def test_the_block_names_the_run_its_commit_and_the_latencys_source(predicted, t
     body = render_makespan(reports)
     assert p["run"]["id"] in body and p["run"]["commit"][:12] in body and p["latency"]["source"] in body
     assert body.count("predicted") == 4 and "measured" in body
+    rows = [line.split("|")[1].split(" node")[0].strip() for line in body.splitlines() if "predicted" in line]
+    assert rows == ["1", "4", "16", "64"]
     page = "intro\n<!-- BEGIN generated: makespan -->\nold\n<!-- END generated: makespan -->\n"
     filled = readme.fill(page, reports)
     assert "Rendered by `make readme` from `reports/bench/makespan.json`" in filled and body in filled

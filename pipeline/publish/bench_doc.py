@@ -378,7 +378,7 @@ def render_makespan(reports_dir: Path) -> str:
     ]
     rows += [
         [f"{n} node{'s' if n != '1' else ''} of {b['cores_per_node']} cores, predicted", duration(s)]
-        for n, s in b["nodes"].items()
+        for n, s in sorted(b["nodes"].items(), key=lambda kv: int(kv[0]))  # the JSON's keys sort as text
     ]
     rows.append(["no cluster beats: the longest chain, one latency per job on it", duration(path["with_latency_s"])])
     return "\n".join(lines + markdown.table_lines(["makespan", "seconds"], rows))
