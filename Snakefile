@@ -117,6 +117,7 @@ onstart:
 # (leaderboard top, submission, claims, what needs a look, time) printed last and in reports/summary.json;
 # with `tracking: {mlflow: URI}`, one MLflow run per variant (pipeline/tracking.py).
 onsuccess:
+    wf.record_final_dag(workflow)   # the whole DAG, checkpoints' jobs included: `makespan` replays it (pipeline/workflow/dag_record.py)
     wf.after_run(CFG)
     tracking.after_run(TRACK)
     end_run()   # the next run gets a new id; a failed or killed one is continued by the next (pipeline/run_ids.py)

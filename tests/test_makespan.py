@@ -1,4 +1,4 @@
-"""The cluster prediction (pipeline/workflow/makespan.py): a run's DAG recorded at onstart and joined with
+"""The cluster prediction (pipeline/workflow/makespan.py): a run's DAG recorded at onsuccess and joined with
 its benchmarks at its end, replayed on 1-64 nodes from a kept run, and rendered into docs/cluster.md.
 
 The kept run is tests/fixtures/kept_run_makespan/: jobs of the default grid's cold run
@@ -9,6 +9,7 @@ passing tests/cluster/ run (written by tests/cluster/conftest.py, before sbatch-
 
 import json
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def write_benchmark(root: Path, key: str, seconds: float) -> None:
     path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{seconds}\t0:00:01\t100\t{seconds}\n")
 
 
-def test_a_runs_dag_is_recorded_at_onstart_and_joined_with_its_benchmarks_at_its_end(tmp_path):
+def test_a_runs_dag_is_recorded_and_joined_with_its_benchmarks_at_its_end(tmp_path):
     index = StandIn("wattbot/index/hier", 2, {})
     answer = StandIn("wattbot/answer/llm/train", 1, {"llm_api": 1})
     report = StandIn("report", 1, {})
@@ -49,6 +50,7 @@ def test_a_runs_dag_is_recorded_at_onstart_and_joined_with_its_benchmarks_at_its
         "threads": 2,
         "llm_api": 0,
         "dependents": ["wattbot/answer/llm/train"],
+        "ran": True,
     }
     write_benchmark(tmp_path, "wattbot/index/hier", 12.5)
     write_benchmark(tmp_path, "wattbot/answer/llm/train", 30.0)
@@ -131,3 +133,63 @@ def test_a_run_kept_without_its_time_record_says_so(tmp_path):
     main(["makespan", str(tmp_path / "run"), "--cluster", str(tmp_path / "none.json"), "--reports", str(tmp_path)])
     body = render_makespan(tmp_path)
     assert "not recorded" in body and "0.0 s: no real-cluster measurement" in body
+
+
+CHECKPOINT_SNAKEFILE = '''
+from pathlib import Path
+from pipeline.workflow import record_final_dag
+
+def parts(wildcards):
+    n = int(Path(checkpoints.sizes.get().output[0]).read_text())
+    return [f"part/{i}.txt" for i in range(n)]
+
+rule all:
+    input: "merged.txt"
+
+checkpoint sizes:
+    output: "sizes.txt"
+    benchmark: "benchmarks/sizes.tsv"
+    shell: "echo 3 > {output}"
+
+rule part:
+    input: "sizes.txt"
+    output: "part/{i}.txt"
+    benchmark: "benchmarks/part/{i}.tsv"
+    threads: 2
+    shell: "echo {wildcards.i} > {output}"
+
+rule merge:
+    input: parts
+    output: "merged.txt"
+    benchmark: "benchmarks/merged.tsv"
+    shell: "cat {input} > {output}"
+
+onsuccess:
+    record_final_dag(workflow)
+'''
+
+
+@pytest.mark.slow
+def test_a_real_run_records_the_jobs_its_checkpoint_added(tmp_path):
+    """The jobs a checkpoint adds while the run goes (a sharded dataset's shard jobs after doc_sizes) are in
+    the record: a real Snakemake run of a checkpoint fanning out to three part jobs, then a resumed run that
+    runs only the merge again and still records the whole DAG, the parts marked as not run by it."""
+    from dag_runner import environment, run_group
+
+    (tmp_path / "Snakefile").write_text(CHECKPOINT_SNAKEFILE)
+    argv = [sys.executable, "-m", "snakemake", "--snakefile", str(tmp_path / "Snakefile"), "--directory", str(tmp_path),
+            "--cores", "2", "-q"]  # fmt: skip
+    first = run_group(argv, env=environment(), timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    jobs = json.loads((tmp_path / DAG_LOG).read_text())["jobs"]
+    assert sorted(jobs) == ["all", "merged", "part/0", "part/1", "part/2", "sizes"]
+    assert jobs["sizes"]["dependents"] == ["part/0", "part/1", "part/2"]  # none of which onstart's DAG held
+    assert all(jobs[f"part/{i}"]["dependents"] == ["merged"] and jobs[f"part/{i}"]["threads"] == 2 for i in range(3))
+    assert all(j["ran"] for j in jobs.values())
+    again = run_group([*argv, "--forcerun", "merge"], env=environment(), timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    jobs = json.loads((tmp_path / DAG_LOG).read_text())["jobs"]
+    assert sorted(jobs) == ["all", "merged", "part/0", "part/1", "part/2", "sizes"]
+    assert {k for k, j in jobs.items() if j["ran"]} == {"all", "merged"}
+    report = json.loads(write_dag_report(tmp_path, tmp_path / "reports").read_text())["jobs"]
+    assert all(report[f"part/{i}"]["seconds"] is not None for i in range(3))  # the first run's benchmarks

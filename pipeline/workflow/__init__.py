@@ -30,6 +30,7 @@ from pipeline.workflow.corpora import (
     wattbot_targets,
 )
 from pipeline.workflow.critical_path import prioritise as prioritise_by_critical_path
+from pipeline.workflow.critical_path import record_final_dag
 from pipeline.workflow.crossfit import (
     crossfit_datasets,
     crossfit_variants,
@@ -191,6 +192,7 @@ __all__ = [
     "local_scheduler_without_rate_limit",
     "keep_keys_out_of_job_scripts",
     "prioritise_by_critical_path",
+    "record_final_dag",
     "LOCK_FILE",
     "named_args",
     "packaged_encoders",

@@ -147,8 +147,7 @@ def priority(chain_s: float, cores: int = 1) -> int:
 
 def prioritise(workflow, root: str | Path = ".") -> list[str]:
     """``onstart``: set every job-to-run's priority to its remaining chain per core it holds (``threads``,
-    already scaled to ``--cores``); write and return the critical path (job keys), and record the DAG
-    (pipeline/workflow/dag_record.py: the cluster prediction replays it). Jobs the user prioritised
+    already scaled to ``--cores``); write and return the critical path (job keys). Jobs the user prioritised
     (``--prioritize``) keep Snakemake's highest priority."""
     dag = getattr(workflow, "dag", None)
     if dag is None:
@@ -171,9 +170,25 @@ def prioritise(workflow, root: str | Path = ".") -> list[str]:
     path = [key(j) for j in critical_path(chain, dependents) if key(j)]
     Path(root, PATH_LOG).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_json(Path(root, PATH_LOG), {"jobs": path, "expected_s": [lengths.seconds(k) for k in path]})
-    llm_total = resource_value(getattr(workflow, "global_resources", None), "llm_api")
-    record_dag(root, todo, lambda j: key(j) or job_name(j), dependents, llm_total)
     return path
+
+
+def record_final_dag(workflow, root: str | Path = ".") -> Path | None:
+    """``onsuccess``: record the run's DAG as Snakemake holds it at the end (pipeline/workflow/dag_record.py:
+    the cluster prediction replays it): every job, also those a checkpoint added while the run went, which
+    ``onstart`` never sees (a sharded dataset's ``index_part`` and attention-part jobs come after its
+    ``doc_sizes`` checkpoint), and those already up to date (their lengths are the benchmarks an earlier run
+    wrote); ``ran`` marks the jobs this invocation ran. None without a DAG (a dry run)."""
+    dag = getattr(workflow, "dag", None)
+    if dag is None:
+        return None
+    jobs = set(dag.jobs)
+
+    def key(job) -> str:
+        return job_key(str(job.benchmark)) if job.benchmark else job_name(job)
+
+    llm_total = resource_value(getattr(workflow, "global_resources", None), "llm_api")
+    return record_dag(root, jobs, key, lambda j: [d for d in dag.depending[j] if d in jobs], llm_total, dag.finished)
 
 
 def job_name(job) -> str:

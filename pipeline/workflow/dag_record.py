@@ -1,10 +1,12 @@
 """A run's DAG, recorded for the cluster prediction (pipeline/workflow/makespan.py).
 
 Why: Snakemake knows the DAG only while it runs, and a kept run (``runs/<id>/``) keeps ``reports/``, not
-``benchmarks/`` or ``.snakemake/``. So ``onstart`` writes the jobs to run, the cores each holds, its
-``llm_api`` share and the jobs waiting on it (:data:`DAG_LOG`), and the run's end (time-table) joins that
-with the jobs' measured wall seconds into ``reports/`` (:data:`DAG_REPORT`), which is kept with the run.
-A resumed run records only the jobs it reran.
+``benchmarks/`` or ``.snakemake/``. So ``onsuccess`` writes the DAG's jobs, the cores each holds, its
+``llm_api`` share, the jobs waiting on it and whether this invocation ran it (:data:`DAG_LOG`), and the run's
+end (time-table) joins that with the jobs' measured wall seconds into ``reports/`` (:data:`DAG_REPORT`), which
+is kept with the run. At the end, not at ``onstart``: a checkpoint adds jobs while the run goes (a sharded
+dataset's shard jobs after its ``doc_sizes``), which the DAG at ``onstart`` does not hold. A resumed run
+records the whole DAG too: the jobs an earlier invocation ran keep that run's benchmarks.
 """
 
 from __future__ import annotations
@@ -16,18 +18,27 @@ from pathlib import Path
 from pipeline.io import atomic_write_json
 from pipeline.report.telemetry.time_table import read_benchmarks
 
-DAG_LOG = Path("logs") / "dag.json"  # written at onstart: the jobs the run is to run, no lengths yet
+DAG_LOG = Path("logs") / "dag.json"  # written at onsuccess: the DAG's jobs, no lengths yet
 DAG_REPORT = "time-dag.telemetry.json"  # in reports/: the DAG with each job's measured wall seconds
 
 
-def record_dag(root: str | Path, jobs: Iterable, key: Callable, dependents: Callable, llm_total: int | None) -> Path:
-    """``onstart``: write :data:`DAG_LOG` for the jobs to run (``key``: a job's name, ``dependents``: the
-    jobs to run that wait on it), with each job's ``threads`` and ``llm_api`` share and the run's total."""
+def record_dag(
+    root: str | Path,
+    jobs: Iterable,
+    key: Callable,
+    dependents: Callable,
+    llm_total: int | None,
+    ran: Callable[[object], bool] = lambda job: True,
+) -> Path:
+    """Write :data:`DAG_LOG` for ``jobs`` (``key``: a job's name, ``dependents``: the recorded jobs that wait
+    on it, ``ran``: whether this invocation ran it), with each job's ``threads`` and ``llm_api`` share and the
+    run's total."""
     record = {
         key(j): {
             "threads": int(j.threads),
             "llm_api": _llm_share(j),
             "dependents": sorted(key(d) for d in dependents(j)),
+            "ran": bool(ran(j)),
         }
         for j in jobs
     }

@@ -3,8 +3,8 @@
 Why: a user who outgrows one machine asks how long the same run takes on a cluster, and the answer is
 bounded by the DAG's longest chain, by the work divided by the cores, and by the cost of each submission
 (sbatch to running, paid once per job along every chain), none of which one local run shows. So a run
-records its DAG (``onstart``: each job to run, the cores it holds, its ``llm_api`` share and the jobs
-waiting on it: :data:`DAG_LOG`), its end joins that with the jobs' measured wall seconds into
+records its DAG (``onsuccess``: each job, the cores it holds, its ``llm_api`` share and the jobs waiting
+on it: :data:`DAG_LOG`), its end joins that with the jobs' measured wall seconds into
 ``reports/`` (:data:`DAG_REPORT`, kept with the run under ``runs/<id>/``), and ``python -m pipeline
 makespan`` replays it through the scheduler simulation (pipeline/workflow/list_schedule.py) on 1, 4, 16
 and 64 nodes with the per-job latency the real-cluster test measured (``reports/bench/cluster.json``),
