@@ -156,7 +156,9 @@ def index_part(dataset: str = "{dataset}", name: str = "{index}", shard: str = "
     return f"{index_dir(dataset)}/parts/{name}/{shard}.sqlite"
 
 
-def retrieval_batch(dataset: str = "{dataset}", rv: str = "{rv}", split: str = "{split}", batch: str = "{batch}") -> str:
+def retrieval_batch(
+    dataset: str = "{dataset}", rv: str = "{rv}", split: str = "{split}", batch: str = "{batch}"
+) -> str:
     """One batch of a split's queries retrieved (their rows), joined into :func:`retrieval` in query order."""
     return f"{questions_root(dataset)}/retrieval/parts/{rv}/{split}/{batch}.jsonl"
 
