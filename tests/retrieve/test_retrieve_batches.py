@@ -27,7 +27,7 @@ def params():
     from pipeline.datasets.paths import REPO
 
     cfg = load_config(REPO / "tests" / "tiny.yaml", {"retrieval": VARIANTS})
-    return {rv: wf.retrieval_params(cfg, rv) for rv in VARIANTS}
+    return {rv: wf.retrieval_params(cfg, rv) for rv in VARIANTS}  # the JSON text the rule passes
 
 
 def _retrieve(built_indexes, params: str, questions, out, root, *extra: str) -> None:
@@ -45,15 +45,15 @@ def test_three_batches_join_into_the_whole_jobs_bytes(built_indexes, params, wat
     joined (each batch its own cache), give the same retrieval file and manifest."""
     questions = wattbot_dir / "train_QA.csv"
     whole = tmp_path / "whole" / "train.jsonl"
-    _retrieve(built_indexes, json.dumps(params[rv]), [questions], whole, tmp_path / "whole")
+    _retrieve(built_indexes, params[rv], [questions], whole, tmp_path / "whole")
     batches = query_batches(41, 14)
     assert [b.id for b in batches] == ["0-13", "14-27", "28-40"]
     parts = [tmp_path / "parts" / f"{b.id}.jsonl" for b in batches]
     for b, part in zip(batches, parts):
-        _retrieve(built_indexes, json.dumps(params[rv]), [questions], part, tmp_path / "parts", "--batch", b.id)
+        _retrieve(built_indexes, params[rv], [questions], part, tmp_path / "parts", "--batch", b.id)
         assert json.loads(part.with_name(part.name + ".manifest.json").read_text())["batch"] == b.id
     joined = tmp_path / "joined" / "train.jsonl"
-    _retrieve(built_indexes, json.dumps(params[rv]), [questions, *parts], joined, tmp_path / "joined")
+    _retrieve(built_indexes, params[rv], [questions, *parts], joined, tmp_path / "joined")
     assert len(whole.read_bytes().splitlines()) == 41
     assert joined.read_bytes() == whole.read_bytes()
     manifest = ".manifest.json"
