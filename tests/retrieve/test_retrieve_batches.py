@@ -73,24 +73,17 @@ def test_the_join_refuses_a_missing_repeated_or_misordered_batch(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.data
 def test_the_dag_retrieves_a_split_in_batches_with_the_whole_jobs_bytes(tmp_path):
     """The tiny grid's HotpotQA slice (10 queries) through Snakemake: the default bound (one batch: today's single
     retrieve job) and ``shards.max_queries: 4`` (3 retrieve_batch jobs per variant, joined), the same retrieval
     files, manifests and scores."""
-    from dag_runner import snakemake
-
-    from pipeline.datasets.paths import REPO
+    from dag_runner import tiny_whole_and_cut
 
     outs = [f"results/hotpotqa/{f}" for rv in ("hier-dense", "bm25")
             for f in (f"retrieval/{rv}/queries.jsonl", f"scores/{rv}.json", f"scores/{rv}.per_query.csv")]
-    tiny = REPO / "tests" / "tiny.yaml"
-    cut = tmp_path / "cut.yaml"
-    cut.write_text(tiny.read_text() + "shards: {max_queries: 4}\n")
     runs = {}
-    for name, config in (("one", tiny), ("three", cut)):
-        work = tmp_path / name
-        done = snakemake(work, *outs, configfile=config)
-        assert done.returncode == 0, done.stderr[-3000:]
+    for name, work in tiny_whole_and_cut(tmp_path, outs, "max_queries: 4").items():
         parts = sorted(p.relative_to(work).as_posix() for p in work.glob("results/*/retrieval/parts/**/*.jsonl"))
         files = [*outs, *(f"{o}.manifest.json" for o in outs if not o.endswith(".per_query.csv"))]
         runs[name] = parts, {f: (work / f).read_bytes() for f in files}
@@ -100,30 +93,42 @@ def test_the_dag_retrieves_a_split_in_batches_with_the_whole_jobs_bytes(tmp_path
     assert runs["three"][1] == runs["one"][1]
 
 
-@pytest.mark.slow
-def test_the_full_suite_plans_legalbench_rags_queries_in_batches(tmp_path):
-    """config.suite-full.yaml's dry run, once LegalBench-RAG's export is there: its queries file (the real one,
-    written from the loader as the export writes it; the dry run reads nothing else of the export, whose trees
-    and gold stand empty here) is cut into batches of ``shards.max_queries``, one retrieve_batch job each, which
-    the variant's retrieve job joins; the datasets that fit one batch keep their single retrieve job."""
-    from dag_runner import planned_jobs, snakemake
-
+def _plant_exports(work, config, datasets) -> dict[str, int]:
+    """``datasets``' suite exports as far as a dry run reads them: the real queries file (written from the loader
+    as the export writes it), the trees and gold standing empty; each dataset's query count."""
     from pipeline import paths
     from pipeline import workflow as wf
     from pipeline.config import load_config
-    from pipeline.datasets.paths import REPO
     from pipeline.datasets.suite import dataset_root, load_suite_tables
     from pipeline.parse.suite_export import write_queries
 
+    cfg, counts = load_config(config), {}
+    for ds in datasets:
+        p = json.loads(wf.suite_export_params(cfg, ds))
+        tables = load_suite_tables(ds, dataset_root(p["root"], ds), p["subset"])
+        export = work / paths.export_dir(ds)
+        (export / "trees").mkdir(parents=True)
+        (export / "gold.jsonl").write_text("")
+        write_queries(tables, export / "queries.csv")
+        counts[ds] = len(tables.queries)
+    return counts
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_the_full_suite_plans_legalbench_rags_queries_in_batches(tmp_path):
+    """config.suite-full.yaml's dry run, once LegalBench-RAG's export is there: its queries file is cut into
+    batches of ``shards.max_queries``, one retrieve_batch job each, which the variant's retrieve job joins; the
+    datasets that fit one batch keep their single retrieve job."""
+    from dag_runner import planned_jobs, snakemake
+
+    from pipeline import paths
+    from pipeline.config import load_config
+    from pipeline.datasets.paths import REPO
+
     config = REPO / "config.suite-full.yaml"
-    cfg = load_config(config)
-    p = wf.suite_export_params(cfg, "legalbench_rag")
-    tables = load_suite_tables("legalbench_rag", dataset_root(p["root"], "legalbench_rag"), p["subset"])
-    export = tmp_path / paths.export_dir("legalbench_rag")
-    (export / "trees").mkdir(parents=True)
-    (export / "gold.jsonl").write_text("")
-    write_queries(tables, export / "queries.csv")
-    batches = query_batches(len(tables.queries), cfg["shards"]["max_queries"])
+    n = _plant_exports(tmp_path, config, ["legalbench_rag"])["legalbench_rag"]
+    batches = query_batches(n, load_config(config)["shards"]["max_queries"])
     assert len(batches) > 1
 
     targets = [paths.retrieval("legalbench_rag", "bm25", "queries"), paths.retrieval("msmarco", "bm25", "queries")]
@@ -134,3 +139,37 @@ def test_the_full_suite_plans_legalbench_rags_queries_in_batches(tmp_path):
     parts = [paths.retrieval_batch("legalbench_rag", "bm25", "queries", b.id) for b in batches]
     assert all(f"output: {part}" in out for part in parts)
     assert f"--questions {paths.export_split('legalbench_rag')} {' '.join(parts)} " in out
+
+
+@pytest.mark.slow
+@pytest.mark.data
+@pytest.mark.parametrize("grid", ["config.yaml", "config.claims.yaml"])
+def test_a_kept_run_of_the_shipped_grids_retrieves_as_before_batches(tmp_path, grid):
+    """A results folder kept from before query batches, its suite exports done: every split of the default and
+    claims grids fits one batch, so the dry run plans no retrieve_batch job and each suite retrieval is the job
+    it was (its inputs the indexes and the questions alone, its shell text ``--questions <queries.csv>
+    --params``): the rerun triggers Snakemake compares (input set, shell text, params: their hashes pinned in
+    tests/test_shipped_configs.py) hold, so nothing reruns for batches (#45 item 3)."""
+    from dag_runner import planned_jobs, snakemake
+
+    from pipeline import paths
+    from pipeline import workflow as wf
+    from pipeline.config import load_config
+    from pipeline.datasets.paths import REPO
+
+    config = REPO / grid
+    cfg = load_config(config)
+    counts = _plant_exports(tmp_path, config, sorted(cfg["suite"]["datasets"]))
+    assert max(counts.values()) <= cfg["shards"]["max_queries"], counts
+    targets = [paths.retrieval(ds, rv, "queries") for ds in counts for rv in cfg["suite"]["retrieval"]]
+    plan = snakemake(tmp_path, "-n", "-p", *targets, configfile=config)
+    out = plan.stdout + plan.stderr
+    assert plan.returncode == 0, out[-3000:]
+    jobs = planned_jobs(out)
+    assert "retrieve_batch" not in jobs and "/retrieval/parts/" not in out, out[-3000:]
+    assert jobs["retrieve"] == len(targets) and "suite_export" not in jobs, jobs
+    for ds in counts:
+        for rv in cfg["suite"]["retrieval"]:
+            indexes = ", ".join(paths.index(ds, n) for n in wf.retrieval_indexes(cfg, rv))
+            assert f"input: {indexes}, {paths.export_split(ds)}\n    output: {paths.retrieval(ds, rv, 'queries')}\n" in out
+            assert f"--questions {paths.export_split(ds)} --params " in out
