@@ -170,6 +170,7 @@ def test_a_kept_run_of_the_shipped_grids_retrieves_as_before_batches(tmp_path, g
     assert jobs["retrieve"] == len(targets) and "suite_export" not in jobs, jobs
     for ds in counts:
         for rv in cfg["suite"]["retrieval"]:
-            indexes = ", ".join(paths.index(ds, n) for n in wf.retrieval_indexes(cfg, rv))
-            assert f"input: {indexes}, {paths.export_split(ds)}\n    output: {paths.retrieval(ds, rv, 'queries')}\n" in out
+            inputs = [*(paths.index(ds, n) for n in wf.retrieval_indexes(cfg, rv)), paths.export_split(ds),
+                      *wf.retrieval_models(cfg, rv)]  # the rule's input order: indexes, questions, model files
+            assert f"input: {', '.join(inputs)}\n    output: {paths.retrieval(ds, rv, 'queries')}\n" in out
             assert f"--questions {paths.export_split(ds)} --params " in out
