@@ -32,7 +32,8 @@ def query_count(checkpoints: Any, dataset: str, split: str) -> int | None:
         return None
     checkpoints.suite_export.get(dataset=dataset)
     n = len(read_csv_columns(paths.export_split(dataset, split)).get("id", []))
-    return min(n, paths.limit()) if paths.limit() else n
+    first = paths.limit()  # a smoke run retrieves its first N questions
+    return min(n, first) if first else n
 
 
 def retrieve_batches(cfg: dict, checkpoints: Any, dataset: str, split: str) -> list[Shard]:
