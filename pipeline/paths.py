@@ -156,6 +156,13 @@ def index_part(dataset: str = "{dataset}", name: str = "{index}", shard: str = "
     return f"{index_dir(dataset)}/parts/{name}/{shard}.sqlite"
 
 
+def retrieval_batch(
+    dataset: str = "{dataset}", rv: str = "{rv}", split: str = "{split}", batch: str = "{batch}"
+) -> str:
+    """One batch of a split's queries retrieved (their rows), joined into :func:`retrieval` in query order."""
+    return f"{questions_root(dataset)}/retrieval/parts/{rv}/{split}/{batch}.jsonl"
+
+
 def sprout_windows(dataset: str = "{dataset}") -> str:
     """Every SproutRAG window's pass and padded shape: what each shard's attention job pads its windows to."""
     return f"{RESULTS}/{dataset}/sprout/windows.json"
@@ -388,6 +395,7 @@ BENCHMARK_JOBS = {
     "sprout_attention": "{dataset}/sprout_attention",
     "doc_sizes": "{dataset}/doc_sizes",
     "index_part": "{dataset}/index_part/{index}/{shard}",
+    "retrieve_batch": "{dataset}/retrieve_batch/{rv}/{split}/{batch}",
     "sprout_windows": "{dataset}/sprout_windows",
     "sprout_attention_part": "{dataset}/sprout_attention_part/{shard}",
     "suite_export": "{dataset}/suite_export",

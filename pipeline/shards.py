@@ -8,6 +8,10 @@ sizes file (each document's id and characters, in document order) when Snakemake
 checkpoint's output: pipeline/rules/shards.smk); a shard's job reads its documents off the same file by the
 positions its id names, so the DAG and the job agree with no list of documents on a command line.
 
+Per-query work (a retrieval of a large split) runs the same way in batches of consecutive queries, in the
+split's file order, ``shards.max_queries`` a batch (:func:`query_batches`): a batch is a :class:`Shard` of query
+positions, and one writer joins the batches' rows in that order into the whole job's bytes.
+
 The document order is the order every build already walks its trees in: their files sorted by name
 (``<doc_id>.json``), so a one-shard job and the merge of many read the same sequence.
 
@@ -21,7 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +35,7 @@ ID_PATTERN = r"[0-9]+-[0-9]+"  # a shard id in a path (the rules' wildcard const
 
 @dataclass(frozen=True)
 class Shard:
-    """Documents ``start`` to ``end - 1`` of the dataset's document order."""
+    """Positions ``start`` to ``end - 1``: of the dataset's document order, or of a split's queries (a batch)."""
 
     start: int
     end: int
@@ -55,6 +59,19 @@ class Shard:
         if self.end > len(sizes):
             raise ValueError(f"shard {self.id} reaches past the {len(sizes)} documents of its sizes file")
         return [d for d, _ in sizes[self.start : self.end]]
+
+
+def query_batches(n_queries: int, max_queries: int) -> list[Shard]:
+    """A split's ``n_queries`` queries cut into batches of ``max_queries`` consecutive ones (the last shorter)."""
+    return plan([("", 1)] * n_queries, max_queries)
+
+
+def batch_rows(columns: Mapping[str, Sequence[str]], batch: Shard) -> dict[str, list[str]]:
+    """The rows of ``batch`` of a split's question columns (a batch past the split's end is an error)."""
+    n = len(next(iter(columns.values()), []))
+    if batch.end > n:
+        raise ValueError(f"batch {batch.id} reaches past the {n} questions of its split")
+    return {c: list(v[batch.start : batch.end]) for c, v in columns.items()}
 
 
 def document_order(doc_ids: Iterable[str]) -> list[str]:
@@ -81,7 +98,7 @@ def read_sizes(path: str | Path) -> list[tuple[str, int]]:
 def plan(sizes: Sequence[tuple[str, int]], max_chars: int) -> list[Shard]:
     """Consecutive documents, each shard up to ``max_chars`` characters (a larger document alone)."""
     if max_chars < 1:
-        raise ValueError(f"shards.max_chars must be at least 1, not {max_chars}")
+        raise ValueError(f"a shard's bound (shards.max_chars, shards.max_queries) must be at least 1, not {max_chars}")
     shards: list[Shard] = []
     start, total = 0, 0
     for i, (_, chars) in enumerate(sizes):

@@ -485,13 +485,22 @@ class ShardSpec:
     """``shards``: how per-document work is cut into jobs (pipeline/shards.py). Execution only: no rule's
     params and no config hash holds it, since a merged output is the same whatever the cut. The default
     keeps every dataset of the default grid in one shard (WattBot's 32 papers are about 2.6M characters), so
-    its jobs are those of a run before shards; a shard of it is a few minutes of one core's encoding."""
+    its jobs are those of a run before shards; a shard of it is a few minutes of one core's encoding. The
+    query bound keeps every split of the default and claims grids (WattBot's test split is the largest) in one
+    retrieval job; the full suite's LegalBench-RAG runs in batches, each loading the whole index."""
 
     max_chars: int = key(
         "characters of document text per shard job of encoding and building a dense index and of SproutRAG's "
         "attention (whole documents; a larger document is a shard of its own); execution-only",
         type="integer",
         default=4_000_000,
+        schema={"minimum": 1},
+    )
+    max_queries: int = key(
+        "queries per retrieval job of a split (consecutive queries in file order; the batches' rows joined in "
+        "that order); execution-only",
+        type="integer",
+        default=500,
         schema={"minimum": 1},
     )
 

@@ -71,6 +71,21 @@ def planned_jobs(out: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M) if m.group(1) != "total"}
 
 
+def tiny_whole_and_cut(tmp_path: Path, targets: list[str], shards: str) -> dict[str, Path]:
+    """tests/tiny.yaml's ``targets`` built through Snakemake as configured (``"one"``: the default bounds, each
+    output whole) and with ``shards: {<shards>}`` over it (``"three"``: cut into parts): each run's folder, for a
+    test to compare their bytes (#45 item 3)."""
+    tiny = REPO / "tests" / "tiny.yaml"
+    cut = tmp_path / "cut.yaml"
+    cut.write_text(tiny.read_text() + f"shards: {{{shards}}}\n")
+    works = {}
+    for name, config in (("one", tiny), ("three", cut)):
+        works[name] = tmp_path / name
+        done = snakemake(works[name], *targets, configfile=config)
+        assert done.returncode == 0, done.stderr[-3000:]
+    return works
+
+
 # The run's summary (reports/summary.json, pipeline/report/summary.py) and make run's reports/README.md
 # carry the run's time: telemetry in content, kept under the names scripts and readers look for.
 RUN_SUMMARIES = ("reports/summary.json", "reports/README.md")

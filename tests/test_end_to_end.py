@@ -141,18 +141,20 @@ def test_same_config_same_bytes(run, tmp_path):
 
 def test_a_run_cut_into_shards_writes_the_same_bytes(run, tmp_path):
     """The tiny grid with every dataset's documents cut into shards (shards.max_chars: each WattBot document
-    a shard, HotpotQA's paragraphs in three): every result and report is the unsharded run's, byte for byte;
-    the sharded run only adds its dense indexes' parts, each with its manifest (#45 item 3)."""
+    a shard, HotpotQA's paragraphs in three) and HotpotQA's 10 queries in batches (shards.max_queries: three
+    per variant): every result and report is the unsharded run's, byte for byte; the sharded run only adds its
+    dense indexes' parts and its retrievals' batches, each with its manifest (#45 item 3)."""
     first, config = run
     cut = tmp_path / "cut.yaml"
-    cut.write_text(config.read_text() + "shards: {max_chars: 20000}\n")
+    cut.write_text(config.read_text() + "shards: {max_chars: 20000, max_queries: 4}\n")
     second = tmp_path / "sharded"
     done = snakemake(second, configfile=cut)
     assert done.returncode == 0, done.stderr[-3000:]
 
     a, b = result_files(first), result_files(second)
     extra = sorted(set(b) - set(a))
-    assert set(a) <= set(b) and extra and all("/index/parts/hier/" in p for p in extra), extra
+    assert set(a) <= set(b) and extra and all("/index/parts/hier/" in p or "/retrieval/parts/" in p for p in extra), extra
+    assert sum("results/hotpotqa/retrieval/parts/" in p for p in extra) == 3 * 2, extra  # 3 batches x 2 variants
     assert all((second / f"{p}.manifest.json").exists() for p in extra)
     assert [name for name in a if a[name] != b[name]] == []
 

@@ -70,3 +70,19 @@ def test_select_picks_a_shards_tree_files_in_order():
     assert select(trees, ["b", "a-b"]) == ["t/a-b.json", "t/b.json"]
     with pytest.raises(FileNotFoundError, match="no tree file for 1"):
         select(trees, ["z"])
+
+
+def test_a_splits_queries_in_batches_of_consecutive_queries():
+    """Query batches are shards of query positions: ``max_queries`` a batch, the last one shorter, in file order."""
+    from pipeline.shards import batch_rows, query_batches
+
+    assert [b.id for b in query_batches(10, 4)] == ["0-3", "4-7", "8-9"]
+    assert [b.id for b in query_batches(10, 10)] == ["0-9"] and query_batches(0, 4) == []
+    columns = {"id": [f"q{i}" for i in range(10)], "question": [f"text {i}" for i in range(10)]}
+    rows = [batch_rows(columns, b) for b in query_batches(10, 4)]
+    assert rows[1] == {"id": ["q4", "q5", "q6", "q7"], "question": ["text 4", "text 5", "text 6", "text 7"]}
+    assert [q for r in rows for q in r["id"]] == columns["id"]
+    with pytest.raises(ValueError, match="reaches past the 10 questions"):
+        batch_rows(columns, Shard.from_id("8-10"))
+    with pytest.raises(ValueError, match="at least 1"):
+        query_batches(10, 0)

@@ -181,10 +181,16 @@ def export_suite_tables(tables: SuiteTables, out_dir: str | Path) -> dict:
     docs = tables.docs.remove_columns("text").to_pandas()
     docs["n_chars"] = [len(t) for t in tables.docs["text"]]
     atomic_write_text(out / "docs.csv", docs.to_csv(index=False, lineterminator="\n"))
+    write_queries(tables, out / "queries.csv")
+    return counts
+
+
+def write_queries(tables: SuiteTables, path: str | Path) -> None:
+    """``queries.csv``: ``id``, ``question``, then the loader's other columns, in the loader's query order (the
+    order a split's retrieval batches are cut in)."""
     queries = tables.queries.to_pandas()
     queries = queries[["id", "question"] + [c for c in queries.columns if c not in ("id", "question")]]
-    atomic_write_text(out / "queries.csv", queries.to_csv(index=False, lineterminator="\n"))
-    return counts
+    atomic_write_text(path, queries.to_csv(index=False, lineterminator="\n"))
 
 
 def read_gold(path: str | Path) -> list[dict]:

@@ -25,4 +25,5 @@ wildcard_constraints:
     rv="|".join(map(re.escape, sorted(CFG["retrieval"]))),
     doc=r"[A-Za-z0-9_.-]+",
     shard=shards.ID_PATTERN,   # <first>-<last> document positions (pipeline/shards.py)
+    batch=shards.ID_PATTERN,   # <first>-<last> query positions of a split (pipeline/shards.py: query_batches)
     av=r"[A-Za-z0-9][A-Za-z0-9_.-]*",

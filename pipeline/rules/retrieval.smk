@@ -19,11 +19,16 @@ rule index:
     shell: "{PY:q} -m pipeline index --trees {params.trees:q} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} {params.extra} 2>&1 | tee {log}"
 
 
+# A split larger than shards.max_queries (pipeline/workflow/query_batches.py) is retrieved in retrieve_batch jobs
+# (shards.smk) and joined here: the batch files follow the questions file in {input.questions} (so this shell text,
+# the rule's rerun trigger, is the whole job's) and are an input of their own (the suite_export checkpoint's file
+# stands in for them while it is pending). The indexes stay inputs: the joined file's manifest hashes them.
 rule retrieve:
     input:
         indexes=lambda w: [paths.index(w.dataset, n) for n in wf.retrieval_indexes(CFG, w.rv)],
-        questions=lambda w: wf.questions_path(w.dataset, w.split),
+        questions=lambda w: wf.retrieve_questions(CFG, checkpoints, w.dataset, w.rv, w.split),
         models=lambda w: wf.retrieval_models(CFG, w.rv),   # a local LLM planner's model file
+        batches=lambda w: wf.retrieval_batches(CFG, checkpoints, w.dataset, w.rv, w.split),
     output: paths.retrieval()
     wildcard_constraints: rv=wf.retrieval_variants(CFG, llm_planner=False)
     params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)

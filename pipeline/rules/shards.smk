@@ -57,3 +57,22 @@ rule sprout_attention_part:
     # a shard's windows and its part: bounded by shards.max_chars, not by the corpus
     resources: mem_mb=wf.per_attempt(6000), runtime=wf.per_attempt(120), encoder=1, cpus=lambda w, threads: threads
     shell: "{PY:q} -m pipeline sprout-attention-part --trees {params.trees:q} --sizes {input.sizes:q} --shard {wildcards.shard} --windows {input.windows:q} --params {params.cfg:q} --out {output:q} 2>&1 | tee {log}"
+
+
+# A large split's queries in batches (pipeline/workflow/query_batches.py; config `shards.max_queries`): one job per
+# batch of consecutive queries, the whole retrieval's code on the batch's rows; the retrieve rule (retrieval.smk)
+# joins them in query order. Each batch loads the whole index: BM25's statistics stay corpus-wide.
+rule retrieve_batch:
+    input:
+        indexes=lambda w: [paths.index(w.dataset, n) for n in wf.retrieval_indexes(CFG, w.rv)],
+        questions=lambda w: wf.questions_path(w.dataset, w.split),
+        models=lambda w: wf.retrieval_models(CFG, w.rv),
+    output: paths.retrieval_batch()
+    wildcard_constraints: rv=wf.retrieval_variants(CFG, llm_planner=False)
+    params: cfg=lambda w: wf.retrieval_params(CFG, w.rv)
+    log: paths.log("{dataset}/retrieve_batch/{rv}/{split}/{batch}")
+    benchmark: paths.rule_benchmark("retrieve_batch")
+    threads: 1
+    # a batch's queries and rows; the index it searches is opened whole
+    resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10), cpus=lambda w, threads: threads
+    shell: "{PY:q} -m pipeline retrieve --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --batch {wildcards.batch} --params {params.cfg:q} --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"

@@ -3,7 +3,8 @@
 SUITE_REPORT_INPUTS = wf.suite_report_inputs(CFG)
 
 
-rule suite_export:
+# A checkpoint: the DAG reads the number of queries off its queries file (a large split's retrieve_batch jobs).
+checkpoint suite_export:
     output:
         trees=directory(paths.export_trees()),
         queries=paths.export_split(),

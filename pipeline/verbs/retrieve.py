@@ -8,13 +8,46 @@ from pipeline.verbs.base import job_llm, json_arg, llm_job_args, verb
 
 
 def cmd_retrieve(a) -> None:
-    from pipeline.io import atomic_write_jsonl, read_csv_columns
+    from pipeline.io import read_csv_columns
+
+    questions_file, *batches = a.questions
+    questions = read_csv_columns(questions_file)  # not pandas: its import is a third of a small job's CPU
+    if batches:
+        join_retrieval(a, questions_file, questions["id"], batches)
+    else:
+        retrieve_rows(a, questions_file, questions)
+
+
+def join_retrieval(a, questions_file: str, ids: list[str], batches: list[str]) -> None:
+    """A batched split's retrieval: its batches' rows joined in query order, with the whole job's manifest."""
+    from pipeline.io import atomic_write_bytes
+    from pipeline.provenance import write_manifest
+    from pipeline.retrieve.batches import join_batches
+
+    p = json_arg(a.params)
+    if "llm" in p or a.batch:
+        raise SystemExit("retrieve: batches are joined by a whole job without --batch, and not for an LLM planner")
+    atomic_write_bytes(a.out, join_batches(ids, batches))
+    write_manifest(a.out, p, [*index_files(a.index_dir, p), questions_file])
+
+
+def index_files(index_dir: str, p: dict) -> list[Path]:
+    """The index files a retrieval reads (its manifest's inputs, with its questions)."""
+    return [Path(index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])]
+
+
+def retrieve_rows(a, questions_file: str, questions: dict[str, list[str]]) -> None:
+    """The split's retrieval (or, with ``--batch``, one batch of its queries: their rows, the batch noted in
+    its manifest)."""
+    from pipeline.io import atomic_write_jsonl
     from pipeline.provenance import write_manifest
     from pipeline.retrieve.run import RetrieveJob, retrieve
+    from pipeline.shards import Shard, batch_rows
 
     p = json_arg(a.params)
     job = RetrieveJob.from_params(p, a.index_dir, a.cache_dir)  # the params parsed once: the stage reads the job
-    questions = read_csv_columns(a.questions)  # not pandas: its import is a third of a small job's CPU
+    if a.batch:
+        questions = batch_rows(questions, Shard.from_id(a.batch))
     gateway = None
     if "llm" in p:  # an LLM query planner: the same cached gateway, concurrency and limits as the answerers
         from pipeline.llm.gateway import LLMGateway
@@ -32,8 +65,8 @@ def cmd_retrieve(a) -> None:
         from pipeline.llm.endpoints import manifest_entry
 
         endpoint = manifest_entry(a.cache_dir, llm.resolve(job.spec.planner.model or llm.model or ""))
-    indexes = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"])]
-    write_manifest(a.out, p, [*indexes, a.questions], **endpoint)
+    batch = {"batch": a.batch} if a.batch else {}
+    write_manifest(a.out, p, [*index_files(a.index_dir, p), questions_file], **endpoint, **batch)
 
 
 def cmd_retrieve_crossfit(a) -> None:
@@ -71,10 +104,22 @@ def add_verbs(sub) -> None:
         cmd_retrieve,
         "one split's questions against a retrieval variant's indexes, whatever their kind (its ranked hits)",
         "--index-dir",
-        "--questions",
         "--params",
         "--cache-dir",
         "--out",
+    )
+    s.add_argument(
+        "--questions",
+        nargs="+",
+        required=True,
+        metavar=("QUESTIONS", "BATCH"),
+        help="the split's question CSV (id, question, ...); after it, a batched split's batch retrievals "
+        "(retrieve --batch), joined in query order instead of retrieving",
+    )
+    s.add_argument(
+        "--batch",
+        default=None,
+        help="retrieve only this batch of the questions: <first>-<last> positions in file order (pipeline/shards.py)",
     )
     llm_job_args(s)
 

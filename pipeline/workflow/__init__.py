@@ -78,6 +78,7 @@ from pipeline.workflow.parse_quality import parse_quality_pdfs, parse_quality_re
 from pipeline.workflow.planner import retrieval_variants
 from pipeline.workflow.power import answer_questions, pilot_files, power_split, sample_params, split_labels
 from pipeline.workflow.power import groups as power_groups
+from pipeline.workflow.query_batches import retrieval_batches, retrieve_questions
 from pipeline.workflow.reports import (
     by_type_report,
     claims_file,
@@ -212,10 +213,12 @@ __all__ = [
     "report_inputs",
     "report_params",
     "report_parse_failures",
+    "retrieval_batches",
     "retrieval_models",
     "retrieval_indexes",
     "retrieval_params",
     "retrieval_variants",
+    "retrieve_questions",
     "shell_arg",
     "split_source",
     "crossfit_datasets",

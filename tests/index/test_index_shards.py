@@ -90,20 +90,13 @@ def test_the_dag_builds_indexes_and_attention_in_shards_with_the_unsharded_bytes
     """The tiny grid's dense index and SproutRAG attention of WattBot (3 documents) and of its HotpotQA slice,
     through Snakemake: the default bound (one shard: today's single jobs) and a bound that cuts each dataset
     into 3 shard jobs per output and a merge."""
-    from dag_runner import snakemake
-
-    from pipeline.datasets.paths import REPO
+    from dag_runner import tiny_whole_and_cut
 
     datasets = ("wattbot", "hotpotqa")
     targets = [f"results/{d}/{f}" for d in datasets for f in ("index/hier.sqlite", "sprout/attention.safetensors")]
-    tiny = REPO / "tests" / "tiny.yaml"
-    cut = tmp_path / "cut.yaml"  # each WattBot document over the bound; HotpotQA's 100 paragraphs in 3 shards
-    cut.write_text(tiny.read_text() + "shards: {max_chars: 20000}\n")
     runs = {}
-    for name, config in (("one", tiny), ("three", cut)):
-        work = tmp_path / name
-        done = snakemake(work, *targets, configfile=config)
-        assert done.returncode == 0, done.stderr[-3000:]
+    # each WattBot document over the bound; HotpotQA's 100 paragraphs in 3 shards
+    for name, work in tiny_whole_and_cut(tmp_path, targets, "max_chars: 20000").items():
         parts = sorted(p.relative_to(work).as_posix() for p in work.glob("results/*/*/parts/**/*.*")
                        if not p.name.endswith(".manifest.json"))  # each part's manifest is its side file
         runs[name] = parts, {t: ((work / t).read_bytes(), (work / f"{t}.manifest.json").read_bytes()) for t in targets}
