@@ -87,8 +87,9 @@ def test_the_bench_runs_every_stage_at_every_size_on_a_real_slice(tmp_path, caps
     import pipeline.register_builtins  # noqa: F401 - as the CLI does before the bench looks an index kind up
     from pipeline.cli import main
 
-    main(["bench", "--scale", "--dataset", "hotpotqa", "--subset", '{"n_questions": 12}', "--fractions",
-          "0.25,0.5,1", "--scale-queries", "6", "--reports", str(tmp_path)])  # fmt: skip
+    args = ["bench", "--scale", "--dataset", "hotpotqa", "--subset", '{"n_questions": 12}', "--fractions",
+            "0.25,0.5,1", "--scale-queries", "6", "--reports", str(tmp_path), "--work", str(tmp_path / "work")]  # fmt: skip
+    main(args)
     b = json.loads((tmp_path / "bench" / "scale.json").read_text())
     assert [s["fraction"] for s in b["sizes"]] == [0.25, 0.5, 1.0]
     docs = [s["docs"] for s in b["sizes"]]
@@ -114,3 +115,17 @@ def test_the_bench_runs_every_stage_at_every_size_on_a_real_slice(tmp_path, caps
     assert all(f"| {stage} | CPU-s | whole corpus |" in text for stage in expected), text
     assert "| index hier | peak MB | one shard |" in text and "sprout-uniform (sprout)" in text
     assert "**First to break:" in text or "Nothing passes its bound" in text
+    # the latency alone measured again on the kept indexes: the stages' costs and sizes kept, the latency new,
+    # and the file and its block say so
+    manifest = json.loads((tmp_path / "bench" / "scale.json.manifest.json").read_text())
+    main([*args, "--latency-only"])
+    again = json.loads((tmp_path / "bench" / "scale.json").read_text())
+    assert again["stages"] == b["stages"] and again["sizes"] == b["sizes"] and again["fits"] == b["fits"]
+    assert again["date"] == b["date"] and again["stages_commit"] == manifest["git_commit"]
+    assert set(again["latency"]) == set(b["latency"]) and again["latency_measured"]["cpu_model"] == b["cpu_model"]
+    assert all(r["median_ms"] > 0 for rows in again["latency"].values() for r in rows)
+    from pipeline.publish.bench_doc import render_scale
+
+    assert "measured again on" in render_scale(tmp_path) and "--latency-only" in render_scale(tmp_path)
+    with pytest.raises(SystemExit, match="not hotpotqa at \\[0.5, 1.0\\]"):
+        main([*args[:7], "0.5,1", *args[8:], "--latency-only"])

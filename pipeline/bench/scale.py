@@ -204,6 +204,13 @@ def measure_size(jobs: Jobs, size: Size, questions: str) -> tuple[dict[str, dict
     for stage, (cmd, outputs), threads in steps:
         costs[stage] = measure(cmd, size.root, size.log(stage), outputs, threads)
         print(f"  {size.fraction:g}: {stage}: {costs[stage]}", flush=True)
+    return costs, latency_pass(jobs, size, questions)
+
+
+def latency_pass(jobs: Jobs, size: Size, questions: str) -> dict[str, dict]:
+    """Each variant's per-query latency at one size (:mod:`pipeline.bench.query_latency`), on the indexes built
+    in ``size``'s folder."""
+    cfg = jobs.cfg
     lat = {}
     for v in jobs.variants:
         out = size.root / "latency" / f"{v}.json"
@@ -213,7 +220,34 @@ def measure_size(jobs: Jobs, size: Size, questions: str) -> tuple[dict[str, dict
         measure(cmd, size.root, size.log(f"latency {v}"), [])
         lat[v] = json.loads(out.read_text())
         print(f"  {size.fraction:g}: latency {v}: {lat[v]}", flush=True)
-    return costs, lat
+    return lat
+
+
+def remeasure_latency(
+    bench: dict, stages_commit: str, configfiles=(), overrides: dict | None = None, run: ScaleRun = ScaleRun()
+) -> dict:
+    """The latency pass alone, again, on the indexes a kept scale bench built (``run.work``, its ``--work``), the
+    stages' costs kept from ``bench`` (its scale.json). Why: per-query latency is a wall-clock figure, the one a
+    shared machine disturbs most, and the whole bench takes hours; the indexes do not change between the two.
+    The file says which figures were measured again, when and on which CPU (``latency_measured``), and the
+    commit the stages' costs were measured at (``stages_commit``; the file's manifest names this one's)."""
+    if run.work is None or not Path(run.work, "questions.csv").exists():
+        raise SystemExit(f"--latency-only needs --work: the folder of a kept scale bench ({run.work}/questions.csv)")
+    cfg = load_config(configfiles, overrides)
+    fractions = sorted(run.fractions)
+    kept = [s["fraction"] for s in bench["sizes"]]
+    if kept != fractions or list(bench["variants"]) != list(run.variants) or bench["dataset"] != run.dataset:
+        raise SystemExit(f"--latency-only: the bench file measured {bench['dataset']} at {kept} through "
+                         f"{bench['variants']}, not {run.dataset} at {fractions} through {list(run.variants)}")  # fmt: skip
+    lat: dict[str, list[dict]] = {v: [] for v in run.variants}
+    for f in fractions:
+        size = Size(f, Path(run.work) / f"share-{f:g}")
+        for v, r in latency_pass(Jobs.from_dict(cfg, run, f), size, str(Path(run.work) / "questions.csv")).items():
+            lat[v].append(r)
+    again = figures(Jobs.from_dict(cfg, run, 1.0), bench["sizes"], bench["stages"], lat, bench["retrieval_queries"])
+    stamp = {k: again[k] for k in ("cpus", "cpu_model", "date")}
+    kept = {k: bench[k] for k in ("cpus", "cpu_model", "date")}
+    return {**again, **kept, "latency_measured": stamp, "stages_commit": bench.get("stages_commit", stages_commit)}
 
 
 def run_scale_bench(configfiles=(), overrides: dict | None = None, run: ScaleRun = ScaleRun()) -> dict:

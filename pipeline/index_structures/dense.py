@@ -17,7 +17,7 @@ from pipeline.specs import EncoderSpec
 
 class DenseSearcher:
     def __init__(self, index_path: str | Path, embedding: EncoderSpec, cache_dir: str | Path):
-        self.reader = IndexReader(index_path)
+        self.reader = IndexReader(index_path, mmap=True)  # an exact scan of every vector a query
         self.encoder = make_encoder(embedding, lazy=True)  # loads at the first query not in the cache
         if self.reader.meta["model_id"] != self.encoder.model_id:
             raise ValueError(

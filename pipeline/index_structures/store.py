@@ -127,10 +127,17 @@ class IndexWriter:
 class IndexReader:
     """Exact k-NN over the stored vectors, filtered by level inside the search."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, mmap: bool = False):
+        """``mmap``: read the file's pages through a memory map of it instead of copying them into SQLite's
+        own page cache (2 MB by default). For an exact k-NN scan, which reads every vector at every query: the
+        scale bench's latency pass was faster that way for the tree and chunks indexes and slower for SproutRAG's
+        beam search, whose many small lookups the page cache serves (docs/scale.md). Reading only: the same
+        rows either way."""
         if not Path(path).exists():
             raise FileNotFoundError(f"{path}: index not found (run the index rule first)")
         self.db = connect(path)
+        if mmap:
+            self.db.execute(f"PRAGMA mmap_size = {Path(path).stat().st_size}")
         self.meta = {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
 
     def search(self, query: np.ndarray, k: int, levels: list[str]) -> list[tuple[StoredNode, float]]:

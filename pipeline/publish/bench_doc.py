@@ -353,6 +353,13 @@ def render_scale(reports_dir: Path) -> str:
         ["retrieval variant (index kind)", *(f"ms per query at {s} (median / p95)" for s in shares), "k (median)"],
         lat_rows,
     )
+    if again := b.get("latency_measured"):
+        lines += [
+            "",
+            f"The latency above was measured again on {again['date']} ({again['cpus']} CPUs, {again['cpu_model']}) "
+            f"on the same indexes (`--latency-only`), at this block's commit; the stages' costs are the bench's of "
+            f"{b['date']} at commit `{b['stages_commit'][:12]}`.",
+        ]
     flagged = ", ".join(b["superlinear"]) or "none"
     lines += ["", f"Above the bound of 1.1: {flagged}."]
     return "\n".join(lines)

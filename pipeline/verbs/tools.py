@@ -16,8 +16,8 @@ def cmd_fetch(a) -> None:
 
 def bench_scale(a) -> None:
     """`make bench-scale`: the scale model's figures, reports/bench/scale.json and its figure scale.{png,svg}."""
-    from pipeline.bench.scale import ScaleRun, run_scale_bench
-    from pipeline.publish.bench_doc import save_bench
+    from pipeline.bench.scale import ScaleRun, remeasure_latency, run_scale_bench
+    from pipeline.publish.bench_doc import bench_path, save_bench
     from pipeline.report.render.scale_figure import draw_scale
 
     run = ScaleRun(
@@ -28,7 +28,13 @@ def bench_scale(a) -> None:
         queries=a.scale_queries,
         work=Path(a.work) if a.work else None,
     )
-    figures = run_scale_bench(config_files(a), config_overrides(a.set), run)
+    if a.latency_only:
+        kept_path = bench_path(Path(a.reports), "scale")
+        kept = json.loads(kept_path.read_text(encoding="utf-8"))
+        stages_commit = json.loads(Path(f"{kept_path}.manifest.json").read_text(encoding="utf-8"))["git_commit"]
+        figures = remeasure_latency(kept, stages_commit, config_files(a), config_overrides(a.set), run)
+    else:
+        figures = run_scale_bench(config_files(a), config_overrides(a.set), run)
     params = {"config": config_files(a), "set": list(a.set), **{k: v for k, v in vars(run).items() if k != "work"}}
     path = save_bench(figures, Path(a.reports), "scale", params)
     print(json.dumps({k: figures[k] for k in ("sizes", "fits", "latency_fits", "superlinear")}, indent=1))
@@ -114,6 +120,12 @@ def scale_args(s) -> None:
     )
     s.add_argument("--scale-queries", type=int, default=200, help="--scale: queries asked at every size")
     s.add_argument("--work", default=None, help="--scale: keep the jobs' scratch folder here (default: removed)")
+    s.add_argument(
+        "--latency-only",
+        action="store_true",
+        help="--scale: measure the per-query latency again on the indexes of a kept bench (its --work), keeping the "
+        "stages' costs of <reports>/bench/scale.json",
+    )
 
 
 def add_verbs(sub) -> None:

@@ -54,6 +54,18 @@ def test_level_filter_inside_the_search(built_indexes, encoder, levels):
     assert scores == sorted(scores, reverse=True)
 
 
+def test_a_memory_mapped_reader_returns_the_same_hits(built_indexes, encoder):
+    """The dense searcher reads through a memory map (IndexReader(mmap=True)): only how pages are read changes."""
+    queries = ["carbon emissions of training large models", "energy of inference", "GPU hours per model"]
+    for name, levels in [("hier.sqlite", ["sentence", "paragraph"]), ("flat.sqlite", ["chunk"])]:
+        plain, mapped = IndexReader(built_indexes["dir"] / name), IndexReader(built_indexes["dir"] / name, mmap=True)
+        mapped_bytes, plain_bytes = (r.db.execute("PRAGMA mmap_size").fetchone()[0] for r in (mapped, plain))
+        assert mapped_bytes > 0 and plain_bytes == 0
+        for q in encoder.encode(queries):
+            hits = [(n.node_id, s) for n, s in mapped.search(q, 20, levels)]
+            assert len(hits) == 20 and hits == [(n.node_id, s) for n, s in plain.search(q, 20, levels)]
+
+
 def test_flat_index_chunks_are_document_slices(built_indexes, three_trees):
     reader = IndexReader(built_indexes["dir"] / "flat.sqlite")
     texts = {t.doc_id: t.text for t in three_trees}
