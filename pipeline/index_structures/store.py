@@ -129,10 +129,11 @@ class IndexReader:
 
     def __init__(self, path: str | Path, mmap: bool = False):
         """``mmap``: read the file's pages through a memory map of it instead of copying them into SQLite's
-        own page cache (2 MB by default). For an exact k-NN scan, which reads every vector at every query: the
-        scale bench's latency pass was faster that way for the tree and chunks indexes and slower for SproutRAG's
-        beam search, whose many small lookups the page cache serves (docs/scale.md). Reading only: the same
-        rows either way."""
+        own page cache (2 MB by default). For an exact k-NN scan, which reads every vector at every query: in the
+        scale bench's latency pass, measured again with and without (docs/scale.md), the tree and chunks
+        indexes' queries were faster mapped in both mapped passes. SproutRAG's beam search (many small lookups)
+        is left as it was: its passes varied more from one to the next than with the map. Reading only: the
+        same rows either way."""
         if not Path(path).exists():
             raise FileNotFoundError(f"{path}: index not found (run the index rule first)")
         self.db = connect(path)
