@@ -235,9 +235,9 @@ def remeasure_latency(
         raise SystemExit(f"--latency-only needs --work: the folder of a kept scale bench ({run.work}/questions.csv)")
     cfg = load_config(configfiles, overrides)
     fractions = sorted(run.fractions)
-    kept = [s["fraction"] for s in bench["sizes"]]
-    if kept != fractions or list(bench["variants"]) != list(run.variants) or bench["dataset"] != run.dataset:
-        raise SystemExit(f"--latency-only: the bench file measured {bench['dataset']} at {kept} through "
+    measured_at = [s["fraction"] for s in bench["sizes"]]
+    if measured_at != fractions or list(bench["variants"]) != list(run.variants) or bench["dataset"] != run.dataset:
+        raise SystemExit(f"--latency-only: the bench file measured {bench['dataset']} at {measured_at} through "
                          f"{bench['variants']}, not {run.dataset} at {fractions} through {list(run.variants)}")  # fmt: skip
     lat: dict[str, list[dict]] = {v: [] for v in run.variants}
     for f in fractions:
