@@ -19,7 +19,7 @@ GRID, PROFILE_CONFIG = REPO / "tests" / "tiny.yaml", REPO / "profiles" / "slurm"
 # What the tests put in ``measured`` (seconds end in _s); the file is written only with all of them.
 FIGURES = ("packages_preinstalled", "cluster_start_s", "local_grid_s", "cluster_grid_s", "submissions", "jobs", "cancel_seen_s",
            "cancel_limit_s", "resumed_jobs", "target_jobs", "submit_to_start_s", "submit_to_start_max_s",
-           "submit_to_start_jobs")
+           "submit_to_start_jobs", "sharded_grid_s", "sharded_submissions", "shard_jobs")
 
 
 def machine() -> dict[str, object]:

@@ -8,6 +8,8 @@ the run must see the cancel within 60 s, with SLURM's state in the message, resu
 memory and time: its second attempt), finish, and leave every rule's resources in sacct and results
 byte-identical to the local run. Then a run SIGKILLed mid-way and the documented resume (cancel-stale,
 --unlock, the same command): the resume reruns only what was unfinished, and the results are identical.
+Then the tiny grid cut into shards and query batches (#45 item 6): each shard and batch a Slurm job of its own,
+every result identical to the local, unsharded run.
 Last, the cluster was the test's own (its folder, ports and munge socket) and, once stopped, left the system's
 SLURM, munge and MariaDB paths as they were (tests/cluster/machine_paths.py).
 What they measure goes into the session's ``measured`` figures (tests/cluster/conftest.py: docs/cluster.md)."""
@@ -37,8 +39,18 @@ CANCEL_LIMIT = 60  # s: the profile's settings must make the run see a scancel w
 TARGET_JOBS = 8  # jobs to results/wattbot/scores/bm25-x.json in the tiny grid (the killed run's target)
 # What each rule declares (pipeline/rules/*.smk): memory in MB and time in minutes, first attempt.
 DECLARED = {"ingest": (500, 5), "tree": (1000, 10), "doc_sizes": (1000, 10), "index": (4000, 60),
-            "retrieve": (2000, 10),
-            "answer": (2000, 60), "ensemble": (500, 5), "evaluate": (500, 5), "report": (1000, 5)}
+            "retrieve": (2000, 10), "answer": (2000, 60), "ensemble": (500, 5), "evaluate": (500, 5),
+            "report": (1000, 5), "suite_export": (4000, 20), "index_part": (4000, 60), "retrieve_batch": (2000, 10)}
+# The rules of the tiny grid's jobs to reports/wattbot/leaderboard.csv (the scancel test's target).
+LEADERBOARD_RULES = {"ingest", "tree", "doc_sizes", "index", "retrieve", "answer", "ensemble", "evaluate", "report"}
+# The sharded run (#45 item 6): tests/tiny.yaml cut as tests/test_end_to_end.py cuts it (HotpotQA's paragraphs
+# in three shards, its 10 queries in batches of at most four), to HotpotQA's two retrievals: each shard's
+# index part and each batch's retrieval a Slurm job of its own.
+SHARDS = "shards: {max_chars: 20000, max_queries: 4}\n"
+SHARDED_TARGETS = ("results/hotpotqa/retrieval/hier-dense/queries.jsonl", "results/hotpotqa/retrieval/bm25/queries.jsonl")
+SHARD_JOBS = {"index_part": 3, "retrieve_batch": 3 * 2}  # 3 shards of the hier index; 3 batches x 2 variants
+# A job's rule from the comment the plugin gives it: rule_<name>_wildcards_<...>, or rule_<name> without wildcards.
+RULE = re.compile(r"rule_([a-z_]+?)(?:_wildcards|$)")
 
 
 @dataclass
@@ -139,8 +151,8 @@ def running_in(work: Path) -> list[int]:
 
 def accounting(cluster: Cluster, since: str) -> list[dict]:
     out = cluster.run("sacct", "-X", "-n", "-P", "-S", since, "-o",
-                      "JobID,Comment,AllocCPUS,ReqMem,Timelimit,State,Submit,Start")
-    keys = ("id", "comment", "cpus", "mem", "time", "state", "submit", "start")
+                      "JobID,Comment,AllocCPUS,ReqMem,Timelimit,State,Submit,Start,WorkDir")
+    keys = ("id", "comment", "cpus", "mem", "time", "state", "submit", "start", "workdir")
     return [dict(zip(keys, line.split("|"))) for line in out.splitlines() if line]
 
 
@@ -150,6 +162,10 @@ def submit_to_start(jobs: list[dict]) -> list[float]:
     stamp = "%Y-%m-%dT%H:%M:%S"
     return [time.mktime(time.strptime(j["start"], stamp)) - time.mktime(time.strptime(j["submit"], stamp))
             for j in jobs if j["start"][:1].isdigit()]
+
+
+def rule_of(job: dict) -> str:
+    return RULE.match(job["comment"]).group(1)
 
 
 def minutes(limit: str) -> int:
@@ -183,14 +199,12 @@ def test_tiny_grid_on_slurm_survives_a_scancel(cluster, tiny_run, tmp_path, meas
     index_jobs = [j for j in jobs if j["comment"].startswith("rule_index")]
     assert len(index_jobs) == 3  # two indexes, one of them twice
     for j in jobs:
-        rule = re.match(r"rule_([a-z_]+?)(?:_wildcards|$)", j["comment"]).group(1)
-        mem, limit = DECLARED[rule]
         attempt = 2 if j["comment"] == by_id[victim]["comment"] and j["id"] != victim else 1
-        assert (j["mem"], minutes(j["time"])) == (f"{mem * attempt}M", limit * attempt), j
+        assert_declared(j, attempt)
         if j["id"] != victim:
             assert j["state"] == "COMPLETED", j
     assert {j["cpus"] for j in index_jobs} == {"2"}  # the rule's threads
-    assert {re.match(r"rule_([a-z_]+?)(?:_wildcards|$)", j["comment"]).group(1) for j in jobs} == set(DECLARED)
+    assert {rule_of(j) for j in jobs} == LEADERBOARD_RULES
     same_as_local(local, work)
     latency = submit_to_start(jobs)
     assert len(latency) == len(jobs) and min(latency) >= 0, latency
@@ -234,10 +248,50 @@ def test_a_killed_run_resumes_as_documented(cluster, tiny_run, tmp_path, measure
     measured.update(resumed_jobs=len(jobs), target_jobs=TARGET_JOBS)
 
 
-def same_as_local(local: Path, remote: Path) -> None:
+def test_a_sharded_grid_runs_each_shard_as_a_slurm_job(cluster, tiny_run, tmp_path, measured):
+    """#45 item 6: the tiny grid cut into shards and query batches, through the profile as shipped: every
+    shard's index part and every batch's retrieval ran as a Slurm job of its own, with its rule's resources,
+    and every file the local (unsharded) run wrote is byte-identical; the sharded run adds only its parts."""
+    local, config = tiny_run
+    cut = tmp_path / "sharded.yaml"
+    cut.write_text(config.read_text() + SHARDS)
+    work, log = tmp_path / "work", tmp_path / "sharded.log"
+    since = time.strftime("%Y-%m-%dT%H:%M:%S")
+    began = time.monotonic()
+    finish(start(cluster, work, cut, *SHARDED_TARGETS, log=log), log)
+    wall = time.monotonic() - began
+
+    jobs = [j for j in accounting(cluster, since) if j["comment"].startswith("rule_") and ours(j, work)]
+    for j in jobs:
+        assert j["state"] == "COMPLETED", j
+        assert_declared(j, attempt=1)
+    shard_jobs = [j for j in jobs if rule_of(j) in SHARD_JOBS]
+    assert {r: sum(rule_of(j) == r for j in jobs) for r in SHARD_JOBS} == SHARD_JOBS
+    assert len({j["id"] for j in shard_jobs}) == len({j["comment"] for j in shard_jobs}) == len(shard_jobs)
+    parts = same_as_local(local, work, extra=("/index/parts/hier/", "/retrieval/parts/"))
+    assert len(parts) == sum(SHARD_JOBS.values()), parts  # one part file per shard job
+    measured.update(sharded_grid_s=round(wall, 1), sharded_submissions=len(jobs), shard_jobs=len(shard_jobs))
+
+
+def ours(job: dict, work: Path) -> bool:
+    """A job submitted by the run in ``work`` (the plugin submits with -D: sacct's WorkDir)."""
+    return Path(job["workdir"]).resolve() == work.resolve()
+
+
+def assert_declared(job: dict, attempt: int) -> None:
+    """The job's memory and time in sacct are its rule's declared ones (pipeline/rules/*.smk), times its attempt."""
+    mem, limit = DECLARED[rule_of(job)]
+    assert (job["mem"], minutes(job["time"])) == (f"{mem * attempt}M", limit * attempt), job
+
+
+def same_as_local(local: Path, remote: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    """Every result of ``remote`` is the local run's, byte for byte; the files only ``remote`` has (returned)
+    may be only the shard parts whose paths hold one of ``extra``."""
     a, b = result_files(local), result_files(remote)
-    assert b and set(b) <= set(a)
-    assert [name for name in b if a[name] != b[name]] == []
+    only_remote = sorted(set(b) - set(a))
+    assert b and all(any(e in name for e in extra) for name in only_remote), only_remote
+    assert [name for name in b if name in a and a[name] != b[name]] == []
+    return only_remote
 
 
 def test_the_cluster_was_its_own_and_the_machine_is_as_it_was(cluster):

@@ -28,6 +28,15 @@ def test_the_cluster_block_renders_the_measured_figures(tmp_path):
     save_bench({**FIGURES, "packages_preinstalled": True}, reports, "cluster", {"grid": "tests/tiny.yaml"})
     assert "`slurm_up.sh`: packages already installed, configure, start" in fill(text, reports)
 
+    assert "shards" not in out  # a run from before the sharded test: no row for it
+
+
+def test_the_cluster_block_shows_the_sharded_run_where_it_was_measured(tmp_path):
+    reports = tmp_path / "reports"
+    sharded = {"sharded_grid_s": 212.4, "sharded_submissions": 15, "shard_jobs": 9}
+    save_bench({**FIGURES, **sharded}, reports, "cluster", {"grid": "tests/tiny.yaml"})
+    out = fill(f"{BEGIN.format('cluster')}\n{END.format('cluster')}\n", reports)
+    assert "| 212 s (3 min 32 s): 15 jobs, 9 of them shards or batches |" in out
 
 def test_durations_past_a_minute_are_also_in_minutes():
     assert [duration(s) for s in (4.14, 59.9, 60.0, 125.4)] == ["4.1 s", "59.9 s", "60 s (1 min 0 s)",
