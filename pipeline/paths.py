@@ -405,6 +405,7 @@ BENCHMARK_JOBS = {
     "sprout_train_fold": "sprout/train_fold/{dataset}/{fold}",
     "sprout_fold_index": "{dataset}/index/crossfit/{fold}/{index}",
     "retrieve_crossfit": "{dataset}/retrieve_crossfit/{rv}/{split}",
+    "retrieve_crossfit_batch": "{dataset}/retrieve_crossfit_batch/{rv}/{split}/{batch}",
     "sprout_report": "sprout/report",
     "suite_report": "suite_report",
     "report": "report",

@@ -90,6 +90,7 @@ def test_every_rule_calls_the_verb_of_its_name():
         "evaluate_split": "evaluate",  # WattBot's other labelled splits, scored as the score split is
         "retrieve_llm": "retrieve",  # an LLM planner's retrievals: a rule of its own for its llm_api share
         "retrieve_batch": "retrieve",  # a batch of a split's queries (--batch): the whole job's code on its rows
+        "retrieve_crossfit_batch": "retrieve-crossfit",  # a batch of a cross-fitted retrieval's queries (--batch)
         "encoder_qint8_rr": "encoder-qint8",  # the reduce-range file of the same export
         "sprout_fold_index": "index",  # a cross-fitted fold's trained-head index, built with that fold's heads
     }

@@ -70,10 +70,14 @@ def retrieve_rows(a, questions_file: str, questions: dict[str, list[str]]) -> No
 
 
 def cmd_retrieve_crossfit(a) -> None:
-    from pipeline.io import atomic_write_jsonl, read_csv_columns
+    """Cross-fitted retrieval of a split, of one ``--batch`` of it, or its batches joined (``--questions
+    QUESTIONS BATCH...``, as ``retrieve`` joins them): the whole job's manifest either way but the batch's."""
+    from pipeline.io import atomic_write_bytes, atomic_write_jsonl, read_csv_columns
     from pipeline.provenance import write_manifest
+    from pipeline.retrieve.batches import join_batches
     from pipeline.retrieve.crossfit import fold_jobs, retrieve_folds
     from pipeline.retrieve.run import RetrieveJob
+    from pipeline.shards import Shard, batch_rows
     from pipeline.sprout.folds import export_folds
 
     p = json_arg(a.params)
@@ -82,17 +86,26 @@ def cmd_retrieve_crossfit(a) -> None:
         fold_files.setdefault(name, []).append(path)
     if any(len(fs) != a.folds for fs in fold_files.values()):
         raise SystemExit(f"retrieve-crossfit: each --fold-index name needs {a.folds} files, in fold order")
+    questions_file, *batches = a.questions
+    questions = read_csv_columns(questions_file)
     folds = export_folds(a.export_dir, a.folds)
-    jobs = fold_jobs(RetrieveJob.from_params(p, a.index_dir, a.cache_dir), fold_files, a.folds)
-    rows = retrieve_folds(read_csv_columns(a.questions), jobs, folds)
-    atomic_write_jsonl(a.out, rows)
+    if batches:
+        if a.batch:
+            raise SystemExit("retrieve-crossfit: batches are joined by a whole job, without --batch")
+        atomic_write_bytes(a.out, join_batches(questions["id"], batches))
+    else:
+        jobs = fold_jobs(RetrieveJob.from_params(p, a.index_dir, a.cache_dir), fold_files, a.folds)
+        rows = questions if not a.batch else batch_rows(questions, Shard.from_id(a.batch))
+        atomic_write_jsonl(a.out, retrieve_folds(rows, jobs, folds))
     shared = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"]) if n not in fold_files]
     fold_paths = [Path(f) for fs in fold_files.values() for f in fs]
     gold = Path(a.export_dir) / "gold.jsonl"
+    batch = {"batch": a.batch} if a.batch else {}
     write_manifest(
         a.out,
         p | {"cross_fit": {"folds": a.folds, "per_fold": folds.counts()}},
-        [*shared, *fold_paths, a.questions, gold],
+        [*shared, *fold_paths, questions_file, gold],
+        **batch,
     )
 
 
@@ -108,19 +121,7 @@ def add_verbs(sub) -> None:
         "--cache-dir",
         "--out",
     )
-    s.add_argument(
-        "--questions",
-        nargs="+",
-        required=True,
-        metavar=("QUESTIONS", "BATCH"),
-        help="the split's question CSV (id, question, ...); after it, a batched split's batch retrievals "
-        "(retrieve --batch), joined in query order instead of retrieving",
-    )
-    s.add_argument(
-        "--batch",
-        default=None,
-        help="retrieve only this batch of the questions: <first>-<last> positions in file order (pipeline/shards.py)",
-    )
+    batch_args(s)
     llm_job_args(s)
 
     s = verb(
@@ -129,12 +130,12 @@ def add_verbs(sub) -> None:
         cmd_retrieve_crossfit,
         "SproutRAG cross-fitting: each fold's questions against the indexes built with that fold's heads",
         "--index-dir",
-        "--questions",
         "--params",
         "--cache-dir",
         "--export-dir",
         "--out",
     )
+    batch_args(s)
     s.add_argument("--folds", type=int, required=True, help="the number of folds (sprout.train.folds)")
     s.add_argument(
         "--fold-index",
@@ -142,4 +143,22 @@ def add_verbs(sub) -> None:
         default=[],
         metavar="NAME=PATH",
         help="a fold's index file for index NAME, repeated once per fold in fold order",
+    )
+
+
+def batch_args(s) -> None:
+    """``--questions QUESTIONS [BATCH...]`` and ``--batch``: a split's retrieval whole, one batch of it, or its
+    batches joined (both retrieve verbs, pipeline/workflow/query_batches.py)."""
+    s.add_argument(
+        "--questions",
+        nargs="+",
+        required=True,
+        metavar=("QUESTIONS", "BATCH"),
+        help="the split's question CSV (id, question, ...); after it, a batched split's batch retrievals "
+        "(--batch), joined in query order instead of retrieving",
+    )
+    s.add_argument(
+        "--batch",
+        default=None,
+        help="retrieve only this batch of the questions: <first>-<last> positions in file order (pipeline/shards.py)",
     )

@@ -6,8 +6,10 @@ into the bytes the whole job writes. The count is read off the export's queries 
 checkpoint's output, so Snakemake plans the batches once the export exists. The batches reach the ``retrieve``
 job after its questions file (``--questions QUESTIONS BATCH...``): its shell text, params and inputs stay those
 of a whole job when one batch holds the split, so nothing reruns. Each batch loads the whole index (BM25's
-document frequencies stay corpus-wide). WattBot's and a corpus's splits (hundreds of questions, whose answers
-cost more than their retrieval) and the LLM-planned and cross-fitted retrievals run whole.
+document frequencies stay corpus-wide). A cross-fitted retrieval (SproutRAG's trained heads, sprout.train.folds)
+is batched the same way: ``retrieve_crossfit_batch`` jobs, each opening every fold's index and retrieving its rows
+with their folds', joined by ``retrieve_crossfit``. WattBot's and a corpus's splits (hundreds of questions, whose
+answers cost more than their retrieval) and the LLM-planned retrievals run whole.
 """
 
 from __future__ import annotations

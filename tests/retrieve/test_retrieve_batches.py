@@ -141,6 +141,39 @@ def test_the_full_suite_plans_legalbench_rags_queries_in_batches(tmp_path):
     assert f"--questions {paths.export_split('legalbench_rag')} {' '.join(parts)} " in out
 
 
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_the_full_suite_plans_legalbench_rags_cross_fitted_retrieval_in_batches(tmp_path):
+    """config.suite-full.yaml's dry run, once LegalBench-RAG's export is there: each cross-fitted SproutRAG
+    variant's queries in batches of ``shards.max_queries``, one retrieve_crossfit_batch job each (every fold's
+    index its input), joined by the variant's one retrieve_crossfit job; no plain retrieve_batch job for them."""
+    from dag_runner import planned_jobs, snakemake
+
+    from pipeline import paths
+    from pipeline import workflow as wf
+    from pipeline.config import load_config
+    from pipeline.datasets.paths import REPO
+    from pipeline.workflow.crossfit import fold_index_files
+
+    config = REPO / "config.suite-full.yaml"
+    cfg = load_config(config)
+    assert "legalbench_rag" in wf.crossfit_datasets(cfg)
+    rv = wf.crossfit_variants(cfg)[0]
+    n = _plant_exports(tmp_path, config, ["legalbench_rag"])["legalbench_rag"]
+    batches = query_batches(n, cfg["shards"]["max_queries"])
+    plan = snakemake(tmp_path, "-n", "-p", paths.retrieval("legalbench_rag", rv, "queries"), configfile=config)
+    out = plan.stdout + plan.stderr
+    assert plan.returncode == 0, out[-3000:]
+    jobs = planned_jobs(out)
+    assert jobs["retrieve_crossfit_batch"] == len(batches) > 1 and jobs["retrieve_crossfit"] == 1, jobs
+    assert "retrieve_batch" not in jobs and "retrieve" not in jobs, jobs
+    parts = [paths.retrieval_batch("legalbench_rag", rv, "queries", b.id) for b in batches]
+    assert all(f"output: {part}" in out for part in parts)
+    assert f"--questions {paths.export_split('legalbench_rag')} {' '.join(parts)} " in out
+    folds = fold_index_files(cfg, "legalbench_rag", rv)
+    assert folds and all(f"--fold-index {name}={f}" in out for name, fs in folds.items() for f in fs)
+
 @pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.parametrize("grid", ["config.yaml", "config.claims.yaml"])

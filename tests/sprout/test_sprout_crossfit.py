@@ -116,3 +116,31 @@ def test_each_fold_is_retrieved_with_its_own_heads_and_scored(run, tmp_path):
           "--out", str(tmp_path / "scores.json"), "--per-query", str(tmp_path / "per_query.csv")])
     with open(tmp_path / "per_query.csv", newline="") as fh:
         assert len(list(csv.DictReader(fh))) == len(rows)
+
+
+def test_a_cross_fitted_retrieval_in_batches_joins_into_the_whole_jobs_bytes(run, tmp_path):
+    """#45 item 3: the retrieve-crossfit verb on three batches of the 30 questions (--batch, each opening every
+    fold's index), then joined (--questions QUESTIONS BATCH...): the whole job's file byte for byte, and its
+    manifest's config and inputs; a batch's manifest names its batch."""
+    from pipeline.shards import query_batches
+
+    root, export, _, fold_index, out = run
+    questions = export / "queries.csv"
+    common = ["--index-dir", str(root / "index"), "--params", json.dumps(RETRIEVAL), "--cache-dir",
+              str(root / "cache"), "--export-dir", str(export), "--folds", str(K),
+              *[a for p in fold_index for a in ("--fold-index", f"sprout={p}")]]
+    batches = query_batches(len(read_csv_columns(questions)["id"]), 12)
+    assert len(batches) == 3
+    parts = []
+    for b in batches:
+        parts.append(tmp_path / f"{b.id}.jsonl")
+        main(["retrieve-crossfit", *common, "--questions", str(questions), "--batch", b.id, "--out", str(parts[-1])])
+        assert json.loads(parts[-1].with_name(parts[-1].name + ".manifest.json").read_text())["batch"] == b.id
+    joined = tmp_path / "joined.jsonl"
+    main(["retrieve-crossfit", *common, "--questions", str(questions), *map(str, parts), "--out", str(joined)])
+    assert joined.read_bytes() == out.read_bytes()
+    manifest = ".manifest.json"
+    assert joined.with_name(joined.name + manifest).read_bytes() == out.with_name(out.name + manifest).read_bytes()
+    with pytest.raises(ValueError, match="not the split's"):  # a batch missing
+        main(["retrieve-crossfit", *common, "--questions", str(questions), *map(str, parts[:2]),
+              "--out", str(tmp_path / "short.jsonl")])
