@@ -78,9 +78,10 @@ def test_a_row_is_measured_on_a_real_server(tmp_path, wattbot_dir):
     """Gemma 3 270M (in the set-up) answers two train questions through the project's prompt at 1 thread, 1
     server and at 1 thread, 2 servers: every figure of a row comes out of the run (tokens from the replies,
     rates from llama.cpp's own timing lines, CPU from /proc), and the table renders them."""
-    from pipeline.bench.llm_models import Rows, render, run_local_models_bench
+    from pipeline.bench.llm_models import Rows, run_local_models_bench
     from pipeline.datasets.paths import REPO
     from pipeline.io import atomic_write_jsonl
+    from pipeline.publish.bench_doc import llm_models_table
 
     train = pd.read_csv(wattbot_dir / "train_QA.csv", dtype=str).head(2)
     text = "Training GShard-600B used 24 MWh and produced 4.3 net tCO2e, the paper reports in its table."
@@ -92,7 +93,7 @@ def test_a_row_is_measured_on_a_real_server(tmp_path, wattbot_dir):
     for r in figures["rows"]:
         assert r["prompt_tok_s"] > 0 and r["gen_tok_s"] > 0 and r["cpu_s_per_question"] > 0
         assert r["prompt_tokens_per_question"] > 100 and r["s_per_question"] > 0
-    assert "| gemma3-270m | 1 | 2 |" in render(figures)
+    assert "| gemma3-270m | 1 | 2 |" in llm_models_table(figures)
 
 
 @pytest.mark.local_llm

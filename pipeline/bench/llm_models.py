@@ -8,7 +8,7 @@ answer schema as a grammar, greedy decoding, ``max_tokens`` as config.yaml's LLM
 and generated tokens/s (llama.cpp's own timings, from the server log), seconds a question (wall time of
 the batch / questions: with 2 servers, two questions in flight), CPU-s a question (the server processes'
 user+system time, /proc), and the load average around it. Figures only mean something on idle cores:
-``scripts/bench-llm-models.sh`` runs it as one command and says what the machine was doing.
+``make bench-llm-models`` runs it alone, and the rows record the load average around each.
 """
 
 from __future__ import annotations
@@ -190,32 +190,3 @@ def run_local_models_bench(
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
         "rows": rows,
     }
-
-
-def render(figures: dict) -> str:
-    """The rows as a markdown table, with the CPU and the settings they were measured at."""
-    from pipeline import markdown
-
-    cols = [
-        ("model", "model"),
-        ("threads", "threads"),
-        ("servers", "servers"),
-        ("prompt tok/s", "prompt_tok_s"),
-        ("generated tok/s", "gen_tok_s"),
-        ("s / question", "s_per_question"),
-        ("CPU-s / question", "cpu_s_per_question"),
-        ("prompt tokens / question", "prompt_tokens_per_question"),
-        ("generated tokens / question", "completion_tokens_per_question"),
-        ("load average (before, after)", "load"),
-    ]
-    rows = [
-        [str(r["load_avg_before"]) + ", " + str(r["load_avg_after"]) if k == "load" else str(r[k]) for _, k in cols]
-        for r in figures["rows"]
-    ]
-    head = (
-        f"{figures['cpu']}, {figures['cpus']} CPUs, {figures['measured']}: the first {figures['rows'][0]['questions']} "
-        f"train questions, context_k {figures['context_k']} x {figures['snippet_chars']} characters.\n\n"
-        if figures["rows"]
-        else ""
-    )
-    return head + markdown.table([c for c, _ in cols], rows)

@@ -156,6 +156,39 @@ def render_llm_local(reports_dir: Path) -> str:
     )
 
 
+def render_llm_models(reports_dir: Path) -> str:
+    """docs/llm.md's ``llm-models`` block: the LLM bench's local-model rows (`make bench-llm-models`), which the
+    estimate prices local calls by (pipeline/llm/local_speeds.json)."""
+    return llm_models_table(json.loads(bench_path(reports_dir, "llm_models").read_text()))
+
+
+def llm_models_table(figures: dict) -> str:
+    """The rows as a markdown table, with the CPU and the settings they were measured at."""
+    cols = [
+        ("model", "model"),
+        ("threads", "threads"),
+        ("servers", "servers"),
+        ("prompt tok/s", "prompt_tok_s"),
+        ("generated tok/s", "gen_tok_s"),
+        ("s / question", "s_per_question"),
+        ("CPU-s / question", "cpu_s_per_question"),
+        ("prompt tokens / question", "prompt_tokens_per_question"),
+        ("generated tokens / question", "completion_tokens_per_question"),
+        ("load average (before, after)", "load"),
+    ]
+    rows = [
+        [str(r["load_avg_before"]) + ", " + str(r["load_avg_after"]) if k == "load" else str(r[k]) for _, k in cols]
+        for r in figures["rows"]
+    ]
+    head = (
+        f"{figures['cpu']}, {figures['cpus']} CPUs, {figures['measured']}: the first {figures['rows'][0]['questions']} "
+        f"train questions, context_k {figures['context_k']} x {figures['snippet_chars']} characters.\n\n"
+        if figures["rows"]
+        else ""
+    )
+    return head + markdown.table([c for c, _ in cols], rows)
+
+
 def render_encoder(reports_dir: Path) -> str:
     """docs/encoder.md's generated block: speed, fidelity and recall per encoder from reports/bench/encoder.json."""
     path = bench_path(reports_dir, "encoder")

@@ -46,13 +46,13 @@ def cmd_bench(a) -> None:
         bench_scale(a)
         return
     if a.llm_models:
-        from pipeline.bench.llm_models import Rows, render, run_local_models_bench
+        from pipeline.bench.llm_models import Rows, run_local_models_bench
         from pipeline.llm.speeds import ship
-        from pipeline.publish.bench_doc import save_bench
+        from pipeline.publish.bench_doc import llm_models_table, save_bench
 
         names = a.llm_models.split(",")
         figures = run_local_models_bench(config_files(a), names, a.retrieval, Rows(questions=a.questions_llm))
-        print(render(figures))
+        print(llm_models_table(figures))
         print(
             f"wrote {save_bench(figures, Path(a.reports), 'llm_models', {'config': config_files(a), 'models': names})}"
         )
