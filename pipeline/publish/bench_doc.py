@@ -314,7 +314,7 @@ def _shard_rows(b: dict) -> list[list[str]]:
         return []
     return [
         [
-            "the tiny grid cut into shards (HotpotQA's index in 3, its queries in batches), to its two retrievals",
+            "the tiny grid cut into shards (dense indexes in parts, HotpotQA's queries in batches), each a job",
             f"{duration(b['sharded_grid_s'])}: {b['sharded_submissions']} jobs, {b['shard_jobs']} of them shards or batches",
         ]
     ]

@@ -43,12 +43,13 @@ DECLARED = {"ingest": (500, 5), "tree": (1000, 10), "doc_sizes": (1000, 10), "in
             "report": (1000, 5), "suite_export": (4000, 20), "index_part": (4000, 60), "retrieve_batch": (2000, 10)}
 # The rules of the tiny grid's jobs to reports/wattbot/leaderboard.csv (the scancel test's target).
 LEADERBOARD_RULES = {"ingest", "tree", "doc_sizes", "index", "retrieve", "answer", "ensemble", "evaluate", "report"}
-# The sharded run (#45 item 6): tests/tiny.yaml cut as tests/test_end_to_end.py cuts it (HotpotQA's paragraphs
-# in three shards, its 10 queries in batches of at most four), to HotpotQA's two retrievals: each shard's
-# index part and each batch's retrieval a Slurm job of its own.
+# The sharded run (#45 item 6): tests/tiny.yaml cut as tests/test_end_to_end.py cuts it (each WattBot document a
+# shard, HotpotQA's paragraphs in three, its 10 queries in batches of at most four), to WattBot's dense index and
+# HotpotQA's two retrievals: each shard's index part and each batch's retrieval a Slurm job of its own.
 SHARDS = "shards: {max_chars: 20000, max_queries: 4}\n"
-SHARDED_TARGETS = ("results/hotpotqa/retrieval/hier-dense/queries.jsonl", "results/hotpotqa/retrieval/bm25/queries.jsonl")
-SHARD_JOBS = {"index_part": 3, "retrieve_batch": 3 * 2}  # 3 shards of the hier index; 3 batches x 2 variants
+SHARDED_TARGETS = ("results/wattbot/index/hier.sqlite", "results/hotpotqa/retrieval/hier-dense/queries.jsonl",
+                   "results/hotpotqa/retrieval/bm25/queries.jsonl")
+SHARD_JOBS = {"index_part": 3 + 3, "retrieve_batch": 3 * 2}  # 3 shards of each hier index; 3 batches x 2 variants
 # A job's rule from the comment the plugin gives it: rule_<name>_wildcards_<...>, or rule_<name> without wildcards.
 RULE = re.compile(r"rule_([a-z_]+?)(?:_wildcards|$)")
 
