@@ -59,10 +59,10 @@ def test_a_job_on_two_cores_ranks_per_core_so_the_ilp_does_not_idle_a_core_for_i
     assert (new["llm-cf"], new["llm-cf-r1"], new["evaluate-r1"]) == (282, 422, 151)
     assert {n: p for n, p in new.items() if GRID_END[n].cores == 1} == {n: p for n, p in old.items() if GRID_END[n].cores == 1}
     for select in (ilp, greedy):
-        assert makespan(GRID_END, old, 2, select) == 418.0
-        assert makespan(GRID_END, new, 2, select) == 338.0  # the work alone needs 315.5 on 2 cores
+        assert makespan(schedule(GRID_END, old, 2, select)) == 418.0
+        assert makespan(schedule(GRID_END, new, 2, select)) == 338.0  # the work alone needs 315.5 on 2 cores
     # --cores 1 scales every job to one core; the order then cannot matter: the sum of the lengths
-    assert makespan(GRID_END, old, 1) == makespan(GRID_END, new, 1) == 511.0
+    assert makespan(schedule(GRID_END, old, 1)) == makespan(schedule(GRID_END, new, 1)) == 511.0
 
 
 def test_the_simulated_ilp_maximises_the_sum_of_priorities_on_the_free_cores():
@@ -83,7 +83,7 @@ def test_the_simulated_scheduler_holds_llm_jobs_to_the_llm_api_total():
     assert a[1] <= b[0] and max(e for _, e in one.values()) == 400.0
     two = schedule(jobs, prio, 2, ilp, llm_api=2)
     assert two["llm-cf"][0] == two["llm-cf-r1"][0] == 0.0 and max(e for _, e in two.values()) == 400.0
-    assert makespan(jobs, prio, 2, greedy, llm_api=1) == 400.0
+    assert makespan(schedule(jobs, prio, 2, greedy, llm_api=1)) == 400.0
 
 
 @dataclass(frozen=True)

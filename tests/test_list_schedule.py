@@ -23,14 +23,14 @@ def flat(jobs: dict[str, SimJob]) -> dict[str, int]:
 @pytest.mark.parametrize("nodes", [1, 4, 64])
 def test_a_chain_takes_its_length_on_any_number_of_nodes(nodes):
     jobs = chain(5)
-    assert makespan(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes)) == 50.0
+    assert makespan(schedule(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes))) == 50.0
 
 
 @pytest.mark.parametrize(("nodes", "latency", "expected"), [(1, 3.0, 65.0), (16, 3.0, 65.0), (1, 0.5, 52.5)])
 def test_the_latency_is_paid_once_per_job_along_a_chain(nodes, latency, expected):
     """Five jobs in a row: each waits ``latency`` after the one before it ends, the first after the start."""
     jobs = chain(5)
-    assert makespan(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes, latency)) == expected
+    assert makespan(schedule(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes, latency))) == expected
     times = schedule(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes, latency))
     assert [t[0] for t in times.values()] == [latency + i * (10 + latency) for i in range(5)]
 
@@ -39,14 +39,14 @@ def test_the_latency_is_paid_once_per_job_along_a_chain(nodes, latency, expected
 def test_a_fan_of_sixteen_divides_over_the_cores_of_all_nodes(nodes, expected):
     """16 jobs of 10 s on 2 cores per node: ceil(16 / (2 × nodes)) rounds of 10 s, then the 1 s end."""
     jobs = fan(16)
-    assert makespan(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes)) == expected
-    assert makespan(jobs, flat(jobs), 2, ilp, nodes=Nodes(nodes)) == expected
+    assert makespan(schedule(jobs, flat(jobs), 2, greedy, nodes=Nodes(nodes))) == expected
+    assert makespan(schedule(jobs, flat(jobs), 2, ilp, nodes=Nodes(nodes))) == expected
 
 
 def test_a_fan_pays_the_latency_once_per_level_not_once_per_job():
     """Submissions overlap: 16 jobs on 8 nodes all wait the same 2 s, the end 2 s more."""
     jobs = fan(16)
-    assert makespan(jobs, flat(jobs), 2, greedy, nodes=Nodes(8, 2.0)) == 2 + 10 + 2 + 1
+    assert makespan(schedule(jobs, flat(jobs), 2, greedy, nodes=Nodes(8, 2.0))) == 2 + 10 + 2 + 1
 
 
 def test_a_job_wider_than_a_node_holds_one_whole_node_and_never_spans_two():
@@ -56,8 +56,8 @@ def test_a_job_wider_than_a_node_holds_one_whole_node_and_never_spans_two():
     prio = {"wide1": 3, "wide2": 2, "small": 1}
     two = schedule(jobs, prio, 2, greedy, nodes=Nodes(2))
     assert two["wide1"] == (0.0, 10.0) and two["wide2"] == (0.0, 10.0) and two["small"] == (10.0, 15.0)
-    assert makespan(jobs, prio, 2, greedy, nodes=Nodes(1)) == 25.0  # one node: one wide job at a time
-    assert makespan(jobs, prio, 2, greedy, nodes=Nodes(3)) == 10.0
+    assert makespan(schedule(jobs, prio, 2, greedy, nodes=Nodes(1))) == 25.0  # one node: one wide job at a time
+    assert makespan(schedule(jobs, prio, 2, greedy, nodes=Nodes(3))) == 10.0
 
 
 def test_a_two_core_job_needs_both_cores_on_one_node_not_one_on_each():
@@ -77,11 +77,11 @@ def test_one_node_without_latency_is_the_local_schedule():
     jobs = {**chain(3, 30.0), **fan(10, 5.0)}
     prio = {**{f"j{i}": 100 - i for i in range(3)}, **flat(fan(10))}
     assert schedule(jobs, prio, 2) == schedule(jobs, prio, 2, ilp, None, Nodes(1, 0.0))
-    assert makespan(jobs, prio, 2) == 90.0  # the chain on one core, the fan beside it on the other
+    assert makespan(schedule(jobs, prio, 2)) == 90.0  # the chain on one core, the fan beside it on the other
 
 
 def test_llm_api_is_one_total_across_nodes():
     """Two LLM jobs holding the run's one llm_api unit never overlap, whatever the nodes."""
     jobs = {"llm1": SimJob(10, 1, (), 1), "llm2": SimJob(10, 1, (), 1)}
-    assert makespan(jobs, flat(jobs), 2, greedy, llm_api=1, nodes=Nodes(4)) == 20.0
-    assert makespan(jobs, flat(jobs), 2, greedy, llm_api=2, nodes=Nodes(4)) == 10.0
+    assert makespan(schedule(jobs, flat(jobs), 2, greedy, llm_api=1, nodes=Nodes(4))) == 20.0
+    assert makespan(schedule(jobs, flat(jobs), 2, greedy, llm_api=2, nodes=Nodes(4))) == 10.0

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pipeline.workflow.critical_path import JobLengths, chain_lengths, critical_path, priority
 from pipeline.workflow.dag_record import DAG_REPORT
-from pipeline.workflow.list_schedule import Nodes, SimJob, greedy, ilp, makespan
+from pipeline.workflow.list_schedule import Nodes, SimJob, greedy, ilp, makespan, schedule
 
 RUN_TIMES = "time-run.telemetry.json"  # in reports/: the run's measured span (time-table)
 NODES = (1, 4, 16, 64)
@@ -117,7 +117,8 @@ def predict(dag: RunDag, latency: Latency, nodes: Sequence[int] = NODES, cores: 
     work = sum(j.seconds * j.cores for j in jobs.values())
     paid = chain_lengths(jobs, lambda k: jobs[k].dependents, lambda k: jobs[k].seconds + latency.seconds)
     by_nodes = {
-        str(n): round(makespan(jobs, prio, cores, greedy, dag.llm_api, Nodes(n, latency.seconds)), 1) for n in nodes
+        str(n): round(makespan(schedule(jobs, prio, cores, greedy, dag.llm_api, Nodes(n, latency.seconds))), 1)
+        for n in nodes
     }
     return {
         "run": dag.run,
@@ -131,7 +132,7 @@ def predict(dag: RunDag, latency: Latency, nodes: Sequence[int] = NODES, cores: 
             "with_latency_s": round(max(paid.values(), default=0.0), 1),
         },
         "latency": {"seconds": latency.seconds, "source": latency.source},
-        "local_1_node_s": round(makespan(jobs, prio, cores, ilp, dag.llm_api), 1),
+        "local_1_node_s": round(makespan(schedule(jobs, prio, cores, ilp, dag.llm_api)), 1),
         "nodes": by_nodes,
     }
 
