@@ -11,11 +11,13 @@ is made and the assumed constants: docs/reproduce-kohakurag.md ("The estimate").
 from __future__ import annotations
 
 import sys
+import dataclasses
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
+from pipeline.provenance import stable_hash
 from pipeline.llm.limits import text_tokens
 from pipeline.llm.prices import price_per_token
 from pipeline.llm.work import LLMWork
@@ -40,6 +42,7 @@ class Line:
     completion_tokens: tuple[int, int]
     usd: tuple[float, float] | None = None  # None: nothing prices the model (llm.prices, litellm's map)
     mocked: bool = False  # params.mock_response: litellm answers, no call leaves
+    shared: int = 0  # requests an earlier line sends too (every retry taken): a cache hit, not counted
 
 
 @dataclass(frozen=True)
@@ -124,8 +127,28 @@ def _usd(model: ModelSpec, prompt: int, completion: int) -> float | None:
     return None if price is None else prompt * price[0] + completion * price[1]
 
 
-def answer_line(work: LLMWork, name: str, split: str) -> Line:
-    """An LLM-calling variant's calls on one split: questions x samples, no retry .. every retry."""
+# Keys of a variant that never reach its request: a call is the same request as another variant's when the
+# rest of the spec, the model, the question, the attempt and the sample's seed are the same.
+NOT_IN_REQUEST = frozenset({"name", "samples", "vote", "max_retries", "splits"})
+
+
+def request_identity(v: LLMCallsSpec, model: str, where: tuple, question: int, sample: int, attempt: int) -> tuple:
+    """What makes one call's request (pipeline/answer/llm_answer.py answer_once): the spec's keys that shape
+    it, the model, the question (``where``: its split and sample cap), the attempt, the sample and its seed
+    (``params.seed + sample`` for a sampled variant). Two variants that share one, as a one-sample control
+    and the first of its ensemble's samples, or a blank-retry variant's first attempt and its plain twin,
+    send one request: the cache answers the second, so the estimate counts it once."""
+    params = dict(v.params)
+    seed = params.pop("seed", None)
+    if v.samples > 1:
+        seed = (seed or 0) + sample
+    shape = {k: x for k, x in dataclasses.asdict(v).items() if k not in NOT_IN_REQUEST and k != "params"}
+    return (model, where, question, attempt, sample, seed, stable_hash({"spec": shape, "params": params}))
+
+
+def answer_line(work: LLMWork, name: str, split: str, seen: set[tuple] | None = None) -> Line:
+    """An LLM-calling variant's calls on one split: questions x samples, no retry .. every retry; a request
+    an earlier line sends too (in ``seen``, which this line's requests join) is counted as ``shared``."""
     v = work.answering[name]
     if not isinstance(v, LLMCallsSpec):
         raise ValueError(
@@ -138,19 +161,27 @@ def answer_line(work: LLMWork, name: str, split: str) -> Line:
     cap = work.question_caps.get((name, split))
     if cap:  # a power-sized sample: at most its largest cap (priced by the split's first questions' prompts)
         qs = qs.head(cap)
-    samples, retries = v.samples, v.max_retries
+    seen = set() if seen is None else seen
     completion = int(v.params.get("max_tokens") or ANSWER_COMPLETION_TOKENS)
-    per_attempt = [
-        sum(answer_prompt_tokens(v, model, q.question, q.answer_unit, a) for q in qs.itertuples())
-        for a in range(retries + 1)
-    ]
-    lo_p, hi_p = samples * per_attempt[0], samples * sum(per_attempt)
-    calls = (len(qs) * samples, len(qs) * samples * (retries + 1))
+    calls, prompt, shared = [0, 0], [0, 0], 0
+    for i, q in enumerate(qs.itertuples()):
+        for a in range(v.max_retries + 1):
+            tokens = answer_prompt_tokens(v, model, q.question, q.answer_unit, a)
+            for sample in range(v.samples):
+                identity = request_identity(v, model, (split, cap), i, sample, a)
+                if identity in seen:
+                    shared += 1
+                    continue
+                seen.add(identity)
+                for bound in ((0, 1) if a == 0 else (1,)):
+                    calls[bound] += 1
+                    prompt[bound] += tokens
     comp = (calls[0] * completion, calls[1] * completion)
     spec = work.llm.resolve(model)
-    lo, hi = _usd(spec, lo_p, comp[0]), _usd(spec, hi_p, comp[1])
+    lo, hi = _usd(spec, prompt[0], comp[0]), _usd(spec, prompt[1], comp[1])
     usd = None if lo is None or hi is None else (lo, hi)  # one model: both priced or neither
-    return Line(f"answer {name}", model, split, len(qs), calls, (lo_p, hi_p), comp, usd, "mock_response" in v.params)
+    mocked = "mock_response" in v.params
+    return Line(f"answer {name}", model, split, len(qs), (calls[0], calls[1]), (prompt[0], prompt[1]), comp, usd, mocked, shared)
 
 
 def planner_line(work: LLMWork, rv: str, split: str) -> Line:
@@ -183,7 +214,8 @@ def estimate(work: LLMWork) -> Estimate:
     answering variants on its questions (an LLM query planner's calls on a corpus are not counted);
     which variant answers which split is the workflow's (:func:`pipeline.workflow.llm_shares.llm_work`)."""
     lines = [planner_line(work, rv, split) for rv, split in work.plans]
-    lines += [answer_line(work, name, split) for name, split in work.answers]
+    seen: set[tuple] = set()  # the requests of the lines so far: one request is one call, whichever variant sends it
+    lines += [answer_line(work, name, split, seen) for name, split in work.answers]
     models = sorted({x.model for x in lines})
     times = {m: model_time(work.llm.resolve(m), [x for x in lines if x.model == m]) for m in models}
     return Estimate(lines, times, work.limit)
@@ -203,11 +235,13 @@ def format_estimate(est: Estimate) -> str:
             f"{_range(*x.prompt_tokens):>21} {_range(*x.completion_tokens):>19} {usd:>15}"
         )
     usd = _range(est.total("usd", 0), est.total("usd", 1), fmt="{:,.2f}")
+    shared = sum(x.shared for x in est.lines)
     rows.append(
         f"total: {_range(est.total('calls', 0), est.total('calls', 1))} calls, about USD {usd}"
         + (f" plus unpriced {', '.join(est.unpriced)}" if est.unpriced else "")
         + f"; about {_range(est.hours(0), est.hours(1), fmt='{:.1f}')} h"
         + (f" plus unknown for {', '.join(est.untimed)}" if est.untimed else "")
+        + (f"; {shared:,} more are requests another line sends too (a cache hit: not counted)" if shared else "")
     )
     rows += [_time_row(est, t) for t in est.times.values()]
     rows.append(

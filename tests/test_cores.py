@@ -77,7 +77,7 @@ def test_shipped_grids_hold_the_cores_their_local_servers_use(config, servers):
     the LLM-bound grids 2) is each LLM answer's threads and llm_api share, and the run's default total:
     one LLM answer at a time, on as many cores as it has servers."""
     cfg = load_config(REPO / config, {"data_root": str(data_root())})
-    assert cfg["llm"]["per_model"][GEMMA]["concurrency"] == servers
+    assert cfg["llm"]["per_model"][cfg["llm"]["model"]]["concurrency"] == servers   # the model its LLM answers call
     for variant in ("llm-cf", "llm-cf-r1"):
         assert answer_threads(cfg, variant) == servers == llm_share(cfg, variant, None) == default_llm_api(cfg)
 

@@ -139,3 +139,26 @@ def test_a_smoke_run_estimates_the_first_n_questions_of_each_split(kr, capsys):
     assert by[("answer run-a1", "train")].prompt_tokens[0] == want
     assert "limit 5: the first 5 questions of each split" in format_estimate(est)
     assert "limit" not in format_estimate(estimate(llm_work(kr)))
+
+
+def test_a_request_two_variants_send_is_counted_once():
+    """The claims grid's controls are requests of their treatments (#48): llm-1x-seed0 is sample 0 of
+    llm-3x-seed0's vote, llm-cf-r1's first attempt is llm-cf's request; the cache answers the second,
+    so the estimate counts the first only, and says how many it left out. Requests that differ in any
+    key that reaches the call (the prompt order, the seed) stay two."""
+    cfg = load_config(REPO / "config.claims.yaml", {"data_root": str(data_root())})
+    est = estimate(llm_work(cfg))
+    by = {(x.what, x.split): x for x in est.lines}
+    one, three = by[("answer llm-1x-seed0", "test")], by[("answer llm-3x-seed0", "test")]
+    assert one.calls == (one.questions, one.questions) and one.shared == 0
+    assert three.calls == (2 * three.questions,) * 2 and three.shared == three.questions
+    cf, r1, qf = (by[(f"answer {v}", "train")] for v in ("llm-cf", "llm-cf-r1", "llm-qf"))
+    assert r1.calls == (0, 41) and r1.shared == 41 and 0 < r1.prompt_tokens[1]
+    assert cf.shared == qf.shared == 0 and qf.calls == cf.calls == (41, 41)
+    assert est.total("calls", 0) + sum(x.shared for x in est.lines) == sum(
+        x.questions * variant_spec(x.what.split()[1], cfg["answering"][x.what.split()[1]]).samples for x in est.lines)
+    assert f"{sum(x.shared for x in est.lines):,} more are requests another line sends too" in format_estimate(est)
+    other_seed = load_config(REPO / "config.claims.yaml", {"data_root": str(data_root()),
+                                                           "answering": {"llm-1x-seed0": {"params": {"seed": 7}}}})
+    by7 = {(x.what, x.split): x for x in estimate(llm_work(other_seed)).lines}
+    assert by7[("answer llm-3x-seed0", "test")].shared == 0

@@ -97,7 +97,7 @@ def test_the_claims_config_paths_and_params():
     assert split_labels(cfg, "llm-3x-seed0", "test").endswith("power/sampled/test.gold.csv")
     assert split_labels(cfg, "convex-extractive", "test").endswith("test_solutions_public.csv")
     p = json.loads(sample_params(cfg, "sampled"))
-    assert {c["id"] for c in p["claims"]} == {"kohaku-ensemble", "kohaku-ensemble-seed100"} and p["floor"] == 30
+    assert {c["id"] for c in p["claims"]} == {"kohaku-ensemble"} and p["floor"] == 30
     default = load_config(REPO / "config.yaml")   # without power_subsets, every path as it was
     assert answer_questions(default, "llm-cf", "wattbot", "test").endswith("ingest/test.csv")
 
