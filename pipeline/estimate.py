@@ -10,18 +10,18 @@ is made and the assumed constants: docs/reproduce-kohakurag.md ("The estimate").
 
 from __future__ import annotations
 
-import sys
 import dataclasses
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
-from pipeline.provenance import stable_hash
 from pipeline.llm.limits import text_tokens
 from pipeline.llm.prices import price_per_token
 from pipeline.llm.work import LLMWork
 from pipeline.llm_models import ModelSpec
+from pipeline.provenance import stable_hash
 from pipeline.registry.answer_backends import LLMCallsSpec, VariantSpec
 from pipeline.registry.answer_backends import get as get_backend
 
@@ -173,7 +173,7 @@ def answer_line(work: LLMWork, name: str, split: str, seen: set[tuple] | None = 
                     shared += 1
                     continue
                 seen.add(identity)
-                for bound in ((0, 1) if a == 0 else (1,)):
+                for bound in (0, 1) if a == 0 else (1,):
                     calls[bound] += 1
                     prompt[bound] += tokens
     comp = (calls[0] * completion, calls[1] * completion)
@@ -181,7 +181,9 @@ def answer_line(work: LLMWork, name: str, split: str, seen: set[tuple] | None = 
     lo, hi = _usd(spec, prompt[0], comp[0]), _usd(spec, prompt[1], comp[1])
     usd = None if lo is None or hi is None else (lo, hi)  # one model: both priced or neither
     mocked = "mock_response" in v.params
-    return Line(f"answer {name}", model, split, len(qs), (calls[0], calls[1]), (prompt[0], prompt[1]), comp, usd, mocked, shared)
+    return Line(
+        f"answer {name}", model, split, len(qs), (calls[0], calls[1]), (prompt[0], prompt[1]), comp, usd, mocked, shared
+    )
 
 
 def planner_line(work: LLMWork, rv: str, split: str) -> Line:

@@ -71,6 +71,13 @@ class ReportSpec:
         type="array",
         schema={"minItems": 1, "uniqueItems": True, "items": {"type": "string"}},
     )
+    claims_left_out: dict = key(
+        "claim id -> why this grid does not run it (a cost, said in the config): its rows read 'not run: left out "
+        "by the config' with the reason, which `make readme-check` accepts; a claim the grid runs is an error",
+        type="object",
+        default={},
+        schema={"additionalProperties": {"type": "string", "minLength": 1}},
+    )
     ablations: dict = key(
         "name -> the variants compared (the first is the reference)",
         table=AblationSpec,

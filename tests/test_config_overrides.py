@@ -131,3 +131,27 @@ def test_an_ablation_of_a_dropped_variant_is_left_out_with_a_notice_and_its_clai
     assert t.loc["same-ablation", "note"] == "variant mock-llm-n3 dropped by the config"
     assert t.loc["elsewhere", "note"] == "ablation 'other' is not in this run's config"  # not a drop: as before
     assert "dropped" not in json.loads(reports.figures_params(full))  # nothing dropped: the params as before
+
+
+def test_a_claim_the_config_leaves_out_reads_not_run_with_its_reason_and_a_wrong_one_fails_early():
+    """report.claims_left_out: a claim the grid does not run, said in its rows with the config's reason (what
+    `make readme-check` accepts); a claim id that is none, or one whose ablation the grid runs, is a config error
+    when the DAG is built."""
+    from pipeline.config import ConfigError
+    from pipeline.report.claims.measure import LEFT_OUT
+
+    base = dict(system="S", claim="c", source="s", published="p", metric="score", datasets=("wattbot",),
+                direction="greater")
+    claims = [Claim(id="kohaku-ensemble-seed100", ablation="seed100", treatment="bm25-x", control="dense-x", **base),
+              Claim(id="elsewhere", ablation="other", treatment="bm25-x", control="dense-x", **base)]
+    cfg = load_config(TINY, config_overrides(["report.claims_left_out={kohaku-ensemble-seed100: too slow here}"]))
+    t = claims_of(cfg, claims)
+    assert t.loc["kohaku-ensemble-seed100", "verdict"] == "not run"
+    assert t.loc["kohaku-ensemble-seed100", "note"] == f"{LEFT_OUT} (report.claims_left_out): too slow here"
+    assert t.loc["elsewhere", "note"] == "ablation 'other' is not in this run's config"
+    with pytest.raises(ConfigError, match="'report.claims_left_out.no-such-claim': no such claim"):
+        reports.figures_params(load_config(TINY, config_overrides(["report.claims_left_out={no-such-claim: x}"])))
+    runs = load_config(TINY, config_overrides(["report.claims_left_out={kohaku-retry: x}",
+                                                "report.ablations={retry: {variants: [dense-x, bm25-x]}}"]))
+    with pytest.raises(ConfigError, match="the grid runs it .report.ablations.retry."):
+        reports.figures_params(runs)

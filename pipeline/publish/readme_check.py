@@ -4,7 +4,9 @@ Every result block (readme.py: not a measurement of the code) of README.md and d
 kept run's stamp (readme_runs.py :data:`RUN_STAMP`: run, config hash, commit, config files, encoder),
 all of them the same commit (and the runs' commit when one is given) but the blocks of a run that may have
 its own (``NAME.suite-full``: readme.py :data:`OWN_COMMIT_ROLES`); and no generated block may hold a
-table row reading "not run" (a claim the rendered run did not measure). Each problem is one line.
+table row reading "not run" (a claim the rendered run did not measure), but one the config declares it leaves
+out, and why (``report.claims_left_out``: the row reads "not run: left out by the config ..."). Each problem
+is one line.
 """
 
 from __future__ import annotations
@@ -14,19 +16,22 @@ from pathlib import Path
 
 from pipeline.publish.readme import OWN_COMMIT_ROLES, blocks, doc_files, is_result, split_name
 from pipeline.publish.readme_runs import RUN_STAMP
+from pipeline.report.claims.measure import LEFT_OUT
 
 COMMIT = re.compile(r"commit `([0-9a-f]{7,40})`")  # any stamp's commit, the older reports/ stamps' too
 SHORT = 12  # stamps name commits by their first 12 hex digits
+DECLARED = f"{LEFT_OUT} (report.claimsleftout)"  # a claims row the config declares left out (code marks aside)
 
 
 def not_run_rows(body: str) -> list[str]:
-    """The table rows of ``body`` with a cell reading "not run" (emphasis and code marks aside)."""
+    """The table rows of ``body`` with a cell reading "not run" (emphasis and code marks aside), but for a
+    claim the config declares left out (its row says so: pipeline/report/claims/measure.py LEFT_OUT)."""
     rows = []
     for line in body.splitlines():
         if not line.lstrip().startswith("|"):
             continue
         cells = [re.sub(r"[*_`]", "", c).strip().lower() for c in line.strip().strip("|").split("|")]
-        if any(re.match(r"not run\b", c) for c in cells):
+        if any(re.match(r"not run\b", c) and DECLARED not in c for c in cells):
             rows.append(line.strip())
     return rows
 

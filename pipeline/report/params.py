@@ -129,6 +129,7 @@ class FiguresParams:
     by_type: str = ""  # the report rule's per-question-type CSV, when another split is labelled (wattbot.solutions)
     claims_elsewhere: dict[str, list[str]] = field(default_factory=dict)  # other config -> its ablations
     dropped: Dropped = field(default_factory=Dropped)
+    left_out: dict[str, str] = field(default_factory=dict)  # report.claims_left_out: claim id -> why the grid skips it
     limit: int | None = None  # a smoke run's questions per split (config limit)
     metrics: Pick = EVERYTHING  # the measures report.metrics picks
 

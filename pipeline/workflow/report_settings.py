@@ -139,6 +139,7 @@ def figures_params(params: dict) -> FiguresParams:
         by_type=params.get("by_type") or "",
         claims_elsewhere=params.get("claims_elsewhere") or {},
         dropped=dropped(params.get(DROPPED) or {}),
+        left_out=dict(rep.claims_left_out),
         limit=params.get("limit"),
         metrics=Pick.of(rep.metrics),
     )

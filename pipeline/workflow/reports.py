@@ -61,7 +61,29 @@ def ablations_in_other_configs() -> dict[str, list[str]]:
     return out
 
 
+def check_claims_left_out(cfg: dict) -> None:
+    """``report.claims_left_out`` names claims of pipeline/report/claims/claims.yaml that this grid does not
+    run (its ablation absent): a typo, or a claim the grid runs after all, fails here, before any job."""
+    from pipeline.config import ConfigError
+    from pipeline.report.claims.claim import load_claims
+
+    left_out = (cfg.get("report") or {}).get("claims_left_out") or {}
+    if not left_out:
+        return
+    by_id = {c.id: c for c in load_claims()}
+    ablations = (cfg.get("report") or {}).get("ablations") or {}
+    for cid in left_out:
+        c = by_id.get(cid)
+        if c is None:
+            raise ConfigError.at(f"report.claims_left_out.{cid}", "no such claim in pipeline/report/claims/claims.yaml")
+        if c.ablation in ablations:
+            raise ConfigError.at(
+                f"report.claims_left_out.{cid}", f"the grid runs it (report.ablations.{c.ablation}): not left out"
+            )
+
+
 def figures_params(cfg: dict) -> str:
+    check_claims_left_out(cfg)
     b = cfg.get("suite") or {}
     suite = {"datasets": suite_datasets(cfg), "variants": suite_variants(cfg), "ks": suite_ks(cfg)} if b else {}
     corpora = {"corpora": sorted(cfg["corpora"])} if cfg.get("corpora") else {}  # none: the params as before

@@ -216,6 +216,17 @@ def test_no_row_may_read_not_run():
     assert len(problems) == 2 and not_run_rows("| a | not running out of n |\n") == []
 
 
+def test_a_claim_the_config_declares_left_out_may_read_not_run_with_its_reason():
+    """report.claims_left_out (config.claims.yaml's seed-100 replicate): its rows say "not run: left out by the
+    config (report.claims_left_out): <why>" and pass the check; any other "not run" row still fails."""
+    from pipeline.report.claims.measure import LEFT_OUT
+
+    declared = f"| e | not run: deviates from registration; {LEFT_OUT} (report.`claims_left_out`): too slow |"
+    body = run_stamp(COMMIT) + f"| claim | verdict |\n|---|---|\n{declared}\n| f | not run: ablation 'x' is not in this run's config |\n"
+    assert not_run_rows(body) == ["| f | not run: ablation 'x' is not in this run's config |"]
+    assert not_run_rows(f"| g | not run: {LEFT_OUT}, but with no key named |\n") != []
+
+
 def test_every_page_of_the_repo_with_result_blocks_has_a_run_role():
     """The structure of the real docs (their stamps are checked by `make readme-check`)."""
     for path in doc_files(REPO):

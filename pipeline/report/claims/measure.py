@@ -167,6 +167,14 @@ def _pilot(c: Claim, where: tuple[str, str], control: str, pairs: Pairs, run: _R
     return pairs
 
 
+LEFT_OUT = "left out by the config"  # a "not run" row's note that `make readme-check` accepts (report.claims_left_out)
+
+
+def left_out_why(c: Claim, left_out: dict[str, str]) -> str:
+    """The row's note for a claim the config declares it does not run, and why ('' when it does not)."""
+    return f"{LEFT_OUT} (report.claims_left_out): {left_out[c.id]}" if c.id in left_out else ""
+
+
 def _not_run(c: Claim, ab: Ablation | None, elsewhere: dict | None) -> str:
     """Why a claim did not run in this config ('' when it did)."""
     if ab is None:
@@ -286,8 +294,10 @@ def measure_claims(
         datasets = [d for ds in c.datasets for d in (params.suite.datasets if ds == "suite" else (ds,))] or list(
             c.datasets
         )
-        # a variant (or the ablation) the config set to null is said, not left out silently
-        why = params.dropped.why(c.ablation, c.variants) or _not_run(c, ab, params.claims_elsewhere)
+        # a claim the config leaves out (report.claims_left_out), a variant (or the ablation) it set to null:
+        # said in the row, not left out silently
+        why = left_out_why(c, params.left_out) or params.dropped.why(c.ablation, c.variants)
+        why = why or _not_run(c, ab, params.claims_elsewhere)
         if why or ab is None:
             rows += [Row(_base(c, run) | {"dataset": d, "verdict": NOT_RUN, "note": why}, c) for d in datasets]
             continue
