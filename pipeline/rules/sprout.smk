@@ -85,38 +85,32 @@ if CROSSFIT:
     # retrieve rule joins retrieve_batch's (pipeline/workflow/query_batches.py); a split of one batch runs whole.
     rule retrieve_crossfit_batch:
         input:
-            indexes=lambda w: wf.retrieve_crossfit_inputs(CFG, w.dataset, w.rv),
             questions=lambda w: wf.questions_path(w.dataset, w.split),
-            trees=paths.export_trees(),
-            gold=paths.export_gold(),
+            **wf.crossfit_rule_inputs(CFG),
         output: paths.retrieval_batch()
-        wildcard_constraints: dataset="|".join(map(re.escape, CROSSFIT)), rv="|".join(map(re.escape, wf.crossfit_variants(CFG))), split="queries"
-        params: cfg=lambda w: wf.retrieval_params(CFG, w.rv), folds=wf.crossfit_folds(CFG),
-                files=lambda w: wf.fold_index_args(CFG, w.dataset, w.rv)
+        wildcard_constraints: **wf.crossfit_wildcards(CFG)
+        params: **wf.crossfit_rule_params(CFG)
         log: paths.log("{dataset}/retrieve_crossfit_batch/{rv}/{split}/{batch}")
         benchmark: paths.rule_benchmark("retrieve_crossfit_batch")
         threads: 1
         # a batch's queries and rows; every fold's index it searches is opened whole
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10), cpus=lambda w, threads: threads
-        shell: "{PY:q} -m pipeline retrieve-crossfit --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --batch {wildcards.batch} --params {params.cfg:q} --folds {params.folds} {params.files} --export-dir results/{wildcards.dataset}/export --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+        shell: wf.crossfit_shell(batch=True)
 
     # the questions, then the batches it joins (none: it retrieves whole, its shell text as before batches)
     rule retrieve_crossfit:
         input:
-            indexes=lambda w: wf.retrieve_crossfit_inputs(CFG, w.dataset, w.rv),
             questions=lambda w: wf.retrieve_questions(CFG, checkpoints, w.dataset, w.rv, w.split),
-            trees=paths.export_trees(),
-            gold=paths.export_gold(),
             batches=lambda w: wf.retrieval_batches(CFG, checkpoints, w.dataset, w.rv, w.split),
+            **wf.crossfit_rule_inputs(CFG),
         output: paths.retrieval()
-        wildcard_constraints: dataset="|".join(map(re.escape, CROSSFIT)), rv="|".join(map(re.escape, wf.crossfit_variants(CFG))), split="queries"
-        params: cfg=lambda w: wf.retrieval_params(CFG, w.rv), folds=wf.crossfit_folds(CFG),
-                files=lambda w: wf.fold_index_args(CFG, w.dataset, w.rv)
+        wildcard_constraints: **wf.crossfit_wildcards(CFG)
+        params: **wf.crossfit_rule_params(CFG)
         log: paths.log("{dataset}/retrieve/{rv}/{split}")
         benchmark: paths.rule_benchmark("retrieve_crossfit")
         threads: 1
         resources: mem_mb=wf.per_attempt(2000), runtime=wf.per_attempt(10), cpus=lambda w, threads: threads
-        shell: "{PY:q} -m pipeline retrieve-crossfit --index-dir results/{wildcards.dataset}/index --questions {input.questions:q} --params {params.cfg:q} --folds {params.folds} {params.files} --export-dir results/{wildcards.dataset}/export --cache-dir {CACHE:q} --out {output:q} 2>&1 | tee {log}"
+        shell: wf.crossfit_shell(batch=False)
 
 
 rule sprout_report:

@@ -7,11 +7,22 @@ from pathlib import Path
 from pipeline.verbs.base import job_llm, json_arg, llm_job_args, verb
 
 
-def cmd_retrieve(a) -> None:
+def split_questions(a, verb: str) -> tuple[str, dict[str, list[str]], list[str]]:
+    """``--questions QUESTIONS [BATCH...]`` of both retrieve verbs: the questions file, its rows (one
+    ``--batch`` of them when given) and the batch files a whole job joins (none: it retrieves them itself)."""
     from pipeline.io import read_csv_columns
+    from pipeline.shards import Shard, batch_rows
 
     questions_file, *batches = a.questions
+    if batches and a.batch:
+        raise SystemExit(f"{verb}: batches are joined by a whole job, without --batch")
     questions = read_csv_columns(questions_file)  # not pandas: its import is a third of a small job's CPU
+    rows = batch_rows(questions, Shard.from_id(a.batch)) if a.batch else questions
+    return questions_file, rows, batches
+
+
+def cmd_retrieve(a) -> None:
+    questions_file, questions, batches = split_questions(a, "retrieve")
     if batches:
         join_retrieval(a, questions_file, questions["id"], batches)
     else:
@@ -25,8 +36,8 @@ def join_retrieval(a, questions_file: str, ids: list[str], batches: list[str]) -
     from pipeline.retrieve.batches import join_batches
 
     p = json_arg(a.params)
-    if "llm" in p or a.batch:
-        raise SystemExit("retrieve: batches are joined by a whole job without --batch, and not for an LLM planner")
+    if "llm" in p:
+        raise SystemExit("retrieve: an LLM planner's retrieval is not batched")
     atomic_write_bytes(a.out, join_batches(ids, batches))
     write_manifest(a.out, p, [*index_files(a.index_dir, p), questions_file])
 
@@ -37,17 +48,14 @@ def index_files(index_dir: str, p: dict) -> list[Path]:
 
 
 def retrieve_rows(a, questions_file: str, questions: dict[str, list[str]]) -> None:
-    """The split's retrieval (or, with ``--batch``, one batch of its queries: their rows, the batch noted in
-    its manifest)."""
+    """The split's retrieval (or, with ``--batch``, one batch of its queries, ``questions`` their rows: the
+    batch noted in its manifest)."""
     from pipeline.io import atomic_write_jsonl
     from pipeline.provenance import write_manifest
     from pipeline.retrieve.run import RetrieveJob, retrieve
-    from pipeline.shards import Shard, batch_rows
 
     p = json_arg(a.params)
     job = RetrieveJob.from_params(p, a.index_dir, a.cache_dir)  # the params parsed once: the stage reads the job
-    if a.batch:
-        questions = batch_rows(questions, Shard.from_id(a.batch))
     gateway = None
     if "llm" in p:  # an LLM query planner: the same cached gateway, concurrency and limits as the answerers
         from pipeline.llm.gateway import LLMGateway
@@ -72,12 +80,11 @@ def retrieve_rows(a, questions_file: str, questions: dict[str, list[str]]) -> No
 def cmd_retrieve_crossfit(a) -> None:
     """Cross-fitted retrieval of a split, of one ``--batch`` of it, or its batches joined (``--questions
     QUESTIONS BATCH...``, as ``retrieve`` joins them): the whole job's manifest either way but the batch's."""
-    from pipeline.io import atomic_write_bytes, atomic_write_jsonl, read_csv_columns
+    from pipeline.io import atomic_write_bytes, atomic_write_jsonl
     from pipeline.provenance import write_manifest
     from pipeline.retrieve.batches import join_batches
     from pipeline.retrieve.crossfit import fold_jobs, retrieve_folds
     from pipeline.retrieve.run import RetrieveJob
-    from pipeline.shards import Shard, batch_rows
     from pipeline.sprout.folds import export_folds
 
     p = json_arg(a.params)
@@ -86,17 +93,13 @@ def cmd_retrieve_crossfit(a) -> None:
         fold_files.setdefault(name, []).append(path)
     if any(len(fs) != a.folds for fs in fold_files.values()):
         raise SystemExit(f"retrieve-crossfit: each --fold-index name needs {a.folds} files, in fold order")
-    questions_file, *batches = a.questions
-    questions = read_csv_columns(questions_file)
+    questions_file, questions, batches = split_questions(a, "retrieve-crossfit")
     folds = export_folds(a.export_dir, a.folds)
     if batches:
-        if a.batch:
-            raise SystemExit("retrieve-crossfit: batches are joined by a whole job, without --batch")
         atomic_write_bytes(a.out, join_batches(questions["id"], batches))
     else:
         jobs = fold_jobs(RetrieveJob.from_params(p, a.index_dir, a.cache_dir), fold_files, a.folds)
-        rows = questions if not a.batch else batch_rows(questions, Shard.from_id(a.batch))
-        atomic_write_jsonl(a.out, retrieve_folds(rows, jobs, folds))
+        atomic_write_jsonl(a.out, retrieve_folds(questions, jobs, folds))
     shared = [Path(a.index_dir) / f"{n}.sqlite" for n in sorted(p["indexes"]) if n not in fold_files]
     fold_paths = [Path(f) for fs in fold_files.values() for f in fs]
     gold = Path(a.export_dir) / "gold.jsonl"

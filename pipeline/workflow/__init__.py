@@ -33,7 +33,11 @@ from pipeline.workflow.critical_path import prioritise as prioritise_by_critical
 from pipeline.workflow.critical_path import record_final_dag
 from pipeline.workflow.crossfit import (
     crossfit_datasets,
+    crossfit_rule_inputs,
+    crossfit_rule_params,
+    crossfit_shell,
     crossfit_variants,
+    crossfit_wildcards,
     fold_index_args,
     fold_index_extra_args,
     fold_index_inputs,
@@ -223,7 +227,11 @@ __all__ = [
     "split_source",
     "crossfit_datasets",
     "crossfit_folds",
+    "crossfit_rule_inputs",
+    "crossfit_rule_params",
+    "crossfit_shell",
     "crossfit_variants",
+    "crossfit_wildcards",
     "fold_index_args",
     "fold_index_extra_args",
     "fold_index_inputs",

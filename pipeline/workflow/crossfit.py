@@ -3,8 +3,11 @@ and retrieval variants are cross-fitted, and each fold's index and retrieval inp
 
 from __future__ import annotations
 
+import re
+
 from pipeline import paths
 from pipeline.workflow.indexes import index_extra_args, index_inputs
+from pipeline.workflow.params import retrieval_params
 from pipeline.workflow.sprout import crossfit_folds, trained_head_indexes
 from pipeline.workflow.suite import suite_datasets, suite_variants
 
@@ -58,3 +61,45 @@ def fold_index_extra_args(cfg: dict, dataset: str, index: str, fold: str) -> str
 def fold_index_args(cfg: dict, dataset: str, rv: str) -> str:
     """``--fold-index NAME=PATH``, once per fold in fold order (the retrieve-crossfit verb)."""
     return " ".join(f"--fold-index {n}={f}" for n, fs in fold_index_files(cfg, dataset, rv).items() for f in fs)
+
+
+# The retrieve-crossfit verb's command line: a batch job's adds --batch; the whole job's text is the one it had
+# before batches (a rule's shell text is its rerun trigger).
+CROSSFIT_SHELL = (
+    "{{PY:q}} -m pipeline retrieve-crossfit --index-dir results/{{wildcards.dataset}}/index "
+    "--questions {{input.questions:q}}{batch} --params {{params.cfg:q}} --folds {{params.folds}} {{params.files}} "
+    "--export-dir results/{{wildcards.dataset}}/export --cache-dir {{CACHE:q}} --out {{output:q}} 2>&1 | tee {{log}}"
+)
+
+
+def crossfit_shell(batch: bool) -> str:
+    """The shell text of retrieve_crossfit (``batch`` False) or retrieve_crossfit_batch (pipeline/rules/sprout.smk)."""
+    return CROSSFIT_SHELL.format(batch=" --batch {wildcards.batch}" if batch else "")
+
+
+def crossfit_rule_inputs(cfg: dict) -> dict:
+    """The named inputs both cross-fitted retrieval rules read besides their questions (and the whole job's batches):
+    every fold's index and the export's trees and gold, which assign queries and documents to folds."""
+    return {
+        "indexes": lambda w: retrieve_crossfit_inputs(cfg, w.dataset, w.rv),
+        "trees": paths.export_trees(),
+        "gold": paths.export_gold(),
+    }
+
+
+def crossfit_rule_params(cfg: dict) -> dict:
+    """The params both cross-fitted retrieval rules pass: the variant's retrieval params, K, each fold's index."""
+    return {
+        "cfg": lambda w: retrieval_params(cfg, w.rv),
+        "folds": crossfit_folds(cfg),
+        "files": lambda w: fold_index_args(cfg, w.dataset, w.rv),
+    }
+
+
+def crossfit_wildcards(cfg: dict) -> dict[str, str]:
+    """Both rules' wildcard constraints: only the cross-fitted datasets' suite queries and variants."""
+    return {
+        "dataset": "|".join(map(re.escape, crossfit_datasets(cfg))),
+        "rv": "|".join(map(re.escape, crossfit_variants(cfg))),
+        "split": "queries",
+    }
