@@ -34,7 +34,9 @@ rule report:
         figure=paths.reports.score_figure,
         retrieval=paths.reports.retrieval_table,
         **({"by_type": wf.by_type_report(CFG)[0]} if wf.by_type_report(CFG) else {}),  # other labelled splits: question types
-    params: cfg=wf.report_params(CFG), files=wf.named_args(REPORT_INPUTS)
+    # params through a function: their config text (a model's package pattern "..._part{n}", an ablation's note)
+    # is data, not a wildcard pattern Snakemake would expand
+    params: cfg=lambda w: wf.report_params(CFG), files=wf.named_args(REPORT_INPUTS)
     log: paths.log("report")
     benchmark: paths.rule_benchmark("report")
     threads: 1
@@ -65,7 +67,7 @@ rule figures:
         pngs=[reported(paths.reports.figure(s, "png"), CAPTION[fig_category(s)], fig_category(s), labels={"figure": s})
               for s in FIG_STEMS],
         svgs=[paths.reports.figure(s, "svg") for s in FIG_STEMS],
-    params: cfg=wf.figures_params(CFG), files=wf.named_args(FIG_INPUTS)
+    params: cfg=lambda w: wf.figures_params(CFG), files=wf.named_args(FIG_INPUTS)   # a function: as report's
     log: paths.log("figures")
     benchmark: paths.rule_benchmark("figures")
     threads: 1
