@@ -295,6 +295,11 @@ class ParsingSpec:
     )
 
 
+# max_pdf_mb, max_pdf_pages: their declared defaults, here beside the declaration (not in the PDF parser's
+# module) because every verb's argument parser reads them and must not import PyMuPDF to do so
+PDF_CAPS = {k: v for k, v in declared_defaults(ParsingSpec).items() if k in ("max_pdf_mb", "max_pdf_pages")}
+
+
 @dataclass(frozen=True)
 class PlannerSpec:
     """``retrieval.<v>.planner``: its kind (a registered planner kind, pipeline.registry.retrieval_modes) and settings."""

@@ -130,3 +130,21 @@ def test_leaderboard_telemetry_after_the_run(tmp_path):
     t = pd.read_csv(out).set_index("variant")
     assert t.loc["a", "telemetry_calls"] == 2 and t.loc["a", "cache_hits"] == 1 and t.loc["a", "wall_s_per_question"] == 1.5
     assert t.loc["b", "telemetry_calls"] == 0 and pd.isna(t.loc["b", "wall_s_per_question"])
+
+
+# What each of a run's ~230 jobs pays before its command runs: `python -m pipeline <verb>` builds every verb's
+# parser. A parser that imported PyMuPDF and its layout model (onnxruntime) for the PDF caps' defaults cost each
+# job ~0.5 s of CPU, the default `make run` ~70 s over its parent (issue #48's side-by-side runs).
+HEAVY = ["pymupdf", "pymupdf4llm", "onnxruntime", "psutil", "torch", "pandas", "litellm", "sklearn", "matplotlib"]
+PARSER = """
+import sys
+from pipeline.cli import build_parser
+build_parser()
+print(sorted({m.split(".")[0] for m in sys.modules} & set(%r)))
+"""
+
+
+def test_the_cli_parser_imports_no_stage_library():
+    done = subprocess.run([sys.executable, "-c", PARSER % (HEAVY,)], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

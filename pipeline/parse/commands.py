@@ -16,7 +16,7 @@ from pathlib import Path
 from pipeline.llm_models import LLM_MODES
 from pipeline.parse.quality_pdfs import SCOPES
 from pipeline.paths import QUALITY_PDFS_MANIFEST
-from pipeline.specs import HEADINGS, VisionSpec
+from pipeline.specs import HEADINGS, PDF_CAPS, VisionSpec
 from pipeline.tree import DocTree, section_depth
 
 INSPECT_FIELDS = ("id", "parent", "level", "kind", "title", "text", "page", "pages", "bbox", "start", "end")
@@ -122,10 +122,8 @@ def add_headings_arg(s) -> None:
 def add_pdf_limit_args(s) -> None:
     """``parsing.max_pdf_mb`` and ``max_pdf_pages`` (the workflow passes them when not these, their
     declared defaults)."""
-    from pipeline.parse.pdf.file import CAPS
-
-    s.add_argument("--max-pdf-mb", type=float, default=CAPS["max_pdf_mb"], help="a bigger PDF is not parsed")
-    s.add_argument("--max-pdf-pages", type=int, default=CAPS["max_pdf_pages"], help="a longer PDF is not parsed")
+    s.add_argument("--max-pdf-mb", type=float, default=PDF_CAPS["max_pdf_mb"], help="a bigger PDF is not parsed")
+    s.add_argument("--max-pdf-pages", type=int, default=PDF_CAPS["max_pdf_pages"], help="a longer PDF is not parsed")
 
 
 def pdf_limits(a):

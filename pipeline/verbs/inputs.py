@@ -45,7 +45,9 @@ def cmd_tree(a) -> None:
     from pipeline.provenance import write_manifest
 
     try:
-        limits = pdf_limits(a)
+        # a PDF's caps only for a PDF: their module imports PyMuPDF and its layout model (~0.5 s a job), which
+        # the default grid's 32 extracted-text trees never use
+        limits = pdf_limits(a) if Path(a.source).suffix.lower() == ".pdf" else None
         tree = parse_document(
             a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings, limits=limits
         )

@@ -7,11 +7,8 @@ from pathlib import Path
 
 import pymupdf
 
-from pipeline.config_schema import declared_defaults
 from pipeline.parse.errors import ParseError
-from pipeline.specs import ParsingSpec
-
-CAPS = declared_defaults(ParsingSpec)  # max_pdf_mb, max_pdf_pages: their declared defaults
+from pipeline.specs import PDF_CAPS as CAPS
 
 
 @dataclass(frozen=True)
