@@ -132,18 +132,24 @@ def _usd(model: ModelSpec, prompt: int, completion: int) -> float | None:
 NOT_IN_REQUEST = frozenset({"name", "samples", "vote", "max_retries", "splits"})
 
 
-def request_identity(v: LLMCallsSpec, model: str, where: tuple, question: int, sample: int, attempt: int) -> tuple:
-    """What makes one call's request (pipeline/answer/llm_answer.py answer_once): the spec's keys that shape
-    it, the model, the question (``where``: its split and sample cap), the attempt, the sample and its seed
+def request_shape(v: LLMCallsSpec, model: str) -> str:
+    """The hash of what a variant's requests share (pipeline/answer/llm_answer.py answer_once): the model, its
+    spec's keys that reach the call and its params, the seed aside (:func:`request_identity` adds each sample's)."""
+    params = {k: x for k, x in v.params.items() if k != "seed"}
+    shape = {k: x for k, x in dataclasses.asdict(v).items() if k not in NOT_IN_REQUEST and k != "params"}
+    return stable_hash({"model": model, "spec": shape, "params": params})
+
+
+def request_identity(v: LLMCallsSpec, shape: str, where: tuple, question: int, sample: int, attempt: int) -> tuple:
+    """What makes one call's request: the variant's ``shape`` (:func:`request_shape`, hashed once a line: the
+    model and the spec), the question (``where``: its split and sample cap), the attempt, the sample and its seed
     (``params.seed + sample`` for a sampled variant). Two variants that share one, as a one-sample control
     and the first of its ensemble's samples, or a blank-retry variant's first attempt and its plain twin,
     send one request: the cache answers the second, so the estimate counts it once."""
-    params = dict(v.params)
-    seed = params.pop("seed", None)
+    seed = v.params.get("seed")
     if v.samples > 1:
         seed = (seed or 0) + sample
-    shape = {k: x for k, x in dataclasses.asdict(v).items() if k not in NOT_IN_REQUEST and k != "params"}
-    return (model, where, question, attempt, sample, seed, stable_hash({"spec": shape, "params": params}))
+    return (shape, where, question, attempt, sample, seed)
 
 
 def answer_line(work: LLMWork, name: str, split: str, seen: set[tuple] | None = None) -> Line:
@@ -164,11 +170,12 @@ def answer_line(work: LLMWork, name: str, split: str, seen: set[tuple] | None = 
     seen = set() if seen is None else seen
     completion = int(v.params.get("max_tokens") or ANSWER_COMPLETION_TOKENS)
     calls, prompt, shared = [0, 0], [0, 0], 0
+    shape = request_shape(v, model)
     for i, q in enumerate(qs.itertuples()):
         for a in range(v.max_retries + 1):
             tokens = answer_prompt_tokens(v, model, q.question, q.answer_unit, a)
             for sample in range(v.samples):
-                identity = request_identity(v, model, (split, cap), i, sample, a)
+                identity = request_identity(v, shape, (split, cap), i, sample, a)
                 if identity in seen:
                     shared += 1
                     continue
