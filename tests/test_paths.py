@@ -148,3 +148,21 @@ def test_the_cli_parser_imports_no_stage_library():
     done = subprocess.run([sys.executable, "-c", PARSER % (HEAVY,)], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+TREE_JOB = """
+import sys
+from pipeline.cli import main
+assert main(["tree", "--source", %r, "--doc-id", "patterson2021", "--out", %r]) == 0
+print(sorted({m.split(".")[0] for m in sys.modules} & {"pymupdf", "pymupdf4llm", "onnxruntime"}))
+"""
+
+
+def test_a_tree_job_of_extracted_text_imports_no_pdf_parser(wattbot_dir, tmp_path):
+    """The default grid's 32 tree jobs read WattBot's extracted text: their PDF caps are built (PdfLimits, from
+    pipeline/parse/limits.py) without importing PyMuPDF or its layout model, and a PDF still gets them."""
+    source, out = str(wattbot_dir / "corpus" / "patterson2021.json"), str(tmp_path / "tree.json")
+    done = subprocess.run([sys.executable, "-c", TREE_JOB % (source, out)], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert json.loads((tmp_path / "tree.json").read_text())

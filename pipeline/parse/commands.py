@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from pipeline.llm_models import LLM_MODES
+from pipeline.parse.limits import PdfLimits
 from pipeline.parse.quality_pdfs import SCOPES
 from pipeline.paths import QUALITY_PDFS_MANIFEST
 from pipeline.specs import HEADINGS, PDF_CAPS, VisionSpec
@@ -126,9 +127,7 @@ def add_pdf_limit_args(s) -> None:
     s.add_argument("--max-pdf-pages", type=int, default=PDF_CAPS["max_pdf_pages"], help="a longer PDF is not parsed")
 
 
-def pdf_limits(a):
-    from pipeline.parse.pdf.file import PdfLimits
-
+def pdf_limits(a) -> PdfLimits:
     return PdfLimits(a.max_pdf_mb, a.max_pdf_pages)
 
 

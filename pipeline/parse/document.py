@@ -25,8 +25,9 @@ def parse_document(
 
         return load_payload(source)
     if suffix == ".pdf":
+        from pipeline.parse.limits import PdfLimits
         from pipeline.parse.pdf import parse_pdf
-        from pipeline.parse.pdf.file import PdfLimits, check_limits
+        from pipeline.parse.pdf.file import check_limits
 
         check_limits(source, limits or PdfLimits())
         return parse_pdf(source, doc_id, title, describe=describe, headings=headings)

@@ -45,11 +45,8 @@ def cmd_tree(a) -> None:
     from pipeline.provenance import write_manifest
 
     try:
-        # a PDF's caps only for a PDF: their module imports PyMuPDF and its layout model (~0.5 s a job), which
-        # the default grid's 32 extracted-text trees never use
-        limits = pdf_limits(a) if Path(a.source).suffix.lower() == ".pdf" else None
         tree = parse_document(
-            a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings, limits=limits
+            a.source, a.doc_id, a.title, describe=describer_from(a), headings=a.headings, limits=pdf_limits(a)
         )
     except ParseError as exc:  # the run goes on; `parse-errors` reports it at the end
         print(f"warning: {exc}", file=sys.stderr)

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
 
 from pipeline.parse.errors import ParseError
-from pipeline.specs import PDF_CAPS as CAPS
-
-
-@dataclass(frozen=True)
-class PdfLimits:
-    """What one PDF may be (``parsing.max_pdf_mb``, ``max_pdf_pages``): a stranger's file of gigabytes or
-    a million pages is a parse error naming the cap, not hours of CPU and memory."""
-
-    max_mb: float = CAPS["max_pdf_mb"]
-    max_pages: int = CAPS["max_pdf_pages"]
+from pipeline.parse.limits import PdfLimits
 
 
 def check_limits(path: Path, limits: PdfLimits) -> None:
