@@ -78,6 +78,7 @@ REGISTRY: dict[str, Renderer] = {
     "results-ablations": Renderer(results_doc.render_ablations, R.relative(R.ablation_differences), BY_FIGURES_RULE),
     "results-attribution": Renderer(results_doc.render_attribution, R.relative(R.attribution_counts), BY_FIGURES_RULE),
     "ensemble-votes": Renderer(results_doc.render_ensembles, R.relative(R.leaderboard)),
+    "llm-cost": Renderer(results_doc.render_llm_cost, R.relative(R.leaderboard_telemetry), BY_REPORT_RULE),
     "ensemble-size": Renderer(ensemble_size.render, R.relative(R.ensemble_size), BY_FIGURES_RULE),
     "parse-quality": Renderer(parse_quality.render, R.relative(R.parse_quality(""))),
     "bench-main": Renderer(bench_doc.render_main, R.relative(R.bench("main"))),

@@ -139,3 +139,30 @@ def render_attribution(reports_dir: Path) -> str:
     """Per-question attribution class counts per answering variant."""
     t = pd.read_csv(Reports.at(reports_dir).attribution_counts)
     return markdown_table(t.astype({c: int for c in t.columns if c != "variant"}))
+
+
+LLM_COST = {
+    "variant": "answering variant",
+    "questions": "questions",
+    "telemetry_calls": "LLM calls",
+    "cache_hits": "cache hits",
+    "tokens_per_question": "LLM tokens / question",
+    "llm_latency_per_question_s": "LLM call s / question",
+    "wall_s_per_question": "job wall s / question",
+}
+
+
+def render_llm_cost(reports_dir: Path) -> str:
+    """What each LLM variant's answers cost a question on the scored split, from the answer jobs' telemetry
+    (``leaderboard.telemetry.csv``): calls with their retries and samples, cache hits, tokens and the calls' own
+    seconds. A cache hit keeps the latency of the call that made it, so a sampled vote's cost reads against its
+    one-sample control's although the control's calls are the vote's sample 0 (its job's wall: the lookups)."""
+    t = pd.read_csv(Reports.at(reports_dir).leaderboard_telemetry)
+    t = t[t["telemetry_calls"].fillna(0) > 0].sort_values("variant")
+    if t.empty:
+        return "*The last run has no LLM variant.*\n"
+    n = int(t["questions"].max())
+    t["tokens_per_question"] = t["tokens_per_question"].round().astype(int)
+    for c in ("llm_latency_per_question_s", "wall_s_per_question"):
+        t[c] = [fmt(x, 1) for x in t[c]]
+    return f"{n} questions, the scored split, by variant.\n\n" + markdown_table(_pick(t, LLM_COST))
