@@ -158,6 +158,8 @@ def render_llm_cost(reports_dir: Path) -> str:
     seconds. A cache hit keeps the latency of the call that made it, so a sampled vote's cost reads against its
     one-sample control's although the control's calls are the vote's sample 0 (its job's wall: the lookups)."""
     t = pd.read_csv(Reports.at(reports_dir).leaderboard_telemetry)
+    if "telemetry_calls" not in t:  # no variant had answers to read telemetry from
+        return "*The last run has no LLM variant.*\n"
     t = t[t["telemetry_calls"].fillna(0) > 0].sort_values("variant")
     if t.empty:
         return "*The last run has no LLM variant.*\n"
